@@ -1,0 +1,30 @@
+import { Command, CommanderError } from 'commander';
+import { commands } from './commands/index.ts';
+
+/** Exit codes scripts can rely on. */
+export const EXIT = { ok: 0, failure: 1, usage: 2, notBuilt: 3 } as const;
+
+export function buildProgram(): Command {
+  const program = new Command('tapehouse')
+    .description('Capture a prediction-market venue into ClickHouse: market streams, account history, PnL reconciliation.')
+    .showHelpAfterError()
+    .exitOverride();
+  for (const register of commands) register(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end here with exitCode 0; bad usage with a non-zero code.
+      return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`tapehouse: ${message}\n`);
+    return EXIT.failure;
+  }
+}

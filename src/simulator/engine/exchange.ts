@@ -1,0 +1,411 @@
+import { createHash } from 'node:crypto';
+import type { Account } from '../accounts/account.ts';
+import type { ActivityLog } from '../accounts/activity-log.ts';
+import { reserveShares } from '../accounts/ledger.ts';
+import type { AccountRegistry } from '../accounts/registry.ts';
+import type { Catalogue } from '../catalogue/catalogue.ts';
+import type { SimMarket } from '../catalogue/types.ts';
+import type { Clock } from '../clock.ts';
+import type { VenueEvents } from '../events.ts';
+import type { Prng } from '../prng.ts';
+import { Rejection, codeInfo, type ProblemCode } from '../problems.ts';
+import { TakerAllowance } from './allowance.ts';
+import { MarketBook, toOutcomePrice } from './book.ts';
+import type { FeeSchedule } from './fees.ts';
+import type { OrderLimits, PlaceRequest } from './place-request.ts';
+import { settleMatch, type Match } from './settle.ts';
+import { isTerminal, remainingShares, type SimFill, type SimOrder } from './types.ts';
+import { reservationFor, validatePlacement } from './validate.ts';
+import { VenueLedger } from './venue-ledger.ts';
+import { canFillCompletely, crosses, limitTick, oppositeSide, wouldCross } from './walk.ts';
+
+export interface ExchangeConfig {
+  fees: FeeSchedule;
+  limits: OrderLimits;
+  /** Time between the 202 (PENDING) and the order reaching the book. */
+  submissionDelayMs: number;
+  /** Time between a match (fill MATCHED) and its on-chain confirmation (CONFIRMED). */
+  settlementDelayMs: number;
+  /** Time a cancel-all takes to reach the book; `as_of` is the request time plus this. */
+  cancelAllDelayMs: number;
+}
+
+interface CancelAllJob {
+  accountId: string;
+  requestedAtMs: number;
+  dueAtMs: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Order intake, matching and order lifecycle for every market (§3.1). */
+export class Exchange {
+  readonly orders = new Map<string, SimOrder>();
+  readonly ordersByHash = new Map<string, SimOrder>();
+  readonly venue = new VenueLedger();
+  /** Called when work was queued that should run soon (the simulator schedules `processDue`). */
+  onWorkQueued: (() => void) | undefined;
+  readonly #books = new Map<string, MarketBook>();
+  #pending: SimOrder[] = [];
+  readonly #gtd = new Set<SimOrder>();
+  #cancelAllJobs: CancelAllJob[] = [];
+  #unconfirmed: SimFill[] = [];
+  readonly #lastTrade0 = new Map<string, bigint>();
+  readonly #recentVolume = new Map<string, Array<{ atMs: number; notionalMicro: bigint }>>();
+  #orderSeq = 0;
+  #fillSeq = 0;
+
+  constructor(
+    private readonly catalogue: Catalogue,
+    private readonly accounts: AccountRegistry,
+    private readonly activities: ActivityLog,
+    private readonly events: VenueEvents,
+    private readonly clock: Clock,
+    private readonly ids: Prng,
+    readonly config: ExchangeConfig,
+  ) {}
+
+  book(market: SimMarket): MarketBook {
+    let book = this.#books.get(market.conditionId);
+    if (!book) {
+      book = new MarketBook(market.conditionId, market.tickMicro);
+      this.#books.set(market.conditionId, book);
+    }
+    return book;
+  }
+
+  /** Synchronous checks, then PENDING (HTTP 202). Throws a Rejection for a synchronous refusal. */
+  place(accountId: string, req: PlaceRequest, orderHash?: string): SimOrder {
+    const account = this.#account(accountId);
+    const ref = this.catalogue.token(req.tokenId);
+    if (!ref) throw new Rejection('token_not_found', `No outcome token ${req.tokenId}.`);
+    const { market, outcomeIndex } = ref;
+    const now = this.clock.now();
+    const reservation = validatePlacement(req, market, account, this.catalogue.isAcceptingOrders(market), this.config.limits, this.config.fees, now);
+    const order: SimOrder = {
+      id: this.ids.uuid(),
+      seq: ++this.#orderSeq,
+      accountId,
+      conditionId: market.conditionId,
+      tokenId: req.tokenId,
+      outcomeIndex,
+      side: req.side,
+      type: req.type,
+      timeInForce: req.timeInForce,
+      postOnly: req.postOnly,
+      priceMicro: req.priceMicro,
+      originalSizeMicro: req.sharesMicro,
+      collateralAmountMicro: req.collateralAmountMicro,
+      sizeMatchedMicro: 0n,
+      notionalMatchedMicro: 0n,
+      feesMicro: 0n,
+      status: 'PENDING',
+      createdAtMs: now,
+      updatedAtMs: now,
+      expirationMs: req.expirationUnixSeconds === undefined ? undefined : req.expirationUnixSeconds * 1000,
+      cancelRequestedAtMs: undefined,
+      failure: undefined,
+      orderHash,
+      reservedCollateralMicro: 0n,
+      reservedSharesMicro: 0n,
+      fillIds: [],
+    };
+    const book = this.book(market);
+    if (req.postOnly && wouldCross(book, order)) throw new Rejection('post_only_would_cross', 'Re-fetch the book and re-quote.');
+    if (req.timeInForce === 'FOK' && !canFillCompletely(book, order, this.config.fees, this.#lot(market))) {
+      throw new Rejection('order_not_fillable', 'The book cannot fill this order completely now.');
+    }
+    this.#applyReservation(order, account, reservation.collateralMicro, reservation.sharesMicro);
+    this.orders.set(order.id, order);
+    if (orderHash) this.ordersByHash.set(orderHash, order);
+    if (order.expirationMs !== undefined) this.#gtd.add(order);
+    account.orders.push(order);
+    this.activities.record(account, 'ORDER', now, { orderId: order.id, conditionId: order.conditionId, tokenId: order.tokenId });
+    this.#pending.push(order);
+    this.onWorkQueued?.();
+    return order;
+  }
+
+  /** Cancels one order of the account. PENDING orders go without a frame; resting ones with reason USER. */
+  cancel(accountId: string, orderId: string): SimOrder {
+    const order = this.orders.get(orderId);
+    if (!order || order.accountId !== accountId) throw new Rejection('order_not_found', `No order ${orderId}.`);
+    if (isTerminal(order.status)) return order;
+    order.cancelRequestedAtMs = this.clock.now();
+    this.#cancelOpen(order, 'USER');
+    return order;
+  }
+
+  /** Queues a cancel-all; returns `as_of`, an upper bound of the cutoff (§4.1). */
+  cancelAll(accountId: string): number {
+    const now = this.clock.now();
+    this.#cancelAllJobs.push({ accountId, requestedAtMs: now, dueAtMs: now + this.config.cancelAllDelayMs });
+    this.onWorkQueued?.();
+    return now + this.config.cancelAllDelayMs;
+  }
+
+  /** Runs everything that is due: submissions, cancel-alls, GTD expiry, settlement confirmations. */
+  processDue(): void {
+    const now = this.clock.now();
+    const due = this.#pending.filter((o) => o.createdAtMs + this.config.submissionDelayMs <= now);
+    this.#pending = this.#pending.filter((o) => o.createdAtMs + this.config.submissionDelayMs > now && o.status === 'PENDING');
+    const jobs = this.#cancelAllJobs.filter((j) => j.dueAtMs <= now);
+    this.#cancelAllJobs = this.#cancelAllJobs.filter((j) => j.dueAtMs > now);
+    for (const job of jobs) this.#runCancelAll(job);
+    for (const order of due) if (order.status === 'PENDING') this.#submit(order);
+    this.#expireGtd(now);
+    this.#confirmSettled(now);
+  }
+
+  pendingCount(): number {
+    return this.#pending.length + this.#cancelAllJobs.length;
+  }
+
+  /** Mark price of an outcome: resolution price, else book midpoint, else last trade, else the opening fair price. */
+  markPriceMicro(market: SimMarket, index: 0 | 1): bigint {
+    const resolved = market.outcomes[index].resolutionPriceMicro;
+    if (resolved !== undefined) return resolved;
+    const book = this.#books.get(market.conditionId);
+    const top = book?.topFor(0);
+    let price0: bigint;
+    if (top?.bid !== undefined && top.ask !== undefined) price0 = (top.bid + top.ask) / 2n;
+    else price0 = this.#lastTrade0.get(market.conditionId) ?? market.initialPriceMicro;
+    return toOutcomePrice(price0, index);
+  }
+
+  lastTradePriceMicro(market: SimMarket, index: 0 | 1): bigint | undefined {
+    const p = this.#lastTrade0.get(market.conditionId);
+    return p === undefined ? undefined : toOutcomePrice(p, index);
+  }
+
+  volume24hMicro(market: SimMarket): bigint {
+    const since = this.clock.now() - DAY_MS;
+    const list = (this.#recentVolume.get(market.conditionId) ?? []).filter((v) => v.atMs > since);
+    this.#recentVolume.set(market.conditionId, list);
+    return list.reduce((s, v) => s + v.notionalMicro, 0n);
+  }
+
+  fillsOf(order: SimOrder): SimFill[] {
+    const account = this.#account(order.accountId);
+    const ids = new Set(order.fillIds);
+    return account.fills.filter((f) => ids.has(f.fillId));
+  }
+
+  /** The resting orders of every book (LP scoring reads these). */
+  booksWithOrders(): Array<{ market: SimMarket; book: MarketBook }> {
+    const out: Array<{ market: SimMarket; book: MarketBook }> = [];
+    for (const [conditionId, book] of this.#books) {
+      const market = this.catalogue.marketByCondition(conditionId);
+      if (market) out.push({ market, book });
+    }
+    return out;
+  }
+
+  #submit(order: SimOrder): void {
+    const account = this.#account(order.accountId);
+    const ref = this.catalogue.token(order.tokenId);
+    if (!ref) return;
+    const market = ref.market;
+    const book = this.book(market);
+    order.status = 'SUBMITTING';
+    if (!this.catalogue.isAcceptingOrders(market)) return this.#failAfterAcceptance(order, account, 'FAILED', 'market_closed');
+    if (order.postOnly && wouldCross(book, order)) return this.#failAfterAcceptance(order, account, 'REJECTED', 'post_only_would_cross');
+    if (order.timeInForce === 'FOK' && !canFillCompletely(book, order, this.config.fees, this.#lot(market))) {
+      return this.#failAfterAcceptance(order, account, 'REJECTED', 'order_not_fillable');
+    }
+    const now = this.clock.now();
+    this.events.emit('account', { kind: 'order_accepted', accountId: account.id, order, atMs: now });
+    let changed = this.#match(order, account, market, book);
+    const rests = order.type === 'LIMIT' && (order.timeInForce === 'GTC' || order.timeInForce === 'GTD') && remainingShares(order) > 0n;
+    if (rests) {
+      order.status = 'LIVE';
+      book.add(order);
+      changed = true;
+    } else {
+      order.status = order.sizeMatchedMicro > 0n ? 'MATCHED' : 'CANCELLED';
+      this.#gtd.delete(order);
+    }
+    order.updatedAtMs = now;
+    this.#reserveRemaining(order, account);
+    if (changed) this.#bookChanged(market, book);
+  }
+
+  /** Takes liquidity price-time first; own resting orders are cancelled (self-trade prevention). */
+  #match(taker: SimOrder, account: Account, market: SimMarket, book: MarketBook): boolean {
+    const allowance = new TakerAllowance(taker, this.config.fees, this.#lot(market));
+    const limit = limitTick(book, taker);
+    const side = oppositeSide(taker);
+    let changed = false;
+    for (;;) {
+      const level = book.bestLevel(side);
+      if (!level || !crosses(taker, level, limit)) break;
+      const maker = level.orders[0];
+      if (!maker) break;
+      if (maker.accountId === taker.accountId) {
+        this.#cancelResting(maker, 'SELF_TRADE_PREVENTION');
+        changed = true;
+        continue;
+      }
+      const price0 = book.priceOfTick(level.tick);
+      const takerPrice = toOutcomePrice(price0, taker.outcomeIndex);
+      const wanted = allowance.sharesAt(takerPrice);
+      if (wanted <= 0n) break;
+      const makerLeft = remainingShares(maker);
+      const shares = wanted < makerLeft ? wanted : makerLeft;
+      const makerAccount = this.#account(maker.accountId);
+      const match = settleMatch(
+        { fees: this.config.fees, ids: this.ids, venue: this.venue, nextFillSeq: () => ++this.#fillSeq },
+        { order: taker, account },
+        { order: maker, account: makerAccount },
+        shares,
+        price0,
+        this.clock.now(),
+      );
+      allowance.take(takerPrice, shares);
+      book.reduce(maker, shares);
+      if (remainingShares(maker) === 0n) {
+        book.remove(maker);
+        maker.status = 'MATCHED';
+        this.#gtd.delete(maker);
+      }
+      this.#reserveRemaining(maker, makerAccount);
+      this.#afterMatch(match, market, taker, maker, price0);
+      changed = true;
+    }
+    return changed;
+  }
+
+  #afterMatch(match: Match, market: SimMarket, taker: SimOrder, maker: SimOrder, price0: bigint): void {
+    const now = match.takerFill.executedAtMs;
+    market.volumeMicro += match.notionalMicro;
+    const recent = this.#recentVolume.get(market.conditionId) ?? [];
+    recent.push({ atMs: now, notionalMicro: match.notionalMicro });
+    this.#recentVolume.set(market.conditionId, recent);
+    this.#lastTrade0.set(market.conditionId, price0);
+    this.#unconfirmed.push(match.takerFill, match.makerFill);
+    this.events.emit('trade', {
+      tradeId: match.tradeId,
+      conditionId: market.conditionId,
+      tokenId: taker.tokenId,
+      side: taker.side,
+      priceMicro: match.takerFill.priceMicro,
+      sharesMicro: match.takerFill.sharesMicro,
+      atMs: now,
+    });
+    this.events.emit('account', { kind: 'fill', accountId: taker.accountId, order: taker, fill: match.takerFill, atMs: now });
+    this.events.emit('account', { kind: 'fill', accountId: maker.accountId, order: maker, fill: match.makerFill, atMs: now });
+  }
+
+  #failAfterAcceptance(order: SimOrder, account: Account, status: 'REJECTED' | 'FAILED', code: ProblemCode): void {
+    const info = codeInfo(code);
+    order.status = status;
+    order.failure = { code, title: info.title, recovery: { strategy: info.strategy } };
+    order.updatedAtMs = this.clock.now();
+    this.#gtd.delete(order);
+    this.#reserveRemaining(order, account);
+    this.events.emit('account', { kind: 'order_rejected', accountId: account.id, order, atMs: order.updatedAtMs });
+  }
+
+  /** PENDING: cancelled silently. Resting: off the book with an `order_cancelled` frame. */
+  #cancelOpen(order: SimOrder, reason: 'USER' | 'SELF_TRADE_PREVENTION'): void {
+    if (order.status === 'PENDING') {
+      order.status = 'CANCELLED';
+      order.updatedAtMs = this.clock.now();
+      this.#gtd.delete(order);
+      this.#reserveRemaining(order, this.#account(order.accountId));
+      return;
+    }
+    if (order.status !== 'LIVE') return;
+    const ref = this.catalogue.token(order.tokenId);
+    this.#cancelResting(order, reason);
+    if (ref) this.#bookChanged(ref.market, this.book(ref.market));
+  }
+
+  #cancelResting(order: SimOrder, reason: 'USER' | 'SELF_TRADE_PREVENTION'): void {
+    const ref = this.catalogue.token(order.tokenId);
+    if (ref) this.book(ref.market).remove(order);
+    const account = this.#account(order.accountId);
+    order.status = 'CANCELLED';
+    order.updatedAtMs = this.clock.now();
+    this.#gtd.delete(order);
+    this.#reserveRemaining(order, account);
+    this.events.emit('account', { kind: 'order_cancelled', accountId: account.id, order, reason, atMs: order.updatedAtMs });
+  }
+
+  #runCancelAll(job: CancelAllJob): void {
+    const account = this.accounts.get(job.accountId);
+    if (!account) return;
+    for (const order of account.orders) {
+      if (isTerminal(order.status) || order.createdAtMs > job.requestedAtMs) continue;
+      order.cancelRequestedAtMs = job.requestedAtMs;
+      this.#cancelOpen(order, 'USER');
+    }
+  }
+
+  /** GTD expiry: a PENDING order goes silently, a resting one with `order_cancelled` reason USER. */
+  #expireGtd(now: number): void {
+    for (const order of [...this.#gtd]) {
+      if (order.expirationMs === undefined || order.expirationMs > now) continue;
+      if (order.status === 'PENDING' || order.status === 'LIVE') this.#cancelOpen(order, 'USER');
+      this.#gtd.delete(order);
+    }
+  }
+
+  #confirmSettled(now: number): void {
+    let confirmed = 0;
+    for (const fill of this.#unconfirmed) {
+      if (fill.executedAtMs + this.config.settlementDelayMs > now) break;
+      fill.status = 'CONFIRMED';
+      fill.transactionHash = `0x${createHash('sha256').update(fill.tradeId).digest('hex')}`;
+      confirmed++;
+    }
+    if (confirmed > 0) this.#unconfirmed = this.#unconfirmed.slice(confirmed);
+  }
+
+  /** Recomputes what an order holds back from what it has left; terminal orders hold nothing. */
+  #reserveRemaining(order: SimOrder, account: Account): void {
+    if (isTerminal(order.status)) return this.#applyReservation(order, account, 0n, 0n);
+    if (order.type === 'MARKET' && order.side === 'BUY') {
+      const left = (order.collateralAmountMicro ?? 0n) - order.notionalMatchedMicro - order.feesMicro;
+      return this.#applyReservation(order, account, left, 0n);
+    }
+    const r = reservationFor(order, remainingShares(order), this.config.fees);
+    this.#applyReservation(order, account, r.collateralMicro, r.sharesMicro);
+  }
+
+  #applyReservation(order: SimOrder, account: Account, collateralMicro: bigint, sharesMicro: bigint): void {
+    account.reservedCollateralMicro += collateralMicro - order.reservedCollateralMicro;
+    order.reservedCollateralMicro = collateralMicro;
+    const shareDelta = sharesMicro - order.reservedSharesMicro;
+    if (shareDelta !== 0n) {
+      reserveShares(account, { tokenId: order.tokenId, conditionId: order.conditionId, outcomeIndex: order.outcomeIndex }, shareDelta, this.clock.now());
+    }
+    order.reservedSharesMicro = sharesMicro;
+  }
+
+  #bookChanged(market: SimMarket, book: MarketBook): void {
+    book.sequence++;
+    if (this.events.listenerCount('book') === 0) return;
+    const atMs = this.clock.now();
+    for (const outcome of market.outcomes) {
+      const sequence = book.sequence;
+      this.events.emit('book', {
+        tokenId: outcome.tokenId,
+        conditionId: market.conditionId,
+        sequence,
+        atMs,
+        snapshot: () => ({ tokenId: outcome.tokenId, conditionId: market.conditionId, sequence, atMs, ...book.ladderFor(outcome.index) }),
+      });
+    }
+  }
+
+  #lot(market: SimMarket): bigint {
+    return 1_000_000n / BigInt(market.sizeScale);
+  }
+
+  #account(id: string): Account {
+    const account = this.accounts.get(id);
+    if (!account) throw new Error(`unknown account ${id}`);
+    return account;
+  }
+}

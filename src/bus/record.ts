@@ -1,0 +1,247 @@
+/**
+ * The record envelope: what every producer (capture, sync jobs) publishes on the bus and every
+ * loader reads back, and its wire form.
+ *
+ * Wire form: one UTF-8 JSON object per message, field names in snake_case so that any JSON
+ * reader (kcat, ClickHouse's JSONEachRow) sees the same thing we do:
+ *
+ *   {"v":1,"kind":"trade","key":"0xc0…","venue_time":"2025-01-01T00:00:00.123Z",
+ *    "received_at_us":"1735689600123456","source":{"type":"stream","connection":"market-1","frame":42},
+ *    "payload":{…},"raw":"{…the frame as received…}"}
+ *
+ * `received_at_us` travels as a decimal string (it does not fit a JSON number exactly), and so does
+ * every bigint of the payload. Decoding never throws: it reports why bytes are not a record, so the
+ * loader can dead-letter them and go on.
+ */
+
+export const ENVELOPE_VERSION = 1;
+
+export const RECORD_KINDS = [
+  // market stream, via capture
+  'trade',
+  'book_change',
+  'book_snapshot',
+  'quote',
+  'market_status',
+  // capture's own findings: lost coverage, impossible books
+  'capture_gap',
+  'data_quality',
+  // account socket and portfolio SSE, via capture
+  'account_event',
+  'portfolio_sync',
+  // REST resources, via the sync jobs
+  'event',
+  'market',
+  'order',
+  'fill',
+  'position',
+  'portfolio_summary',
+  'pnl_settled',
+  'rebates',
+  'activity',
+  'lp_incentive',
+] as const;
+
+export type RecordKind = (typeof RECORD_KINDS)[number];
+
+const KNOWN_KINDS: ReadonlySet<string> = new Set(RECORD_KINDS);
+
+export function isRecordKind(value: string): value is RecordKind {
+  return KNOWN_KINDS.has(value);
+}
+
+/** Plain JSON data. A payload is always this: bigints are decimal strings by then. */
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+
+/** Where a record came from, precise enough to find it again. */
+export type RecordSource =
+  /** A WebSocket or SSE connection of ours, and the frame's number on it (from 0). */
+  | { type: 'stream'; connection: string; frame: number }
+  /** A REST sync job run, and the page of the resource it was on (from 0). */
+  | { type: 'sync'; job: string; page: number };
+
+export interface BusRecord {
+  kind: RecordKind;
+  /** Partition key: records with one key keep their order (see topics.ts for each topic's key). */
+  key: string;
+  /** The venue's own time for the frame, as the venue wrote it; null when the frame has none. */
+  venueTime: string | null;
+  /** When we received it: microseconds since the Unix epoch. */
+  receivedAtUs: bigint;
+  source: RecordSource;
+  payload: Json;
+  /** The frame or response body text exactly as received, or null when there is none. */
+  raw: string | null;
+}
+
+/** Our receive time in µs since the epoch (wall clock, sub-millisecond from the monotonic clock). */
+export function nowMicros(): bigint {
+  return BigInt(Math.round((performance.timeOrigin + performance.now()) * 1000));
+}
+
+// ---- encoding ------------------------------------------------------------------------------
+
+/** The record as JSON text (for Kafka it is sent as UTF-8 bytes). */
+export function encodeRecord(record: BusRecord): string {
+  // Same key order for every record: V8 stringifies objects of one shape fastest.
+  const wire = {
+    v: ENVELOPE_VERSION,
+    kind: record.kind,
+    key: record.key,
+    venue_time: record.venueTime,
+    received_at_us: record.receivedAtUs.toString(10),
+    source: record.source,
+    payload: record.payload,
+    raw: record.raw,
+  };
+  try {
+    return JSON.stringify(wire);
+  } catch (_) {
+    // A bigint slipped into the payload past the type (a cast): send it exactly, as a decimal
+    // string. The replacer costs time, so it is only the fallback.
+    return JSON.stringify(wire, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString(10) : value));
+  }
+}
+
+export class PayloadError extends Error {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`payload${path}: ${reason}`);
+    this.name = 'PayloadError';
+  }
+}
+
+/**
+ * Turns parsed data (which holds bigints for `_micro` amounts) into a JSON payload: bigints become
+ * decimal strings, absent object fields are dropped. Anything JSON cannot carry faithfully
+ * (NaN, Infinity, functions, Maps, class instances) is a PayloadError naming where it is, rather
+ * than the silent `null` or `{}` JSON.stringify would write.
+ */
+export function toJsonPayload(value: unknown, path = ''): Json {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'bigint':
+      return value.toString(10);
+    case 'number':
+      if (!Number.isFinite(value)) throw new PayloadError(path, `${value} has no JSON form`);
+      return value;
+    case 'object':
+      if (value === null) return null;
+      if (Array.isArray(value)) return value.map((item, i) => (item === undefined ? null : toJsonPayload(item, `${path}[${i}]`)));
+      return objectPayload(value, path);
+    default:
+      throw new PayloadError(path, `a ${typeof value} has no JSON form`);
+  }
+}
+
+function objectPayload(value: object, path: string): Json {
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) {
+    throw new PayloadError(path, `${value.constructor?.name ?? 'object'} is not plain data`);
+  }
+  const out: { [key: string]: Json } = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (item !== undefined) out[key] = toJsonPayload(item, `${path}.${key}`);
+  }
+  return out;
+}
+
+// ---- decoding ------------------------------------------------------------------------------
+
+export type DecodeResult = { ok: true; record: BusRecord } | { ok: false; reason: string };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const DECIMAL_DIGITS = /^[0-9]{1,19}$/;
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** Reads a record from its wire form; never throws. */
+export function decodeRecord(input: string | Uint8Array): DecodeResult {
+  let text: string;
+  if (typeof input === 'string') {
+    text = input;
+  } else {
+    try {
+      text = utf8.decode(input);
+    } catch (_) {
+      return fail('not valid UTF-8');
+    }
+  }
+  let wire: unknown;
+  try {
+    wire = JSON.parse(text);
+  } catch (error) {
+    return fail(`not JSON (${(error as Error).message})`);
+  }
+  return fromWire(wire);
+}
+
+function fromWire(wire: unknown): DecodeResult {
+  if (typeof wire !== 'object' || wire === null || Array.isArray(wire)) return fail('not a JSON object');
+  const w = wire as Record<string, unknown>;
+  if (w.v !== ENVELOPE_VERSION) return fail(`envelope version ${describe(w.v)} is not ${ENVELOPE_VERSION}`);
+  if (typeof w.kind !== 'string' || !isRecordKind(w.kind)) return fail(`unknown record kind ${describe(w.kind)}`);
+  if (typeof w.key !== 'string' || w.key === '') return fail(`key must be a non-empty string, got ${describe(w.key)}`);
+  if (w.venue_time !== null && typeof w.venue_time !== 'string') {
+    return fail(`venue_time must be a string or null, got ${describe(w.venue_time)}`);
+  }
+  const receivedAtUs = readMicros(w.received_at_us);
+  if (receivedAtUs === undefined) {
+    return fail(`received_at_us must be a decimal string within Int64, got ${describe(w.received_at_us)}`);
+  }
+  const source = readSource(w.source);
+  if (typeof source === 'string') return fail(source);
+  if (!('payload' in w)) return fail('payload is missing');
+  if (w.raw !== null && typeof w.raw !== 'string') return fail(`raw must be a string or null, got ${describe(w.raw)}`);
+  return {
+    ok: true,
+    record: {
+      kind: w.kind,
+      key: w.key,
+      venueTime: w.venue_time,
+      receivedAtUs,
+      source,
+      payload: w.payload as Json,
+      raw: w.raw,
+    },
+  };
+}
+
+function readMicros(value: unknown): bigint | undefined {
+  if (typeof value !== 'string' || !DECIMAL_DIGITS.test(value)) return undefined;
+  const micros = BigInt(value);
+  return micros <= INT64_MAX ? micros : undefined;
+}
+
+/** The source, or why it is not one. */
+function readSource(value: unknown): RecordSource | string {
+  if (typeof value !== 'object' || value === null) return `source must be an object, got ${describe(value)}`;
+  const s = value as Record<string, unknown>;
+  if (s.type === 'stream') {
+    if (typeof s.connection !== 'string' || !isCount(s.frame)) return 'a stream source needs a connection (string) and a frame (integer ≥ 0)';
+    return { type: 'stream', connection: s.connection, frame: s.frame };
+  }
+  if (s.type === 'sync') {
+    if (typeof s.job !== 'string' || !isCount(s.page)) return 'a sync source needs a job (string) and a page (integer ≥ 0)';
+    return { type: 'sync', job: s.job, page: s.page };
+  }
+  return `source type ${describe(s.type)} is neither "stream" nor "sync"`;
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+function fail(reason: string): DecodeResult {
+  return { ok: false, reason };
+}
+
+/** A short, safe rendering of an offending value for an error message. */
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  const text = typeof value === 'string' ? JSON.stringify(value) : String(JSON.stringify(value) ?? typeof value);
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}

@@ -45,6 +45,8 @@ export const flag = z.boolean();
 /** Free-form maps (`service_cms`) and objects whose contents the interface does not show. */
 export const freeMap = z.record(z.string(), z.unknown());
 export const opaqueObject = z.looseObject({});
+/** A field the interface names without a type: kept exactly as received, whatever it is. */
+export const untyped = z.unknown().optional();
 /** Chain ids are typed integer only in settled PnL; elsewhere their type is not shown, so a string is kept too. */
 export const chainId = z.union([z.number().int(), z.string()]);
 

@@ -10,10 +10,11 @@ import {
   PaginationSchema,
   SlugLabelSchema,
   text,
+  untyped,
 } from './common.ts';
 import { MarketSchema, RESOLUTION_STATUSES } from './market.ts';
 
-const scorePair = z.looseObject({ a: z.unknown(), b: z.unknown() });
+const scorePair = z.looseObject({ a: untyped, b: untyped });
 
 /** game_state (§2.8). Score values may be numbers or words ("AD"), so they are kept as received. */
 export const GameStateSchema = z.looseObject({
@@ -37,8 +38,8 @@ const TeamSchema = z.looseObject({
   record: maybe(text),
   sport_slug: maybe(text),
   league_slug: maybe(text),
-  provider_id: z.unknown(),
-  source_team_id: z.unknown(),
+  provider_id: untyped,
+  source_team_id: untyped,
 });
 
 export const EventDisplaySchema = z.looseObject({
@@ -120,9 +121,9 @@ const MarketTabSchema = z.looseObject({
         meta: maybe(
           z.looseObject({
             selector_axis: maybe(openEnum(['line'])),
-            default_line: z.unknown(),
+            default_line: untyped,
             line_owner_side: maybe(openEnum(['first'])),
-            grid_cols_hint: z.unknown(),
+            grid_cols_hint: untyped,
           }),
         ),
       }),

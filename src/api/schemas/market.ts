@@ -10,6 +10,7 @@ import {
   openEnum,
   signedMicro,
   text,
+  untyped,
 } from './common.ts';
 import { LpIncentiveSchema } from './lp-incentives.ts';
 
@@ -63,15 +64,15 @@ export const MarketDisplaySchema = z.looseObject({
   liquidity: maybe(number),
   cadence_seconds: maybe(number),
   series_color: maybe(text),
-  reference_price: z.unknown(),
+  reference_price: untyped,
   currency: maybe(text),
   reference_at: maybe(text),
   observe_at: maybe(text),
   band_index: maybe(number),
-  band_lower: z.unknown(),
-  band_upper: z.unknown(),
+  band_lower: untyped,
+  band_upper: untyped,
   band_label: maybe(text),
-  oracle_feed_id: z.unknown(),
+  oracle_feed_id: untyped,
   oracle_benchmark_symbol: maybe(text),
   charting_symbol: maybe(text),
   oracle_pro_symbol: maybe(text),
@@ -125,8 +126,8 @@ export const MarketSchema = z.looseObject({
   resolution: maybe(
     z.looseObject({
       source: maybe(text),
-      reference_value: z.unknown(),
-      observed_value: z.unknown(),
+      reference_value: untyped,
+      observed_value: untyped,
       observed_at: maybe(text),
     }),
   ),

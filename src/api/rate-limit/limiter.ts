@@ -1,0 +1,174 @@
+import { systemClock, type Clock } from '../clock.ts';
+import { parseRetryAfter } from '../problem.ts';
+import { AccountReadBucket, READ_TIERS } from './account-bucket.ts';
+import { readRateLimitHeaders } from './headers.ts';
+import { pathFamily, processIpLimits, type IpLimits } from './ip-limits.ts';
+import type { BucketShape } from './token-bucket.ts';
+
+export interface RateLimiterOptions {
+  /** The account's read bucket; default the authenticated tier (burst 100, refill 50/s). */
+  read?: BucketShape;
+  /** Tokens assumed at start (default: a full bucket). Lower it when other processes share the account. */
+  initialReadTokens?: number;
+  /** Tokens left unspent to absorb jitter between our clock and the venue's (default 2). */
+  reserveTokens?: number;
+  /** Per-IP limits; default the process-wide instance. */
+  ipLimits?: IpLimits;
+  clock?: Clock;
+}
+
+export interface AdmissionRequest {
+  path: string;
+  /** §8.1 read cost: 5 for the listed portfolio reads, 1 otherwise. */
+  readCost: number;
+  /** Only requests that carry the token spend the account's bucket. */
+  authenticated: boolean;
+}
+
+export interface Permit {
+  readonly seq: number;
+  readonly request: AdmissionRequest;
+}
+
+export interface LimiterAnswer {
+  status: number;
+  headers: Readonly<Record<string, string>>;
+}
+
+interface Waiter {
+  request: AdmissionRequest;
+  resolve: (permit: Permit) => void;
+  reject: (reason: unknown) => void;
+}
+
+/** Timers re-check at least this often (a bucket with no refill would otherwise mean an endless timer). */
+const MAX_TIMER_MS = 60_000;
+/** Used when a per-IP 429 comes without Retry-After. */
+const DEFAULT_IP_BACKOFF_SECONDS = 1;
+
+/**
+ * Paces requests so that the venue never has to refuse them: one account's read bucket plus the
+ * per-IP caps. Share one instance between every caller of an account (sync jobs do); admission is
+ * strictly first-come first-served, so a large request is not starved by a stream of small ones.
+ */
+export class RateLimiter {
+  readonly #read: AccountReadBucket;
+  readonly #ip: IpLimits;
+  readonly #clock: Clock;
+  readonly #reserve: number;
+  readonly #queue: Waiter[] = [];
+  readonly #inFlight = new Map<number, Permit>();
+  #seq = 0;
+  #lastReportSeq = -1;
+  #wakeAt = Number.POSITIVE_INFINITY;
+  #admitted = 0;
+
+  constructor(options: RateLimiterOptions = {}) {
+    const read = options.read ?? READ_TIERS.authenticated;
+    this.#read = new AccountReadBucket(read, options.initialReadTokens);
+    this.#ip = options.ipLimits ?? processIpLimits();
+    this.#clock = options.clock ?? systemClock;
+    this.#reserve = options.reserveTokens ?? 2;
+  }
+
+  /** Resolves when the request may be sent. Call `settle` with the answer (or none) afterwards. */
+  acquire(request: AdmissionRequest, signal?: AbortSignal): Promise<Permit> {
+    return new Promise<Permit>((resolve, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const waiter: Waiter = { request, resolve, reject };
+      this.#queue.push(waiter);
+      signal?.addEventListener(
+        'abort',
+        () => {
+          const index = this.#queue.indexOf(waiter);
+          if (index < 0) return;
+          this.#queue.splice(index, 1);
+          reject(signal.reason);
+          this.#pump();
+        },
+        { once: true },
+      );
+      this.#pump();
+    });
+  }
+
+  /** Feeds the answer back: `X-RateLimit-*` corrects the model, a 429 holds admission until Retry-After. */
+  settle(permit: Permit, answer?: LimiterAnswer): void {
+    this.#inFlight.delete(permit.seq);
+    if (!answer) return;
+    const now = this.#clock.now();
+    const report = readRateLimitHeaders(answer.headers);
+    if (answer.status === 429) {
+      const retryAfter = parseRetryAfter(answer.headers['retry-after']);
+      // §8.2: account 429s carry the bucket headers, per-IP ones do not.
+      if (report) this.#read.trip(retryAfter, report, now);
+      else this.#ip.block(pathFamily(permit.request.path), now + (retryAfter ?? DEFAULT_IP_BACKOFF_SECONDS) * 1000);
+    } else if (report?.bucket === 'read' && permit.request.authenticated && permit.seq > this.#lastReportSeq) {
+      // An older report than one already applied would count requests twice.
+      this.#lastReportSeq = permit.seq;
+      this.#read.observe(report, this.#costSentAfter(permit.seq), now);
+    }
+    this.#pump();
+  }
+
+  stats(): { admitted: number; queued: number; inFlight: number; read: BucketShape & { tokens: number } } {
+    return {
+      admitted: this.#admitted,
+      queued: this.#queue.length,
+      inFlight: this.#inFlight.size,
+      read: { ...this.#read.shape, tokens: this.#read.tokens(this.#clock.now()) },
+    };
+  }
+
+  #pump(): void {
+    const now = this.#clock.now();
+    while (this.#queue.length > 0) {
+      const head = this.#queue[0] as Waiter;
+      const wait = this.#waitMs(head.request, now);
+      if (wait > 0) {
+        this.#wakeIn(Math.min(wait, MAX_TIMER_MS), now);
+        return;
+      }
+      this.#queue.shift();
+      head.resolve(this.#admit(head.request, now));
+    }
+  }
+
+  #waitMs(request: AdmissionRequest, now: number): number {
+    const ip = this.#ip.waitMs(pathFamily(request.path), now);
+    const account = request.authenticated ? this.#read.waitMs(request.readCost, now, this.#reserve) : 0;
+    return Math.max(ip, account);
+  }
+
+  #admit(request: AdmissionRequest, now: number): Permit {
+    this.#ip.record(pathFamily(request.path), now);
+    if (request.authenticated) this.#read.take(request.readCost, now);
+    const permit: Permit = { seq: this.#seq++, request };
+    this.#inFlight.set(permit.seq, permit);
+    this.#admitted += 1;
+    return permit;
+  }
+
+  #costSentAfter(seq: number): number {
+    let cost = 0;
+    for (const permit of this.#inFlight.values()) {
+      if (permit.seq > seq && permit.request.authenticated) cost += permit.request.readCost;
+    }
+    return cost;
+  }
+
+  // Keeps a timer for the earliest moment the head can go. Later timers still fire, harmlessly:
+  // a wake-up only re-checks the queue (and settle() re-checks it at once).
+  #wakeIn(waitMs: number, now: number): void {
+    const at = now + waitMs;
+    if (at >= this.#wakeAt) return;
+    this.#wakeAt = at;
+    void this.#clock.sleep(waitMs).then(() => {
+      if (this.#wakeAt === at) this.#wakeAt = Number.POSITIVE_INFINITY;
+      this.#pump();
+    });
+  }
+}

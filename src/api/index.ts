@@ -1,0 +1,24 @@
+/**
+ * The typed client of the venue's interface. Everything that reads the venue goes through here.
+ * See README.md in this folder for the choices made where the interface is silent.
+ */
+export { VenueClient, type VenueClientOptions } from './client.ts';
+export type { Fetched } from './caller.ts';
+export { fieldPath } from './caller.ts';
+export { readAccessToken, fixedToken, TOKEN_ENV, type TokenSource, type TokenLookup } from './token.ts';
+export { systemClock, ManualClock, type Clock } from './clock.ts';
+export { checkMicro, parseMicro, formatMicro, MicroError, INT64_MAX, INT64_MIN, type MicroRules } from './micro.ts';
+export * from './errors.ts';
+export { PROBLEM_CODES, codeInfo, type CodeInfo, type ErrorKind } from './codes.ts';
+export { errorFromAnswer, parseRetryAfter, type HttpAnswer } from './problem.ts';
+export { decideRecovery, effectiveStrategy, backoffDelay, retryAfterDelay, DEFAULT_RETRY_POLICY, type RetryPolicy, type RecoveryDecision } from './recovery.ts';
+export { Availability, processAvailability, DEFAULT_REMEMBER_MS } from './availability.ts';
+export { ENDPOINTS, endpointName, type Endpoint } from './endpoints.ts';
+export { followCursor, itemsOf, CursorLoopError, type PagedItem } from './paging.ts';
+export { PAGE_SIZE } from './params.ts';
+export { HttpTransport, DEFAULT_TIMEOUTS, type Timeouts } from './http.ts';
+export type { EventListQuery } from './resources/catalogue.ts';
+export type { ListBody } from './resources/orders.ts';
+export type { LpIncentivesQuery } from './resources/portfolio.ts';
+export * from './rate-limit/index.ts';
+export * from './schemas/index.ts';

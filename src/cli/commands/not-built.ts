@@ -6,7 +6,6 @@ import type { Command } from 'commander';
  */
 const PENDING: Array<[name: string, summary: string]> = [
   ['run', 'the main job: capture + sync + load into ClickHouse (embedded default: simulator, chDB under ./data)'],
-  ['simulate', 'serve the venue simulator on 127.0.0.1'],
   ['sql', 'run a query against the warehouse'],
 ];
 

@@ -49,8 +49,6 @@ export class Account {
   readonly activities: Activity[] = [];
   tier: RateTier = 'authenticated';
   frozen = false;
-  /** Set by the first settled-PnL mark; until then `GET /portfolio/pnl` answers 425. */
-  pnlComputed = false;
 
   constructor(
     readonly id: string,

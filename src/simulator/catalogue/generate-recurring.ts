@@ -48,7 +48,7 @@ function addCycles(ctx: GenContext, event: SimEvent, asset: string, symbol: stri
       openMs,
       closeMs,
       ...(state === 'RESOLVED' ? { winner: ctx.rng.pick([0, 1] as const) } : {}),
-      recurring: { cycleIndex: offset, cadenceSeconds, referencePrice, observeAtMs: closeMs, slug: cycleSlug },
+      recurring: { cycleIndex: offset, symbol, cadenceSeconds, referencePrice, observeAtMs: closeMs, slug: cycleSlug },
     });
     event.childSlugs.push(cycleSlug);
     if (offset === 0) event.mainMarketId = market.id;

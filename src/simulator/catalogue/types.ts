@@ -72,6 +72,8 @@ export interface LpIncentiveConfig {
 
 export interface RecurringCycle {
   cycleIndex: number;
+  /** Asset ticker the cycle observes, e.g. BTC. */
+  symbol: string;
   cadenceSeconds: number;
   referencePrice: number;
   observeAtMs: number;

@@ -1,0 +1,133 @@
+import { createHash } from 'node:crypto';
+import type { Catalogue } from '../catalogue/catalogue.ts';
+import type { VenueLedger } from '../engine/venue-ledger.ts';
+import type { Failure } from '../engine/types.ts';
+import { Rejection, codeInfo, type ProblemCode } from '../problems.ts';
+import type { Account } from './account.ts';
+import type { ActivityLog } from './activity-log.ts';
+import { buyShares, sellShares } from './ledger.ts';
+
+export interface BatchOp {
+  kind: 'SPLIT' | 'MERGE';
+  conditionId: string;
+  marketId: string;
+  sharesMicro: bigint;
+}
+
+export type BatchStatus = 'PENDING' | 'EXECUTED' | 'FAILED' | 'SUPERSEDED';
+
+export interface AccountBatch {
+  hash: string;
+  seq: number;
+  accountId: string;
+  status: BatchStatus;
+  origin: 'API';
+  ops: BatchOp[];
+  createdAtMs: number;
+  executedAtMs: number | undefined;
+  deadlineUnixSeconds: number;
+  txHash: string | undefined;
+  supersededByHash: string | undefined;
+  failure: Failure | undefined;
+}
+
+const HALF = 500_000n;
+
+/**
+ * Owner-signed account batches (§2.4): SPLIT turns collateral into one share of each outcome,
+ * MERGE the reverse. Both count as trades at ½ per outcome, so cost basis and realised PnL follow
+ * the ledger's ordinary rules. One batch in flight per account; it executes after `delayMs`.
+ */
+export class AccountBatches {
+  readonly #byHash = new Map<string, AccountBatch>();
+  readonly #seq = new Map<string, number>();
+
+  constructor(
+    private readonly catalogue: Catalogue,
+    private readonly venue: VenueLedger,
+    private readonly activities: ActivityLog,
+    private readonly delayMs: number,
+  ) {}
+
+  get(hash: string): AccountBatch | undefined {
+    return this.#byHash.get(hash);
+  }
+
+  submit(account: Account, ops: BatchOp[], deadlineUnixSeconds: number, signature: string, nowMs: number, seq?: number): AccountBatch {
+    if ([...this.#byHash.values()].some((b) => b.accountId === account.id && b.status === 'PENDING')) {
+      throw new Rejection('batch_in_flight', 'Wait for the pending batch, or supersede it.');
+    }
+    const batchSeq = seq ?? (this.#seq.get(account.id) ?? 0) + 1;
+    this.#seq.set(account.id, Math.max(batchSeq, this.#seq.get(account.id) ?? 0));
+    const hash = `0x${createHash('sha256').update(`${account.id}|${batchSeq}|${JSON.stringify(ops, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}|${signature}`).digest('hex')}`;
+    const batch: AccountBatch = {
+      hash,
+      seq: batchSeq,
+      accountId: account.id,
+      status: 'PENDING',
+      origin: 'API',
+      ops,
+      createdAtMs: nowMs,
+      executedAtMs: undefined,
+      deadlineUnixSeconds,
+      txHash: undefined,
+      supersededByHash: undefined,
+      failure: undefined,
+    };
+    this.#byHash.set(hash, batch);
+    return batch;
+  }
+
+  /** Replaces a PENDING batch by one re-signed at the same sequence. */
+  supersede(account: Account, hash: string, ops: BatchOp[], deadlineUnixSeconds: number, signature: string, nowMs: number): AccountBatch {
+    const old = this.#byHash.get(hash);
+    if (!old || old.accountId !== account.id) throw new Rejection('batch_not_found', `No batch ${hash}.`);
+    if (old.status !== 'PENDING') throw new Rejection('sequence_conflict', `Batch ${hash} is ${old.status}; re-read the batch sequence.`);
+    old.status = 'SUPERSEDED';
+    const replacement = this.submit(account, ops, deadlineUnixSeconds, signature, nowMs, old.seq);
+    old.supersededByHash = replacement.hash;
+    return replacement;
+  }
+
+  processDue(nowMs: number, accountOf: (id: string) => Account | undefined): void {
+    for (const batch of this.#byHash.values()) {
+      if (batch.status !== 'PENDING' || batch.createdAtMs + this.delayMs > nowMs) continue;
+      const account = accountOf(batch.accountId);
+      if (!account) continue;
+      const problem = this.#shortfall(account, batch.ops);
+      if (problem) {
+        const info = codeInfo(problem);
+        batch.status = 'FAILED';
+        batch.failure = { code: problem, title: info.title, recovery: { strategy: info.strategy } };
+        continue;
+      }
+      for (const op of batch.ops) this.#execute(account, op, nowMs);
+      batch.status = 'EXECUTED';
+      batch.executedAtMs = nowMs;
+      batch.txHash = `0x${createHash('sha256').update(`tx|${batch.hash}`).digest('hex')}`;
+    }
+  }
+
+  #shortfall(account: Account, ops: BatchOp[]): ProblemCode | undefined {
+    let collateral = 0n;
+    for (const op of ops) {
+      const market = this.catalogue.marketByCondition(op.conditionId);
+      if (!market) return 'market_not_found';
+      if (op.kind === 'SPLIT') collateral += op.sharesMicro;
+      else if (market.outcomes.some((o) => account.availableShares(o.tokenId) < op.sharesMicro)) return 'insufficient_shares';
+    }
+    return collateral > account.freeCollateralMicro() ? 'insufficient_balance' : undefined;
+  }
+
+  #execute(account: Account, op: BatchOp, nowMs: number): void {
+    const market = this.catalogue.marketByCondition(op.conditionId);
+    if (!market) return;
+    for (const outcome of market.outcomes) {
+      const key = { tokenId: outcome.tokenId, conditionId: market.conditionId, outcomeIndex: outcome.index };
+      if (op.kind === 'SPLIT') buyShares(account, key, op.sharesMicro, HALF, 0n, nowMs);
+      else sellShares(account, key, op.sharesMicro, HALF, 0n, nowMs);
+    }
+    this.venue.addEscrow(market.conditionId, op.kind === 'SPLIT' ? op.sharesMicro : -op.sharesMicro);
+    this.activities.record(account, op.kind, nowMs, { conditionId: market.conditionId, amountMicro: op.sharesMicro });
+  }
+}

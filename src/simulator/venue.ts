@@ -1,0 +1,114 @@
+import type { Account } from './accounts/account.ts';
+import { ActivityLog } from './accounts/activity-log.ts';
+import { AccountBatches } from './accounts/batches.ts';
+import { deposit } from './accounts/ledger.ts';
+import { LpIncentives } from './accounts/lp-incentives.ts';
+import { PnlMarks } from './accounts/pnl-marks.ts';
+import { ALL_SCOPES, AccountRegistry, READ_SCOPES, type AccessToken, type Scope } from './accounts/registry.ts';
+import { Catalogue } from './catalogue/catalogue.ts';
+import { DEFAULT_CATALOGUE_SHAPE, generateCatalogue, type CatalogueShape } from './catalogue/generate.ts';
+import type { Clock } from './clock.ts';
+import { Exchange, type ExchangeConfig } from './engine/exchange.ts';
+import { DEFAULT_FEES } from './engine/fees.ts';
+import { DEFAULT_ORDER_LIMITS } from './engine/place-request.ts';
+import { VenueEvents } from './events.ts';
+import { Prng } from './prng.ts';
+import { Traders } from './traders/traders.ts';
+
+export interface VenueOptions {
+  seed: number;
+  clock: Clock;
+  /** Synthetic book changes per second (0: no synthetic flow). */
+  rate: number;
+  /** The demo token's secret; generated from the seed when absent. */
+  demoToken?: string;
+  catalogue?: Partial<CatalogueShape>;
+  exchange?: Partial<ExchangeConfig>;
+  pnlIntervalMs?: number;
+  lpSampleIntervalMs?: number;
+  batchDelayMs?: number;
+  makers?: number;
+  takers?: number;
+}
+
+export interface Credentials {
+  account: Account;
+  token: AccessToken;
+}
+
+const MAKER_DEPOSIT = 5_000_000_000_000n;
+const TAKER_DEPOSIT = 100_000_000_000n;
+
+/** The whole simulated venue: catalogue, accounts, matching, incentives, marks and order flow. */
+export class Venue {
+  readonly events = new VenueEvents();
+  readonly catalogue: Catalogue;
+  readonly accounts: AccountRegistry;
+  readonly activities: ActivityLog;
+  readonly exchange: Exchange;
+  readonly lp: LpIncentives;
+  readonly pnl: PnlMarks;
+  readonly traders: Traders;
+  readonly batches: AccountBatches;
+  readonly demo: Credentials;
+  /** Full-scope tokens of the synthetic trader accounts, for tests and tools. */
+  readonly traderCredentials: Credentials[] = [];
+  readonly startedAtMs: number;
+
+  constructor(readonly options: VenueOptions) {
+    const { seed, clock } = options;
+    this.startedAtMs = clock.now();
+    this.events.setMaxListeners(0);
+    const ids = Prng.forStream(seed, 'ids');
+    this.catalogue = new Catalogue(generateCatalogue(seed, this.startedAtMs, { ...DEFAULT_CATALOGUE_SHAPE, ...options.catalogue }), this.events);
+    this.accounts = new AccountRegistry(Prng.forStream(seed, 'accounts'));
+    this.activities = new ActivityLog(ids);
+    this.exchange = new Exchange(this.catalogue, this.accounts, this.activities, this.events, clock, Prng.forStream(seed, 'orders'), {
+      fees: DEFAULT_FEES,
+      limits: DEFAULT_ORDER_LIMITS,
+      submissionDelayMs: 0,
+      settlementDelayMs: 2_000,
+      cancelAllDelayMs: 0,
+      ...options.exchange,
+    });
+    this.lp = new LpIncentives(this.catalogue, this.exchange, this.accounts, this.startedAtMs, options.lpSampleIntervalMs ?? 10_000);
+    this.batches = new AccountBatches(this.catalogue, this.exchange.venue, this.activities, options.batchDelayMs ?? 2_000);
+    this.pnl = new PnlMarks(this.accounts, this.catalogue, this.exchange, ids, this.startedAtMs, options.pnlIntervalMs ?? 60_000);
+
+    this.demo = this.createAccount('demo', TAKER_DEPOSIT, READ_SCOPES, options.demoToken);
+    const makers = Array.from({ length: options.makers ?? 3 }, (_, i) => this.createAccount(`maker-${i + 1}`, MAKER_DEPOSIT, ALL_SCOPES));
+    const takers = Array.from({ length: options.takers ?? 3 }, (_, i) => this.createAccount(`taker-${i + 1}`, TAKER_DEPOSIT, ALL_SCOPES));
+    this.traderCredentials.push(...makers, ...takers);
+    this.traders = new Traders(
+      this.catalogue,
+      this.exchange,
+      Prng.forStream(seed, 'traders'),
+      { makers: makers.map((c) => c.account), takers: [this.demo.account, ...takers.map((c) => c.account)] },
+      () => clock.now(),
+      options.rate,
+    );
+  }
+
+  /** A funded account with one personal access token. */
+  createAccount(label: string, depositMicro: bigint, scopes: Iterable<Scope> = ALL_SCOPES, secret?: string): Credentials {
+    const account = this.accounts.create(label);
+    const token = this.accounts.issueToken(account.id, scopes, this.options.clock.now(), secret);
+    if (depositMicro > 0n) this.deposit(account, depositMicro);
+    return { account, token };
+  }
+
+  deposit(account: Account, amountMicro: bigint): void {
+    deposit(account, amountMicro);
+    this.activities.record(account, 'DEPOSIT', this.options.clock.now(), { amountMicro });
+  }
+
+  /** Everything time-driven: order flow, submissions, expiry, settlement, LP samples, PnL marks. */
+  tick(): void {
+    const now = this.options.clock.now();
+    this.traders.runDue(now);
+    this.exchange.processDue();
+    this.batches.processDue(now, (id) => this.accounts.get(id));
+    this.lp.runIfDue(now);
+    this.pnl.runIfDue(now);
+  }
+}

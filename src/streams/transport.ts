@@ -1,0 +1,51 @@
+/**
+ * The part of a stream connection that differs between WebSocket and SSE. The reconnect loop
+ * (reconnecting-stream.ts) drives a Transport and owns everything else: budget, backoff, watchdog.
+ */
+
+export interface OpenConnection {
+  /** Resolves once the connection has ended, for whatever reason; never rejects. */
+  readonly ended: Promise<{ detail: string }>;
+  send(text: string): void;
+  /** Ends the connection now; `ended` resolves soon after. */
+  close(detail: string): void;
+}
+
+/** Where a transport delivers what it receives. */
+export interface MessageSink {
+  /** One frame (WebSocket message, SSE event data). */
+  message(raw: string): void;
+  /** Proof of life that is not a frame (an SSE comment line): feeds the silence watchdog only. */
+  activity(): void;
+}
+
+export interface Transport {
+  /** Human name of the endpoint, for logs. */
+  readonly name: string;
+  /**
+   * Opens one connection. Resolves when it is open; rejects with a ConnectRefused when the server
+   * answered the attempt with an HTTP error, or another error when it could not be reached.
+   */
+  open(sink: MessageSink, signal: AbortSignal): Promise<OpenConnection>;
+}
+
+/** The server answered a connection attempt with an HTTP status instead of a stream. */
+export class ConnectRefused extends Error {
+  constructor(
+    readonly status: number,
+    readonly retryAfterSeconds: number | null,
+    detail: string,
+  ) {
+    super(`connection refused with HTTP ${status}${detail ? `: ${detail}` : ''}`);
+    this.name = 'ConnectRefused';
+  }
+}
+
+/** `Retry-After` in seconds (delta form; an HTTP date is converted), or null. */
+export function parseRetryAfter(value: string | string[] | undefined | null, nowMs = Date.now()): number | null {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (!text) return null;
+  if (/^\d+$/.test(text.trim())) return Number(text.trim());
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - nowMs) / 1000));
+}

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, type Scope } from '../src/simulator/accounts/registry.ts';
 import type { ManualClock, SimulatorHandle } from '../src/simulator/index.ts';
-import { api, quietSimulator, settle, tradableMarket, USDC } from './simulator-helpers.ts';
+import { api, quietSimulator, settle, tradableMarket, USDC, type ApiResponse } from './simulator-helpers.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -112,7 +112,7 @@ async function pageToEnd(method: 'GET' | 'POST', path: string, listKey: string, 
   const items: Json[] = [];
   let cursor: string | null = null;
   do {
-    const res =
+    const res: ApiResponse =
       method === 'GET'
         ? await api(sim, 'GET', `${path}?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`, { token: sim.demoToken })
         : await api(sim, 'POST', path, { token: sim.demoToken, body: { limit, ...(cursor ? { cursor } : {}) } });

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AccountEvent } from '../src/simulator/events.ts';
 import type { SimMarket } from '../src/simulator/catalogue/types.ts';
 import type { ManualClock, SimulatorHandle } from '../src/simulator/index.ts';
-import { api, quietSimulator, settle, tradableMarket, USDC } from './simulator-helpers.ts';
+import { api, quietSimulator, settle, tradableMarket, USDC, type ApiResponse } from './simulator-helpers.ts';
 
 let sim: SimulatorHandle;
 let clock: ManualClock;
@@ -27,7 +27,7 @@ function limit(token: string, side: 'BUY' | 'SELL', price: number, shares: numbe
   return { token_id: token, side, type: 'LIMIT', price_micro: String(price * 10_000), shares_micro: String(shares * 1_000_000), ...extra };
 }
 
-async function place(as: string, body: Record<string, unknown>): Promise<{ status: number; json: Record<string, unknown> }> {
+async function place(as: string, body: Record<string, unknown>): Promise<ApiResponse> {
   const res = await api(sim, 'POST', '/trade/v1/orders', { token: as, body });
   await settle();
   return res;

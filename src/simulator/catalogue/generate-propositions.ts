@@ -22,11 +22,16 @@ const CANDIDATE_RACES: Array<[title: string, root: string, leaf: string, candida
   ['Bitcoin price at year end?', 'crypto', 'futures', ['<$80k', '$80k-$120k', '$120k-$160k', '>$160k']],
 ];
 
+/** Past the end of a template list, titles repeat with a round number so slugs and titles stay distinct. */
+function roundTitle(title: string, i: number, templates: number): string {
+  return i < templates ? title : `${title} (${Math.floor(i / templates) + 1})`;
+}
+
 export function generatePropositions(ctx: GenContext, count: number): void {
   for (let i = 0; i < count; i++) {
     const [question, root, leaf] = PROPOSITIONS[i % PROPOSITIONS.length] ?? ['Will it happen?', 'politics', 'us-elections'];
     const scenario = scenarioMix(i, false);
-    const title = i < PROPOSITIONS.length ? question : `${question} (${Math.floor(i / PROPOSITIONS.length) + 1})`;
+    const title = roundTitle(question, i, PROPOSITIONS.length);
     const event = ctx.newEvent({
       title,
       eventType: 'PROPOSITION',
@@ -52,7 +57,7 @@ export function generateMultiOutcome(ctx: GenContext, count: number): void {
     const [title, root, leaf, candidates] = CANDIDATE_RACES[i % CANDIDATE_RACES.length] ?? ['Who?', 'politics', 'us-elections', ['A', 'B']];
     const scenario = scenarioMix(i + 1, false);
     const event = ctx.newEvent({
-      title: i < CANDIDATE_RACES.length ? title : `${title} (${Math.floor(i / CANDIDATE_RACES.length) + 1})`,
+      title: roundTitle(title, i, CANDIDATE_RACES.length),
       eventType: 'MULTI_OUTCOME',
       scenario,
       categoryKeys: ctx.leafKeysUnder(root, leaf),

@@ -2,18 +2,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createChdbClient } from '../src/warehouse/chdb-client.ts';
+import { openChdbSession } from '../src/warehouse/chdb-client.ts';
 
 describe('chDB through @clickhouse/client (smoke)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'tapehouse-chdb-'));
-  const client = createChdbClient(dir);
+  const session = openChdbSession(dir);
 
   afterAll(async () => {
-    await client.close();
+    await (await session).client.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('creates a table, inserts and reads back 64-bit integers exactly', async () => {
+    const { client } = await session;
     await client.command({ query: 'CREATE DATABASE IF NOT EXISTS smoke' });
     await client.command({
       query: 'CREATE TABLE smoke.t (id UInt64, pnl_micro Int64) ENGINE = MergeTree ORDER BY id',

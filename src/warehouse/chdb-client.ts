@@ -1,24 +1,51 @@
-import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
-import { createChdbConnection } from 'chdb/connection';
+import { mkdirSync } from 'node:fs';
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { createChdbConnection, type ChdbConnection } from 'chdb/connection';
+import { assertClientHonoursConnection } from './client-version.ts';
+import { chdbPathOf, DataDirectoryBusy, isDataDirectoryLockError } from './data-dir.ts';
+import { readEndpointFile } from './endpoint-file.ts';
+import { SettingsGuardedConnection } from './settings-guard.ts';
 
 /**
- * Settings every warehouse session needs. 64-bit integers must come back quoted, or JSON formats
- * return them as lossy doubles (a `_micro` above 2^53 would silently change).
+ * Session settings every chDB session needs, applied once with SET when it opens (on chDB a SET
+ * lasts for the session, which is what we want here and nowhere else). 64-bit integers must come
+ * back quoted, or JSON formats return them as lossy doubles (a `_micro` above 2^53 would change).
  */
-export const SESSION_SETTINGS: ClickHouseSettings = {
-  output_format_json_quote_64bit_integers: 1,
-};
+export const CHDB_SESSION_SETTINGS = ['SET output_format_json_quote_64bit_integers = 1'];
+
+export interface ChdbSession {
+  /** @clickhouse/client over chDB; refuses per-call clickhouse_settings (see settings-guard.ts). */
+  client: ClickHouseClient;
+  /** The raw connection, for chDB's zero-copy insert. */
+  connection: ChdbConnection;
+}
 
 /**
- * `@clickhouse/client` on chDB (ClickHouse in-process) over the data directory `path`.
- * Needs @clickhouse/client ≥ 1.23 (1.22 ignores `connection` and dials localhost:8123).
- * chDB allows one process per data directory: a second open fails on a lock.
+ * Opens chDB on `<dataDir>/clickhouse` through @clickhouse/client. Fails with DataDirectoryBusy
+ * (naming the directory and the owner's endpoint) when another process holds it.
  */
-export function createChdbClient(path: string): ClickHouseClient {
+export async function openChdbSession(dataDir: string): Promise<ChdbSession> {
+  assertClientHonoursConnection();
+  const path = chdbPathOf(dataDir);
+  mkdirSync(path, { recursive: true });
+  let connection: ChdbConnection;
+  try {
+    connection = createChdbConnection({ path });
+  } catch (err) {
+    if (isDataDirectoryLockError(err)) throw new DataDirectoryBusy(dataDir, readEndpointFile(dataDir));
+    throw err;
+  }
   // chdb types its connection against the deprecated @clickhouse/client-common; the runtime
   // contract is the one @clickhouse/client ≥ 1.23 expects, so the cast is confined here.
-  const connection = createChdbConnection({ path }) as unknown as NonNullable<
+  const guarded = new SettingsGuardedConnection(connection) as unknown as NonNullable<
     Parameters<typeof createClient>[0]
   >['connection'];
-  return createClient({ connection, clickhouse_settings: SESSION_SETTINGS });
+  const client = createClient({ connection: guarded });
+  try {
+    for (const statement of CHDB_SESSION_SETTINGS) await client.command({ query: statement });
+  } catch (err) {
+    await client.close();
+    throw err;
+  }
+  return { client, connection };
 }

@@ -1,0 +1,119 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ClickHouseClient } from '@clickhouse/client';
+import { DATABASE } from './database.ts';
+import { splitStatements } from './sql-lexer.ts';
+
+/** The numbered migrations shipped with tapehouse. */
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../sql/', import.meta.url));
+
+export interface Migration {
+  version: number;
+  name: string;
+  file: string;
+  sql: string;
+  /** sha256 of the file with line endings normalised, so a checkout with CRLF does not differ. */
+  checksum: string;
+}
+
+interface AppliedMigration {
+  version: number;
+  name: string;
+  checksum: string;
+}
+
+export class MigrationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MigrationError';
+  }
+}
+
+const FILE_NAME = /^(\d{4})_([a-z0-9_]+)\.sql$/;
+
+export function loadMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
+  const migrations: Migration[] = [];
+  for (const file of readdirSync(dir).sort()) {
+    if (!file.endsWith('.sql')) continue;
+    const match = FILE_NAME.exec(file);
+    if (!match) throw new MigrationError(`${file}: migration files are named NNNN_name.sql`);
+    const sql = readFileSync(join(dir, file), 'utf8').replace(/\r\n/g, '\n');
+    const version = Number(match[1]);
+    if (migrations.some((m) => m.version === version)) throw new MigrationError(`two migrations numbered ${match[1]}`);
+    migrations.push({ version, name: match[2]!, file, sql, checksum: createHash('sha256').update(sql).digest('hex') });
+  }
+  return migrations;
+}
+
+const BOOTSTRAP = [
+  `CREATE DATABASE IF NOT EXISTS ${DATABASE}`,
+  `CREATE TABLE IF NOT EXISTS ${DATABASE}.schema_migrations (
+     version    UInt32,
+     name       String,
+     checksum   String,
+     applied_at DateTime64(3, 'UTC') DEFAULT now64(3)
+   ) ENGINE = MergeTree ORDER BY version
+   COMMENT 'Numbered migrations from sql/ applied to this warehouse, with the sha256 of each file'`,
+];
+
+export interface MigrateResult {
+  applied: Migration[];
+  alreadyApplied: number;
+}
+
+/**
+ * Applies pending migrations in order and records each with its checksum. Applying twice is a
+ * no-op. An applied migration whose file changed (or vanished), or a new file numbered below one
+ * already applied, is an error: the warehouse would no longer match the SQL in the repository.
+ * Statements are written to be re-runnable (IF NOT EXISTS), so a migration interrupted midway is
+ * completed by the next run.
+ */
+export async function migrate(client: ClickHouseClient, migrations: Migration[] = loadMigrations()): Promise<MigrateResult> {
+  for (const statement of BOOTSTRAP) await client.command({ query: statement });
+  const applied = await appliedMigrations(client);
+  const byVersion = new Map(migrations.map((m) => [m.version, m]));
+  for (const done of applied) {
+    const file = byVersion.get(done.version);
+    if (!file) throw new MigrationError(`migration ${pad(done.version)}_${done.name} is applied but its file is missing from sql/`);
+    if (file.checksum !== done.checksum) {
+      throw new MigrationError(
+        `${file.file} changed after it was applied (applied sha256 ${done.checksum.slice(0, 12)}…, file ${file.checksum.slice(0, 12)}…). ` +
+          'Applied migrations are immutable: revert the edit and add a new numbered migration instead.',
+      );
+    }
+  }
+  const highest = applied.reduce((max, m) => Math.max(max, m.version), 0);
+  const appliedVersions = new Set(applied.map((m) => m.version));
+  const pending = migrations.filter((m) => !appliedVersions.has(m.version));
+  const late = pending.find((m) => m.version < highest);
+  if (late) throw new MigrationError(`${late.file} is numbered below ${pad(highest)}, which is already applied; renumber it above ${pad(highest)}`);
+
+  for (const migration of pending) {
+    for (const statement of splitStatements(migration.sql)) {
+      try {
+        await client.command({ query: statement });
+      } catch (err) {
+        throw new MigrationError(`${migration.file}: ${(err as Error).message}\nin statement:\n${statement}`);
+      }
+    }
+    await client.command({
+      query: `INSERT INTO ${DATABASE}.schema_migrations (version, name, checksum) VALUES ({version:UInt32}, {name:String}, {checksum:String})`,
+      query_params: { version: migration.version, name: migration.name, checksum: migration.checksum },
+    });
+  }
+  return { applied: pending, alreadyApplied: applied.length };
+}
+
+async function appliedMigrations(client: ClickHouseClient): Promise<AppliedMigration[]> {
+  const result = await client.query({
+    query: `SELECT version, name, checksum FROM ${DATABASE}.schema_migrations ORDER BY version`,
+    format: 'JSONEachRow',
+  });
+  return result.json<AppliedMigration>();
+}
+
+function pad(version: number): string {
+  return String(version).padStart(4, '0');
+}

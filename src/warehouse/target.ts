@@ -1,0 +1,65 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { Secret } from '../util/secret.ts';
+import { DEFAULT_DATA_DIR } from './data-dir.ts';
+
+/** Where the warehouse lives: embedded chDB on a data directory, or a ClickHouse server. */
+export type WarehouseTarget = ChdbTarget | ServerTarget;
+
+export interface ChdbTarget {
+  kind: 'chdb';
+  dataDir: string;
+}
+
+export interface ServerTarget {
+  kind: 'server';
+  url: string;
+  user?: string;
+  password?: Secret;
+  /** PEM files for TLS: a private CA, and a client certificate and key for mutual TLS. */
+  tls?: { caCert: Buffer; cert?: Buffer; key?: Buffer };
+}
+
+export interface TargetOptions {
+  dataDir?: string;
+  clickhouseUrl?: string;
+}
+
+/**
+ * `--clickhouse-url` (or TAPEHOUSE_CLICKHOUSE_URL) selects a server, with TAPEHOUSE_CLICKHOUSE_USER,
+ * TAPEHOUSE_CLICKHOUSE_PASSWORD and, for TLS with a private CA, TAPEHOUSE_CLICKHOUSE_CA_CERT
+ * (plus _CLIENT_CERT and _CLIENT_KEY for mutual TLS) from the environment. Otherwise chDB on
+ * `--data-dir` (default ./data). Giving both is a usage error.
+ */
+export function resolveTarget(options: TargetOptions, env: NodeJS.ProcessEnv = process.env): WarehouseTarget {
+  if (options.dataDir !== undefined && options.clickhouseUrl !== undefined) {
+    throw new Error('give either --data-dir or --clickhouse-url, not both');
+  }
+  const url = options.clickhouseUrl ?? (options.dataDir === undefined ? env.TAPEHOUSE_CLICKHOUSE_URL : undefined);
+  if (url === undefined || url === '') return { kind: 'chdb', dataDir: options.dataDir ?? DEFAULT_DATA_DIR };
+  if (!/^https?:\/\//.test(url)) throw new Error(`ClickHouse URL must start with http:// or https://: ${url}`);
+  const target: ServerTarget = { kind: 'server', url };
+  if (env.TAPEHOUSE_CLICKHOUSE_USER) target.user = env.TAPEHOUSE_CLICKHOUSE_USER;
+  if (env.TAPEHOUSE_CLICKHOUSE_PASSWORD) target.password = new Secret(env.TAPEHOUSE_CLICKHOUSE_PASSWORD);
+  const caCert = readPem(env.TAPEHOUSE_CLICKHOUSE_CA_CERT, 'TAPEHOUSE_CLICKHOUSE_CA_CERT');
+  if (caCert) {
+    target.tls = { caCert };
+    const cert = readPem(env.TAPEHOUSE_CLICKHOUSE_CLIENT_CERT, 'TAPEHOUSE_CLICKHOUSE_CLIENT_CERT');
+    const key = readPem(env.TAPEHOUSE_CLICKHOUSE_CLIENT_KEY, 'TAPEHOUSE_CLICKHOUSE_CLIENT_KEY');
+    if (cert && key) Object.assign(target.tls, { cert, key });
+  }
+  return target;
+}
+
+function readPem(path: string | undefined, variable: string): Buffer | undefined {
+  if (!path) return undefined;
+  if (!existsSync(path)) throw new Error(`${variable} names ${path}, which does not exist`);
+  return readFileSync(path);
+}
+
+export function describeTarget(target: WarehouseTarget): string {
+  if (target.kind === 'chdb') return `chDB on ${target.dataDir}`;
+  const url = new URL(target.url);
+  url.username = '';
+  url.password = '';
+  return `ClickHouse at ${url.origin}`;
+}

@@ -1,0 +1,69 @@
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import type { ChdbConnection } from 'chdb/connection';
+import { openChdbSession } from './chdb-client.ts';
+import { readEndpointFile, removeEndpointFile } from './endpoint-file.ts';
+import { chdbTransport, httpTransport, RowInserter, type InsertOptions, type InsertSummary } from './insert/insert-rows.ts';
+import type { InsertRow } from './insert/row-encoder.ts';
+import type { ChdbTarget, ServerTarget, WarehouseTarget } from './target.ts';
+
+/** An open warehouse: chDB in this process, or a ClickHouse server. */
+export interface Warehouse {
+  readonly target: WarehouseTarget;
+  /** For reads and DDL. On chDB it refuses per-call clickhouse_settings (they would stick to the session). */
+  readonly client: ClickHouseClient;
+  /** The loaders' insert path; see insert/insert-rows.ts. */
+  insertRows(table: string, rows: readonly InsertRow[], options?: InsertOptions): Promise<InsertSummary>;
+  /** Forget cached table columns (after migrations). */
+  forgetSchemas(): void;
+  close(): Promise<void>;
+}
+
+export interface EmbeddedWarehouse extends Warehouse {
+  readonly target: ChdbTarget;
+  readonly connection: ChdbConnection;
+}
+
+export async function openWarehouse(target: WarehouseTarget): Promise<Warehouse> {
+  return target.kind === 'chdb' ? openEmbeddedWarehouse(target.dataDir) : openServerWarehouse(target);
+}
+
+/** Opens chDB on a data directory this process then owns (see DataDirectoryBusy). */
+export async function openEmbeddedWarehouse(dataDir: string): Promise<EmbeddedWarehouse> {
+  const { client, connection } = await openChdbSession(dataDir);
+  // We hold the directory's lock, so an endpoint file left behind is stale.
+  if (readEndpointFile(dataDir)) removeEndpointFile(dataDir);
+  const inserter = new RowInserter(client, chdbTransport(connection));
+  return {
+    target: { kind: 'chdb', dataDir },
+    client,
+    connection,
+    insertRows: (table, rows, options) => inserter.insertRows(table, rows, options),
+    forgetSchemas: () => inserter.forgetSchemas(),
+    close: () => client.close(),
+  };
+}
+
+export function openServerWarehouse(target: ServerTarget): Warehouse {
+  const client = createClient({
+    url: target.url,
+    ...(target.user === undefined ? {} : { username: target.user }),
+    ...(target.password === undefined ? {} : { password: target.password.reveal() }),
+    ...(target.tls === undefined ? {} : { tls: tlsOptions(target.tls) }),
+    request_timeout: 300_000,
+    // Over HTTP, settings are per request (URL parameters) and cannot leak into later queries.
+    clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
+  });
+  const inserter = new RowInserter(client, httpTransport(client));
+  return {
+    target,
+    client,
+    insertRows: (table, rows, options) => inserter.insertRows(table, rows, options),
+    forgetSchemas: () => inserter.forgetSchemas(),
+    close: () => client.close(),
+  };
+}
+
+// clickhouse-js picks mutual TLS when the object *has* cert and key keys, so leave them out unless set.
+function tlsOptions(tls: NonNullable<ServerTarget['tls']>) {
+  return tls.cert && tls.key ? { ca_cert: tls.caCert, cert: tls.cert, key: tls.key } : { ca_cert: tls.caCert };
+}

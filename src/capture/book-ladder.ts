@@ -1,0 +1,103 @@
+/**
+ * The order book of one token as capture keeps it: price level → size, per side.
+ *
+ * Prices are micro-units of a probability, so always below 1,000,000 and exact as a JS number;
+ * sizes are share quantities in micro-units and stay canonical decimal strings (no leading zeros),
+ * which are exact, compare as fast as numbers, and are already the wire form of a bigint. Anything
+ * that breaks these rules is rejected by the parser (book-levels.ts) before it gets here.
+ */
+
+export type Side = 'bid' | 'ask';
+
+export interface Level {
+  priceMicro: number;
+  /** Canonical decimal string of a non-negative integer; "0" only in a change, meaning "removed". */
+  sizeMicro: string;
+}
+
+export interface LevelChange extends Level {
+  side: Side;
+}
+
+export class BookLadder {
+  bids = new Map<number, string>();
+  asks = new Map<number, string>();
+
+  get empty(): boolean {
+    return this.bids.size === 0 && this.asks.size === 0;
+  }
+
+  /**
+   * Replaces the whole ladder (a `snapshot` frame) and returns the level changes that turn the old
+   * ladder into the new one: changed and new levels with their size, vanished levels with "0".
+   */
+  replace(bids: readonly Level[], asks: readonly Level[]): LevelChange[] {
+    const changes: LevelChange[] = [];
+    this.bids = diffSide('bid', this.bids, bids, changes);
+    this.asks = diffSide('ask', this.asks, asks, changes);
+    return changes;
+  }
+
+  /** Applies changed levels (a `delta` frame); returns those that changed anything. */
+  apply(changes: readonly LevelChange[]): LevelChange[] {
+    const effective: LevelChange[] = [];
+    for (const change of changes) {
+      const side = change.side === 'bid' ? this.bids : this.asks;
+      const before = side.get(change.priceMicro);
+      if (change.sizeMicro === '0') {
+        if (before === undefined) continue;
+        side.delete(change.priceMicro);
+      } else {
+        if (before === change.sizeMicro) continue;
+        side.set(change.priceMicro, change.sizeMicro);
+      }
+      effective.push(change);
+    }
+    return effective;
+  }
+
+  bestBid(): number | null {
+    return best(this.bids, Math.max);
+  }
+
+  bestAsk(): number | null {
+    return best(this.asks, Math.min);
+  }
+
+  /** The ladder, best first (bids descending, asks ascending), `depth` levels per side at most. */
+  levels(depth = Number.POSITIVE_INFINITY): { bids: Level[]; asks: Level[] } {
+    return { bids: sorted(this.bids, (a, b) => b - a, depth), asks: sorted(this.asks, (a, b) => a - b, depth) };
+  }
+
+  clone(): BookLadder {
+    const copy = new BookLadder();
+    copy.bids = new Map(this.bids);
+    copy.asks = new Map(this.asks);
+    return copy;
+  }
+}
+
+function diffSide(side: Side, before: Map<number, string>, after: readonly Level[], out: LevelChange[]): Map<number, string> {
+  const next = new Map<number, string>();
+  for (const { priceMicro, sizeMicro } of after) {
+    next.set(priceMicro, sizeMicro);
+    if (before.get(priceMicro) !== sizeMicro) out.push({ side, priceMicro, sizeMicro });
+  }
+  for (const priceMicro of before.keys()) {
+    if (!next.has(priceMicro)) out.push({ side, priceMicro, sizeMicro: '0' });
+  }
+  return next;
+}
+
+function best(levels: Map<number, string>, pick: (a: number, b: number) => number): number | null {
+  let result: number | null = null;
+  for (const price of levels.keys()) result = result === null ? price : pick(result, price);
+  return result;
+}
+
+function sorted(levels: Map<number, string>, order: (a: number, b: number) => number, depth: number): Level[] {
+  return [...levels.keys()]
+    .sort(order)
+    .slice(0, depth)
+    .map((priceMicro) => ({ priceMicro, sizeMicro: levels.get(priceMicro)! }));
+}

@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { DEFAULT_RATE, DEFAULT_SEED, startSimulator } from '../../simulator/index.ts';
 
 const DEFAULT_PORT = 8790;
+/** Served from the command line, positions reads now and then report the exchange unavailable (§2.5). */
+const POSITIONS_UNAVAILABLE_RATE = 0.02;
 
 function integer(name: string, min: number): (value: string) => number {
   return (value) => {
@@ -21,7 +23,13 @@ export function registerSimulate(program: Command): void {
     .option('--token <t>', 'demo access token (every read scope); generated from the seed when absent')
     .option('--rate <n>', 'synthetic book changes per second', integer('rate', 0), DEFAULT_RATE)
     .action(async (opts: { port: number; seed: number; token?: string; rate: number }) => {
-      const sim = await startSimulator({ port: opts.port, seed: opts.seed, token: opts.token, rate: opts.rate });
+      const sim = await startSimulator({
+        port: opts.port,
+        seed: opts.seed,
+        token: opts.token,
+        rate: opts.rate,
+        deployment: { positionsUnavailableRate: POSITIONS_UNAVAILABLE_RATE },
+      });
       process.stdout.write(`simulator listening on ${sim.url}\n`);
       process.stdout.write(`demo token (orders:read portfolio:read): ${sim.demoToken}\n`);
       await new Promise<void>((resolve) => {

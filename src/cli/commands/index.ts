@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
+import { registerMigrate } from './migrate.ts';
 import { registerNotBuilt } from './not-built.ts';
 import { registerSimulate } from './simulate.ts';
+import { registerSql } from './sql.ts';
 
 /** Every subcommand registers itself here; one module per command under this folder. */
-export const commands: Array<(program: Command) => void> = [registerNotBuilt, registerSimulate];
+export const commands: Array<(program: Command) => void> = [registerNotBuilt, registerSimulate, registerSql, registerMigrate];

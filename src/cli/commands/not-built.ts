@@ -6,7 +6,6 @@ import type { Command } from 'commander';
  */
 const PENDING: Array<[name: string, summary: string]> = [
   ['run', 'the main job: capture + sync + load into ClickHouse (embedded default: simulator, chDB under ./data)'],
-  ['sql', 'run a query against the warehouse'],
 ];
 
 export function registerNotBuilt(program: Command): void {

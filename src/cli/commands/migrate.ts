@@ -1,0 +1,25 @@
+import type { Command } from 'commander';
+import { migrate } from '../../warehouse/migrations.ts';
+import { describeTarget, resolveTarget } from '../../warehouse/target.ts';
+import { openWarehouse } from '../../warehouse/warehouse.ts';
+
+/** `tapehouse migrate`: applies the pending numbered migrations from sql/. */
+export function registerMigrate(program: Command): void {
+  program
+    .command('migrate')
+    .description('apply pending SQL migrations (sql/) to the warehouse')
+    .option('--data-dir <dir>', 'embedded warehouse data directory (default ./data)')
+    .option('--clickhouse-url <url>', 'ClickHouse server URL (user and password from TAPEHOUSE_CLICKHOUSE_USER / _PASSWORD)')
+    .action(async (options: { dataDir?: string; clickhouseUrl?: string }) => {
+      const target = resolveTarget(options);
+      const warehouse = await openWarehouse(target);
+      try {
+        const result = await migrate(warehouse.client);
+        for (const migration of result.applied) process.stdout.write(`applied ${migration.file}\n`);
+        const total = result.alreadyApplied + result.applied.length;
+        process.stdout.write(`${describeTarget(target)}: schema up to date (${total} migrations applied)\n`);
+      } finally {
+        await warehouse.close();
+      }
+    });
+}

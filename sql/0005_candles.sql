@@ -4,6 +4,7 @@
 -- depend on the order in which trades were inserted; states merge across inserts and parts.
 -- Read finished candles from candles (all intervals), candles_1m or candles_1h.
 -- The state table deduplicates too: a trades insert dropped as a duplicate adds nothing here.
+-- (The view casts simple-aggregate columns back to plain types.)
 
 CREATE TABLE IF NOT EXISTS tapehouse.candles_state
 (
@@ -54,8 +55,8 @@ SELECT
     token_id,
     bucket,
     argMinMerge(open_state)     AS open_micro,
-    max(high_max)               AS high_micro,
-    min(low_min)                AS low_micro,
+    toInt64(max(high_max))      AS high_micro,
+    toInt64(min(low_min))       AS low_micro,
     argMaxMerge(close_state)    AS close_micro,
     sum(shares_sum)             AS volume_shares_micro,
     sum(notional_sum)           AS volume_notional_micro,
@@ -63,8 +64,8 @@ SELECT
     sum(sell_shares_sum)        AS sell_shares_micro,
     sum(trade_count_sum)        AS trade_count,
     if(volume_shares_micro = 0, 0, toInt64(intDiv(toInt128(volume_notional_micro) * 1000000, volume_shares_micro))) AS vwap_micro,
-    min(first_trade_at_min)     AS first_trade_at,
-    max(last_trade_at_max)      AS last_trade_at
+    toDateTime64(min(first_trade_at_min), 3, 'UTC') AS first_trade_at,
+    toDateTime64(max(last_trade_at_max), 3, 'UTC')  AS last_trade_at
 FROM tapehouse.candles_state
 GROUP BY interval_seconds, token_id, bucket;
 

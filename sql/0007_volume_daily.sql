@@ -32,7 +32,7 @@ CREATE VIEW IF NOT EXISTS tapehouse.volume_daily_by_token AS
 SELECT
     v.day                   AS day,
     v.token_id              AS token_id,
-    max(v.condition_id)     AS condition_id,
+    toString(max(v.condition_id)) AS condition_id,
     sum(v.shares_sum)       AS volume_shares_micro,
     sum(v.notional_sum)     AS volume_notional_micro,
     sum(v.trade_count_sum)  AS trade_count

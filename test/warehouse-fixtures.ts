@@ -1,0 +1,43 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ClickHouseClient } from '@clickhouse/client';
+import { migrate } from '../src/warehouse/migrations.ts';
+import { openEmbeddedWarehouse, type EmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
+
+/** Shared set-up of the warehouse test files (chDB allows one data directory per process). */
+
+export interface TestWarehouse {
+  dataDir: string;
+  warehouse: EmbeddedWarehouse;
+  cleanup(): Promise<void>;
+}
+
+export function temporaryDataDir(): { dataDir: string; remove(): void } {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tapehouse-warehouse-'));
+  return { dataDir, remove: () => rmSync(dataDir, { recursive: true, force: true }) };
+}
+
+export async function migratedWarehouse(): Promise<TestWarehouse> {
+  const { dataDir, remove } = temporaryDataDir();
+  const warehouse = await openEmbeddedWarehouse(dataDir);
+  await migrate(warehouse.client);
+  return {
+    dataDir,
+    warehouse,
+    async cleanup() {
+      await warehouse.close();
+      remove();
+    },
+  };
+}
+
+/** Bus provenance of a row: record `offset` on topic `topic`, partition 0. */
+export function busRecord(offset: number, topic = 'test.records'): Record<string, string | number> {
+  return { _topic: topic, _partition: 0, _offset: offset, _received_at: '2024-05-01T00:00:00.000001Z' };
+}
+
+export async function rows<T = Record<string, unknown>>(client: ClickHouseClient, query: string): Promise<T[]> {
+  const result = await client.query({ query, format: 'JSONEachRow' });
+  return result.json<T>();
+}

@@ -1,0 +1,145 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadMigrations, migrate, MigrationError } from '../src/warehouse/migrations.ts';
+import { openEmbeddedWarehouse, type EmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
+import { rows, temporaryDataDir } from './warehouse-fixtures.ts';
+
+const ONE = 'CREATE TABLE IF NOT EXISTS tapehouse.m_one (a UInt8) ENGINE = MergeTree ORDER BY a;\n';
+const TWO = `-- a comment with a ; inside
+CREATE TABLE IF NOT EXISTS tapehouse.m_two (a UInt8, s String) ENGINE = MergeTree ORDER BY a;
+INSERT INTO tapehouse.m_two VALUES (1, 'semi;colon');
+`;
+
+describe('numbered migrations', () => {
+  const dir = temporaryDataDir();
+  let sqlDir: string;
+  let warehouse: EmbeddedWarehouse;
+
+  const write = (files: Record<string, string>) => {
+    rmSync(sqlDir, { recursive: true, force: true });
+    sqlDir = mkdtempSync(join(tmpdir(), 'tapehouse-sql-'));
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(sqlDir, name), text);
+    return loadMigrations(sqlDir);
+  };
+
+  beforeAll(async () => {
+    sqlDir = mkdtempSync(join(tmpdir(), 'tapehouse-sql-'));
+    warehouse = await openEmbeddedWarehouse(dir.dataDir);
+  });
+  beforeEach(async () => {
+    await warehouse.client.command({ query: 'DROP DATABASE IF EXISTS tapehouse SYNC' });
+  });
+  afterAll(async () => {
+    await warehouse.close();
+    rmSync(sqlDir, { recursive: true, force: true });
+    dir.remove();
+  });
+
+  it('applies files in order and records each with the sha256 of its text', async () => {
+    const result = await migrate(warehouse.client, write({ '0002_two.sql': TWO, '0001_one.sql': ONE }));
+    expect(result.applied.map((m) => m.file)).toEqual(['0001_one.sql', '0002_two.sql']);
+    const recorded = await rows(warehouse.client, 'SELECT version, name, checksum FROM tapehouse.schema_migrations ORDER BY version');
+    expect(recorded).toEqual([
+      { version: 1, name: 'one', checksum: createHash('sha256').update(ONE).digest('hex') },
+      { version: 2, name: 'two', checksum: createHash('sha256').update(TWO).digest('hex') },
+    ]);
+    expect(await rows(warehouse.client, 'SELECT a, s FROM tapehouse.m_two')).toEqual([{ a: 1, s: 'semi;colon' }]);
+  });
+
+  it('does nothing when applied twice', async () => {
+    const migrations = write({ '0001_one.sql': ONE, '0002_two.sql': TWO });
+    await migrate(warehouse.client, migrations);
+    const again = await migrate(warehouse.client, migrations);
+    expect(again).toMatchObject({ applied: [], alreadyApplied: 2 });
+    expect(await rows(warehouse.client, 'SELECT count() AS n FROM tapehouse.m_two')).toEqual([{ n: '1' }]); // the INSERT ran once
+  });
+
+  it('refuses a file changed after it was applied', async () => {
+    await migrate(warehouse.client, write({ '0001_one.sql': ONE }));
+    const edited = write({ '0001_one.sql': ONE.replace('UInt8', 'UInt16'), '0002_two.sql': TWO });
+    await expect(migrate(warehouse.client, edited)).rejects.toThrow(/0001_one\.sql changed after it was applied/);
+    expect(await rows(warehouse.client, "SELECT count() AS n FROM system.tables WHERE database = 'tapehouse' AND name = 'm_two'")).toEqual([
+      { n: '0' },
+    ]);
+  });
+
+  it('refuses an applied migration whose file is gone, and a new file numbered below an applied one', async () => {
+    await migrate(warehouse.client, write({ '0001_one.sql': ONE, '0003_three.sql': 'SELECT 1' }));
+    await expect(migrate(warehouse.client, write({ '0003_three.sql': 'SELECT 1' }))).rejects.toThrow(/0001_one is applied but its file is missing/);
+    await expect(
+      migrate(warehouse.client, write({ '0001_one.sql': ONE, '0002_two.sql': TWO, '0003_three.sql': 'SELECT 1' })),
+    ).rejects.toThrow(/0002_two\.sql is numbered below 0003/);
+  });
+
+  it('names the file and statement that failed, records nothing for it, and completes on the next run', async () => {
+    const broken = write({ '0001_one.sql': `${ONE}CREATE TABLE tapehouse.bad (a NoSuchType) ENGINE = Memory;` });
+    const failure = migrate(warehouse.client, broken);
+    await expect(failure).rejects.toBeInstanceOf(MigrationError);
+    await expect(failure).rejects.toThrow(/0001_one\.sql: .*NoSuchType/s);
+    expect(await rows(warehouse.client, 'SELECT count() AS n FROM tapehouse.schema_migrations')).toEqual([{ n: '0' }]);
+    const fixed = write({ '0001_one.sql': ONE });
+    expect((await migrate(warehouse.client, fixed)).applied).toHaveLength(1);
+  });
+
+  it('refuses badly named files and duplicate numbers', () => {
+    expect(() => write({ 'one.sql': ONE })).toThrow(/named NNNN_name\.sql/);
+    expect(() => write({ '0001_a.sql': ONE, '0001_b.sql': ONE })).toThrow(/two migrations numbered 0001/);
+  });
+
+  describe('the shipped schema (the public SQL surface of DESIGN.md)', () => {
+    beforeEach(async () => {
+      await migrate(warehouse.client);
+    });
+
+    it('has every table and view DESIGN.md and issue 7 name, in database tapehouse', async () => {
+      const names = (await rows<{ name: string }>(warehouse.client, "SELECT name FROM system.tables WHERE database = 'tapehouse'")).map(
+        (r) => r.name,
+      );
+      for (const name of [
+        'trades', 'book_changes', 'book_snapshots', 'quotes', 'market_status', 'capture_gaps', 'events', 'markets',
+        'outcomes', 'orders', 'fills', 'positions', 'portfolio_summaries', 'pnl_settled', 'rebates', 'activities',
+        'lp_incentives', 'dead_letters', 'loader_offsets', 'sync_checkpoints', 'candles_1m', 'candles_1h',
+        'top_of_book_1m', 'volume_daily_by_market', 'volume_daily_by_category', 'market_lifecycle',
+        'events_latest', 'markets_latest', 'outcomes_latest', 'orders_latest', 'fills_latest', 'positions_latest',
+      ]) {
+        expect(names).toContain(name);
+      }
+    });
+
+    it('types every _micro column as an integer of 64 bits or more, every time as UTC DateTime64(3+), ids as strings', async () => {
+      const columns = await rows<{ table: string; name: string; type: string }>(
+        warehouse.client,
+        "SELECT table, name, type FROM system.columns WHERE database = 'tapehouse' AND NOT match(table, '_(state|mv)$')",
+      );
+      const offenders = columns.filter(({ name, type }) => {
+        const plain = type.replace(/^(Nullable|LowCardinality|Array)\((.*)\)$/, '$2');
+        if (name.endsWith('_micro')) return !/^U?Int(64|128|256)$/.test(plain);
+        if (/(_at|_time|^as_of|^expiration|^bucket|^watermark|^gap_start|^gap_end)$/.test(name)) {
+          return !/^DateTime64\(([3-9]), 'UTC'\)$/.test(plain);
+        }
+        if (name === 'token_id' || name === 'condition_id') return plain !== 'String';
+        return false;
+      });
+      expect(offenders).toEqual([]);
+      expect(columns.filter((c) => c.name.endsWith('_micro')).length).toBeGreaterThan(50);
+    });
+
+    it('keeps the raw payload of every bus-loaded table, compressed', async () => {
+      const tables = await rows<{ table: string; codec: string }>(
+        warehouse.client,
+        `SELECT c.table AS table, c.compression_codec AS codec FROM system.columns AS c
+         JOIN system.tables AS t ON t.database = c.database AND t.name = c.table
+         WHERE c.database = 'tapehouse' AND c.name = '_offset' AND t.engine = 'MergeTree'`,
+      );
+      expect(tables.length).toBeGreaterThanOrEqual(18);
+      const raw = await rows<{ table: string; codec: string }>(
+        warehouse.client,
+        "SELECT table, compression_codec AS codec FROM system.columns WHERE database = 'tapehouse' AND name = '_raw'",
+      );
+      for (const { table } of tables) expect(raw).toContainEqual({ table, codec: 'CODEC(ZSTD(3))' });
+    });
+  });
+});

@@ -8,6 +8,8 @@ export interface Outgoing {
   value: string;
   /** UTF-8 size of `value`. */
   bytes: number;
+  /** Our receive time in ms, as Kafka's message timestamp (so offsets can be found by time). */
+  timestampMs: string;
 }
 
 /**
@@ -24,7 +26,7 @@ export function prepareRecords(spec: TopicSpec, records: readonly BusRecord[]): 
         `${record.kind} record with key ${record.key} is ${bytes} bytes; ${spec.name} takes at most ${spec.maxRecordBytes}`,
       );
     }
-    return { key: record.key, value, bytes };
+    return { key: record.key, value, bytes, timestampMs: (record.receivedAtUs / 1000n).toString() };
   });
 }
 

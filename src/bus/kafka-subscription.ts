@@ -1,0 +1,140 @@
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import type { Logger } from '../util/log.ts';
+import { BusError, type CommitPosition, type Delivery, type SubscribeOptions, type Subscription, type SubscriptionEnd } from './bus.ts';
+import { decodeRecord } from './record.ts';
+
+export interface ConsumerSettings {
+  /** Fetch size per partition: at least the largest record a topic accepts. */
+  maxBytesPerPartition: number;
+  log: Logger;
+}
+
+// kafkajs's defaults, named because the heartbeat pump below relies on them.
+const SESSION_TIMEOUT_MS = 30_000;
+const HEARTBEAT_INTERVAL_MS = 3_000;
+
+/**
+ * One Kafka consumer reading for a group: `eachBatch` with nothing committed automatically
+ * (`autoCommit: false`), commits only through `commit`. While `onBatch` runs — for as long as the
+ * warehouse takes — it keeps heartbeating, so a slow batch does not cost the group membership.
+ */
+export class KafkaSubscription implements Subscription {
+  readonly stopped: Promise<SubscriptionEnd>;
+  private endWith!: (end: SubscriptionEnd) => void;
+  private ended = false;
+  private closing = false;
+  private failed = false;
+
+  private constructor(
+    private readonly consumer: Consumer,
+    private readonly options: SubscribeOptions,
+    private readonly log: Logger,
+  ) {
+    this.stopped = new Promise((resolve) => (this.endWith = resolve));
+  }
+
+  /** Connects, joins the group and starts delivering; resolves once the group is joined. */
+  static async start(kafka: Kafka, options: SubscribeOptions, settings: ConsumerSettings): Promise<KafkaSubscription> {
+    const consumer = kafka.consumer({
+      groupId: options.group,
+      allowAutoTopicCreation: false,
+      maxBytesPerPartition: settings.maxBytesPerPartition,
+      sessionTimeout: SESSION_TIMEOUT_MS,
+      heartbeatInterval: HEARTBEAT_INTERVAL_MS,
+      // A stop waits for the fetch in progress; keep that short.
+      maxWaitTimeInMs: 1_000,
+    });
+    const subscription = new KafkaSubscription(consumer, options, settings.log.child({ group: options.group }));
+    const joined = subscription.joined();
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topics: [...options.topics], fromBeginning: true });
+      await consumer.run({
+        autoCommit: false,
+        partitionsConsumedConcurrently: 1,
+        eachBatch: (payload) => subscription.deliver(payload),
+      });
+      await joined;
+    } catch (error) {
+      await consumer.disconnect().catch(() => undefined);
+      throw error;
+    }
+    return subscription;
+  }
+
+  async commit(positions: readonly CommitPosition[]): Promise<void> {
+    // kafkajs silently drops commits of a stopped consumer: say so instead.
+    if (this.closing || this.failed || this.ended) throw new BusError('closed', `subscription of group ${this.options.group} is closed`);
+    for (const { topic, next } of positions) {
+      if (!this.options.topics.includes(topic)) throw new BusError('bad_commit', `group ${this.options.group} is not subscribed to ${topic} here`);
+      if (next < 0n) throw new BusError('bad_commit', `commit position ${next} is negative`);
+    }
+    await this.consumer.commitOffsets(positions.map(({ topic, partition, next }) => ({ topic, partition, offset: next.toString() })));
+  }
+
+  pause(): void {
+    this.consumer.pause(this.options.topics.map((topic) => ({ topic })));
+  }
+
+  resume(): void {
+    this.consumer.resume(this.options.topics.map((topic) => ({ topic })));
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.consumer.disconnect();
+    this.finish({ reason: 'closed' });
+  }
+
+  private joined(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const offJoin = this.consumer.on(this.consumer.events.GROUP_JOIN, () => {
+        offJoin();
+        resolve();
+      });
+      this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
+        offJoin();
+        reject(payload.error);
+        if (!payload.restart) this.finish({ reason: 'failed', error: payload.error });
+      });
+    });
+  }
+
+  private async deliver({ batch, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
+    // After a failure the consumer is being stopped: whatever kafkajs still hands over is not
+    // delivered and, never committed, goes to the group's next subscriber.
+    if (this.failed || !isRunning() || isStale()) return;
+    const pump = setInterval(() => {
+      heartbeat().catch((error: unknown) => this.log.debug({ err: error }, 'heartbeat during a long batch failed'));
+    }, HEARTBEAT_INTERVAL_MS);
+    try {
+      await this.options.onBatch({
+        topic: batch.topic,
+        partition: batch.partition,
+        messages: batch.messages.map(toDelivery),
+        highWatermark: BigInt(batch.highWatermark),
+      });
+    } catch (error) {
+      this.failed = true;
+      this.log.warn({ err: error, topic: batch.topic, partition: batch.partition }, 'batch handler failed; stopping the subscription');
+      // Not awaited: disconnecting waits for this very batch to return.
+      void this.consumer.disconnect().finally(() => this.finish({ reason: 'failed', error }));
+    } finally {
+      clearInterval(pump);
+    }
+  }
+
+  private finish(end: SubscriptionEnd): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.endWith(end);
+  }
+}
+
+function toDelivery(message: KafkaMessage): Delivery {
+  const offset = BigInt(message.offset);
+  if (message.value === null) return { offset, ok: false, reason: 'message has no value', bytes: new Uint8Array() };
+  const decoded = decodeRecord(message.value);
+  if (decoded.ok) return { offset, ok: true, record: decoded.record };
+  return { offset, ok: false, reason: decoded.reason, bytes: message.value };
+}

@@ -1,0 +1,62 @@
+import type { Admin } from 'kafkajs';
+import type { Logger } from '../util/log.ts';
+import type { TopicSpec } from './topics.ts';
+
+/** Room above a record's own size for the batch framing Kafka counts in `max.message.bytes`. */
+export const BATCH_OVERHEAD_BYTES = 64 * 1024;
+
+/**
+ * Creates the catalogue's topics that do not exist yet (existing ones are left as they are, so
+ * running this on every start is harmless, also from several processes at once). A topic that
+ * exists with another partition count is reported: its keys no longer map to the partitions the
+ * embedded bus would use, and per-key order across the change is lost.
+ */
+export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[], replicationFactor: number, log: Logger): Promise<void> {
+  const created = await admin.createTopics({
+    // kafkajs's own wait gives up on the "unknown topic" a broker answers right after creation.
+    waitForLeaders: false,
+    topics: specs.map((spec) => ({
+      topic: spec.name,
+      numPartitions: spec.partitions,
+      replicationFactor,
+      configEntries: [
+        { name: 'cleanup.policy', value: 'delete' },
+        { name: 'retention.ms', value: String(spec.retentionMs) },
+        { name: 'max.message.bytes', value: String(spec.maxRecordBytes + BATCH_OVERHEAD_BYTES) },
+        // With acks=-1, a write is durable once this many replicas have it.
+        { name: 'min.insync.replicas', value: String(Math.min(2, replicationFactor)) },
+      ],
+    })),
+  });
+  const topics = await waitForLeaders(admin, specs.map((spec) => spec.name));
+  for (const spec of specs) {
+    const found = topics.get(spec.name);
+    if (found !== spec.partitions) {
+      log.warn({ topic: spec.name, partitions: found, catalogue: spec.partitions }, 'topic partition count differs from the catalogue');
+    }
+  }
+  log.info({ topics: specs.length, created }, 'bus topics ready');
+}
+
+const LEADER_WAIT_MS = 30_000;
+const SETTLING = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
+
+/**
+ * Waits until every partition of the topics has a leader, so the first publish does not race the
+ * election; returns each topic's partition count.
+ */
+async function waitForLeaders(admin: Admin, names: readonly string[]): Promise<Map<string, number>> {
+  const deadline = Date.now() + LEADER_WAIT_MS;
+  for (let pause = 50; ; pause = Math.min(pause * 2, 1_000)) {
+    try {
+      const { topics } = await admin.fetchTopicMetadata({ topics: [...names] });
+      if (topics.every((topic) => topic.partitions.every((partition) => partition.leader >= 0))) {
+        return new Map(topics.map((topic) => [topic.name, topic.partitions.length]));
+      }
+    } catch (error) {
+      if (!SETTLING.has((error as { type?: string }).type ?? '') || Date.now() > deadline) throw error;
+    }
+    if (Date.now() > deadline) throw new Error(`topics have no leader after ${LEADER_WAIT_MS} ms: ${names.join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+}

@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// kafkajs appears here only to look at the broker from outside the bus and to write bytes the
+// bus itself never would.
+import { ConfigResourceTypes, Kafka, logLevel, type Admin } from 'kafkajs';
+import type { CommitPosition } from '../../src/bus/bus.ts';
+import { KafkaBus, type KafkaBusOptions } from '../../src/bus/kafka.ts';
+import { encodeRecord } from '../../src/bus/record.ts';
+import { createTopicCatalogue, type TopicSpec } from '../../src/bus/topics.ts';
+import { createLogger } from '../../src/util/log.ts';
+import { busContract, collect, tradeFeed, tradeRecord } from '../bus-contract.ts';
+import { KAFKA_BROKERS, requireService } from './services.ts';
+
+const log = createLogger('bus.kafka.test', 'warn');
+const createdTopics = new Set<string>();
+let admin: Admin;
+
+function open(topics: readonly TopicSpec[], options: Partial<KafkaBusOptions> = {}): Promise<KafkaBus> {
+  for (const spec of topics) createdTopics.add(spec.name);
+  return KafkaBus.open({ brokers: KAFKA_BROKERS, topics, log, ...options });
+}
+
+function testTopics() {
+  const catalogue = createTopicCatalogue(`test-${randomUUID().slice(0, 8)}`);
+  return { catalogue, trades: catalogue.spec(catalogue.topicFor('trade'))! };
+}
+
+beforeAll(async () => {
+  await requireService('Kafka', KAFKA_BROKERS[0]!);
+  admin = new Kafka({ clientId: 'bus-test', brokers: KAFKA_BROKERS, logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+});
+
+afterAll(async () => {
+  await admin?.deleteTopics({ topics: [...createdTopics] }).catch(() => undefined);
+  await admin?.disconnect();
+});
+
+busContract('kafka', { open: (topics) => open(topics) });
+
+describe('Kafka bus', () => {
+  it('creates the catalogue topics with their partitions and retention, and opening again changes nothing', async () => {
+    const { catalogue } = testTopics();
+    const first = await open(catalogue.topics);
+    await first.close();
+    const again = await open(catalogue.topics);
+    await again.close();
+
+    const { topics } = await admin.fetchTopicMetadata({ topics: catalogue.topics.map((spec) => spec.name) });
+    for (const spec of catalogue.topics) {
+      expect(topics.find((topic) => topic.name === spec.name)?.partitions).toHaveLength(spec.partitions);
+    }
+    const trades = catalogue.spec(catalogue.topicFor('trade'))!;
+    const described = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: [{ type: ConfigResourceTypes.TOPIC, name: trades.name, configNames: ['retention.ms', 'cleanup.policy'] }],
+    });
+    const entries = Object.fromEntries(described.resources[0]!.configEntries.map((entry) => [entry.configName, entry.configValue]));
+    expect(entries).toEqual({ 'retention.ms': String(trades.retentionMs), 'cleanup.policy': 'delete' });
+  });
+
+  it('hands over bytes that are not a record with the reason, so a loader can dead-letter them', async () => {
+    const { trades } = testTopics();
+    const bus = await open([trades]);
+    const producer = new Kafka({ clientId: 'bus-test', brokers: KAFKA_BROKERS, logLevel: logLevel.NOTHING }).producer();
+    await producer.connect();
+    const garbage = Buffer.from('{"v":1,"kind":"trade"', 'utf8');
+    const good = tradeRecord('0xsame-key', 'yes', 1);
+    await producer.send({ topic: trades.name, acks: -1, messages: [{ key: '0xsame-key', value: garbage }, { key: '0xsame-key', value: encodeRecord(good) }] });
+    await producer.disconnect();
+
+    const deliveries: unknown[] = [];
+    const done = new Promise<void>((resolve) => {
+      void bus.subscribe({
+        group: 'dead-letter-check',
+        topics: [trades.name],
+        onBatch: async (batch) => {
+          deliveries.push(...batch.messages);
+          if (deliveries.length >= 2) resolve();
+        },
+      });
+    });
+    await done;
+    expect(deliveries).toEqual([
+      { offset: 0n, ok: false, reason: expect.stringMatching(/^not JSON/), bytes: garbage },
+      { offset: 1n, ok: true, record: good },
+    ]);
+    await bus.close();
+  });
+
+  it('resumes at the group commit in a new process: a new bus delivers only the uncommitted records', async () => {
+    const { trades } = testTopics();
+    const feed = tradeFeed(5, 4);
+    const before = await open([trades]);
+    await before.publish(trades.name, feed);
+    const first = await collect(before, 'loader', [trades.name]);
+    await first.waitFor(feed.length);
+    const positions: CommitPosition[] = [];
+    const remaining = new Set<string>();
+    for (let partition = 0; partition < trades.partitions; partition++) {
+      const inPartition = first.received.filter((r) => r.partition === partition);
+      if (inPartition.length === 0) continue;
+      positions.push({ topic: trades.name, partition, next: BigInt(inPartition.length - 1) });
+      remaining.add(`${partition}@${inPartition.length - 1}`);
+    }
+    await first.subscription.commit(positions);
+    await before.close();
+
+    const after = await open([trades]);
+    const second = await collect(after, 'loader', [trades.name]);
+    await second.waitFor(remaining.size);
+    expect(new Set(second.received.map((r) => `${r.partition}@${r.offset}`))).toEqual(remaining);
+    expect(await after.committedOffsets('loader', trades.name)).toEqual(new Map(positions.map((p) => [p.partition, p.next])));
+    await after.close();
+  });
+
+  it('publishes GZIP-compressed batches that read back unchanged', async () => {
+    const { trades } = testTopics();
+    const bus = await open([trades], { compression: 'gzip' });
+    const feed = tradeFeed(3, 20).map((record) => ({ ...record, raw: JSON.stringify(record.payload).repeat(20) }));
+    await bus.publish(trades.name, feed);
+    const consumer = await collect(bus, 'loader', [trades.name]);
+    await consumer.waitFor(feed.length);
+    expect(new Set(consumer.received.map((r) => JSON.stringify(r.record, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))))).toEqual(
+      new Set(feed.map((record) => JSON.stringify(record, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)))),
+    );
+    await bus.close();
+  });
+});

@@ -20,9 +20,10 @@ interface RefillBounds {
  * - the level becomes `remaining`, minus what we sent after that request and is still in flight;
  * - the capacity becomes `limit`;
  * - `reset` = deficit ÷ refill gives bounds on the refill rate. With the reset written to a
- *   resolution u, the true reset lies within ±u, so deficit ÷ (reset + u) is a safe lower bound
- *   whatever the rounding. The configured rate is kept while it lies within the bounds seen
- *   recently; otherwise the best lower bound is used (never faster than the venue proved).
+ *   resolution u and `remaining` a whole number of tokens, the true reset lies within ±u and the
+ *   true deficit within ±1, so (deficit − 1) ÷ (reset + u) is a safe lower bound whatever the
+ *   rounding. The configured rate is kept while it lies within the bounds seen recently;
+ *   otherwise the best lower bound is used (never faster than the venue proved).
  */
 export class AccountReadBucket {
   readonly #bucket: TokenBucket;
@@ -67,11 +68,11 @@ export class AccountReadBucket {
 
   #learnBounds(report: RateLimitReport): void {
     const deficit = report.limit - report.remaining;
-    if (deficit <= 0 || report.resetSeconds <= 0) return;
+    if (deficit <= 1 || report.resetSeconds <= 0) return;
     const u = report.resetResolution;
     const bound = {
-      lower: deficit / (report.resetSeconds + u),
-      upper: report.resetSeconds > u ? deficit / (report.resetSeconds - u) : Number.POSITIVE_INFINITY,
+      lower: (deficit - 1) / (report.resetSeconds + u),
+      upper: report.resetSeconds > u ? (deficit + 1) / (report.resetSeconds - u) : Number.POSITIVE_INFINITY,
     };
     // Bounds that contradict the recent ones mean the tier changed: start over from this report.
     if (this.#bounds.some((b) => b.lower > bound.upper || b.upper < bound.lower)) this.#bounds = [];

@@ -10,7 +10,10 @@ export interface RateLimiterOptions {
   read?: BucketShape;
   /** Tokens assumed at start (default: a full bucket). Lower it when other processes share the account. */
   initialReadTokens?: number;
-  /** Tokens left unspent to absorb jitter between our clock and the venue's (default 2). */
+  /**
+   * Tokens left unspent to absorb jitter between our dispatch and the venue's count (default: 50 ms
+   * of refill, at least 2). It lowers the burst slightly, never the sustained rate.
+   */
   reserveTokens?: number;
   /** Per-IP limits; default the process-wide instance. */
   ipLimits?: IpLimits;
@@ -41,6 +44,8 @@ interface Waiter {
   reject: (reason: unknown) => void;
 }
 
+const MIN_RESERVE_TOKENS = 2;
+const JITTER_ALLOWANCE_SECONDS = 0.05;
 /** Timers re-check at least this often (a bucket with no refill would otherwise mean an endless timer). */
 const MAX_TIMER_MS = 60_000;
 /** Used when a per-IP 429 comes without Retry-After. */
@@ -55,11 +60,12 @@ export class RateLimiter {
   readonly #read: AccountReadBucket;
   readonly #ip: IpLimits;
   readonly #clock: Clock;
-  readonly #reserve: number;
+  readonly #reserve: number | undefined;
   readonly #queue: Waiter[] = [];
   readonly #inFlight = new Map<number, Permit>();
   #seq = 0;
   #lastReportSeq = -1;
+  #timer: AbortController | undefined;
   #wakeAt = Number.POSITIVE_INFINITY;
   #admitted = 0;
 
@@ -68,7 +74,7 @@ export class RateLimiter {
     this.#read = new AccountReadBucket(read, options.initialReadTokens);
     this.#ip = options.ipLimits ?? processIpLimits();
     this.#clock = options.clock ?? systemClock;
-    this.#reserve = options.reserveTokens ?? 2;
+    this.#reserve = options.reserveTokens;
   }
 
   /** Resolves when the request may be sent. Call `settle` with the answer (or none) afterwards. */
@@ -135,12 +141,18 @@ export class RateLimiter {
       this.#queue.shift();
       head.resolve(this.#admit(head.request, now));
     }
+    this.#cancelTimer();
   }
 
   #waitMs(request: AdmissionRequest, now: number): number {
     const ip = this.#ip.waitMs(pathFamily(request.path), now);
-    const account = request.authenticated ? this.#read.waitMs(request.readCost, now, this.#reserve) : 0;
+    const account = request.authenticated ? this.#read.waitMs(request.readCost, now, this.#reserveTokens()) : 0;
     return Math.max(ip, account);
+  }
+
+  /** Default: 50 ms of refill, at least 2 tokens — the jitter between our dispatch and the venue's count. */
+  #reserveTokens(): number {
+    return this.#reserve ?? Math.max(MIN_RESERVE_TOKENS, this.#read.shape.refillPerSecond * JITTER_ALLOWANCE_SECONDS);
   }
 
   #admit(request: AdmissionRequest, now: number): Permit {
@@ -160,15 +172,26 @@ export class RateLimiter {
     return cost;
   }
 
-  // Keeps a timer for the earliest moment the head can go. Later timers still fire, harmlessly:
-  // a wake-up only re-checks the queue (and settle() re-checks it at once).
+  // One timer, for the earliest moment the head can go; cancelled once the queue is empty so an
+  // idle limiter keeps nothing alive. An early wake-up only re-checks the queue.
   #wakeIn(waitMs: number, now: number): void {
     const at = now + waitMs;
-    if (at >= this.#wakeAt) return;
+    if (this.#timer && at >= this.#wakeAt) return;
+    this.#timer?.abort();
+    const timer = new AbortController();
+    this.#timer = timer;
     this.#wakeAt = at;
-    void this.#clock.sleep(waitMs).then(() => {
-      if (this.#wakeAt === at) this.#wakeAt = Number.POSITIVE_INFINITY;
-      this.#pump();
-    });
+    this.#clock.sleep(waitMs, timer.signal).then(
+      () => {
+        if (this.#timer === timer) this.#timer = undefined;
+        this.#pump();
+      },
+      () => undefined,
+    );
+  }
+
+  #cancelTimer(): void {
+    this.#timer?.abort();
+    this.#timer = undefined;
   }
 }

@@ -32,6 +32,11 @@ export interface ReadOnlyQuery {
 }
 
 const READ_STATEMENTS = new Set(['SELECT', 'WITH', 'SHOW', 'DESCRIBE', 'DESC', 'EXISTS', 'EXPLAIN']);
+const OTHER_STATEMENTS = new Set([
+  'INSERT', 'CREATE', 'ALTER', 'DROP', 'TRUNCATE', 'RENAME', 'OPTIMIZE', 'SYSTEM', 'KILL', 'SET', 'USE', 'GRANT',
+  'REVOKE', 'ATTACH', 'DETACH', 'DELETE', 'UPDATE', 'EXCHANGE', 'BACKUP', 'RESTORE', 'UNDROP', 'CHECK', 'MOVE',
+  'BEGIN', 'COMMIT', 'ROLLBACK', 'WATCH', 'REPLACE', 'UNDO',
+]);
 
 // Table (and scalar) functions that read or write outside the warehouse: files, URLs, object
 // stores, other databases, processes.
@@ -93,6 +98,9 @@ export function prepareReadOnlyQuery(
 function checkStatementKind(tokens: Token[]): void {
   const first = tokens.find((token) => token.text !== '(');
   const kind = keyword(first);
+  if (!OTHER_STATEMENTS.has(kind) && !READ_STATEMENTS.has(kind)) {
+    throw new QueryRefused(62, 'SYNTAX_ERROR', `Syntax error: no statement starts with ${first?.text ?? 'that'}`);
+  }
   if (!READ_STATEMENTS.has(kind)) {
     throw new QueryRefused(
       164,

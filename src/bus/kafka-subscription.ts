@@ -6,12 +6,10 @@ import { decodeRecord } from './record.ts';
 export interface ConsumerSettings {
   /** Fetch size per partition: at least the largest record a topic accepts. */
   maxBytesPerPartition: number;
+  /** A member silent for this long is dropped from the group. */
+  sessionTimeoutMs: number;
   log: Logger;
 }
-
-// kafkajs's defaults, named because the heartbeat pump below relies on them.
-const SESSION_TIMEOUT_MS = 30_000;
-const HEARTBEAT_INTERVAL_MS = 3_000;
 
 /**
  * One Kafka consumer reading for a group: `eachBatch` with nothing committed automatically
@@ -28,6 +26,7 @@ export class KafkaSubscription implements Subscription {
   private constructor(
     private readonly consumer: Consumer,
     private readonly options: SubscribeOptions,
+    private readonly heartbeatEveryMs: number,
     private readonly log: Logger,
   ) {
     this.stopped = new Promise((resolve) => (this.endWith = resolve));
@@ -39,12 +38,12 @@ export class KafkaSubscription implements Subscription {
       groupId: options.group,
       allowAutoTopicCreation: false,
       maxBytesPerPartition: settings.maxBytesPerPartition,
-      sessionTimeout: SESSION_TIMEOUT_MS,
-      heartbeatInterval: HEARTBEAT_INTERVAL_MS,
+      sessionTimeout: settings.sessionTimeoutMs,
+      heartbeatInterval: heartbeatIntervalMs(settings),
       // A stop waits for the fetch in progress; keep that short.
       maxWaitTimeInMs: 1_000,
     });
-    const subscription = new KafkaSubscription(consumer, options, settings.log.child({ group: options.group }));
+    const subscription = new KafkaSubscription(consumer, options, heartbeatIntervalMs(settings), settings.log.child({ group: options.group }));
     const joined = subscription.joined();
     try {
       await consumer.connect();
@@ -106,7 +105,7 @@ export class KafkaSubscription implements Subscription {
     if (this.failed || !isRunning() || isStale()) return;
     const pump = setInterval(() => {
       heartbeat().catch((error: unknown) => this.log.debug({ err: error }, 'heartbeat during a long batch failed'));
-    }, HEARTBEAT_INTERVAL_MS);
+    }, this.heartbeatEveryMs);
     try {
       await this.options.onBatch({
         topic: batch.topic,
@@ -129,6 +128,11 @@ export class KafkaSubscription implements Subscription {
     this.ended = true;
     this.endWith(end);
   }
+}
+
+/** A tenth of the session, as kafkajs's defaults (3 s of 30 s): several beats before the cut-off. */
+function heartbeatIntervalMs(settings: ConsumerSettings): number {
+  return Math.max(100, Math.floor(settings.sessionTimeoutMs / 10));
 }
 
 function toDelivery(message: KafkaMessage): Delivery {

@@ -18,6 +18,8 @@ export interface KafkaBusOptions {
   replicationFactor?: number;
   /** GZIP (the only codec built into kafkajs) trades CPU for bytes on the wire and on disk. */
   compression?: 'gzip' | 'none';
+  /** A consumer silent this long leaves the group (default 30 s); batches may take longer. */
+  sessionTimeoutMs?: number;
   log?: Logger;
 }
 
@@ -35,6 +37,7 @@ export class KafkaBus implements Bus {
   private readonly serial = new SerialQueues();
   private readonly subscriptions = new Set<KafkaSubscription>();
   private readonly compression: CompressionTypes;
+  private readonly sessionTimeoutMs: number;
   private closed = false;
 
   private constructor(
@@ -47,6 +50,7 @@ export class KafkaBus implements Bus {
   ) {
     this.index = new TopicIndex(topics);
     this.compression = options.compression === 'gzip' ? CompressionTypes.GZIP : CompressionTypes.None;
+    this.sessionTimeoutMs = options.sessionTimeoutMs ?? 30_000;
   }
 
   /** Connects, creates missing topics and readies the producer. */
@@ -100,6 +104,7 @@ export class KafkaBus implements Bus {
     const largest = Math.max(...specs.map((spec) => spec.maxRecordBytes));
     const subscription = await KafkaSubscription.start(this.kafka, options, {
       maxBytesPerPartition: largest + BATCH_OVERHEAD_BYTES,
+      sessionTimeoutMs: this.sessionTimeoutMs,
       log: this.log,
     });
     this.subscriptions.add(subscription);

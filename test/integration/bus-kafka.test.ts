@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // kafkajs appears here only to look at the broker from outside the bus and to write bytes the
 // bus itself never would.
 import { ConfigResourceTypes, Kafka, logLevel, type Admin } from 'kafkajs';
-import type { CommitPosition } from '../../src/bus/bus.ts';
+import { positionAfter, type CommitPosition } from '../../src/bus/bus.ts';
 import { KafkaBus, type KafkaBusOptions } from '../../src/bus/kafka.ts';
 import { encodeRecord } from '../../src/bus/record.ts';
 import { createTopicCatalogue, type TopicSpec } from '../../src/bus/topics.ts';
@@ -112,6 +112,32 @@ describe('Kafka bus', () => {
     expect(new Set(second.received.map((r) => `${r.partition}@${r.offset}`))).toEqual(remaining);
     expect(await after.committedOffsets('loader', trades.name)).toEqual(new Map(positions.map((p) => [p.partition, p.next])));
     await after.close();
+  });
+
+  it('keeps its place in the group through a batch that takes longer than the session timeout', async () => {
+    const { trades } = testTopics();
+    const sessionTimeoutMs = 6_000; // the broker's smallest allowed session
+    const bus = await open([trades], { sessionTimeoutMs });
+    const feed = tradeFeed(1, 2); // one key: one partition, one batch
+    await bus.publish(trades.name, feed);
+    const seen: bigint[] = [];
+    let batchDone!: (position: CommitPosition) => void;
+    const firstBatch = new Promise<CommitPosition>((resolve) => (batchDone = resolve));
+    const subscription = await bus.subscribe({
+      group: 'slow-loader',
+      topics: [trades.name],
+      onBatch: async (batch) => {
+        seen.push(...batch.messages.map((m) => m.offset));
+        // A warehouse insert stuck for well over a session.
+        await new Promise((wait) => setTimeout(wait, sessionTimeoutMs * 2.5));
+        batchDone(positionAfter(batch));
+      },
+    });
+    const position = await firstBatch;
+    await subscription.commit([position]);
+    expect(await bus.committedOffsets('slow-loader', trades.name)).toEqual(new Map([[position.partition, BigInt(feed.length)]]));
+    expect(seen).toEqual(feed.map((_, i) => BigInt(i)));
+    await bus.close();
   });
 
   it('publishes GZIP-compressed batches that read back unchanged', async () => {

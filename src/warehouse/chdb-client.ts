@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { createChdbConnection, type ChdbConnection } from 'chdb/connection';
 import { assertClientHonoursConnection } from './client-version.ts';
-import { chdbPathOf, DataDirectoryBusy, isDataDirectoryLockError } from './data-dir.ts';
+import { chdbPathOf, DataDirectoryBusy, dataDirectoryHolder } from './data-dir.ts';
 import { readEndpointFile } from './endpoint-file.ts';
 import { SettingsGuardedConnection } from './settings-guard.ts';
 
@@ -28,11 +28,19 @@ export async function openChdbSession(dataDir: string): Promise<ChdbSession> {
   assertClientHonoursConnection();
   const path = chdbPathOf(dataDir);
   mkdirSync(path, { recursive: true });
+  // Name the holder's endpoint only if the file is the holder's (not one left by a killed owner).
+  const busy = (holder: number) => {
+    const endpoint = readEndpointFile(dataDir);
+    return new DataDirectoryBusy(dataDir, endpoint?.pid === holder ? endpoint : undefined);
+  };
+  const holder = dataDirectoryHolder(dataDir);
+  if (holder !== undefined) throw busy(holder);
   let connection: ChdbConnection;
   try {
     connection = createChdbConnection({ path });
   } catch (err) {
-    if (isDataDirectoryLockError(err)) throw new DataDirectoryBusy(dataDir, readEndpointFile(dataDir));
+    const raced = dataDirectoryHolder(dataDir); // another process took the lock first
+    if (raced !== undefined) throw busy(raced);
     throw err;
   }
   // chdb types its connection against the deprecated @clickhouse/client-common; the runtime

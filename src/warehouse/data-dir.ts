@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { EndpointInfo } from './endpoint-file.ts';
+import { isProcessAlive, type EndpointInfo } from './endpoint-file.ts';
 
 /** Default data directory of the embedded warehouse (relative to the working directory). */
 export const DEFAULT_DATA_DIR = './data';
@@ -32,8 +33,19 @@ export class DataDirectoryBusy extends Error {
   }
 }
 
-/** chDB's "Cannot lock file <dir>/status" (code 76) when another process holds the directory. */
-export function isDataDirectoryLockError(err: unknown): boolean {
-  const message = err instanceof Error ? err.message : String(err);
-  return /Cannot lock file|Another server instance in same directory/i.test(message);
+/**
+ * The other live process holding the data directory, if any. The engine writes its PID into
+ * `status` while it has the directory open (and locks that file); chDB reports a lock failure
+ * only as "Failed to create connection", with the reason printed to stderr, so the PID is how we
+ * tell "busy" from other failures, and lets us say so before the engine prints its own message.
+ */
+export function dataDirectoryHolder(dataDir: string): number | undefined {
+  let status: string;
+  try {
+    status = readFileSync(join(chdbPathOf(dataDir), 'status'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const pid = Number(/^PID: (\d+)/m.exec(status)?.[1]);
+  return Number.isInteger(pid) && pid !== process.pid && isProcessAlive(pid) ? pid : undefined;
 }

@@ -1,7 +1,8 @@
+import { rmSync } from 'node:fs';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { ChdbConnection } from 'chdb/connection';
 import { openChdbSession } from './chdb-client.ts';
-import { readEndpointFile, removeEndpointFile } from './endpoint-file.ts';
+import { endpointFileOf } from './data-dir.ts';
 import { chdbTransport, httpTransport, RowInserter, type InsertOptions, type InsertSummary } from './insert/insert-rows.ts';
 import type { InsertRow } from './insert/row-encoder.ts';
 import type { ChdbTarget, ServerTarget, WarehouseTarget } from './target.ts';
@@ -30,8 +31,8 @@ export async function openWarehouse(target: WarehouseTarget): Promise<Warehouse>
 /** Opens chDB on a data directory this process then owns (see DataDirectoryBusy). */
 export async function openEmbeddedWarehouse(dataDir: string): Promise<EmbeddedWarehouse> {
   const { client, connection } = await openChdbSession(dataDir);
-  // We hold the directory's lock, so an endpoint file left behind is stale.
-  if (readEndpointFile(dataDir)) removeEndpointFile(dataDir);
+  // We hold the directory's lock, so an endpoint file left behind (by a killed owner) is stale.
+  rmSync(endpointFileOf(dataDir), { force: true });
   const inserter = new RowInserter(client, chdbTransport(connection));
   return {
     target: { kind: 'chdb', dataDir },

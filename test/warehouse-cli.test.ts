@@ -1,0 +1,91 @@
+import { execFile } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { endpointFileOf } from '../src/warehouse/data-dir.ts';
+import { loadMigrations } from '../src/warehouse/migrations.ts';
+import { serveEmbeddedEndpoint } from '../src/warehouse/embedded-endpoint.ts';
+import { openEmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
+import { temporaryDataDir } from './warehouse-fixtures.ts';
+
+// `tapehouse migrate` and `tapehouse sql` run as a user runs them: child processes.
+
+const run = promisify(execFile);
+const BIN = resolve(import.meta.dirname, '../bin/tapehouse.js');
+
+async function tapehouse(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { timeout: 30_000, env: { ...process.env, ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const failed = err as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe('tapehouse migrate and tapehouse sql', () => {
+  const dir = temporaryDataDir();
+  const migrations = loadMigrations();
+  afterAll(() => dir.remove());
+
+  it('migrate applies every migration once, then reports the schema up to date', async () => {
+    const first = await tapehouse(['migrate', '--data-dir', dir.dataDir]);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toBe(
+      `${migrations.map((m) => `applied ${m.file}\n`).join('')}chDB on ${dir.dataDir}: schema up to date (${migrations.length} migrations applied)\n`,
+    );
+    const second = await tapehouse(['migrate', '--data-dir', dir.dataDir]);
+    expect(second.stdout).toBe(`chDB on ${dir.dataDir}: schema up to date (${migrations.length} migrations applied)\n`);
+  });
+
+  it('sql prints a table by default, opening the directory itself when an endpoint.json is stale', async () => {
+    writeFileSync(endpointFileOf(dir.dataDir), JSON.stringify({ url: 'http://127.0.0.1:9', pid: 2 ** 22 + 1, started_at: '' }));
+    const result = await tapehouse(['sql', '--data-dir', dir.dataDir, "SELECT 1 AS n, 'a|b' AS text, NULL AS nothing, toInt64(-42) AS micro"]);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toBe(
+      ['n | text | nothing | micro', '--+------+---------+------', '1 | a|b  | NULL    |   -42', '(1 row)', ''].join('\n'),
+    );
+    expect(existsSync(endpointFileOf(dir.dataDir))).toBe(false);
+  });
+
+  it('sql --format json prints one object per line, 64-bit integers as strings; tables resolve in tapehouse', async () => {
+    const result = await tapehouse([
+      'sql', '--data-dir', dir.dataDir, '--format', 'json',
+      'SELECT count() AS trades FROM trades; SELECT toInt64(9007199254740993) AS big_micro',
+    ]);
+    expect(result.stdout).toBe('{"trades":"0"}\n{"big_micro":"9007199254740993"}\n');
+  });
+
+  it('sql --format csv prints a header and rows; a statement\'s own FORMAT wins', async () => {
+    const csv = await tapehouse(['sql', '--data-dir', dir.dataDir, '--format', 'csv', "SELECT 'x,y' AS a, 2 AS b"]);
+    expect(csv.stdout).toBe('"a","b"\n"x,y",2\n');
+    const own = await tapehouse(['sql', '--data-dir', dir.dataDir, 'SELECT 3 AS c FORMAT TabSeparatedWithNames']);
+    expect(own.stdout).toBe('c\n3\n');
+  });
+
+  it('sql fails with ClickHouse\'s message and exit code 1; giving both targets is refused', async () => {
+    const bad = await tapehouse(['sql', '--data-dir', dir.dataDir, 'SELECT * FROM no_such_table']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^tapehouse: .*no_such_table/);
+    const both = await tapehouse(['sql', '--data-dir', dir.dataDir, '--clickhouse-url', 'http://127.0.0.1:9', 'SELECT 1']);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toMatch(/either --data-dir or --clickhouse-url/);
+  });
+
+  it('sql --clickhouse-url queries a ClickHouse-compatible server (here the embedded endpoint), credentials from the environment', async () => {
+    const warehouse = await openEmbeddedWarehouse(dir.dataDir);
+    const endpoint = await serveEmbeddedEndpoint(warehouse);
+    try {
+      const result = await tapehouse(['sql', '--clickhouse-url', endpoint.url, '--format', 'json', 'SELECT currentDatabase() AS db'], {
+        TAPEHOUSE_CLICKHOUSE_USER: 'reader',
+        TAPEHOUSE_CLICKHOUSE_PASSWORD: 'not-logged',
+      });
+      expect(result).toMatchObject({ code: 0, stdout: '{"db":"tapehouse"}\n' });
+      expect(result.stderr).not.toContain('not-logged');
+    } finally {
+      await endpoint.close();
+      await warehouse.close();
+    }
+  });
+});

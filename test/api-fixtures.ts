@@ -322,8 +322,8 @@ export const eventDetailPayload = {
 
 export const orderbookPayload = {
   token_id: orderPayload.token_id,
-  bids: [{ price_micro: '530000', size_micro: '1000000' }],
-  asks: [{ price_micro: '550000', size_micro: '2500000' }],
+  bids: [{ price_micro: '530000', shares_micro: '1000000' }],
+  asks: [{ price_micro: '550000', shares_micro: '2500000' }],
   sequence: 1042,
   as_of: '2025-11-20T14:05:00Z',
 };

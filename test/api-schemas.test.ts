@@ -131,9 +131,12 @@ describe('schemas read realistic payloads', () => {
     expect(live.sections?.[0]?.event_ids).toEqual(['e1']);
   });
 
-  it('order book (shape of our choosing)', () => {
+  it('order book (shape not shown): shares_micro per level, size_micro read as its alias', () => {
     const book = OrderbookSchema.parse(fx.orderbookPayload);
-    expect(book.bids[0]).toEqual({ price_micro: 530_000n, size_micro: 1_000_000n });
+    expect(book.bids[0]).toEqual({ price_micro: 530_000n, shares_micro: 1_000_000n });
+    const aliased = OrderbookSchema.parse({ ...fx.orderbookPayload, asks: [{ price_micro: '550000', size_micro: '7' }] });
+    expect(aliased.asks[0]?.shares_micro).toBe(7n);
+    expect(issuesOf(OrderbookSchema, { bids: [{ price_micro: '1' }], asks: [] })).toEqual(['bids[0].shares_micro: a book level needs shares_micro (or size_micro)']);
   });
 
   it('Problem Details with field errors, and the edge variant without request_id', () => {

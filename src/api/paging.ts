@@ -34,6 +34,11 @@ export async function* followCursor<Page extends { pagination?: Pagination | und
   }
 }
 
+/** A POST list body for one page: the fixed filters, plus the cursor after the first page. */
+export function bodyWithCursor(filters: Readonly<Record<string, unknown>>, cursor: string | undefined): Readonly<Record<string, unknown>> {
+  return cursor === undefined ? filters : { ...filters, cursor };
+}
+
 /** One item of a page with its own raw JSON, for callers that want records rather than pages. */
 export interface PagedItem<Item, Page> {
   value: Item;

@@ -1,6 +1,6 @@
 import type { Fetched, VenueCaller } from '../caller.ts';
 import { ENDPOINTS, endpointName, type Endpoint } from '../endpoints.ts';
-import { followCursor } from '../paging.ts';
+import { bodyWithCursor, followCursor } from '../paging.ts';
 import { checkPageSize, PAGE_SIZE } from '../params.ts';
 import {
   BatchSchema,
@@ -66,7 +66,7 @@ export class OrderReads {
     checkPageSize(endpointName(endpoint), body.limit, PAGE_SIZE.unbounded);
     const filters = Object.freeze({ ...body });
     return followCursor(endpointName(endpoint), (cursor) =>
-      this.caller.call({ endpoint, body: cursor === undefined ? filters : { ...filters, cursor }, schema: OrdersPageSchema, signal }),
+      this.caller.call({ endpoint, body: bodyWithCursor(filters, cursor), schema: OrdersPageSchema, signal }),
     );
   }
 }

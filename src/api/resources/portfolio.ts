@@ -4,7 +4,7 @@ import type { Clock } from '../clock.ts';
 import { ENDPOINTS, endpointName } from '../endpoints.ts';
 import { ExchangeUnavailableError } from '../errors.ts';
 import type { QueryValue } from '../http.ts';
-import { followCursor } from '../paging.ts';
+import { bodyWithCursor, followCursor } from '../paging.ts';
 import { checkPageSize, PAGE_SIZE } from '../params.ts';
 import { backoffDelay, type RandomSource, type RetryPolicy } from '../recovery.ts';
 import {
@@ -102,7 +102,7 @@ export class PortfolioReads {
     checkPageSize('activities/list', body.limit, PAGE_SIZE.activities);
     const filters = Object.freeze({ ...body });
     return followCursor(endpointName(ENDPOINTS.activitiesList), (cursor) =>
-      this.caller.call({ endpoint: ENDPOINTS.activitiesList, body: cursor === undefined ? filters : { ...filters, cursor }, schema: ActivitiesPageSchema, signal }),
+      this.caller.call({ endpoint: ENDPOINTS.activitiesList, body: bodyWithCursor(filters, cursor), schema: ActivitiesPageSchema, signal }),
     );
   }
 

@@ -224,6 +224,16 @@ export function busContract(name: string, target: BusUnderTest): void {
       expect(lag.reduce((sum, p) => sum + p.end, 0n)).toBe(0n);
     });
 
+    it('carries a record just under the topic limit', async () => {
+      const { bus, trades, group } = await setUp();
+      const large = tradeRecord('0xlarge', 'yes', 0, 'x'.repeat(trades.maxRecordBytes - 4096));
+      const small = tradeRecord('0xlarge', 'no', 1);
+      await bus.publish(trades.name, [large, small]);
+      const consumer = await collect(bus, group, [trades.name]);
+      await consumer.waitFor(2);
+      expect(consumer.received.map((r) => r.record)).toEqual([large, small]);
+    });
+
     it('refuses topics outside its catalogue', async () => {
       const { bus, group } = await setUp();
       await expect(bus.publish('nowhere.trades', [tradeRecord('0xa', 'yes', 0)])).rejects.toMatchObject({ code: 'unknown_topic' });

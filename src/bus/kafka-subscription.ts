@@ -117,7 +117,10 @@ export class KafkaSubscription implements Subscription {
       this.failed = true;
       this.log.warn({ err: error, topic: batch.topic, partition: batch.partition }, 'batch handler failed; stopping the subscription');
       // Not awaited: disconnecting waits for this very batch to return.
-      void this.consumer.disconnect().finally(() => this.finish({ reason: 'failed', error }));
+      void this.consumer
+        .disconnect()
+        .catch((disconnectError: unknown) => this.log.warn({ err: disconnectError }, 'disconnecting the failed consumer failed'))
+        .then(() => this.finish({ reason: 'failed', error }));
     } finally {
       clearInterval(pump);
     }

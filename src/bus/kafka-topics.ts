@@ -39,11 +39,12 @@ export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[], re
 }
 
 const LEADER_WAIT_MS = 30_000;
-const SETTLING = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
+const SETTLING = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE', 'NOT_LEADER_FOR_PARTITION']);
 
 /**
- * Waits until every partition of the topics has a leader, so the first publish does not race the
- * election; returns each topic's partition count.
+ * Waits until every partition of the topics has a leader that answers (metadata can name a
+ * leader a moment before it serves), so neither the first publish nor the first lag reading races
+ * the election; returns each topic's partition count.
  */
 async function waitForLeaders(admin: Admin, names: readonly string[]): Promise<Map<string, number>> {
   const deadline = Date.now() + LEADER_WAIT_MS;
@@ -51,6 +52,7 @@ async function waitForLeaders(admin: Admin, names: readonly string[]): Promise<M
     try {
       const { topics } = await admin.fetchTopicMetadata({ topics: [...names] });
       if (topics.every((topic) => topic.partitions.every((partition) => partition.leader >= 0))) {
+        for (const name of names) await admin.fetchTopicOffsets(name);
         return new Map(topics.map((topic) => [topic.name, topic.partitions.length]));
       }
     } catch (error) {

@@ -11,7 +11,7 @@ import { createLogger } from '../../src/util/log.ts';
 import { busContract, collect, tradeFeed, tradeRecord } from '../bus-contract.ts';
 import { KAFKA_BROKERS, requireService } from './services.ts';
 
-const log = createLogger('bus.kafka.test', 'warn');
+const log = createLogger('bus.kafka.test', 'error');
 const createdTopics = new Set<string>();
 let admin: Admin;
 

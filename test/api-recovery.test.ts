@@ -112,6 +112,20 @@ describe('recovery strategies (§7.2)', () => {
     expect(seen.count).toBe(2);
   });
 
+  it('a 429 without a readable problem still waits Retry-After and is repeated (§7.7: nothing ran)', async () => {
+    const venue = stubVenue();
+    const seen = scripted(venue, REBATES, [[429, 'Too Many Requests', { 'content-type': 'text/plain', 'retry-after': '7' }], [200, rebatesPayload]]);
+    await venue.client.portfolio.rebates();
+    expect(seen.count).toBe(2);
+    expect(venue.clock.sleeps).toContain(7_000 + 0.5 * DEFAULT_RETRY_POLICY.retryAfterJitterMs);
+  });
+
+  it('a token source that fails is reported as such, not retried as a network failure', async () => {
+    const venue = stubVenue({ token: () => Promise.reject(new Error('token file unreadable')) });
+    await expect(venue.client.portfolio.rebates()).rejects.toThrow('token file unreadable');
+    expect(venue.clock.sleeps).toEqual([]);
+  });
+
   it('a lost connection on a read is retried with backoff (reads are safe to repeat)', async () => {
     const venue = stubVenue();
     venue.pool.intercept({ path: REBATES }).replyWithError(new Error('socket hang up'));

@@ -75,11 +75,13 @@ export class HttpTransport {
   async send(req: HttpRequest): Promise<HttpAnswer> {
     const url = this.baseUrl + req.path + queryString(req.query);
     const endpoint = `${req.method} ${req.path}`;
+    // Outside the try: a failing token source is not a network failure and must not be retried.
+    const headers = await this.#headers(req);
     const started = performance.now();
     try {
       const response = await request(url, {
         method: req.method,
-        headers: await this.#headers(req),
+        headers,
         body: req.body === undefined ? undefined : JSON.stringify(req.body, bigintAsString),
         dispatcher: this.#dispatcher,
         headersTimeout: this.#timeouts.headersMs,

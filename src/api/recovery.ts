@@ -37,7 +37,7 @@ export type RecoveryDecision =
 export type RandomSource = () => number;
 
 export function effectiveStrategy(error: VenueError): KnownRecoveryStrategy {
-  const info = codeInfo(error.code);
+  const info = codeInfo(decisionCode(error));
   if (!info || info.stop) return 'none';
   const strategy = error.recovery?.strategy;
   if (strategy === undefined) return error.recovery ? 'none' : info.fallback;
@@ -45,7 +45,7 @@ export function effectiveStrategy(error: VenueError): KnownRecoveryStrategy {
 }
 
 export function decideRecovery(error: VenueError, attempt: number, policy: RetryPolicy, random: RandomSource): RecoveryDecision {
-  if (!error.knownCode) return { action: 'stop', reason: `unknown code ${error.code ?? '(none)'}: no automatic action` };
+  if (!codeInfo(decisionCode(error))) return { action: 'stop', reason: `unknown code ${error.code ?? '(none)'}: no automatic action` };
   const strategy = effectiveStrategy(error);
   switch (strategy) {
     case 'retry':
@@ -77,6 +77,14 @@ export function retryAfterDelay(error: VenueError, attempt: number, policy: Retr
   const asked = Math.max(error.recovery?.after_seconds ?? -1, error.retryAfterSeconds ?? -1);
   if (asked < 0) return backoffDelay(attempt, policy, random);
   return asked * 1000 + random() * policy.retryAfterJitterMs;
+}
+
+/**
+ * The code decisions are made on. A 429 whose body names no code (a proxy's page) is still a
+ * rate limit: §7.7 says a 429 was refused before anything ran, so waiting Retry-After is safe.
+ */
+function decisionCode(error: VenueError): string | undefined {
+  return error.code ?? (error.status === 429 ? 'rate_limited' : undefined);
 }
 
 function retryOrStop(attempt: number, policy: RetryPolicy, delayMs: number, strategy: 'retry' | 'retry_after'): RecoveryDecision {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeRecord, encodeRecord, PayloadError, RECORD_KINDS, toJsonPayload, type BusRecord } from '../src/bus/record.ts';
+import { decodeRecord, encodeRecord, nowMicros, PayloadError, RECORD_KINDS, toJsonPayload, type BusRecord } from '../src/bus/record.ts';
 
 const INT64_MAX = 2n ** 63n - 1n;
 
@@ -126,5 +126,17 @@ describe('toJsonPayload', () => {
   ])('refuses %s, naming where it is', (_name, value, where) => {
     expect(() => toJsonPayload(value)).toThrow(PayloadError);
     expect(() => toJsonPayload(value)).toThrow(where);
+  });
+});
+
+describe('nowMicros', () => {
+  it('reads the wall clock in microseconds, never more than a millisecond or two from Date.now()', () => {
+    for (let i = 0; i < 1000; i++) {
+      const before = BigInt(Date.now()) * 1000n;
+      const now = nowMicros();
+      const after = BigInt(Date.now()) * 1000n;
+      expect(now).toBeGreaterThanOrEqual(before - 2000n);
+      expect(now).toBeLessThanOrEqual(after + 2000n);
+    }
   });
 });

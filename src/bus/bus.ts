@@ -70,8 +70,10 @@ export interface CommitPosition {
 export interface Subscription {
   /**
    * Records the group's positions. Positions only move forward: the embedded bus refuses an
-   * earlier one. On Kafka it can fail after a rebalance gave the partition to another member;
-   * that member then receives those records again (the loader's deduplication makes it safe).
+   * earlier one. Refused (`closed`) once `close()` was called or the subscription stopped, so
+   * commit before closing. On Kafka it can fail after a rebalance gave the partition to another
+   * member; that member then receives those records again (the loader's deduplication makes it
+   * safe).
    */
   commit(positions: readonly CommitPosition[]): Promise<void>;
   /** Stops fetching without leaving the group (e.g. while the warehouse is down). */

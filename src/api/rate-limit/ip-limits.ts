@@ -77,34 +77,3 @@ export function processIpLimits(): IpLimits {
   shared ??= new IpLimits();
   return shared;
 }
-
-/**
- * §8.5: 300 connection attempts per IP per 60 s, counted per stream endpoint (query string and
- * trailing slash ignored). For the stream connectors; a rejected attempt answers 429 with Retry-After 60.
- */
-export class ConnectionAttemptBudget {
-  readonly #windows = new Map<string, SlidingWindow>();
-
-  constructor(
-    readonly attemptsPerWindow = 300,
-    readonly windowMs = 60_000,
-  ) {}
-
-  waitMs(endpoint: string, now: number): number {
-    return this.#window(endpoint).waitMs(now);
-  }
-
-  record(endpoint: string, now: number): void {
-    this.#window(endpoint).record(now);
-  }
-
-  #window(endpoint: string): SlidingWindow {
-    const key = endpoint.split('?')[0]?.replace(/\/+$/, '') ?? endpoint;
-    let window = this.#windows.get(key);
-    if (!window) {
-      window = new SlidingWindow(this.attemptsPerWindow, this.windowMs);
-      this.#windows.set(key, window);
-    }
-    return window;
-  }
-}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BusError, positionAfter, type Batch, type Bus, type CommitPosition, type Subscription } from '../src/bus/bus.ts';
+import { BusError, positionAfter, type Batch, type Bus, type CommitPosition, type Subscription, type TopicPartition } from '../src/bus/bus.ts';
 import { partitionFor } from '../src/bus/partitioner.ts';
 import type { BusRecord } from '../src/bus/record.ts';
 import { createTopicCatalogue, type TopicSpec } from '../src/bus/topics.ts';
@@ -222,6 +222,31 @@ export function busContract(name: string, target: BusUnderTest): void {
       await expect(bus.publish(trades.name, [small, huge])).rejects.toMatchObject({ code: 'record_too_large' });
       const lag = await bus.lag(group, [trades.name]);
       expect(lag.reduce((sum, p) => sum + p.end, 0n)).toBe(0n);
+    });
+
+    it('tells a lone subscriber it reads every partition, before the first batch', async () => {
+      const { bus, trades, status, group } = await setUp();
+      await bus.publish(trades.name, tradeFeed(2, 1));
+      const events: string[] = [];
+      let assigned: readonly TopicPartition[] = [];
+      let firstBatch!: () => void;
+      const delivered = new Promise<void>((resolve) => (firstBatch = resolve));
+      await bus.subscribe({
+        group,
+        topics: [trades.name, status.name],
+        onAssignment: (partitions) => {
+          events.push('assignment');
+          assigned = partitions;
+        },
+        onBatch: async () => {
+          events.push('batch');
+          firstBatch();
+        },
+      });
+      await delivered;
+      expect(events[0]).toBe('assignment');
+      const everyPartition = [trades, status].flatMap((spec) => Array.from({ length: spec.partitions }, (_, partition) => `${spec.name}[${partition}]`));
+      expect(assigned.map((p) => `${p.topic}[${p.partition}]`).sort()).toEqual(everyPartition.sort());
     });
 
     it('carries a record just under the topic limit', async () => {

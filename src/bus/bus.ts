@@ -44,6 +44,18 @@ export interface SubscribeOptions {
    * subscriber of the group.
    */
   onBatch(batch: Batch): Promise<void>;
+  /**
+   * Called with the partitions this subscriber reads, before their first batch and again
+   * whenever that set changes (Kafka: another member of the group joined or left). A loader
+   * drops what it holds, unstored, for partitions it lost: their new reader gets them from the
+   * last commit.
+   */
+  onAssignment?(partitions: readonly TopicPartition[]): void;
+}
+
+export interface TopicPartition {
+  topic: string;
+  partition: number;
 }
 
 export interface Batch {

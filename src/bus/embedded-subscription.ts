@@ -88,6 +88,8 @@ export class EmbeddedSubscription implements Subscription {
 
   private async run(): Promise<void> {
     try {
+      // The only member of its group: it reads every partition, for as long as it runs.
+      this.options.onAssignment?.(this.cursors.map(({ topic, partition }) => ({ topic, partition })));
       while (!this.closing) {
         const next = this.paused ? undefined : this.nextBatch();
         if (next === undefined) {

@@ -87,12 +87,19 @@ export class KafkaSubscription implements Subscription {
 
   private joined(): Promise<void> {
     return new Promise((resolve, reject) => {
-      const offJoin = this.consumer.on(this.consumer.events.GROUP_JOIN, () => {
-        offJoin();
+      // Each join (the first and every rebalance) comes before the batches of its assignment.
+      this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
+        const assigned = Object.entries(payload.memberAssignment).flatMap(([topic, partitions]) =>
+          partitions.map((partition) => ({ topic, partition })),
+        );
+        try {
+          this.options.onAssignment?.(assigned);
+        } catch (error) {
+          this.fail(error, 'assignment handler failed; stopping the subscription');
+        }
         resolve();
       });
       this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
-        offJoin();
         reject(payload.error);
         if (!payload.restart) this.finish({ reason: 'failed', error: payload.error });
       });
@@ -114,16 +121,20 @@ export class KafkaSubscription implements Subscription {
         highWatermark: BigInt(batch.highWatermark),
       });
     } catch (error) {
-      this.failed = true;
-      this.log.warn({ err: error, topic: batch.topic, partition: batch.partition }, 'batch handler failed; stopping the subscription');
-      // Not awaited: disconnecting waits for this very batch to return.
-      void this.consumer
-        .disconnect()
-        .catch((disconnectError: unknown) => this.log.warn({ err: disconnectError }, 'disconnecting the failed consumer failed'))
-        .then(() => this.finish({ reason: 'failed', error }));
+      this.fail(error, `batch handler failed on ${batch.topic}[${batch.partition}]; stopping the subscription`);
     } finally {
       clearInterval(pump);
     }
+  }
+
+  private fail(error: unknown, message: string): void {
+    this.failed = true;
+    this.log.warn({ err: error }, message);
+    // Not awaited: disconnecting waits for the batch in progress, which may be the caller.
+    void this.consumer
+      .disconnect()
+      .catch((disconnectError: unknown) => this.log.warn({ err: disconnectError }, 'disconnecting the failed consumer failed'))
+      .then(() => this.finish({ reason: 'failed', error }));
   }
 
   private finish(end: SubscriptionEnd): void {

@@ -114,6 +114,33 @@ describe('Kafka bus', () => {
     await after.close();
   });
 
+  it('splits a group between two subscribers, each told its share, and gives all back when one leaves', async () => {
+    const { trades } = testTopics();
+    const bus = await open([trades]);
+    const shares = { first: [] as string[], second: [] as string[] };
+    const watch = (name: keyof typeof shares) => ({
+      group: 'shared-loader',
+      topics: [trades.name],
+      onBatch: async () => {},
+      onAssignment: (partitions: readonly { topic: string; partition: number }[]) => {
+        shares[name] = partitions.map((p) => `${p.topic}[${p.partition}]`).sort();
+      },
+    });
+    const every = Array.from({ length: trades.partitions }, (_, partition) => `${trades.name}[${partition}]`).sort();
+    const first = await bus.subscribe(watch('first'));
+    expect(shares.first).toEqual(every);
+
+    const second = await bus.subscribe(watch('second'));
+    await expect.poll(() => shares.first.length + shares.second.length, { timeout: 60_000 }).toBe(trades.partitions);
+    expect(shares.second.length).toBeGreaterThan(0);
+    expect([...shares.first, ...shares.second].sort()).toEqual(every);
+
+    await second.close();
+    await expect.poll(() => shares.first, { timeout: 60_000 }).toEqual(every);
+    await first.close();
+    await bus.close();
+  });
+
   it('keeps its place in the group through a batch that takes longer than the session timeout', async () => {
     const { trades } = testTopics();
     const sessionTimeoutMs = 6_000; // the broker's smallest allowed session

@@ -33,11 +33,21 @@ export interface PublicTrade {
   atMs: number;
 }
 
+/** Why a resting order left the book without filling; MARKET_CLOSED is this simulator's name for a market that stopped trading. */
+export type CancelReason = 'USER' | 'SELF_TRADE_PREVENTION' | 'MARKET_CLOSED';
+
+/** Why an account's collateral moved, other than by a fill (fills carry their own event). */
+export type BalanceReason = 'DEPOSIT' | 'LP_INCENTIVE' | 'SPLIT' | 'MERGE';
+
 export type AccountEvent =
   | { kind: 'order_accepted'; accountId: string; order: SimOrder; atMs: number }
   | { kind: 'order_rejected'; accountId: string; order: SimOrder; atMs: number }
-  | { kind: 'order_cancelled'; accountId: string; order: SimOrder; reason: 'USER' | 'SELF_TRADE_PREVENTION'; atMs: number }
-  | { kind: 'fill'; accountId: string; order: SimOrder; fill: SimFill; atMs: number };
+  | { kind: 'order_cancelled'; accountId: string; order: SimOrder; reason: CancelReason; atMs: number }
+  | { kind: 'fill'; accountId: string; order: SimOrder; fill: SimFill; atMs: number }
+  /** Automatic redemption of one resolved position (§1.7): the shares are gone, the payout is collateral. */
+  | { kind: 'redemption'; accountId: string; conditionId: string; tokenId: string; sharesMicro: bigint; resolutionPriceMicro: bigint; payoutMicro: bigint; atMs: number }
+  /** Collateral and possibly positions changed outside matching. */
+  | { kind: 'balance'; accountId: string; reason: BalanceReason; tokenIds: string[]; atMs: number };
 
 export type MarketStatusKind =
   | 'market_halted'
@@ -51,11 +61,17 @@ export type MarketStatusKind =
 
 export interface MarketStatusEvent {
   kind: MarketStatusKind;
+  /** The market concerned; for `current_market_changed` the newly active one. */
   conditionId: string;
+  marketId: string;
   eventId: string;
   atMs: number;
+  /** Kind-specific fields, already in wire form (snake_case, bigints for `_micro`). */
   detail: Record<string, unknown>;
 }
+
+/** Event-scoped kinds reach subscribers of the event only (README, "Streams protocol"). */
+export const EVENT_SCOPED_KINDS: ReadonlySet<MarketStatusKind> = new Set(['current_market_changed', 'market_resolution_completed']);
 
 interface VenueEventMap {
   /** Built lazily: call `snapshot()` only if you need the ladder. */

@@ -12,6 +12,8 @@ import { Exchange, type ExchangeConfig } from './engine/exchange.ts';
 import { DEFAULT_FEES } from './engine/fees.ts';
 import { DEFAULT_ORDER_LIMITS } from './engine/place-request.ts';
 import { VenueEvents } from './events.ts';
+import type { LifecycleConfig } from './lifecycle/config.ts';
+import { MarketLifecycle } from './lifecycle/market-lifecycle.ts';
 import { Prng } from './prng.ts';
 import { Traders } from './traders/traders.ts';
 
@@ -29,6 +31,8 @@ export interface VenueOptions {
   batchDelayMs?: number;
   makers?: number;
   takers?: number;
+  /** Halts, resolutions, redemptions and recurring rolls on the clock; absent: markets keep their generated state. */
+  lifecycle?: LifecycleConfig;
 }
 
 export interface Credentials {
@@ -50,6 +54,7 @@ export class Venue {
   readonly pnl: PnlMarks;
   readonly traders: Traders;
   readonly batches: AccountBatches;
+  readonly lifecycle: MarketLifecycle | undefined;
   readonly demo: Credentials;
   /** Full-scope tokens of the synthetic trader accounts, for tests and tools. */
   readonly traderCredentials: Credentials[] = [];
@@ -71,9 +76,13 @@ export class Venue {
       cancelAllDelayMs: 0,
       ...options.exchange,
     });
-    this.lp = new LpIncentives(this.catalogue, this.exchange, this.accounts, this.startedAtMs, options.lpSampleIntervalMs ?? 10_000);
-    this.batches = new AccountBatches(this.catalogue, this.exchange.venue, this.activities, options.batchDelayMs ?? 2_000);
+    this.lp = new LpIncentives(this.catalogue, this.exchange, this.accounts, this.events, this.startedAtMs, options.lpSampleIntervalMs ?? 10_000);
+    this.batches = new AccountBatches(this.catalogue, this.exchange.venue, this.activities, this.events, options.batchDelayMs ?? 2_000);
     this.pnl = new PnlMarks(this.accounts, this.catalogue, this.exchange, ids, this.startedAtMs, options.pnlIntervalMs ?? 60_000);
+
+    this.lifecycle = options.lifecycle
+      ? new MarketLifecycle(this.catalogue, this.exchange, this.accounts, this.events, Prng.forStream(seed, 'lifecycle'), options.lifecycle, this.startedAtMs)
+      : undefined;
 
     this.demo = this.createAccount('demo', TAKER_DEPOSIT, READ_SCOPES, options.demoToken);
     const makers = Array.from({ length: options.makers ?? 3 }, (_, i) => this.createAccount(`maker-${i + 1}`, MAKER_DEPOSIT, ALL_SCOPES));
@@ -98,13 +107,16 @@ export class Venue {
   }
 
   deposit(account: Account, amountMicro: bigint): void {
+    const atMs = this.options.clock.now();
     deposit(account, amountMicro);
-    this.activities.record(account, 'DEPOSIT', this.options.clock.now(), { amountMicro });
+    this.activities.record(account, 'DEPOSIT', atMs, { amountMicro });
+    this.events.emit('account', { kind: 'balance', accountId: account.id, reason: 'DEPOSIT', tokenIds: [], atMs });
   }
 
-  /** Everything time-driven: order flow, submissions, expiry, settlement, LP samples, PnL marks. */
+  /** Everything time-driven: market lifecycle, order flow, submissions, expiry, settlement, LP samples, PnL marks. */
   tick(): void {
     const now = this.options.clock.now();
+    this.lifecycle?.tick(now);
     this.traders.runDue(now);
     this.exchange.processDue();
     this.batches.processDue(now, (id) => this.accounts.get(id));

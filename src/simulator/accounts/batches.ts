@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { VenueLedger } from '../engine/venue-ledger.ts';
 import type { Failure } from '../engine/types.ts';
+import type { VenueEvents } from '../events.ts';
 import { Rejection, codeInfo, type ProblemCode } from '../problems.ts';
 import type { Account } from './account.ts';
 import type { ActivityLog } from './activity-log.ts';
@@ -46,6 +47,7 @@ export class AccountBatches {
     private readonly catalogue: Catalogue,
     private readonly venue: VenueLedger,
     private readonly activities: ActivityLog,
+    private readonly events: VenueEvents,
     private readonly delayMs: number,
   ) {}
 
@@ -113,6 +115,8 @@ export class AccountBatches {
     for (const op of ops) {
       const market = this.catalogue.marketByCondition(op.conditionId);
       if (!market) return 'market_not_found';
+      // A closed or resolved market's shares are settled by redemption; a split there would outlive it.
+      if (market.state === 'CLOSED' || market.state === 'RESOLVED') return 'market_closed';
       if (op.kind === 'SPLIT') collateral += op.sharesMicro;
       else if (market.outcomes.some((o) => account.availableShares(o.tokenId) < op.sharesMicro)) return 'insufficient_shares';
     }
@@ -129,5 +133,6 @@ export class AccountBatches {
     }
     this.venue.addEscrow(market.conditionId, op.kind === 'SPLIT' ? op.sharesMicro : -op.sharesMicro);
     this.activities.record(account, op.kind, nowMs, { conditionId: market.conditionId, amountMicro: op.sharesMicro });
+    this.events.emit('account', { kind: 'balance', accountId: account.id, reason: op.kind, tokenIds: market.outcomes.map((o) => o.tokenId), atMs: nowMs });
   }
 }

@@ -69,3 +69,23 @@ export function creditLpIncentive(account: Account, amountMicro: bigint): void {
 export function reserveShares(account: Account, key: TokenKey, deltaMicro: bigint, atMs: number): void {
   positionOf(account, key, atMs).reservedSharesMicro += deltaMicro;
 }
+
+/**
+ * Automatic redemption of a resolved position (§1.7): every share pays its outcome's resolution
+ * price, the position closes, and what it paid beyond (or below) its cost basis is realised.
+ * Returns the shares redeemed and the payout (exact: whole lots times a price on the cent grid).
+ */
+export function redeemShares(account: Account, tokenId: string, resolutionPriceMicro: bigint, atMs: number): { sharesMicro: bigint; payoutMicro: bigint } {
+  const p = account.positions.get(tokenId);
+  if (!p || p.sharesMicro === 0n) return { sharesMicro: 0n, payoutMicro: 0n };
+  if (p.reservedSharesMicro !== 0n) throw new Error(`account ${account.id} redeems ${tokenId} while orders hold its shares`);
+  const sharesMicro = p.sharesMicro;
+  const payoutMicro = notionalFloor(resolutionPriceMicro, sharesMicro);
+  account.collateralMicro += payoutMicro;
+  p.realisedPnlMicro += payoutMicro - p.costBasisMicro;
+  account.realisedPnlMicro += payoutMicro - p.costBasisMicro;
+  p.sharesMicro = 0n;
+  p.costBasisMicro = 0n;
+  p.updatedAtMs = atMs;
+  return { sharesMicro, payoutMicro };
+}

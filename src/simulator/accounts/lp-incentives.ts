@@ -1,5 +1,6 @@
 import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { Exchange } from '../engine/exchange.ts';
+import type { VenueEvents } from '../events.ts';
 import { remainingShares } from '../engine/types.ts';
 import { creditLpIncentive } from './ledger.ts';
 import type { AccountRegistry } from './registry.ts';
@@ -21,6 +22,7 @@ export class LpIncentives {
     private readonly catalogue: Catalogue,
     private readonly exchange: Exchange,
     private readonly accounts: AccountRegistry,
+    private readonly events: VenueEvents,
     startMs: number,
     readonly sampleIntervalMs: number,
   ) {
@@ -93,6 +95,7 @@ export class LpIncentives {
         if (!account || payout <= 0n) continue;
         creditLpIncentive(account, payout);
         this.exchange.venue.lpIncentivesPaidMicro += payout;
+        this.events.emit('account', { kind: 'balance', accountId, reason: 'LP_INCENTIVE', tokenIds: [], atMs: this.#epochStartMs + DAY_MS });
       }
     }
     this.#scores = new Map();

@@ -1,4 +1,4 @@
-import type { VenueEvents } from '../events.ts';
+import type { MarketStatusKind, VenueEvents } from '../events.ts';
 import type { CategoryTree } from './categories.ts';
 import type { GeneratedCatalogue } from './generate.ts';
 import type { SimEvent, SimMarket } from './types.ts';
@@ -31,11 +31,28 @@ export class Catalogue {
       this.#rootBySlug.set(event.slug, event);
       for (const child of event.childSlugs) this.#rootBySlug.set(child, event);
     }
-    for (const market of this.markets) {
-      this.#marketById.set(market.id, market);
-      this.#marketByCondition.set(market.conditionId, market);
-      for (const outcome of market.outcomes) this.#token.set(outcome.tokenId, { market, outcomeIndex: outcome.index });
+    for (const market of this.markets) this.#index(market);
+  }
+
+  /** A market created while the venue runs (a recurring event's next cycle), with its event's slugs. */
+  addMarket(market: SimMarket, event: SimEvent, childSlug?: string): void {
+    this.markets.push(market);
+    event.marketIds.push(market.id);
+    if (childSlug) {
+      event.childSlugs.push(childSlug);
+      this.#rootBySlug.set(childSlug, event);
     }
+    this.#index(market);
+  }
+
+  slugTaken(slug: string): boolean {
+    return this.#rootBySlug.has(slug);
+  }
+
+  #index(market: SimMarket): void {
+    this.#marketById.set(market.id, market);
+    this.#marketByCondition.set(market.conditionId, market);
+    for (const outcome of market.outcomes) this.#token.set(outcome.tokenId, { market, outcomeIndex: outcome.index });
   }
 
   eventById(id: string): SimEvent | undefined {
@@ -83,7 +100,7 @@ export class Catalogue {
     if (market.haltedAtMs !== undefined) return;
     market.haltedAtMs = atMs;
     market.haltedReason = reason;
-    this.venueEvents.emit('market_status', { kind: 'market_halted', conditionId, eventId: market.eventId, atMs, detail: { reason } });
+    this.announce('market_halted', market, atMs, { reason });
   }
 
   resume(conditionId: string, atMs: number): void {
@@ -91,7 +108,12 @@ export class Catalogue {
     if (market.haltedAtMs === undefined) return;
     market.haltedAtMs = undefined;
     market.haltedReason = undefined;
-    this.venueEvents.emit('market_status', { kind: 'market_resumed', conditionId, eventId: market.eventId, atMs, detail: {} });
+    this.announce('market_resumed', market, atMs, {});
+  }
+
+  /** Publishes a `market_status` event (§6.2) about a market. */
+  announce(kind: MarketStatusKind, market: SimMarket, atMs: number, detail: Record<string, unknown>): void {
+    this.venueEvents.emit('market_status', { kind, conditionId: market.conditionId, marketId: market.id, eventId: market.eventId, atMs, detail });
   }
 
   #requireMarket(conditionId: string): SimMarket {

@@ -14,6 +14,8 @@ export interface CatalogueShape {
   recurringBacklog: RecurringBacklog;
   /** Probability that an ACTIVE market starts halted. */
   haltRate: number;
+  /** Cycle length of every recurring series, instead of their own 15 min, 1 h and 1 day (short cycles for tests). */
+  recurringCadenceSeconds?: number;
 }
 
 export const DEFAULT_CATALOGUE_SHAPE: CatalogueShape = {
@@ -38,7 +40,7 @@ export function generateCatalogue(seed: number, nowMs: number, shape: CatalogueS
   generateGames(ctx, shape.games);
   generatePropositions(ctx, shape.propositions);
   generateMultiOutcome(ctx, shape.multiOutcome);
-  generateRecurring(ctx, shape.recurring, shape.recurringBacklog);
+  generateRecurring(ctx, shape.recurring, shape.recurringBacklog, shape.recurringCadenceSeconds);
   linkRelatedEvents(ctx);
   return { tree, events: ctx.events, markets: ctx.markets };
 }

@@ -6,7 +6,7 @@ import type { AccountRegistry } from '../accounts/registry.ts';
 import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { SimMarket } from '../catalogue/types.ts';
 import type { Clock } from '../clock.ts';
-import type { VenueEvents } from '../events.ts';
+import type { CancelReason, VenueEvents } from '../events.ts';
 import type { Prng } from '../prng.ts';
 import { Rejection, codeInfo, type ProblemCode } from '../problems.ts';
 import { TakerAllowance } from './allowance.ts';
@@ -155,6 +155,21 @@ export class Exchange {
     for (const order of due) if (order.status === 'PENDING') this.#submit(order);
     this.#expireGtd(now);
     this.#confirmSettled(now);
+  }
+
+  /**
+   * A market stops trading (it closed or is about to resolve): resting orders leave the book with
+   * `order_cancelled` reason MARKET_CLOSED; orders not yet submitted end FAILED (`market_closed`)
+   * with `order_rejected`, as they would at submission.
+   */
+  closeMarket(market: SimMarket): void {
+    const book = this.book(market);
+    const resting = book.restingOrders();
+    for (const order of resting) this.#cancelResting(order, 'MARKET_CLOSED');
+    for (const order of this.#pending) {
+      if (order.conditionId === market.conditionId && order.status === 'PENDING') this.#failAfterAcceptance(order, this.#account(order.accountId), 'FAILED', 'market_closed');
+    }
+    if (resting.length > 0) this.#bookChanged(market, book);
   }
 
   pendingCount(): number {
@@ -307,7 +322,7 @@ export class Exchange {
   }
 
   /** PENDING: cancelled silently. Resting: off the book with an `order_cancelled` frame. */
-  #cancelOpen(order: SimOrder, reason: 'USER' | 'SELF_TRADE_PREVENTION'): void {
+  #cancelOpen(order: SimOrder, reason: CancelReason): void {
     if (order.status === 'PENDING') {
       order.status = 'CANCELLED';
       order.updatedAtMs = this.clock.now();
@@ -321,7 +336,7 @@ export class Exchange {
     if (ref) this.#bookChanged(ref.market, this.book(ref.market));
   }
 
-  #cancelResting(order: SimOrder, reason: 'USER' | 'SELF_TRADE_PREVENTION'): void {
+  #cancelResting(order: SimOrder, reason: CancelReason): void {
     const ref = this.catalogue.token(order.tokenId);
     if (ref) this.book(ref.market).remove(order);
     const account = this.#account(order.accountId);

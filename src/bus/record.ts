@@ -40,6 +40,7 @@ export const RECORD_KINDS = [
   'rebates',
   'activity',
   'lp_incentive',
+  'withdrawal_assets',
 ] as const;
 
 export type RecordKind = (typeof RECORD_KINDS)[number];

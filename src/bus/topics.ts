@@ -56,6 +56,7 @@ const LAYOUT: readonly Layout[] = [
   { suffix: 'sync.rebates', kinds: ['rebates'], key: 'account', ...SYNC },
   { suffix: 'sync.activities', kinds: ['activity'], key: 'account', ...SYNC },
   { suffix: 'sync.lp_incentives', kinds: ['lp_incentive'], key: 'account', ...SYNC },
+  { suffix: 'sync.withdrawal_assets', kinds: ['withdrawal_assets'], key: 'account', ...SYNC },
 ];
 
 export const DEFAULT_TOPIC_PREFIX = 'tapehouse';

@@ -1,0 +1,120 @@
+import type { Fetched } from '../../api/caller.ts';
+import type { Activity, ActivitiesPage, Fill, Order, OrdersPage, PortfolioTradesPage } from '../../api/schemas/index.ts';
+import type { Json, RecordKind } from '../../bus/record.ts';
+import type { SyncDeps, SyncTuning } from '../deps.ts';
+import { nextFrontier, runPass, timeMs, type ListPage, type PageItem } from '../pass.ts';
+import { syncRecord } from '../records.ts';
+import type { JobRun } from '../run.ts';
+import { activitySettled, fillSettled, orderSettled } from '../settling.ts';
+import type { JobOptions } from './options.ts';
+
+/** An account list read newest first, one record per item. */
+export interface AccountList<Page extends ListPage & { as_of?: string | undefined }, Item> {
+  name: string;
+  kind: RecordKind;
+  /** The page's items, and the name of their array in the body. */
+  items(page: Page): readonly Item[];
+  key: string;
+  fetch(deps: SyncDeps, cursor: string | undefined, signal: AbortSignal | undefined): Promise<Fetched<Page>>;
+  /** The item's time; the list is newest first by it. */
+  timeOf(item: Item): number | undefined;
+  /** False while the item can still change, so the next pass reads it again. */
+  settled(item: Item, nowMs: number, tuning: SyncTuning): boolean;
+  /** Follow the list to its end on every pass instead of stopping at the frontier. */
+  followToEnd?: boolean;
+}
+
+/**
+ * POST /trade/v1/orders/list (cost 1), followed to its end on every pass as §4.1 requires: every
+ * order's current state is seen, and only states not published before go on the bus (an order is
+ * one record per observed status and matched size).
+ */
+export const ORDER_LIST: AccountList<OrdersPage, Order> = {
+  name: 'orders',
+  kind: 'order',
+  key: 'orders',
+  items: (page) => page.orders,
+  fetch: (deps, cursor, signal) => deps.venue.pages.orders({ limit: deps.tuning.pageSize.orders }, cursor, signal),
+  timeOf: (order) => timeMs(order.created_at),
+  settled: orderSettled,
+  followToEnd: true,
+};
+
+/**
+ * POST /trade/v1/portfolio/open-orders/list (cost 5 a page): the orders still working, followed to
+ * the end. Frequent and small, it catches fills and cancels of resting orders between passes of
+ * the order list.
+ */
+export const OPEN_ORDERS: AccountList<OrdersPage, Order> = {
+  ...ORDER_LIST,
+  name: 'open-orders',
+  fetch: (deps, cursor, signal) => deps.venue.pages.openOrders({ limit: deps.tuning.pageSize.openOrders }, cursor, signal),
+};
+
+/** GET /trade/v1/portfolio/trades (cost 5 a page): the account's fills, incremental down to the frontier. */
+export const PORTFOLIO_TRADES: AccountList<PortfolioTradesPage, Fill> = {
+  name: 'portfolio-trades',
+  kind: 'fill',
+  key: 'trades',
+  items: (page) => page.trades,
+  fetch: (deps, cursor, signal) => deps.venue.pages.trades(deps.tuning.pageSize.trades, cursor, signal),
+  timeOf: (fill) => timeMs(fill.executed_at),
+  settled: fillSettled,
+};
+
+/** GET /trade/v1/portfolio/activities (cost 5 a page, up to 500 each): cursor-paged, incremental down to the frontier. */
+export const ACTIVITIES: AccountList<ActivitiesPage, Activity> = {
+  name: 'activities',
+  kind: 'activity',
+  key: 'activities',
+  items: (page) => page.activities,
+  fetch: (deps, cursor, signal) => deps.venue.pages.activities(deps.tuning.pageSize.activities, cursor, signal),
+  timeOf: (activity) => timeMs(activity.created_at),
+  settled: activitySettled,
+};
+
+/** The job's state between passes: read down to the frontier next time. */
+export function readFrontier(state: Json | undefined): number | undefined {
+  const frontier = (state as { frontierMs?: unknown } | undefined)?.frontierMs;
+  return typeof frontier === 'number' ? frontier : undefined;
+}
+
+/**
+ * Syncs an account list. Incremental: each pass reads from the newest item down to the frontier —
+ * the oldest item that could still change when the last pass read it, or else the newest item it
+ * read — and moves the frontier when it completes. Lists followed to the end have no frontier. A
+ * backfill reads its window instead and leaves the frontier alone.
+ */
+export async function syncAccountList<Page extends ListPage & { as_of?: string | undefined }, Item>(
+  run: JobRun,
+  options: JobOptions,
+  list: AccountList<Page, Item>,
+): Promise<void> {
+  const { deps } = run;
+  const frontier = readFrontier(run.checkpoint.state);
+  const incremental = !list.followToEnd && options.window === undefined;
+  await runPass(run, {
+    name: list.name,
+    key: list.key,
+    items: list.items,
+    fetch: (cursor, signal) => list.fetch(deps, cursor, signal),
+    timeOf: list.timeOf,
+    stopBeforeMs: options.window?.fromMs ?? (incremental ? frontier : undefined),
+    untilMs: options.window?.toMs,
+    handle: async (items, page, origin) => ({
+      records: items.map((item) => syncRecord(list.kind, deps.account, item.value, item.raw, page.value.as_of, origin)),
+      openTimesMs: openTimes(items, list, deps),
+    }),
+    finish: (summary) => (incremental ? { frontierMs: nextFrontier(summary, frontier) ?? null } : undefined),
+  });
+}
+
+function openTimes<Item>(items: ReadonlyArray<PageItem<Item>>, list: Pick<AccountList<ListPage, Item>, 'timeOf' | 'settled'>, deps: SyncDeps): number[] {
+  const nowMs = deps.now();
+  const times: number[] = [];
+  for (const { value } of items) {
+    const at = list.timeOf(value);
+    if (at !== undefined && !list.settled(value, nowMs, deps.tuning)) times.push(at);
+  }
+  return times;
+}

@@ -1,0 +1,66 @@
+import type { Order, OrdersPage } from '../../api/schemas/index.ts';
+import type { BusRecord } from '../../bus/record.ts';
+import { nextFrontier, runPass, timeMs, type PageItem } from '../pass.ts';
+import { syncRecord, type SyncOrigin } from '../records.ts';
+import type { JobRun } from '../run.ts';
+import { fillSettled, orderSettled } from '../settling.ts';
+import { readFrontier } from './account-list.ts';
+import type { JobOptions } from './options.ts';
+
+/**
+ * The fills of new orders: the order list, newest first down to the frontier, and for each order
+ * with matched shares not yet looked at, GET /trade/v1/orders/{id}/trades (cost 1). An order's
+ * fills are read again while the order can still fill or any of its fills can still change
+ * status; once all are settled the order is marked done (per matched size) and skipped.
+ */
+export async function syncOrderTrades(run: JobRun, options: JobOptions): Promise<void> {
+  const { deps } = run;
+  const frontier = readFrontier(run.checkpoint.state);
+  const incremental = options.window === undefined;
+  await runPass(run, {
+    name: 'order-trades',
+    key: 'orders',
+    items: (page: OrdersPage) => page.orders,
+    fetch: (cursor, signal) => deps.venue.pages.orders({ limit: deps.tuning.pageSize.orders }, cursor, signal),
+    timeOf: (order) => timeMs(order.created_at),
+    stopBeforeMs: options.window?.fromMs ?? frontier,
+    untilMs: options.window?.toMs,
+    handle: async (items, _page, origin) => {
+      const records: BusRecord[] = [];
+      const openTimesMs: number[] = [];
+      const done: string[] = [];
+      for (const item of items) {
+        const result = await fillsOf(run, item, origin);
+        records.push(...result.records);
+        if (result.doneTag) done.push(result.doneTag);
+        const createdMs = timeMs(item.value.created_at);
+        if (!result.settled && createdMs !== undefined) openTimesMs.push(createdMs);
+      }
+      return { records, openTimesMs, afterCommit: () => deps.memory.markDone(done) };
+    },
+    finish: (summary) => (incremental ? { frontierMs: nextFrontier(summary, frontier) ?? null } : undefined),
+  });
+}
+
+interface OrderFills {
+  records: BusRecord[];
+  /** Neither the order nor its fills can change any more. */
+  settled: boolean;
+  /** Marks the fills of this matched size as read and settled. */
+  doneTag?: string;
+}
+
+async function fillsOf(run: JobRun, { value: order }: PageItem<Order>, origin: SyncOrigin): Promise<OrderFills> {
+  const { deps } = run;
+  const nowMs = deps.now();
+  const orderFinal = orderSettled(order, nowMs, deps.tuning);
+  const matched = order.size_matched_micro ?? 0n;
+  if (matched === 0n) return { records: [], settled: orderFinal };
+  const tag = `order-trades:${order.internal_id}:${matched}`;
+  if (deps.memory.isDone(tag)) return { records: [], settled: orderFinal };
+  const answer = await deps.venue.client.orders.orderTrades(order.internal_id, run.signal);
+  const rawTrades = (answer.raw as { trades?: unknown[] }).trades ?? [];
+  const records = answer.value.trades.map((fill, i) => syncRecord('fill', deps.account, fill, rawTrades[i], answer.value.as_of, origin));
+  const fillsFinal = answer.value.trades.every((fill) => fillSettled(fill, nowMs, deps.tuning));
+  return { records, settled: orderFinal && fillsFinal, doneTag: fillsFinal ? tag : undefined };
+}

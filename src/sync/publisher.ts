@@ -1,0 +1,72 @@
+import type { Bus } from '../bus/bus.ts';
+import type { BusRecord } from '../bus/record.ts';
+import type { TopicCatalogue } from '../bus/topics.ts';
+import { observationKey } from './records.ts';
+
+/**
+ * Observations this process has already published and the bus confirmed, so an unchanged order
+ * or event is not published again on every pass. Bounded (oldest forgotten first); forgetting
+ * only costs a re-publish, which the loaders deduplicate by the same natural key.
+ */
+export class PublishedMemory {
+  readonly #keys = new Set<string>();
+
+  constructor(readonly capacity = 500_000) {}
+
+  has(record: BusRecord): boolean {
+    const key = memoryKey(record);
+    return key !== undefined && this.#keys.has(key);
+  }
+
+  remember(records: readonly BusRecord[]): void {
+    for (const record of records) {
+      const key = memoryKey(record);
+      if (key !== undefined) this.#touch(key);
+    }
+    this.#trim();
+  }
+
+  /** Work a job finished and need not repeat while nothing changes (e.g. an order's fills, all settled). */
+  isDone(tag: string): boolean {
+    return this.#keys.has(`done:${tag}`);
+  }
+
+  markDone(tags: readonly string[]): void {
+    for (const tag of tags) this.#touch(`done:${tag}`);
+    this.#trim();
+  }
+
+  #touch(key: string): void {
+    this.#keys.delete(key);
+    this.#keys.add(key);
+  }
+
+  #trim(): void {
+    for (const oldest of this.#keys) {
+      if (this.#keys.size <= this.capacity) break;
+      this.#keys.delete(oldest);
+    }
+  }
+
+  /** The records whose observation is new to this process. */
+  unpublished(records: readonly BusRecord[]): BusRecord[] {
+    return records.filter((record) => !this.has(record));
+  }
+}
+
+function memoryKey(record: BusRecord): string | undefined {
+  const key = observationKey(record);
+  return key === undefined ? undefined : `${record.kind}:${record.key}:${key}`;
+}
+
+/** Publishes records to their kinds' topics; resolves once the bus says all of them are durable. */
+export async function publishAll(bus: Bus, topics: TopicCatalogue, records: readonly BusRecord[]): Promise<void> {
+  const byTopic = new Map<string, BusRecord[]>();
+  for (const record of records) {
+    const topic = topics.topicFor(record.kind);
+    const list = byTopic.get(topic);
+    if (list) list.push(record);
+    else byTopic.set(topic, [record]);
+  }
+  await Promise.all([...byTopic].map(([topic, list]) => bus.publish(topic, list)));
+}

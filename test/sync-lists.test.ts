@@ -1,0 +1,35 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { renderActivity } from '../src/simulator/http/render/portfolio.ts';
+import { renderFill, renderOrder } from '../src/simulator/http/render/order.ts';
+import { runSyncJob } from '../src/sync/run-job.ts';
+import { asWire, harness, latestBy, type Harness } from './sync-fixtures.ts';
+
+describe('account lists paged into the bus', () => {
+  let h: Harness;
+  afterEach(async () => h.close());
+
+  it('activities: every activity of the account once, cursor followed to the end', async () => {
+    h = await harness({ warmUpMs: 30_000, tuning: { pageSize: { events: 100, orders: 500, openOrders: 500, trades: 500, activities: 7 } } });
+    const report = await runSyncJob(h.deps, 'activities');
+    const truth = h.sim.venue.demo.account.activities;
+    expect(truth.length).toBeGreaterThan(20);
+    expect(report).toMatchObject({ outcome: 'done', records: truth.length, pages: Math.ceil(truth.length / 7) });
+    const published = h.bus.of('activity').map((r) => (r.payload as { id: string }).id);
+    expect(published.sort()).toEqual(truth.map((a) => a.id).sort());
+    const latest = latestBy(h.bus.of('activity'), (p) => p.id as string);
+    for (const activity of truth) expect(latest.get(activity.id)).toEqual(asWire(renderActivity(h.sim.venue, activity)));
+  });
+
+  it('orders, their fills, and the account trades equal the simulator\'s own records', async () => {
+    h = await harness({ warmUpMs: 30_000 });
+    for (const job of ['orders', 'order_trades', 'portfolio_trades'] as const) expect((await runSyncJob(h.deps, job)).outcome).toBe('done');
+    const account = h.sim.venue.demo.account;
+    const orders = latestBy(h.bus.of('order'), (p) => p.internal_id as string);
+    expect([...orders.keys()].sort()).toEqual(account.orders.map((o) => o.id).sort());
+    for (const order of account.orders) expect(orders.get(order.id)).toEqual(asWire(renderOrder(order)));
+    const fills = latestBy(h.bus.of('fill'), (p) => p.fill_id as string);
+    expect(account.fills.length).toBeGreaterThan(0);
+    expect([...fills.keys()].sort()).toEqual(account.fills.map((f) => f.fillId).sort());
+    for (const fill of account.fills) expect(fills.get(fill.fillId)).toEqual(asWire(renderFill(fill)));
+  });
+});

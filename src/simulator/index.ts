@@ -1,38 +1,33 @@
 import type { AddressInfo } from 'node:net';
-import { ManualClock, systemClock, type Clock } from './clock.ts';
-import { DEFAULT_DEPLOYMENT, type DeploymentConfig } from './http/deployment.ts';
+import { ManualClock, systemClock } from './clock.ts';
+import { startControlServer, type ControlServer } from './faults/control-server.ts';
+import { Faults } from './faults/faults.ts';
+import { FaultProfile } from './faults/profile.ts';
+import { GroundTruthRecorder } from './ground-truth/recorder.ts';
 import { createVenueServer } from './http/server.ts';
-import { Venue, type Credentials, type VenueOptions } from './venue.ts';
-
-export interface SimulatorOptions {
-  /** 0 (default) picks a free port. The server binds 127.0.0.1 only. */
-  port?: number;
-  seed?: number;
-  /** Synthetic book changes per second; 0 for a quiet market. */
-  rate?: number;
-  /** Demo token secret (every read scope); generated from the seed when absent. */
-  token?: string;
-  /** Injected time. With a ManualClock nothing runs on timers: call `advance()`. */
-  clock?: Clock;
-  /** Housekeeping period on the system clock. */
-  tickIntervalMs?: number;
-  deployment?: Partial<Omit<DeploymentConfig, 'features' | 'limits'>> & {
-    features?: Partial<DeploymentConfig['features']>;
-    limits?: Partial<DeploymentConfig['limits']>;
-  };
-  venue?: Partial<Omit<VenueOptions, 'seed' | 'clock' | 'rate' | 'demoToken'>>;
-}
+import { resolveDeployment, resolveLifecycle, resolveStreams, type SimulatorOptions } from './options.ts';
+import { Prng } from './prng.ts';
+import { StreamServer } from './streams/stream-server.ts';
+import { Venue, type Credentials } from './venue.ts';
 
 export interface SimulatorHandle {
   url: string;
+  /** ws://127.0.0.1:PORT — the WebSocket base of the same server. */
+  wsUrl: string;
   port: number;
   venue: Venue;
   demoToken: string;
   /** Full-scope credentials of the synthetic traders. */
   traders: Credentials[];
+  streams: StreamServer;
+  /** Fault injection in-process: `faults.inject({kind: …})`, `faults.end(id)`, `faults.active()`. */
+  faults: Faults;
+  /** The fault-control endpoint, when a control port was asked for. */
+  controlUrl: string | undefined;
+  groundTruth: GroundTruthRecorder | undefined;
   /** Moves a ManualClock and runs whatever became due. */
   advance(ms: number): void;
-  /** Runs whatever is due now (order flow, submissions, expiry, marks). */
+  /** Runs whatever is due now (lifecycle, order flow, faults, heartbeats, ground truth). */
   tick(): void;
   close(): Promise<void>;
 }
@@ -43,19 +38,30 @@ export const DEFAULT_RATE = 20;
 /** Starts the venue simulator in-process: for tests, benchmarks and the embedded main job. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<SimulatorHandle> {
   const clock = options.clock ?? systemClock;
+  const seed = options.seed ?? DEFAULT_SEED;
   const venue = new Venue({
-    seed: options.seed ?? DEFAULT_SEED,
+    seed,
     clock,
     rate: options.rate ?? DEFAULT_RATE,
     demoToken: options.token,
     ...options.venue,
+    lifecycle: resolveLifecycle(options.lifecycle),
   });
-  const d = options.deployment ?? {};
-  const deployment: DeploymentConfig = {
-    ...DEFAULT_DEPLOYMENT,
-    ...d,
-    features: { ...DEFAULT_DEPLOYMENT.features, ...d.features },
-    limits: { ...DEFAULT_DEPLOYMENT.limits, ...d.limits },
+  const deployment = resolveDeployment(options.deployment);
+  const streams: StreamServer = new StreamServer(venue, resolveStreams(options.streams), (): boolean => faults.rest.positionsUnavailable(clock.now()));
+  const faults: Faults = new Faults(clock, streams, Prng.forStream(seed, 'faults-rest'));
+  const profile = new FaultProfile(options.faults ?? 'none', Prng.forStream(seed, 'faults'), (spec) => faults.inject(spec), clock.now());
+  const groundTruth = options.groundTruth
+    ? new GroundTruthRecorder(venue, streams.feed, faults, options.groundTruth.dir, options.groundTruth.accountingEveryMs ?? 10_000)
+    : undefined;
+
+  const tick = (): void => {
+    venue.tick();
+    const now = clock.now();
+    profile.tick(now);
+    faults.tick(now);
+    streams.tick(now);
+    groundTruth?.tick(now);
   };
 
   // Accepted orders and cancel-alls are worked off right after the response, not on the next tick.
@@ -69,37 +75,53 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     });
   };
   const manual = clock instanceof ManualClock ? clock : undefined;
-  const timer = manual ? undefined : setInterval(() => venue.tick(), options.tickIntervalMs ?? 50);
+  const timer = manual ? undefined : setInterval(tick, options.tickIntervalMs ?? 50);
   timer?.unref();
 
-  const server = createVenueServer(venue, deployment);
+  const server = createVenueServer(venue, deployment, { streams, faults: faults.rest });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  const control: ControlServer | undefined = options.controlPort === undefined ? undefined : await startControlServer(options.controlPort, faults, streams);
   return {
     url: `http://127.0.0.1:${port}`,
+    wsUrl: `ws://127.0.0.1:${port}`,
     port,
     venue,
     demoToken: venue.demo.token.secret,
     traders: venue.traderCredentials,
+    streams,
+    faults,
+    controlUrl: control?.url,
+    groundTruth,
     advance(ms: number) {
       if (!manual) throw new Error('advance() needs a ManualClock');
       manual.advance(ms);
-      venue.tick();
+      tick();
     },
-    tick: () => venue.tick(),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        if (timer) clearInterval(timer);
-        venue.exchange.onWorkQueued = undefined;
+    tick,
+    async close() {
+      if (timer) clearInterval(timer);
+      venue.exchange.onWorkQueued = undefined;
+      faults.endAll();
+      groundTruth?.close();
+      streams.close();
+      await control?.close();
+      await new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();
-      }),
+      });
+    },
   };
 }
 
 export { ManualClock, systemClock, type Clock } from './clock.ts';
 export type { Venue, Credentials } from './venue.ts';
 export type { DeploymentConfig } from './http/deployment.ts';
+export type { SimulatorOptions } from './options.ts';
+export type { FaultSpec } from './faults/fault-spec.ts';
+export type { FaultRecord } from './faults/faults.ts';
+export { DEFAULT_LIFECYCLE, type LifecycleConfig } from './lifecycle/config.ts';
+export { DEFAULT_STREAMS, type StreamsConfig } from './streams/stream-server.ts';

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Account } from '../accounts/account.ts';
 import type { AccessToken, Scope } from '../accounts/registry.ts';
+import type { RestFaultHooks } from '../faults/rest-faults.ts';
 import type { Venue } from '../venue.ts';
 import type { BucketName } from './limits/account-limits.ts';
 import type { DeploymentConfig } from './deployment.ts';
@@ -14,6 +15,8 @@ export interface Reply {
 export interface RequestContext {
   venue: Venue;
   deployment: DeploymentConfig;
+  /** Injected faults, when the simulator runs with them. */
+  faults: RestFaultHooks | undefined;
   req: IncomingMessage;
   requestId: string;
   nowMs: number;

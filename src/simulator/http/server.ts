@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { createLogger } from '../../util/log.ts';
 import { Rejection } from '../problems.ts';
 import type { Venue } from '../venue.ts';
@@ -18,6 +19,8 @@ import { lpIncentiveRoutes } from './routes/lp-incentives.ts';
 import { orderRoutes } from './routes/orders.ts';
 import { portfolioRoutes } from './routes/portfolio.ts';
 import { RETIRED_PATHS, tokenRoutes } from './routes/tokens.ts';
+import type { RestFaultHooks } from '../faults/rest-faults.ts';
+import { rateLimitedRefusal, refuseUpgrade } from '../streams/refusal.ts';
 
 const log = createLogger('simulator.http');
 
@@ -28,8 +31,21 @@ function rateLimited(retryAfterSeconds: number, headers: Record<string, string> 
   });
 }
 
-/** The REST interface of §4 on node:http, with the errors of §7 and the limits of §8. */
-export function createVenueServer(venue: Venue, deployment: DeploymentConfig): Server {
+/** What serves the stream endpoints (§6) on the same server. */
+export interface StreamHooks {
+  /** Serves an SSE request and returns true, or returns false for the REST router. */
+  handleRequest(req: IncomingMessage, res: ServerResponse, path: string): boolean;
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+}
+
+export interface ServerHooks {
+  streams?: StreamHooks;
+  faults?: RestFaultHooks;
+}
+
+/** The REST interface of §4 on node:http, with the errors of §7 and the limits of §8; streams and faults when given. */
+export function createVenueServer(venue: Venue, deployment: DeploymentConfig, hooks: ServerHooks = {}): Server {
+  const { streams, faults } = hooks;
   const router = new Router().add(...catalogueRoutes, ...orderRoutes, ...portfolioRoutes, ...lpIncentiveRoutes, ...tokenRoutes, ...batchRoutes);
   const scale = deployment.limits.scale;
   const edge = new EdgeLimiter(scale);
@@ -72,6 +88,8 @@ export function createVenueServer(venue: Venue, deployment: DeploymentConfig): S
       const e = edge.admit(ip, path, nowMs);
       if (!e.ok) return sendEdgeRateLimited(res, e.retryAfterSeconds);
     }
+    // Stream connections count at the edge and against their own attempt limit (§8.5), not the request buckets.
+    if (streams?.handleRequest(req, res, path)) return;
     const requestId = randomUUID();
     let limitHeaders: Record<string, string> = {};
     try {
@@ -79,15 +97,19 @@ export function createVenueServer(venue: Venue, deployment: DeploymentConfig): S
         const s = perIp.admitService(ip, path, nowMs);
         if (!s.ok) throw rateLimited(s.retryAfterSeconds);
       }
+      const injected = faults?.before(req.method ?? 'GET', path, nowMs);
+      if (injected) throw injected;
       if (RETIRED_PATHS.has(path)) throw new Rejection('endpoint_retired', 'Stop calling this endpoint.');
       const { route, params } = router.resolve(req.method ?? 'GET', path);
-      const ctx: RequestContext = { venue, deployment, req, requestId, nowMs, params, query: url.searchParams, body: undefined, account: undefined, token: undefined };
+      const ctx: RequestContext = { venue, deployment, faults, req, requestId, nowMs, params, query: url.searchParams, body: undefined, account: undefined, token: undefined };
       limitHeaders = admit(route, req, ip, path, nowMs, ctx);
       if (route.body) {
         const raw = await readBody(req, route.maxBodyBytes ?? deployment.maxBodyBytes);
         ctx.body = parseJsonBody(raw, req.headers['content-type'], route.body === 'optional-json');
       }
       const reply = route.handler(ctx);
+      const unknownOutcome = faults?.after(route.method, path, reply.body, nowMs);
+      if (unknownOutcome) throw unknownOutcome;
       sendJson(res, reply.status, reply.body, 'application/json', { ...limitHeaders, ...reply.headers, 'X-Request-ID': requestId });
     } catch (err) {
       if (err instanceof Rejection) return sendProblem(res, requestId, err, limitHeaders);
@@ -96,7 +118,17 @@ export function createVenueServer(venue: Venue, deployment: DeploymentConfig): S
     }
   }
 
-  return createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
+  const server = createServer({ keepAliveTimeout: 5_000 }, (req, res) => {
     void handle(req, res);
   });
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+    if (deployment.limits.edge) {
+      const e = edge.admit(req.socket.remoteAddress ?? 'unknown', path, clock.now());
+      if (!e.ok) return refuseUpgrade(socket, rateLimitedRefusal(e.retryAfterSeconds));
+    }
+    if (streams) streams.handleUpgrade(req, socket, head);
+    else socket.destroy();
+  });
+  return server;
 }

@@ -20,8 +20,9 @@ function summary(ctx: RequestContext): Reply {
 
 const unavailability = new WeakMap<object, Prng>();
 
-/** Now and then (a deployment setting) the exchange's positions are unusable for one read. */
+/** Now and then (a deployment setting, or an injected fault) the exchange's positions are unusable for one read. */
 function positionsUnavailable(ctx: RequestContext): boolean {
+  if (ctx.faults?.positionsUnavailable(ctx.nowMs)) return true;
   const rate = ctx.deployment.positionsUnavailableRate;
   if (rate <= 0) return false;
   let rng = unavailability.get(ctx.venue);

@@ -1,0 +1,33 @@
+import type { WebSocket } from 'ws';
+import { StreamConnection, type ConnectionInit } from './connection.ts';
+import { CLOSE_CODES } from './protocol.ts';
+
+/** A stream connection over a WebSocket: one frame per text message. */
+export class WsConnection extends StreamConnection {
+  constructor(
+    readonly ws: WebSocket,
+    init: ConnectionInit,
+  ) {
+    super(init);
+    ws.on('close', () => {
+      this.closed = true;
+    });
+  }
+
+  protected write(text: string): void {
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.send(text);
+    // A client that does not read would grow the venue's memory without bound: it is cut off instead.
+    if (this.ws.bufferedAmount > this.slowConsumerBytes) this.closeWith(CLOSE_CODES.slowConsumer, 'slow consumer');
+  }
+
+  drop(): void {
+    this.closed = true;
+    this.ws.terminate();
+  }
+
+  closeWith(code: number, reason: string): void {
+    this.closed = true;
+    this.ws.close(code, reason);
+  }
+}

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { DEFAULT_RATE, DEFAULT_SEED, startSimulator } from '../../simulator/index.ts';
+import { DEFAULT_LIFECYCLE, DEFAULT_RATE, DEFAULT_SEED, DEFAULT_STREAMS, startSimulator, type LifecycleConfig } from '../../simulator/index.ts';
+import { FAULT_PROFILES, type FaultProfileName } from '../../simulator/faults/profile.ts';
 
 const DEFAULT_PORT = 8790;
 /** Served from the command line, positions reads now and then report the exchange unavailable (§2.5). */
@@ -13,6 +14,33 @@ function integer(name: string, min: number): (value: string) => number {
   };
 }
 
+function choice<T extends string>(name: string, allowed: readonly T[]): (value: string) => T {
+  return (value) => {
+    if (!allowed.includes(value as T)) throw new Error(`--${name} must be one of ${allowed.join(', ')}`);
+    return value as T;
+  };
+}
+
+interface SimulateOptions {
+  port: number;
+  seed: number;
+  token?: string;
+  rate: number;
+  faults: FaultProfileName;
+  groundTruth?: string;
+  controlPort?: number;
+  bookFrames: 'snapshot' | 'delta';
+  heartbeatMs: number;
+  priceStreams: 'on' | 'off';
+  lifecycle: boolean;
+  haltEveryS: number;
+  endEventEveryS: number;
+  resolutionDelayS: number;
+  recurringCadenceS?: number;
+}
+
+const seconds = (ms: number): number => ms / 1000;
+
 /** `tapehouse simulate`: serves the venue simulator on 127.0.0.1 until SIGINT or SIGTERM. */
 export function registerSimulate(program: Command): void {
   program
@@ -22,16 +50,41 @@ export function registerSimulate(program: Command): void {
     .option('--seed <n>', 'seed of the catalogue and the order flow', integer('seed', 0), DEFAULT_SEED)
     .option('--token <t>', 'demo access token (every read scope); generated from the seed when absent')
     .option('--rate <n>', 'synthetic book changes per second', integer('rate', 0), DEFAULT_RATE)
-    .action(async (opts: { port: number; seed: number; token?: string; rate: number }) => {
+    .option('--faults <profile>', `startup fault profile: ${FAULT_PROFILES.join(', ')}`, choice('faults', FAULT_PROFILES), 'none')
+    .option('--ground-truth <dir>', 'append the ground-truth log (JSONL) to this folder')
+    .option('--control-port <n>', 'serve the fault-control endpoint on this loopback port (0 picks one)', integer('control-port', 0))
+    .option('--book-frames <kind>', 'orderbook frames: snapshot (every change replaces the ladder) or delta', choice('book-frames', ['snapshot', 'delta'] as const), DEFAULT_STREAMS.bookFrames)
+    .option('--heartbeat-ms <n>', 'heartbeat period of every stream', integer('heartbeat-ms', 1), DEFAULT_STREAMS.heartbeatMs)
+    .option('--price-streams <on|off>', 'serve the price streams, or answer 503 price_stream_not_configured', choice('price-streams', ['on', 'off'] as const), 'off')
+    .option('--no-lifecycle', 'keep every market in its generated state (no halts, resolutions or recurring rolls)')
+    .option('--halt-every-s <n>', 'mean seconds between two market halts (0: none)', integer('halt-every-s', 0), seconds(DEFAULT_LIFECYCLE.haltEveryMs))
+    .option('--end-event-every-s <n>', 'mean seconds between two events ending and going to resolution (0: none)', integer('end-event-every-s', 0), seconds(DEFAULT_LIFECYCLE.endEventEveryMs))
+    .option('--resolution-delay-s <n>', 'seconds from the end of trading to a proposal, and from a proposal to the resolution', integer('resolution-delay-s', 0), seconds(DEFAULT_LIFECYCLE.challengeMs))
+    .option('--recurring-cadence-s <n>', 'cycle length of every recurring event (default: their own, 15 min to 1 day)', integer('recurring-cadence-s', 1))
+    .action(async (opts: SimulateOptions) => {
+      const lifecycle: Partial<LifecycleConfig> | false = opts.lifecycle && {
+        haltEveryMs: opts.haltEveryS * 1000,
+        endEventEveryMs: opts.endEventEveryS * 1000,
+        proposeAfterMs: opts.resolutionDelayS * 1000,
+        challengeMs: opts.resolutionDelayS * 1000,
+      };
       const sim = await startSimulator({
         port: opts.port,
         seed: opts.seed,
         token: opts.token,
         rate: opts.rate,
         deployment: { positionsUnavailableRate: POSITIONS_UNAVAILABLE_RATE },
+        venue: opts.recurringCadenceS === undefined ? {} : { catalogue: { recurringCadenceSeconds: opts.recurringCadenceS } },
+        streams: { bookFrames: opts.bookFrames, heartbeatMs: opts.heartbeatMs, priceStreams: opts.priceStreams === 'on' ? 'on' : 'unconfigured' },
+        lifecycle,
+        faults: opts.faults,
+        controlPort: opts.controlPort,
+        groundTruth: opts.groundTruth === undefined ? undefined : { dir: opts.groundTruth },
       });
       process.stdout.write(`simulator listening on ${sim.url}\n`);
       process.stdout.write(`demo token (orders:read portfolio:read): ${sim.demoToken}\n`);
+      if (sim.controlUrl) process.stdout.write(`fault control on ${sim.controlUrl}\n`);
+      if (sim.groundTruth) process.stdout.write(`ground truth in ${sim.groundTruth.dir}\n`);
       await new Promise<void>((resolve) => {
         const stop = (): void => {
           process.off('SIGINT', stop);

@@ -3,7 +3,15 @@ import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { ChdbConnection } from 'chdb/connection';
 import { openChdbSession } from './chdb-client.ts';
 import { endpointFileOf } from './data-dir.ts';
-import { chdbTransport, httpTransport, RowInserter, type InsertOptions, type InsertSummary } from './insert/insert-rows.ts';
+import {
+  chdbTransport,
+  httpTransport,
+  RowInserter,
+  type InsertOptions,
+  type InsertTransport,
+  type InsertSummary,
+  type PreparedInsert,
+} from './insert/insert-rows.ts';
 import type { InsertRow } from './insert/row-encoder.ts';
 import type { ChdbTarget, ServerTarget, WarehouseTarget } from './target.ts';
 
@@ -14,6 +22,8 @@ export interface Warehouse {
   readonly client: ClickHouseClient;
   /** The loaders' insert path; see insert/insert-rows.ts. */
   insertRows(table: string, rows: readonly InsertRow[], options?: InsertOptions): Promise<InsertSummary>;
+  /** The same in two steps, so the next batch can be encoded while one is being inserted. */
+  prepareInsert(table: string, rows: readonly InsertRow[], options?: InsertOptions): Promise<PreparedInsert>;
   /** Forget cached table columns (after migrations). */
   forgetSchemas(): void;
   close(): Promise<void>;
@@ -33,15 +43,7 @@ export async function openEmbeddedWarehouse(dataDir: string): Promise<EmbeddedWa
   const { client, connection } = await openChdbSession(dataDir);
   // We hold the directory's lock, so an endpoint file left behind (by a killed owner) is stale.
   rmSync(endpointFileOf(dataDir), { force: true });
-  const inserter = new RowInserter(client, chdbTransport(connection));
-  return {
-    target: { kind: 'chdb', dataDir },
-    client,
-    connection,
-    insertRows: (table, rows, options) => inserter.insertRows(table, rows, options),
-    forgetSchemas: () => inserter.forgetSchemas(),
-    close: () => client.close(),
-  };
+  return { ...assemble({ kind: 'chdb', dataDir }, client, chdbTransport(connection)), connection };
 }
 
 export function openServerWarehouse(target: ServerTarget): Warehouse {
@@ -54,11 +56,20 @@ export function openServerWarehouse(target: ServerTarget): Warehouse {
     // Over HTTP, settings are per request (URL parameters) and cannot leak into later queries.
     clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
   });
-  const inserter = new RowInserter(client, httpTransport(client));
+  return assemble(target, client, httpTransport(client));
+}
+
+function assemble<Target extends WarehouseTarget>(
+  target: Target,
+  client: ClickHouseClient,
+  transport: InsertTransport,
+): Warehouse & { target: Target } {
+  const inserter = new RowInserter(client, transport);
   return {
     target,
     client,
     insertRows: (table, rows, options) => inserter.insertRows(table, rows, options),
+    prepareInsert: (table, rows, options) => inserter.prepareInsert(table, rows, options),
     forgetSchemas: () => inserter.forgetSchemas(),
     close: () => client.close(),
   };

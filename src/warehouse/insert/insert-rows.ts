@@ -22,6 +22,11 @@ export interface InsertSummary {
   bytes: number;
 }
 
+/** A batch already encoded, to be sent later: a loader encodes the next batch while one is in flight. */
+export interface PreparedInsert extends InsertSummary {
+  send(): Promise<InsertSummary>;
+}
+
 /** One INSERT as the transports see it. Settings travel only in its SQL SETTINGS clause. */
 export interface InsertStatement {
   table: string;
@@ -92,12 +97,25 @@ export class RowInserter {
   }
 
   async insertRows(table: string, rows: readonly InsertRow[], options: InsertOptions = {}): Promise<InsertSummary> {
+    return (await this.prepareInsert(table, rows, options)).send();
+  }
+
+  /** Encodes now (throwing InsertValueError for a bad value), sends when asked. */
+  async prepareInsert(table: string, rows: readonly InsertRow[], options: InsertOptions = {}): Promise<PreparedInsert> {
     const name = qualifiedTableName(table).qualified;
-    if (rows.length === 0) return { table: name, rows: 0, bytes: 0 };
+    const summary = { table: name, rows: rows.length, bytes: 0 };
+    if (rows.length === 0) return { ...summary, send: async () => summary };
     const encoder = await this.#encoderFor(name, options.columns);
     const payload = encoder.encode(rows);
-    await this.#transport({ table: name, columns: encoder.columns, settings: insertSettings(options.dedupToken) }, payload);
-    return { table: name, rows: rows.length, bytes: payload.length };
+    summary.bytes = payload.length;
+    const statement = { table: name, columns: encoder.columns, settings: insertSettings(options.dedupToken) };
+    return {
+      ...summary,
+      send: async () => {
+        await this.#transport(statement, payload);
+        return summary;
+      },
+    };
   }
 
   /** Drop cached column lists (after a migration changed tables). */

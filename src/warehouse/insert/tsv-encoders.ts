@@ -47,13 +47,17 @@ type Context = 'field' | 'nested';
 interface IntRange {
   min: bigint;
   max: bigint;
+  /** Decimal text shorter than this is always in range, so the exact check can be skipped. */
+  safeLength: number;
 }
 
 const INT_RANGES: Record<string, IntRange> = {};
 for (const bits of [8, 16, 32, 64, 128, 256]) {
   const size = 1n << BigInt(bits);
-  INT_RANGES[`Int${bits}`] = { min: -(size >> 1n), max: (size >> 1n) - 1n };
-  INT_RANGES[`UInt${bits}`] = { min: 0n, max: size - 1n };
+  const signed = { min: -(size >> 1n), max: (size >> 1n) - 1n };
+  const unsigned = { min: 0n, max: size - 1n };
+  INT_RANGES[`Int${bits}`] = { ...signed, safeLength: signed.max.toString().length };
+  INT_RANGES[`UInt${bits}`] = { ...unsigned, safeLength: unsigned.max.toString().length };
 }
 
 const INTEGER_TEXT = /^-?\d+$/;
@@ -67,15 +71,26 @@ function describe(value: CellValue): string {
 
 function integerEncoder(type: string): ValueEncoder {
   const range = INT_RANGES[type]!;
-  const inRange = (v: bigint) => v >= range.min && v <= range.max;
+  const unsigned = range.min === 0n;
+  // Safe integers always fit a 64-bit type; smaller types are compared as numbers.
+  const minNumber = Number(range.min);
+  const maxNumber = Number(range.max);
+  const inRange = (text: string, exact: () => bigint) => {
+    if (unsigned && text.charCodeAt(0) === 45 /* - */) return false;
+    const digits = text.charCodeAt(0) === 45 ? text.length - 1 : text.length;
+    if (digits < range.safeLength) return true;
+    const value = exact();
+    return value >= range.min && value <= range.max;
+  };
   return (value) => {
     if (typeof value === 'bigint') {
-      if (inRange(value)) return value.toString();
+      const text = value.toString();
+      if (inRange(text, () => value)) return text;
     } else if (typeof value === 'number') {
       // A double is exact only up to 2^53: money must arrive as bigint or decimal text.
-      if (Number.isSafeInteger(value) && inRange(BigInt(value))) return String(value);
+      if (Number.isSafeInteger(value) && value >= minNumber && value <= maxNumber) return String(value);
     } else if (typeof value === 'string') {
-      if (INTEGER_TEXT.test(value) && (value.length < 18 || inRange(BigInt(value)))) return value;
+      if (INTEGER_TEXT.test(value) && inRange(value, () => BigInt(value))) return value;
     }
     throw new BadValue(`${describe(value)} is not an exact ${type}`);
   };
@@ -132,23 +147,47 @@ function isoOf(date: Date): string {
 /** Epoch microseconds (bigint) as ISO 8601 with six fraction digits. */
 export function isoFromEpochMicros(micros: bigint): string {
   const millis = micros / 1000n - (micros % 1000n < 0n ? 1n : 0n);
-  const subMilli = micros - millis * 1000n;
-  const iso = isoOf(new Date(Number(millis)));
-  return `${iso.slice(0, 23)}${subMilli.toString().padStart(3, '0')}Z`;
+  const subMilli = Number(micros - millis * 1000n);
+  return `${isoOf(new Date(Number(millis))).slice(0, 23)}${String(subMilli).padStart(3, '0')}Z`;
+}
+
+// Times from 2001-09-09 to 2286 are sent as Unix seconds with a fraction ("1714521600.123456"),
+// which the engine reads exactly in either date_time_input_format and JS writes several times
+// faster than ISO text; other times go as ISO text.
+const TEN_DIGIT_SECONDS_FROM = 1e9;
+const TEN_DIGIT_SECONDS_UNTIL = 1e10;
+
+function epochText(units: number, perSecond: 1e3 | 1e6): string | undefined {
+  const seconds = Math.floor(units / perSecond);
+  if (seconds < TEN_DIGIT_SECONDS_FROM || seconds >= TEN_DIGIT_SECONDS_UNTIL) return undefined;
+  const fraction = String(units - seconds * perSecond);
+  const width = perSecond === 1e3 ? 3 : 6;
+  return `${seconds}.${fraction.length === width ? fraction : fraction.padStart(width, '0')}`;
+}
+
+function fromMillis(millis: number): string {
+  return epochText(millis, 1e3) ?? isoOf(new Date(millis));
+}
+
+function fromMicros(micros: bigint): string {
+  const asNumber = Number(micros);
+  // Exact as a double for any date within ±285 years of 1970; bigint arithmetic is the slow path.
+  return (Number.isSafeInteger(asNumber) ? epochText(asNumber, 1e6) : undefined) ?? isoFromEpochMicros(micros);
 }
 
 function dateTimeEncoder(context: Context, dateOnly: boolean): ValueEncoder {
   const wrap = context === 'field' ? (text: string) => text : (text: string) => `'${text}'`;
-  const cut = dateOnly ? (iso: string) => iso.slice(0, 10) : (iso: string) => iso;
+  const day = (iso: string) => iso.slice(0, 10);
   return (value) => {
     if (typeof value === 'string') {
       if (DATE_TIME_TEXT.test(value)) return wrap(value);
     } else if (value instanceof Date) {
-      return wrap(cut(isoOf(value)));
+      const millis = value.getTime();
+      if (Number.isFinite(millis)) return wrap(dateOnly ? day(isoOf(value)) : fromMillis(millis));
     } else if (typeof value === 'number') {
-      if (Number.isFinite(value)) return wrap(cut(isoOf(new Date(value)))); // epoch milliseconds
+      if (Number.isSafeInteger(value)) return wrap(dateOnly ? day(isoOf(new Date(value))) : fromMillis(value)); // epoch milliseconds
     } else if (typeof value === 'bigint') {
-      return wrap(cut(isoFromEpochMicros(value)));
+      return wrap(dateOnly ? day(isoFromEpochMicros(value)) : fromMicros(value)); // epoch microseconds
     }
     throw new BadValue(`${describe(value)} is not a date-time (ISO text, Date, epoch ms number or epoch µs bigint)`);
   };

@@ -147,14 +147,20 @@ export function asWire(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
 }
 
-/** The last record published per natural id (later observations replace earlier ones). */
+/**
+ * The newest observation per natural id, as a loader keeps it: by the venue's time of the answer
+ * (`venue_time`), then by bus order — two jobs reading the same orders can publish out of order.
+ */
 export function latestBy(records: readonly BusRecord[], id: (payload: Record<string, unknown>) => string): Map<string, Record<string, unknown>> {
-  const latest = new Map<string, Record<string, unknown>>();
+  const latest = new Map<string, { at: number; payload: Record<string, unknown> }>();
   for (const record of records) {
     const payload = record.payload as Record<string, unknown>;
-    latest.set(id(payload), payload);
+    const at = record.venueTime === null ? 0 : Date.parse(record.venueTime);
+    const key = id(payload);
+    const seen = latest.get(key);
+    if (!seen || at >= seen.at) latest.set(key, { at, payload });
   }
-  return latest;
+  return new Map([...latest].map(([key, { payload }]) => [key, payload]));
 }
 
 export { VirtualClock };

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { systemClock, type Clock } from '../api/clock.ts';
 import { syncDeps, type SyncDepsOptions } from './deps.ts';
 import { classifyFailure, type FailureDecision } from './failure.ts';
@@ -36,6 +37,8 @@ export function startEmbeddedScheduler(options: EmbeddedSchedulerOptions): Embed
   const deps = syncDeps({ ...options, venue: options.client });
   const clock = options.clock ?? systemClock;
   const stopping = new AbortController();
+  // Every loop and every run listens to the one stop signal.
+  setMaxListeners(0, stopping.signal);
   const loops = (options.jobs ?? JOB_NAMES).map((job) => runLoop(job));
 
   async function runLoop(job: JobName): Promise<void> {

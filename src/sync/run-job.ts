@@ -21,6 +21,8 @@ export interface JobReport {
   skipped: boolean;
   /** The checkpoint saved last. */
   checkpoint: Checkpoint | undefined;
+  /** Wall-clock time the run started (ms since the epoch). */
+  startedAtMs: number;
 }
 
 export interface RunJobOptions {
@@ -58,6 +60,7 @@ export async function runSyncJob(deps: SyncDeps, name: JobName, options: RunJobO
   const job = SYNC_JOBS[name];
   if (options.window && !job.backfill) throw new NotBackfillable(name);
   const scope = jobScope(job, deps.account, options.window);
+  const startedAtMs = deps.now();
   const start = newerCheckpoint(await deps.checkpoints.load(name, scope), options.resume);
   const report = (outcome: JobOutcome, run?: JobRun): JobReport => ({
     job: name,
@@ -67,6 +70,7 @@ export async function runSyncJob(deps: SyncDeps, name: JobName, options: RunJobO
     pages: run?.totals.pages ?? 0,
     skipped: run === undefined,
     checkpoint: run?.checkpoint ?? start,
+    startedAtMs,
   });
   if (start?.unavailable && Date.parse(start.unavailable.retryAt) > deps.now()) return report('unavailable');
 

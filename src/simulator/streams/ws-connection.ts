@@ -12,6 +12,8 @@ export class WsConnection extends StreamConnection {
     ws.on('close', () => {
       this.closed = true;
     });
+    // Protocol errors (an oversized or invalid client frame) close the socket with their code; nothing else to do.
+    ws.on('error', () => undefined);
   }
 
   protected write(text: string): void {

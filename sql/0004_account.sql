@@ -105,7 +105,7 @@ CREATE MATERIALIZED VIEW IF NOT EXISTS tapehouse.fills_latest_mv TO tapehouse.fi
 AS SELECT * FROM tapehouse.fills;
 
 CREATE VIEW IF NOT EXISTS tapehouse.fills_latest AS
-SELECT * FROM tapehouse.fills_latest_store FINAL;
+SELECT *, notional_micro FROM tapehouse.fills_latest_store FINAL;
 
 CREATE TABLE IF NOT EXISTS tapehouse.position_snapshots
 (

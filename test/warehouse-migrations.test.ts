@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -127,6 +127,30 @@ describe('numbered migrations', () => {
       expect(columns.filter((c) => c.name.endsWith('_micro')).length).toBeGreaterThan(50);
     });
 
+    it('is documented column by column in sql/README.md, and the README names nothing that does not exist', async () => {
+      const docs = documentedColumns(readFileSync(new URL('../sql/README.md', import.meta.url), 'utf8'));
+      const columns = await rows<{ table: string; name: string }>(
+        warehouse.client,
+        "SELECT table, name FROM system.columns WHERE database = 'tapehouse' AND NOT match(table, '_(mv|state|latest_store)$')",
+      );
+      const byTable = new Map<string, string[]>();
+      for (const { table, name } of columns) byTable.set(table, [...(byTable.get(table) ?? []), name]);
+      const problems: string[] = [];
+      for (const [table, names] of byTable) {
+        const documented = docs.sections.get(table);
+        if (!documented) {
+          problems.push(`${table}: no section`);
+          continue;
+        }
+        for (const name of names) {
+          const known = name.startsWith('_') ? docs.provenance.has(name) : documented.has(name);
+          if (!known) problems.push(`${table}.${name}: not documented`);
+        }
+        for (const name of documented) if (!names.includes(name)) problems.push(`${table}.${name}: documented but absent`);
+      }
+      expect(problems).toEqual([]);
+    });
+
     it('keeps the raw payload of every bus-loaded table, compressed', async () => {
       const tables = await rows<{ table: string; codec: string }>(
         warehouse.client,
@@ -143,3 +167,28 @@ describe('numbered migrations', () => {
     });
   });
 });
+
+/**
+ * Columns documented per `### table` section of sql/README.md: the first cell of its table rows,
+ * or another section's (`Same columns as \`x\`` [`without \`y\``]); provenance columns separately.
+ */
+function documentedColumns(readme: string): { sections: Map<string, Set<string>>; provenance: Set<string> } {
+  const raw = new Map<string, string>();
+  for (const part of readme.split(/^### /m).slice(1)) {
+    const title = part.slice(0, part.indexOf('\n')).trim();
+    raw.set(title, part);
+  }
+  const own = (text: string) => new Set([...text.matchAll(/^\| `(\w+)` \|/gm)].map((m) => m[1]!));
+  const sections = new Map<string, Set<string>>();
+  for (const [title, text] of raw) {
+    const same = /Same columns as `(\w+)`(?: \(including `\w+`\))?(?: without `(\w+)`)?/.exec(text);
+    if (!same) {
+      sections.set(title, own(text));
+      continue;
+    }
+    const base = new Set(own(raw.get(same[1]!) ?? ''));
+    if (same[2]) base.delete(same[2]);
+    sections.set(title, base);
+  }
+  return { sections, provenance: own(raw.get('Provenance columns') ?? '') };
+}

@@ -111,7 +111,27 @@ describe('the embedded read-only HTTP endpoint', () => {
     expect(await (await fetch(`${endpoint.url}/ping`)).text()).toBe('Ok.\n');
   });
 
+  it('answers as the Go client behind Grafana\'s data source asks: Native by default_format, timeZone(), basic auth', async () => {
+    const timezone = await fetch(`${endpoint.url}/?database=tapehouse&default_format=JSONEachRow&max_execution_time=30`, {
+      method: 'POST',
+      body: 'SELECT timeZone() AS tz',
+      headers: { Authorization: `Basic ${Buffer.from('grafana:secret').toString('base64')}` },
+    });
+    expect(await timezone.json()).toEqual({ tz: 'UTC' });
+    const native = await post('SELECT toUInt8(7) AS n', '?database=tapehouse&default_format=Native');
+    expect(native.headers.get('content-type')).toBe('application/octet-stream');
+    // Native: 1 column, 1 row, name "n", type "UInt8", the value 7.
+    expect(Buffer.from(await native.arrayBuffer())).toEqual(Buffer.from([1, 1, 1, 0x6e, 5, ...Buffer.from('UInt8'), 7]));
+  });
+
   it('compresses responses when the client asks (enable_http_compression)', async () => {
+    const raw = await fetch(`${endpoint.url}/?enable_http_compression=1`, {
+      method: 'POST',
+      body: 'SELECT 1',
+      headers: { 'Accept-Encoding': 'gzip' },
+    });
+    expect(raw.headers.get('content-encoding')).toBe('gzip');
+    expect(await raw.text()).toBe('1\n'); // fetch undoes the gzip
     const compressed = createClient({
       url: endpoint.url,
       compression: { response: true },

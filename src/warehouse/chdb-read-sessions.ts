@@ -91,6 +91,7 @@ export class ChdbReadSessions implements ReadExecutor {
       for (const statement of [
         `USE \`${database}\``,
         'SET output_format_json_quote_64bit_integers = 1', // ClickHouse server's default; chDB's is 0
+        "SET session_timezone = 'UTC'", // what X-ClickHouse-Timezone says; clients ask timeZone() too
         'SET readonly = 2',
       ]) {
         await connection.command({ query: statement });

@@ -112,3 +112,32 @@ export class SseClient {
     this.#abort.abort();
   }
 }
+
+/** A WebSocket attempt the venue answered with HTTP instead of a socket: status, headers, parsed body. */
+export interface Refused {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Frame;
+}
+
+/** Attempts a WebSocket connection; resolves with the refusal, or with `opened` (the socket is closed again). */
+export function attempt(sim: SimulatorHandle, path: string, token?: string): Promise<Refused | 'opened'> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`${sim.wsUrl}${path}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+    ws.on('open', () => {
+      ws.close();
+      resolve('opened');
+    });
+    ws.on('unexpected-response', (_req, res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text ? (JSON.parse(text) as Frame) : {} });
+        ws.terminate();
+      });
+    });
+    ws.on('error', (err) => {
+      if (!/Unexpected server response/.test(err.message)) reject(err);
+    });
+  });
+}

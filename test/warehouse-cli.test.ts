@@ -1,28 +1,12 @@
-import { execFile } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { endpointFileOf } from '../src/warehouse/data-dir.ts';
 import { loadMigrations } from '../src/warehouse/migrations.ts';
 import { serveEmbeddedEndpoint } from '../src/warehouse/embedded-endpoint.ts';
 import { openEmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
-import { temporaryDataDir } from './warehouse-fixtures.ts';
+import { tapehouse, temporaryDataDir } from './warehouse-fixtures.ts';
 
 // `tapehouse migrate` and `tapehouse sql` run as a user runs them: child processes.
-
-const run = promisify(execFile);
-const BIN = resolve(import.meta.dirname, '../bin/tapehouse.js');
-
-async function tapehouse(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { timeout: 30_000, env: { ...process.env, ...env } });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const failed = err as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 describe('tapehouse migrate and tapehouse sql', () => {
   const dir = temporaryDataDir();

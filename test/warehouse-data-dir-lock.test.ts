@@ -1,25 +1,10 @@
-import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../src/warehouse/embedded-endpoint.ts';
-import { busRecord, migratedWarehouse, type TestWarehouse } from './warehouse-fixtures.ts';
+import { busRecord, migratedWarehouse, tapehouse, type TestWarehouse } from './warehouse-fixtures.ts';
 
 // chDB allows one process per data directory. This process holds one; others are tapehouse
 // commands run as child processes, as a user would.
-
-const run = promisify(execFile);
-const BIN = resolve(import.meta.dirname, '../bin/tapehouse.js');
-
-async function tapehouse(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { timeout: 30_000 });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const failed = err as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 describe('one process per data directory', () => {
   let w: TestWarehouse;
@@ -37,7 +22,7 @@ describe('one process per data directory', () => {
   });
 
   it('a second process gets a clear error naming the directory when the owner serves no endpoint', async () => {
-    const second = await tapehouse('migrate', '--data-dir', w.dataDir);
+    const second = await tapehouse(['migrate', '--data-dir', w.dataDir]);
     expect(second.code).toBe(1);
     expect(second.stderr).toContain(`data directory ${resolve(w.dataDir)} is in use by another process`);
     expect(second.stderr).toMatch(/one process per data directory/);
@@ -45,14 +30,14 @@ describe('one process per data directory', () => {
 
   it('the error names the running process\'s endpoint when it serves one, and tapehouse sql goes through it', async () => {
     endpoint = await serveEmbeddedEndpoint(w.warehouse);
-    const second = await tapehouse('migrate', '--data-dir', w.dataDir);
+    const second = await tapehouse(['migrate', '--data-dir', w.dataDir]);
     expect(second.code).toBe(1);
     expect(second.stderr).toContain(`pid ${process.pid}`);
     expect(second.stderr).toContain(`through that process's endpoint ${endpoint.url}`);
 
-    const query = await tapehouse('sql', '--data-dir', w.dataDir, '--format', 'json', 'SELECT token_id, shares_micro FROM trades');
+    const query = await tapehouse(['sql', '--data-dir', w.dataDir, '--format', 'json', 'SELECT token_id, shares_micro FROM trades']);
     expect(query).toMatchObject({ code: 0, stdout: '{"token_id":"tok-held","shares_micro":"2"}\n' });
-    const write = await tapehouse('sql', '--data-dir', w.dataDir, 'DROP TABLE trades');
+    const write = await tapehouse(['sql', '--data-dir', w.dataDir, 'DROP TABLE trades']);
     expect(write.code).toBe(1);
     expect(write.stderr).toMatch(/readonly mode/);
   });

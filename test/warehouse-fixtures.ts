@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { migrate } from '../src/warehouse/migrations.ts';
 import { openEmbeddedWarehouse, type EmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
@@ -40,4 +42,18 @@ export function busRecord(offset: number, topic = 'test.records'): Record<string
 export async function rows<T = Record<string, unknown>>(client: ClickHouseClient, query: string): Promise<T[]> {
   const result = await client.query({ query, format: 'JSONEachRow' });
   return result.json<T>();
+}
+
+const BIN = resolve(import.meta.dirname, '../bin/tapehouse.js');
+const execute = promisify(execFile);
+
+/** Runs the tapehouse command as a user would: a child process. */
+export async function tapehouse(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await execute(process.execPath, [BIN, ...args], { timeout: 30_000, env: { ...process.env, ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const failed = err as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
 }

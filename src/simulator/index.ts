@@ -85,6 +85,19 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   });
   const port = (server.address() as AddressInfo).port;
   const control: ControlServer | undefined = options.controlPort === undefined ? undefined : await startControlServer(options.controlPort, faults, streams);
+  let closing: Promise<void> | undefined;
+  const close = async (): Promise<void> => {
+    if (timer) clearInterval(timer);
+    venue.exchange.onWorkQueued = undefined;
+    faults.endAll();
+    groundTruth?.close();
+    streams.close();
+    await control?.close();
+    await new Promise<void>((resolve, reject) => {
+      server.close((err) => (err ? reject(err) : resolve()));
+      server.closeAllConnections();
+    });
+  };
   return {
     url: `http://127.0.0.1:${port}`,
     wsUrl: `ws://127.0.0.1:${port}`,
@@ -102,18 +115,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       tick();
     },
     tick,
-    async close() {
-      if (timer) clearInterval(timer);
-      venue.exchange.onWorkQueued = undefined;
-      faults.endAll();
-      groundTruth?.close();
-      streams.close();
-      await control?.close();
-      await new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        server.closeAllConnections();
-      });
-    },
+    /** Stops everything; a second call waits for the first. */
+    close: () => (closing ??= close()),
   };
 }
 

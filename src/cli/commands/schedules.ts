@@ -1,0 +1,104 @@
+import type { Command } from 'commander';
+import type { Client } from '@temporalio/client';
+import { isJobName, parseJobList, type JobName } from '../../sync/jobs.ts';
+import { DEFAULT_SCHEDULE_PREFIX, parseDuration, resolveTemporal, type TemporalOptions } from '../../../workflows/settings.ts';
+
+interface CommonOptions extends TemporalOptions {
+  jobs?: string;
+  idPrefix: string;
+}
+
+/**
+ * `tapehouse schedules apply|backfill|list`: one Temporal Schedule per sync job (created or
+ * updated, overlap skip), a backfill of a past window, and what exists.
+ */
+export function registerSchedules(program: Command): void {
+  const schedules = program.command('schedules').description('Temporal Schedules of the sync jobs');
+  const common = (command: Command): Command =>
+    command
+      .option('--temporal-address <host:port>', 'Temporal frontend (TAPEHOUSE_TEMPORAL_ADDRESS, default 127.0.0.1:7233)')
+      .option('--namespace <name>', 'Temporal namespace (TAPEHOUSE_TEMPORAL_NAMESPACE, default "default")')
+      .option('--task-queue <name>', 'task queue of the workers (TAPEHOUSE_TASK_QUEUE, default tapehouse-sync)')
+      .option('--jobs <list>', 'comma-separated jobs (default: all)')
+      .option('--id-prefix <prefix>', 'schedule and workflow ids start with it', DEFAULT_SCHEDULE_PREFIX);
+
+  common(schedules.command('apply'))
+    .description('create or update one schedule per job (idempotent)')
+    .option('--interval <job=duration...>', 'a job\'s interval, e.g. positions=15s (repeatable)', collect, [])
+    .option('--paused', 'create them paused')
+    .action(async (options: CommonOptions & { interval: string[]; paused?: boolean }) => {
+      await withClient(options, async (client, taskQueue) => {
+        const { applySchedules } = await import('../../../workflows/schedules.ts');
+        const applied = await applySchedules(client, {
+          taskQueue,
+          jobs: parseJobList(options.jobs),
+          intervals: parseIntervals(options.interval),
+          idPrefix: options.idPrefix,
+          paused: options.paused,
+        });
+        for (const s of applied) process.stdout.write(`${s.action} ${s.scheduleId} every ${s.intervalMs / 1000}s (overlap skip)\n`);
+      });
+    });
+
+  common(schedules.command('backfill'))
+    .description('read a past window again, for the jobs whose resource allows it')
+    .requiredOption('--from <time>', 'start of the window (ISO 8601)')
+    .requiredOption('--to <time>', 'end of the window (ISO 8601)')
+    .option('--wait', 'wait for the backfills to finish')
+    .action(async (options: CommonOptions & { from: string; to: string; wait?: boolean }) => {
+      await withClient(options, async (client, taskQueue) => {
+        const { startBackfill } = await import('../../../workflows/schedules.ts');
+        const { started, skipped } = await startBackfill(client, { taskQueue, jobs: parseJobList(options.jobs), from: isoDate(options.from, '--from'), to: isoDate(options.to, '--to'), idPrefix: options.idPrefix });
+        for (const job of skipped) process.stdout.write(`skipped ${job}: its resource only tells the present\n`);
+        for (const b of started) process.stdout.write(`${b.state} ${b.workflowId}\n`);
+        if (!options.wait) return;
+        for (const b of started) {
+          const result = await b.handle.result();
+          process.stdout.write(`${b.job}: ${result.outcome}, ${result.pages} pages, ${result.records} records\n`);
+        }
+      });
+    });
+
+  common(schedules.command('list'))
+    .description('the schedules under the id prefix')
+    .action(async (options: CommonOptions) => {
+      await withClient(options, async (client) => {
+        const { listSchedules } = await import('../../../workflows/schedules.ts');
+        for (const id of await listSchedules(client, options.idPrefix)) process.stdout.write(`${id}\n`);
+      });
+    });
+}
+
+async function withClient(options: TemporalOptions, body: (client: Client, taskQueue: string) => Promise<void>): Promise<void> {
+  const temporal = resolveTemporal(options);
+  // Loaded here, so commands that do not talk to Temporal do not pay for its client.
+  const { Client, Connection } = await import('@temporalio/client');
+  const connection = await Connection.connect({ address: temporal.address });
+  try {
+    await body(new Client({ connection, namespace: temporal.namespace }), temporal.taskQueue);
+  } finally {
+    await connection.close();
+  }
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function parseIntervals(pairs: readonly string[]): Partial<Record<JobName, number>> {
+  const intervals: Partial<Record<JobName, number>> = {};
+  for (const pair of pairs) {
+    const [job, duration] = pair.split('=');
+    if (!job || !duration || !isJobName(job)) throw new Error(`--interval takes job=duration with a known job, got ${pair}`);
+    const ms = parseDuration(duration);
+    if (ms < 1_000) throw new Error(`--interval ${pair}: Temporal schedules run at most once a second`);
+    intervals[job] = ms;
+  }
+  return intervals;
+}
+
+function isoDate(text: string, flag: string): Date {
+  const date = new Date(text);
+  if (Number.isNaN(date.getTime())) throw new Error(`${flag} is not a time: ${text}`);
+  return date;
+}

@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JOB_NAMES, SYNC_JOBS } from '../../src/sync/jobs.ts';
+import { applySchedules, listSchedules } from '../../workflows/schedules.ts';
+import { eventually, syncServices, type SyncServices } from './sync-helpers.ts';
+
+describe('Temporal Schedules of the sync jobs (real dev server)', () => {
+  let services: SyncServices;
+  let idPrefix: string;
+
+  beforeAll(async () => {
+    services = await syncServices();
+    idPrefix = `${services.prefix}-`;
+  });
+
+  afterAll(async () => {
+    for (const job of JOB_NAMES) await services.client.schedule.getHandle(`${idPrefix}${job}`).delete().catch(() => undefined);
+    await services.close();
+  });
+
+  it('applied twice, leaves one schedule per job with its interval and overlap skip', async () => {
+    const settings = { taskQueue: `${services.prefix}-queue`, jobs: JOB_NAMES, idPrefix, paused: true };
+    const first = await applySchedules(services.client, settings);
+    expect(first.map((s) => s.action)).toEqual(JOB_NAMES.map(() => 'created'));
+    const second = await applySchedules(services.client, { ...settings, intervals: { positions: 15_000 } });
+    expect(second.map((s) => s.action)).toEqual(JOB_NAMES.map(() => 'updated'));
+
+    const expected = JOB_NAMES.map((job) => `${idPrefix}${job}`).sort();
+    await eventually(async () => (await listSchedules(services.client, idPrefix)).join() === expected.join(), 250);
+    expect(await listSchedules(services.client, idPrefix)).toEqual(expected);
+    for (const job of JOB_NAMES) {
+      const described = await services.client.schedule.getHandle(`${idPrefix}${job}`).describe();
+      const everyMs = job === 'positions' ? 15_000 : SYNC_JOBS[job].intervalMs;
+      expect(described.spec.intervals?.map((i) => i.every)).toEqual([everyMs]);
+      expect(described.policies.overlap).toBe('SKIP');
+      expect(described.action).toMatchObject({ workflowType: 'syncJobWorkflow', taskQueue: settings.taskQueue, args: [{ job }] });
+      expect(described.state.paused).toBe(true);
+    }
+  });
+});

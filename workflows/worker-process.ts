@@ -1,0 +1,94 @@
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { RateLimiter } from '../src/api/rate-limit/limiter.ts';
+import type { BucketShape } from '../src/api/rate-limit/token-bucket.ts';
+import { KafkaBus } from '../src/bus/kafka.ts';
+import { createTopicCatalogue } from '../src/bus/topics.ts';
+import { MemoryCheckpointStore, type CheckpointStore } from '../src/sync/checkpoint.ts';
+import { FileCheckpointStore } from '../src/sync/checkpoint-file.ts';
+import { WarehouseCheckpointStore } from '../src/sync/checkpoint-warehouse.ts';
+import { DEFAULT_TUNING, syncDeps, type SyncTuning } from '../src/sync/deps.ts';
+import { createSyncVenue } from '../src/sync/venue.ts';
+import { createLogger } from '../src/util/log.ts';
+import type { Secret } from '../src/util/secret.ts';
+import { resolveTarget } from '../src/warehouse/target.ts';
+import { openServerWarehouse } from '../src/warehouse/warehouse.ts';
+import type { TemporalSettings } from './settings.ts';
+import { createSyncWorker } from './worker.ts';
+
+export type CheckpointSetting = { kind: 'memory' } | { kind: 'file'; path: string } | { kind: 'clickhouse'; url: string };
+
+export interface WorkerProcessOptions {
+  temporal: TemporalSettings;
+  baseUrl: string;
+  token: Secret;
+  /** Label of the token's account (partition key and `account` of its records). */
+  account: string;
+  brokers: readonly string[];
+  topicPrefix?: string;
+  checkpoints: CheckpointSetting;
+  /** The account's read bucket, when not the authenticated tier. */
+  readBucket?: BucketShape;
+  catalogueWithToken?: boolean;
+  /** Items per page of every paged list (default: the interface's maxima). */
+  pageSize?: number;
+}
+
+export interface WorkerProcess {
+  worker: Worker;
+  /** Settles when the worker has stopped (after `shutdown`, or on a fatal error). */
+  running: Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+/** Everything a `tapehouse worker` process holds: venue clients, Kafka, checkpoints, the Temporal worker. */
+export async function startWorkerProcess(options: WorkerProcessOptions): Promise<WorkerProcess> {
+  const logger = createLogger('worker');
+  const topics = createTopicCatalogue(options.topicPrefix);
+  const bus = await KafkaBus.open({ brokers: options.brokers, topics: topics.topics, log: logger });
+  const { store, close: closeStore } = openCheckpoints(options.checkpoints);
+  if (options.checkpoints.kind === 'memory') logger.warn('checkpoints in memory: a restarted worker resumes only a slice Temporal still retries; give --checkpoint-file or --clickhouse-url');
+  const venue = createSyncVenue({
+    baseUrl: options.baseUrl,
+    token: options.token,
+    limiter: new RateLimiter(options.readBucket ? { read: options.readBucket } : {}),
+    catalogueWithToken: options.catalogueWithToken,
+    logger,
+  });
+  const deps = syncDeps({ venue, bus, checkpoints: store, account: options.account, topics, logger, tuning: pageTuning(options.pageSize) });
+  const connection = await NativeConnection.connect({ address: options.temporal.address });
+  const worker = await createSyncWorker({ connection, namespace: options.temporal.namespace, taskQueue: options.temporal.taskQueue, deps });
+  const running = worker.run().finally(async () => {
+    await connection.close();
+    await venue.close();
+    await bus.close();
+    await closeStore();
+  });
+  return {
+    worker,
+    running,
+    async shutdown() {
+      worker.shutdown();
+      await running;
+    },
+  };
+}
+
+function pageTuning(size: number | undefined): Partial<SyncTuning> | undefined {
+  if (size === undefined) return undefined;
+  return { pageSize: { events: Math.min(size, DEFAULT_TUNING.pageSize.events), orders: size, openOrders: size, trades: size, activities: Math.min(size, DEFAULT_TUNING.pageSize.activities) } };
+}
+
+function openCheckpoints(setting: CheckpointSetting): { store: CheckpointStore; close: () => Promise<void> } {
+  switch (setting.kind) {
+    case 'memory':
+      return { store: new MemoryCheckpointStore(), close: async () => undefined };
+    case 'file':
+      return { store: new FileCheckpointStore(setting.path), close: async () => undefined };
+    case 'clickhouse': {
+      const target = resolveTarget({ clickhouseUrl: setting.url });
+      if (target.kind !== 'server') throw new Error('--clickhouse-url needs a server URL');
+      const warehouse = openServerWarehouse(target);
+      return { store: new WarehouseCheckpointStore(warehouse), close: () => warehouse.close() };
+    }
+  }
+}

@@ -1,0 +1,30 @@
+import { fileURLToPath } from 'node:url';
+import { Worker, type NativeConnection } from '@temporalio/worker';
+import type { SyncDeps } from '../src/sync/deps.ts';
+import { createSyncActivities } from './activities.ts';
+import { DEFAULT_TASK_QUEUE } from './settings.ts';
+
+export const WORKFLOWS_PATH = fileURLToPath(new URL('./sync-workflows.ts', import.meta.url));
+
+export interface SyncWorkerOptions {
+  connection: NativeConnection;
+  namespace?: string;
+  taskQueue?: string;
+  deps: SyncDeps;
+}
+
+/**
+ * A worker for the sync workflows and their activities. Heartbeats reach the server at least every
+ * 2 s (the SDK would otherwise hold them back for up to 80 % of the heartbeat timeout), so a slice
+ * retried after a crash starts close to where it stopped.
+ */
+export function createSyncWorker(options: SyncWorkerOptions): Promise<Worker> {
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace ?? 'default',
+    taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
+    workflowsPath: WORKFLOWS_PATH,
+    activities: createSyncActivities(options.deps),
+    maxHeartbeatThrottleInterval: '2 seconds',
+  });
+}

@@ -20,6 +20,8 @@ export type BookFrames = 'snapshot' | 'delta';
 export class MarketStream {
   readonly connections = new Set<WsConnection>();
   readonly index = new SubscriptionIndex<WsConnection>();
+  /** Tokens each connection has had a full book of: in delta mode, a token's first frame on a connection is a snapshot. */
+  readonly #seeded = new WeakMap<WsConnection, Set<string>>();
   #delivery = 0;
 
   constructor(
@@ -125,6 +127,7 @@ export class MarketStream {
         const bookRef = { tokenId, conditionId: ref.market.conditionId, marketId: ref.market.id, sequence: ladder.sequence };
         const data = channel === 'orderbook' ? snapshotData(bookRef, ladder.bids, ladder.asks, true) : bestQuoteData(bookRef, ladder.bids, ladder.asks);
         conn.send(channel, frameTail(nowMs, data), nowMs);
+        if (channel === 'orderbook') this.#seededSet(conn).add(tokenId);
       }
     }
   }
@@ -176,9 +179,25 @@ export class MarketStream {
     for (const conn of conns) conn.send(channel, tail, atMs);
   }
 
+  #seededSet(conn: WsConnection): Set<string> {
+    let set = this.#seeded.get(conn);
+    if (!set) {
+      set = new Set();
+      this.#seeded.set(conn, set);
+    }
+    return set;
+  }
+
   #onBook(u: BookUpdate): void {
     const books = this.#holders('orderbook', u.tokenId, u.conditionId, u.eventId);
-    if (books.length > 0) this.#fanOut(books, 'orderbook', this.bookFrames === 'delta' ? deltaData(u) : snapshotData(u, u.bids, u.asks), u.atMs);
+    if (this.bookFrames === 'snapshot') this.#fanOut(books, 'orderbook', snapshotData(u, u.bids, u.asks), u.atMs);
+    else {
+      // A token the connection never had a book of (a market that opened after an event subscription) starts with a snapshot.
+      const unseeded = books.filter((c) => !this.#seededSet(c).has(u.tokenId));
+      for (const c of unseeded) this.#seededSet(c).add(u.tokenId);
+      this.#fanOut(unseeded, 'orderbook', snapshotData(u, u.bids, u.asks), u.atMs);
+      this.#fanOut(unseeded.length === 0 ? books : books.filter((c) => !unseeded.includes(c)), 'orderbook', deltaData(u), u.atMs);
+    }
     if (!u.topChanged) return;
     this.#fanOut(this.#holders('best_quote', u.tokenId, u.conditionId, u.eventId), 'best_quote', bestQuoteData(u, u.bids, u.asks), u.atMs);
   }

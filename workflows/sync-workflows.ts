@@ -34,7 +34,7 @@ export async function syncJobWorkflow(input: SyncWorkflowInput): Promise<SyncWor
     totals.records += slice.records;
     if (slice.outcome !== 'partial') return { job: input.job, outcome: slice.outcome, ...totals };
     const info = workflowInfo();
-    if (info.continueAsNewSuggested || info.historyLength >= HISTORY_EVENTS_LIMIT) {
+    if (info.continueAsNewSuggested || info.historyLength >= (input.historyLimit ?? HISTORY_EVENTS_LIMIT)) {
       await continueAsNew<typeof syncJobWorkflow>({ ...input, totals });
     }
   }

@@ -46,6 +46,8 @@ export interface SyncWorkflowInput {
   /** Pages per activity run (default 50): bounds how long one activity runs. */
   pagesPerSlice?: number;
   activity?: ActivityTuning;
+  /** Continue as new once the history has this many events (default 2,000). */
+  historyLimit?: number;
   /** Carried over by continue-as-new. */
   totals?: SyncTotals;
 }

@@ -1,0 +1,132 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DASHBOARDS_DIR, loadDashboards, type DashboardPanel } from '../src/dashboards/dashboard-model.ts';
+import { isPanelType } from '../src/dashboards/panel-shapes.ts';
+import { grafanaSchemaErrors } from './dashboards-grafana-schema.ts';
+
+const dashboards = loadDashboards();
+const byTitle = new Map(dashboards.map((file) => [file.dashboard.title, file]));
+
+describe('dashboard files', () => {
+  it('are the four dashboards of the issue, each with a unique uid', () => {
+    expect([...byTitle.keys()].sort()).toEqual(['Account', 'Market detail', 'Markets overview', 'Pipeline health']);
+    expect(new Set(dashboards.map(({ dashboard }) => dashboard.uid)).size).toBe(4);
+  });
+
+  it("conform to Grafana's dashboard schema and each panel plugin's options (@grafana/schema)", () => {
+    const errors = grafanaSchemaErrors(dashboards);
+    for (const { file } of dashboards) expect(errors.get(file), file).toEqual([]);
+  });
+
+  it('are refused by that check when a panel option is outside its enum or a field is misspelt', () => {
+    const json = structuredClone(dashboards[0]!.json) as { panels: Array<Record<string, unknown>> };
+    const timeseries = json.panels.find((panel) => panel.type === 'timeseries')!;
+    (timeseries.options as { legend: { placement: string } }).legend.placement = 'middle';
+    const table = json.panels.find((panel) => panel.type === 'table')!;
+    table.gridPoss = table.gridPos;
+    const errors = grafanaSchemaErrors([{ file: 'broken.json', json }]).get('broken.json')!;
+    expect(errors.join('\n')).toMatch(/"middle"/);
+    expect(errors.join('\n')).toMatch(/gridPoss/);
+  });
+});
+
+describe.each(dashboards.map(({ file, dashboard }) => [file, dashboard] as const))('%s', (_file, dashboard) => {
+  const panels = dashboard.panels;
+  const variables = dashboard.templating.list;
+
+  it('takes its data source from the ${datasource} variable, a ClickHouse data source', () => {
+    const variable = variables.find((entry) => entry.name === 'datasource');
+    expect(variable?.type).toBe('datasource');
+    expect(variable?.query).toBe('grafana-clickhouse-datasource');
+    for (const panel of panels) {
+      expect(panel.datasource, panel.title).toEqual({ type: 'grafana-clickhouse-datasource', uid: '${datasource}' });
+      for (const target of panel.targets) expect(target.datasource, panel.title).toEqual(panel.datasource);
+    }
+  });
+
+  it('draws only panel types both viewers draw, with unique ids on a 24-column grid without overlaps', () => {
+    expect(new Set(panels.map((panel) => panel.id)).size).toBe(panels.length);
+    const taken = new Set<string>();
+    for (const panel of panels) {
+      expect(isPanelType(panel.type), `${panel.title}: ${panel.type}`).toBe(true);
+      const { x, y, w, h } = panel.gridPos;
+      expect(x + w, panel.title).toBeLessThanOrEqual(24);
+      for (let col = x; col < x + w; col += 1) {
+        for (let row = y; row < y + h; row += 1) {
+          expect(taken.has(`${col},${row}`), `${panel.title} overlaps another panel at ${col},${row}`).toBe(false);
+          taken.add(`${col},${row}`);
+        }
+      }
+    }
+  });
+
+  it('quotes every variable in SQL with ${var:singlequote} and filters optional ones with $__conditionalAll', () => {
+    const sqls = [...panels.flatMap((panel) => panel.targets.map((target) => target.rawSql)), ...variables.map((v) => String(v.query ?? ''))];
+    for (const sql of sqls) {
+      const withoutConditionalRefs = sql.replace(/,\s*\$\w+\)/g, ')'); // $__conditionalAll's second argument names the variable
+      for (const [reference] of withoutConditionalRefs.matchAll(/\$\{?(?!__)\w+(:\w+)?\}?/g)) {
+        expect(reference, sql).toMatch(/^\$\{\w+:singlequote\}$/);
+      }
+    }
+    for (const variable of variables.filter((entry) => entry.includeAll)) {
+      const uses = sqls.filter((sql) => sql.includes(`\${${variable.name}:singlequote}`));
+      expect(uses.length, variable.name).toBeGreaterThan(0);
+      for (const sql of uses) expect(sql, `${variable.name} (All) must be optional`).toContain(`$__conditionalAll(`);
+      for (const sql of uses) expect(sql).toMatch(new RegExp(`IN \\(\\$\\{${variable.name}:singlequote\\}\\)`));
+    }
+  });
+
+  it('bounds every chart to the time range ($__timeFilter or $__toTime) and buckets time series with $__timeInterval', () => {
+    const charts = panels.filter((panel) => ['timeseries', 'candlestick', 'state-timeline'].includes(panel.type));
+    for (const panel of charts) {
+      for (const { rawSql } of panel.targets) {
+        expect(rawSql, panel.title).toMatch(/\$__timeFilter\(|\$__toTime/);
+        if (bucketedSeries(panel)) expect(rawSql, panel.title).toContain('$__timeInterval(');
+      }
+    }
+  });
+
+  it('converts micro-units only at the presentation edge (/ 1e6 in the outer SELECT, never in a filter)', () => {
+    for (const panel of panels) {
+      for (const { rawSql } of panel.targets) {
+        for (const clause of rawSql.split(/\bWHERE\b/i).slice(1)) {
+          const filter = clause.split(/\b(GROUP BY|ORDER BY|LIMIT)\b/i)[0]!;
+          expect(filter, panel.title).not.toMatch(/1e6/);
+        }
+      }
+    }
+  });
+});
+
+// Settled PnL buckets are the venue's own; every other series is bucketed per interval.
+function bucketedSeries(panel: DashboardPanel): boolean {
+  return panel.type !== 'state-timeline' && !panel.targets.some((target) => /bucket_at AS time/.test(target.rawSql));
+}
+
+describe('provisioning', () => {
+  const datasource = readFileSync(join(DASHBOARDS_DIR, 'provisioning/datasources/clickhouse.yaml'), 'utf8');
+  const provider = readFileSync(join(DASHBOARDS_DIR, 'provisioning/dashboards/tapehouse.yaml'), 'utf8');
+
+  it('provisions the ClickHouse data source over HTTP on database tapehouse with credentials from the environment', () => {
+    expect(datasource).toMatch(/type: grafana-clickhouse-datasource/);
+    expect(datasource).toMatch(/protocol: http\b/);
+    expect(datasource).toMatch(/defaultDatabase: tapehouse/);
+    expect(datasource).toMatch(/username: \$\{?TAPEHOUSE_CLICKHOUSE_USER/);
+    expect(datasource).toMatch(/password: \$\{?TAPEHOUSE_CLICKHOUSE_PASSWORD/);
+  });
+
+  it("makes that data source every dashboard's default", () => {
+    const uid = /uid: (\S+)/.exec(datasource)![1];
+    for (const { dashboard } of dashboards) {
+      const variable = dashboard.templating.list.find((entry) => entry.name === 'datasource')!;
+      expect(variable.current?.value, dashboard.title).toBe(uid);
+    }
+  });
+
+  it('loads the dashboards from the folder the compose file mounts this directory on', () => {
+    const path = /path: (\S+)/.exec(provider)![1];
+    const compose = readFileSync(join(DASHBOARDS_DIR, '../docker-compose.yml'), 'utf8');
+    expect(compose).toContain(`./dashboards:${path}`);
+  });
+});

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dataPanels, loadDashboards, type Dashboard } from '../src/dashboards/dashboard-model.ts';
+import { rowCount } from '../src/dashboards/frames.ts';
+import { queryDashboard, queryPanel } from '../src/dashboards/panel-data.ts';
+import { readOnly, runQueryThroughClient, type RunQuery } from '../src/dashboards/run-query.ts';
+import { parseTimeRange } from '../src/dashboards/time-range.ts';
+import { resolveVariables } from '../src/dashboards/variables.ts';
+import { createExpectedTables, fillDashboardWarehouse } from './dashboards-fixtures.ts';
+import { migratedWarehouse, type TestWarehouse } from './warehouse-fixtures.ts';
+
+// Every panel of every dashboard, expanded for the last 6 hours of a seeded run, on chDB.
+const END = new Date('2024-05-01T12:00:00Z');
+const range = parseTimeRange('2024-05-01T06:00:00Z', END.toISOString());
+const dashboards = loadDashboards().map(({ dashboard }) => dashboard);
+
+let seeded: TestWarehouse;
+let run: RunQuery;
+
+beforeAll(async () => {
+  seeded = await migratedWarehouse();
+  await createExpectedTables(seeded.warehouse);
+  await fillDashboardWarehouse(seeded.warehouse, { end: END });
+  run = readOnly(runQueryThroughClient(seeded.warehouse.client));
+});
+
+afterAll(async () => {
+  await seeded?.cleanup();
+});
+
+describe.each(dashboards.map((dashboard) => [dashboard.title, dashboard] as const))('%s', (_title, dashboard) => {
+  it.each(dataPanels(dashboard).map((panel) => [panel.title, panel] as const))(
+    '%s: its query runs and returns rows with the columns its panel type draws',
+    async (_panel, panel) => {
+      const variables = await resolveVariables(dashboard, {}, range, run);
+      const data = await queryPanel(panel, range, variables, run);
+      expect(data.error).toBeUndefined();
+      expect(data.frames.map(rowCount).some((rows) => rows > 0)).toBe(true);
+      expect(data.problem).toBeUndefined();
+    },
+  );
+});
+
+function dashboardTitled(title: string): Dashboard {
+  return dashboards.find((dashboard) => dashboard.title === title)!;
+}
+
+describe('variables change what the panels show', () => {
+  it('one category narrows the markets overview to that category', async () => {
+    const overview = dashboardTitled('Markets overview');
+    const volumeOf = async (category: string[]) => {
+      const data = await queryDashboard(overview, range, { category }, run, new Set([3]));
+      return data.panels[3]!.frames[0]!.fields[0]!.values[0] as number;
+    };
+    const all = await volumeOf(['$__all']);
+    const crypto = await volumeOf(['crypto']);
+    const politics = await volumeOf(['politics']);
+    expect(crypto).toBeGreaterThan(0);
+    expect(crypto).toBeLessThan(all);
+    expect(crypto + politics).toBeLessThan(all);
+  });
+
+  it('another outcome of the market shows its own book: the two mids of a binary market sum to 1', async () => {
+    const detail = dashboardTitled('Market detail');
+    const mid = async (outcome: string) => {
+      const data = await queryDashboard(detail, range, { event: ['event-2'], market: ['market-2-1'], outcome: [outcome] }, run, new Set([3]));
+      return data.panels[3]!.frames[0]!.fields[0]!.values[0] as number;
+    };
+    expect((await mid('tok-2-1-yes')) + (await mid('tok-2-1-no'))).toBeCloseTo(1, 6);
+  });
+
+  it('depth grows with the distance from mid, one series per distance chosen', async () => {
+    const detail = dashboardTitled('Market detail');
+    const data = await queryDashboard(detail, range, { distance: ['10000', '100000'] }, run, new Set([10]));
+    const series = data.panels[10]!.frames[0]!.fields.filter((field) => field.type === 'number');
+    expect(series.map((field) => field.labels?.distance)).toEqual(['±1¢', '±10¢']);
+    const total = (index: number) => series[index]!.values.reduce<number>((sum, value) => sum + Number(value ?? 0), 0);
+    expect(total(1)).toBeGreaterThan(total(0));
+  });
+});
+
+describe('tables other parts will add', () => {
+  it('panels on empty pipeline_health and reconciliations still answer (zeros, or no rows), without an error', async () => {
+    await seeded.warehouse.client.command({ query: 'TRUNCATE TABLE tapehouse.pipeline_health' });
+    await seeded.warehouse.client.command({ query: 'TRUNCATE TABLE tapehouse.reconciliations' });
+    for (const dashboard of [dashboardTitled('Pipeline health'), dashboardTitled('Account')]) {
+      const data = await queryDashboard(dashboard, range, {}, run);
+      const onThem = dataPanels(dashboard).filter((panel) => panel.targets.some((t) => /pipeline_health|reconciliations/.test(t.rawSql)));
+      expect(onThem.length).toBeGreaterThan(0);
+      for (const panel of onThem) {
+        const panelData = data.panels[panel.id]!;
+        expect(panelData.error, panel.title).toBeUndefined();
+        if (panel.type === 'stat') expect(panelData.frames[0]!.fields.every((field) => field.values[0] === 0), panel.title).toBe(true);
+        else expect(panelData.frames.every((frame) => rowCount(frame) === 0), panel.title).toBe(true);
+      }
+    }
+  });
+});

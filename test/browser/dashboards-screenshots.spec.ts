@@ -1,0 +1,70 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadDashboards } from '../../src/dashboards/dashboard-model.ts';
+import { runQueryThroughClient } from '../../src/dashboards/run-query.ts';
+import { serveDashboards, type DashboardsServer } from '../../src/dashboards/serve.ts';
+import { createExpectedTables, fillDashboardWarehouse } from '../dashboards-fixtures.ts';
+import { migratedWarehouse, type TestWarehouse } from '../warehouse-fixtures.ts';
+
+// Opens each dashboard of the built-in viewer in Debian's chromium on a filled warehouse, waits
+// for its data, requires every panel to have drawn something, and saves a screenshot.
+const CHROMIUM = process.env.TAPEHOUSE_CHROMIUM ?? '/usr/bin/chromium';
+const SCREENSHOTS = resolve(import.meta.dirname, '../../test-results/dashboards');
+const dashboards = loadDashboards().map(({ dashboard }) => dashboard);
+
+let seeded: TestWarehouse;
+let server: DashboardsServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install -y chromium (or set TAPEHOUSE_CHROMIUM)`);
+  seeded = await migratedWarehouse();
+  await createExpectedTables(seeded.warehouse);
+  await fillDashboardWarehouse(seeded.warehouse, { end: new Date() });
+  server = await serveDashboards({ query: runQueryThroughClient(seeded.warehouse.client), basePath: '/dashboards' });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+  mkdirSync(SCREENSHOTS, { recursive: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await seeded?.cleanup();
+});
+
+describe('the built-in viewer in a browser', () => {
+  it('lists every dashboard', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/`);
+    const titles = await page.locator('ul.dashboards li a').allTextContents();
+    expect(titles.sort()).toEqual(dashboards.map((dashboard) => dashboard.title).sort());
+    await page.close();
+  });
+
+  it.each(dashboards.map((dashboard) => [dashboard.title, dashboard] as const))('draws every panel of %s with data', async (_title, dashboard) => {
+    const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    page.on('console', (message) => { if (message.type() === 'error') errors.push(message.text()); });
+    await page.goto(`${server.url}/d/${dashboard.uid}?refresh=off`);
+    await page.waitForSelector('body[data-refreshes]');
+    const panels = await page.locator('section.panel').evaluateAll((sections) =>
+      sections.map((section) => ({
+        title: section.querySelector('h2')?.textContent ?? '',
+        message: section.querySelector('.panel-body .message')?.textContent ?? '',
+        drawn: section.querySelector('.panel-body canvas, .panel-body table tbody tr, .panel-body .stat-value') !== null,
+      })),
+    );
+    expect(panels).toHaveLength(dashboard.panels.length);
+    for (const panel of panels) expect(panel, panel.title).toEqual({ title: panel.title, message: '', drawn: true });
+    await page.screenshot({ path: join(SCREENSHOTS, `${dashboard.uid}.png`), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});

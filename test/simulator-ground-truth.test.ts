@@ -71,25 +71,27 @@ async function run(bookFrames: 'snapshot' | 'delta', minutes: number): Promise<{
   }));
   client = await StreamClient.connect(sim);
   await client.subscribe(['orderbook', 'trades', 'market_status'], { event_ids: sim.venue.catalogue.events.map((e) => e.id) });
-  let compared = 0;
+  const samples: Array<{ tokenId: string; sequence: number; ladder: Ladder }> = [];
   for (let step = 1; step <= minutes * 600; step++) {
     sim.advance(100);
     if (step % 100 !== 0) continue;
     await client.sync();
-    sim.groundTruth?.flush();
-    const replayed = replay(client.frames);
-    const truth = readGroundTruth(dir);
     const recent = [...new Set(client.of('orderbook').slice(-200).map((f) => f.data.token_id as string))].slice(-12);
     for (const tokenId of recent) {
       const rest = (await api(sim, 'GET', `/trade/v1/orderbook/${tokenId}`, { token: sim.demoToken })).json as Frame;
-      const fromFrames = replayed.get(tokenId)?.get(rest.sequence);
-      const fromTruth = truth.bookAtSequence(tokenId, rest.sequence);
-      expect(fromFrames, `token ${tokenId} at sequence ${rest.sequence}`).toEqual({ bids: rest.bids, asks: rest.asks });
-      expect({ bids: wire(fromTruth?.bids ?? []), asks: wire(fromTruth?.asks ?? []) }).toEqual({ bids: rest.bids, asks: rest.asks });
-      compared++;
+      samples.push({ tokenId, sequence: rest.sequence, ladder: { bids: rest.bids as Level[], asks: rest.asks as Level[] } });
     }
   }
-  return { compared, frames: client.frames };
+  // Replayed once at the end: the replay keeps the ladder after every sequence of every token.
+  const replayed = replay(client.frames);
+  sim.groundTruth?.flush();
+  const truth = readGroundTruth(dir);
+  for (const { tokenId, sequence, ladder } of samples) {
+    expect(replayed.get(tokenId)?.get(sequence), `frames of ${tokenId} at sequence ${sequence}`).toEqual(ladder);
+    const book = truth.bookAtSequence(tokenId, sequence);
+    expect({ bids: wire(book?.bids ?? []), asks: wire(book?.asks ?? []) }, `ground truth of ${tokenId} at ${sequence}`).toEqual(ladder);
+  }
+  return { compared: samples.length, frames: client.frames };
 }
 
 describe('ground truth of a seeded run', () => {

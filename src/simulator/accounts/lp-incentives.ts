@@ -58,7 +58,7 @@ export class LpIncentives {
   }
 
   runIfDue(nowMs: number): void {
-    while (nowMs >= this.epochEndsAtMs()) this.#closeEpoch();
+    while (nowMs >= this.epochEndsAtMs()) this.#closeEpoch(nowMs);
     if (nowMs < this.#nextSampleMs) return;
     this.#nextSampleMs = nowMs + this.sampleIntervalMs;
     this.#sample();
@@ -85,7 +85,7 @@ export class LpIncentives {
     }
   }
 
-  #closeEpoch(): void {
+  #closeEpoch(nowMs: number): void {
     for (const [conditionId, scores] of this.#scores) {
       const market = this.catalogue.marketByCondition(conditionId);
       if (!market?.lpIncentive) continue;
@@ -95,7 +95,7 @@ export class LpIncentives {
         if (!account || payout <= 0n) continue;
         creditLpIncentive(account, payout);
         this.exchange.venue.lpIncentivesPaidMicro += payout;
-        this.events.emit('account', { kind: 'balance', accountId, reason: 'LP_INCENTIVE', tokenIds: [], atMs: this.#epochStartMs + DAY_MS });
+        this.events.emit('account', { kind: 'balance', accountId, reason: 'LP_INCENTIVE', tokenIds: [], atMs: nowMs });
       }
     }
     this.#scores = new Map();

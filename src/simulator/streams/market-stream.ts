@@ -85,7 +85,7 @@ export class MarketStream {
     for (const subject of msg.subjects) {
       const problem = this.#checkSubject(subject);
       if (problem) rejected.push({ subject, code: problem });
-      else if (this.index.countOf(conn) >= this.settings.limits.maxSubjectsPerConnection) rejected.push({ subject, code: 'validation_failed' });
+      else if (!this.index.has(conn, subject) && this.index.countOf(conn) >= this.settings.limits.maxSubjectsPerConnection) rejected.push({ subject, code: 'validation_failed' });
       else {
         this.index.add(conn, subject);
         accepted.push(subject);

@@ -35,7 +35,6 @@ export type ErrorAction = (typeof ERROR_ACTIONS)[number];
 export const CLOSE_CODES = {
   goingAway: 1001,
   messageTooBig: 1009,
-  internalError: 1011,
   reconnect: 4000,
   slowConsumer: 4001,
   credentialsRevoked: 4003,

@@ -5,6 +5,10 @@ export class SubscriptionIndex<C extends object> {
   readonly #bySubject = new Map<string, Set<C>>();
   readonly #byConnection = new Map<C, Map<string, Subject>>();
 
+  has(conn: C, subject: Subject): boolean {
+    return this.#byConnection.get(conn)?.has(subjectKey(subject)) ?? false;
+  }
+
   add(conn: C, subject: Subject): boolean {
     const key = subjectKey(subject);
     const own = this.#own(conn);

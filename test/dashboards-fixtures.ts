@@ -182,8 +182,10 @@ export async function fillDashboardWarehouse(warehouse: Warehouse, options: Seed
       original_size_micro: 25_000_000, size_matched_micro: i * 5_000_000, created_at: iso(at), source: 'ws:order_accepted', observed_at: iso(at),
       ...bus('tapehouse.account.orders', at) });
   }
-  for (let at = start; at <= end; at += 5 * MINUTE) {
-    const drift = Math.round(Math.sin((at - start) / (90 * MINUTE)) * 40_000_000 + (rand() - 0.5) * 10_000_000);
+  // The account's history reaches back a day (its dashboard opens on the last 24 hours).
+  const accountStart = end - 24 * 60 * MINUTE;
+  for (let at = accountStart; at <= end; at += 5 * MINUTE) {
+    const drift = Math.round(Math.sin((at - accountStart) / (180 * MINUTE)) * 40_000_000 + (rand() - 0.5) * 10_000_000);
     const positions = 1_200_000_000 + drift;
     add('portfolio_summaries', { account, exchange: 'SERVICE', as_of: iso(at), accounting_status: 'AVAILABLE', cash_balance_micro: cash,
       free_cash_micro: cash - 100_000_000, open_cost_basis_micro: 1_150_000_000, open_unrealized_pnl_micro: positions - 1_150_000_000,
@@ -201,10 +203,10 @@ export async function fillDashboardWarehouse(warehouse: Warehouse, options: Seed
       current_price_micro: price, current_value_micro: value, open_cost_basis_micro: holding.cost, profit_loss_micro: value - holding.cost,
       source: 'sse:portfolio.sync', ...snapshotRecord, _index: index });
   }
-  for (let hour = 0; hour <= (options.hours ?? 6); hour += 1) {
-    const bucket = start + hour * 60 * MINUTE;
+  for (let hour = 0; hour <= 24; hour += 1) {
+    const bucket = accountStart + hour * 60 * MINUTE;
     add('pnl_settled', { account, bucket_at: iso(bucket), chain_id: 137, collateral_micro: cash, cumulative_inflow_micro: 6_000_000_000,
-      cumulative_outflow_micro: 500_000_000 + hour * 20_000_000, lifetime_pnl_micro: -30_000_000 + hour * 9_000_000 + Math.round(rand() * 5_000_000),
+      cumulative_outflow_micro: 500_000_000 + hour * 20_000_000, lifetime_pnl_micro: -60_000_000 + hour * 4_000_000 + Math.round(rand() * 5_000_000),
       position_count: held.length, positions_value_micro: 1_200_000_000, observed_at: iso(bucket + MINUTE), ...sync('pnl', bucket) });
   }
   add('rebates', { account, lp_incentive_micro: 12_500_000, maker_rebate_micro: 3_250_000, vip_rebate_micro: 0, total_micro: 15_750_000,
@@ -244,13 +246,13 @@ export async function fillDashboardWarehouse(warehouse: Warehouse, options: Seed
   gap('account', '', start + 150 * MINUTE, 12_000, 'heartbeat_timeout', 'rest_resync');
   gap('market', 'trades', end - 40 * MINUTE, 90_000, 'sequence_reset', 'none');
   for (let i = 0; i < 6; i += 1) {
-    const at = start + (i + 1) * 47 * MINUTE;
+    const at = start + (i + 1) * 55 * MINUTE;
     add('dead_letters', { topic: 'tapehouse.market.trades', partition: 0, offset: 10_000 + i, key: markets[0]!.tokens[0], consumer_group: 'tapehouse-loaders',
       target_table: i % 3 ? 'trades' : 'quotes', error_code: i % 2 ? 'schema_mismatch' : 'invalid_json', reason: 'price_micro: expected a decimal string',
       raw: '{"price_micro": 1.5}', received_at: iso(at), failed_at: iso(at + 200) });
   }
   ['crossed_book', 'locked_book', 'crossed_book', 'duplicate_price'].forEach((problem, i) => {
-    const at = start + (i + 1) * 61 * MINUTE;
+    const at = start + (i + 1) * 80 * MINUTE;
     add('data_quality', { token_id: markets[i]!.tokens[0], condition_id: markets[i]!.conditionId, problem, detail: `${problem} at sequence ${i}`,
       sequence: i, detected_at: iso(at), ...bus('tapehouse.market.books', at) });
   });

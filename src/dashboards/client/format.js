@@ -30,6 +30,7 @@ const SUFFIXES = [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'K']];
 
 function fixed(value, decimals) {
   if (decimals !== undefined && decimals !== null) return value.toFixed(decimals);
+  if (Number.isInteger(value)) return String(value);
   const abs = Math.abs(value);
   const digits = abs === 0 || abs >= 100 ? 0 : abs >= 1 ? 2 : 3;
   return value.toFixed(digits);
@@ -91,9 +92,13 @@ export function thresholdColor(config, value) {
   return color(chosen);
 }
 
-/** A series' name: its labels' values when it was widened from a long frame, else the column. */
-export function displayName(field, measures) {
+/**
+ * A series' name: its labels' values when it was widened from a long frame (with the column's
+ * name too when the frame widened several columns), else the column's name.
+ */
+export function displayName(field, fields) {
   const labels = Object.values(field.labels ?? {});
   if (labels.length === 0) return field.name;
-  return measures > 1 ? `${field.name} ${labels.join(' ')}` : labels.join(' ');
+  const columns = new Set(fields.filter((entry) => entry.type === 'number').map((entry) => entry.name));
+  return columns.size > 1 ? `${field.name} ${labels.join(' ')}` : labels.join(' ');
 }

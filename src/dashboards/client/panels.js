@@ -101,6 +101,7 @@ function valueAxis(config, extra = {}) {
     type: 'value',
     min: config.min,
     max: config.max,
+    minInterval: config.decimals === 0 ? 1 : undefined,
     axisLabel: { color: MUTED, formatter: (value) => formatValue(value, config) },
     splitLine: { lineStyle: { color: GRID_LINE } },
     ...extra,
@@ -127,7 +128,7 @@ function timeSeriesOption(panel, frames, range) {
       const stacked = (config.custom ?? custom).stacking?.mode === 'normal';
       const fill = ((config.custom ?? custom).fillOpacity ?? 0) / 100;
       series.push({
-        name: displayName(field, measures.length),
+        name: displayName(field, frame.fields),
         type: bars ? 'bar' : 'line',
         data: time.values.map((at, index) => [at, field.values[index]]),
         showSymbol: false,
@@ -172,6 +173,7 @@ function barChartOption(panel, frames) {
   const values = valueAxis(defaults);
   return {
     ...baseOption(panel, measures.length > 1),
+    grid: { left: 8, right: 56, top: 8, bottom: measures.length > 1 ? 36 : 8, containLabel: true },
     tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, backgroundColor: '#22252b', borderColor: '#34373d', textStyle: { color: TEXT } },
     xAxis: horizontal ? values : categoryAxis,
     yAxis: horizontal ? categoryAxis : values,
@@ -248,7 +250,7 @@ function stateTimelineOption(panel, frames, range) {
     if (!time) continue;
     const states = frame.fields.filter((field) => field !== time && field.type !== 'other');
     for (const field of states) {
-      const row = rows.push(displayName(field, 1)) - 1;
+      const row = rows.push(displayName(field, [field])) - 1;
       const config = fieldConfig(panel, field.name);
       let open;
       const close = (end) => {

@@ -1,0 +1,173 @@
+import type { Command } from 'commander';
+
+/**
+ * Every setting a tapehouse process takes, once: its flag, its TAPEHOUSE_* variable, its default
+ * and its parser. A flag wins over the variable; a bad value stops the process at start with a
+ * message naming the setting both ways (`--rate (TAPEHOUSE_RATE): "abc" is not a number`).
+ */
+
+export class SettingError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SettingError';
+  }
+}
+
+interface SettingSpec<T> {
+  /** commander's flag syntax, e.g. `--base-url <url>`. */
+  flag: string;
+  env: string;
+  description: string;
+  parse(text: string): T;
+  default?: T;
+}
+
+const spec = <T>(s: SettingSpec<T>): SettingSpec<T> => s;
+
+export const SETTINGS = {
+  baseUrl: spec({ flag: '--base-url <url>', env: 'TAPEHOUSE_BASE_URL', description: 'the venue (default for `run`: the built-in simulator)', parse: httpUrl }),
+  tokenFile: spec({ flag: '--token-file <file>', env: 'TAPEHOUSE_TOKEN_FILE', description: 'file holding the venue access token (or set TAPEHOUSE_TOKEN)', parse: nonEmpty }),
+  account: spec({ flag: '--account <label>', env: 'TAPEHOUSE_ACCOUNT', description: "label of the token's account in the records", parse: nonEmpty, default: 'default' }),
+  dataDir: spec({ flag: '--data-dir <dir>', env: 'TAPEHOUSE_DATA_DIR', description: 'embedded warehouse (chDB) data directory', parse: nonEmpty, default: './data' }),
+  clickhouseUrl: spec({ flag: '--clickhouse-url <url>', env: 'TAPEHOUSE_CLICKHOUSE_URL', description: 'a ClickHouse server instead of chDB (credentials: TAPEHOUSE_CLICKHOUSE_USER/_PASSWORD)', parse: httpUrl }),
+  kafkaBrokers: spec({ flag: '--kafka-brokers <list>', env: 'TAPEHOUSE_KAFKA_BROKERS', description: 'comma-separated Kafka bootstrap servers', parse: brokers, default: ['127.0.0.1:9092'] }),
+  topicPrefix: spec({ flag: '--topic-prefix <prefix>', env: 'TAPEHOUSE_TOPIC_PREFIX', description: 'bus topic prefix', parse: nonEmpty, default: 'tapehouse' }),
+  temporalAddress: spec({ flag: '--temporal-address <host:port>', env: 'TAPEHOUSE_TEMPORAL_ADDRESS', description: 'Temporal frontend', parse: hostPort, default: '127.0.0.1:7233' }),
+  temporalNamespace: spec({ flag: '--namespace <name>', env: 'TAPEHOUSE_TEMPORAL_NAMESPACE', description: 'Temporal namespace', parse: nonEmpty, default: 'default' }),
+  httpPort: spec({ flag: '--http-port <port>', env: 'TAPEHOUSE_HTTP_PORT', description: 'loopback port of the query endpoint, dashboards and /metrics (0: any free port)', parse: port, default: 18123 }),
+  duration: spec({ flag: '--duration <time>', env: 'TAPEHOUSE_DURATION', description: 'stop after this long (e.g. 30s, 10m, 2h; default: until interrupted)', parse: durationMs }),
+  shard: spec({ flag: '--shard <i/n>', env: 'TAPEHOUSE_SHARD', description: 'capture the i-th of n shares of the tokens (0-based)', parse: shard, default: { index: 0, count: 1 } }),
+  seed: spec({ flag: '--seed <n>', env: 'TAPEHOUSE_SEED', description: 'seed of the in-process simulator', parse: nonNegativeInt, default: 1 }),
+  rate: spec({ flag: '--rate <n>', env: 'TAPEHOUSE_RATE', description: "the in-process simulator's book changes per second", parse: nonNegativeNumber, default: 20 }),
+  status: spec({ flag: '--status <mode>', env: 'TAPEHOUSE_STATUS', description: 'status output: line (a live line on a terminal), log (periodic lines), off', parse: oneOf(['line', 'log', 'off'] as const) }),
+} as const;
+
+type Settings = typeof SETTINGS;
+export type SettingName = keyof Settings;
+type ValueOf<N extends SettingName> = ReturnType<Settings[N]['parse']>;
+type HasDefault<N extends SettingName> = Settings[N] extends { default: unknown } ? N : never;
+
+/** The resolved settings: those with a default are always present. */
+export type Resolved<N extends SettingName> = { [K in N as K extends HasDefault<N> ? K : never]: ValueOf<K> } & {
+  [K in N as K extends HasDefault<N> ? never : K]?: ValueOf<K>;
+};
+
+/** Adds the named settings' flags to a command, with their variable and default in the help. */
+export function addSettings(command: Command, names: readonly SettingName[]): Command {
+  for (const name of names) {
+    const s: SettingSpec<unknown> = SETTINGS[name];
+    const shown = s.default === undefined ? '' : `, default ${JSON.stringify(s.default)}`;
+    command.option(s.flag, `${s.description} (${s.env}${shown})`);
+  }
+  return command;
+}
+
+/** Reads the named settings from commander's options, then the environment, then the defaults. */
+export function resolveSettings<N extends SettingName>(
+  names: readonly N[],
+  options: Record<string, unknown>,
+  env: NodeJS.ProcessEnv = process.env,
+): Resolved<N> {
+  const out: Record<string, unknown> = {};
+  for (const name of names) {
+    const s: SettingSpec<unknown> = SETTINGS[name];
+    const fromFlag = options[name];
+    const text = typeof fromFlag === 'string' ? fromFlag : env[s.env];
+    if (text === undefined || text === '') {
+      if (s.default !== undefined) out[name] = s.default;
+      continue;
+    }
+    try {
+      out[name] = s.parse(text);
+    } catch (err) {
+      const flag = s.flag.split(' ')[0];
+      throw new SettingError(`${flag} (${s.env}): ${JSON.stringify(text)} ${(err as Error).message}`);
+    }
+  }
+  return out as Resolved<N>;
+}
+
+// ---- parsers: each throws with the tail of a sentence ("is not …") --------------------------
+
+function nonEmpty(text: string): string {
+  if (!text.trim()) throw new Error('is empty');
+  return text.trim();
+}
+
+function httpUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error('is not a URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('is not an http(s) URL');
+  return url.toString().replace(/\/$/, '');
+}
+
+function hostPort(text: string): string {
+  const match = /^([^\s:]+):(\d{1,5})$/.exec(text.trim());
+  if (!match || Number(match[2]) > 65535) throw new Error('is not host:port');
+  return text.trim();
+}
+
+function brokers(text: string): string[] {
+  const list = text.split(',').map((b) => b.trim()).filter(Boolean);
+  if (list.length === 0) throw new Error('names no broker');
+  return list.map(hostPort);
+}
+
+function port(text: string): number {
+  const n = nonNegativeInt(text);
+  if (n > 65535) throw new Error('is not a port (0-65535)');
+  return n;
+}
+
+function nonNegativeInt(text: string): number {
+  if (!/^\d+$/.test(text.trim())) throw new Error('is not a whole number');
+  return Number(text.trim());
+}
+
+function nonNegativeNumber(text: string): number {
+  const n = Number(text.trim());
+  if (text.trim() === '' || !Number.isFinite(n) || n < 0) throw new Error('is not a non-negative number');
+  return n;
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** `30s`, `10m`, `2h`, `250ms`, or plain seconds. */
+export function durationMs(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(text.trim());
+  if (!match) throw new Error('is not a duration (e.g. 30s, 10m, 2h)');
+  const ms = Number(match[1]) * UNIT_MS[match[2] ?? 's']!;
+  if (ms <= 0) throw new Error('is not a positive duration');
+  return Math.round(ms);
+}
+
+function shard(text: string): { index: number; count: number } {
+  const match = /^(\d+)\/(\d+)$/.exec(text.trim());
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (!match || count < 1 || index >= count) throw new Error('is not i/n with 0 ≤ i < n');
+  return { index, count };
+}
+
+function oneOf<const T extends readonly string[]>(values: T): (text: string) => T[number] {
+  return (text) => {
+    if (!values.includes(text)) throw new Error(`is not one of ${values.join(', ')}`);
+    return text as T[number];
+  };
+}
+
+/**
+ * The access token is never a plain command-line value: it would sit in shell history and in
+ * every process listing. `--token` exists only to say so.
+ */
+export function refusePlainToken(command: Command): Command {
+  return command.option('--token <value>', 'refused: use --token-file F or TAPEHOUSE_TOKEN').hook('preAction', (cmd) => {
+    if (cmd.opts().token !== undefined) {
+      throw new SettingError('--token is refused: a token on the command line leaks into shell history and process lists; put it in a file (--token-file F) or in TAPEHOUSE_TOKEN');
+    }
+  });
+}

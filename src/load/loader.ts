@@ -1,0 +1,313 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Batch as BusBatch, Bus, Subscription, TopicPartition } from '../bus/bus.ts';
+import { EmbeddedBus } from '../bus/embedded.ts';
+import { nowMicros } from '../bus/record.ts';
+import { TOPICS } from '../bus/topics.ts';
+import { createLogger, type Logger } from '../util/log.ts';
+import type { Warehouse } from '../warehouse/warehouse.ts';
+import { BusCommits } from './bus-commits.ts';
+import { CoverageTracker } from './coverage-tracker.ts';
+import { PartitionBatcher, type BatchLimits, type PartitionStart } from './batching/partition-batcher.ts';
+import { Flusher } from './inserting/flusher.ts';
+import { GaveUp } from './inserting/backoff.ts';
+import { mapDelivery, type DeliverySource } from './mapping/map-delivery.ts';
+import { openEpoch } from './state/bus-coverage.ts';
+import { partitionKey, readPartitionStarts, type OffsetsScope } from './state/loader-offsets.ts';
+
+export interface LoaderOptions {
+  bus: Bus;
+  warehouse: Warehouse;
+  /** Consumer group: loaders of one group share the partitions; the warehouse keeps its progress. */
+  group: string;
+  /** Topics to load (default: every topic of the catalogue). */
+  topics?: readonly string[];
+  /** Batch bounds (default: 10,000 rows, 32 MiB of raw payload, 1 s). */
+  batch?: Partial<BatchLimits>;
+  /**
+   * Which run of the bus the offsets belong to. Default: '' on a durable bus (Kafka); on the
+   * embedded bus, one id per bus instance (its offsets start again at 0 in every process).
+   */
+  busEpoch?: string;
+  log?: Logger;
+}
+
+export interface StopOptions {
+  /** Give up retrying a failing warehouse after this long; what is unstored stays on the bus (default 30 s). */
+  timeoutMs?: number;
+}
+
+export interface LoaderStats {
+  /** Rows stored per table since the start. */
+  rows: Record<string, number>;
+  /** Dead letters written since the start (included in `rows.dead_letters`). */
+  deadLetters: number;
+  batches: number;
+  /** Records on the bus the group has not committed, in total and per topic. */
+  lag: number;
+  lagByTopic: Record<string, number>;
+  /** Rows cut into batches and not yet stored. */
+  queuedRows: number;
+  warehouseDown: boolean;
+  /** Embedded bus: gaps recorded at the start for earlier runs that were killed. */
+  busGapsRecorded: number;
+}
+
+export interface Loaders {
+  /** Stores and commits what is held, then leaves the group. */
+  stop(options?: StopOptions): Promise<void>;
+  stats(): Promise<LoaderStats>;
+}
+
+export const DEFAULT_BATCH_LIMITS: BatchLimits = { maxRows: 10_000, maxBytes: 32 * 1024 * 1024, maxDelayMs: 1_000 };
+
+const epochs = new WeakMap<Bus, string>();
+
+/** The embedded bus's offsets are only meaningful within one instance: each gets its own epoch. */
+function epochOf(bus: Bus): string {
+  let epoch = epochs.get(bus);
+  if (epoch === undefined) {
+    epoch = randomUUID();
+    epochs.set(bus, epoch);
+  }
+  return epoch;
+}
+
+/**
+ * Starts loading `topics` from the bus into the warehouse, exactly once (see README.md in this
+ * folder): batches per partition, their offset ranges recorded in `loader_offsets` before and
+ * after each insert, deduplication tokens from the ranges, bus commits after the warehouse, and
+ * progress read back from the warehouse on start.
+ */
+export async function startLoaders(options: LoaderOptions): Promise<Loaders> {
+  const loader = new Loader(options);
+  await loader.start();
+  return { stop: (stopOptions) => loader.stop(stopOptions), stats: () => loader.stats() };
+}
+
+class Loader {
+  readonly #bus: Bus;
+  readonly #group: string;
+  readonly #topics: readonly string[];
+  readonly #limits: BatchLimits;
+  readonly #scope: OffsetsScope;
+  readonly #log: Logger;
+  readonly #durable: boolean;
+  readonly #batchers = new Map<string, PartitionBatcher | Promise<PartitionBatcher>>();
+  readonly #stored = new Map<string, bigint>();
+  readonly #rows: Record<string, number> = {};
+  readonly #giveUp = new AbortController();
+  readonly #commits: BusCommits;
+  readonly #flusher: Flusher;
+  #assigned = new Set<string>();
+  #starts: Promise<Map<string, PartitionStart>> | undefined;
+  #subscription: Subscription | undefined;
+  #coverage: CoverageTracker | undefined;
+  #inBatch: Promise<void> = Promise.resolve();
+  #timer: NodeJS.Timeout | undefined;
+  #stopping = false;
+  #deadLetters = 0;
+  #batches = 0;
+  #busGaps = 0;
+
+  constructor(private readonly options: LoaderOptions) {
+    this.#bus = options.bus;
+    this.#group = options.group;
+    this.#topics = options.topics ?? TOPICS.topics.map((spec) => spec.name);
+    this.#limits = { ...DEFAULT_BATCH_LIMITS, ...options.batch };
+    this.#durable = !(options.bus instanceof EmbeddedBus);
+    const epoch = options.busEpoch ?? (this.#durable ? '' : epochOf(options.bus));
+    this.#scope = { group: options.group, epoch, loaderId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}` };
+    this.#log = (options.log ?? createLogger('load')).child({ group: options.group });
+    this.#commits = new BusCommits(() => this.#subscription, this.#log);
+    this.#flusher = new Flusher({
+      context: { warehouse: options.warehouse, group: options.group, epoch },
+      scope: this.#scope,
+      commits: this.#commits,
+      log: this.#log,
+      giveUp: this.#giveUp.signal,
+      maxQueuedRows: 4 * this.#limits.maxRows,
+      onWarehouseDown: () => this.#subscription?.pause(),
+      onWarehouseUp: () => this.#subscription?.resume(),
+      onStored: (prepared) => {
+        const { batch } = prepared;
+        this.#batches += 1;
+        this.#stored.set(partitionKey(batch.topic, batch.partition), batch.range.last);
+        for (const insert of prepared.inserts) {
+          this.#rows[insert.table] = (this.#rows[insert.table] ?? 0) + insert.rows.length;
+          if (insert.table === 'dead_letters') this.#deadLetters += insert.rows.length;
+        }
+      },
+    });
+    this.#flusher.done.catch((error: unknown) => {
+      if (!(error instanceof GaveUp)) this.#log.error({ err: error }, 'the insert pipeline failed; nothing more is stored until a restart');
+    });
+  }
+
+  async start(): Promise<void> {
+    if (!this.#durable) await this.#openEpoch();
+    this.#starts = readPartitionStarts(this.options.warehouse.client, this.#scope, this.#topics);
+    await this.#starts;
+    await this.#subscribe();
+    const tick = Math.max(20, Math.min(250, Math.floor(this.#limits.maxDelayMs / 4)));
+    this.#timer = setInterval(() => this.#sealDue(), tick);
+    this.#timer.unref();
+    if (!this.#durable) {
+      this.#coverage = new CoverageTracker({ warehouse: this.options.warehouse, group: this.#group, epoch: this.#scope.epoch }, this.#bus, this.#topics, this.#log);
+      this.#coverage.start();
+    }
+  }
+
+  async stop(options: StopOptions = {}): Promise<void> {
+    if (this.#stopping) return;
+    this.#stopping = true;
+    clearInterval(this.#timer);
+    await this.#coverage?.stop();
+    const deadline = setTimeout(() => this.#giveUp.abort(), options.timeoutMs ?? 30_000);
+    try {
+      this.#subscription?.pause();
+      this.#flusher.releaseWaiters();
+      await this.#inBatch;
+      for (const batcher of this.#batchers.values()) {
+        if (batcher instanceof PartitionBatcher) {
+          const batch = batcher.sealForStop();
+          if (batch) this.#flusher.enqueue(batch);
+        }
+      }
+      await this.#flusher.close();
+      await this.#commits.commit([]);
+      if (this.#coverage) await this.#coverage.finish();
+    } catch (error) {
+      if (!(error instanceof GaveUp)) throw error;
+      this.#log.warn({ reason: String(error.lastError) }, 'stopped with the warehouse still failing; unstored records stay on the bus');
+    } finally {
+      clearTimeout(deadline);
+      await this.#subscription?.close();
+    }
+  }
+
+  async stats(): Promise<LoaderStats> {
+    const lags = await this.#bus.lag(this.#group, this.#topics);
+    const lagByTopic: Record<string, number> = {};
+    let lag = 0;
+    for (const entry of lags) {
+      lag += Number(entry.lag);
+      lagByTopic[entry.topic] = (lagByTopic[entry.topic] ?? 0) + Number(entry.lag);
+    }
+    return {
+      rows: { ...this.#rows },
+      deadLetters: this.#deadLetters,
+      batches: this.#batches,
+      lag,
+      lagByTopic,
+      queuedRows: this.#flusher.queuedRows,
+      warehouseDown: this.#flusher.warehouseDown,
+      busGapsRecorded: this.#busGaps,
+    };
+  }
+
+  async #openEpoch(): Promise<void> {
+    const partitions = (await this.#bus.lag(this.#group, this.#topics)).map(({ topic, partition }) => ({ topic, partition }));
+    const opening = await openEpoch({ warehouse: this.options.warehouse, group: this.#group, epoch: this.#scope.epoch }, nowMicros(), partitions);
+    this.#busGaps = opening.gaps;
+    if (opening.gaps > 0) this.#log.warn(opening, 'the embedded bus lost what it held unstored when an earlier run was killed: recorded as capture gaps');
+  }
+
+  async #subscribe(): Promise<void> {
+    const subscription = await this.#bus.subscribe({
+      group: this.#group,
+      topics: this.#topics,
+      onAssignment: (partitions) => this.#assign(partitions),
+      onBatch: (batch) => {
+        const handled = this.#take(batch);
+        this.#inBatch = handled.catch(() => undefined);
+        return handled;
+      },
+    });
+    this.#subscription = subscription;
+    void subscription.stopped.then((end) => {
+      if (end.reason === 'failed' && !this.#stopping && this.#subscription === subscription) void this.#resubscribe(end.error);
+    });
+  }
+
+  /** The bus stopped delivering (a Kafka consumer crash): once what is queued is stored, read again from the warehouse's state. */
+  async #resubscribe(error: unknown): Promise<void> {
+    this.#log.warn({ err: error }, 'bus subscription failed; resubscribing once the queued batches are stored');
+    await this.#flusher.whenIdle();
+    this.#batchers.clear();
+    this.#assigned = new Set();
+    this.#starts = undefined;
+    for (let attempt = 1; !this.#stopping; attempt++) {
+      try {
+        await this.#subscribe();
+        return;
+      } catch (failure) {
+        this.#log.warn({ err: failure, attempt }, 'resubscribing failed; trying again');
+        await new Promise((resolve) => setTimeout(resolve, Math.min(30_000, 500 * 2 ** attempt)));
+      }
+    }
+  }
+
+  /** Partitions gained start from the warehouse's state; partitions lost drop what is unstored (their new reader has it). */
+  #assign(partitions: readonly TopicPartition[]): void {
+    const next = new Set(partitions.map(({ topic, partition }) => partitionKey(topic, partition)));
+    for (const key of this.#assigned) {
+      if (next.has(key)) continue;
+      const [topic, partition] = splitKey(key);
+      this.#batchers.delete(key);
+      this.#flusher.forget(topic, partition);
+      this.#commits.forget(topic, partition);
+    }
+    const gained = [...next].filter((key) => !this.#assigned.has(key));
+    this.#assigned = next;
+    if (gained.length === 0) return;
+    // The first assignment uses the state read at the start; later ones read it again.
+    const starts = this.#starts ?? readPartitionStarts(this.options.warehouse.client, this.#scope, this.#topics);
+    this.#starts = undefined;
+    starts.catch(() => undefined);
+    for (const key of gained) {
+      const [topic, partition] = splitKey(key);
+      const batcher = starts.then((map) => {
+        const start = map.get(key) ?? { stored: -1n, unfinished: [] };
+        this.#stored.set(key, start.stored);
+        return new PartitionBatcher(topic, partition, start, this.#limits);
+      });
+      this.#batchers.set(key, batcher);
+    }
+  }
+
+  async #take(batch: BusBatch): Promise<void> {
+    const key = partitionKey(batch.topic, batch.partition);
+    if (!this.#assigned.has(key)) return;
+    await this.#flusher.room();
+    const pending = this.#batchers.get(key);
+    if (pending === undefined) return;
+    const batcher = await pending;
+    if (this.#batchers.get(key) !== pending && this.#batchers.get(key) !== batcher) return; // lost meanwhile
+    this.#batchers.set(key, batcher);
+    const source: DeliverySource = { topic: batch.topic, partition: batch.partition, group: this.#group };
+    let last = -1n;
+    for (const delivery of batch.messages) {
+      last = delivery.offset;
+      if (!batcher.takes(delivery.offset)) continue;
+      const rows = mapDelivery(delivery, source);
+      for (const sealed of batcher.add(delivery.offset, rows, delivery.ok ? delivery.record : undefined)) this.#flusher.enqueue(sealed);
+    }
+    // Redelivered records that were already stored: move the group's position past them.
+    const stored = this.#stored.get(key) ?? -1n;
+    if (last >= 0n && last <= stored) void this.#commits.commit([{ topic: batch.topic, partition: batch.partition, next: last + 1n }]);
+  }
+
+  #sealDue(): void {
+    for (const batcher of this.#batchers.values()) {
+      if (!(batcher instanceof PartitionBatcher)) continue;
+      const batch = batcher.sealIfDue();
+      if (batch) this.#flusher.enqueue(batch);
+    }
+  }
+}
+
+function splitKey(key: string): [string, number] {
+  const at = key.lastIndexOf('\u0000');
+  return [key.slice(0, at), Number(key.slice(at + 1))];
+}

@@ -1,0 +1,56 @@
+import type { Json } from '../../../bus/record.ts';
+import { arrayField, integer, isObject, MappingError, requiredText, text, type Payload } from '../fields.ts';
+import { eventMs } from '../record-times.ts';
+import { streamPayload } from '../stream-payload.ts';
+import type { Mapper } from '../types.ts';
+
+/**
+ * A lifecycle event (`market_status` channel): one market_status row, whatever its kind (kinds
+ * the interface does not name yet are kept). Split payouts arrive as `payouts: [{token_id,
+ * payout_micro}]`; `current_market_changed` names the new market in `market_id`/`condition_id`
+ * and its `outcomes` (or in `new_*` fields).
+ */
+export const marketStatusMapper: Mapper = {
+  table: 'market_status',
+  map(record) {
+    const p = streamPayload(record);
+    const kind = requiredText(p, 'kind');
+    const payouts = arrayField(p, 'payouts').map((entry, i) => payout(entry, i));
+    const changed = kind === 'current_market_changed';
+    return [
+      {
+        table: 'market_status',
+        row: {
+          condition_id: text(p, 'condition_id'),
+          market_id: text(p, 'market_id'),
+          event_id: text(p, 'event_id'),
+          kind,
+          status_at: eventMs(record, p, ['status_at', 'ts']),
+          sequence: integer(p, 'sequence'),
+          reason: text(p, 'reason', text(p, 'halted_reason')),
+          winning_token_id: text(p, 'winning_token_id'),
+          payout_token_ids: payouts.map(([token]) => token),
+          payouts_micro: payouts.map(([, amount]) => amount),
+          new_market_id: text(p, 'new_market_id', changed ? text(p, 'market_id') : ''),
+          new_condition_id: text(p, 'new_condition_id', changed ? text(p, 'condition_id') : ''),
+          new_token_ids: newTokenIds(p, changed),
+        },
+      },
+    ];
+  },
+};
+
+function payout(entry: Json, i: number): [string, string | number] {
+  if (isObject(entry)) {
+    const amount = entry.payout_micro;
+    if (typeof entry.token_id === 'string' && (typeof amount === 'string' || typeof amount === 'number')) return [entry.token_id, amount];
+  }
+  throw new MappingError(`payouts[${i}]`, 'is not a {token_id, payout_micro} entry');
+}
+
+function newTokenIds(p: Payload, changed: boolean): string[] {
+  const listed = arrayField(p, 'new_token_ids');
+  if (listed.length > 0) return listed.map(String);
+  if (!changed) return [];
+  return arrayField(p, 'outcomes').flatMap((outcome) => (isObject(outcome) && typeof outcome.token_id === 'string' ? [outcome.token_id] : []));
+}

@@ -1,0 +1,28 @@
+import { integer, requiredText, text } from '../fields.ts';
+import { eventMs } from '../record-times.ts';
+import { streamPayload } from '../stream-payload.ts';
+import type { Mapper } from '../types.ts';
+
+/** Top of book (`best_quote` channel, or derived from the book by capture): one quotes row; null = empty side. */
+export const quoteMapper: Mapper = {
+  table: 'quotes',
+  map(record) {
+    const p = streamPayload(record);
+    return [
+      {
+        table: 'quotes',
+        row: {
+          token_id: requiredText(p, 'token_id'),
+          condition_id: text(p, 'condition_id'),
+          quoted_at: eventMs(record, p, ['quoted_at', 'ts']),
+          sequence: integer(p, 'sequence'),
+          best_bid_micro: integer(p, 'best_bid_micro') ?? null,
+          best_ask_micro: integer(p, 'best_ask_micro') ?? null,
+          best_bid_size_micro: integer(p, 'best_bid_size_micro') ?? null,
+          best_ask_size_micro: integer(p, 'best_ask_size_micro') ?? null,
+          source: text(p, 'source', 'ws:best_quote'),
+        },
+      },
+    ];
+  },
+};

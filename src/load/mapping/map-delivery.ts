@@ -1,0 +1,89 @@
+import type { Delivery } from '../../bus/bus.ts';
+import { encodeRecord, type BusRecord } from '../../bus/record.ts';
+import { MappingError } from './fields.ts';
+import { MAPPERS } from './registry.ts';
+import type { MappedRow, Row, TableName } from './types.ts';
+
+/** Where deliveries come from, stamped on every row as its provenance. */
+export interface DeliverySource {
+  topic: string;
+  partition: number;
+  /** The loader's consumer group (dead_letters.consumer_group). */
+  group: string;
+}
+
+/**
+ * The rows of one delivery: the record's rows, each with its provenance (`_topic`, `_partition`,
+ * `_offset`, `_index` in record order, `_received_at`, the raw frame as `_raw` on the first row,
+ * and the sync job and page for REST records) — or, when the bytes are not a record or the record
+ * does not map, one dead_letters row saying why. Never throws for bad input.
+ */
+export function mapDelivery(delivery: Delivery, source: DeliverySource): MappedRow[] {
+  if (!delivery.ok) return [undecodableLetter(delivery, source)];
+  const record = delivery.record;
+  const mapper = MAPPERS[record.kind];
+  let rows: MappedRow[];
+  try {
+    rows = mapper.map(record);
+  } catch (error) {
+    // A mapper that trips over a payload it did not foresee is a mapping failure like any other.
+    const code = error instanceof MappingError ? error.code : 'mapping_failed';
+    return [deadLetter(record, delivery.offset, source, mapper.table, code, error instanceof Error ? error.message : String(error))];
+  }
+  stamp(rows, record, delivery.offset, source);
+  return rows;
+}
+
+function stamp(rows: MappedRow[], record: BusRecord, offset: bigint, source: DeliverySource): void {
+  const raw = record.raw ?? JSON.stringify(record.payload);
+  const sync = record.source.type === 'sync' ? record.source : undefined;
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!.row;
+    row._topic = source.topic;
+    row._partition = source.partition;
+    row._offset = offset;
+    row._index = i;
+    row._received_at = record.receivedAtUs;
+    row._raw = i === 0 ? raw : '';
+    if (sync) {
+      row._sync_job = sync.job;
+      // Pages count from 1 in the warehouse (0 means stream data).
+      row._sync_page = sync.page + 1;
+    }
+  }
+}
+
+export type DeadLetterCode = 'invalid_json' | 'invalid_envelope' | MappingError['code'] | 'mapping_failed' | 'value_out_of_range' | 'rejected_by_warehouse';
+
+/** A dead_letters row for a record that decoded but could not be stored in `table`. */
+export function deadLetter(record: BusRecord, offset: bigint, source: DeliverySource, table: TableName | '', code: DeadLetterCode, reason: string): MappedRow {
+  const row: Row = {
+    topic: source.topic,
+    partition: source.partition,
+    offset,
+    key: record.key,
+    consumer_group: source.group,
+    target_table: table,
+    error_code: code,
+    reason,
+    // The whole message as it travels on the bus, so it can be published again once fixed.
+    raw: encodeRecord(record),
+    received_at: record.receivedAtUs,
+  };
+  return { table: 'dead_letters', row };
+}
+
+function undecodableLetter(delivery: Extract<Delivery, { ok: false }>, source: DeliverySource): MappedRow {
+  const bytes = Buffer.from(delivery.bytes.buffer, delivery.bytes.byteOffset, delivery.bytes.byteLength);
+  const utf8 = !delivery.reason.startsWith('not valid UTF-8');
+  const row: Row = {
+    topic: source.topic,
+    partition: source.partition,
+    offset: delivery.offset,
+    consumer_group: source.group,
+    error_code: delivery.reason.startsWith('not JSON') || !utf8 ? 'invalid_json' : 'invalid_envelope',
+    reason: utf8 ? delivery.reason : `${delivery.reason}; raw holds the bytes in base64`,
+    raw: bytes.toString(utf8 ? 'utf8' : 'base64'),
+  };
+  return { table: 'dead_letters', row };
+}

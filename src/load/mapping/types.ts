@@ -1,0 +1,46 @@
+import type { BusRecord } from '../../bus/record.ts';
+import type { CellValue } from '../../warehouse/insert/tsv-encoders.ts';
+
+/** Every table a loader writes to (sql/README.md documents each). */
+export type TableName =
+  | 'trades'
+  | 'book_changes'
+  | 'book_snapshots'
+  | 'quotes'
+  | 'market_status'
+  | 'capture_gaps'
+  | 'data_quality'
+  | 'account_events'
+  | 'events'
+  | 'markets'
+  | 'outcomes'
+  | 'orders'
+  | 'fill_observations'
+  | 'position_snapshots'
+  | 'positions'
+  | 'portfolio_summaries'
+  | 'pnl_settled'
+  | 'rebates'
+  | 'activity_observations'
+  | 'lp_incentives'
+  | 'withdrawal_assets'
+  | 'dead_letters';
+
+/** A row being built: column → value; provenance columns are added by the loader. */
+export type Row = Record<string, CellValue>;
+
+export interface MappedRow {
+  table: TableName;
+  row: Row;
+}
+
+/**
+ * Turns one record into rows, possibly of several tables (a market gives its markets row and an
+ * outcomes row per outcome). Pure: the same record always gives the same rows, which is what lets
+ * a batch be rebuilt identically after a crash. Throws MappingError when the record does not fit.
+ */
+export interface Mapper {
+  /** The table a record of this kind is for (named by its dead letter when mapping fails). */
+  readonly table: TableName;
+  map(record: BusRecord): MappedRow[];
+}

@@ -1,0 +1,96 @@
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { Row } from '../mapping/types.ts';
+import type { OffsetRange } from '../batching/batch.ts';
+import type { PartitionStart } from '../batching/partition-batcher.ts';
+import type { PreparedBatch } from '../inserting/prepare.ts';
+
+/**
+ * The loaders' progress in the warehouse (`loader_offsets`), the source of truth for where to
+ * resume: a `before` row per table when a batch's range is about to be inserted, an `after` row
+ * once ClickHouse acknowledged it. Bus commits only ever follow an `after`.
+ */
+
+export interface OffsetsScope {
+  group: string;
+  /** '' on a durable bus (Kafka); the run's id on the embedded bus. */
+  epoch: string;
+  /** This loader process, for the record. */
+  loaderId: string;
+}
+
+export type BatchState = 'before' | 'after';
+
+/** The rows recording a batch's state: one per table it inserts into (one with no table when it has no rows). */
+export function offsetRows(prepared: PreparedBatch, state: BatchState, scope: OffsetsScope, recordedAtUs: bigint): Row[] {
+  const { batch } = prepared;
+  const common = {
+    consumer_group: scope.group,
+    bus_epoch: scope.epoch,
+    topic: batch.topic,
+    partition: batch.partition,
+    min_offset: batch.range.first,
+    max_offset: batch.range.last,
+    max_received_at: batch.maxReceivedUs,
+    state,
+    loader_id: scope.loaderId,
+    recorded_at: recordedAtUs,
+  };
+  const rows = prepared.inserts
+    .filter((insert) => insert.rows.length > 0)
+    .map((insert): Row => ({ ...common, target_table: insert.table, row_count: insert.rows.length, dedup_token: insert.token }));
+  return rows.length > 0 ? rows : [{ ...common, target_table: '', row_count: 0, dedup_token: '' }];
+}
+
+interface RangeState {
+  topic: string;
+  partition: number;
+  first: string;
+  last: string;
+  done: number;
+}
+
+// The few newest ranges per partition are enough: at most two batches of a partition are ever
+// between their before and after (one being sent, one recorded with the next round).
+const NEWEST_RANGES = 8;
+
+/**
+ * Where each partition of `topics` stands for the group: the last range stored (`after`), and the
+ * ranges above it recorded `before` but never `after` — those are rebuilt exactly.
+ */
+export async function readPartitionStarts(client: ClickHouseClient, scope: OffsetsScope, topics: readonly string[]): Promise<Map<string, PartitionStart>> {
+  const result = await client.query({
+    query: `SELECT topic, partition, toString(min_offset) AS first, toString(max_offset) AS last, max(state = 'after') AS done
+            FROM tapehouse.loader_offsets
+            WHERE consumer_group = {group:String} AND bus_epoch = {epoch:String} AND topic IN {topics:Array(String)}
+            GROUP BY topic, partition, min_offset, max_offset
+            ORDER BY topic, partition, max_offset DESC
+            LIMIT ${NEWEST_RANGES} BY topic, partition`,
+    query_params: { group: scope.group, epoch: scope.epoch, topics },
+    format: 'JSONEachRow',
+  });
+  const newestFirst = new Map<string, RangeState[]>();
+  for (const range of await result.json<RangeState>()) {
+    const key = partitionKey(range.topic, range.partition);
+    const list = newestFirst.get(key);
+    if (list) list.push(range);
+    else newestFirst.set(key, [range]);
+  }
+  const starts = new Map<string, PartitionStart>();
+  for (const [key, ranges] of newestFirst) starts.set(key, startOf(ranges));
+  return starts;
+}
+
+/** Unfinished ranges down to the newest finished one, which is where storing stands. */
+function startOf(newestFirst: readonly RangeState[]): PartitionStart {
+  const unfinished: OffsetRange[] = [];
+  for (const range of newestFirst) {
+    if (Number(range.done) === 1) return { stored: BigInt(range.last), unfinished };
+    unfinished.unshift({ first: BigInt(range.first), last: BigInt(range.last) });
+  }
+  // No finished range in view: storing stands just below the oldest unfinished one.
+  return { stored: unfinished[0] ? unfinished[0].first - 1n : -1n, unfinished };
+}
+
+export function partitionKey(topic: string, partition: number): string {
+  return `${topic}\u0000${partition}`;
+}

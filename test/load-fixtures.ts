@@ -1,0 +1,376 @@
+import type { BusRecord, Json, RecordKind } from '../src/bus/record.ts';
+import type { TopicCatalogue } from '../src/bus/topics.ts';
+import type { ClickHouseClient } from '@clickhouse/client';
+import { Prng } from '../src/simulator/prng.ts';
+
+/**
+ * Realistic bus records of every kind, seeded, each with the rows it must become, named by a
+ * natural key per table (NATURAL_KEYS gives the same key as SQL). Shared by the loader's tests and
+ * bench/load.ts. About 1 record in 200 is bad on purpose (a missing id, an impossible time, a
+ * price that is no integer): it must become exactly one dead letter, found by its `bad_id`.
+ */
+
+export interface Expected {
+  table: string;
+  key: string;
+}
+
+export interface Generated {
+  topic: string;
+  record: BusRecord;
+  rows: Expected[];
+}
+
+/** The natural key of each table's rows, as SQL over the table's columns. */
+export const NATURAL_KEYS: Readonly<Record<string, string>> = {
+  trades: 'trade_id',
+  book_changes: "concat(token_id, '|', toString(sequence), '|', side, '|', toString(price_micro))",
+  book_snapshots: "concat(token_id, '|', toString(sequence))",
+  quotes: "concat(token_id, '|', toString(sequence))",
+  market_status: "concat(condition_id, '|', toString(sequence))",
+  capture_gaps: 'detail',
+  data_quality: 'detail',
+  account_events: "concat(kind, '|', order_id, '|', fill_id)",
+  orders: "concat(order_id, '|', status)",
+  fill_observations: "concat(fill_id, '|', status)",
+  events: 'event_id',
+  markets: 'market_id',
+  outcomes: 'token_id',
+  position_snapshots: "concat(account, '|', toString(toUnixTimestamp64Milli(as_of)))",
+  positions: "concat(toString(toUnixTimestamp64Milli(as_of)), '|', token_id)",
+  portfolio_summaries: "concat(exchange, '|', toString(toUnixTimestamp64Milli(as_of)))",
+  pnl_settled: 'mark_run_id',
+  rebates: 'toString(total_micro)',
+  activity_observations: "concat(activity_id, '|', status)",
+  lp_incentives: 'market_id',
+  withdrawal_assets: 'token_address',
+  dead_letters: "JSONExtractString(JSONExtractRaw(raw, 'payload'), 'bad_id')",
+};
+
+type Payload = { [key: string]: Json };
+
+const START_MS = Date.UTC(2026, 2, 2, 9, 0, 0);
+const ACCOUNT = 'acct-1';
+
+interface Token {
+  tokenId: string;
+  conditionId: string;
+  mid: number;
+  sequence: number;
+}
+
+/** Kinds and their share of the stream: market data most, as on a real venue. */
+const MIX: ReadonlyArray<[kind: RecordKind | 'bad', weight: number]> = [
+  ['book_change', 560],
+  ['quote', 150],
+  ['trade', 120],
+  ['book_snapshot', 20],
+  ['market_status', 10],
+  ['capture_gap', 5],
+  ['data_quality', 5],
+  ['account_event', 20],
+  ['portfolio_sync', 5],
+  ['event', 10],
+  ['market', 10],
+  ['order', 20],
+  ['fill', 20],
+  ['position', 5],
+  ['portfolio_summary', 5],
+  ['pnl_settled', 3],
+  ['rebates', 3],
+  ['activity', 10],
+  ['lp_incentive', 2],
+  ['withdrawal_assets', 2],
+  ['bad', 5],
+];
+const TOTAL_WEIGHT = MIX.reduce((sum, [, weight]) => sum + weight, 0);
+
+export class RecordGenerator {
+  readonly #next: () => number;
+  readonly #tokens: Token[];
+  #n = 0;
+
+  constructor(
+    seed: number,
+    private readonly catalogue: TopicCatalogue,
+    /** Only these kinds (default: the whole mix). */
+    private readonly kinds?: ReadonlySet<RecordKind | 'bad'>,
+  ) {
+    const random = new Prng(seed);
+    this.#next = () => random.float();
+    this.#tokens = Array.from({ length: 40 }, (_, i) => ({
+      tokenId: `${(i + 1) * 7919}${'3'.repeat(70)}`.slice(0, 77),
+      conditionId: `0x${(Math.floor(i / 2) + 1).toString(16).padStart(64, 'c')}`,
+      mid: 100_000 + Math.floor(this.#next() * 800_000),
+      sequence: 0,
+    }));
+  }
+
+  /** The next `count` records, in publishing order. */
+  take(count: number): Generated[] {
+    return Array.from({ length: count }, () => this.one());
+  }
+
+  one(): Generated {
+    const n = ++this.#n;
+    const kind = this.#pickKind();
+    const at = START_MS + n * 3;
+    if (kind === 'bad') return this.#bad(n, at);
+    const built = this.#build(kind, n, at);
+    const record: BusRecord = {
+      kind,
+      key: built.key,
+      venueTime: built.venueTime === undefined ? new Date(at).toISOString() : built.venueTime,
+      receivedAtUs: BigInt(at) * 1000n + BigInt(n % 1000),
+      source: built.sync ? { type: 'sync', job: built.sync, page: n % 4 } : { type: 'stream', connection: 'fixture-1', frame: n },
+      payload: built.payload,
+      raw: built.rawless ? null : JSON.stringify(built.payload),
+    };
+    return { topic: this.catalogue.topicFor(kind), record, rows: built.rows };
+  }
+
+  #pickKind(): RecordKind | 'bad' {
+    for (;;) {
+      let roll = this.#next() * TOTAL_WEIGHT;
+      for (const [kind, weight] of MIX) {
+        roll -= weight;
+        if (roll < 0) {
+          if (!this.kinds || this.kinds.has(kind)) return kind;
+          break;
+        }
+      }
+    }
+  }
+
+  #token(): Token {
+    return this.#tokens[Math.floor(this.#next() * this.#tokens.length)]!;
+  }
+
+  #build(kind: RecordKind, n: number, at: number): Built {
+    const iso = new Date(at).toISOString();
+    const t = this.#token();
+    switch (kind) {
+      case 'trade': {
+        const id = `trade-${n}`;
+        const payload = { kind: 'trade', trade_id: id, token_id: t.tokenId, condition_id: t.conditionId, side: n % 2 ? 'BUY' : 'SELL', price_micro: String(t.mid), shares_micro: String(1_000_000 + (n % 97) * 10_000), executed_at: iso };
+        return { key: t.conditionId, payload, rows: [{ table: 'trades', key: id }] };
+      }
+      case 'book_change': {
+        t.sequence += 1;
+        const count = 1 + Math.floor(this.#next() * 5);
+        const changes = Array.from({ length: count }, (_, i) => {
+          const side = i % 2 ? 'ask' : 'bid';
+          const price = side === 'bid' ? t.mid - 1000 * (i + 1) : t.mid + 1000 * (i + 1);
+          return { side, price_micro: String(price), size_micro: String(this.#next() < 0.15 ? 0 : Math.floor(this.#next() * 5000) * 1_000_000) };
+        });
+        const payload = { token_id: t.tokenId, condition_id: t.conditionId, sequence: t.sequence, update_kind: 'snapshot', changes };
+        const rows = changes.map((c) => ({ table: 'book_changes', key: `${t.tokenId}|${t.sequence}|${c.side.toUpperCase()}|${c.price_micro}` }));
+        return { key: t.conditionId, payload, rows, rawless: true };
+      }
+      case 'book_snapshot': {
+        t.sequence += 1;
+        const levels = (sign: number) => Array.from({ length: 8 }, (_, i) => ({ price_micro: String(t.mid + sign * 1000 * (i + 1)), shares_micro: String((i + 1) * 1_000_000) }));
+        const payload = { token_id: t.tokenId, condition_id: t.conditionId, sequence: t.sequence, source: 'rest:orderbook', bids: levels(-1), asks: levels(1) };
+        return { key: t.conditionId, payload, rows: [{ table: 'book_snapshots', key: `${t.tokenId}|${t.sequence}` }] };
+      }
+      case 'quote': {
+        t.sequence += 1;
+        const payload = { token_id: t.tokenId, condition_id: t.conditionId, sequence: t.sequence, best_bid_micro: String(t.mid - 1000), best_ask_micro: n % 50 === 0 ? null : String(t.mid + 1000) };
+        return { key: t.conditionId, payload, rows: [{ table: 'quotes', key: `${t.tokenId}|${t.sequence}` }] };
+      }
+      case 'market_status': {
+        const payload = { kind: n % 3 ? 'market_halted' : 'market_resumed', condition_id: t.conditionId, market_id: `m-${t.conditionId.slice(-6)}`, event_id: 'ev-1', sequence: n, reason: 'maintenance' };
+        return { key: t.conditionId, payload, rows: [{ table: 'market_status', key: `${t.conditionId}|${n}` }] };
+      }
+      case 'capture_gap': {
+        const payload = { stream: 'market', channel: 'trades', subject_kind: 'token', subject: t.tokenId, gap_start: new Date(at - 5000).toISOString(), gap_end: iso, reason: 'disconnect', recovery: 'none', detail: `gap-${n}` };
+        return { key: 'market', payload, rows: [{ table: 'capture_gaps', key: `gap-${n}` }] };
+      }
+      case 'data_quality': {
+        const payload = { token_id: t.tokenId, condition_id: t.conditionId, problem: 'crossed_book', detail: `dq-${n}`, sequence: t.sequence };
+        return { key: t.conditionId, payload, rows: [{ table: 'data_quality', key: `dq-${n}` }] };
+      }
+      case 'account_event':
+        return this.#accountEvent(n, iso, t);
+      case 'portfolio_sync': {
+        const positions = { as_of: iso, positions: [this.#position(t, n)], unavailable_exchanges: [] };
+        const summary = { summaries: [{ exchange: 'SERVICE', as_of: iso, cash_balance_micro: String(n * 1000), free_cash_micro: '-5' }] };
+        const payload = { type: 'portfolio.sync', seq: String(n), stream_id: 'stream-1', positions, summary };
+        return {
+          key: ACCOUNT,
+          payload,
+          rows: [
+            { table: 'position_snapshots', key: `${ACCOUNT}|${at}` },
+            { table: 'positions', key: `${at}|${t.tokenId}` },
+            { table: 'portfolio_summaries', key: `SERVICE|${at}` },
+          ],
+        };
+      }
+      case 'event': {
+        const id = `event-${n}`;
+        const detail = n % 2 === 0;
+        const payload: Payload = { id, slug: `slug-${n}`, title: `Event ${n}`, event_type: 'PROPOSITION', state: 'ACTIVE', is_accepting_orders: true, start_time: iso, volume_micro: String(n * 1_000_000), primary_category: { slug: 'politics', label: 'Politics' }, game_state: { match: { lifecycle: 'scheduled' } } };
+        if (detail) Object.assign(payload, { markets: [{ id: `market-${n}-a` }], categories: [{ slug: 'politics', label: 'Politics' }] });
+        else payload.market_count = 2;
+        return { key: id, payload, rows: [{ table: 'events', key: id }], sync: 'catalogue' };
+      }
+      case 'market': {
+        const id = `market-${n}`;
+        const outcomes = ['yes', 'no'].map((label, index) => ({ id: `${id}-${label}`, index, label, token_id: `${id}-token-${label}`, price_micro: String(400_000 + index * 200_000) }));
+        const payload = { id, condition_id: `0x${n.toString(16).padStart(64, 'd')}`, event_id: 'ev-1', question: `Will ${n} happen?`, state: 'ACTIVE', exchange: 'SERVICE', is_accepting_orders: true, volume_micro: '123000000', liquidity: '42.5', tick_size_micro: '1000', engine_config: { tick_size: 1, price_scale: 1000 }, resolution: { reference_value: { a: 1 } }, outcomes };
+        const rows = [{ table: 'markets', key: id }, ...outcomes.map((o) => ({ table: 'outcomes', key: o.token_id }))];
+        return { key: payload.condition_id, payload, rows, sync: 'catalogue' };
+      }
+      case 'order': {
+        const id = `order-${n}`;
+        const payload = this.#order(id, t, iso);
+        return { key: ACCOUNT, payload, rows: [{ table: 'orders', key: `${id}|LIVE` }], sync: 'orders' };
+      }
+      case 'fill': {
+        // Every fourth fill is an earlier fill seen again in a later state, as the sync jobs do.
+        const id = n % 4 === 0 && n > 8 ? `fill-${n - 4}` : `fill-${n}`;
+        const status = id === `fill-${n}` ? 'MATCHED' : 'CONFIRMED';
+        const payload = { trade_id: `t-${id}`, fill_id: id, order_id: `order-${n}`, token_id: t.tokenId, status, exchange: 'SERVICE', side: 'BUY', role: 'MAKER', price_micro: String(t.mid), shares_micro: '2000000', fee_micro: '10', executed_at: iso };
+        return { key: ACCOUNT, payload, rows: [{ table: 'fill_observations', key: `${id}|${status}` }], sync: 'portfolio_trades' };
+      }
+      case 'position': {
+        const payload = { as_of: iso, positions: [this.#position(t, n)], unavailable_exchanges: [] };
+        return { key: ACCOUNT, payload, rows: [{ table: 'position_snapshots', key: `${ACCOUNT}|${at}` }, { table: 'positions', key: `${at}|${t.tokenId}` }], sync: 'positions' };
+      }
+      case 'portfolio_summary': {
+        const payload = { exchange: `EX${n}`, as_of: iso, accounting_status: 'AVAILABLE', cash_balance_micro: String(n), portfolio_value_micro: '5' };
+        return { key: ACCOUNT, payload, rows: [{ table: 'portfolio_summaries', key: `EX${n}|${at}` }], sync: 'portfolio_summary' };
+      }
+      case 'pnl_settled': {
+        const payload = { bucket_at: iso, chain_id: 137, lifetime_pnl_micro: '-1500000', mark_run_id: `run-${n}`, position_count: 3 };
+        return { key: ACCOUNT, payload, rows: [{ table: 'pnl_settled', key: `run-${n}` }], sync: 'pnl' };
+      }
+      case 'rebates': {
+        const payload = { lp_incentive_micro: '1', maker_rebate_micro: '2', vip_rebate_micro: '3', total_micro: String(1_000_000 + n) };
+        return { key: ACCOUNT, payload, rows: [{ table: 'rebates', key: String(1_000_000 + n) }], sync: 'rebates', venueTime: null };
+      }
+      case 'activity': {
+        const payload = { id: `activity-${n}`, type: 'ORDER', order_id: `order-${n}`, token_id: t.tokenId, status: 'PENDING', fill_status: 'NONE', filled_shares_micro: '0', created_at: iso };
+        return { key: ACCOUNT, payload, rows: [{ table: 'activity_observations', key: `activity-${n}|PENDING` }], sync: 'activities' };
+      }
+      case 'lp_incentive': {
+        const markets = [1, 2].map((i) => ({ market_id: `lp-${n}-${i}`, question: 'q', phase: 'ACTIVE', pool_micro: '100', epoch_score: 0.25 }));
+        const payload = { eligible: true, epoch_date: '2026-03-02', epoch_ends_at: iso, markets };
+        return { key: ACCOUNT, payload, rows: markets.map((m) => ({ table: 'lp_incentives', key: m.market_id })), sync: 'lp_incentives' };
+      }
+      case 'withdrawal_assets': {
+        const payload = { note: 'n', wallet_address: '0xabc', supported_assets: [{ address_type: 'EVM', chain_id: 137, chain_name: 'Polygon', token: { address: `0xtoken${n}`, decimals: 6, symbol: 'USDC' } }] };
+        return { key: ACCOUNT, payload, rows: [{ table: 'withdrawal_assets', key: `0xtoken${n}` }], sync: 'withdrawal_assets' };
+      }
+    }
+  }
+
+  #accountEvent(n: number, iso: string, t: Token): Built {
+    if (n % 2 === 0) {
+      const order = this.#order(`ws-order-${n}`, t, iso);
+      const payload = { kind: 'order_cancelled', reason: 'USER', order: { ...order, status: 'CANCELLED' } };
+      return {
+        key: ACCOUNT,
+        payload,
+        rows: [
+          { table: 'account_events', key: `order_cancelled|ws-order-${n}|` },
+          { table: 'orders', key: `ws-order-${n}|CANCELLED` },
+        ],
+      };
+    }
+    const fill = { trade_id: `t-ws-${n}`, fill_id: `ws-fill-${n}`, order_id: `ws-order-${n}`, token_id: t.tokenId, status: 'MATCHED', side: 'SELL', price_micro: String(t.mid), shares_micro: '1000000', executed_at: iso };
+    return {
+      key: ACCOUNT,
+      payload: { kind: 'fill', fill },
+      rows: [
+        { table: 'account_events', key: `fill|ws-order-${n}|ws-fill-${n}` },
+        { table: 'fill_observations', key: `ws-fill-${n}|MATCHED` },
+      ],
+    };
+  }
+
+  #order(id: string, t: Token, iso: string): Payload {
+    return { internal_id: id, status: 'LIVE', type: 'LIMIT', side: 'BUY', token_id: t.tokenId, condition_id: t.conditionId, exchange: 'SERVICE', price_micro: String(t.mid), original_size_micro: '5000000', size_matched_micro: '0', created_at: iso };
+  }
+
+  #position(t: Token, n: number): Payload {
+    return { token_id: t.tokenId, condition_id: t.conditionId, exchange: 'SERVICE', shares_micro: String(n * 1000), profit_loss_micro: '-20', profit_loss_percent: -1.5, mergeable: false };
+  }
+
+  /** A record that cannot be stored; it must become exactly one dead letter. */
+  #bad(n: number, at: number): Generated {
+    const t = this.#token();
+    const badId = `bad-${n}`;
+    const flavour = n % 3;
+    const kind: RecordKind = flavour === 0 ? 'trade' : flavour === 1 ? 'market_status' : 'book_change';
+    const payload: Payload =
+      flavour === 0
+        ? { bad_id: badId, trade_id: badId, side: 'BUY', price_micro: '1', shares_micro: '1' } // no token_id
+        : flavour === 1
+          ? { bad_id: badId, kind: 'market_halted', condition_id: t.conditionId, status_at: 'yesterday' } // no time
+          : { bad_id: badId, token_id: t.tokenId, changes: [{ side: 'bid', price_micro: '12.5', size_micro: '1' }] }; // no integer
+    const record: BusRecord = {
+      kind,
+      key: t.conditionId,
+      venueTime: new Date(at).toISOString(),
+      receivedAtUs: BigInt(at) * 1000n,
+      source: { type: 'stream', connection: 'fixture-1', frame: n },
+      payload,
+      raw: JSON.stringify(payload),
+    };
+    return { topic: this.catalogue.topicFor(kind), record, rows: [{ table: 'dead_letters', key: badId }] };
+  }
+}
+
+interface Built {
+  key: string;
+  payload: Payload;
+  rows: Expected[];
+  /** The sync job that published it (stream data otherwise). */
+  sync?: string;
+  /** Published without its raw frame (capture derives book changes). */
+  rawless?: boolean;
+  venueTime?: string | null;
+}
+
+/** Expected natural keys per table, from generated records. */
+export function expectedKeys(generated: readonly Generated[]): Map<string, string[]> {
+  const byTable = new Map<string, string[]>();
+  for (const { rows } of generated) {
+    for (const { table, key } of rows) {
+      const list = byTable.get(table);
+      if (list) list.push(key);
+      else byTable.set(table, [key]);
+    }
+  }
+  return byTable;
+}
+
+export interface TableCheck {
+  table: string;
+  expected: number;
+  stored: number;
+  distinct: number;
+  missing: string[];
+  unexpected: string[];
+}
+
+/** Compares each table's natural keys with what was published: count, duplicates, missing, extra. */
+export async function compareTables(client: ClickHouseClient, expected: Map<string, string[]>): Promise<TableCheck[]> {
+  const checks: TableCheck[] = [];
+  for (const [table, keys] of expected) {
+    const result = await client.query({ query: `SELECT ${NATURAL_KEYS[table]} AS k FROM tapehouse.${table}`, format: 'JSONEachRow' });
+    const stored = (await result.json<{ k: string }>()).map((row) => row.k);
+    const storedSet = new Set(stored);
+    const wanted = new Set(keys);
+    checks.push({
+      table,
+      expected: keys.length,
+      stored: stored.length,
+      distinct: storedSet.size,
+      missing: [...wanted].filter((key) => !storedSet.has(key)).slice(0, 5),
+      unexpected: [...storedSet].filter((key) => !wanted.has(key)).slice(0, 5),
+    });
+  }
+  return checks;
+}

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type ServerOptions } from 'ws';
 import type { Account } from '../accounts/account.ts';
 import type { AccessToken, Scope } from '../accounts/registry.ts';
 import { authenticateAccessToken, requireScope } from '../http/auth.ts';
@@ -79,7 +79,10 @@ export class StreamServer {
     this.prices = new PriceStream('prices', 'SERVICE', settings, prng('prices'), config.priceIntervalMs);
     this.oraclePro = new PriceStream('oracle_pro', 'oracle-pro', settings, prng('oracle-pro'), config.priceIntervalMs);
     this.#attempts = new ConnectionAttempts(limits.attemptsPerMinute);
-    this.#wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxClientMessageBytes, clientTracking: false });
+    // A client that never answers a close frame holds its socket 2 s, not ws's default 30 s (shutdown
+    // waits for it). ws takes `closeTimeout` (documented in its source); @types/ws does not list it yet.
+    const options: ServerOptions & { closeTimeout: number } = { noServer: true, maxPayload: limits.maxClientMessageBytes, clientTracking: false, closeTimeout: 2_000 };
+    this.#wss = new WebSocketServer(options);
   }
 
   /** Fault: refuse every attempt on the endpoint with 429 until the clock passes `untilMs`. */

@@ -1,0 +1,33 @@
+/**
+ * The main job's figures: what the status line shows, `/metrics` exports and `pipeline_health`
+ * keeps. Counters are running totals since the process started; gauges are current values.
+ */
+export interface PipelineFigures {
+  /** Frames received, per stream (counter). */
+  frames: Record<string, number>;
+  /** Reconnections, per stream (counter). */
+  reconnects: Record<string, number>;
+  /** 429 answers earned, per component ("capture", "sync") (counter). */
+  http429: Record<string, number>;
+  /** Rows stored, per warehouse table (counter). */
+  rowsLoaded: Record<string, number>;
+  /** Records dead-lettered (counter). */
+  deadLetters: number;
+  /** Records on the bus not yet loaded, per topic (gauge). */
+  lagRecords: Record<string, number>;
+  /** Coverage gaps still open (gauge). */
+  openGaps: number;
+}
+
+export function emptyFigures(): PipelineFigures {
+  return { frames: {}, reconnects: {}, http429: {}, rowsLoaded: {}, deadLetters: 0, lagRecords: {}, openGaps: 0 };
+}
+
+export const sum = (values: Record<string, number>): number => Object.values(values).reduce((a, b) => a + b, 0);
+
+/** Increase of a counter map between two samples (a key new in `now` counts from zero). */
+export function increase(before: Record<string, number>, now: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [key, value] of Object.entries(now)) out[key] = Math.max(0, value - (before[key] ?? 0));
+  return out;
+}

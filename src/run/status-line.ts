@@ -1,0 +1,51 @@
+import { increase, sum, type PipelineFigures } from './figures.ts';
+
+/** One line of the main job's state: rates over the last interval, totals, lag, gaps. */
+export function formatStatus(before: PipelineFigures, now: PipelineFigures, intervalMs: number): string {
+  const perSecond = (n: number) => Math.round((n * 1000) / Math.max(1, intervalMs));
+  const rows = Object.entries(now.rowsLoaded)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 4)
+    .map(([table, n]) => `${table} ${n}`)
+    .join(', ');
+  return [
+    `frames ${perSecond(sum(increase(before.frames, now.frames)))}/s`,
+    `rows ${sum(now.rowsLoaded)}${rows ? ` (${rows}${Object.keys(now.rowsLoaded).length > 4 ? ', …' : ''})` : ''}`,
+    `bus lag ${sum(now.lagRecords)}`,
+    `open gaps ${now.openGaps}`,
+    `reconnects ${sum(now.reconnects)}`,
+    `429s ${sum(now.http429)}`,
+    `dead letters ${now.deadLetters}`,
+  ].join(' · ');
+}
+
+/**
+ * Shows the status: on a terminal, one line rewritten in place; elsewhere (a pipe, a log file,
+ * a service manager) a plain line every `logEveryMs`, so logs stay readable.
+ */
+export class StatusReporter {
+  #last = 0;
+  constructor(
+    private readonly out: NodeJS.WriteStream,
+    private readonly mode: 'line' | 'log' | 'off',
+    private readonly logEveryMs = 10_000,
+  ) {}
+
+  show(line: string, nowMs: number): void {
+    if (this.mode === 'off') return;
+    if (this.mode === 'line' && this.out.isTTY) {
+      const width = this.out.columns ?? 120;
+      this.out.write(`\r\x1b[2K${line.length > width ? `${line.slice(0, width - 1)}…` : line}`);
+      return;
+    }
+    if (nowMs - this.#last < this.logEveryMs) return;
+    this.#last = nowMs;
+    this.out.write(`status: ${line}\n`);
+  }
+
+  /** Leaves the terminal on a fresh line (before the job's last words). */
+  end(): void {
+    if (this.mode === 'line' && this.out.isTTY) this.out.write('\n');
+  }
+}

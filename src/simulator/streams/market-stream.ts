@@ -54,7 +54,7 @@ export class MarketStream {
     for (const conn of this.connections) conn.tick(nowMs);
   }
 
-  /** Sends an error frame; with `resubscribe` the subject is dropped, with `reconnect` the socket is closed after it. */
+  /** Sends an error frame whose data comes from `errorData`. */
   sendError(conn: WsConnection, data: string, nowMs: number): void {
     conn.send('error', frameTail(nowMs, data), nowMs);
   }
@@ -62,12 +62,18 @@ export class MarketStream {
   /** Drops one subject of a connection (fault: error frame with action `resubscribe`). */
   dropSubject(conn: WsConnection, subject: Subject): void {
     this.index.remove(conn, subject);
+    this.#forgetBooks(conn);
   }
 
-  /** Tokens a connection covers in the orderbook channel now (for `sequence_reset`). */
+  /** After coverage shrank, every token's next book frame on the connection is a full snapshot again (always a valid base). */
+  #forgetBooks(conn: WsConnection): void {
+    this.#seeded.delete(conn);
+  }
+
+  /** Tokens whose books a connection holds through its orderbook subjects (for `sequence_reset`). */
   coveredTokens(conn: WsConnection): string[] {
     const tokens = new Set<string>();
-    for (const s of this.index.subjectsOf(conn)) if (s.channel === 'orderbook') for (const t of this.#tokensOf(s, false)) tokens.add(t);
+    for (const s of this.index.subjectsOf(conn)) if (s.channel === 'orderbook') for (const t of this.#tokensOf(s)) tokens.add(t);
     return [...tokens];
   }
 
@@ -78,6 +84,7 @@ export class MarketStream {
     if (msg.op === 'ping') return conn.send('pong', frameTail(now, JSON.stringify({ id: msg.id })), now);
     if (msg.op === 'unsubscribe') {
       const removed = msg.subjects.filter((s) => this.index.remove(conn, s));
+      this.#forgetBooks(conn);
       return conn.send('unsubscribed', frameTail(now, this.#ackData(msg.id, conn, removed, now)), now);
     }
     const accepted: Subject[] = [];
@@ -119,7 +126,7 @@ export class MarketStream {
   #sendInitial(conn: WsConnection, subjects: Subject[], nowMs: number): void {
     for (const channel of ['orderbook', 'best_quote'] as const) {
       const tokens = new Set<string>();
-      for (const s of subjects) if (s.channel === channel) for (const t of this.#tokensOf(s, true)) tokens.add(t);
+      for (const s of subjects) if (s.channel === channel) for (const t of this.#tokensOf(s)) tokens.add(t);
       for (const tokenId of tokens) {
         const ladder = this.feed.current(tokenId);
         const ref = this.venue.catalogue.token(tokenId);
@@ -132,15 +139,15 @@ export class MarketStream {
     }
   }
 
-  /** Tokens a subject covers; for an event, with `tradingOnly`, only its markets that trade now. */
-  #tokensOf(s: Subject, tradingOnly: boolean): string[] {
+  /** Tokens a subject covers with a book worth sending; for an event, its markets that trade now (the others' books are empty). */
+  #tokensOf(s: Subject): string[] {
     const { catalogue } = this.venue;
     const marketTokens = (m: SimMarket | undefined): string[] => (m ? m.outcomes.map((o) => o.tokenId) : []);
     if (s.kind === 'token') return [s.id];
     if (s.kind === 'condition') return marketTokens(catalogue.marketByCondition(s.id));
     const event = catalogue.eventById(s.id);
     if (!event) return [];
-    return catalogue.marketsOf(event).filter((m) => !tradingOnly || m.state === 'ACTIVE').flatMap(marketTokens);
+    return catalogue.marketsOf(event).filter((m) => m.state === 'ACTIVE').flatMap(marketTokens);
   }
 
   #watched(tokenId: string): boolean {

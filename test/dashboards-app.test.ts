@@ -7,8 +7,9 @@ import { createExpectedTables, fillDashboardWarehouse } from './dashboards-fixtu
 import { migratedWarehouse, type TestWarehouse } from './warehouse-fixtures.ts';
 
 // The viewer mounted under /dashboards beside another route, as the main job mounts it.
-const END = new Date('2024-05-01T12:00:00Z');
-const RANGE = { from: '2024-05-01T06:00:00Z', to: END.toISOString() };
+// Recent: pipeline_health keeps 90 days (a TTL), so older samples would vanish.
+const END = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
+const RANGE = { from: END.getTime() - 6 * 3_600_000, to: END.getTime() };
 
 let seeded: TestWarehouse;
 let server: Server;

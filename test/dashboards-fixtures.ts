@@ -219,24 +219,28 @@ export async function fillDashboardWarehouse(warehouse: Warehouse, options: Seed
       observed_at: iso(end - 2 * MINUTE), ...sync('lp_incentives', end) });
   });
 
-  // The pipeline's bookkeeping: loader inserts, sync checkpoints, dead letters, gaps, health samples.
+  // The pipeline's bookkeeping: loader inserts, health samples, sync checkpoints, dead letters, gaps.
+  const sample = (component: string, subject: string, metric: string, value: number, at: number) =>
+    add('pipeline_health', { sampled_at: iso(at), component, subject, metric, value, interval_ms: 10_000 });
+  // As the main job writes them: loader inserts (src/load) and pipeline_health samples (src/run/pipeline-health.ts).
   const tables = ['trades', 'quotes', 'book_snapshots', 'fills'];
   for (let at = start; at <= end; at += 10_000) {
     tables.forEach((table, t) => {
       const count = 40 + Math.floor(rand() * 120) * (4 - t);
       add('loader_offsets', { consumer_group: 'tapehouse-loaders', topic: `tapehouse.${table}`, partition: 0, target_table: table,
-        min_offset: at / 1000, max_offset: at / 1000 + count, row_count: count, dedup_token: `${table}-${at}`, state: 'after', recorded_at: iso(at) });
+        min_offset: at / 1000, max_offset: at / 1000 + count, row_count: count, max_received_at: iso(at - 80 - Math.floor(rand() * 400)),
+        dedup_token: `${table}-${at}`, state: 'after', recorded_at: iso(at) });
+      sample('loader', table, 'rows', count, at);
     });
-    const sample = (component: string, subject: string, metric: string, value: number) =>
-      add('pipeline_health', { sampled_at: iso(at), component, subject, metric, value, interval_ms: metric.startsWith('lag') ? 0 : 10_000 });
-    sample('capture', 'market', 'frames', 900 + Math.floor(rand() * 400));
-    sample('capture', 'account', 'frames', 5 + Math.floor(rand() * 20));
-    sample('capture', 'portfolio', 'frames', 1 + Math.floor(rand() * 3));
-    sample('loader', 'tapehouse.market.trades', 'lag_records', Math.floor(rand() * 300));
-    sample('loader', 'tapehouse.market.quotes', 'lag_records', Math.floor(rand() * 900));
-    tables.forEach((table) => sample('loader', table, 'lag_ms', 80 + Math.floor(rand() * 400)));
-    if (rand() < 0.01) sample('capture', 'market', 'reconnects', 1);
-    if (rand() < 0.02) sample('sync', 'orders', 'http_429', 1 + Math.floor(rand() * 3));
+    sample('capture', 'market', 'frames', 900 + Math.floor(rand() * 400), at);
+    sample('capture', 'account', 'frames', 5 + Math.floor(rand() * 20), at);
+    sample('capture', 'portfolio', 'frames', 1 + Math.floor(rand() * 3), at);
+    sample('loader', 'tapehouse.market.trades', 'lag_records', Math.floor(rand() * 300), at);
+    sample('loader', 'tapehouse.market.quotes', 'lag_records', Math.floor(rand() * 900), at);
+    sample('capture', 'all', 'open_gaps', at > end - 40 * MINUTE && at < end - 38 * MINUTE ? 1 : 0, at);
+    sample('loader', 'all', 'dead_letters', 0, at);
+    if (rand() < 0.01) sample('capture', 'market', 'reconnects', 1, at);
+    if (rand() < 0.02) sample('sync', 'sync', 'http_429', 1 + Math.floor(rand() * 3), at);
   }
   const gap = (stream: string, channel: string, from: number, ms: number, reason: string, recovery: string) =>
     add('capture_gaps', { stream, channel, subject_kind: 'token', subject: markets[0]!.tokens[0], gap_start: iso(from), gap_end: iso(from + ms),

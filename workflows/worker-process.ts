@@ -1,5 +1,4 @@
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import { RateLimiter } from '../src/api/rate-limit/limiter.ts';
 import type { BucketShape } from '../src/api/rate-limit/token-bucket.ts';
 import { KafkaBus } from '../src/bus/kafka.ts';
 import { createTopicCatalogue } from '../src/bus/topics.ts';
@@ -7,7 +6,7 @@ import { MemoryCheckpointStore, type CheckpointStore } from '../src/sync/checkpo
 import { FileCheckpointStore } from '../src/sync/checkpoint-file.ts';
 import { WarehouseCheckpointStore } from '../src/sync/checkpoint-warehouse.ts';
 import { DEFAULT_TUNING, syncDeps, type SyncTuning } from '../src/sync/deps.ts';
-import { createSyncVenue } from '../src/sync/venue.ts';
+import { createSyncVenue, syncLimiter } from '../src/sync/venue.ts';
 import { createLogger } from '../src/util/log.ts';
 import type { Secret } from '../src/util/secret.ts';
 import { resolveTarget } from '../src/warehouse/target.ts';
@@ -50,7 +49,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   const venue = createSyncVenue({
     baseUrl: options.baseUrl,
     token: options.token,
-    limiter: new RateLimiter(options.readBucket ? { read: options.readBucket } : {}),
+    limiter: syncLimiter({ read: options.readBucket }),
     catalogueWithToken: options.catalogueWithToken,
     logger,
   });

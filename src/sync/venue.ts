@@ -7,6 +7,7 @@ import { ENDPOINTS } from '../api/endpoints.ts';
 import { HttpTransport } from '../api/http.ts';
 import { checkPageSize, PAGE_SIZE } from '../api/params.ts';
 import { RateLimiter } from '../api/rate-limit/limiter.ts';
+import type { BucketShape } from '../api/rate-limit/token-bucket.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../api/recovery.ts';
 import type { EventListQuery } from '../api/resources/catalogue.ts';
 import {
@@ -64,6 +65,20 @@ function withCursor(body: Readonly<Record<string, unknown>>, cursor: string | un
   return cursor === undefined ? body : { ...body, cursor };
 }
 
+/**
+ * Tokens the sync jobs leave in the account's read bucket. The limiter corrects its model from
+ * each answer's X-RateLimit-Remaining, but a dozen jobs keep requests in flight on several
+ * connections, and the venue may count them in another order than we sent them: an answer can then
+ * report a level that does not yet include a cost-5 read sent before it. Two such reads of slack
+ * absorb that; the reserve trims only the burst, never the sustained rate.
+ */
+export const SYNC_RESERVE_TOKENS = 10;
+
+/** The limiter for one account's sync jobs (authenticated tier unless told otherwise). */
+export function syncLimiter(options: { read?: BucketShape; clock?: Clock } = {}): RateLimiter {
+  return new RateLimiter({ ...options, reserveTokens: SYNC_RESERVE_TOKENS });
+}
+
 /** What the sync jobs read the venue through: one limiter for the account, shared by every job. */
 export interface SyncVenue {
   /** The account's reads (token, the shared account limiter). */
@@ -104,7 +119,7 @@ export function createSyncVenue(options: SyncVenueOptions): SyncVenue {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger('sync.venue');
   const availability = options.availability ?? processAvailability();
-  const limiter = options.limiter ?? new RateLimiter({ clock });
+  const limiter = options.limiter ?? syncLimiter({ clock });
   const token = typeof options.token === 'function' ? options.token : fixedToken(options.token);
   const random = options.random ?? Math.random;
   // One connection pool for every reader of the venue.

@@ -67,4 +67,20 @@ describe('the built-in viewer in a browser', () => {
     expect(errors).toEqual([]);
     await page.close();
   });
+
+  it('refreshes live: trades loaded while the page is open show up without a reload', async () => {
+    const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    await page.goto(`${server.url}/d/tapehouse-markets?refresh=5s`);
+    const trades = page.locator('[data-panel-id="4"] .stat-value').first();
+    await page.waitForSelector('body[data-refreshes]');
+    const before = await trades.textContent();
+    const at = new Date(Date.now() - 1000).toISOString();
+    await seeded.warehouse.insertRows('trades', Array.from({ length: 5000 }, (_, index) => ({
+      token_id: 'tok-1-1-yes', condition_id: '0xcond11', trade_id: `live-${index}`, side: 'BUY', price_micro: 500_000,
+      shares_micro: 1_000_000, executed_at: at, sequence: index, _topic: 'tapehouse.market.trades', _partition: 0, _offset: 900_000 + index, _received_at: at,
+    })));
+    await page.waitForFunction((old) => document.querySelector('[data-panel-id="4"] .stat-value')?.textContent !== old, before, { timeout: 30_000 });
+    expect(Number(await page.getAttribute('body', 'data-refreshes'))).toBeGreaterThan(1);
+    await page.close();
+  });
 });

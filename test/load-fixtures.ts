@@ -95,6 +95,8 @@ export class RecordGenerator {
     private readonly catalogue: TopicCatalogue,
     /** Only these kinds (default: the whole mix). */
     private readonly kinds?: ReadonlySet<RecordKind | 'bad'>,
+    /** Receive times from this clock (µs) instead of a fixed day, 3 ms apart. */
+    private readonly clock?: () => bigint,
   ) {
     const random = new Prng(seed);
     this.#next = () => random.float();
@@ -114,14 +116,15 @@ export class RecordGenerator {
   one(): Generated {
     const n = ++this.#n;
     const kind = this.#pickKind();
-    const at = START_MS + n * 3;
+    const receivedAtUs = this.clock?.() ?? BigInt(START_MS + n * 3) * 1000n + BigInt(n % 1000);
+    const at = Number(receivedAtUs / 1000n);
     if (kind === 'bad') return this.#bad(n, at);
     const built = this.#build(kind, n, at);
     const record: BusRecord = {
       kind,
       key: built.key,
       venueTime: built.venueTime === undefined ? new Date(at).toISOString() : built.venueTime,
-      receivedAtUs: BigInt(at) * 1000n + BigInt(n % 1000),
+      receivedAtUs,
       source: built.sync ? { type: 'sync', job: built.sync, page: n % 4 } : { type: 'stream', connection: 'fixture-1', frame: n },
       payload: built.payload,
       raw: built.rawless ? null : JSON.stringify(built.payload),
@@ -355,11 +358,19 @@ export interface TableCheck {
   unexpected: string[];
 }
 
-/** Compares each table's natural keys with what was published: count, duplicates, missing, extra. */
-export async function compareTables(client: ClickHouseClient, expected: Map<string, string[]>): Promise<TableCheck[]> {
+/**
+ * Compares each table's natural keys with what was published: count, duplicates, missing, extra.
+ * `topicPrefix` keeps to the rows loaded from that catalogue's topics (tests share a warehouse).
+ */
+export async function compareTables(client: ClickHouseClient, expected: Map<string, string[]>, topicPrefix = ''): Promise<TableCheck[]> {
   const checks: TableCheck[] = [];
   for (const [table, keys] of expected) {
-    const result = await client.query({ query: `SELECT ${NATURAL_KEYS[table]} AS k FROM tapehouse.${table}`, format: 'JSONEachRow' });
+    const topicColumn = table === 'dead_letters' ? 'topic' : '_topic';
+    const result = await client.query({
+      query: `SELECT ${NATURAL_KEYS[table]} AS k FROM tapehouse.${table} WHERE startsWith(${topicColumn}, {prefix:String})`,
+      query_params: { prefix: topicPrefix },
+      format: 'JSONEachRow',
+    });
     const stored = (await result.json<{ k: string }>()).map((row) => row.k);
     const storedSet = new Set(stored);
     const wanted = new Set(keys);

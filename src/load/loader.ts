@@ -26,7 +26,9 @@ export interface LoaderOptions {
   batch?: Partial<BatchLimits>;
   /**
    * Which run of the bus the offsets belong to. Default: '' on a durable bus (Kafka); on the
-   * embedded bus, one id per bus instance (its offsets start again at 0 in every process).
+   * embedded bus, one id per bus instance (its offsets start again at 0 in every process), with
+   * what a killed run left unstored recorded as gaps. Given explicitly, the caller vouches that
+   * the bus keeps offsets and records across restarts under that name (no gaps are recorded).
    */
   busEpoch?: string;
   log?: Logger;
@@ -115,7 +117,7 @@ class Loader {
     this.#group = options.group;
     this.#topics = options.topics ?? TOPICS.topics.map((spec) => spec.name);
     this.#limits = { ...DEFAULT_BATCH_LIMITS, ...options.batch };
-    this.#durable = !(options.bus instanceof EmbeddedBus);
+    this.#durable = options.busEpoch !== undefined || !(options.bus instanceof EmbeddedBus);
     const epoch = options.busEpoch ?? (this.#durable ? '' : epochOf(options.bus));
     this.#scope = { group: options.group, epoch, loaderId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}` };
     this.#log = (options.log ?? createLogger('load')).child({ group: options.group });

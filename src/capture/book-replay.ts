@@ -1,4 +1,6 @@
+import type { BusRecord } from '../bus/record.ts';
 import { BookLadder, type Level, type LevelChange } from './book-ladder.ts';
+import { isoToMicros } from './frame.ts';
 
 /**
  * Rebuilds a token's ladder at any instant from what capture stored: the latest full snapshot at
@@ -44,4 +46,46 @@ export function replayBook(snapshots: readonly SnapshotRow[], changes: readonly 
   ladder.apply(after);
   const last = after.at(-1);
   return { ladder, sequence: last?.sequence ?? base.sequence, atUs: last?.atUs ?? base.atUs };
+}
+
+/**
+ * The replay rows of one token from records as published (`book_snapshot`, `book_change`; other
+ * kinds and tokens are ignored). A snapshot holds from its `as_of`; a change from the venue's time
+ * of its frame, or our receive time when the frame had none.
+ */
+export function bookRowsOf(records: readonly BusRecord[], tokenId: string): { snapshots: SnapshotRow[]; changes: ChangeRow[] } {
+  const snapshots: SnapshotRow[] = [];
+  const changes: ChangeRow[] = [];
+  for (const r of records) {
+    if (r.kind !== 'book_snapshot' && r.kind !== 'book_change') continue;
+    const p = r.payload as unknown as BookPayload;
+    if (p.token_id !== tokenId) continue;
+    const sequence = BigInt(p.sequence);
+    if (r.kind === 'book_snapshot') {
+      snapshots.push({ tokenId, atUs: isoToMicros(p.as_of) ?? r.receivedAtUs, sequence, bids: p.bids.map(toLevel), asks: p.asks.map(toLevel) });
+    } else {
+      const atUs = isoToMicros(r.venueTime) ?? r.receivedAtUs;
+      for (const l of p.bids) changes.push({ tokenId, atUs, sequence, side: 'bid', ...toLevel(l) });
+      for (const l of p.asks) changes.push({ tokenId, atUs, sequence, side: 'ask', ...toLevel(l) });
+    }
+  }
+  return { snapshots, changes };
+}
+
+/** The ladder of a token at an instant (µs since the epoch), from published records; null before its first snapshot. */
+export function replayBookRecords(records: readonly BusRecord[], tokenId: string, atUs: bigint): ReplayedBook | null {
+  const { snapshots, changes } = bookRowsOf(records, tokenId);
+  return replayBook(snapshots, changes, atUs);
+}
+
+interface BookPayload {
+  token_id: string;
+  sequence: string;
+  as_of?: string;
+  bids: Array<[string, string]>;
+  asks: Array<[string, string]>;
+}
+
+function toLevel([price, size]: [string, string]): Level {
+  return { priceMicro: Number(price), sizeMicro: size };
 }

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { systemClock, type Clock } from '../api/clock.ts';
 import { backoffDelay, type RandomSource, type RetryPolicy } from '../api/recovery.ts';
-import { nowMicros } from '../bus/record.ts';
 import type { Logger } from '../util/log.ts';
+import { systemStreamClock, type StreamClock } from './clock.ts';
 import type { ConnectionBudget } from './connection-budget.ts';
 import { ConnectRefused, type OpenConnection, type Transport } from './transport.ts';
 import type { CoverageLoss, CoverageLossReason, StreamHandlers, StreamSession } from './types.ts';
@@ -17,7 +16,8 @@ export interface ReconnectOptions {
   maxDelayMs?: number;
   /** A connection that stayed open this long resets the backoff. */
   stableAfterMs?: number;
-  clock?: Clock;
+  /** Drives the watchdog, backoff and budget, and stamps frames (default: the system clock). */
+  clock?: StreamClock;
   random?: RandomSource;
   log?: Logger;
 }
@@ -40,7 +40,7 @@ export class ReconnectingStream {
     private readonly handlers: StreamHandlers,
     options: ReconnectOptions,
   ) {
-    this.#options = { ...DEFAULTS, clock: systemClock, random: Math.random, ...options };
+    this.#options = { ...DEFAULTS, clock: systemStreamClock, random: Math.random, ...options };
   }
 
   start(): void {
@@ -168,20 +168,20 @@ class Session implements StreamSession {
 
   constructor(
     private readonly streamName: string,
-    private readonly clock: Clock,
+    private readonly clock: StreamClock,
   ) {
     this.lastActivityMs = clock.now();
   }
 
   attach(connection: OpenConnection): void {
     this.#connection = connection;
-    this.openedAtUs = nowMicros();
+    this.openedAtUs = this.clock.epochMicros();
     this.lastActivityMs = this.clock.now();
   }
 
   /** Called by the transport for every message, from the moment the connection opens. */
   deliver(raw: string, handlers: StreamHandlers): void {
-    const receivedAtUs = nowMicros();
+    const receivedAtUs = this.clock.epochMicros();
     this.#lastFrameAtUs = receivedAtUs;
     this.lastActivityMs = this.clock.now();
     handlers.onFrame({ connectionId: this.connectionId, frameNo: this.#frameNo++, receivedAtUs, raw }, this);
@@ -212,7 +212,7 @@ class Session implements StreamSession {
       reason: dropped.reason,
       detail: `${this.streamName}: ${dropped.detail}`,
       lastFrameAtUs: this.#lastFrameAtUs,
-      noticedAtUs: nowMicros(),
+      noticedAtUs: this.clock.epochMicros(),
     };
   }
 }

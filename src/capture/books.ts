@@ -1,0 +1,293 @@
+import type { BusRecord, Json } from '../bus/record.ts';
+import { BookLadder, type Level, type LevelChange } from './book-ladder.ts';
+import { parseLevels, type LevelProblem } from './book-levels.ts';
+import { checkLadder } from './book-quality.ts';
+import { hasUnknownKeys, isoToMicros, microsToIso, type JsonObject } from './frame.ts';
+import { qualityRecord, record, type Origin } from './records.ts';
+
+/** Why a full book_snapshot record was written. */
+export type SnapshotReason = 'connect' | 'reconnect' | 'sequence_reset' | 'frames_missed' | 'resubscribe' | 'subscribe' | 'anchor' | 'hour';
+
+/** A book frame as capture reads it (`data` of an `orderbook` frame). */
+export interface BookFrame {
+  origin: Origin;
+  venueTime: string | null;
+  data: JsonObject;
+  raw: string;
+  /** The envelope had fields we do not know: keep the raw frame. */
+  unknownEnvelope: boolean;
+}
+
+/** The REST order book of a re-seed, as the client parsed it, and its body. */
+export interface RestBook {
+  conditionId: string | null;
+  sequence: number | null;
+  asOf: string | null;
+  bids: readonly { price_micro: bigint; shares_micro: bigint }[];
+  asks: readonly { price_micro: bigint; shares_micro: bigint }[];
+  raw: string;
+}
+
+interface TokenBook {
+  tokenId: string;
+  conditionId: string;
+  ladder: BookLadder;
+  /** Capture sequence of the last record about this book. */
+  sequence: bigint;
+  /** The venue's sequence the ladder stands at, when the venue numbers its books. */
+  venueSequence: number | null;
+  /** Instant the ladder's state holds from (venue time of the last change, or our receive time). */
+  venueTime: string | null;
+  receivedAtUs: bigint;
+  origin: Origin;
+  /** The impossible state already reported, so a crossed book is reported once, not per frame. */
+  flagged: string | null;
+}
+
+const SNAPSHOT_FIELDS = new Set(['kind', 'token_id', 'condition_id', 'market_id', 'sequence', 'initial', 'bids', 'asks']);
+const DELTA_FIELDS = new Set(['kind', 'token_id', 'condition_id', 'market_id', 'sequence', 'changes']);
+
+/**
+ * Every token's book as capture keeps it, and the records that describe it: `book_change` (the
+ * levels a frame changed, with a per-token capture sequence) and `book_snapshot` (the whole
+ * ladder, on re-seeds and on the anchor schedule). Frames older than the ladder (by the venue's
+ * book sequence) are skipped, so a REST re-seed and the stream can race without going backwards.
+ *
+ * The capture sequence of a token starts at the run's start time in µs × 1000 and grows by one per
+ * record, so it keeps growing across restarts without being stored anywhere.
+ */
+export class TokenBooks {
+  readonly #books = new Map<string, TokenBook>();
+  /** Sequences outlive forgotten books, so a token dropped and taken up again never reuses one. */
+  readonly #sequences = new Map<string, bigint>();
+  staleFrames = 0;
+
+  constructor(
+    private readonly sequenceBase: bigint,
+    private readonly stream = 'market',
+  ) {}
+
+  has(tokenId: string): boolean {
+    return this.#books.has(tokenId);
+  }
+
+  tokens(): IterableIterator<string> {
+    return this.#books.keys();
+  }
+
+  /** The venue may number books afresh (a new connection, a sequence reset): the next frame is the base. */
+  resetVenueSequences(tokenIds: Iterable<string>): void {
+    for (const tokenId of tokenIds) {
+      const book = this.#books.get(tokenId);
+      if (book) book.venueSequence = null;
+    }
+  }
+
+  forget(tokenId: string): void {
+    const book = this.#books.get(tokenId);
+    if (book) this.#sequences.set(tokenId, book.sequence);
+    this.#books.delete(tokenId);
+  }
+
+  /** The ladder of a token now (tests and `tapehouse book`). */
+  ladder(tokenId: string): BookLadder | undefined {
+    return this.#books.get(tokenId)?.ladder;
+  }
+
+  /** An `orderbook` frame: level changes, skipped when stale, quality findings. */
+  onFrame(frame: BookFrame, out: BusRecord[]): void {
+    const { data } = frame;
+    const kind = data.kind;
+    const tokenId = typeof data.token_id === 'string' && data.token_id !== '' ? data.token_id : null;
+    const conditionId = typeof data.condition_id === 'string' ? data.condition_id : null;
+    if (kind !== 'snapshot' && kind !== 'delta') {
+      return void out.push(this.#quality(frame, 'unknown_book_kind', `book frame kind ${JSON.stringify(kind)} is not snapshot or delta`, tokenId, conditionId));
+    }
+    if (tokenId === null) return void out.push(this.#quality(frame, 'malformed_book', 'a book frame needs a token_id', null, conditionId));
+    const venueSequence = readSequence(data.sequence);
+    const book = this.#book(tokenId, conditionId, frame.origin);
+    if (venueSequence !== null && book.venueSequence !== null && venueSequence < book.venueSequence) {
+      this.staleFrames += 1;
+      return;
+    }
+    const problems: LevelProblem[] = [];
+    let changes: LevelChange[];
+    if (kind === 'snapshot') {
+      const bids = parseLevels(data.bids, 'bids', false);
+      const asks = parseLevels(data.asks, 'asks', false);
+      problems.push(...bids.problems, ...asks.problems);
+      changes = book.ladder.replace(bids.levels, asks.levels);
+    } else {
+      changes = book.ladder.apply(readDelta(data.changes, problems));
+    }
+    if (problems.length > 0) out.push(this.#levelProblems(frame, problems, tokenId, book.conditionId));
+    book.venueSequence = venueSequence ?? book.venueSequence;
+    book.venueTime = frame.venueTime;
+    book.receivedAtUs = frame.origin.receivedAtUs;
+    book.origin = frame.origin;
+    if (changes.length === 0) return;
+    // A snapshot's changes re-derive its ladder exactly; its text is kept only when it carried
+    // something we did not read. A delta is its changes, so it is kept as is (it is small).
+    const known = kind === 'snapshot' ? SNAPSHOT_FIELDS : DELTA_FIELDS;
+    const keepRaw = kind === 'delta' || frame.unknownEnvelope || hasUnknownKeys(data, known);
+    out.push(this.#changeRecord(book, kind, changes, frame.origin, frame.venueTime, keepRaw ? frame.raw : null));
+    this.#check(book, out);
+  }
+
+  /**
+   * A REST order book after a (re)connect or reset: applied when it is not older than the ladder
+   * (its changes recorded as `reseed`), then the whole ladder written as a snapshot with the reason.
+   */
+  reseed(tokenId: string, rest: RestBook, reason: SnapshotReason, origin: Origin, out: BusRecord[]): void {
+    const book = this.#book(tokenId, rest.conditionId, origin);
+    const stale = rest.sequence !== null && book.venueSequence !== null && rest.sequence < book.venueSequence;
+    if (stale) {
+      // The stream is already past the REST answer: the ladder is the newer truth.
+      out.push(this.#snapshotRecord(book, reason, 'stream', null, this.#instantOf(book), null));
+      return;
+    }
+    const bids = parseLevels(rest.bids.map(restLevel), 'bids', false);
+    const asks = parseLevels(rest.asks.map(restLevel), 'asks', false);
+    const frame: BookFrame = { origin, venueTime: rest.asOf, data: {}, raw: rest.raw, unknownEnvelope: false };
+    if (bids.problems.length + asks.problems.length > 0) out.push(this.#levelProblems(frame, [...bids.problems, ...asks.problems], tokenId, book.conditionId));
+    const sameSequence = rest.sequence !== null && rest.sequence === book.venueSequence;
+    const changes = book.ladder.replace(bids.levels, asks.levels);
+    if (sameSequence && changes.length > 0) {
+      out.push(this.#quality(frame, 'rest_book_mismatch', `REST book at venue sequence ${rest.sequence} differs from the streamed one in ${changes.length} levels; REST kept`, tokenId, book.conditionId));
+    }
+    book.venueSequence = rest.sequence ?? book.venueSequence;
+    const asOfUs = isoToMicros(rest.asOf) ?? origin.receivedAtUs;
+    const previous = this.#instantOf(book);
+    book.venueTime = rest.asOf;
+    book.receivedAtUs = origin.receivedAtUs;
+    book.origin = origin;
+    if (changes.length > 0) out.push(this.#changeRecord(book, 'reseed', changes, origin, rest.asOf, null));
+    out.push(this.#snapshotRecord(book, reason, 'rest', rest.asOf, asOfUs > previous ? asOfUs : previous, rest.raw));
+    this.#check(book, out);
+  }
+
+  /** The ladder as it stands, as a snapshot record (anchors; re-seeds without REST). */
+  snapshot(tokenId: string, reason: SnapshotReason, nowUs: bigint): BusRecord | null {
+    const book = this.#books.get(tokenId);
+    if (!book) return null;
+    const instant = this.#instantOf(book);
+    return this.#snapshotRecord(book, reason, 'stream', null, nowUs > instant ? nowUs : instant, null);
+  }
+
+  #book(tokenId: string, conditionId: string | null, origin: Origin): TokenBook {
+    let book = this.#books.get(tokenId);
+    if (!book) {
+      book = {
+        tokenId,
+        conditionId: conditionId ?? '',
+        ladder: new BookLadder(),
+        sequence: this.#sequences.get(tokenId) ?? this.sequenceBase,
+        venueSequence: null,
+        venueTime: null,
+        receivedAtUs: origin.receivedAtUs,
+        origin,
+        flagged: null,
+      };
+      this.#books.set(tokenId, book);
+    } else if (conditionId && !book.conditionId) {
+      book.conditionId = conditionId;
+    }
+    return book;
+  }
+
+  #instantOf(book: TokenBook): bigint {
+    return isoToMicros(book.venueTime) ?? book.receivedAtUs;
+  }
+
+  #changeRecord(book: TokenBook, update: 'snapshot' | 'delta' | 'reseed', changes: readonly LevelChange[], origin: Origin, venueTime: string | null, raw: string | null): BusRecord {
+    book.sequence += 1n;
+    const bids: Json[] = [];
+    const asks: Json[] = [];
+    for (const c of changes) (c.side === 'bid' ? bids : asks).push([String(c.priceMicro), c.sizeMicro]);
+    const payload = {
+      token_id: book.tokenId,
+      condition_id: book.conditionId,
+      sequence: book.sequence.toString(),
+      venue_sequence: book.venueSequence,
+      update,
+      bids,
+      asks,
+    };
+    return record('book_change', book.conditionId || book.tokenId, origin, venueTime, payload, raw);
+  }
+
+  #snapshotRecord(book: TokenBook, reason: SnapshotReason, source: 'rest' | 'stream', venueTime: string | null, asOfUs: bigint, raw: string | null): BusRecord {
+    const { bids, asks } = book.ladder.levels();
+    const payload = {
+      token_id: book.tokenId,
+      condition_id: book.conditionId,
+      sequence: book.sequence.toString(),
+      venue_sequence: book.venueSequence,
+      reason,
+      source,
+      as_of: microsToIso(asOfUs),
+      bids: bids.map(levelJson),
+      asks: asks.map(levelJson),
+    };
+    return record('book_snapshot', book.conditionId || book.tokenId, book.origin, venueTime, payload, raw);
+  }
+
+  #check(book: TokenBook, out: BusRecord[]): void {
+    const issue = checkLadder(book.ladder);
+    if (issue?.problem === book.flagged) return;
+    book.flagged = issue?.problem ?? null;
+    if (!issue) return;
+    const frame: BookFrame = { origin: book.origin, venueTime: book.venueTime, data: {}, raw: '', unknownEnvelope: false };
+    out.push(this.#quality(frame, issue.problem, `${issue.detail} (capture sequence ${book.sequence})`, book.tokenId, book.conditionId, null));
+  }
+
+  #levelProblems(frame: BookFrame, problems: LevelProblem[], tokenId: string, conditionId: string): BusRecord {
+    const detail = problems.map((p) => `${p.problem}: ${p.detail}`).join('; ');
+    return this.#quality(frame, problems[0]!.problem, detail, tokenId, conditionId || null);
+  }
+
+  #quality(frame: BookFrame, problem: Parameters<typeof qualityRecord>[0]['problem'], detail: string, tokenId: string | null, conditionId: string | null, raw: string | null = frame.raw): BusRecord {
+    return qualityRecord({ problem, detail, stream: this.stream, tokenId, conditionId }, frame.origin, frame.venueTime, raw);
+  }
+}
+
+function levelJson(level: Level): Json {
+  return [String(level.priceMicro), level.sizeMicro];
+}
+
+function restLevel(level: { price_micro: bigint; shares_micro: bigint }): { price_micro: string; shares_micro: string } {
+  return { price_micro: level.price_micro.toString(), shares_micro: level.shares_micro.toString() };
+}
+
+/** The venue's book sequence: a whole number, as a number or a decimal string. */
+export function readSequence(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : null;
+  if (typeof value === 'string' && /^\d{1,15}$/.test(value)) return Number(value);
+  return null;
+}
+
+const BID_SIDES = new Set(['bid', 'bids', 'buy', 'BUY', 'BID']);
+const ASK_SIDES = new Set(['ask', 'asks', 'sell', 'SELL', 'ASK']);
+
+/** The changed levels of a `delta` frame: `[{side, price_micro, shares_micro}]`, size 0 removes. */
+function readDelta(input: unknown, problems: LevelProblem[]): LevelChange[] {
+  if (!Array.isArray(input)) {
+    problems.push({ problem: 'malformed_level', detail: 'changes: not an array' });
+    return [];
+  }
+  const bids: unknown[] = [];
+  const asks: unknown[] = [];
+  for (const entry of input) {
+    const side = (entry as JsonObject | null)?.side;
+    if (typeof side === 'string' && BID_SIDES.has(side)) bids.push(entry);
+    else if (typeof side === 'string' && ASK_SIDES.has(side)) asks.push(entry);
+    else problems.push({ problem: 'malformed_level', detail: `changes: side ${JSON.stringify(side)}` });
+  }
+  const b = parseLevels(bids, 'bid changes', true);
+  const a = parseLevels(asks, 'ask changes', true);
+  problems.push(...b.problems, ...a.problems);
+  const changes: LevelChange[] = [];
+  for (const l of b.levels) changes.push({ side: 'bid', ...l });
+  for (const l of a.levels) changes.push({ side: 'ask', ...l });
+  return changes;
+}

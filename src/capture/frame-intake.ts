@@ -1,0 +1,42 @@
+import type { BusRecord } from '../bus/record.ts';
+import type { Frame } from '../streams/types.ts';
+import type { ConnectionCoverage, Stamp } from './coverage.ts';
+import { isFrameProblem, parseFrame, type ParsedFrame } from './frame.ts';
+import { originOf, qualityRecord, type Origin } from './records.ts';
+import type { CaptureCounters } from './stats.ts';
+
+/** A frame past the envelope checks: parsed, numbered, and the last one before it. */
+export interface Intake {
+  parsed: ParsedFrame;
+  origin: Origin;
+  stamp: Stamp;
+  /** The frame received before this one (the last instant covered, should this one reveal a loss). */
+  previous: Stamp | null;
+  /** Frame numbers the venue skipped before this one. */
+  missed: number;
+}
+
+/**
+ * The first steps of every stream's frame: count it, parse the envelope (an unparseable frame
+ * becomes a data-quality record with the raw text, never an exception), drop a duplicate by the
+ * venue's frame number, and remember it as the last frame received.
+ */
+export function intake(frame: Frame, coverage: ConnectionCoverage, counters: CaptureCounters, publish: (records: BusRecord[]) => void): Intake | null {
+  counters.frames += 1;
+  counters.bytes += frame.raw.length;
+  const origin = originOf(frame);
+  const parsed = parseFrame(frame.raw);
+  if (isFrameProblem(parsed)) {
+    publish([qualityRecord({ problem: parsed.problem, detail: parsed.detail, stream: coverage.stream }, origin, null, frame.raw)]);
+    return null;
+  }
+  const missed = coverage.admit(parsed.seq);
+  if (missed === 'duplicate') {
+    counters.duplicates += 1;
+    return null;
+  }
+  const stamp: Stamp = { venueTime: parsed.ts, receivedAtUs: frame.receivedAtUs };
+  const previous = coverage.lastFrame;
+  coverage.received(stamp, origin);
+  return { parsed, origin, stamp, previous, missed };
+}

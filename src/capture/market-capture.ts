@@ -1,0 +1,373 @@
+import type { VenueClient } from '../api/client.ts';
+import type { BusRecord } from '../bus/record.ts';
+import type { StreamClock } from '../streams/clock.ts';
+import type { ConnectionBudget } from '../streams/connection-budget.ts';
+import type { Logger } from '../util/log.ts';
+import type { Secret } from '../util/secret.ts';
+import { nextAnchorMs } from './anchors.ts';
+import { readSequence, TokenBooks, type BookFrame, type RestBook, type SnapshotReason } from './books.ts';
+import { CatalogueReader, inShard, type CaptureEvent, type CaptureMarket, type Shard } from './catalogue.ts';
+import { ConnectionPlan } from './connection-plan.ts';
+import { endOf, startOf, type Stamp } from './coverage.ts';
+import type { JsonObject } from './frame.ts';
+import { gapRecord, scopeOf } from './gaps.ts';
+import { MarketConnection, type MarketContext } from './market-connection.ts';
+import { SeenIds } from './market-records.ts';
+import { qualityRecord, type Origin } from './records.ts';
+import { scoped } from './scoped-signal.ts';
+import { Reseeder, type ReseedOutcome, type ReseedTask } from './reseeder.ts';
+import type { CaptureCounters } from './stats.ts';
+import type { StreamMark } from './stream-mark.ts';
+
+export interface MarketCaptureOptions {
+  client: VenueClient;
+  /** ws(s)://…/trade/v1/market-stream */
+  url: string;
+  token: Secret | null;
+  budget: ConnectionBudget;
+  clock: StreamClock;
+  counters: CaptureCounters;
+  publish(records: BusRecord[]): void;
+  mark: StreamMark;
+  silenceMs: number;
+  tokensPerConnection: number;
+  shard?: Shard;
+  catalogueRefreshMs: number;
+  /** Anchor snapshots of every book this often (and at each UTC hour); 0: hours only. */
+  anchorEveryMs: number;
+  /** A resolved market stays subscribed this long (its last status frames still come). */
+  dropGraceMs: number;
+  reseedConcurrency: number;
+  log?: Logger;
+}
+
+/** Status kinds after which an event's markets may have changed: its detail is read again at once. */
+const CATALOGUE_KINDS = new Set(['current_market_changed', 'market_resolution_completed', 'market_resolved', 'payouts_resolved']);
+
+/**
+ * Market capture: follows the catalogue, spreads its markets over sockets, keeps a book per token,
+ * re-seeds books from REST, writes anchor snapshots, and records what it did not cover.
+ */
+export class MarketCapture {
+  readonly books: TokenBooks;
+  readonly #reseeder: Reseeder;
+  readonly #trades = new SeenIds();
+  readonly #plan: ConnectionPlan;
+  readonly #connections: MarketConnection[] = [];
+  readonly #reader: CatalogueReader;
+  readonly #markets = new Map<string, CaptureMarket>();
+  readonly #finalSince = new Map<string, number>();
+  /** Markets taken from a status frame before the catalogue listed them (condition → clock ms). */
+  readonly #pinned = new Map<string, number>();
+  /** Tokens found already trading: the gap from when they could have started to their acknowledgement. */
+  readonly #late = new Map<string, bigint>();
+  /** Without REST books: the snapshot is written from the next streamed book of the token. */
+  readonly #awaitingStreamBook = new Map<string, SnapshotReason>();
+  readonly #refreshing = new Set<string>();
+  readonly #stopping = new AbortController();
+  readonly #loops: Array<Promise<void>> = [];
+  readonly #ctx: MarketContext;
+  #previousReadUs: bigint | null = null;
+
+  constructor(private readonly o: MarketCaptureOptions) {
+    this.books = new TokenBooks(o.clock.epochMicros() * 1000n);
+    this.#plan = new ConnectionPlan(o.tokensPerConnection);
+    this.#reader = new CatalogueReader(o.client, () => o.clock.now(), o.shard);
+    const fetch = o.token
+      ? async (tokenId: string, signal: AbortSignal): Promise<RestBook> => {
+          const { value, raw } = await o.client.orders.orderbook(tokenId, signal);
+          return { conditionId: value.condition_id ?? null, sequence: readSequence(value.sequence), asOf: value.as_of ?? null, bids: value.bids, asks: value.asks, raw: JSON.stringify(raw) };
+        }
+      : null;
+    this.#reseeder = new Reseeder(fetch, (task, outcome) => this.#reseeded(task, outcome), o.clock, o.reseedConcurrency);
+    this.#ctx = {
+      url: o.url,
+      token: o.token,
+      budget: o.budget,
+      clock: o.clock,
+      silenceMs: o.silenceMs,
+      log: o.log,
+      books: this.books,
+      trades: this.#trades,
+      counters: o.counters,
+      publish: (records) => o.publish(records),
+      reseed: (tokens, reason, origin) => this.#reseeder.request(tokens.filter((t) => this.#subscribed(t)), reason, origin),
+      onBookFrame: (frame, out) => this.#onBookFrame(frame, out),
+      onStatus: (data, stamp) => this.#onStatus(data, stamp),
+      onAdded: (tokens, stamp, origin) => this.#closeLate(tokens, stamp, origin),
+      onCovered: (connection, stamp, origin) => this.#onCovered(connection, stamp, origin),
+    };
+  }
+
+  /** Reads the catalogue (retrying until it answers), subscribes, and starts the schedules. */
+  async start(): Promise<void> {
+    const signal = this.#stopping.signal;
+    for (let attempt = 0; ; attempt++) {
+      const readUs = this.o.clock.epochMicros();
+      try {
+        const { events } = await scoped(signal, (s) => this.#reader.read(s));
+        this.#apply(events, true);
+        this.#previousReadUs = readUs;
+        break;
+      } catch (err) {
+        if (signal.aborted) return;
+        this.o.log?.warn({ err, attempt }, 'catalogue read failed; retrying');
+        await this.o.clock.sleep(Math.min(30_000, 1_000 * 2 ** Math.min(attempt, 5)), signal).catch(() => undefined);
+        if (signal.aborted) return;
+      }
+    }
+    this.#loops.push(this.#every(this.o.catalogueRefreshMs, () => this.#refresh()), this.#anchors());
+  }
+
+  async stop(): Promise<void> {
+    this.#stopping.abort(new Error('capture stopping'));
+    this.#reseeder.stop();
+    await Promise.all(this.#connections.map((c) => c.stop()));
+    await Promise.all(this.#loops);
+  }
+
+  get connections(): readonly MarketConnection[] {
+    return this.#connections;
+  }
+
+  get reseedsPending(): number {
+    return this.#reseeder.pending;
+  }
+
+  get rest429(): number {
+    return this.#reseeder.rest429;
+  }
+
+  get subscribedTokens(): number {
+    let n = 0;
+    for (const m of this.#markets.values()) n += m.tokenIds.length;
+    return n;
+  }
+
+  /** Scopes not covered now: sockets with subjects that are not covering them, and markets awaiting their first acknowledgement. */
+  get openGaps(): number {
+    return this.#connections.filter((c) => (c.tokens.size > 0 || c.events.size > 0) && !c.covered).length + (this.#late.size > 0 ? 1 : 0);
+  }
+
+  /** Up to when every subject is known covered; null while some socket has never covered its subjects. */
+  coveredThroughUs(): bigint | null {
+    let through: bigint | null = this.o.clock.epochMicros();
+    for (const c of this.#connections) {
+      if (c.tokens.size === 0 && c.events.size === 0) continue;
+      const own = c.coveredThroughUs();
+      if (own === null) return null;
+      if (own < through) through = own;
+    }
+    for (const since of this.#late.values()) if (since < through) through = since;
+    return through;
+  }
+
+  #subscribed(tokenId: string): boolean {
+    return this.#connections.some((c) => c.tokens.has(tokenId));
+  }
+
+  async #every(ms: number, run: () => Promise<void>): Promise<void> {
+    const signal = this.#stopping.signal;
+    while (!signal.aborted) {
+      try {
+        await this.o.clock.sleep(ms, signal);
+      } catch {
+        return;
+      }
+      await run();
+    }
+  }
+
+  async #refresh(): Promise<void> {
+    const readUs = this.o.clock.epochMicros();
+    try {
+      const { events } = await scoped(this.#stopping.signal, (s) => this.#reader.read(s));
+      this.#apply(events, false);
+      this.#previousReadUs = readUs;
+    } catch (err) {
+      if (!this.#stopping.signal.aborted) this.o.log?.warn({ err }, 'catalogue refresh failed; keeping the current subscriptions');
+    }
+  }
+
+  /** Brings the subscriptions in line with the catalogue. */
+  #apply(events: ReadonlyMap<string, CaptureEvent>, initial: boolean): void {
+    const nowMs = this.o.clock.now();
+    const desired = new Map<string, CaptureMarket>();
+    for (const event of events.values()) {
+      for (const m of event.markets) {
+        if (!m.final) {
+          this.#finalSince.delete(m.conditionId);
+          desired.set(m.conditionId, m);
+          continue;
+        }
+        // Resolved before capture took it: nothing left to capture. Taken: kept a while for its last status frames.
+        if (!this.#markets.has(m.conditionId)) continue;
+        const since = this.#finalSince.get(m.conditionId) ?? nowMs;
+        this.#finalSince.set(m.conditionId, since);
+        if (nowMs - since < this.o.dropGraceMs) desired.set(m.conditionId, m);
+      }
+    }
+    for (const [conditionId, market] of this.#markets) {
+      if (desired.has(conditionId)) continue;
+      const pinnedAt = this.#pinned.get(conditionId);
+      if (pinnedAt !== undefined && (this.#reader.readAtMs(market.eventId) ?? -1) < pinnedAt) continue;
+      this.#drop(market, this.#finalSince.has(conditionId) ? 'market resolved' : 'market left the catalogue');
+    }
+    for (const market of desired.values()) {
+      this.#pinned.delete(market.conditionId);
+      if (this.#markets.has(market.conditionId)) this.#markets.set(market.conditionId, market);
+      else this.#take(market, initial || !market.trading ? null : this.#previousReadUs);
+    }
+  }
+
+  /** Subscribes a market; `lateSinceUs`: it already trades, uncovered since then. */
+  #take(market: CaptureMarket, lateSinceUs: bigint | null): void {
+    this.#markets.set(market.conditionId, market);
+    const { connection, eventIsNew } = this.#plan.place(market.eventId, market.conditionId, market.tokenIds.length);
+    if (lateSinceUs !== null) for (const t of market.tokenIds) this.#late.set(t, lateSinceUs);
+    const tokens = new Map(market.tokenIds.map((t) => [t, market.conditionId]));
+    this.#connection(connection).add(tokens, eventIsNew ? [market.eventId] : []);
+  }
+
+  #drop(market: CaptureMarket, detail: string): void {
+    this.#markets.delete(market.conditionId);
+    this.#finalSince.delete(market.conditionId);
+    this.#pinned.delete(market.conditionId);
+    const { connection, eventGoneFrom } = this.#plan.release(market.eventId, market.conditionId, market.tokenIds.length);
+    if (connection !== undefined) this.#connections[connection]?.remove(market.tokenIds, eventGoneFrom === connection ? [market.eventId] : [], detail);
+    if (eventGoneFrom !== undefined && eventGoneFrom !== connection) this.#connections[eventGoneFrom]?.remove([], [market.eventId], detail);
+    for (const t of market.tokenIds) {
+      this.books.forget(t);
+      this.#reseeder.cancel(t);
+      this.#late.delete(t);
+      this.#awaitingStreamBook.delete(t);
+    }
+  }
+
+  #connection(index: number): MarketConnection {
+    let connection = this.#connections[index];
+    if (!connection) {
+      connection = new MarketConnection(this.#ctx, `market-${index + 1}`);
+      this.#connections[index] = connection;
+      if (!this.#stopping.signal.aborted) connection.start();
+    }
+    return connection;
+  }
+
+  #onBookFrame(frame: BookFrame, out: BusRecord[]): void {
+    this.books.onFrame(frame, out);
+    const tokenId = frame.data.token_id;
+    if (typeof tokenId !== 'string') return;
+    const reason = this.#awaitingStreamBook.get(tokenId);
+    if (reason === undefined) return;
+    this.#awaitingStreamBook.delete(tokenId);
+    const snapshot = this.books.snapshot(tokenId, reason, frame.origin.receivedAtUs);
+    if (snapshot) out.push(snapshot);
+  }
+
+  #reseeded(task: ReseedTask, outcome: ReseedOutcome): void {
+    if (!this.#subscribed(task.tokenId)) return;
+    const nowUs = this.o.clock.epochMicros();
+    const origin: Origin = { ...task.origin, receivedAtUs: nowUs };
+    const out: BusRecord[] = [];
+    if (outcome.ok) {
+      this.o.counters.reseeds += 1;
+      this.books.reseed(task.tokenId, outcome.book, task.reason, origin, out);
+    } else if (outcome.unavailable) {
+      this.#awaitingStreamBook.set(task.tokenId, task.reason);
+    } else {
+      this.o.counters.reseedFailures += 1;
+      const conditionId = this.#conditionOf(task.tokenId);
+      out.push(qualityRecord({ problem: 'reseed_failed', detail: `REST order book not read: ${(outcome.error as Error).message}; the streamed ladder is written instead`, stream: 'market', tokenId: task.tokenId, conditionId }, origin, null, null));
+      const snapshot = this.books.snapshot(task.tokenId, task.reason, nowUs);
+      if (snapshot) out.push(snapshot);
+    }
+    if (out.length > 0) this.o.publish(out);
+  }
+
+  #conditionOf(tokenId: string): string | null {
+    for (const c of this.#connections) {
+      const condition = c.tokens.get(tokenId);
+      if (condition !== undefined) return condition;
+    }
+    return null;
+  }
+
+  #onCovered(connection: MarketConnection, stamp: Stamp, origin: Origin): void {
+    this.#closeLate([...connection.tokens.keys()], stamp, origin);
+    const waiting = this.#connections.some((c) => (c.tokens.size > 0 || c.events.size > 0) && !c.coverage.everCovered);
+    if (waiting) return;
+    const gap = this.o.mark.resumed(stamp, origin);
+    if (gap) this.o.publish([gap]);
+  }
+
+  /** Tokens that were already trading when subscribed are covered now: their gap. */
+  #closeLate(tokens: readonly string[], stamp: Stamp, origin: Origin): void {
+    const late = new Map<bigint, Map<string, string>>();
+    for (const t of tokens) {
+      const since = this.#late.get(t);
+      if (since === undefined) continue;
+      this.#late.delete(t);
+      if (!late.has(since)) late.set(since, new Map());
+      late.get(since)!.set(t, this.#conditionOf(t) ?? '');
+    }
+    for (const [since, group] of late) {
+      const scope = scopeOf(['orderbook', 'best_quote', 'trades', 'market_status'], group, []);
+      this.o.publish([gapRecord({ stream: 'market', reason: 'subscribed_late', detail: 'the market was already trading when capture learnt of it', scope, startUs: since, endUs: endOf(stamp), recovery: 'books_reseeded' }, origin)]);
+    }
+  }
+
+  #onStatus(data: JsonObject, stamp: Stamp): void {
+    const kind = typeof data.kind === 'string' ? data.kind : '';
+    const eventId = typeof data.event_id === 'string' ? data.event_id : null;
+    if (!eventId || !CATALOGUE_KINDS.has(kind)) return;
+    if (kind === 'current_market_changed') this.#takeNewCycle(data, eventId, stamp);
+    void this.#refreshEvent(eventId);
+  }
+
+  /** A recurring event's new cycle that capture does not cover yet (it was not provisioned in the catalogue): take it now. */
+  #takeNewCycle(data: JsonObject, eventId: string, stamp: Stamp): void {
+    const conditionId = typeof data.condition_id === 'string' ? data.condition_id : null;
+    if (!conditionId || this.#markets.has(conditionId) || !inShard(eventId, this.o.shard)) return;
+    const outcomes = Array.isArray(data.outcomes) ? (data.outcomes as JsonObject[]) : [];
+    const tokenIds = outcomes.map((o) => o.token_id).filter((t): t is string => typeof t === 'string');
+    if (tokenIds.length === 0) return;
+    this.#pinned.set(conditionId, this.o.clock.now());
+    const marketId = typeof data.market_id === 'string' ? data.market_id : '';
+    this.#take({ conditionId, marketId, eventId, tokenIds, final: false, trading: true }, startOf(stamp));
+  }
+
+  async #refreshEvent(eventId: string): Promise<void> {
+    if (this.#refreshing.has(eventId)) return;
+    this.#refreshing.add(eventId);
+    try {
+      await scoped(this.#stopping.signal, (s) => this.#reader.readEvent(eventId, undefined, undefined, s));
+      this.#apply(this.#reader.events(), false);
+    } catch (err) {
+      if (!this.#stopping.signal.aborted) this.o.log?.warn({ err, eventId }, 'event detail read failed; the next catalogue refresh tries again');
+    } finally {
+      this.#refreshing.delete(eventId);
+    }
+  }
+
+  /** Anchor snapshots of every book, on the schedule of `nextAnchorMs`. */
+  async #anchors(): Promise<void> {
+    const signal = this.#stopping.signal;
+    while (!signal.aborted) {
+      const nowMs = Number(this.o.clock.epochMicros() / 1000n);
+      const next = nextAnchorMs(nowMs, this.o.anchorEveryMs);
+      try {
+        await this.o.clock.sleep(next.atMs - nowMs, signal);
+      } catch {
+        return;
+      }
+      const nowUs = this.o.clock.epochMicros();
+      const out: BusRecord[] = [];
+      for (const tokenId of this.books.tokens()) {
+        const snapshot = this.books.snapshot(tokenId, next.hour ? 'hour' : 'anchor', nowUs);
+        if (snapshot) out.push(snapshot);
+      }
+      if (out.length > 0) this.o.publish(out);
+    }
+  }
+}

@@ -1,0 +1,357 @@
+import type { BusRecord } from '../bus/record.ts';
+import type { StreamClock } from '../streams/clock.ts';
+import type { ConnectionBudget } from '../streams/connection-budget.ts';
+import { ReconnectingStream } from '../streams/reconnecting-stream.ts';
+import type { CoverageLoss, Frame, StreamSession } from '../streams/types.ts';
+import { WebSocketTransport } from '../streams/websocket-transport.ts';
+import type { Logger } from '../util/log.ts';
+import type { Secret } from '../util/secret.ts';
+import type { BookFrame, SnapshotReason, TokenBooks } from './books.ts';
+import { attemptFailed, ConnectionCoverage, LOSS_REASONS, type Stamp } from './coverage.ts';
+import type { JsonObject, ParsedFrame } from './frame.ts';
+import { intake } from './frame-intake.ts';
+import { gapRecord, scopeOf, type GapScope } from './gaps.ts';
+import { quoteRecord, SeenIds, statusRecord, tradeRecord, type MarketFrame } from './market-records.ts';
+import { qualityRecord, type Origin } from './records.ts';
+import type { CaptureCounters } from './stats.ts';
+
+const BOOK_CHANNELS = ['orderbook', 'best_quote', 'trades'];
+const STATUS_CHANNEL = 'market_status';
+const ALL_CHANNELS = [...BOOK_CHANNELS, STATUS_CHANNEL];
+
+/** What every market connection of a capture shares. */
+export interface MarketContext {
+  url: string;
+  token: Secret | null;
+  budget: ConnectionBudget;
+  clock: StreamClock;
+  silenceMs: number;
+  log?: Logger;
+  books: TokenBooks;
+  trades: SeenIds;
+  counters: CaptureCounters;
+  publish(records: BusRecord[]): void;
+  reseed(tokens: readonly string[], reason: SnapshotReason, origin: Origin): void;
+  /** An orderbook frame: its level changes into `out`. */
+  onBookFrame(frame: BookFrame, out: BusRecord[]): void;
+  /** A market_status frame, after its record (the catalogue follows recurring events with it). */
+  onStatus(data: JsonObject, stamp: Stamp): void;
+  /** A subscription of tokens added to a live connection is acknowledged. */
+  onAdded(tokens: readonly string[], stamp: Stamp, origin: Origin): void;
+  /** The connection covers its subjects (again). */
+  onCovered(connection: MarketConnection, stamp: Stamp, origin: Origin): void;
+}
+
+type Purpose = 'open' | 'add' | 'resubscribe';
+
+interface Pending {
+  purpose: Purpose;
+  tokens: string[];
+  loss?: SubjectLoss;
+}
+
+/** One subscription the venue dropped while the connection stayed open. */
+interface SubjectLoss {
+  since: Stamp;
+  scope: GapScope;
+  detail: string;
+  reseed: boolean;
+}
+
+/**
+ * One market-stream socket and the subjects it carries (tokens on the book, quote and trade
+ * channels; events on market_status), kept alive across reconnects. It subscribes on every open,
+ * follows error-frame actions, notices lost and duplicated frames by the venue's frame numbers,
+ * and turns frames into records.
+ */
+export class MarketConnection {
+  /** token id → condition id. */
+  readonly tokens = new Map<string, string>();
+  readonly events = new Set<string>();
+  readonly coverage = new ConnectionCoverage('market', 'books_reseeded');
+  readonly #stream: ReconnectingStream;
+  #session: StreamSession | null = null;
+  readonly #pending = new Map<string, Pending>();
+  #openAwaiting = 0;
+  #subjectLosses: SubjectLoss[] = [];
+  /** Whether this venue acknowledges subscriptions: unknown until the first acknowledgement or data frame. */
+  #venueAcks: boolean | null = null;
+  #nextId = 0;
+  #covers = 0;
+
+  constructor(
+    private readonly ctx: MarketContext,
+    readonly name: string,
+  ) {
+    const transport = new WebSocketTransport({ url: ctx.url, token: ctx.token });
+    this.#stream = new ReconnectingStream(
+      transport,
+      {
+        onOpen: (session) => this.#onOpen(session),
+        onFrame: (frame) => this.#onFrame(frame),
+        onCoverageLost: (loss) => this.#onLost(loss),
+        onAttemptFailed: (failure) => attemptFailed(failure, ctx.counters, this.coverage),
+      },
+      { budget: ctx.budget, clock: ctx.clock, silenceMs: ctx.silenceMs, log: ctx.log },
+    );
+  }
+
+  start(): void {
+    this.#stream.start();
+  }
+
+  stop(): Promise<void> {
+    return this.#stream.stop();
+  }
+
+  /** Covering every subject, with no loss open. */
+  get covered(): boolean {
+    return this.#live && this.#subjectLosses.length === 0;
+  }
+
+  /** The connection as a whole covers what it subscribed (single dropped subscriptions aside). */
+  get #live(): boolean {
+    return this.#session !== null && this.coverage.everCovered && !this.coverage.lost && this.#openAwaiting === 0;
+  }
+
+  get open(): boolean {
+    return this.#session !== null;
+  }
+
+  /** Up to when everything this connection carries is known covered; null while it has never been. */
+  coveredThroughUs(): bigint | null {
+    if (!this.coverage.everCovered) return null;
+    let through = this.coverage.coveredThroughUs();
+    for (const loss of this.#subjectLosses) {
+      const since = loss.since.receivedAtUs;
+      if (through === null || since < through) through = since;
+    }
+    return through;
+  }
+
+  scope(): GapScope {
+    return scopeOf(ALL_CHANNELS, this.tokens, this.events);
+  }
+
+  /** Takes up tokens (token → condition) and events; subscribed now when the socket is open. */
+  add(tokens: ReadonlyMap<string, string>, events: readonly string[]): void {
+    const newTokens = [...tokens.keys()].filter((t) => !this.tokens.has(t));
+    const newEvents = events.filter((e) => !this.events.has(e));
+    for (const t of newTokens) this.tokens.set(t, tokens.get(t)!);
+    for (const e of newEvents) this.events.add(e);
+    if (this.#session) this.#subscribe('add', newTokens, newEvents);
+  }
+
+  /** Ends coverage of tokens and events on purpose; recorded as an open-ended `unsubscribed` gap. */
+  remove(tokens: readonly string[], events: readonly string[], detail: string): void {
+    const gone = new Map<string, string>();
+    for (const t of tokens) {
+      const condition = this.tokens.get(t);
+      if (condition === undefined) continue;
+      gone.set(t, condition);
+      this.tokens.delete(t);
+    }
+    const goneEvents = events.filter((e) => this.events.delete(e));
+    if (gone.size === 0 && goneEvents.length === 0) return;
+    const session = this.#session;
+    if (session && gone.size > 0) session.send({ op: 'unsubscribe', id: this.#id(), channels: BOOK_CHANNELS, token_ids: [...gone.keys()] });
+    if (session && goneEvents.length > 0) session.send({ op: 'unsubscribe', id: this.#id(), channels: [STATUS_CHANNEL], event_ids: goneEvents });
+    if (!this.coverage.everCovered) return;
+    const nowUs = this.ctx.clock.epochMicros();
+    const scope = scopeOf(gone.size > 0 ? (goneEvents.length > 0 ? ALL_CHANNELS : BOOK_CHANNELS) : [STATUS_CHANNEL], gone, goneEvents);
+    const last = this.coverage.lastFrame;
+    const origin: Origin = { connectionId: last?.origin.connectionId ?? this.name, frameNo: last?.origin.frameNo ?? 0, receivedAtUs: nowUs };
+    this.ctx.publish([gapRecord({ stream: 'market', reason: 'unsubscribed', detail, scope, startUs: nowUs, endUs: null, recovery: 'none' }, origin)]);
+  }
+
+  #id(): string {
+    return `${this.name}-${++this.#nextId}`;
+  }
+
+  /** Sends subscriptions for tokens (book, quote, trade channels) and events (status); returns their ids. */
+  #subscribe(purpose: Purpose, tokens: readonly string[], events: readonly string[], channels?: readonly string[], loss?: SubjectLoss): number {
+    const session = this.#session;
+    if (!session) return 0;
+    let sent = 0;
+    const bookChannels = channels ? channels.filter((c) => c !== STATUS_CHANNEL) : BOOK_CHANNELS;
+    if (tokens.length > 0 && bookChannels.length > 0) {
+      const id = this.#id();
+      this.#pending.set(id, { purpose, tokens: bookChannels.includes('orderbook') ? [...tokens] : [], loss });
+      session.send({ op: 'subscribe', id, channels: bookChannels, token_ids: tokens });
+      sent += 1;
+    }
+    if (events.length > 0 && (!channels || channels.includes(STATUS_CHANNEL))) {
+      const id = this.#id();
+      this.#pending.set(id, { purpose, tokens: [], loss });
+      session.send({ op: 'subscribe', id, channels: [STATUS_CHANNEL], event_ids: events });
+      sent += 1;
+    }
+    return sent;
+  }
+
+  #onOpen(session: StreamSession): void {
+    this.#session = session;
+    this.coverage.connected();
+    this.#pending.clear();
+    this.#openAwaiting = this.#subscribe('open', [...this.tokens.keys()], [...this.events]);
+  }
+
+  #onLost(loss: CoverageLoss): void {
+    this.#session = null;
+    this.#pending.clear();
+    this.#openAwaiting = 0;
+    if (loss.reason === 'stopped') return;
+    this.ctx.counters.losses += 1;
+    this.coverage.lose(LOSS_REASONS[loss.reason], loss.detail, this.scope());
+  }
+
+  #onFrame(frame: Frame): void {
+    const seen = intake(frame, this.coverage, this.ctx.counters, this.ctx.publish);
+    if (!seen) return;
+    const { parsed, origin, stamp, previous, missed } = seen;
+    const out: BusRecord[] = [];
+    if ((missed > 0 || parsed.type === 'sequence_reset') && this.#live) this.#lostFrames(parsed, missed, previous, stamp, origin, out);
+    this.#route(parsed, frame, origin, stamp, previous, out);
+    if (out.length > 0) this.ctx.publish(out);
+  }
+
+  #route(parsed: ParsedFrame, frame: Frame, origin: Origin, stamp: Stamp, previous: Stamp | null, out: BusRecord[]): void {
+    const { data } = parsed;
+    switch (parsed.type) {
+      case 'heartbeat':
+      case 'pong':
+      case 'unsubscribed':
+      case 'sequence_reset':
+        return;
+      case 'subscribed':
+        return this.#onAck(data, stamp, origin);
+      case 'error':
+        return this.#onError(parsed, frame, origin, previous ?? stamp, out);
+      case 'orderbook':
+        this.#dataArrived(stamp, origin);
+        return this.ctx.onBookFrame({ origin, venueTime: parsed.ts, data, raw: frame.raw, unknownEnvelope: parsed.unknownFields }, out);
+      case 'trades': {
+        this.#dataArrived(stamp, origin);
+        const tradeId = typeof data.trade_id === 'string' ? data.trade_id : null;
+        if (tradeId !== null && !this.ctx.trades.first(tradeId)) {
+          this.ctx.counters.duplicates += 1;
+          return;
+        }
+        return void out.push(tradeRecord(this.#marketFrame(parsed, frame, origin)));
+      }
+      case 'best_quote':
+        this.#dataArrived(stamp, origin);
+        return void out.push(quoteRecord(this.#marketFrame(parsed, frame, origin)));
+      case STATUS_CHANNEL:
+        this.#dataArrived(stamp, origin);
+        out.push(statusRecord(this.#marketFrame(parsed, frame, origin)));
+        return this.ctx.onStatus(data, stamp);
+      default:
+        out.push(qualityRecord({ problem: 'unknown_frame_type', detail: `frame type ${JSON.stringify(parsed.type)}`, stream: 'market', frameSeq: parsed.seq }, origin, parsed.ts, frame.raw));
+    }
+  }
+
+  #marketFrame(parsed: ParsedFrame, frame: Frame, origin: Origin): MarketFrame {
+    return { origin, ts: parsed.ts, seq: parsed.seq, data: parsed.data, raw: frame.raw, conditionOf: (t) => this.tokens.get(t) };
+  }
+
+  /** A venue that never acknowledges: coverage resumes with the first data frame after subscribing. */
+  #dataArrived(stamp: Stamp, origin: Origin): void {
+    if (this.#openAwaiting === 0 || this.#venueAcks === true) return;
+    this.#venueAcks = false;
+    this.#pending.clear();
+    this.#openAwaiting = 0;
+    this.#covered(stamp, origin);
+  }
+
+  #onAck(data: JsonObject, stamp: Stamp, origin: Origin): void {
+    this.#venueAcks = true;
+    const pending = this.#pending.get(String(data.id));
+    if (!pending) return;
+    this.#pending.delete(String(data.id));
+    if (pending.purpose === 'open') {
+      this.#openAwaiting -= 1;
+      if (this.#openAwaiting === 0) this.#covered(stamp, origin);
+    } else if (pending.purpose === 'add') {
+      if (pending.tokens.length > 0) {
+        this.ctx.reseed(pending.tokens, 'subscribe', origin);
+        this.ctx.onAdded(pending.tokens, stamp, origin);
+      }
+    } else if (pending.loss) {
+      this.#closeSubjectLoss(pending.loss, stamp, origin);
+    }
+  }
+
+  /** Every subject of the (re)opened connection is acknowledged: close the loss, re-seed the books. */
+  #covered(stamp: Stamp, origin: Origin): void {
+    const records: BusRecord[] = [];
+    const gap = this.coverage.resumed(stamp, origin);
+    if (gap) records.push(gap);
+    for (const loss of this.#subjectLosses) {
+      const subjectGap = this.coverage.gapUntil('subscription_dropped', loss.detail, loss.scope, loss.since, stamp, origin);
+      if (subjectGap) records.push(subjectGap);
+    }
+    this.#subjectLosses = [];
+    if (records.length > 0) this.ctx.publish(records);
+    this.#covers += 1;
+    const tokens = [...this.tokens.keys()];
+    // A new connection may number the venue's books afresh: the first frame after this is the base.
+    this.ctx.books.resetVenueSequences(tokens);
+    this.ctx.reseed(tokens, this.#covers === 1 ? 'connect' : 'reconnect', origin);
+    this.ctx.onCovered(this, stamp, origin);
+  }
+
+  #closeSubjectLoss(loss: SubjectLoss, stamp: Stamp, origin: Origin): void {
+    const index = this.#subjectLosses.indexOf(loss);
+    if (index < 0) return;
+    this.#subjectLosses.splice(index, 1);
+    const gap = this.coverage.gapUntil('subscription_dropped', loss.detail, loss.scope, loss.since, stamp, origin);
+    if (gap) this.ctx.publish([gap]);
+    if (loss.reseed) this.ctx.reseed(loss.scope.token_ids, 'resubscribe', origin);
+  }
+
+  /** Frame numbers jumped, or the venue reset its sequence: a gap over the whole connection, books re-seeded. */
+  #lostFrames(parsed: ParsedFrame, missed: number, previous: Stamp | null, stamp: Stamp, origin: Origin, out: BusRecord[]): void {
+    const reset = parsed.type === 'sequence_reset';
+    const detail = reset ? `sequence_reset: ${JSON.stringify(parsed.data.reason ?? '')}` : `${missed} frame numbers skipped before ${parsed.seq}`;
+    const gap = this.coverage.gapUntil(reset ? 'sequence_reset' : 'frames_missed', detail, this.scope(), previous, stamp, origin, missed > 0 ? missed : null);
+    if (gap) out.push(gap);
+    const tokens = [...this.tokens.keys()];
+    if (reset) this.ctx.books.resetVenueSequences(tokens);
+    this.ctx.reseed(tokens, reset ? 'sequence_reset' : 'frames_missed', origin);
+  }
+
+  #onError(parsed: ParsedFrame, frame: Frame, origin: Origin, since: Stamp, out: BusRecord[]): void {
+    const { data } = parsed;
+    const failure = (data.failure ?? {}) as JsonObject;
+    const action = typeof data.action === 'string' ? data.action : 'unknown';
+    const code = typeof failure.code === 'string' ? failure.code : 'unknown';
+    const rejected = Array.isArray(data.rejected);
+    out.push(qualityRecord({ problem: rejected ? 'subscription_rejected' : 'venue_error', detail: `${code}, action ${action}`, stream: 'market', frameSeq: parsed.seq }, origin, parsed.ts, frame.raw));
+    this.ctx.counters.errorFrames += 1;
+    if (action === 'keep') return;
+    if (action === 'resubscribe') return this.#resubscribe(data.subject, since, `venue dropped the subscription (${code})`);
+    // `reconnect`, and any action we do not know: a new connection re-seeds everything, the safe choice.
+    this.#session?.reconnect(`venue error ${code}, action ${action}`);
+  }
+
+  #resubscribe(subject: unknown, since: Stamp, detail: string): void {
+    // Not covered yet: the loss already open (or the subscriptions awaiting acknowledgement) include the subject.
+    if (!this.#live) return;
+    const s = (subject ?? {}) as JsonObject;
+    const channel = typeof s.channel === 'string' ? s.channel : null;
+    const tokenId = typeof s.token_id === 'string' ? s.token_id : null;
+    const eventId = typeof s.event_id === 'string' ? s.event_id : null;
+    if (!channel || (!tokenId && !eventId)) {
+      // The venue did not say which: take every subscription up again.
+      this.coverage.lose('subscription_dropped', detail, this.scope(), since);
+      this.#openAwaiting += this.#subscribe('open', [...this.tokens.keys()], [...this.events]);
+      return;
+    }
+    const tokens = new Map<string, string>();
+    if (tokenId) tokens.set(tokenId, this.tokens.get(tokenId) ?? '');
+    const loss: SubjectLoss = { since, scope: scopeOf([channel], tokens, eventId ? [eventId] : []), detail, reseed: channel === 'orderbook' };
+    this.#subjectLosses.push(loss);
+    this.#subscribe('resubscribe', tokenId ? [tokenId] : [], eventId ? [eventId] : [], [channel], loss);
+  }
+}

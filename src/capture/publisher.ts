@@ -1,0 +1,139 @@
+import { BusError, type Bus } from '../bus/bus.ts';
+import type { BusRecord } from '../bus/record.ts';
+import type { TopicCatalogue } from '../bus/topics.ts';
+import type { StreamClock } from '../streams/clock.ts';
+import type { Logger } from '../util/log.ts';
+import { qualityRecord } from './records.ts';
+
+interface TopicQueue {
+  pending: BusRecord[];
+  /** When the oldest pending record was handed over (µs). */
+  pendingSinceUs: bigint | null;
+  /** Same for the batch being published now. */
+  inFlightSinceUs: bigint | null;
+  inFlight: number;
+  running: boolean;
+}
+
+/**
+ * Hands capture's records to the bus: per topic in order, one publish at a time, batching what
+ * piles up meanwhile. It knows up to when everything handed over is durable, which is what the
+ * coverage marks may claim. A publish that fails is retried (records carry natural keys, so a
+ * retry that stored twice is deduplicated by the loader); a record the bus refuses as too large
+ * becomes a data-quality record saying so.
+ */
+export class RecordPublisher {
+  readonly #queues = new Map<string, TopicQueue>();
+  readonly #idle: Array<() => void> = [];
+  #stopped = false;
+  published = 0;
+  byKind = new Map<string, number>();
+
+  constructor(
+    private readonly bus: Bus,
+    private readonly topics: TopicCatalogue,
+    private readonly clock: StreamClock,
+    private readonly log?: Logger,
+    private readonly retryDelayMs = 1_000,
+  ) {}
+
+  push(records: readonly BusRecord[]): void {
+    const now = this.clock.epochMicros();
+    for (const record of records) {
+      const topic = this.topics.topicFor(record.kind);
+      let queue = this.#queues.get(topic);
+      if (!queue) {
+        queue = { pending: [], pendingSinceUs: null, inFlightSinceUs: null, inFlight: 0, running: false };
+        this.#queues.set(topic, queue);
+      }
+      if (queue.pending.length === 0) queue.pendingSinceUs = now;
+      queue.pending.push(record);
+      if (!queue.running) void this.#pump(topic, queue);
+    }
+  }
+
+  /** Records handed over and not yet durable. */
+  get queued(): number {
+    let n = 0;
+    for (const q of this.#queues.values()) n += q.pending.length + q.inFlight;
+    return n;
+  }
+
+  /** Everything handed over before this instant is durable on the bus. */
+  durableThroughUs(): bigint {
+    let through = this.clock.epochMicros();
+    for (const q of this.#queues.values()) {
+      const since = q.inFlightSinceUs ?? q.pendingSinceUs;
+      if (since !== null && since < through) through = since;
+    }
+    return through;
+  }
+
+  /** Resolves once everything handed over so far is durable (or given up at stop). */
+  drain(): Promise<void> {
+    if ([...this.#queues.values()].every((q) => !q.running)) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+
+  /** Stops retrying failed publishes (what is in flight still completes). */
+  stop(): void {
+    this.#stopped = true;
+  }
+
+  async #pump(topic: string, queue: TopicQueue): Promise<void> {
+    queue.running = true;
+    while (queue.pending.length > 0) {
+      const batch = queue.pending;
+      queue.inFlightSinceUs = queue.pendingSinceUs;
+      queue.inFlight = batch.length;
+      queue.pending = [];
+      queue.pendingSinceUs = null;
+      await this.#publish(topic, batch);
+      queue.inFlightSinceUs = null;
+      queue.inFlight = 0;
+    }
+    queue.running = false;
+    if ([...this.#queues.values()].every((q) => !q.running)) for (const resolve of this.#idle.splice(0)) resolve();
+  }
+
+  async #publish(topic: string, batch: BusRecord[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.bus.publish(topic, batch);
+        this.#count(batch);
+        return;
+      } catch (err) {
+        if (err instanceof BusError && err.code === 'record_too_large') return this.#publishOneByOne(topic, batch);
+        if ((err instanceof BusError && err.code === 'closed') || this.#stopped) {
+          this.log?.error({ err, topic, records: batch.length }, 'capture records not published: the bus is closed');
+          return;
+        }
+        this.log?.warn({ err, topic, records: batch.length, attempt }, 'publishing capture records failed; retrying');
+        await this.clock.sleep(Math.min(30_000, this.retryDelayMs * 2 ** Math.min(attempt - 1, 5)));
+      }
+    }
+  }
+
+  /** Finds the records the bus refuses as too large; each becomes a data-quality record. */
+  async #publishOneByOne(topic: string, batch: BusRecord[]): Promise<void> {
+    for (let i = 0; i < batch.length; i++) {
+      const record = batch[i]!;
+      try {
+        await this.bus.publish(topic, [record]);
+        this.#count([record]);
+      } catch (err) {
+        if (!(err instanceof BusError && err.code === 'record_too_large')) return this.#publish(topic, batch.slice(i));
+        const p = (record.payload ?? {}) as Record<string, unknown>;
+        const conditionId = typeof p.condition_id === 'string' ? p.condition_id : null;
+        const origin = { connectionId: record.source.type === 'stream' ? record.source.connection : 'sync', frameNo: record.source.type === 'stream' ? record.source.frame : 0, receivedAtUs: record.receivedAtUs };
+        const note = qualityRecord({ problem: 'record_too_large', detail: `${record.kind} record refused by the bus: ${err.message}`, stream: 'market', conditionId }, origin, record.venueTime, record.raw);
+        await this.#publish(this.topics.topicFor('data_quality'), [note]);
+      }
+    }
+  }
+
+  #count(records: readonly BusRecord[]): void {
+    this.published += records.length;
+    for (const r of records) this.byKind.set(r.kind, (this.byKind.get(r.kind) ?? 0) + 1);
+  }
+}

@@ -1,0 +1,187 @@
+import { Availability } from '../src/api/availability.ts';
+import { VenueClient } from '../src/api/client.ts';
+import { IpLimits } from '../src/api/rate-limit/ip-limits.ts';
+import { RateLimiter } from '../src/api/rate-limit/limiter.ts';
+import type { Bus } from '../src/bus/bus.ts';
+import { positionAfter } from '../src/bus/bus.ts';
+import type { BusRecord } from '../src/bus/record.ts';
+import { TOPICS, type TopicCatalogue } from '../src/bus/topics.ts';
+import { startCapture, type CaptureHandle, type CaptureOptions } from '../src/capture/start-capture.ts';
+import { ManualClock, startSimulator, type SimulatorHandle, type SimulatorOptions } from '../src/simulator/index.ts';
+import type { StreamClock } from '../src/streams/clock.ts';
+import { ConnectionBudgets } from '../src/streams/connection-budget.ts';
+import { createLogger } from '../src/util/log.ts';
+import { Secret } from '../src/util/secret.ts';
+
+interface Sleeper {
+  at: number;
+  order: number;
+  resolve: () => void;
+}
+
+/**
+ * The venue's ManualClock seen by capture: waits (watchdog, backoff, Retry-After, rate limits)
+ * end when the test moves the venue's time past them, and frames are stamped with venue time, so
+ * capture and ground truth share one time line and a slow machine never fakes a silence.
+ */
+export class SteppedClock implements StreamClock {
+  #sleepers: Sleeper[] = [];
+  #order = 0;
+  constructor(readonly venue: ManualClock) {}
+
+  now(): number {
+    return this.venue.now();
+  }
+
+  epochMicros(): bigint {
+    return BigInt(this.venue.now()) * 1000n;
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      if (ms <= 0) return void setImmediate(resolve);
+      const onAbort = (): void => {
+        this.#sleepers = this.#sleepers.filter((s) => s !== sleeper);
+        reject(signal?.reason);
+      };
+      const sleeper: Sleeper = {
+        at: this.venue.now() + ms,
+        order: this.#order++,
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      this.#sleepers.push(sleeper);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** Ends the waits that are due now. */
+  wake(): void {
+    const now = this.venue.now();
+    const due = this.#sleepers.filter((s) => s.at <= now).sort((a, b) => a.at - b.at || a.order - b.order);
+    this.#sleepers = this.#sleepers.filter((s) => s.at > now);
+    for (const s of due) s.resolve();
+  }
+}
+
+/** Everything one capture test run needs: a simulator on a ManualClock, capture on the same time line, the records it published. */
+export interface SteppedRun {
+  sim: SimulatorHandle;
+  clock: SteppedClock;
+  capture: CaptureHandle;
+  records: BusRecord[];
+  /** Moves venue time by `ms` in steps of `stepMs`, letting capture catch up after each. */
+  run(ms: number, stepMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Waits until capture has received nothing new for a few milliseconds and has nothing queued. */
+async function settle(capture: CaptureHandle, quietMs = 6, limitMs = 500): Promise<void> {
+  const start = Date.now();
+  let frames = -1;
+  let quietSince = Date.now();
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 1));
+    const stats = capture.stats();
+    if (stats.frames !== frames || stats.queuedRecords > 0) {
+      frames = stats.frames;
+      quietSince = Date.now();
+    } else if (Date.now() - quietSince >= quietMs) return;
+    if (Date.now() - start > limitMs) return;
+  }
+}
+
+/** Reads everything published on the capture topics back, in a group of its own. */
+export async function collect(bus: Bus, into: BusRecord[], topics: TopicCatalogue = TOPICS, group = 'capture-test'): Promise<() => Promise<void>> {
+  const names = ['trade', 'book_change', 'quote', 'market_status', 'capture_gap', 'data_quality', 'account_event', 'portfolio_sync'].map((k) => topics.topicFor(k as BusRecord['kind']));
+  const subscription = await bus.subscribe({
+    group,
+    topics: [...new Set(names)],
+    onBatch: async (batch) => {
+      for (const m of batch.messages) if (m.ok) into.push(m.record);
+      await subscription.commit([positionAfter(batch)]);
+    },
+  });
+  return () => subscription.close();
+}
+
+export interface SteppedRunOptions {
+  simulator?: SimulatorOptions;
+  capture?: Partial<CaptureOptions>;
+  bus: Bus;
+  topics?: TopicCatalogue;
+  /** Venue time run before capture starts (books fill up, traders trade). */
+  warmupMs?: number;
+}
+
+export async function steppedRun(options: SteppedRunOptions): Promise<SteppedRun> {
+  const venueClock = new ManualClock();
+  const sim = await startSimulator({ seed: 7, rate: 20, ...options.simulator, clock: venueClock });
+  for (let t = 0; t < (options.warmupMs ?? 0); t += 500) sim.advance(500);
+  const clock = new SteppedClock(venueClock);
+  const client = new VenueClient({
+    baseUrl: sim.url,
+    token: new Secret(sim.demoToken),
+    clock,
+    limiter: new RateLimiter({ ipLimits: new IpLimits(), clock }),
+    availability: new Availability(),
+    logger: createLogger('api', 'silent'),
+  });
+  const records: BusRecord[] = [];
+  const stopCollecting = await collect(options.bus, records, options.topics);
+  const captureStarting = startCapture({
+    client,
+    bus: options.bus,
+    topics: options.topics,
+    baseUrl: sim.url,
+    token: new Secret(sim.demoToken),
+    clock,
+    budgets: new ConnectionBudgets(undefined, clock),
+    log: createLogger('capture', 'silent'),
+    ...options.capture,
+  });
+  // The catalogue is read over REST while venue time stands still; rate-limit waits need it to move.
+  let started: CaptureHandle | undefined;
+  void captureStarting.then((c) => (started = c));
+  while (!started) {
+    await new Promise((r) => setTimeout(r, 5));
+    sim.advance(100);
+    clock.wake();
+  }
+  const capture = started;
+  const run = async (ms: number, stepMs = 250): Promise<void> => {
+    for (let t = 0; t < ms; t += stepMs) {
+      sim.advance(stepMs);
+      clock.wake();
+      await settle(capture);
+    }
+  };
+  return {
+    sim,
+    clock,
+    capture,
+    records,
+    run,
+    async stop() {
+      const stopping = capture.stop();
+      // Stopping may wait on venue time (a publish retry); keep it moving.
+      let done = false;
+      void stopping.then(() => (done = true));
+      while (!done) {
+        await new Promise((r) => setTimeout(r, 5));
+        clock.wake();
+      }
+      await stopping;
+      await capture.drain();
+      const published = capture.stats().records;
+      const deadline = Date.now() + 5_000;
+      while (records.length < published && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      await stopCollecting();
+      await client.close();
+      await sim.close();
+    },
+  };
+}

@@ -22,34 +22,36 @@ interface SettingSpec<T> {
   default?: T;
 }
 
-const spec = <T>(s: SettingSpec<T>): SettingSpec<T> => s;
+
+/** A setting as declared: `default` is kept in the type, so resolved values with one are never undefined. */
+type Spec = SettingSpec<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 export const SETTINGS = {
-  baseUrl: spec({ flag: '--base-url <url>', env: 'TAPEHOUSE_BASE_URL', description: 'the venue (default for `run`: the built-in simulator)', parse: httpUrl }),
-  tokenFile: spec({ flag: '--token-file <file>', env: 'TAPEHOUSE_TOKEN_FILE', description: 'file holding the venue access token (or set TAPEHOUSE_TOKEN)', parse: nonEmpty }),
-  account: spec({ flag: '--account <label>', env: 'TAPEHOUSE_ACCOUNT', description: "label of the token's account in the records", parse: nonEmpty, default: 'default' }),
-  dataDir: spec({ flag: '--data-dir <dir>', env: 'TAPEHOUSE_DATA_DIR', description: 'embedded warehouse (chDB) data directory', parse: nonEmpty, default: './data' }),
-  clickhouseUrl: spec({ flag: '--clickhouse-url <url>', env: 'TAPEHOUSE_CLICKHOUSE_URL', description: 'a ClickHouse server instead of chDB (credentials: TAPEHOUSE_CLICKHOUSE_USER/_PASSWORD)', parse: httpUrl }),
-  kafkaBrokers: spec({ flag: '--kafka-brokers <list>', env: 'TAPEHOUSE_KAFKA_BROKERS', description: 'comma-separated Kafka bootstrap servers', parse: brokers, default: ['127.0.0.1:9092'] }),
-  topicPrefix: spec({ flag: '--topic-prefix <prefix>', env: 'TAPEHOUSE_TOPIC_PREFIX', description: 'bus topic prefix', parse: nonEmpty, default: 'tapehouse' }),
-  temporalAddress: spec({ flag: '--temporal-address <host:port>', env: 'TAPEHOUSE_TEMPORAL_ADDRESS', description: 'Temporal frontend', parse: hostPort, default: '127.0.0.1:7233' }),
-  temporalNamespace: spec({ flag: '--namespace <name>', env: 'TAPEHOUSE_TEMPORAL_NAMESPACE', description: 'Temporal namespace', parse: nonEmpty, default: 'default' }),
-  httpPort: spec({ flag: '--http-port <port>', env: 'TAPEHOUSE_HTTP_PORT', description: 'loopback port of the query endpoint, dashboards and /metrics (0: any free port)', parse: port, default: 18123 }),
-  duration: spec({ flag: '--duration <time>', env: 'TAPEHOUSE_DURATION', description: 'stop after this long (e.g. 30s, 10m, 2h; default: until interrupted)', parse: durationMs }),
-  shard: spec({ flag: '--shard <i/n>', env: 'TAPEHOUSE_SHARD', description: 'capture the i-th of n shares of the tokens (0-based)', parse: shard, default: { index: 0, count: 1 } }),
-  seed: spec({ flag: '--seed <n>', env: 'TAPEHOUSE_SEED', description: 'seed of the in-process simulator', parse: nonNegativeInt, default: 1 }),
-  rate: spec({ flag: '--rate <n>', env: 'TAPEHOUSE_RATE', description: "the in-process simulator's book changes per second", parse: nonNegativeNumber, default: 20 }),
-  status: spec({ flag: '--status <mode>', env: 'TAPEHOUSE_STATUS', description: 'status output: line (a live line on a terminal), log (periodic lines), off', parse: oneOf(['line', 'log', 'off'] as const) }),
+  baseUrl: { flag: '--base-url <url>', env: 'TAPEHOUSE_BASE_URL', description: 'the venue (default for `run`: the built-in simulator)', parse: httpUrl } satisfies Spec,
+  tokenFile: { flag: '--token-file <file>', env: 'TAPEHOUSE_TOKEN_FILE', description: 'file holding the venue access token (or set TAPEHOUSE_TOKEN)', parse: nonEmpty } satisfies Spec,
+  account: { flag: '--account <label>', env: 'TAPEHOUSE_ACCOUNT', description: "label of the token's account in the records", parse: nonEmpty, default: 'default' } satisfies Spec,
+  dataDir: { flag: '--data-dir <dir>', env: 'TAPEHOUSE_DATA_DIR', description: 'embedded warehouse (chDB) data directory', parse: nonEmpty, default: './data' } satisfies Spec,
+  clickhouseUrl: { flag: '--clickhouse-url <url>', env: 'TAPEHOUSE_CLICKHOUSE_URL', description: 'a ClickHouse server instead of chDB (credentials: TAPEHOUSE_CLICKHOUSE_USER/_PASSWORD)', parse: httpUrl } satisfies Spec,
+  kafkaBrokers: { flag: '--kafka-brokers <list>', env: 'TAPEHOUSE_KAFKA_BROKERS', description: 'comma-separated Kafka bootstrap servers', parse: brokers, default: ['127.0.0.1:9092'] } satisfies Spec,
+  topicPrefix: { flag: '--topic-prefix <prefix>', env: 'TAPEHOUSE_TOPIC_PREFIX', description: 'bus topic prefix', parse: nonEmpty, default: 'tapehouse' } satisfies Spec,
+  temporalAddress: { flag: '--temporal-address <host:port>', env: 'TAPEHOUSE_TEMPORAL_ADDRESS', description: 'Temporal frontend', parse: hostPort, default: '127.0.0.1:7233' } satisfies Spec,
+  temporalNamespace: { flag: '--namespace <name>', env: 'TAPEHOUSE_TEMPORAL_NAMESPACE', description: 'Temporal namespace', parse: nonEmpty, default: 'default' } satisfies Spec,
+  httpPort: { flag: '--http-port <port>', env: 'TAPEHOUSE_HTTP_PORT', description: 'loopback port of the query endpoint, dashboards and /metrics (0: any free port)', parse: port, default: 18123 } satisfies Spec,
+  duration: { flag: '--duration <time>', env: 'TAPEHOUSE_DURATION', description: 'stop after this long (e.g. 30s, 10m, 2h; default: until interrupted)', parse: durationMs } satisfies Spec,
+  shard: { flag: '--shard <i/n>', env: 'TAPEHOUSE_SHARD', description: 'capture the i-th of n shares of the tokens (0-based)', parse: shard, default: { index: 0, count: 1 } } satisfies Spec,
+  seed: { flag: '--seed <n>', env: 'TAPEHOUSE_SEED', description: 'seed of the in-process simulator', parse: nonNegativeInt, default: 1 } satisfies Spec,
+  rate: { flag: '--rate <n>', env: 'TAPEHOUSE_RATE', description: "the in-process simulator's book changes per second", parse: nonNegativeNumber, default: 20 } satisfies Spec,
+  status: { flag: '--status <mode>', env: 'TAPEHOUSE_STATUS', description: 'status output: line (a live line on a terminal), log (periodic lines), off', parse: oneOf(['line', 'log', 'off'] as const) } satisfies Spec,
 } as const;
 
 type Settings = typeof SETTINGS;
 export type SettingName = keyof Settings;
 type ValueOf<N extends SettingName> = ReturnType<Settings[N]['parse']>;
-type HasDefault<N extends SettingName> = Settings[N] extends { default: unknown } ? N : never;
+type HasDefault<K extends SettingName> = Settings[K] extends { default: unknown } ? true : false;
 
 /** The resolved settings: those with a default are always present. */
-export type Resolved<N extends SettingName> = { [K in N as K extends HasDefault<N> ? K : never]: ValueOf<K> } & {
-  [K in N as K extends HasDefault<N> ? never : K]?: ValueOf<K>;
+export type Resolved<N extends SettingName> = { [K in N as HasDefault<K> extends true ? K : never]: ValueOf<K> } & {
+  [K in N as HasDefault<K> extends true ? never : K]?: ValueOf<K>;
 };
 
 /** Adds the named settings' flags to a command, with their variable and default in the help. */

@@ -20,6 +20,11 @@ export interface HttpEndpointOptions {
   /** 0 (default) picks a free port. */
   port?: number;
   limits?: QueryLimits;
+  /**
+   * Other pages served on the same port (the main job's dashboards and /metrics), tried first for
+   * every path but the ClickHouse interface's own (`/`, `/ping`); true when it answered.
+   */
+  routes?: (request: IncomingMessage, response: ServerResponse) => Promise<boolean>;
 }
 
 export interface HttpEndpoint {
@@ -41,8 +46,14 @@ const NOT_SETTINGS = new Set([
 
 export async function startHttpEndpoint(executor: ReadExecutor, options: HttpEndpointOptions = {}): Promise<HttpEndpoint> {
   const limits = options.limits ?? DEFAULT_LIMITS;
+  const { routes } = options;
   const server = createServer((request, response) => {
-    handle(executor, limits, request, response).catch((err: unknown) => sendError(response, request, err));
+    const path = (request.url ?? '/').split('?')[0];
+    const own = path === '/' || path === '/ping' || path === '/replicas_status';
+    const answered = own || !routes ? Promise.resolve(false) : routes(request, response);
+    answered
+      .then((done) => (done ? undefined : handle(executor, limits, request, response)))
+      .catch((err: unknown) => sendError(response, request, err));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -68,6 +68,7 @@ export class RateLimiter {
   #timer: AbortController | undefined;
   #wakeAt = Number.POSITIVE_INFINITY;
   #admitted = 0;
+  #refused = 0;
 
   constructor(options: RateLimiterOptions = {}) {
     const read = options.read ?? READ_TIERS.authenticated;
@@ -108,6 +109,7 @@ export class RateLimiter {
     const now = this.#clock.now();
     const report = readRateLimitHeaders(answer.headers);
     if (answer.status === 429) {
+      this.#refused += 1;
       const retryAfter = parseRetryAfter(answer.headers['retry-after']);
       // §8.2: account 429s carry the bucket headers, per-IP ones do not.
       if (report) this.#read.trip(retryAfter, report, now);
@@ -120,9 +122,11 @@ export class RateLimiter {
     this.#pump();
   }
 
-  stats(): { admitted: number; queued: number; inFlight: number; read: BucketShape & { tokens: number } } {
+  /** `refused`: 429 answers earned so far (the figure our pacing exists to keep at zero). */
+  stats(): { admitted: number; refused: number; queued: number; inFlight: number; read: BucketShape & { tokens: number } } {
     return {
       admitted: this.#admitted,
+      refused: this.#refused,
       queued: this.#queue.length,
       inFlight: this.#inFlight.size,
       read: { ...this.#read.shape, tokens: this.#read.tokens(this.#clock.now()) },

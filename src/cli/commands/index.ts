@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 import { registerMigrate } from './migrate.ts';
-import { registerNotBuilt } from './not-built.ts';
+import { registerReconcile } from './reconcile.ts';
+import { registerRun } from './run.ts';
 import { registerSchedules } from './schedules.ts';
 import { registerSimulate } from './simulate.ts';
 import { registerSql } from './sql.ts';
 import { registerWorker } from './worker.ts';
 
 /** Every subcommand registers itself here; one module per command under this folder. */
-export const commands: Array<(program: Command) => void> = [registerNotBuilt, registerSimulate, registerSql, registerMigrate, registerWorker, registerSchedules];
+export const commands: Array<(program: Command) => void> = [registerRun, registerSimulate, registerSql, registerMigrate, registerWorker, registerSchedules, registerReconcile];

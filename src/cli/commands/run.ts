@@ -1,0 +1,90 @@
+import { relative } from 'node:path';
+import type { Command } from 'commander';
+import { readAccessToken } from '../../api/token.ts';
+import { startMainJob, type MainJob } from '../../run/main-job.ts';
+import { StatusReporter } from '../../run/status-line.ts';
+import { createLogger } from '../../util/log.ts';
+import { resolveTarget } from '../../warehouse/target.ts';
+import { addSettings, refusePlainToken, resolveSettings, type SettingName } from '../settings.ts';
+
+const RUN_SETTINGS = ['baseUrl', 'tokenFile', 'account', 'dataDir', 'clickhouseUrl', 'httpPort', 'duration', 'seed', 'rate', 'status'] as const satisfies readonly SettingName[];
+
+/** `tapehouse run` (and `npm start`): the main job on the embedded default, until interrupted. */
+export function registerRun(program: Command): void {
+  const command = program
+    .command('run')
+    .description('the main job: capture + sync + load into ClickHouse (default: the built-in simulator, chDB under ./data)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  tapehouse run                                   simulator in-process, chDB under ./data
+  tapehouse run --duration 30s --data-dir /tmp/t  stop by itself after 30 s
+  TAPEHOUSE_TOKEN=… tapehouse run --base-url https://venue.example
+Ctrl-C flushes what was captured and stops; the next start records the stopped interval as a gap.`,
+    );
+  addSettings(command, RUN_SETTINGS);
+  refusePlainToken(command).action(async (flags: Record<string, unknown>) => {
+    process.exitCode = await run(flags);
+  });
+}
+
+async function run(flags: Record<string, unknown>): Promise<number> {
+  const settings = resolveSettings(RUN_SETTINGS, flags);
+  const log = createLogger('run');
+  const token = settings.baseUrl ? await readAccessToken({ tokenFile: settings.tokenFile }) : null;
+  const target = resolveTarget({ clickhouseUrl: settings.clickhouseUrl, dataDir: settings.clickhouseUrl ? undefined : settings.dataDir });
+  const reporter = new StatusReporter(process.stdout, settings.status ?? (process.stdout.isTTY ? 'line' : 'log'));
+
+  const job: MainJob = await startMainJob({
+    baseUrl: settings.baseUrl,
+    token,
+    account: settings.account,
+    dataDir: settings.dataDir,
+    server: target.kind === 'server' ? target : undefined,
+    httpPort: settings.httpPort,
+    simulator: { seed: settings.seed, rate: settings.rate },
+    onStatus: (line) => reporter.show(line, Date.now()),
+    log,
+  });
+  printWelcome(job, target.kind === 'chdb');
+
+  const stopped = await untilStopped(settings.duration);
+  reporter.end();
+  process.stdout.write(`stopping (${stopped}): flushing what was captured…\n`);
+  await job.stop();
+  process.stdout.write('stopped cleanly.\n');
+  return 0;
+}
+
+function printWelcome(job: MainJob, embedded: boolean): void {
+  const dir = relative(process.cwd(), job.dataDir) || '.';
+  const lines = [
+    `tapehouse is running: venue ${job.simulator ? `${job.venueUrl} (built-in simulator)` : job.venueUrl}`,
+    embedded ? `data: ${job.dataDir} (chDB)` : 'data: the ClickHouse server',
+    `query it:   npx tapehouse sql --data-dir ${dir} "SELECT count() FROM trades"`,
+    `endpoint:   ${job.httpUrl}  (ClickHouse HTTP interface, read-only; Grafana and @clickhouse/client can use it)`,
+    `dashboards: ${job.httpUrl}/dashboards/`,
+    `metrics:    ${job.httpUrl}/metrics`,
+    'Ctrl-C to stop.',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** Resolves on SIGINT or SIGTERM, or after `durationMs`; a second signal exits at once. */
+function untilStopped(durationMs: number | undefined): Promise<string> {
+  return new Promise((resolve) => {
+    let stopping = false;
+    const stop = (why: string) => {
+      if (stopping) {
+        process.stderr.write('second signal: exiting without a clean stop\n');
+        process.exit(130);
+      }
+      stopping = true;
+      resolve(why);
+    };
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    if (durationMs !== undefined) setTimeout(() => stop(`--duration reached`), durationMs).unref();
+  });
+}

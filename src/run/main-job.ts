@@ -1,0 +1,191 @@
+import { mkdirSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { RateLimiter, VenueClient } from '../api/index.ts';
+import { EmbeddedBus } from '../bus/embedded.ts';
+import { FileCoverageStore } from '../capture/coverage-store.ts';
+import { startCapture, type CaptureHandle } from '../capture/start-capture.ts';
+import { createDashboardsApp } from '../dashboards/index.ts';
+import { runQueryThroughClient } from '../dashboards/run-query.ts';
+import { startLoaders, type Loaders } from '../load/index.ts';
+import { startSimulator, type SimulatorHandle } from '../simulator/index.ts';
+import { createSyncVenue, startEmbeddedScheduler, WarehouseCheckpointStore, type EmbeddedScheduler, type SyncVenue } from '../sync/index.ts';
+import { createLogger, type Logger } from '../util/log.ts';
+import { Secret } from '../util/secret.ts';
+import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../warehouse/embedded-endpoint.ts';
+import { migrate } from '../warehouse/migrations.ts';
+import { openEmbeddedWarehouse, openServerWarehouse, type EmbeddedWarehouse, type Warehouse } from '../warehouse/warehouse.ts';
+import type { ServerTarget } from '../warehouse/target.ts';
+import { HealthSampler } from './health-sampler.ts';
+
+/**
+ * The main job: venue (the simulator in-process unless a base URL is given) → capture and sync →
+ * embedded bus → loaders → ClickHouse (chDB under the data directory, or a server), with the
+ * read-only query endpoint, the dashboards and /metrics on one loopback port.
+ */
+export interface MainJobOptions {
+  /** The venue; absent: the simulator runs in this process. */
+  baseUrl?: string;
+  /** The access token for `baseUrl` (the simulator's demo token otherwise). */
+  token?: Secret | null;
+  account: string;
+  /** chDB data directory; also where the job keeps its small state files in server mode. */
+  dataDir: string;
+  /** A ClickHouse server instead of chDB. */
+  server?: ServerTarget;
+  httpPort: number;
+  simulator: { seed: number; rate: number };
+  /** Called every sample with the status line's text. */
+  onStatus?(line: string): void;
+  log?: Logger;
+}
+
+export interface MainJob {
+  readonly dataDir: string;
+  /** Base URL of the loopback port: ClickHouse HTTP interface at `/`, `/dashboards/`, `/metrics`. */
+  readonly httpUrl: string;
+  readonly venueUrl: string;
+  readonly simulator: SimulatorHandle | null;
+  /** Flushes what was captured into the warehouse and stops everything, in order. */
+  stop(): Promise<void>;
+}
+
+export const LOADER_GROUP = 'tapehouse-loaders';
+
+export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
+  const log = options.log ?? createLogger('run');
+  const dataDir = resolve(options.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const stack: Array<() => Promise<void>> = [];
+  const stopAll = async () => {
+    while (stack.length > 0) {
+      await stack.pop()!().catch((err: unknown) => log.error({ err }, 'stopping a part failed'));
+    }
+  };
+
+  try {
+    // Warehouse first: nothing is captured that could not be stored.
+    const embedded = options.server ? null : await openEmbeddedWarehouse(dataDir);
+    const warehouse: Warehouse = embedded ?? openServerWarehouse(options.server!);
+    stack.push(() => warehouse.close());
+    const applied = await migrate(warehouse.client);
+    log.info({ applied: applied.applied.length }, 'warehouse schema up to date');
+
+    const venue = await openVenue(options);
+    if (venue.simulator) stack.push(() => venue.simulator!.close());
+
+    // One bus, and the loaders subscribed to every topic before any producer starts: the embedded
+    // bus blocks publishers of a topic nobody reads once it is full.
+    const bus = new EmbeddedBus();
+    stack.push(() => bus.close());
+    const loaders: Loaders = await startLoaders({ bus, warehouse, group: LOADER_GROUP, log: log.child({ part: 'load' }) });
+    stack.push(() => loaders.stop());
+
+    // Capture and sync read the venue as one account: one limiter for both.
+    const limiter = new RateLimiter();
+    const syncVenue: SyncVenue = createSyncVenue({ baseUrl: venue.url, token: venue.token, limiter, logger: log.child({ part: 'sync' }) });
+    stack.push(() => syncVenue.close());
+    const scheduler: EmbeddedScheduler = startEmbeddedScheduler({
+      client: syncVenue,
+      bus,
+      checkpoints: new WarehouseCheckpointStore(warehouse),
+      account: options.account,
+      logger: log.child({ part: 'sync' }),
+    });
+    stack.push(() => scheduler.stop());
+
+    const capture: CaptureHandle = await startCapture({
+      client: new VenueClient({ baseUrl: venue.url, token: venue.token, limiter }),
+      bus,
+      baseUrl: venue.url,
+      token: venue.token,
+      account: options.account,
+      coverageStore: new FileCoverageStore(join(dataDir, 'capture-coverage.json')),
+      log: log.child({ part: 'capture' }),
+    });
+    stack.push(async () => {
+      await capture.stop();
+      await capture.drain();
+    });
+
+    // The loopback port: ClickHouse-compatible reads (embedded), dashboards, metrics.
+    const sampler = new HealthSampler({ capture, loaders, limiter, warehouse, onStatus: options.onStatus, log });
+    const port = await servePort(options.httpPort, embedded ?? warehouse, sampler, stack);
+    sampler.start();
+    stack.push(() => sampler.stop());
+
+    return {
+      dataDir,
+      httpUrl: port.url,
+      venueUrl: venue.url,
+      simulator: venue.simulator,
+      stop: stopAll,
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+interface Venue {
+  url: string;
+  token: Secret;
+  simulator: SimulatorHandle | null;
+}
+
+async function openVenue(options: MainJobOptions): Promise<Venue> {
+  if (options.baseUrl) {
+    if (!options.token) throw new Error('a venue at --base-url needs an access token: --token-file F or TAPEHOUSE_TOKEN');
+    return { url: options.baseUrl, token: options.token, simulator: null };
+  }
+  const simulator = await startSimulator({ seed: options.simulator.seed, rate: options.simulator.rate, lifecycle: true });
+  return { url: simulator.url, token: new Secret(simulator.demoToken), simulator };
+}
+
+/** Serves the loopback port and registers its closing; reads go through their own sessions. */
+async function servePort(
+  port: number,
+  warehouse: Warehouse,
+  sampler: HealthSampler,
+  stack: Array<() => Promise<void>>,
+): Promise<{ url: string }> {
+  // Embedded: reads go through the endpoint's own read-only sessions, never the writer's session.
+  let reader: ClickHouseClient = warehouse.client;
+  const dashboards = createDashboardsApp({
+    basePath: '/dashboards',
+    query: (sql) => runQueryThroughClient(reader)(sql),
+  });
+  const routes = async (request: IncomingMessage, response: ServerResponse): Promise<boolean> => {
+    const path = (request.url ?? '/').split('?')[0];
+    if (path === '/metrics') {
+      response.writeHead(200, { 'content-type': sampler.metrics.contentType });
+      response.end(await sampler.metrics.text());
+      return true;
+    }
+    return dashboards.handle(request, response);
+  };
+  if (isEmbedded(warehouse)) {
+    const endpoint: EmbeddedEndpoint = await serveEmbeddedEndpoint(warehouse, { port, routes });
+    stack.push(() => endpoint.close());
+    const client = createClient({ url: endpoint.url, clickhouse_settings: { output_format_json_quote_64bit_integers: 1 } });
+    reader = client;
+    stack.push(() => client.close());
+    return { url: endpoint.url };
+  }
+  const server: Server = createServer((request, response) => {
+    routes(request, response)
+      .then((done) => {
+        if (!done) response.writeHead(404).end('not found\n');
+      })
+      .catch(() => response.writeHead(500).end());
+  });
+  await new Promise<void>((ok, fail) => server.once('error', fail).listen(port, '127.0.0.1', ok));
+  stack.push(() => new Promise<void>((ok) => server.close(() => ok())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+function isEmbedded(warehouse: Warehouse): warehouse is EmbeddedWarehouse {
+  return warehouse.target.kind === 'chdb';
+}

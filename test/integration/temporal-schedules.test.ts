@@ -1,7 +1,13 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JOB_NAMES, SYNC_JOBS } from '../../src/sync/jobs.ts';
 import { applySchedules, listSchedules } from '../../workflows/schedules.ts';
+import { TEMPORAL_ADDRESS } from './services.ts';
 import { eventually, syncServices, type SyncServices } from './sync-helpers.ts';
+
+const CLI = fileURLToPath(new URL('../../bin/tapehouse.js', import.meta.url));
 
 describe('Temporal Schedules of the sync jobs (real dev server)', () => {
   let services: SyncServices;
@@ -13,7 +19,9 @@ describe('Temporal Schedules of the sync jobs (real dev server)', () => {
   });
 
   afterAll(async () => {
-    for (const job of JOB_NAMES) await services.client.schedule.getHandle(`${idPrefix}${job}`).delete().catch(() => undefined);
+    for (const prefix of [idPrefix, `${idPrefix}cli-`]) {
+      for (const job of JOB_NAMES) await services.client.schedule.getHandle(`${prefix}${job}`).delete().catch(() => undefined);
+    }
     await services.close();
   });
 
@@ -35,5 +43,12 @@ describe('Temporal Schedules of the sync jobs (real dev server)', () => {
       expect(described.action).toMatchObject({ workflowType: 'syncJobWorkflow', taskQueue: settings.taskQueue, args: [{ job }] });
       expect(described.state.paused).toBe(true);
     }
+  });
+
+  it('tapehouse schedules apply: created, then updated, with the interval asked for', async () => {
+    const apply = () =>
+      promisify(execFile)(process.execPath, [CLI, 'schedules', 'apply', '--jobs', 'positions,pnl', '--interval', 'positions=15s', '--paused', '--id-prefix', `${idPrefix}cli-`, '--temporal-address', TEMPORAL_ADDRESS]);
+    expect((await apply()).stdout).toBe(`created ${idPrefix}cli-positions every 15s (overlap skip)\ncreated ${idPrefix}cli-pnl every 30s (overlap skip)\n`);
+    expect((await apply()).stdout).toBe(`updated ${idPrefix}cli-positions every 15s (overlap skip)\nupdated ${idPrefix}cli-pnl every 30s (overlap skip)\n`);
   });
 });

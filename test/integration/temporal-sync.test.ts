@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActivityFailure, ApplicationFailure, WorkflowFailedError, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
@@ -12,7 +15,10 @@ import type { syncJobWorkflow } from '../../workflows/sync-workflows.ts';
 import type { SyncWorkflowInput } from '../../workflows/types.ts';
 import { createSyncWorker } from '../../workflows/worker.ts';
 import { captureLogger } from '../sync-fixtures.ts';
+import { TEMPORAL_ADDRESS } from './services.ts';
 import { eventually, readBack, syncServices, taskQueue, type SyncServices } from './sync-helpers.ts';
+
+const CLI = fileURLToPath(new URL('../../bin/tapehouse.js', import.meta.url));
 
 type StartedAttempts = temporal.api.history.v1.IActivityTaskStartedEventAttributes[];
 
@@ -128,5 +134,28 @@ describe('sync workflows on the real Temporal dev server and Kafka', () => {
     expect((activity as ActivityFailure).cause).toBeInstanceOf(ApplicationFailure);
     expect((activity as ActivityFailure).cause).toMatchObject({ type: 'forbidden_scope', nonRetryable: true });
     expect(result.attempts.map((a) => a.attempt)).toEqual([1]);
+  });
+
+  it('tapehouse schedules backfill reads a past window of the jobs that allow it, and only that window', async () => {
+    const account = sim.venue.demo.account;
+    for (let i = 0; i < 8; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      sim.venue.deposit(account, 2_000_000n);
+    }
+    const recent = account.activities.slice(-8);
+    const window = recent.slice(2, 6);
+    const from = new Date(window[0]!.createdAtMs).toISOString();
+    const to = new Date(window.at(-1)!.createdAtMs).toISOString();
+    const activities = await readBack(services, 'activity');
+    const queue = taskQueue(services, 'backfill');
+    const { result } = await withWorker('backfill', {}, async () =>
+      promisify(execFile)(process.execPath, [CLI, 'schedules', 'backfill', '--from', from, '--to', to, '--jobs', 'activities,positions', '--task-queue', queue, '--temporal-address', TEMPORAL_ADDRESS, '--id-prefix', `${services.prefix}-`, '--wait']),
+    );
+    expect(result.stdout).toContain('skipped positions: its resource only tells the present');
+    expect(result.stdout).toMatch(/started .*backfill-activities-/);
+    expect(result.stdout).toContain(`activities: done, 1 pages, ${window.length} records`);
+    await eventually(() => activities.records.length >= window.length);
+    expect(activities.records.map((r) => (r.payload as { id: string }).id).sort()).toEqual(window.map((a) => a.id).sort());
+    await activities.stop();
   });
 });

@@ -1,26 +1,32 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDashboardsApp } from '../src/dashboards/app.ts';
 import { runQueryThroughClient, type RunQuery } from '../src/dashboards/run-query.ts';
-import { createExpectedTables, fillDashboardWarehouse } from './dashboards-fixtures.ts';
+import { fillDashboardWarehouse } from './dashboards-fixtures.ts';
+import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../src/warehouse/embedded-endpoint.ts';
 import { migratedWarehouse, type TestWarehouse } from './warehouse-fixtures.ts';
 
-// The viewer mounted under /dashboards beside another route, as the main job mounts it.
+// The viewer mounted under /dashboards beside another route, as the main job mounts it, reading
+// through the embedded endpoint's read-only sessions (what a running job serves).
 // Recent: pipeline_health keeps 90 days (a TTL), so older samples would vanish.
 const END = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
 const RANGE = { from: END.getTime() - 6 * 3_600_000, to: END.getTime() };
 
 let seeded: TestWarehouse;
+let endpoint: EmbeddedEndpoint;
+let reader: ClickHouseClient;
 let server: Server;
 let base: string;
 const statements: string[] = [];
 
 beforeAll(async () => {
   seeded = await migratedWarehouse();
-  await createExpectedTables(seeded.warehouse);
   await fillDashboardWarehouse(seeded.warehouse, { end: END });
-  const warehouseQuery = runQueryThroughClient(seeded.warehouse.client);
+  endpoint = await serveEmbeddedEndpoint(seeded.warehouse);
+  reader = createClient({ url: endpoint.url });
+  const warehouseQuery = runQueryThroughClient(reader);
   const recording: RunQuery = (sql) => {
     statements.push(sql);
     return warehouseQuery(sql);
@@ -38,6 +44,8 @@ beforeAll(async () => {
 afterAll(async () => {
   server?.closeAllConnections();
   await new Promise((resolve) => server?.close(resolve));
+  await reader?.close();
+  await endpoint?.close();
   await seeded?.cleanup();
 });
 

@@ -1,8 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { InsertRow } from '../src/warehouse/insert/row-encoder.ts';
 import type { Warehouse } from '../src/warehouse/warehouse.ts';
-import { DASHBOARDS_DIR } from '../src/dashboards/dashboard-model.ts';
 
 /**
  * A warehouse filled as a few hours of a seeded venue would fill it: a catalogue of events,
@@ -267,20 +264,12 @@ export async function fillDashboardWarehouse(warehouse: Warehouse, options: Seed
   const reconciled = end - 5 * MINUTE;
   const check = (field: string, token: string, ours: number, theirs: number, statusOf: string, detail = '') =>
     add('reconciliations', { run_id: 'recon-1', reconciled_at: iso(reconciled), account, scope: token ? 'position' : 'summary', token_id: token,
-      condition_id: '', field, ours_micro: ours, theirs_micro: theirs, difference_micro: ours - theirs, status: statusOf, detail });
+      condition_id: '', field, ours_micro: ours, theirs_micro: theirs, difference_micro: ours - theirs, status: statusOf, detail,
+      reported_at: iso(reconciled - MINUTE) });
   check('cash_balance_micro', '', cash, cash, 'ok');
   check('shares_micro', markets[0]!.tokens[0], 20_000_000, 20_000_000, 'ok');
   check('avg_price_micro', markets[0]!.tokens[0], 412_000, 415_000, 'different', 'fills fill-1, fill-7 give 0.412');
   check('profit_loss_micro', markets[1]!.tokens[0], 1_500_000, 1_250_000, 'unproven', 'capture gap in fills 10:05-10:06');
 
   for (const [table, tableRows] of rows) await warehouse.insertRows(table, tableRows);
-}
-
-/** The tables the dashboards expect and the warehouse does not have yet (dashboards/expected-tables.sql). */
-export async function createExpectedTables(warehouse: Warehouse): Promise<void> {
-  const ddl = readFileSync(join(DASHBOARDS_DIR, 'expected-tables.sql'), 'utf8').replace(/--[^\n]*/g, '');
-  for (const statement of ddl.split(';').map((part) => part.trim()).filter(Boolean)) {
-    await warehouse.client.command({ query: statement });
-  }
-  warehouse.forgetSchemas();
 }

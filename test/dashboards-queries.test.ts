@@ -5,7 +5,7 @@ import { queryDashboard, queryPanel } from '../src/dashboards/panel-data.ts';
 import { readOnly, runQueryThroughClient, type RunQuery } from '../src/dashboards/run-query.ts';
 import { parseTimeRange } from '../src/dashboards/time-range.ts';
 import { resolveVariables } from '../src/dashboards/variables.ts';
-import { createExpectedTables, fillDashboardWarehouse } from './dashboards-fixtures.ts';
+import { fillDashboardWarehouse } from './dashboards-fixtures.ts';
 import { migratedWarehouse, type TestWarehouse } from './warehouse-fixtures.ts';
 
 // Every panel of every dashboard, expanded for the last 6 hours of a seeded run, on chDB.
@@ -19,7 +19,6 @@ let run: RunQuery;
 
 beforeAll(async () => {
   seeded = await migratedWarehouse();
-  await createExpectedTables(seeded.warehouse);
   await fillDashboardWarehouse(seeded.warehouse, { end: END });
   run = readOnly(runQueryThroughClient(seeded.warehouse.client));
 });
@@ -79,7 +78,7 @@ describe('variables change what the panels show', () => {
   });
 });
 
-describe('tables other parts will add', () => {
+describe('tables the main job and the reconciler fill', () => {
   it('panels on empty pipeline_health and reconciliations still answer (zeros, or no rows), without an error', async () => {
     await seeded.warehouse.client.command({ query: 'TRUNCATE TABLE tapehouse.pipeline_health' });
     await seeded.warehouse.client.command({ query: 'TRUNCATE TABLE tapehouse.reconciliations' });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDashboards } from '../../src/dashboards/dashboard-model.ts';
 import { runQueryThroughClient } from '../../src/dashboards/run-query.ts';
 import { serveDashboards, type DashboardsServer } from '../../src/dashboards/serve.ts';
-import { createExpectedTables, fillDashboardWarehouse } from '../dashboards-fixtures.ts';
+import { fillDashboardWarehouse } from '../dashboards-fixtures.ts';
 import { migratedWarehouse, type TestWarehouse } from '../warehouse-fixtures.ts';
 
 // Opens each dashboard of the built-in viewer in Debian's chromium on a filled warehouse, waits
@@ -21,7 +21,6 @@ let browser: Browser;
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install -y chromium (or set TAPEHOUSE_CHROMIUM)`);
   seeded = await migratedWarehouse();
-  await createExpectedTables(seeded.warehouse);
   await fillDashboardWarehouse(seeded.warehouse, { end: new Date() });
   server = await serveDashboards({ query: runQueryThroughClient(seeded.warehouse.client), basePath: '/dashboards' });
   browser = await chromium.launch({

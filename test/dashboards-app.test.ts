@@ -57,8 +57,8 @@ async function data(uid: string, body: unknown) {
 describe('the viewer mounted on a host server', () => {
   it('answers under its base path only, leaving other paths to the host', async () => {
     expect(await (await fetch(`${base.replace('/dashboards', '')}/metrics`)).text()).toBe('the host route');
-    const list = await (await fetch(`${base}/api/dashboards`)).json();
-    expect(list.map((entry: { title: string }) => entry.title).sort()).toEqual(['Account', 'Market detail', 'Markets overview', 'Pipeline health']);
+    const list = (await (await fetch(`${base}/api/dashboards`)).json()) as Array<{ title: string }>;
+    expect(list.map((entry) => entry.title).sort()).toEqual(['Account', 'Market detail', 'Markets overview', 'Pipeline health']);
     const page = await fetch(`${base}/d/tapehouse-market`);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
     expect(await page.text()).toContain('src="/dashboards/assets/echarts.min.js"');

@@ -159,22 +159,24 @@ export class RecordGenerator {
         return { key: t.conditionId, payload, rows: [{ table: 'trades', key: id }] };
       }
       case 'book_change': {
+        // As capture publishes them: per side, [price, size] pairs; its own per-token sequence.
         t.sequence += 1;
         const count = 1 + Math.floor(this.#next() * 5);
-        const changes = Array.from({ length: count }, (_, i) => {
-          const side = i % 2 ? 'ask' : 'bid';
-          const price = side === 'bid' ? t.mid - 1000 * (i + 1) : t.mid + 1000 * (i + 1);
-          return { side, price_micro: String(price), size_micro: String(this.#next() < 0.15 ? 0 : Math.floor(this.#next() * 5000) * 1_000_000) };
+        const levels = Array.from({ length: count }, (_, i) => {
+          const side = i % 2 ? 'ASK' : 'BID';
+          const price = side === 'BID' ? t.mid - 1000 * (i + 1) : t.mid + 1000 * (i + 1);
+          return { side, price: String(price), size: String(this.#next() < 0.15 ? 0 : Math.floor(this.#next() * 5000) * 1_000_000) };
         });
-        const payload = { token_id: t.tokenId, condition_id: t.conditionId, sequence: t.sequence, update_kind: 'snapshot', changes };
-        const rows = changes.map((c) => ({ table: 'book_changes', key: `${t.tokenId}|${t.sequence}|${c.side.toUpperCase()}|${c.price_micro}` }));
+        const pairs = (side: string) => levels.filter((l) => l.side === side).map((l) => [l.price, l.size]);
+        const payload = { token_id: t.tokenId, condition_id: t.conditionId, sequence: String(t.sequence), venue_sequence: n, update: 'snapshot', bids: pairs('BID'), asks: pairs('ASK') };
+        const rows = levels.map((l) => ({ table: 'book_changes', key: `${t.tokenId}|${t.sequence}|${l.side}|${l.price}` }));
         return { key: t.conditionId, payload, rows, rawless: true };
       }
       case 'book_snapshot': {
         t.sequence += 1;
-        const levels = (sign: number) => Array.from({ length: 8 }, (_, i) => ({ price_micro: String(t.mid + sign * 1000 * (i + 1)), shares_micro: String((i + 1) * 1_000_000) }));
-        const payload = { token_id: t.tokenId, condition_id: t.conditionId, sequence: t.sequence, source: 'rest:orderbook', bids: levels(-1), asks: levels(1) };
-        return { key: t.conditionId, payload, rows: [{ table: 'book_snapshots', key: `${t.tokenId}|${t.sequence}` }] };
+        const levels = (sign: number) => Array.from({ length: 8 }, (_, i) => [String(t.mid + sign * 1000 * (i + 1)), String((i + 1) * 1_000_000)]);
+        const payload = { token_id: t.tokenId, condition_id: t.conditionId, sequence: String(t.sequence), venue_sequence: n, reason: 'anchor', source: 'stream', as_of: iso, bids: levels(-1), asks: levels(1) };
+        return { key: t.conditionId, payload, rows: [{ table: 'book_snapshots', key: `${t.tokenId}|${t.sequence}` }], rawless: true };
       }
       case 'quote': {
         t.sequence += 1;
@@ -186,11 +188,12 @@ export class RecordGenerator {
         return { key: t.conditionId, payload, rows: [{ table: 'market_status', key: `${t.conditionId}|${n}` }] };
       }
       case 'capture_gap': {
-        const payload = { stream: 'market', channel: 'trades', subject_kind: 'token', subject: t.tokenId, gap_start: new Date(at - 5000).toISOString(), gap_end: iso, reason: 'disconnect', recovery: 'none', detail: `gap-${n}` };
-        return { key: 'market', payload, rows: [{ table: 'capture_gaps', key: `gap-${n}` }] };
+        const scope = { all: false, channels: ['trades'], token_ids: [t.tokenId], condition_ids: [], event_ids: [] };
+        const payload = { stream: 'market', reason: 'disconnected', detail: `gap-${n}`, gap_start: new Date(at - 5000).toISOString(), gap_end: iso, scope, recovery: 'none', connection_id: 'market-1', refused_attempts: 0, frames_missed: null };
+        return { key: 'market', payload, rows: [{ table: 'capture_gaps', key: `gap-${n}` }], rawless: true };
       }
       case 'data_quality': {
-        const payload = { token_id: t.tokenId, condition_id: t.conditionId, problem: 'crossed_book', detail: `dq-${n}`, sequence: t.sequence };
+        const payload = { problem: 'crossed_book', detail: `dq-${n}`, stream: 'market', token_id: t.tokenId, condition_id: t.conditionId, frame_seq: n, raw_chars: 0, raw_truncated: false };
         return { key: t.conditionId, payload, rows: [{ table: 'data_quality', key: `dq-${n}` }] };
       }
       case 'account_event':
@@ -311,7 +314,7 @@ export class RecordGenerator {
         ? { bad_id: badId, trade_id: badId, side: 'BUY', price_micro: '1', shares_micro: '1' } // no token_id
         : flavour === 1
           ? { bad_id: badId, kind: 'market_halted', condition_id: t.conditionId, status_at: 'yesterday' } // no time
-          : { bad_id: badId, token_id: t.tokenId, changes: [{ side: 'bid', price_micro: '12.5', size_micro: '1' }] }; // no integer
+          : { bad_id: badId, token_id: t.tokenId, sequence: '1', bids: [['12.5', '1']], asks: [] }; // no integer
     const record: BusRecord = {
       kind,
       key: t.conditionId,

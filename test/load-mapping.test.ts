@@ -63,40 +63,51 @@ describe('mapping a record to rows', () => {
     expect(wrapped[0]!.row.executed_at).toBe(plain[0]!.row.executed_at);
   });
 
-  it('turns a book frame into one row per level, sides as BID and ASK, the frame raw on the first only', () => {
+  it('turns a book update into one row per level, sides as BID and ASK, both sequences kept', () => {
+    // As capture publishes it: derived from a replacement snapshot, so without the raw frame.
     const rows = map(
-      record('book_change', {
-        token_id: 'tok',
-        sequence: 9,
-        changes: [
-          { side: 'bid', price_micro: '440000', size_micro: '0' },
-          { side: 'ask', price_micro: '460000', shares_micro: '3000000' },
-        ],
-      }),
+      record('book_change', { token_id: 'tok', sequence: '1700000000000009', venue_sequence: 412, update: 'snapshot', bids: [['440000', '0']], asks: [['460000', '3000000']] }, { raw: null }),
     );
-    expect(rows.map((r) => [r.row.side, r.row.price_micro, r.row.size_micro, r.row.sequence, r.row._index])).toEqual([
-      ['BID', '440000', '0', 9, 0],
-      ['ASK', '460000', '3000000', 9, 1],
+    expect(rows.map((r) => [r.row.side, r.row.price_micro, r.row.size_micro, r.row.sequence, r.row.venue_sequence, r.row.update_kind, r.row._index])).toEqual([
+      ['BID', '440000', '0', '1700000000000009', 412, 'snapshot', 0],
+      ['ASK', '460000', '3000000', '1700000000000009', 412, 'snapshot', 1],
     ]);
-    expect(rows[1]!.row._raw).toBe('');
+    // Every field has a column: nothing to keep as raw.
+    expect(rows.map((r) => r.row._raw)).toEqual(['', '']);
+    const delta = map(record('book_change', { token_id: 'tok', changes: [{ side: 'ask', price_micro: '470000', shares_micro: '1' }] }));
+    expect(delta.map((r) => [r.row.side, r.row.size_micro])).toEqual([['ASK', '1']]);
   });
 
-  it('writes a gap over several tokens as one row per token, bounds to the microsecond', () => {
+  it('keeps the payload as raw when the producer sent none and the columns do not hold it all', () => {
+    const gap = { stream: 'account', reason: 'silence', gap_start: '2026-03-02T08:59:58Z', gap_end: '2026-03-02T09:00:00Z', scope: { all: true }, connection_id: 'account-1', refused_attempts: 3 };
+    const [row] = map(record('capture_gap', gap, { raw: null }));
+    expect(row!.row._raw).toBe(JSON.stringify(gap));
+  });
+
+  it('writes a gap as one row per channel and subject of its scope, bounds to the microsecond', () => {
     const rows = map(
       record('capture_gap', {
         stream: 'market',
-        channel: 'trades',
-        token_ids: ['a', 'b'],
+        reason: 'disconnected',
         gap_start: '2026-03-02T08:59:58.000250Z',
         gap_end_us: '1772442000000001',
-        reason: 'disconnect',
+        scope: { all: false, channels: ['trades', 'orderbook'], token_ids: ['a', 'b'], condition_ids: ['c'], event_ids: [] },
+        recovery: 'books_reseeded',
         detail: { close_code: 1006 },
       }),
     );
-    expect(rows.map((r) => [r.row.subject_kind, r.row.subject, r.row.gap_start, r.row.gap_end, r.row.detail])).toEqual([
-      ['token', 'a', 1_772_441_998_000_250n, 1_772_442_000_000_001n, '{"close_code":1006}'],
-      ['token', 'b', 1_772_441_998_000_250n, 1_772_442_000_000_001n, '{"close_code":1006}'],
+    expect(rows.map((r) => `${r.row.channel}/${r.row.subject_kind}/${r.row.subject}`)).toEqual([
+      'trades/token/a',
+      'trades/token/b',
+      'trades/condition/c',
+      'orderbook/token/a',
+      'orderbook/token/b',
+      'orderbook/condition/c',
     ]);
+    expect(rows[0]!.row).toMatchObject({ gap_start: 1_772_441_998_000_250n, gap_end: 1_772_442_000_000_001n, detail: '{"close_code":1006}', recovery: 'books_reseeded' });
+    // The whole stream, and coverage ended on purpose (no end): one row, of no length.
+    const [ended] = map(record('capture_gap', { stream: 'market', reason: 'unsubscribed', gap_start: '2026-03-02T09:00:00Z', gap_end: null, scope: { all: true } }));
+    expect(ended!.row).toMatchObject({ channel: '', subject: '', gap_start: 1_772_442_000_000_000n, gap_end: 1_772_442_000_000_000n });
   });
 
   it('keeps every account frame, and an order frame as the order state it announces', () => {

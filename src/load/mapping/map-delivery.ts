@@ -30,12 +30,11 @@ export function mapDelivery(delivery: Delivery, source: DeliverySource): MappedR
     const code = error instanceof MappingError ? error.code : 'mapping_failed';
     return [deadLetter(record, delivery.offset, source, mapper.table, code, error instanceof Error ? error.message : String(error))];
   }
-  stamp(rows, record, delivery.offset, source);
+  stamp(rows, record, delivery.offset, source, record.raw ?? (mapper.coversPayload ? '' : JSON.stringify(record.payload)));
   return rows;
 }
 
-function stamp(rows: MappedRow[], record: BusRecord, offset: bigint, source: DeliverySource): void {
-  const raw = record.raw ?? JSON.stringify(record.payload);
+function stamp(rows: MappedRow[], record: BusRecord, offset: bigint, source: DeliverySource, raw: string): void {
   const sync = record.source.type === 'sync' ? record.source : undefined;
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!.row;

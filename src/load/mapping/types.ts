@@ -42,5 +42,11 @@ export interface MappedRow {
 export interface Mapper {
   /** The table a record of this kind is for (named by its dead letter when mapping fails). */
   readonly table: TableName;
+  /**
+   * Every field of the payload has a column: a record its producer published without the raw
+   * frame (capture's derived book changes) then keeps no `_raw` either. Otherwise the payload's
+   * JSON stands in for the missing raw frame, so what the mapping drops is still kept.
+   */
+  readonly coversPayload?: boolean;
   map(record: BusRecord): MappedRow[];
 }

@@ -5,9 +5,9 @@ import { streamPayload } from '../stream-payload.ts';
 import type { Mapper } from '../types.ts';
 
 /**
- * A full book (stream snapshot, REST recovery or verification read): one book_snapshots row with
- * the levels as parallel arrays, best first as sent. A level is `{price_micro, size_micro}`
- * (`shares_micro` is read too) or a `[price, size]` pair.
+ * A full book (capture's ladder at a reconnect, a re-seed from REST, an hourly anchor): one
+ * book_snapshots row with the levels as parallel arrays, best first as sent. A level is a
+ * `[price, size]` pair or `{price_micro, size_micro}` (`shares_micro` is read too).
  */
 export const bookSnapshotMapper: Mapper = {
   table: 'book_snapshots',
@@ -23,8 +23,10 @@ export const bookSnapshotMapper: Mapper = {
           condition_id: text(p, 'condition_id'),
           snapshot_at: eventMs(record, p, ['snapshot_at', 'as_of', 'ts']),
           sequence: integer(p, 'sequence'),
-          source: text(p, 'source', record.source.type === 'stream' ? 'ws:orderbook' : 'rest:orderbook'),
+          venue_sequence: integer(p, 'venue_sequence'),
+          source: SOURCES[text(p, 'source')] ?? text(p, 'source', 'ws:orderbook'),
           kind: text(p, 'kind'),
+          reason: text(p, 'reason'),
           bid_prices_micro: bids.prices,
           bid_sizes_micro: bids.sizes,
           ask_prices_micro: asks.prices,
@@ -35,6 +37,9 @@ export const bookSnapshotMapper: Mapper = {
     ];
   },
 };
+
+/** Capture says `rest` or `stream`; the column names the read. */
+const SOURCES: Readonly<Record<string, string>> = { rest: 'rest:orderbook', stream: 'ws:orderbook' };
 
 type Integer = string | number;
 

@@ -1,34 +1,37 @@
 import type { Json } from '../../../bus/record.ts';
-import { arrayField, integer, MappingError, requiredText, scalar, text, timeUs, type Payload } from '../fields.ts';
+import { arrayField, flag, integer, MappingError, objectField, requiredText, text, timeUs, type Payload } from '../fields.ts';
 import { streamPayload } from '../stream-payload.ts';
 import type { MappedRow, Mapper, Row } from '../types.ts';
 
 /**
- * A gap in coverage found by capture: one capture_gaps row per subject it names. The scope is a
- * single `subject` (with `subject_kind`), or a list: `subjects`, `token_ids`, `condition_ids` or
- * `event_ids` (one row each, so a query for one token finds its gaps); none means the whole stream.
- * Bounds are `gap_start`/`gap_end` (ISO text with up to µs, or `…_us` decimal microseconds).
+ * A gap in coverage found by capture: one capture_gaps row per channel and subject of its scope,
+ * so a query for one token (or condition, or event) and channel finds its gaps. Capture's scope is
+ * `{all, channels, token_ids, condition_ids, event_ids}` (`all`: the whole stream, one row); a flat
+ * `subject_kind`/`subject` is read too. Bounds are `gap_start`/`gap_end` (ISO text with up to µs,
+ * or `…_us` decimal microseconds); a gap without an end is coverage ended on purpose (the market
+ * left the catalogue), written as a gap of no length at its start.
  */
 export const captureGapMapper: Mapper = {
   table: 'capture_gaps',
   map(record) {
     const p = streamPayload(record);
     const gapStart = timeUs(p, 'gap_start');
-    const gapEnd = timeUs(p, 'gap_end');
     if (gapStart === undefined) throw new MappingError('gap_start', 'is missing', 'invalid_time');
-    if (gapEnd === undefined) throw new MappingError('gap_end', 'is missing', 'invalid_time');
     const base: Row = {
       stream: requiredText(p, 'stream'),
-      channel: text(p, 'channel'),
       gap_start: gapStart,
-      gap_end: gapEnd,
+      gap_end: timeUs(p, 'gap_end') ?? gapStart,
       reason: requiredText(p, 'reason'),
       recovery: text(p, 'recovery'),
       last_sequence_before: integer(p, 'last_sequence_before'),
       first_sequence_after: integer(p, 'first_sequence_after'),
       detail: detailText(p),
     };
-    return subjects(p).map(([kind, subject]): MappedRow => ({ table: 'capture_gaps', row: { ...base, subject_kind: kind, subject } }));
+    const rows: MappedRow[] = [];
+    for (const channel of channels(p)) {
+      for (const [kind, subject] of subjects(p)) rows.push({ table: 'capture_gaps', row: { ...base, channel, subject_kind: kind, subject } });
+    }
+    return rows;
   },
 };
 
@@ -38,25 +41,31 @@ const SUBJECT_LISTS: ReadonlyArray<[field: string, kind: string]> = [
   ['event_ids', 'event'],
 ];
 
-function subjects(p: Payload): Array<[kind: string, subject: string]> {
-  const kind = text(p, 'subject_kind');
-  const listed = arrayField(p, 'subjects');
-  if (listed.length > 0) return listed.map((subject, i) => [kind, subjectText(subject, i)]);
-  for (const [field, listKind] of SUBJECT_LISTS) {
-    const ids = arrayField(p, field);
-    if (ids.length > 0) return ids.map((id, i) => [listKind, subjectText(id, i)]);
-  }
-  return [[kind, text(p, 'subject')]];
+function channels(p: Payload): string[] {
+  const scope = objectField(p, 'scope');
+  const listed = scope && !flag(scope, 'all') ? arrayField(scope, 'channels').map((c, i) => id(c, `scope.channels[${i}]`)) : [];
+  return listed.length > 0 ? listed : [text(p, 'channel')];
 }
 
-function subjectText(value: Json, i: number): string {
+function subjects(p: Payload): Array<[kind: string, subject: string]> {
+  const scope = objectField(p, 'scope');
+  if (scope && flag(scope, 'all')) return [['', '']];
+  const lists = scope ?? p;
+  const found: Array<[string, string]> = [];
+  for (const [field, kind] of SUBJECT_LISTS) {
+    arrayField(lists, field).forEach((value, i) => found.push([kind, id(value, `${field}[${i}]`)]));
+  }
+  return found.length > 0 ? found : [[text(p, 'subject_kind'), text(p, 'subject')]];
+}
+
+function id(value: Json, field: string): string {
   if (typeof value === 'string' || typeof value === 'number') return String(value);
-  throw new MappingError(`subjects[${i}]`, 'is not an id');
+  throw new MappingError(field, 'is not an id');
 }
 
 /** Free text; a structured detail (an error frame) is kept as its JSON. */
 function detailText(p: Payload): string {
   const detail = p.detail;
   if (detail === undefined || detail === null) return '';
-  return typeof detail === 'object' ? JSON.stringify(detail) : String(scalar(p, 'detail'));
+  return typeof detail === 'object' ? JSON.stringify(detail) : String(detail);
 }

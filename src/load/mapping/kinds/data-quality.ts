@@ -4,8 +4,9 @@ import { streamPayload } from '../stream-payload.ts';
 import type { MappedRow, Mapper } from '../types.ts';
 
 /**
- * A finding of capture about the venue's data (`{problem, detail}` with the token, condition and
- * sequence it concerns): one data_quality row, or one per entry of a `problems` list.
+ * A finding of capture about the venue's data (`{problem, detail, stream}` with the token,
+ * condition and frame number it concerns): one data_quality row, or one per entry of a `problems`
+ * list. The offending frame is the record's raw text.
  */
 export const dataQualityMapper: Mapper = {
   table: 'data_quality',
@@ -20,9 +21,10 @@ export const dataQualityMapper: Mapper = {
         row: {
           token_id: text(f, 'token_id', text(p, 'token_id')),
           condition_id: text(f, 'condition_id', text(p, 'condition_id')),
+          stream: text(f, 'stream', text(p, 'stream')),
           problem: requiredText(f, 'problem'),
           detail: text(f, 'detail'),
-          sequence: integer(f, 'sequence') ?? integer(p, 'sequence'),
+          sequence: integer(f, 'sequence') ?? integer(f, 'frame_seq') ?? integer(p, 'sequence') ?? integer(p, 'frame_seq'),
           detected_at: record.receivedAtUs,
         },
       };

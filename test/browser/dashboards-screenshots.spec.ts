@@ -78,8 +78,7 @@ describe('the built-in viewer in a browser', () => {
       token_id: 'tok-1-1-yes', condition_id: '0xcond11', trade_id: `live-${index}`, side: 'BUY', price_micro: 500_000,
       shares_micro: 1_000_000, executed_at: at, sequence: index, _topic: 'tapehouse.market.trades', _partition: 0, _offset: 900_000 + index, _received_at: at,
     })));
-    // Runs in the page, where `document` exists (the test's own lib has no DOM).
-    await page.waitForFunction(`document.querySelector('[data-panel-id="4"] .stat-value')?.textContent !== ${JSON.stringify(before)}`, undefined, { timeout: 30_000 });
+    await expect.poll(() => trades.textContent(), { timeout: 30_000, interval: 500 }).not.toBe(before);
     expect(Number(await page.getAttribute('body', 'data-refreshes'))).toBeGreaterThan(1);
     await page.close();
   });

@@ -1,8 +1,14 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EmbeddedBus } from '../src/bus/embedded.ts';
 import type { BusRecord } from '../src/bus/record.ts';
 import { bookRowsOf, replayBook } from '../src/capture/book-replay.ts';
 import { isoToMicros } from '../src/capture/frame.ts';
 import type { GapScope } from '../src/capture/gaps.ts';
-import type { GroundTruth, GtBook } from '../src/simulator/ground-truth-reader.ts';
+import { readGroundTruth, type GroundTruth, type GtBook } from '../src/simulator/ground-truth-reader.ts';
+import type { SimulatorOptions } from '../src/simulator/index.ts';
+import { steppedRun, type SteppedRun } from './capture-helpers.ts';
 
 /** The checks of capture against the simulator's ground truth, shared by the ground-truth and Kafka suites. */
 
@@ -104,4 +110,37 @@ export function checkBooks(gt: GroundTruth, records: readonly BusRecord[], gaps:
     }
   }
   return result;
+}
+
+export const TEST_LIFECYCLE = { haltEveryMs: 40_000, haltDurationMs: 10_000, endEventEveryMs: 45_000, proposeAfterMs: 5_000, challengeMs: 10_000, redeemDelayMs: 3_000 };
+
+export interface GroundTruthRun {
+  run: SteppedRun;
+  gt: GroundTruth;
+  /** The span checked: from full coverage to a second before the end. */
+  fromMs: number;
+  toMs: number;
+  tokensOf(conditionId: string): string[];
+}
+
+/** Capture against a simulator writing its ground truth, for `ms` of venue time once covered. */
+export async function groundTruthRun(ms: number, simulator: SimulatorOptions, stepMs = 1_000): Promise<GroundTruthRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'capture-gt-'));
+  const bus = new EmbeddedBus();
+  const run = await steppedRun({
+    bus,
+    warmupMs: 5_000,
+    simulator: { seed: 21, lifecycle: TEST_LIFECYCLE, ...simulator, venue: { catalogue: { recurringCadenceSeconds: 30, ...simulator.venue?.catalogue } }, groundTruth: { dir } },
+    capture: { catalogueRefreshMs: 15_000, dropGraceMs: 20_000, anchorEveryMs: 60_000 },
+  });
+  await run.untilCovered();
+  const fromMs = run.sim.venue.options.clock.now() + 1;
+  await run.run(ms, stepMs);
+  const toMs = run.sim.venue.options.clock.now() - 1_000;
+  await run.stop();
+  await bus.close();
+  const gt = readGroundTruth(dir);
+  rmSync(dir, { recursive: true, force: true });
+  const tokensOf = (conditionId: string): string[] => run.sim.venue.catalogue.marketByCondition(conditionId)?.outcomes.map((o) => o.tokenId) ?? [];
+  return { run, gt, fromMs, toMs, tokensOf };
 }

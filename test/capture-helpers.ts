@@ -71,22 +71,26 @@ export class SteppedClock implements StreamClock {
 export interface SteppedRun {
   sim: SimulatorHandle;
   clock: SteppedClock;
+  venue: SteppedVenue;
   capture: CaptureHandle;
   records: BusRecord[];
   /** Moves venue time by `ms` in steps of `stepMs`, letting capture catch up after each. */
   run(ms: number, stepMs?: number): Promise<void>;
-  stop(): Promise<void>;
+  /** Runs until every socket covers its subjects. */
+  untilCovered(limitMs?: number): Promise<void>;
+  /** Stops capture, collects what it published, and (unless told not to) closes the venue. */
+  stop(closeVenue?: boolean): Promise<void>;
 }
 
-/** Waits until capture has received nothing new for a few milliseconds and has nothing queued. */
-async function settle(capture: CaptureHandle, quietMs = 6, limitMs = 500): Promise<void> {
+/** Waits until capture has received nothing new for a few milliseconds, has nothing queued and no re-seed in flight (a re-seed waiting on venue time gives up at the limit). */
+async function settle(capture: CaptureHandle, quietMs = 4, limitMs = 500): Promise<void> {
   const start = Date.now();
   let frames = -1;
   let quietSince = Date.now();
   for (;;) {
     await new Promise((r) => setTimeout(r, 1));
     const stats = capture.stats();
-    if (stats.frames !== frames || stats.queuedRecords > 0) {
+    if (stats.frames !== frames || stats.queuedRecords > 0 || stats.reseedsPending > 0) {
       frames = stats.frames;
       quietSince = Date.now();
     } else if (Date.now() - quietSince >= quietMs) return;
@@ -108,16 +112,23 @@ export async function collect(bus: Bus, into: BusRecord[], topics: TopicCatalogu
   return () => subscription.close();
 }
 
-export interface SteppedRunOptions {
+export interface VenueOptions {
   simulator?: SimulatorOptions;
-  capture?: Partial<CaptureOptions>;
-  bus: Bus;
-  topics?: TopicCatalogue;
   /** Venue time run before capture starts (books fill up, traders trade). */
   warmupMs?: number;
 }
 
-export async function steppedRun(options: SteppedRunOptions): Promise<SteppedRun> {
+/** The simulator on a ManualClock, the stepped clock capture shares with it, and a client of it. */
+export interface SteppedVenue {
+  sim: SimulatorHandle;
+  clock: SteppedClock;
+  client: VenueClient;
+  /** Moves venue time (no capture waited for). */
+  advance(ms: number): void;
+  close(): Promise<void>;
+}
+
+export async function steppedVenue(options: VenueOptions = {}): Promise<SteppedVenue> {
   const venueClock = new ManualClock();
   const sim = await startSimulator({ seed: 7, rate: 20, ...options.simulator, clock: venueClock });
   for (let t = 0; t < (options.warmupMs ?? 0); t += 500) sim.advance(500);
@@ -130,58 +141,91 @@ export async function steppedRun(options: SteppedRunOptions): Promise<SteppedRun
     availability: new Availability(),
     logger: createLogger('api', 'silent'),
   });
+  return {
+    sim,
+    clock,
+    client,
+    advance(ms) {
+      sim.advance(ms);
+      clock.wake();
+    },
+    async close() {
+      await client.close();
+      await sim.close();
+    },
+  };
+}
+
+/** A small catalogue: a few markets of each kind, so a test subscribes dozens of tokens, not hundreds. */
+export const SMALL_CATALOGUE = { games: 2, propositions: 3, multiOutcome: 1, recurring: 1, recurringBacklog: { settled: 2, unsettled: 2, upcoming: 3 } };
+
+export interface SteppedRunOptions extends VenueOptions {
+  capture?: Partial<CaptureOptions>;
+  bus: Bus;
+  topics?: TopicCatalogue;
+  /** Capture another run against this venue (a restart) instead of starting one. */
+  venue?: SteppedVenue;
+}
+
+/** Waits for a promise while moving venue time, since what it waits for may be a wait on venue time. */
+async function whileTicking<T>(venue: SteppedVenue, promise: Promise<T>, stepMs = 100): Promise<T> {
+  let done = false;
+  void promise.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  while (!done) {
+    await new Promise((r) => setTimeout(r, 5));
+    venue.advance(stepMs);
+  }
+  return promise;
+}
+
+export async function steppedRun(options: SteppedRunOptions): Promise<SteppedRun> {
+  const venue = options.venue ?? (await steppedVenue(options));
+  const { sim, clock, client } = venue;
   const records: BusRecord[] = [];
   const stopCollecting = await collect(options.bus, records, options.topics);
-  const captureStarting = startCapture({
-    client,
-    bus: options.bus,
-    topics: options.topics,
-    baseUrl: sim.url,
-    token: new Secret(sim.demoToken),
-    clock,
-    budgets: new ConnectionBudgets(undefined, clock),
-    log: createLogger('capture', 'silent'),
-    ...options.capture,
-  });
-  // The catalogue is read over REST while venue time stands still; rate-limit waits need it to move.
-  let started: CaptureHandle | undefined;
-  void captureStarting.then((c) => (started = c));
-  while (!started) {
-    await new Promise((r) => setTimeout(r, 5));
-    sim.advance(100);
-    clock.wake();
-  }
-  const capture = started;
+  const capture = await whileTicking(
+    venue,
+    startCapture({
+      client,
+      bus: options.bus,
+      topics: options.topics,
+      baseUrl: sim.url,
+      token: new Secret(sim.demoToken),
+      clock,
+      budgets: new ConnectionBudgets(undefined, clock),
+      log: createLogger('capture', 'silent'),
+      ...options.capture,
+    }),
+  );
   const run = async (ms: number, stepMs = 250): Promise<void> => {
     for (let t = 0; t < ms; t += stepMs) {
-      sim.advance(stepMs);
-      clock.wake();
+      venue.advance(stepMs);
       await settle(capture);
     }
   };
   return {
     sim,
     clock,
+    venue,
     capture,
     records,
     run,
-    async stop() {
-      const stopping = capture.stop();
-      // Stopping may wait on venue time (a publish retry); keep it moving.
-      let done = false;
-      void stopping.then(() => (done = true));
-      while (!done) {
-        await new Promise((r) => setTimeout(r, 5));
-        clock.wake();
+    async untilCovered(limitMs = 60_000) {
+      for (let t = 0; capture.stats().openGaps > 0 || capture.stats().marketConnections === 0; t += 250) {
+        if (t > limitMs) throw new Error('capture did not cover its subjects');
+        await run(250);
       }
-      await stopping;
-      await capture.drain();
+    },
+    async stop(closeVenue = true) {
+      await whileTicking(venue, capture.stop(), 0);
       const published = capture.stats().records;
       const deadline = Date.now() + 5_000;
       while (records.length < published && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
       await stopCollecting();
-      await client.close();
-      await sim.close();
+      if (closeVenue) await venue.close();
     },
   };
 }

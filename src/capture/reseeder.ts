@@ -18,7 +18,7 @@ export type ReseedOutcome = { ok: true; book: RestBook } | { ok: false; error: u
 /**
  * REST re-seeds of books (`GET /trade/v1/orderbook/{token_id}`), a few at a time so a reconnect of
  * a socket with hundreds of tokens queues behind the account's rate limit instead of flooding it.
- * A token asked for twice while queued is fetched once; asked for while its fetch runs, it is
+ * A token asked for twice while queued is fetched once (for the later reason); asked for while its fetch runs, it is
  * fetched again afterwards (the answer in flight may predate what asked). A failed fetch (after
  * the client's own retries) is tried again later, then given up: the caller writes the streamed
  * ladder instead.
@@ -46,7 +46,12 @@ export class Reseeder {
 
   request(tokenIds: readonly string[], reason: SnapshotReason, origin: Origin): void {
     for (const tokenId of tokenIds) {
-      if (this.#queued.has(tokenId)) continue;
+      if (this.#queued.has(tokenId)) {
+        // Still waiting: one fetch serves both; the snapshot names the latest reason.
+        const task = this.#queue.find((t) => t.tokenId === tokenId);
+        if (task) Object.assign(task, { reason, origin });
+        continue;
+      }
       if (this.#running.has(tokenId)) {
         this.#again.set(tokenId, { tokenId, reason, origin });
         continue;

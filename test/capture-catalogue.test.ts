@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { EmbeddedBus } from '../src/bus/embedded.ts';
+import type { BusRecord } from '../src/bus/record.ts';
+import { gapsOf } from './capture-checks.ts';
+import { SMALL_CATALOGUE, steppedRun } from './capture-helpers.ts';
+
+type Payload = Record<string, unknown>;
+const payloads = (records: readonly BusRecord[], kind: BusRecord['kind']): Payload[] => records.filter((r) => r.kind === kind).map((r) => r.payload as Payload);
+
+describe('capture follows the catalogue', () => {
+  it('covers a recurring event’s next cycle before it opens, lets resolved markets go, and records halts and resolutions', async () => {
+    const bus = new EmbeddedBus();
+    const run = await steppedRun({
+      bus,
+      warmupMs: 2_000,
+      simulator: {
+        seed: 9,
+        rate: 40,
+        venue: { catalogue: { ...SMALL_CATALOGUE, recurringCadenceSeconds: 20 } },
+        lifecycle: { haltEveryMs: 15_000, haltDurationMs: 5_000, endEventEveryMs: 20_000, proposeAfterMs: 3_000, challengeMs: 5_000, redeemDelayMs: 2_000 },
+      },
+      capture: { catalogueRefreshMs: 10_000, dropGraceMs: 10_000 },
+    });
+    await run.untilCovered();
+    await run.run(60_000, 1_000);
+    await run.stop();
+    await bus.close();
+
+    const statuses = payloads(run.records, 'market_status');
+    const kinds = new Set(statuses.map((s) => s.kind));
+    for (const kind of ['market_halted', 'market_resumed', 'current_market_changed']) expect(kinds).toContain(kind);
+    expect(kinds.has('market_resolved') || kinds.has('payouts_resolved')).toBe(true);
+
+    // Every new cycle was subscribed before it opened: never late, and its trades were captured.
+    const gaps = gapsOf(run.records);
+    expect(gaps.filter((g) => g.reason === 'subscribed_late')).toEqual([]);
+    const newCycles = new Set(statuses.filter((s) => s.kind === 'current_market_changed').map((s) => s.condition_id));
+    expect(payloads(run.records, 'trade').filter((t) => newCycles.has(t.condition_id)).length).toBeGreaterThan(0);
+    const rollKeys = run.records.filter((r) => r.kind === 'market_status' && (r.payload as Payload).kind === 'current_market_changed').map((r) => r.key);
+    expect(rollKeys.every((key) => key === statuses.find((s) => s.kind === 'current_market_changed')!.event_id)).toBe(true);
+
+    // Resolved markets are let go: an open-ended gap of their scope, after their resolution.
+    const resolved = statuses.filter((s) => s.kind === 'market_resolved' || s.kind === 'payouts_resolved').map((s) => s.condition_id as string);
+    const letGo = gaps.filter((g) => g.reason === 'unsubscribed');
+    expect(letGo.length).toBeGreaterThan(0);
+    expect(letGo.every((g) => g.endUs === null)).toBe(true);
+    expect(letGo.flatMap((g) => g.scope.condition_ids).filter((c) => resolved.includes(c)).length).toBeGreaterThan(0);
+    expect(gaps.filter((g) => g.reason !== 'unsubscribed')).toEqual([]);
+  }, 60_000);
+});

@@ -1,0 +1,214 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { decodeRecord, encodeRecord, type BusRecord } from '../src/bus/record.ts';
+import { nextAnchorMs } from '../src/capture/anchors.ts';
+import { replayBookRecords } from '../src/capture/book-replay.ts';
+import { TokenBooks, type BookFrame, type RestBook } from '../src/capture/books.ts';
+import { inShard } from '../src/capture/catalogue.ts';
+import { ConnectionPlan } from '../src/capture/connection-plan.ts';
+import { ConnectionCoverage, endOf, startOf } from '../src/capture/coverage.ts';
+import { FileCoverageStore } from '../src/capture/coverage-store.ts';
+import { isFrameProblem, microsToIso, parseFrame } from '../src/capture/frame.ts';
+import { WHOLE_STREAM } from '../src/capture/gaps.ts';
+import { normaliseMicros } from '../src/capture/micro-fields.ts';
+import type { Origin } from '../src/capture/records.ts';
+
+type Payload = Record<string, unknown>;
+
+describe('frame envelope', () => {
+  it('reads type, frame number, venue time and data, and flags fields it does not know', () => {
+    const frame = parseFrame('{"type":"trades","seq":7,"ts":"2025-01-06T12:00:00.123Z","data":{"trade_id":"t1"}}');
+    expect(frame).toEqual({ type: 'trades', seq: 7, ts: '2025-01-06T12:00:00.123Z', data: { trade_id: 't1' }, unknownFields: false });
+    expect(parseFrame('{"type":"heartbeat","seq":8,"x_hint":1}')).toMatchObject({ type: 'heartbeat', unknownFields: true });
+    // The portfolio stream numbers its events with a decimal string; its event is the whole object.
+    expect(parseFrame('{"type":"portfolio.sync","seq":"12","stream_id":"s"}')).toMatchObject({ seq: 12, data: { stream_id: 's' } });
+  });
+
+  it('names what is wrong with a frame instead of throwing', () => {
+    const problems = ['{"type":"orderbook","data":{"kind":"snaps', '[1,2]', '{"type":"orderbook","seq":"x"}', '{"type":"orderbook","seq":1,"ts":1736164800000}', '{"seq":1}'].map((raw) => {
+      const parsed = parseFrame(raw);
+      return isFrameProblem(parsed) ? parsed.problem : 'parsed';
+    });
+    expect(problems).toEqual(['invalid_json', 'not_an_object', 'wrong_types', 'wrong_types', 'wrong_types']);
+  });
+});
+
+describe('micro values', () => {
+  it('become canonical decimal strings at any depth; values that are not whole micro-units are named', () => {
+    const data = { price_micro: '000430000', shares_micro: 5_000_000, order: { fee_micro: '-0' }, fills: [{ size_micro: '9223372036854775807' }], label_micro_not: 1.5 };
+    const problems: string[] = [];
+    normaliseMicros(data, problems);
+    expect(data).toEqual({ price_micro: '430000', shares_micro: '5000000', order: { fee_micro: '0' }, fills: [{ size_micro: '9223372036854775807' }], label_micro_not: 1.5 });
+    expect(problems).toEqual([]);
+    const bad = { a_micro: '1.5', b: [{ c_micro: '9223372036854775808' }], d_micro: 1e300 };
+    normaliseMicros(bad, problems);
+    expect(problems).toEqual(['a_micro: "1.5" is not a whole number of micro-units', 'b[0].c_micro: "9223372036854775808" is not a whole number of micro-units', 'd_micro: 1e+300 is not a whole number of micro-units']);
+  });
+});
+
+const origin = (frameNo: number, atMs: number): Origin => ({ connectionId: 'c1', frameNo, receivedAtUs: BigInt(atMs) * 1000n + 250n });
+const iso = (atMs: number) => new Date(atMs).toISOString();
+const T0 = Date.UTC(2025, 0, 6, 12);
+
+function snapshotFrame(frameNo: number, atMs: number, sequence: number, bids: Array<[number, number]>, asks: Array<[number, number]>, extra = ''): BookFrame {
+  const level = ([p, s]: [number, number]) => ({ price_micro: String(p), shares_micro: String(s) });
+  const data = { kind: 'snapshot', token_id: 'tok', condition_id: 'cond', market_id: 'm', sequence, bids: bids.map(level), asks: asks.map(level) };
+  const raw = JSON.stringify({ type: 'orderbook', seq: frameNo, ts: iso(atMs), data }) + extra;
+  return { origin: origin(frameNo, atMs), venueTime: iso(atMs), data: extra ? { ...data, x_extra: 1 } : data, raw, unknownEnvelope: false };
+}
+
+describe('token books', () => {
+  it('turn replacement snapshots into level-change records with a growing capture sequence, and skip frames older than the ladder', () => {
+    const books = new TokenBooks(1_000n);
+    const out: BusRecord[] = [];
+    books.onFrame(snapshotFrame(1, T0, 10, [[480000, 100]], [[520000, 70]]), out);
+    books.onFrame(snapshotFrame(2, T0 + 5, 11, [[480000, 90]], [[520000, 70]]), out);
+    books.onFrame(snapshotFrame(3, T0 + 6, 11, [[480000, 90]], [[520000, 70]]), out); // nothing changed: no record
+    books.onFrame(snapshotFrame(4, T0 + 7, 9, [[400000, 1]], []), out); // older than the ladder: skipped
+    expect(out.map((r) => r.payload)).toEqual([
+      { token_id: 'tok', condition_id: 'cond', sequence: '1001', venue_sequence: 10, update: 'snapshot', bids: [['480000', '100']], asks: [['520000', '70']] },
+      { token_id: 'tok', condition_id: 'cond', sequence: '1002', venue_sequence: 11, update: 'snapshot', bids: [['480000', '90']], asks: [] },
+    ]);
+    expect(out.every((r) => r.kind === 'book_change' && r.key === 'cond' && r.raw === null)).toBe(true);
+    expect(out[1]).toMatchObject({ venueTime: iso(T0 + 5), source: { type: 'stream', connection: 'c1', frame: 2 } });
+    expect(books.staleFrames).toBe(1);
+  });
+
+  it('keep the raw frame of a delta, and of a snapshot that carried fields they do not read', () => {
+    const books = new TokenBooks(0n);
+    const out: BusRecord[] = [];
+    books.onFrame(snapshotFrame(1, T0, 1, [[480000, 100]], [], ',"x":1}'), out);
+    const delta = { kind: 'delta', token_id: 'tok', condition_id: 'cond', sequence: 2, changes: [{ side: 'bid', price_micro: '480000', shares_micro: '0' }, { side: 'ask', price_micro: '530000', shares_micro: '5' }] };
+    const raw = JSON.stringify({ type: 'orderbook', seq: 2, ts: iso(T0 + 1), data: delta });
+    books.onFrame({ origin: origin(2, T0 + 1), venueTime: iso(T0 + 1), data: delta, raw, unknownEnvelope: false }, out);
+    expect(out[0]!.raw).not.toBeNull();
+    expect(out[1]).toMatchObject({ raw, payload: { update: 'delta', bids: [['480000', '0']], asks: [['530000', '5']] } });
+  });
+
+  it('record a crossed book once, as the venue sent it, and again only after it uncrossed', () => {
+    const books = new TokenBooks(0n);
+    const out: BusRecord[] = [];
+    books.onFrame(snapshotFrame(1, T0, 1, [[550000, 1]], [[540000, 1]]), out);
+    books.onFrame(snapshotFrame(2, T0 + 1, 2, [[550000, 2]], [[540000, 1]]), out);
+    books.onFrame(snapshotFrame(3, T0 + 2, 3, [[530000, 2]], [[540000, 1]]), out);
+    books.onFrame(snapshotFrame(4, T0 + 3, 4, [[540000, 2]], [[540000, 1]]), out);
+    const quality = out.filter((r) => r.kind === 'data_quality').map((r) => (r.payload as Payload).problem);
+    expect(quality).toEqual(['crossed_book', 'locked_book']);
+    expect(books.ladder('tok')?.bestBid()).toBe(540000);
+  });
+
+  it('apply a REST re-seed only when it is not older than the ladder, and always write the whole ladder with the reason', () => {
+    const books = new TokenBooks(0n);
+    const out: BusRecord[] = [];
+    books.onFrame(snapshotFrame(1, T0, 5, [[480000, 100]], []), out);
+    const rest = (sequence: number, shares: bigint): RestBook => ({ conditionId: 'cond', sequence, asOf: iso(T0 + 10), bids: [{ price_micro: 480000n, shares_micro: shares }], asks: [], raw: '{"rest":true}' });
+    books.reseed('tok', rest(4, 1n), 'reconnect', origin(9, T0 + 10), out);
+    books.reseed('tok', rest(6, 50n), 'sequence_reset', origin(10, T0 + 11), out);
+    books.reseed('tok', rest(6, 60n), 'anchor', origin(11, T0 + 12), out);
+    const summary = out.map((r) => [r.kind, (r.payload as Payload).reason ?? (r.payload as Payload).update ?? (r.payload as Payload).problem, (r.payload as Payload).source ?? null, JSON.stringify((r.payload as Payload).bids ?? null)]);
+    expect(summary).toEqual([
+      ['book_change', 'snapshot', null, '[["480000","100"]]'],
+      ['book_snapshot', 'reconnect', 'stream', '[["480000","100"]]'], // REST older than the stream: the ladder stands
+      ['book_change', 'reseed', null, '[["480000","50"]]'],
+      ['book_snapshot', 'sequence_reset', 'rest', '[["480000","50"]]'],
+      ['data_quality', 'rest_book_mismatch', null, 'null'],
+      ['book_change', 'reseed', null, '[["480000","60"]]'],
+      ['book_snapshot', 'anchor', 'rest', '[["480000","60"]]'],
+    ]);
+    expect(out[3]!.raw).toBe('{"rest":true}');
+    expect((out[3]!.payload as Payload).as_of).toBe(microsToIso(BigInt(T0 + 10) * 1000n));
+  });
+
+  it('replay from the records as published (through the wire codec) to the ladder at any instant', () => {
+    const books = new TokenBooks(0n);
+    const out: BusRecord[] = [];
+    books.onFrame(snapshotFrame(1, T0, 1, [[480000, 100]], [[520000, 7]]), out);
+    out.push(books.snapshot('tok', 'hour', BigInt(T0 + 10) * 1000n)!);
+    books.onFrame(snapshotFrame(2, T0 + 20, 2, [[480000, 90], [470000, 3]], []), out);
+    books.onFrame(snapshotFrame(3, T0 + 30, 3, [[470000, 3]], [[510000, 1]]), out);
+    const wire = out.map((r) => {
+      const decoded = decodeRecord(encodeRecord(r));
+      if (!decoded.ok) throw new Error(decoded.reason);
+      return decoded.record;
+    });
+    const at = (ms: number) => replayBookRecords(wire, 'tok', BigInt(ms) * 1000n)?.ladder.levels();
+    expect(at(T0 - 1)).toBeUndefined();
+    expect(at(T0 + 25)).toEqual({ bids: [{ priceMicro: 480000, sizeMicro: '90' }, { priceMicro: 470000, sizeMicro: '3' }], asks: [] });
+    expect(at(T0 + 30)).toEqual({ bids: [{ priceMicro: 470000, sizeMicro: '3' }], asks: [{ priceMicro: 510000, sizeMicro: '1' }] });
+    // The anchor alone (without the first change record) gives the book of its hour.
+    expect(replayBookRecords(wire.slice(1, 2), 'tok', BigInt(T0 + 15) * 1000n)?.ladder.levels().asks).toEqual([{ priceMicro: 520000, sizeMicro: '7' }]);
+  });
+});
+
+describe('connection coverage', () => {
+  it('drops a frame number seen before, and counts the numbers skipped', () => {
+    const coverage = new ConnectionCoverage('market', 'books_reseeded');
+    expect([1, 2, 2, 3, 7, 5].map((n) => coverage.admit(n))).toEqual([0, 0, 'duplicate', 0, 3, 'duplicate']);
+    coverage.connected();
+    expect(coverage.admit(1)).toBe(0);
+    expect(coverage.duplicates).toBe(2);
+  });
+
+  it('bounds a gap conservatively with both clocks, and records nothing before coverage was ever established', () => {
+    const coverage = new ConnectionCoverage('market', 'books_reseeded');
+    coverage.received({ venueTime: iso(T0), receivedAtUs: BigInt(T0) * 1000n + 400n }, origin(1, T0));
+    coverage.lose('silence', 'quiet', WHOLE_STREAM);
+    expect(coverage.lost).toBe(false);
+    expect(coverage.resumed({ venueTime: iso(T0 + 50), receivedAtUs: BigInt(T0 + 50) * 1000n }, origin(2, T0 + 50))).toBeNull();
+    // Venue clock behind ours at the start, ahead at the end: the gap takes the wider of each.
+    const last = { venueTime: iso(T0 + 100), receivedAtUs: BigInt(T0 + 103) * 1000n };
+    coverage.received(last, origin(3, T0 + 103));
+    coverage.lose('disconnected', 'closed with code 1006', WHOLE_STREAM);
+    coverage.refused();
+    const ack = { venueTime: iso(T0 + 900), receivedAtUs: BigInt(T0 + 899) * 1000n };
+    const gap = coverage.resumed(ack, origin(1, T0 + 899));
+    expect(gap?.payload).toMatchObject({ reason: 'disconnected', gap_start: microsToIso(startOf(last)), gap_end: microsToIso(endOf(ack)), refused_attempts: 1 });
+    expect(startOf(last)).toBe(BigInt(T0 + 100) * 1000n);
+    expect(endOf(ack)).toBe(BigInt(T0 + 900) * 1000n + 999n);
+  });
+});
+
+describe('schedules, plans, shards, marks', () => {
+  it('anchors every N minutes and at each UTC hour', () => {
+    const at = Date.UTC(2025, 0, 6, 12, 52, 10);
+    expect(nextAnchorMs(at, 15 * 60_000)).toEqual({ atMs: Date.UTC(2025, 0, 6, 13), hour: true });
+    expect(nextAnchorMs(Date.UTC(2025, 0, 6, 13, 0, 0), 15 * 60_000)).toEqual({ atMs: Date.UTC(2025, 0, 6, 13, 15), hour: false });
+    expect(nextAnchorMs(at, 7 * 60_000).hour).toBe(false);
+    expect(nextAnchorMs(at, 0)).toEqual({ atMs: Date.UTC(2025, 0, 6, 13), hour: true });
+  });
+
+  it('keeps a market on one socket, near its event, within the tokens per socket', () => {
+    const plan = new ConnectionPlan(4);
+    expect(plan.place('e1', 'c1', 2)).toEqual({ connection: 0, eventIsNew: true });
+    expect(plan.place('e1', 'c2', 2)).toEqual({ connection: 0, eventIsNew: false });
+    expect(plan.place('e1', 'c3', 2)).toEqual({ connection: 1, eventIsNew: false });
+    expect(plan.place('e2', 'c4', 6)).toEqual({ connection: 2, eventIsNew: true }); // larger than a socket: one of its own
+    expect(plan.release('e1', 'c1', 2)).toEqual({ connection: 0, eventGoneFrom: undefined });
+    expect(plan.place('e3', 'c5', 2)).toEqual({ connection: 0, eventIsNew: true });
+    plan.release('e1', 'c2', 2);
+    expect(plan.release('e1', 'c3', 2)).toEqual({ connection: 1, eventGoneFrom: 0 });
+  });
+
+  it('shares events between shards: each event in exactly one, roughly evenly', () => {
+    const ids = Array.from({ length: 3000 }, (_, i) => `event-${i}`);
+    const counts = [1, 2, 3].map((index) => ids.filter((id) => inShard(id, { index, count: 3 })).length);
+    expect(counts.reduce((a, b) => a + b)).toBe(3000);
+    for (const n of counts) expect(n).toBeGreaterThan(900);
+    expect(ids.every((id) => inShard(id, undefined))).toBe(true);
+  });
+
+  it('keeps coverage marks in a file a later process reads', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'capture-store-'));
+    const path = join(dir, 'nested', 'coverage.json');
+    const store = new FileCoverageStore(path);
+    expect(await store.load('market')).toBeNull();
+    await Promise.all([store.save('market', 1736164800000001n), store.save('account', 5n)]);
+    await store.save('market', 1736164800000002n);
+    const later = new FileCoverageStore(path);
+    expect(await later.load('market')).toBe(1736164800000002n);
+    expect(await later.load('account')).toBe(5n);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});

@@ -1,0 +1,242 @@
+import type { ClickHouseClient } from '@clickhouse/client';
+import { atOrAfter, atOrBefore, microOf, msOf, requiredMicro, selectObjects } from './warehouse-query.ts';
+
+/** What the venue reported, as the warehouse holds it: the figures a reconciliation checks. */
+
+export interface VenuePosition {
+  tokenId: string;
+  conditionId: string;
+  sharesMicro: bigint;
+  avgPriceMicro: bigint | undefined;
+  currentPriceMicro: bigint | undefined;
+  openCostBasisMicro: bigint | undefined;
+  profitLossMicro: bigint | undefined;
+}
+
+export interface PositionsSnapshot {
+  asOfMs: number;
+  source: string;
+  positions: VenuePosition[];
+}
+
+export interface VenueSummary {
+  exchange: string;
+  asOfMs: number;
+  cashBalanceMicro: bigint;
+  positionsValueMicro: bigint;
+  portfolioValueMicro: bigint;
+  openCostBasisMicro: bigint;
+  openUnrealizedPnlMicro: bigint;
+}
+
+export interface VenuePnlBucket {
+  bucketAtMs: number;
+  /** When the venue marked the account for this bucket: the instant its figures describe. */
+  markAtMs: number;
+  collateralMicro: bigint;
+  inflowMicro: bigint;
+  outflowMicro: bigint;
+  lifetimePnlMicro: bigint;
+  positionsValueMicro: bigint;
+  positionCount: bigint;
+}
+
+export interface VenueRebates {
+  observedAtMs: number;
+  lpIncentiveMicro: bigint;
+  makerRebateMicro: bigint;
+  vipRebateMicro: bigint;
+  totalMicro: bigint;
+}
+
+/** An order's matched size as the venue last reported it (orders list, or its ORDER activity). */
+export interface OrderMatch {
+  orderId: string;
+  tokenId: string;
+  side: string;
+  createdAtMs: number | undefined;
+  observedAtMs: number;
+  matchedMicro: bigint;
+}
+
+export interface VenueReports {
+  positions: PositionsSnapshot | undefined;
+  summary: VenueSummary | undefined;
+  buckets: VenuePnlBucket[];
+  rebates: VenueRebates | undefined;
+  orders: OrderMatch[];
+}
+
+export interface ReportWindow {
+  account: string;
+  fromMs: number;
+  toMs: number;
+}
+
+// The newest usable positions read (as positions_latest picks it), at or before the window's end.
+const SNAPSHOT_SQL = `
+SELECT toUnixTimestamp64Milli(as_of) AS at, source, _topic AS topic, _partition AS part, toString(_offset) AS off
+FROM tapehouse.position_snapshots
+WHERE account = {account:String} AND empty(unavailable_exchanges) AND ${atOrBefore('as_of', 'to')} AND ${atOrAfter('as_of', 'from')}
+ORDER BY as_of DESC, _received_at DESC, _offset DESC
+LIMIT 1`;
+
+const POSITIONS_SQL = `
+SELECT token_id, condition_id, toString(shares_micro) AS shares, toString(avg_price_micro) AS avg_price,
+       toString(current_price_micro) AS price, toString(open_cost_basis_micro) AS basis, toString(profit_loss_micro) AS pnl
+FROM tapehouse.positions
+WHERE account = {account:String} AND as_of = fromUnixTimestamp64Milli({at:Int64}, 'UTC')
+  AND _topic = {topic:String} AND _partition = {part:UInt32} AND _offset = {off:UInt64}
+ORDER BY token_id`;
+
+async function readPositions(client: ClickHouseClient, w: ReportWindow): Promise<PositionsSnapshot | undefined> {
+  const [snapshot] = await selectObjects<{ at: string | number; source: string; topic: string; part: number; off: string }>(client, SNAPSHOT_SQL, {
+    account: w.account,
+    from: w.fromMs,
+    to: w.toMs,
+  });
+  if (!snapshot) return undefined;
+  const at = msOf(snapshot.at);
+  const rows = await selectObjects<Record<'token_id' | 'condition_id' | 'shares' | 'avg_price' | 'price' | 'basis' | 'pnl', string | null>>(client, POSITIONS_SQL, {
+    account: w.account,
+    at,
+    topic: snapshot.topic,
+    part: snapshot.part,
+    off: snapshot.off,
+  });
+  return {
+    asOfMs: at,
+    source: snapshot.source,
+    positions: rows.map((r) => ({
+      tokenId: r.token_id ?? '',
+      conditionId: r.condition_id ?? '',
+      sharesMicro: requiredMicro(r.shares, `position ${r.token_id} shares`),
+      avgPriceMicro: microOf(r.avg_price),
+      currentPriceMicro: microOf(r.price),
+      openCostBasisMicro: microOf(r.basis),
+      profitLossMicro: microOf(r.pnl),
+    })),
+  };
+}
+
+// The summary read at the same instant as the positions when there is one (its values then rest
+// on the same marks), else the newest in the window. One exchange: SERVICE, the only one named.
+const SUMMARY_SQL = `
+SELECT exchange, toUnixTimestamp64Milli(as_of) AS at, toString(cash_balance_micro) AS cash, toString(positions_value_micro) AS value,
+       toString(portfolio_value_micro) AS portfolio, toString(open_cost_basis_micro) AS basis, toString(open_unrealized_pnl_micro) AS unrealised
+FROM tapehouse.portfolio_summaries
+WHERE account = {account:String} AND ${atOrBefore('as_of', 'to')} AND ${atOrAfter('as_of', 'from')}
+ORDER BY exchange = 'SERVICE' DESC, as_of = fromUnixTimestamp64Milli({paired:Int64}, 'UTC') DESC, as_of DESC, _received_at DESC
+LIMIT 1`;
+
+async function readSummary(client: ClickHouseClient, w: ReportWindow, pairedAtMs: number): Promise<VenueSummary | undefined> {
+  const [row] = await selectObjects<Record<'exchange' | 'cash' | 'value' | 'portfolio' | 'basis' | 'unrealised', string> & { at: string | number }>(client, SUMMARY_SQL, {
+    account: w.account,
+    from: w.fromMs,
+    to: w.toMs,
+    paired: pairedAtMs,
+  });
+  if (!row) return undefined;
+  return {
+    exchange: row.exchange,
+    asOfMs: msOf(row.at),
+    cashBalanceMicro: BigInt(row.cash),
+    positionsValueMicro: BigInt(row.value),
+    portfolioValueMicro: BigInt(row.portfolio),
+    openCostBasisMicro: BigInt(row.basis),
+    openUnrealizedPnlMicro: BigInt(row.unrealised),
+  };
+}
+
+const BUCKETS_SQL = `
+SELECT toUnixTimestamp64Milli(bucket_at) AS bucket, toUnixTimestamp64Milli(coalesce(mark_captured_at, bucket_at)) AS mark,
+       toString(collateral_micro) AS collateral, toString(cumulative_inflow_micro) AS inflow, toString(cumulative_outflow_micro) AS outflow,
+       toString(lifetime_pnl_micro) AS lifetime, toString(positions_value_micro) AS value, toString(position_count) AS count
+FROM tapehouse.pnl_settled_latest
+WHERE account = {account:String} AND ${atOrBefore('bucket_at', 'to')} AND ${atOrAfter('bucket_at', 'from')}
+ORDER BY bucket_at, chain_id`;
+
+async function readBuckets(client: ClickHouseClient, w: ReportWindow): Promise<VenuePnlBucket[]> {
+  const rows = await selectObjects<Record<'collateral' | 'inflow' | 'outflow' | 'lifetime' | 'value' | 'count', string> & { bucket: string | number; mark: string | number }>(
+    client,
+    BUCKETS_SQL,
+    { account: w.account, from: w.fromMs, to: w.toMs },
+  );
+  return rows.map((r) => ({
+    bucketAtMs: msOf(r.bucket),
+    markAtMs: msOf(r.mark),
+    collateralMicro: BigInt(r.collateral),
+    inflowMicro: BigInt(r.inflow),
+    outflowMicro: BigInt(r.outflow),
+    lifetimePnlMicro: BigInt(r.lifetime),
+    positionsValueMicro: BigInt(r.value),
+    positionCount: BigInt(r.count),
+  }));
+}
+
+const REBATES_SQL = `
+SELECT toUnixTimestamp64Milli(observed_at) AS at, toString(lp_incentive_micro) AS lp, toString(maker_rebate_micro) AS maker,
+       toString(vip_rebate_micro) AS vip, toString(total_micro) AS total
+FROM tapehouse.rebates
+WHERE account = {account:String} AND ${atOrBefore('observed_at', 'to')} AND ${atOrAfter('observed_at', 'from')}
+ORDER BY observed_at DESC, _received_at DESC
+LIMIT 1`;
+
+async function readRebates(client: ClickHouseClient, w: ReportWindow): Promise<VenueRebates | undefined> {
+  const [row] = await selectObjects<Record<'lp' | 'maker' | 'vip' | 'total', string> & { at: string | number }>(client, REBATES_SQL, {
+    account: w.account,
+    from: w.fromMs,
+    to: w.toMs,
+  });
+  if (!row) return undefined;
+  return {
+    observedAtMs: msOf(row.at),
+    lpIncentiveMicro: BigInt(row.lp),
+    makerRebateMicro: BigInt(row.maker),
+    vipRebateMicro: BigInt(row.vip),
+    totalMicro: BigInt(row.total),
+  };
+}
+
+// Each order's newest reported matched size at or before the end, from the order list or the
+// order's ORDER activity, whichever was observed later.
+const ORDERS_SQL = `
+SELECT order_id, argMax(token_id, observed_at) AS token, argMax(side, observed_at) AS side,
+       min(created) AS created, toUnixTimestamp64Milli(max(observed_at)) AS observed, toString(argMax(matched, observed_at)) AS matched_shares
+FROM (
+  SELECT order_id, token_id, side, toUnixTimestamp64Milli(created_at) AS created, observed_at, size_matched_micro AS matched
+  FROM tapehouse.orders WHERE account = {account:String} AND ${atOrBefore('observed_at', 'to')}
+  UNION ALL
+  SELECT order_id, token_id, side, toUnixTimestamp64Milli(created_at) AS created, observed_at, filled_shares_micro AS matched
+  FROM tapehouse.activity_observations WHERE account = {account:String} AND type = 'ORDER' AND order_id != '' AND ${atOrBefore('observed_at', 'to')}
+)
+GROUP BY order_id
+HAVING argMax(matched, observed_at) > 0
+ORDER BY order_id`;
+
+async function readOrders(client: ClickHouseClient, w: ReportWindow): Promise<OrderMatch[]> {
+  const rows = await selectObjects<{ order_id: string; token: string; side: string; created: string | number | null; observed: string | number; matched_shares: string }>(client, ORDERS_SQL, {
+    account: w.account,
+    to: w.toMs,
+  });
+  return rows.map((r) => ({
+    orderId: r.order_id,
+    tokenId: r.token,
+    side: r.side,
+    createdAtMs: r.created === null ? undefined : msOf(r.created),
+    observedAtMs: msOf(r.observed),
+    matchedMicro: BigInt(r.matched_shares),
+  }));
+}
+
+/** Reads the venue's figures for one account within the window. */
+export async function readVenueReports(client: ClickHouseClient, w: ReportWindow): Promise<VenueReports> {
+  const positions = await readPositions(client, w);
+  return {
+    positions,
+    summary: await readSummary(client, w, positions?.asOfMs ?? 0),
+    buckets: await readBuckets(client, w),
+    rebates: await readRebates(client, w),
+    orders: await readOrders(client, w),
+  };
+}

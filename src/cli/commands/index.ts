@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerLoad } from './load.ts';
 import { registerMigrate } from './migrate.ts';
 import { registerReconcile } from './reconcile.ts';
 import { registerRun } from './run.ts';
@@ -8,4 +9,4 @@ import { registerSql } from './sql.ts';
 import { registerWorker } from './worker.ts';
 
 /** Every subcommand registers itself here; one module per command under this folder. */
-export const commands: Array<(program: Command) => void> = [registerRun, registerSimulate, registerSql, registerMigrate, registerWorker, registerSchedules, registerReconcile];
+export const commands: Array<(program: Command) => void> = [registerRun, registerSimulate, registerSql, registerMigrate, registerWorker, registerSchedules, registerReconcile, registerLoad];

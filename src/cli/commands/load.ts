@@ -1,0 +1,134 @@
+import type { Command } from 'commander';
+import { KafkaBus } from '../../bus/kafka.ts';
+import { isRecordKind, type RecordKind } from '../../bus/record.ts';
+import { createTopicCatalogue, type TopicCatalogue } from '../../bus/topics.ts';
+import { DEFAULT_BATCH_LIMITS, startLoaders, type Loaders } from '../../load/index.ts';
+import { createLogger } from '../../util/log.ts';
+import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../../warehouse/embedded-endpoint.ts';
+import { migrate } from '../../warehouse/migrations.ts';
+import { describeTarget, resolveTarget } from '../../warehouse/target.ts';
+import { openWarehouse, type EmbeddedWarehouse, type Warehouse } from '../../warehouse/warehouse.ts';
+import { addSettings, resolveSettings, SettingError } from '../settings.ts';
+
+interface LoadOptions {
+  group?: string;
+  kinds?: string;
+  batchRows?: string;
+  batchMs?: string;
+  replicationFactor?: string;
+  sessionTimeout?: string;
+  statsEvery?: string;
+  httpPort?: string;
+  migrate: boolean;
+  [setting: string]: unknown;
+}
+
+const DEFAULT_GROUP = 'tapehouse-loaders';
+
+/**
+ * `tapehouse load`: the loaders on their own (scale-out): Kafka → ClickHouse, exactly once, as
+ * one member of a consumer group (run several for more throughput; they share the partitions).
+ * Prints one line when loading, stops cleanly on SIGINT or SIGTERM (stores and commits what it
+ * holds). On chDB it serves the data directory read-only on a loopback port meanwhile.
+ */
+export function registerLoad(program: Command): void {
+  const command = program.command('load').description('load the bus (Kafka) into ClickHouse, exactly once, as one member of a consumer group');
+  addSettings(command, ['kafkaBrokers', 'topicPrefix', 'dataDir', 'clickhouseUrl']);
+  command
+    .option('--group <name>', `consumer group (TAPEHOUSE_LOADER_GROUP, default "${DEFAULT_GROUP}")`)
+    .option('--kinds <list>', 'record kinds to load, comma-separated (default: all)')
+    .option('--batch-rows <n>', `cut a batch at this many rows (default ${DEFAULT_BATCH_LIMITS.maxRows})`)
+    .option('--batch-ms <n>', `cut a batch once its first record waited this long (default ${DEFAULT_BATCH_LIMITS.maxDelayMs})`)
+    .option('--replication-factor <n>', 'replicas of topics created here (default 1)')
+    .option('--session-timeout <ms>', 'a loader silent this long leaves the group and its partitions go to the others (default 30000)')
+    .option('--http-port <n>', 'chDB only: loopback port of the read-only query endpoint (default: any free port)')
+    .option('--stats-every <s>', 'log the loaders\' figures every this many seconds (0: never; default 10)')
+    .option('--no-migrate', 'do not apply pending migrations first')
+    .action(async (options: LoadOptions) => {
+      const settings = resolveSettings(['kafkaBrokers', 'topicPrefix', 'dataDir', 'clickhouseUrl'], options);
+      const explicitDataDir = typeof options.dataDir === 'string' || Boolean(process.env.TAPEHOUSE_DATA_DIR);
+      if (settings.clickhouseUrl && explicitDataDir) throw new SettingError('give either --data-dir or --clickhouse-url, not both');
+      const target = resolveTarget(settings.clickhouseUrl ? { clickhouseUrl: settings.clickhouseUrl } : { dataDir: settings.dataDir });
+      const catalogue = createTopicCatalogue(settings.topicPrefix);
+      const topics = topicsOf(catalogue, options.kinds);
+      const group = options.group ?? process.env.TAPEHOUSE_LOADER_GROUP ?? DEFAULT_GROUP;
+      const batch = {
+        maxRows: positive(options.batchRows, '--batch-rows') ?? DEFAULT_BATCH_LIMITS.maxRows,
+        maxDelayMs: positive(options.batchMs, '--batch-ms') ?? DEFAULT_BATCH_LIMITS.maxDelayMs,
+      };
+      const log = createLogger('load');
+
+      const warehouse = await openWarehouse(target);
+      let bus: KafkaBus | undefined;
+      let endpoint: EmbeddedEndpoint | undefined;
+      let loaders: Loaders | undefined;
+      try {
+        if (options.migrate) await migrate(warehouse.client);
+        if (target.kind === 'chdb') {
+          endpoint = await serveEmbeddedEndpoint(warehouse as EmbeddedWarehouse, { port: positive(options.httpPort, '--http-port', true) ?? 0 });
+        }
+        bus = await KafkaBus.open({
+          brokers: settings.kafkaBrokers,
+          topics: catalogue.topics.filter((spec) => topics.includes(spec.name)),
+          replicationFactor: positive(options.replicationFactor, '--replication-factor') ?? 1,
+          sessionTimeoutMs: positive(options.sessionTimeout, '--session-timeout') ?? 30_000,
+          clientId: `tapehouse-load-${process.pid}`,
+          log: log.child({ part: 'bus' }),
+        });
+        loaders = await startLoaders({ bus, warehouse, group, topics, batch, log });
+        process.stdout.write(
+          `loading ${topics.length} topics from Kafka ${settings.kafkaBrokers.join(',')} into ${describeTarget(target)} as group ${group}` +
+            (endpoint ? `; reads at ${endpoint.url}` : '') +
+            '\n',
+        );
+        await runUntilSignal(loaders, log, positive(options.statsEvery, '--stats-every', true) ?? 10);
+      } finally {
+        await loaders?.stop();
+        await bus?.close();
+        await endpoint?.close();
+        await closeQuietly(warehouse);
+      }
+    });
+}
+
+/** Logs the figures now and then; resolves on SIGINT or SIGTERM. */
+function runUntilSignal(loaders: Loaders, log: ReturnType<typeof createLogger>, statsEverySeconds: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer =
+      statsEverySeconds > 0
+        ? setInterval(() => {
+            loaders.stats().then(
+              (stats) => log.info(stats, 'loader figures'),
+              (error: unknown) => log.warn({ err: error }, 'reading the loader figures failed'),
+            );
+          }, statsEverySeconds * 1000)
+        : undefined;
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      clearInterval(timer);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+function topicsOf(catalogue: TopicCatalogue, kinds: string | undefined): string[] {
+  if (kinds === undefined || kinds.trim() === '') return catalogue.topics.map((spec) => spec.name);
+  const wanted = kinds.split(',').map((kind) => kind.trim());
+  const unknown = wanted.filter((kind) => !isRecordKind(kind));
+  if (unknown.length > 0) throw new SettingError(`--kinds: unknown record kind(s) ${unknown.join(', ')}`);
+  return [...new Set((wanted as RecordKind[]).map((kind) => catalogue.topicFor(kind)))];
+}
+
+function positive(text: string | undefined, flag: string, zeroAllowed = false): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < (zeroAllowed ? 0 : 1)) throw new SettingError(`${flag}: ${JSON.stringify(text)} is not a whole number${zeroAllowed ? '' : ' above 0'}`);
+  return n;
+}
+
+async function closeQuietly(warehouse: Warehouse): Promise<void> {
+  await warehouse.close().catch(() => undefined);
+}

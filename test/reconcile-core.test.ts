@@ -15,7 +15,7 @@ import { Prng } from '../src/simulator/prng.ts';
 const AVERAGE = { method: 'average' as const, rules: DEFAULT_VENUE_RULES };
 let fillSeq = 0;
 
-function fill(tokenId: string, side: Side, sharesMicro: bigint, priceMicro: bigint, atMs: number, extra: Partial<LedgerFill> = {}): LedgerEvent {
+function fill(tokenId: string, side: Side, sharesMicro: bigint, priceMicro: bigint, atMs: number, extra: Partial<Omit<LedgerFill, 'atMs'>> = {}): LedgerEvent {
   fillSeq += 1;
   return {
     kind: 'fill',

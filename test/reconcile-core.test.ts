@@ -20,7 +20,7 @@ function fill(tokenId: string, side: Side, sharesMicro: bigint, priceMicro: bigi
   return {
     kind: 'fill',
     atMs,
-    fill: { fillId: `f${fillSeq}`, orderId: `o${fillSeq}`, tokenId, conditionId: 'c1', side, role: 'TAKER', priceMicro, sharesMicro, feeMicro: 0n, ...extra },
+    fill: { fillId: `f${fillSeq}`, orderId: `o${fillSeq}`, tokenId, conditionId: 'c1', side, role: 'TAKER', priceMicro, sharesMicro, feeMicro: 0n, atMs, ...extra },
   };
 }
 

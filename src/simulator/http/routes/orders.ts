@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isoTime } from '../../clock.ts';
 import { isTerminal, type OrderStatus, type SimOrder } from '../../engine/types.ts';
+import { reportedFills } from '../../misreport.ts';
 import { Rejection, validationFailed } from '../../problems.ts';
 import { requireAccount, type RequestContext, type Reply, type RouteSpec } from '../context.ts';
 import { BodyReader } from '../body-reader.ts';
@@ -117,7 +118,7 @@ function cancelAll(ctx: RequestContext): Reply {
 
 function orderTrades(ctx: RequestContext): Reply {
   const order = orderParam(ctx);
-  return { status: 200, body: { as_of: isoTime(ctx.nowMs), trades: ctx.venue.exchange.fillsOf(order).map(renderFill) } };
+  return { status: 200, body: { as_of: isoTime(ctx.nowMs), trades: reportedFills(ctx.venue, ctx.venue.exchange.fillsOf(order)).map(renderFill) } };
 }
 
 function orderBook(ctx: RequestContext): Reply {

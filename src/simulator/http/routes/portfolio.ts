@@ -2,6 +2,7 @@ import { CHAIN_ID } from '../../accounts/pnl-marks.ts';
 import type { Activity } from '../../accounts/account.ts';
 import { isoTime } from '../../clock.ts';
 import { isTerminal } from '../../engine/types.ts';
+import { reportedFills, reportedPnlBucket, reportedPosition } from '../../misreport.ts';
 import { Prng } from '../../prng.ts';
 import { Rejection } from '../../problems.ts';
 import { requireAccount, type RequestContext, type Reply, type RouteSpec } from '../context.ts';
@@ -40,7 +41,7 @@ function positions(ctx: RequestContext): Reply {
   body.done();
   const account = requireAccount(ctx);
   if (positionsUnavailable(ctx)) return { status: 200, body: { as_of: asOf(ctx), positions: [], unavailable_exchanges: ['SERVICE'] } };
-  const list = openPositions(account, tokenIds, conditionIds).map((p) => renderPosition(ctx.venue, p, counterpartOf(ctx.venue, account, p)));
+  const list = openPositions(account, tokenIds, conditionIds).map((p) => reportedPosition(ctx.venue, renderPosition(ctx.venue, p, counterpartOf(ctx.venue, account, p))));
   return { status: 200, body: { as_of: asOf(ctx), positions: list, unavailable_exchanges: [] } };
 }
 
@@ -64,7 +65,7 @@ function trades(ctx: RequestContext): Reply {
   const cursor = q.string('cursor');
   q.done();
   const print = fingerprint(filters);
-  const fills = requireAccount(ctx).fills.filter(
+  const fills = reportedFills(ctx.venue, requireAccount(ctx).fills).filter(
     (f) => (filters.token_id === undefined || f.tokenId === filters.token_id) && (filters.condition_id === undefined || f.conditionId === filters.condition_id),
   );
   const { page, nextCursor } = keysetPage(fills, (f) => [BigInt(-f.seq)], decodeCursor(cursor, print), limit, print);
@@ -111,7 +112,7 @@ function pnl(ctx: RequestContext): Reply {
   }
   return {
     status: 200,
-    body: {
+    body: reportedPnlBucket(ctx.venue, bucket.bucketAtMs, {
       bucket_at: isoTime(bucket.bucketAtMs),
       chain_id: CHAIN_ID,
       classification_version: 1,
@@ -127,7 +128,7 @@ function pnl(ctx: RequestContext): Reply {
       position_count: bucket.positionCount,
       positions_value_micro: bucket.positionsValueMicro,
       wallet_universe_generation: 1,
-    },
+    }),
   };
 }
 

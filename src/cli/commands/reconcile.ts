@@ -1,0 +1,107 @@
+import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
+import type { Command } from 'commander';
+import { COST_METHODS, type CostMethod } from '../../reconcile/cost-basis.ts';
+import { END_OF_TIME_MS, reconcile, START_OF_TIME_MS } from '../../reconcile/reconcile.ts';
+import { render, type ReportFormat } from '../../reconcile/render.ts';
+import { storeReconciliation } from '../../reconcile/store.ts';
+import { DEFAULT_VENUE_RULES } from '../../reconcile/venue-rules.ts';
+import { DataDirectoryBusy } from '../../warehouse/data-dir.ts';
+import { liveEndpoint } from '../../warehouse/endpoint-file.ts';
+import { resolveTarget, type WarehouseTarget } from '../../warehouse/target.ts';
+import { openWarehouse, type Warehouse } from '../../warehouse/warehouse.ts';
+
+interface ReconcileCliOptions {
+  from?: number;
+  to?: number;
+  account?: string[];
+  dataDir?: string;
+  clickhouseUrl?: string;
+  format: ReportFormat;
+  method: CostMethod;
+  tolerance: bigint;
+  store: boolean;
+}
+
+/** Where to read, and where to store when we may: the warehouse itself, or a busy data directory's read-only endpoint. */
+interface Access {
+  client: ClickHouseClient;
+  warehouse: Warehouse | undefined;
+  close(): Promise<void>;
+}
+
+async function openAccess(target: WarehouseTarget): Promise<Access> {
+  try {
+    const warehouse = await openWarehouse(target);
+    return { client: warehouse.client, warehouse, close: () => warehouse.close() };
+  } catch (err) {
+    if (!(err instanceof DataDirectoryBusy) || target.kind !== 'chdb') throw err;
+    const endpoint = await liveEndpoint(target.dataDir);
+    if (!endpoint) throw err;
+    process.stderr.write(`tapehouse reconcile: ${target.dataDir} is owned by process ${endpoint.pid}; reading through its read-only endpoint, the result is not stored\n`);
+    const client = createClient({ url: endpoint.url, request_timeout: 300_000, log: { level: ClickHouseLogLevel.OFF } });
+    return { client, warehouse: undefined, close: () => client.close() };
+  }
+}
+
+/**
+ * `tapehouse reconcile`: rebuilds each account from its fills and the rest of the warehouse (no
+ * venue needed: it works on a copy of the data), compares with what the venue reported, prints the
+ * report and stores one row per figure in `reconciliations`.
+ */
+export function registerReconcile(program: Command): void {
+  program
+    .command('reconcile')
+    .description('rebuild the account from its fills and check the venue\'s positions, summary, settled PnL and rebates')
+    .option('--from <time>', 'check the venue\'s figures reported at or after this time (ISO 8601)', parseTime)
+    .option('--to <time>', 'as of this time (ISO 8601): fills and reports after it are left out (default: everything)', parseTime)
+    .option('--account <label>', 'account to reconcile (repeatable; default every account in the warehouse)', (v: string, all: string[] = []) => [...all, v])
+    .option('--data-dir <dir>', 'embedded warehouse data directory (default ./data)')
+    .option('--clickhouse-url <url>', 'ClickHouse server URL (user and password from TAPEHOUSE_CLICKHOUSE_USER / _PASSWORD)')
+    .option('--format <format>', 'table, json or csv', parseFormat, 'table' as ReportFormat)
+    .option('--method <method>', 'cost basis: average (the venue\'s) or fifo', parseMethod, 'average' as CostMethod)
+    .option('--tolerance <micro>', 'differences up to this many micro-units count as equal', parseTolerance, 0n)
+    .option('--no-store', 'print the report without storing it in the reconciliations table')
+    .action(async (options: ReconcileCliOptions) => {
+      if (options.from !== undefined && options.to !== undefined && options.from > options.to) throw new Error('--from is after --to');
+      const access = await openAccess(resolveTarget(options));
+      try {
+        const run = await reconcile(access.client, {
+          accounts: options.account,
+          method: options.method,
+          toleranceMicro: options.tolerance,
+          rules: DEFAULT_VENUE_RULES,
+          fromMs: options.from ?? START_OF_TIME_MS,
+          toMs: options.to ?? END_OF_TIME_MS,
+        });
+        process.stdout.write(render(run, options.format));
+        if (options.store && access.warehouse) {
+          const stored = await storeReconciliation(access.warehouse, run);
+          process.stderr.write(`tapehouse reconcile: stored ${stored} rows of run ${run.runId} in tapehouse.reconciliations\n`);
+        }
+      } finally {
+        await access.close();
+      }
+    });
+}
+
+function parseTime(value: string): number {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw new Error(`not a time: ${value} (expected ISO 8601, e.g. 2025-01-06T12:00:00Z)`);
+  return ms;
+}
+
+function parseFormat(value: string): ReportFormat {
+  if (value === 'table' || value === 'json' || value === 'csv') return value;
+  throw new Error(`--format must be table, json or csv (got ${value})`);
+}
+
+function parseMethod(value: string): CostMethod {
+  const method = COST_METHODS.find((m) => m === value);
+  if (!method) throw new Error(`--method must be ${COST_METHODS.join(' or ')} (got ${value})`);
+  return method;
+}
+
+function parseTolerance(value: string): bigint {
+  if (!/^\d+$/.test(value)) throw new Error(`--tolerance is a whole number of micro-units (got ${value})`);
+  return BigInt(value);
+}

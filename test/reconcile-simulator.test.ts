@@ -1,0 +1,249 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { VenueClient } from '../src/api/client.ts';
+import type { ComparisonRow } from '../src/reconcile/comparison.ts';
+import { END_OF_TIME_MS, reconcile, type Reconciliation } from '../src/reconcile/reconcile.ts';
+import type { AccountReconciliation } from '../src/reconcile/reconcile-account.ts';
+import { renderCsv, renderJson } from '../src/reconcile/render.ts';
+import { storeReconciliation } from '../src/reconcile/store.ts';
+import { DEFAULT_VENUE_RULES } from '../src/reconcile/venue-rules.ts';
+import type { Account } from '../src/simulator/accounts/account.ts';
+import { readGroundTruth, type GroundTruth } from '../src/simulator/ground-truth-reader.ts';
+import { ManualClock, startSimulator, type SimulatorHandle } from '../src/simulator/index.ts';
+import { misreports } from '../src/simulator/misreport.ts';
+import { accountClient, captureStreams, readAccount, readOutcomes, readPnl, WarehouseRows } from './reconcile-fixtures.ts';
+import { migratedWarehouse, rows as selectRows, tapehouse, type TestWarehouse } from './warehouse-fixtures.ts';
+
+// Two minutes before a UTC midnight, so an LP-incentive epoch closes and pays out during the run.
+const START = Date.UTC(2025, 0, 6, 23, 58, 0);
+const RUN_MS = 4 * 60_000;
+const PNL_MS = 20_000;
+/** The account read a second time, under another label, from a venue told to misreport. */
+const MISREPORTED = 'maker-1';
+const MISREPORTED_LABEL = 'maker-1 misreported';
+const BUCKET_MISREPORTED_AT = START + 3 * PNL_MS;
+const AVG_PRICE_OFFSET = 1_000n;
+const LIFETIME_OFFSET = -2_500_000n;
+
+let sim: SimulatorHandle;
+let gtDir: string;
+let truth: GroundTruth;
+let store: TestWarehouse;
+let run: Reconciliation;
+const clients: VenueClient[] = [];
+const chosen = { avgPriceToken: '', missingFillId: '', missingOrderId: '', missingFillToken: '' };
+
+/** Sets the venue's misreports for the length of one read of the misreported account. */
+async function misreporting<T>(read: () => Promise<T>): Promise<T> {
+  const set = misreports(sim.venue);
+  set.pnlBucket = { bucketAtMs: BUCKET_MISREPORTED_AT, field: 'lifetime_pnl_micro', offsetMicro: LIFETIME_OFFSET };
+  if (chosen.avgPriceToken) set.avgPrice = { tokenId: chosen.avgPriceToken, offsetMicro: AVG_PRICE_OFFSET };
+  if (chosen.missingFillId) set.missingFillId = chosen.missingFillId;
+  try {
+    return await read();
+  } finally {
+    delete set.pnlBucket;
+    delete set.avgPrice;
+    delete set.missingFillId;
+  }
+}
+
+/** A split and, later, a merge of part of it, through the venue's account-batch endpoint. */
+async function submitBatch(token: string, kind: 'SPLIT' | 'MERGE', conditionId: string, marketId: string, sharesMicro: bigint): Promise<void> {
+  const res = await fetch(`${sim.url}/trade/v1/batches`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ deadline_unix_seconds: Math.floor(sim.venue.options.clock.now() / 1000) + 600, ops: [{ kind, condition_id: conditionId, market_id: marketId, shares_micro: Number(sharesMicro) }], signature: '0xtest' }),
+  });
+  expect(res.status).toBe(201);
+}
+
+beforeAll(async () => {
+  gtDir = mkdtempSync(join(tmpdir(), 'tapehouse-reconcile-gt-'));
+  sim = await startSimulator({
+    seed: 5,
+    rate: 30,
+    clock: new ManualClock(START),
+    deployment: { limits: { account: false, ipBurst: false, edge: false } },
+    lifecycle: { haltEveryMs: 30_000, haltDurationMs: 5_000, endEventEveryMs: 10_000, proposeAfterMs: 3_000, challengeMs: 3_000, disputeRate: 0.2, splitRate: 0.5, redeemDelayMs: 1_000 },
+    venue: { catalogue: { recurringCadenceSeconds: 30 }, pnlIntervalMs: PNL_MS },
+    groundTruth: { dir: gtDir },
+  });
+  const accounts = sim.venue.accounts.all();
+  const tokenOf = new Map<string, string>([[sim.venue.demo.account.id, sim.demoToken], ...sim.traders.map((c): [string, string] => [c.account.id, c.token.secret])]);
+  const clientOf = new Map(accounts.map((a) => [a.id, accountClient(sim, tokenOf.get(a.id)!)]));
+  clients.push(...clientOf.values());
+  const rows = new WarehouseRows();
+  const misreported = accounts.find((a) => a.label === MISREPORTED) as Account;
+  captureStreams(sim, rows, accounts, (a) => (a === misreported ? [a.label, MISREPORTED_LABEL] : [a.label]));
+
+  // A market of a recurring series' next cycle would close under us; a long-lived one takes the split.
+  const market = sim.venue.catalogue.markets.find((m) => sim.venue.catalogue.isAcceptingOrders(m) && sim.venue.catalogue.eventOf(m).eventType === 'GAME')!;
+  for (let t = PNL_MS; t <= RUN_MS; t += PNL_MS) {
+    while (sim.venue.options.clock.now() < START + t) sim.advance(250);
+    if (t === 40_000) await submitBatch(tokenOf.get(misreported.id)!, 'SPLIT', market.conditionId, market.id, 10_000_000n);
+    if (t === 80_000) await submitBatch(tokenOf.get(misreported.id)!, 'MERGE', market.conditionId, market.id, 4_000_000n);
+    for (const a of accounts) await readPnl(rows, clientOf.get(a.id)!, a.label);
+    await misreporting(() => readPnl(rows, clientOf.get(misreported.id)!, MISREPORTED_LABEL));
+  }
+  const now = sim.venue.options.clock.now();
+  for (const a of accounts) await readAccount(rows, clientOf.get(a.id)!, a.label, now);
+  await readOutcomes(rows, clientOf.get(misreported.id)!, sim.venue.catalogue.eventOf(market).slug, now);
+
+  // What the venue will get wrong for the misreported copy: its last fill goes missing, and the
+  // average price of an open position of another token is shifted.
+  const lastFill = misreported.fills.at(-1)!;
+  Object.assign(chosen, { missingFillId: lastFill.fillId, missingOrderId: lastFill.orderId, missingFillToken: lastFill.tokenId });
+  chosen.avgPriceToken = [...misreported.positions.values()].find((p) => p.sharesMicro > 0n && p.tokenId !== lastFill.tokenId)!.tokenId;
+  await misreporting(() => readAccount(rows, clientOf.get(misreported.id)!, MISREPORTED_LABEL, now));
+
+  await sim.close();
+  truth = readGroundTruth(gtDir);
+  store = await migratedWarehouse();
+  await rows.insertInto(store.warehouse);
+  run = await reconcile(store.warehouse.client, { method: 'average', toleranceMicro: 0n, rules: DEFAULT_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
+}, 120_000);
+
+afterAll(async () => {
+  for (const client of clients) await client.close();
+  await sim?.close();
+  await store?.cleanup();
+  rmSync(gtDir, { recursive: true, force: true });
+});
+
+const accountRun = (label: string): AccountReconciliation => run.accounts.find((a) => a.account === label)!;
+const honest = (): AccountReconciliation[] => run.accounts.filter((a) => a.account !== MISREPORTED_LABEL);
+const notOk = (rows: readonly ComparisonRow[]): ComparisonRow[] => rows.filter((r) => r.status !== 'ok');
+
+describe('reconciling a seeded simulator run from the warehouse alone', () => {
+  it('covers trades, winner and split resolutions with redemptions, a split and a merge, maker rebates and LP incentives', async () => {
+    expect(honest().map((a) => a.account).sort()).toEqual(sim.venue.accounts.all().map((a) => a.label).sort());
+    const kinds = await selectRows<{ kind: string; n: string }>(store.warehouse.client, 'SELECT kind, count() AS n FROM tapehouse.market_status GROUP BY kind');
+    expect(kinds.map((k) => k.kind)).toEqual(expect.arrayContaining(['market_resolved', 'payouts_resolved', 'market_resolution_completed']));
+    const maker = accountRun(MISREPORTED);
+    expect(maker.coverage.fills).toBeGreaterThan(1_000);
+    expect(maker.coverage).toMatchObject({ splits: 1, merges: 1 });
+    expect(maker.coverage.lpPayouts).toBeGreaterThan(0);
+    expect(maker.ledger.account.makerRebatesMicro).toBeGreaterThan(0n);
+    const redemptions = honest().reduce((n, a) => n + a.coverage.redemptionFrames, 0);
+    expect(redemptions).toBeGreaterThan(100);
+    const splitRedeemed = honest().flatMap((a) => a.ledger.tokens.flatMap((t) => t.redemptions)).filter((r) => r.resolutionPriceMicro !== 0n && r.resolutionPriceMicro !== 1_000_000n);
+    expect(splitRedeemed.length).toBeGreaterThan(0);
+  });
+
+  it('finds no difference and nothing unproven in any honest account, over every kind of figure', () => {
+    for (const account of honest()) {
+      expect({ account: account.account, notOk: notOk(account.rows) }).toEqual({ account: account.account, notOk: [] });
+      expect(account.coverage.gaps).toEqual([]);
+      const scopes = new Set(account.rows.map((r) => r.scope));
+      expect([...scopes].sort()).toEqual(['fees', 'orders', 'pnl_settled', 'position', 'rebates', 'redemption', 'summary']);
+      expect(account.compared.buckets).toBe(RUN_MS / PNL_MS);
+    }
+  });
+
+  it('reproduces the ground truth\'s accounting of every account to the micro', () => {
+    const final = truth.accounting.at(-1)!;
+    for (const gt of final.accounts) {
+      const ours = accountRun(gt.label).ledger;
+      expect({ label: gt.label, cash: ours.account.cashMicro, deposits: ours.account.depositsMicro, fees: ours.account.feesPaidMicro, rebates: ours.account.makerRebatesMicro, lp: ours.account.lpIncentivesMicro, realised: ours.account.realisedPnlMicro }).toEqual({
+        label: gt.label,
+        cash: gt.collateral_micro,
+        deposits: gt.deposits_micro,
+        fees: gt.fees_paid_micro,
+        rebates: gt.maker_rebates_micro,
+        lp: gt.lp_incentives_micro,
+        realised: gt.realised_pnl_micro,
+      });
+      const open = ours.tokens.filter((t) => t.sharesMicro !== 0n).map((t) => ({ token_id: t.tokenId, shares_micro: t.sharesMicro, cost_basis_micro: t.costBasisMicro, realised_pnl_micro: t.realisedPnlMicro }));
+      const expected = gt.positions.map(({ condition_id: _c, ...p }) => p);
+      expect(open.sort((a, b) => a.token_id.localeCompare(b.token_id))).toEqual(expected.sort((a, b) => a.token_id.localeCompare(b.token_id)));
+      // Every maker rebate the ground truth logged per fill, rebuilt by the venue's rule.
+      const logged = truth.fills.filter((f) => f.account_id === gt.account_id).reduce((s, f) => s + f.rebate_micro, 0n);
+      expect(ours.account.makerRebatesMicro).toBe(logged);
+    }
+  });
+
+  it('names exactly what a misreporting venue got wrong: one average price, one PnL bucket, one missing fill', () => {
+    const rows = accountRun(MISREPORTED_LABEL).rows;
+    const different = rows.filter((r) => r.status === 'different').map((r) => ({ scope: r.scope, field: r.field, tokenId: r.tokenId, difference: r.differenceMicro, reportedAtMs: r.reportedAtMs }));
+    const missingShares = sim.venue.accounts.all().find((a) => a.label === MISREPORTED)!.fills.at(-1)!.sharesMicro;
+    expect(different.map(({ reportedAtMs: _r, ...r }) => r).sort((a, b) => a.scope.localeCompare(b.scope))).toEqual([
+      { scope: 'orders', field: 'size_matched_micro', tokenId: chosen.missingFillToken, difference: -missingShares },
+      { scope: 'pnl_settled', field: 'lifetime_pnl_micro', tokenId: '', difference: -LIFETIME_OFFSET },
+      { scope: 'position', field: 'avg_price_micro', tokenId: chosen.avgPriceToken, difference: -AVG_PRICE_OFFSET },
+    ]);
+    expect(different.find((r) => r.scope === 'pnl_settled')?.reportedAtMs).toBe(BUCKET_MISREPORTED_AT);
+    const order = rows.find((r) => r.scope === 'orders' && r.status === 'different')!;
+    expect(order.detail).toContain(`order ${chosen.missingOrderId}`);
+    // What the missing fill touches cannot be vouched for: said as unproven, naming the order, never ok or different.
+    const unproven = rows.filter((r) => r.status === 'unproven');
+    expect(unproven.length).toBeGreaterThan(0);
+    for (const r of unproven) {
+      expect(r.detail).toContain(chosen.missingOrderId);
+      if (r.tokenId !== '') expect(r.tokenId).toBe(chosen.missingFillToken);
+    }
+    const honestTwin = accountRun(MISREPORTED).rows;
+    expect(rows.length).toBe(honestTwin.length);
+  });
+
+  it('with FIFO, rebuilds the same shares and cash, differing from the venue only where the method decides cost', async () => {
+    const fifo = await reconcile(store.warehouse.client, { accounts: [MISREPORTED], method: 'fifo', toleranceMicro: 0n, rules: DEFAULT_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
+    const rows = fifo.accounts[0]!.rows;
+    const fields = new Set(notOk(rows).map((r) => r.field));
+    expect(fields.size).toBeGreaterThan(0);
+    expect([...fields].every((f) => ['avg_price_micro', 'open_cost_basis_micro', 'profit_loss_micro', 'open_unrealized_pnl_micro'].includes(f))).toBe(true);
+    const average = accountRun(MISREPORTED).ledger.tokens;
+    for (const t of fifo.accounts[0]!.ledger.tokens) {
+      const a = average.find((x) => x.tokenId === t.tokenId)!;
+      // Realised PnL minus open basis is what the cash says, whichever lots were sold.
+      expect(t.realisedPnlMicro - t.costBasisMicro).toBe(a.realisedPnlMicro - a.costBasisMicro);
+      expect(t.sharesMicro).toBe(a.sharesMicro);
+    }
+  });
+
+  it('stores one row per figure in reconciliations, where the account dashboard finds the latest run\'s differences', async () => {
+    const stored = await storeReconciliation(store.warehouse, run);
+    expect(stored).toBe(run.accounts.reduce((n, a) => n + a.rows.length, 0));
+    await storeReconciliation(store.warehouse, run); // a retried store lands once
+    const [counts] = await selectRows<{ rows: string; different: string }>(
+      store.warehouse.client,
+      `SELECT count() AS rows, countIf(status = 'different') AS different FROM tapehouse.reconciliations WHERE run_id = '${run.runId}'`,
+    );
+    expect(counts).toEqual({ rows: String(stored), different: '3' });
+    const latest = await selectRows<{ account: string; status: string; field: string }>(
+      store.warehouse.client,
+      `SELECT account, status, field FROM (
+         SELECT * FROM tapehouse.reconciliations WHERE (account, run_id) IN (SELECT account, argMax(run_id, reconciled_at) FROM tapehouse.reconciliations GROUP BY account))
+       WHERE status = 'different' ORDER BY field`,
+    );
+    expect(latest).toEqual([
+      { account: MISREPORTED_LABEL, status: 'different', field: 'avg_price_micro' },
+      { account: MISREPORTED_LABEL, status: 'different', field: 'lifetime_pnl_micro' },
+      { account: MISREPORTED_LABEL, status: 'different', field: 'size_matched_micro' },
+    ]);
+  });
+
+  it('renders every figure as CSV in micro-units and the whole run as JSON without losing a micro', () => {
+    const mis = { ...run, accounts: [accountRun(MISREPORTED_LABEL)] };
+    const lines = renderCsv(mis).trim().split('\n');
+    expect(lines[0]).toBe('run_id,account,scope,token_id,condition_id,field,ours_micro,theirs_micro,difference_micro,status,reported_at,detail');
+    expect(lines.length - 1).toBe(accountRun(MISREPORTED_LABEL).rows.length);
+    expect(lines.filter((l) => l.includes(',different,'))).toHaveLength(3);
+    const json = JSON.parse(renderJson(mis)) as { accounts: Array<{ counts: Record<string, number>; ledger: { account: { cashMicro: string } } }> };
+    expect(json.accounts[0]!.counts.different).toBe(3);
+    expect(BigInt(json.accounts[0]!.ledger.account.cashMicro)).toBe(accountRun(MISREPORTED_LABEL).ledger.account.cashMicro);
+  });
+
+  it('runs as `tapehouse reconcile` on the data directory: prints what differs as of a time and stores the run', async () => {
+    const asOf = await reconcile(store.warehouse.client, { accounts: [MISREPORTED_LABEL], method: 'average', toleranceMicro: 0n, rules: DEFAULT_VENUE_RULES, fromMs: 0, toMs: BUCKET_MISREPORTED_AT });
+    await store.warehouse.close();
+    const cli = await tapehouse(['reconcile', '--data-dir', store.dataDir, '--account', MISREPORTED_LABEL, '--to', new Date(BUCKET_MISREPORTED_AT).toISOString()]);
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toContain(`account ${MISREPORTED_LABEL}: ${asOf.accounts[0]!.rows.length} figures checked`);
+    expect(cli.stdout).toMatch(/1 different, 0 unproven/);
+    expect(cli.stdout).toMatch(/different \| pnl_settled .* lifetime_pnl_micro/);
+    expect(cli.stderr).toContain(`stored ${asOf.accounts[0]!.rows.length} rows of run`);
+  });
+});

@@ -1,7 +1,5 @@
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Availability } from '../src/api/availability.ts';
-import type { Clock } from '../src/api/clock.ts';
 import { IpLimits } from '../src/api/rate-limit/ip-limits.ts';
 import { RateLimiter } from '../src/api/rate-limit/limiter.ts';
 import type { BusRecord } from '../src/bus/record.ts';
@@ -15,91 +13,9 @@ import { JOB_NAMES, type JobName } from '../src/sync/jobs.ts';
 import type { JobReport } from '../src/sync/run-job.ts';
 import { createSyncVenue, type SyncVenue } from '../src/sync/venue.ts';
 import { Secret } from '../src/util/secret.ts';
-import { asWire, captureLogger, latestBy, RecordingBus } from './sync-fixtures.ts';
+import { asWire, captureLogger, latestBy, RecordingBus, requestsInFlight, SharedTime, until } from './sync-fixtures.ts';
 
-const EPOCH = Date.UTC(2025, 0, 6, 12, 0, 0);
 const MINUTE = 60_000;
-
-/** Requests of this process's undici clients that have not been answered yet. */
-function requestsInFlight(): { count: () => number; stop: () => void } {
-  let inFlight = 0;
-  const started = (): void => void (inFlight += 1);
-  const ended = (): void => void (inFlight -= 1);
-  subscribe('undici:request:create', started);
-  subscribe('undici:request:trailers', ended);
-  subscribe('undici:request:error', ended);
-  return {
-    count: () => inFlight,
-    stop: () => {
-      unsubscribe('undici:request:create', started);
-      unsubscribe('undici:request:trailers', ended);
-      unsubscribe('undici:request:error', ended);
-    },
-  };
-}
-
-/**
- * One virtual time for the venue, the client and the scheduler's timers. It jumps to the earliest
- * timer only while no request is on its way, so a read takes no virtual time and jobs see the
- * venue the way they would in real time; the venue then works off what became due.
- */
-class SharedTime implements Clock {
-  #now = EPOCH;
-  #pending: Array<{ at: number; order: number; wake: () => void }> = [];
-  #order = 0;
-  #driving = false;
-
-  constructor(
-    private readonly busy: () => boolean,
-    private readonly onAdvance: () => void,
-  ) {}
-
-  now(): number {
-    return this.#now;
-  }
-
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const entry = { at: this.#now + Math.max(0, ms), order: this.#order++, wake: resolve };
-      this.#pending.push(entry);
-      signal?.addEventListener('abort', () => {
-        this.#pending = this.#pending.filter((p) => p !== entry);
-        reject(signal.reason);
-      }, { once: true });
-      this.#drive();
-    });
-  }
-
-  #drive(): void {
-    if (this.#driving) return;
-    this.#driving = true;
-    setImmediate(() => this.#step());
-  }
-
-  #step(): void {
-    if (this.busy()) {
-      setTimeout(() => this.#step(), 1);
-      return;
-    }
-    this.#pending.sort((a, b) => a.at - b.at || a.order - b.order);
-    const next = this.#pending.shift();
-    if (next) {
-      this.#now = Math.max(this.#now, next.at);
-      this.onAdvance();
-      next.wake();
-    }
-    if (this.#pending.length === 0) this.#driving = false;
-    else setImmediate(() => this.#step());
-  }
-}
-
-function until(condition: () => boolean): Promise<void> {
-  return new Promise((resolve) => {
-    const check = (): void => (condition() ? resolve() : void setTimeout(check, 2));
-    check();
-  });
-}
 
 describe('the embedded scheduler over a few simulated minutes', () => {
   const inFlight = requestsInFlight();

@@ -1,9 +1,9 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { Agent, type Dispatcher } from 'undici';
 import { Availability } from '../src/api/availability.ts';
 import type { Clock } from '../src/api/clock.ts';
-import { ManualClock as VirtualClock } from '../src/api/clock.ts';
 import { IpLimits } from '../src/api/rate-limit/ip-limits.ts';
 import { RateLimiter } from '../src/api/rate-limit/limiter.ts';
 import type { Bus } from '../src/bus/bus.ts';
@@ -163,4 +163,89 @@ export function latestBy(records: readonly BusRecord[], id: (payload: Record<str
   return new Map([...latest].map(([key, { payload }]) => [key, payload]));
 }
 
-export { VirtualClock };
+/** Requests of this process's undici clients that have not been answered yet. */
+export function requestsInFlight(): { count: () => number; stop: () => void } {
+  let inFlight = 0;
+  const started = (): void => void (inFlight += 1);
+  const ended = (): void => void (inFlight -= 1);
+  subscribe('undici:request:create', started);
+  subscribe('undici:request:trailers', ended);
+  subscribe('undici:request:error', ended);
+  return {
+    count: () => inFlight,
+    stop: () => {
+      unsubscribe('undici:request:create', started);
+      unsubscribe('undici:request:trailers', ended);
+      unsubscribe('undici:request:error', ended);
+    },
+  };
+}
+
+/**
+ * One virtual time for the venue, the client and the scheduler's timers. It jumps to the earliest
+ * timer only while no request is on its way, so a read takes no virtual time and jobs see the
+ * venue the way they would in real time; the venue then works off what became due.
+ */
+export class SharedTime implements Clock {
+  #now = Date.UTC(2025, 0, 6, 12, 0, 0);
+  #pending: Array<{ at: number; order: number; wake: () => void }> = [];
+  #order = 0;
+  #driving = false;
+
+  constructor(
+    private readonly busy: () => boolean,
+    private readonly onAdvance: () => void,
+    /** Jump only while at least this many waits are pending (every loop of a scheduler asleep). */
+    private readonly minSleepers = 1,
+  ) {}
+
+  now(): number {
+    return this.#now;
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const entry = { at: this.#now + Math.max(0, ms), order: this.#order++, wake: resolve };
+      this.#pending.push(entry);
+      signal?.addEventListener('abort', () => {
+        this.#pending = this.#pending.filter((p) => p !== entry);
+        reject(signal.reason);
+      }, { once: true });
+      this.#drive();
+    });
+  }
+
+  #drive(): void {
+    if (this.#driving) return;
+    this.#driving = true;
+    setImmediate(() => this.#step());
+  }
+
+  #step(): void {
+    if (this.#pending.length === 0) {
+      this.#driving = false;
+      return;
+    }
+    if (this.busy() || this.#pending.length < this.minSleepers) {
+      setTimeout(() => this.#step(), 1);
+      return;
+    }
+    this.#pending.sort((a, b) => a.at - b.at || a.order - b.order);
+    const next = this.#pending.shift();
+    if (next) {
+      this.#now = Math.max(this.#now, next.at);
+      this.onAdvance();
+      next.wake();
+    }
+    setImmediate(() => this.#step());
+  }
+}
+
+/** Resolves once the condition holds, checking every few ms of real time. */
+export function until(condition: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const check = (): void => (condition() ? resolve() : void setTimeout(check, 2));
+    check();
+  });
+}

@@ -96,7 +96,8 @@ describe('parsing book levels', () => {
       'duplicate_price',
       'malformed_level',
     ]);
-    expect(parsed.levels).toEqual([lv(510000, '3'), lv(510000, '4')]);
+    // A price given twice is one level: the later one.
+    expect(parsed.levels).toEqual([lv(510000, '4')]);
     expect(parseLevels({ not: 'an array' }, 'bids', false).problems[0]?.problem).toBe('malformed_level');
   });
 });

@@ -33,8 +33,8 @@ export class BookLadder {
    */
   replace(bids: readonly Level[], asks: readonly Level[]): LevelChange[] {
     const changes: LevelChange[] = [];
-    this.bids = diffSide('bid', this.bids, bids, changes);
-    this.asks = diffSide('ask', this.asks, asks, changes);
+    diffSide('bid', this.bids, bids, changes);
+    diffSide('ask', this.asks, asks, changes);
     return changes;
   }
 
@@ -77,16 +77,26 @@ export class BookLadder {
   }
 }
 
-function diffSide(side: Side, before: Map<number, string>, after: readonly Level[], out: LevelChange[]): Map<number, string> {
-  const next = new Map<number, string>();
-  for (const { priceMicro, sizeMicro } of after) {
-    next.set(priceMicro, sizeMicro);
-    if (before.get(priceMicro) !== sizeMicro) out.push({ side, priceMicro, sizeMicro });
+/**
+ * Turns `levels` into the side's new content in place, pushing what changed. Most frames resize a
+ * level or two: when the side ends with as many levels as the frame has, nothing vanished and no
+ * set of the new prices is built.
+ */
+function diffSide(side: Side, levels: Map<number, string>, after: readonly Level[], out: LevelChange[]): void {
+  for (let i = 0; i < after.length; i++) {
+    const { priceMicro, sizeMicro } = after[i]!;
+    if (levels.get(priceMicro) === sizeMicro) continue;
+    levels.set(priceMicro, sizeMicro);
+    out.push({ side, priceMicro, sizeMicro });
   }
-  for (const priceMicro of before.keys()) {
-    if (!next.has(priceMicro)) out.push({ side, priceMicro, sizeMicro: '0' });
+  if (levels.size === after.length) return;
+  const kept = new Set<number>();
+  for (const level of after) kept.add(level.priceMicro);
+  for (const priceMicro of levels.keys()) {
+    if (kept.has(priceMicro)) continue;
+    levels.delete(priceMicro);
+    out.push({ side, priceMicro, sizeMicro: '0' });
   }
-  return next;
 }
 
 function best(levels: Map<number, string>, pick: (a: number, b: number) => number): number | null {

@@ -30,7 +30,8 @@ export function parseLevels(input: unknown, side: string, allowZero: boolean): P
     if (input !== undefined && input !== null) problems.push({ problem: 'malformed_level', detail: `${side}: not an array` });
     return { levels, problems };
   }
-  const seen = new Set<number>();
+  // Price → index in `levels`: a later level at a price already seen replaces the earlier one.
+  const seen = new Map<number, number>();
   for (let i = 0; i < input.length; i++) {
     const entry: unknown = input[i];
     let price: unknown;
@@ -55,8 +56,13 @@ export function parseLevels(input: unknown, side: string, allowZero: boolean): P
       problems.push({ problem: 'zero_size_level', detail: `${side}[${i}] at ${priceMicro}` });
       continue;
     }
-    if (seen.has(priceMicro)) problems.push({ problem: 'duplicate_price', detail: `${side} price ${priceMicro} twice; the later level wins` });
-    seen.add(priceMicro);
+    const earlier = seen.get(priceMicro);
+    if (earlier !== undefined) {
+      problems.push({ problem: 'duplicate_price', detail: `${side} price ${priceMicro} twice; the later level wins` });
+      levels[earlier] = { priceMicro, sizeMicro };
+      continue;
+    }
+    seen.set(priceMicro, levels.length);
     levels.push({ priceMicro, sizeMicro });
   }
   return { levels, problems };
@@ -70,9 +76,22 @@ function isIntegerText(value: unknown): boolean {
 function parsePrice(value: unknown): number | null {
   let n: number;
   if (typeof value === 'number') n = value;
-  else if (typeof value === 'string' && value.length <= 8 && UNSIGNED.test(value)) n = Number(value);
+  else if (typeof value === 'string') n = digits(value, 7);
   else return null;
   return Number.isInteger(n) && n > 0 && n < PRICE_ONE_MICRO ? n : null;
+}
+
+/** The value of a string of 1 to `max` decimal digits, or NaN (hot path: no regex, no allocation). */
+function digits(text: string, max: number): number {
+  const length = text.length;
+  if (length === 0 || length > max) return Number.NaN;
+  let n = 0;
+  for (let i = 0; i < length; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return Number.NaN;
+    n = n * 10 + d;
+  }
+  return n;
 }
 
 const INT64_MAX_TEXT = '9223372036854775807';
@@ -80,7 +99,10 @@ const INT64_MAX_TEXT = '9223372036854775807';
 /** A non-negative integer size that fits Int64, as a canonical decimal string, or null. */
 function canonicalSize(value: unknown): string | null {
   if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? String(value) : null;
-  if (typeof value !== 'string' || value.length === 0 || value.length > 40 || !UNSIGNED.test(value)) return null;
+  if (typeof value !== 'string') return null;
+  // Hot path: up to 15 digits without a leading zero is canonical and within Int64.
+  if (value.length <= 15 && value.charCodeAt(0) !== 48 && !Number.isNaN(digits(value, 15))) return value;
+  if (value.length === 0 || value.length > 40 || !UNSIGNED.test(value)) return null;
   let text = value;
   if (text.length > 1 && text.charCodeAt(0) === 48 /* '0' */) text = text.replace(/^0+(?=\d)/, '');
   const fits = text.length < INT64_MAX_TEXT.length || (text.length === INT64_MAX_TEXT.length && text <= INT64_MAX_TEXT);

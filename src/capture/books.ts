@@ -204,15 +204,7 @@ export class TokenBooks {
     const bids: Json[] = [];
     const asks: Json[] = [];
     for (const c of changes) (c.side === 'bid' ? bids : asks).push([String(c.priceMicro), c.sizeMicro]);
-    const payload = {
-      token_id: book.tokenId,
-      condition_id: book.conditionId,
-      sequence: book.sequence.toString(),
-      venue_sequence: book.venueSequence,
-      update,
-      bids,
-      asks,
-    };
+    const payload = { token_id: book.tokenId, condition_id: book.conditionId, sequence: book.sequence.toString(), venue_sequence: book.venueSequence, update, bids, asks };
     return record('book_change', book.conditionId || book.tokenId, origin, venueTime, payload, raw);
   }
 

@@ -88,7 +88,7 @@ export class MarketConnection {
       transport,
       {
         onOpen: (session) => this.#onOpen(session),
-        onFrame: (frame) => this.#onFrame(frame),
+        onFrame: (frame) => this.receive(frame),
         onCoverageLost: (loss) => this.#onLost(loss),
         onAttemptFailed: (failure) => attemptFailed(failure, ctx.counters, this.coverage),
       },
@@ -205,7 +205,8 @@ export class MarketConnection {
     this.coverage.lose(LOSS_REASONS[loss.reason], loss.detail, this.scope());
   }
 
-  #onFrame(frame: Frame): void {
+  /** One frame of this connection (the stream delivers here; the benchmark feeds recorded frames). */
+  receive(frame: Frame): void {
     const seen = intake(frame, this.coverage, this.ctx.counters, this.ctx.publish);
     if (!seen) return;
     const { parsed, origin, stamp, previous, missed } = seen;

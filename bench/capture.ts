@@ -1,0 +1,179 @@
+/**
+ * Capture benchmark (`npm run bench -- capture`, about 20 s):
+ * - recorded market-stream frames (the simulator's, and a full-depth book of 50 levels a side)
+ *   fed through capture's own frame path — envelope parse, duplicate check, book diff, record
+ *   building — and every record encoded to its wire form, against bare `JSON.parse` of the same
+ *   bytes: frames/s, MB/s, and the ratio;
+ * - the bytes of the level-change records written per book frame, next to the raw snapshot frame
+ *   they replace (and both gzip'd, as Kafka and ClickHouse store them).
+ * All figures come from this one run on this machine.
+ */
+import { gzipSync } from 'node:zlib';
+import WebSocket from 'ws';
+import { encodeRecord, type BusRecord } from '../src/bus/record.ts';
+import { TokenBooks } from '../src/capture/books.ts';
+import { MarketConnection, type MarketContext } from '../src/capture/market-connection.ts';
+import { SeenIds } from '../src/capture/market-records.ts';
+import { newCounters } from '../src/capture/stats.ts';
+import { ManualClock, startSimulator } from '../src/simulator/index.ts';
+import { systemStreamClock } from '../src/streams/clock.ts';
+import { ConnectionBudget } from '../src/streams/connection-budget.ts';
+import type { Frame } from '../src/streams/types.ts';
+
+/** Seconds of measurement per contender. */
+const SECONDS = 3;
+
+/** Frames the simulator sends to a client subscribed to every market, over `venueMs` of its time. */
+async function recordSimulatorFrames(venueMs: number): Promise<string[]> {
+  const clock = new ManualClock();
+  const sim = await startSimulator({ seed: 3, rate: 40, clock });
+  for (let t = 0; t < 60_000; t += 500) sim.advance(500); // let the books fill
+  const conditions = sim.venue.catalogue.markets.filter((m) => m.state === 'ACTIVE').map((m) => m.conditionId);
+  const ws = new WebSocket(`${sim.wsUrl}/trade/v1/market-stream`);
+  const frames: string[] = [];
+  ws.on('message', (data: Buffer) => frames.push(data.toString('utf8')));
+  await new Promise((resolve) => ws.once('open', resolve));
+  ws.send(JSON.stringify({ op: 'subscribe', id: 1, channels: ['orderbook', 'best_quote', 'trades', 'market_status'], condition_ids: conditions }));
+  for (let t = 0; t < venueMs; t += 100) {
+    sim.advance(100);
+    await new Promise((r) => setImmediate(r));
+  }
+  await new Promise((r) => setTimeout(r, 200));
+  ws.close();
+  await sim.close();
+  return frames;
+}
+
+/** Full-depth snapshot frames: 20 books of 50 levels a side, each frame moving one to three levels. */
+function deepBookFrames(count: number): string[] {
+  let seed = 42;
+  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const books = Array.from({ length: 20 }, (_, b) => ({
+    token: `${10n ** 76n + BigInt(b) * 7919n}`,
+    condition: `0x${b.toString(16).padStart(64, '0')}`,
+    bids: Array.from({ length: 50 }, (_, i) => [490_000 - i * 1_000, 1_000_000 * (1 + Math.floor(random() * 900))]),
+    asks: Array.from({ length: 50 }, (_, i) => [510_000 + i * 1_000, 1_000_000 * (1 + Math.floor(random() * 900))]),
+  }));
+  const frames: string[] = [];
+  for (let n = 0; n < count; n++) {
+    const book = books[n % books.length]!;
+    for (let k = 1 + Math.floor(random() * 3); k > 0; k--) {
+      const side = random() < 0.5 ? book.bids : book.asks;
+      side[Math.floor(random() * side.length)]![1] = 1_000_000 * (1 + Math.floor(random() * 900));
+    }
+    const levels = (side: number[][]) => side.map(([p, s]) => `{"price_micro":"${p}","shares_micro":"${s}"}`).join(',');
+    const ts = new Date(Date.UTC(2025, 0, 6, 12) + n).toISOString();
+    frames.push(`{"type":"orderbook","seq":${n + 1},"ts":"${ts}","data":{"kind":"snapshot","token_id":"${book.token}","condition_id":"${book.condition}","market_id":"m-${n % 20}","sequence":${n},"bids":[${levels(book.bids)}],"asks":[${levels(book.asks)}]}}`);
+  }
+  return frames;
+}
+
+/** A market connection that is never opened: recorded frames go straight into its frame path. */
+function connectionFor(sink: (records: BusRecord[]) => void): MarketConnection {
+  const ctx: MarketContext = {
+    url: 'ws://127.0.0.1:9/trade/v1/market-stream',
+    token: null,
+    budget: new ConnectionBudget(),
+    clock: systemStreamClock,
+    silenceMs: 30_000,
+    books: new TokenBooks(0n),
+    trades: new SeenIds(),
+    counters: newCounters(),
+    publish: sink,
+    reseed: () => undefined,
+    onBookFrame: (frame, out) => ctx.books.onFrame(frame, out),
+    onStatus: () => undefined,
+    onAdded: () => undefined,
+    onCovered: () => undefined,
+  };
+  return new MarketConnection(ctx, 'bench');
+}
+
+interface Pass {
+  bytes: number;
+  frames: number;
+  /** Encoded bytes of the book_change records, and the book frames they came from. */
+  changeBytes: number;
+  changeRecords: number;
+  bookFrames: number;
+  bookFrameBytes: number;
+}
+
+/** One pass of capture over the frames: every record encoded, as the publisher hands them to the bus. */
+function capturePass(frames: readonly string[], keep?: string[]): Pass {
+  const pass: Pass = { bytes: 0, frames: frames.length, changeBytes: 0, changeRecords: 0, bookFrames: 0, bookFrameBytes: 0 };
+  const connection = connectionFor((records) => {
+    for (const r of records) {
+      const wire = encodeRecord(r);
+      if (r.kind === 'book_change') {
+        pass.changeBytes += wire.length;
+        pass.changeRecords += 1;
+        keep?.push(wire);
+      }
+    }
+  });
+  const connectionId = 'c0ffee00-0000-4000-8000-000000000000';
+  for (let i = 0; i < frames.length; i++) {
+    const raw = frames[i]!;
+    pass.bytes += raw.length;
+    if (raw.startsWith('{"type":"orderbook"')) {
+      pass.bookFrames += 1;
+      pass.bookFrameBytes += raw.length;
+    }
+    const frame: Frame = { connectionId, frameNo: i, receivedAtUs: 1_736_164_800_000_000n + BigInt(i), raw };
+    connection.receive(frame);
+  }
+  return pass;
+}
+
+function jsonPass(frames: readonly string[]): number {
+  let sink = 0;
+  for (const raw of frames) sink += (JSON.parse(raw) as { seq?: number }).seq ?? 0;
+  return sink;
+}
+
+/**
+ * Passes per second of each contender, measured in alternating slices so that a machine whose
+ * load changes during the run (it is shared) slows both alike.
+ */
+function compare(contenders: ReadonlyArray<() => void>): number[] {
+  for (const run of contenders) run(); // warm-up
+  const passes = contenders.map(() => 0);
+  const spent = contenders.map(() => 0);
+  const end = performance.now() + SECONDS * 1000 * contenders.length;
+  while (performance.now() < end) {
+    contenders.forEach((run, i) => {
+      const start = performance.now();
+      do {
+        run();
+        passes[i]! += 1;
+      } while (performance.now() - start < 250);
+      spent[i]! += performance.now() - start;
+    });
+  }
+  return passes.map((n, i) => n / (spent[i]! / 1000));
+}
+
+function report(name: string, frames: readonly string[]): void {
+  const bytes = frames.reduce((n, f) => n + f.length, 0);
+  const kept: string[] = [];
+  const sample = capturePass(frames, kept);
+  const [capturePerSecond, jsonPerSecond] = compare([() => capturePass(frames), () => jsonPass(frames)]) as [number, number];
+  const mb = (passes: number) => (passes * bytes) / 1e6;
+  const perFrame = sample.changeBytes / sample.bookFrames;
+  const rawPerFrame = sample.bookFrameBytes / sample.bookFrames;
+  const bookFrames = frames.filter((f) => f.startsWith('{"type":"orderbook"'));
+  const gzChanges = gzipSync(kept.join('\n')).length / sample.bookFrames;
+  const gzFrames = gzipSync(bookFrames.join('\n')).length / sample.bookFrames;
+  console.log(`\n${name}: ${frames.length} frames, ${(bytes / 1e6).toFixed(1)} MB, ${sample.bookFrames} book frames (mean ${rawPerFrame.toFixed(0)} B)`);
+  console.log(`  capture (parse → diff → records → wire): ${(capturePerSecond * frames.length).toFixed(0)} frames/s, ${mb(capturePerSecond).toFixed(1)} MB/s`);
+  console.log(`  bare JSON.parse of the same bytes:        ${(jsonPerSecond * frames.length).toFixed(0)} frames/s, ${mb(jsonPerSecond).toFixed(1)} MB/s`);
+  console.log(`  ratio capture / JSON.parse:               ${(capturePerSecond / jsonPerSecond).toFixed(2)}  (aim ≥ 0.5)`);
+  console.log(`  level-change record bytes per book frame: ${perFrame.toFixed(0)} B vs raw snapshot frame ${rawPerFrame.toFixed(0)} B = ${((100 * perFrame) / rawPerFrame).toFixed(1)} %  (aim ≤ 5 %)`);
+  console.log(`  the same, gzip'd:                         ${gzChanges.toFixed(0)} B vs ${gzFrames.toFixed(0)} B = ${((100 * gzChanges) / gzFrames).toFixed(1)} %`);
+  console.log(`  (${sample.changeRecords} change records for ${sample.bookFrames} book frames; frames that changed nothing write none)`);
+}
+
+const simulated = await recordSimulatorFrames(60_000);
+report('simulator market stream (every market, books 3-7 levels deep)', simulated);
+report('full-depth books (50 levels a side, 1-3 levels move per frame)', deepBookFrames(20_000));

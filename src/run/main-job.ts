@@ -93,6 +93,7 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
       checkpoints: new WarehouseCheckpointStore(warehouse),
       account: options.account,
       logger: log.child({ part: 'sync' }),
+      onReport: (report) => log.debug({ part: 'sync', job: report.job, outcome: report.outcome, records: report.records, pages: report.pages }, 'sync job ran'),
     });
     stack.push(() => scheduler.stop());
 

@@ -4,7 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { positionAfter } from '../../src/bus/bus.ts';
 import { KafkaBus } from '../../src/bus/kafka.ts';
-import type { BusRecord, RecordKind } from '../../src/bus/record.ts';
+import { nowMicros, type BusRecord, type RecordKind } from '../../src/bus/record.ts';
 import { createTopicCatalogue, type TopicCatalogue } from '../../src/bus/topics.ts';
 import { createLogger } from '../../src/util/log.ts';
 import { KAFKA_BROKERS, TEMPORAL_ADDRESS, requireService } from './services.ts';
@@ -50,14 +50,18 @@ export async function syncServices(): Promise<SyncServices> {
   };
 }
 
-/** Reads a kind's topic back from the start, as a loader would, for as long as the test runs. */
+/**
+ * Reads a kind's topic back, as a loader would, for as long as the test runs: the records made
+ * from now on (earlier tests of the suite share the topics).
+ */
 export async function readBack(services: SyncServices, kind: RecordKind): Promise<{ records: BusRecord[]; stop(): Promise<void> }> {
   const records: BusRecord[] = [];
+  const since = nowMicros();
   const subscription = await services.bus.subscribe({
     group: `reader-${randomUUID().slice(0, 8)}`,
     topics: [services.topics.topicFor(kind)],
     onBatch: async (batch) => {
-      for (const message of batch.messages) if (message.ok) records.push(message.record);
+      for (const message of batch.messages) if (message.ok && message.record.receivedAtUs >= since) records.push(message.record);
       await subscription.commit([positionAfter(batch)]);
     },
   });

@@ -29,7 +29,7 @@ export interface CaptureEvent {
 }
 
 export interface Shard {
-  /** 1-based. */
+  /** 0-based, as `--shard i/n` takes it (0 ≤ i < n). */
   index: number;
   count: number;
 }
@@ -42,7 +42,7 @@ export function inShard(eventId: string, shard: Shard | undefined): boolean {
     hash ^= eventId.charCodeAt(i);
     hash = Math.imul(hash, 0x01000193) >>> 0;
   }
-  return hash % shard.count === shard.index - 1;
+  return hash % shard.count === shard.index;
 }
 
 const FINAL_RESOLUTIONS = new Set(['RESOLVED', 'VOID']);

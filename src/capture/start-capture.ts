@@ -143,7 +143,7 @@ export async function startCapture(options: CaptureOptions): Promise<CaptureHand
     marks.push({ mark: m, through: () => captured.coveredThroughUs() });
   }
   // The private streams are one per account: a shard other than the first leaves them to it.
-  const firstShard = !o.shard || o.shard.index === 1;
+  const firstShard = !o.shard || o.shard.index === 0;
   const account = o.account ?? 'default';
   if (wanted.account && token && firstShard) {
     const m = mark('account', 'rest_sync');

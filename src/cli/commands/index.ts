@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
+import { registerCapture } from './capture.ts';
 import { registerLoad } from './load.ts';
+import { registerBook } from './book.ts';
 import { registerMigrate } from './migrate.ts';
 import { registerReconcile } from './reconcile.ts';
 import { registerRun } from './run.ts';
@@ -9,4 +11,4 @@ import { registerSql } from './sql.ts';
 import { registerWorker } from './worker.ts';
 
 /** Every subcommand registers itself here; one module per command under this folder. */
-export const commands: Array<(program: Command) => void> = [registerRun, registerSimulate, registerSql, registerMigrate, registerWorker, registerSchedules, registerReconcile, registerLoad];
+export const commands: Array<(program: Command) => void> = [registerRun, registerBook, registerSimulate, registerSql, registerMigrate, registerWorker, registerSchedules, registerReconcile, registerLoad, registerCapture];

@@ -1,0 +1,120 @@
+import type { Command } from 'commander';
+import { VenueClient } from '../../api/client.ts';
+import { readAccessToken, TOKEN_ENV } from '../../api/token.ts';
+import { KafkaBus } from '../../bus/kafka.ts';
+import { createTopicCatalogue } from '../../bus/topics.ts';
+import { FileCoverageStore } from '../../capture/coverage-store.ts';
+import { CAPTURE_DEFAULTS, startCapture, type CaptureStats } from '../../capture/start-capture.ts';
+import { createLogger } from '../../util/log.ts';
+import type { Secret } from '../../util/secret.ts';
+import { addSettings, refusePlainToken, resolveSettings, SettingError, type SettingName } from '../settings.ts';
+
+const CAPTURE_SETTINGS = ['baseUrl', 'tokenFile', 'account', 'kafkaBrokers', 'topicPrefix', 'shard', 'duration'] as const satisfies readonly SettingName[];
+
+/** Capture's own knobs: flag, variable, default. */
+const KNOBS = {
+  tokensPerConnection: { flag: '--tokens-per-connection <n>', env: 'TAPEHOUSE_TOKENS_PER_CONNECTION', fallback: CAPTURE_DEFAULTS.tokensPerConnection, what: 'tokens per market socket' },
+  silenceMs: { flag: '--silence-ms <ms>', env: 'TAPEHOUSE_SILENCE_MS', fallback: CAPTURE_DEFAULTS.silenceMs, what: 'no frame for this long: the view is untrusted, reconnect' },
+  statsEverySeconds: { flag: '--stats-every-s <n>', env: 'TAPEHOUSE_STATS_EVERY_S', fallback: 10, what: 'log the figures this often' },
+} as const;
+
+/**
+ * `tapehouse capture`: the venue's streams into Kafka, on their own (the scale-out process; the
+ * main job runs the same capture in-process). Several processes split the markets with
+ * `--shard i/n`; the account and portfolio streams go with shard 0.
+ */
+export function registerCapture(program: Command): void {
+  const command = program
+    .command('capture')
+    .description('capture the venue streams (market, account, portfolio) into Kafka: books as level changes, every gap recorded')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  TAPEHOUSE_TOKEN=… tapehouse capture --base-url https://venue.example
+  tapehouse capture --base-url http://127.0.0.1:8790 --shard 1/4 --kafka-brokers k1:9092,k2:9092
+Without a token only the public market stream is captured, and books are re-seeded from the stream.
+The last instant covered is kept in --coverage-file; the next start records the time between as a gap.`,
+    );
+  addSettings(command, CAPTURE_SETTINGS);
+  for (const knob of Object.values(KNOBS)) command.option(knob.flag, `${knob.what} (${knob.env}, default ${knob.fallback})`);
+  command.option('--coverage-file <file>', 'where the last covered instant per stream is kept (TAPEHOUSE_COVERAGE_FILE, default .tapehouse/capture-coverage.json)');
+  command.option('--no-account-stream', 'leave the account socket and the portfolio stream out');
+  refusePlainToken(command).action(async (flags: Record<string, unknown>) => {
+    process.exitCode = await capture(flags);
+  });
+}
+
+function knob(name: keyof typeof KNOBS, flags: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): number {
+  const k = KNOBS[name];
+  const text = (flags[name] as string | undefined) ?? env[k.env];
+  if (text === undefined || text === '') return k.fallback;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 1) throw new SettingError(`${k.flag.split(' ')[0]} (${k.env}): ${JSON.stringify(text)} is not a positive whole number`);
+  return n;
+}
+
+async function capture(flags: Record<string, unknown>): Promise<number> {
+  const settings = resolveSettings(CAPTURE_SETTINGS, flags);
+  if (!settings.baseUrl) throw new SettingError('--base-url (TAPEHOUSE_BASE_URL): the venue to capture is required');
+  const log = createLogger('capture');
+  let token: Secret | null = null;
+  if (settings.tokenFile !== undefined || process.env[TOKEN_ENV]) token = await readAccessToken({ tokenFile: settings.tokenFile });
+  else log.warn('no access token: capturing the public market stream only, books re-seeded from the stream');
+  const topics = createTopicCatalogue(settings.topicPrefix);
+  const bus = await KafkaBus.open({ brokers: settings.kafkaBrokers, topics: topics.topics, log: log.child({ part: 'bus' }) });
+  const client = new VenueClient({ baseUrl: settings.baseUrl, token: token ?? undefined, logger: log.child({ part: 'api' }) });
+  const coverageFile = (flags.coverageFile as string | undefined) ?? process.env.TAPEHOUSE_COVERAGE_FILE ?? '.tapehouse/capture-coverage.json';
+  const withAccount = flags.accountStream !== false;
+  try {
+    const handle = await startCapture({
+      client,
+      bus,
+      topics,
+      baseUrl: settings.baseUrl,
+      token,
+      account: settings.account,
+      streams: { account: withAccount && token !== null, portfolio: withAccount && token !== null },
+      shard: settings.shard,
+      tokensPerConnection: knob('tokensPerConnection', flags),
+      silenceMs: knob('silenceMs', flags),
+      coverageStore: new FileCoverageStore(coverageFile),
+      log,
+    });
+    const shard = `${settings.shard.index}/${settings.shard.count}`;
+    process.stdout.write(`capturing ${settings.baseUrl} (shard ${shard}) into Kafka ${settings.kafkaBrokers.join(',')}, topics ${topics.prefix}.*\n`);
+    const timer = setInterval(() => log.info(summary(handle.stats()), 'capture figures'), knob('statsEverySeconds', flags) * 1000);
+    const why = await untilStopped(settings.duration);
+    clearInterval(timer);
+    process.stdout.write(`stopping (${why}): publishing what was captured…\n`);
+    await handle.stop();
+    const s = handle.stats();
+    process.stdout.write(`stopped: ${s.frames} frames, ${s.records} records, ${s.gapsRecorded} gaps recorded, ${s.reconnects} reconnects\n`);
+    return 0;
+  } finally {
+    await client.close();
+    await bus.close();
+  }
+}
+
+function summary(s: CaptureStats): Record<string, unknown> {
+  const { counters: _counters, ...figures } = s;
+  return { ...figures, framesPerSecond: Math.round(s.framesPerSecond) };
+}
+
+/** Resolves on SIGINT or SIGTERM, or after `durationMs`. */
+function untilStopped(durationMs: number | undefined): Promise<string> {
+  return new Promise((resolve) => {
+    const done = (why: string): void => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      clearTimeout(timer);
+      resolve(why);
+    };
+    const onInt = (): void => done('SIGINT');
+    const onTerm = (): void => done('SIGTERM');
+    process.on('SIGINT', onInt);
+    process.on('SIGTERM', onTerm);
+    const timer = durationMs === undefined ? undefined : setTimeout(() => done(`--duration ${durationMs} ms`), durationMs);
+  });
+}

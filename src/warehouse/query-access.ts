@@ -9,8 +9,12 @@ import { openEmbeddedWarehouse, openServerWarehouse } from './warehouse.ts';
 export interface QueryRunner {
   /** Human description of the path taken, e.g. "chDB on ./data". */
   readonly via: string;
-  /** Runs one statement; `defaultFormat` applies unless the statement names its own FORMAT. */
-  run(statement: string, defaultFormat: string): Promise<Buffer>;
+  /**
+   * Runs one statement; `defaultFormat` applies unless the statement names its own FORMAT.
+   * `params` fill the statement's `{name:Type}` placeholders server-side: values from a user
+   * never become SQL text.
+   */
+  run(statement: string, defaultFormat: string, params?: Readonly<Record<string, string>>): Promise<Buffer>;
   close(): Promise<void>;
 }
 
@@ -51,12 +55,12 @@ async function hasTapehouseDatabase(client: ClickHouseClient): Promise<boolean> 
 function runnerOver(client: ClickHouseClient, via: string, databaseParam: boolean): QueryRunner {
   return {
     via,
-    async run(statement, defaultFormat) {
+    async run(statement, defaultFormat, params) {
       // Over HTTP these travel as URL parameters (`database` is one the HTTP interface reads);
       // on chDB default_format is an output option, not a SET.
       const settings: Record<string, string> = { default_format: defaultFormat };
       if (databaseParam) settings.database = DATABASE;
-      const result = await client.exec({ query: statement, clickhouse_settings: settings });
+      const result = await client.exec({ query: statement, clickhouse_settings: settings, query_params: params });
       const chunks: Buffer[] = [];
       for await (const chunk of result.stream) chunks.push(Buffer.from(chunk as Uint8Array));
       return Buffer.concat(chunks);

@@ -98,6 +98,18 @@ async function settle(capture: CaptureHandle, quietMs = 4, limitMs = 500): Promi
   }
 }
 
+/** Waits, without moving venue time, until every socket covers its subjects and the first re-seeds are published. */
+async function settleFrozen(capture: CaptureHandle, limitMs = 30_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const s = capture.stats();
+    if (s.marketConnections > 0 && s.openGaps === 0 && s.reseedsPending === 0 && s.queuedRecords === 0 && s.reseeds > 0) break;
+    if (Date.now() > deadline) throw new Error('capture did not cover its subjects while venue time stood still');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  await settle(capture, 20);
+}
+
 /** Reads everything published on the capture topics back, in a group of its own. */
 export async function collect(bus: Bus, into: BusRecord[], topics: TopicCatalogue = TOPICS, group = 'capture-test'): Promise<() => Promise<void>> {
   const names = ['trade', 'book_change', 'quote', 'market_status', 'capture_gap', 'data_quality', 'account_event', 'portfolio_sync'].map((k) => topics.topicFor(k as BusRecord['kind']));
@@ -165,6 +177,13 @@ export interface SteppedRunOptions extends VenueOptions {
   topics?: TopicCatalogue;
   /** Capture another run against this venue (a restart) instead of starting one. */
   venue?: SteppedVenue;
+  /**
+   * Keep venue time still until capture covers everything and its first re-seeds are done, so two
+   * runs of one seed subscribe at the same venue instant and publish the same records.
+   */
+  frozenStart?: boolean;
+  /** How long `stop` waits for the collector to read back what was published. */
+  readBackMs?: number;
 }
 
 /** Waits for a promise while moving venue time, since what it waits for may be a wait on venue time. */
@@ -199,7 +218,9 @@ export async function steppedRun(options: SteppedRunOptions): Promise<SteppedRun
       log: createLogger('capture', 'silent'),
       ...options.capture,
     }),
+    options.frozenStart ? 0 : 100,
   );
+  if (options.frozenStart) await settleFrozen(capture);
   const run = async (ms: number, stepMs = 250): Promise<void> => {
     for (let t = 0; t < ms; t += stepMs) {
       venue.advance(stepMs);
@@ -222,7 +243,7 @@ export async function steppedRun(options: SteppedRunOptions): Promise<SteppedRun
     async stop(closeVenue = true) {
       await whileTicking(venue, capture.stop(), 0);
       const published = capture.stats().records;
-      const deadline = Date.now() + 5_000;
+      const deadline = Date.now() + (options.readBackMs ?? 5_000);
       while (records.length < published && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
       await stopCollecting();
       if (closeVenue) await venue.close();

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
-import { RateLimiter, VenueClient } from '../api/index.ts';
+import { VenueClient } from '../api/index.ts';
 import { EmbeddedBus } from '../bus/embedded.ts';
 import { FileCoverageStore } from '../capture/coverage-store.ts';
 import { startCapture, type CaptureHandle } from '../capture/start-capture.ts';
@@ -12,6 +12,7 @@ import { runQueryThroughClient } from '../dashboards/run-query.ts';
 import { startLoaders, type Loaders } from '../load/index.ts';
 import { startSimulator, type SimulatorHandle } from '../simulator/index.ts';
 import { createSyncVenue, startEmbeddedScheduler, WarehouseCheckpointStore, type EmbeddedScheduler, type SyncVenue } from '../sync/index.ts';
+import { syncLimiter } from '../sync/venue.ts';
 import { createLogger, type Logger } from '../util/log.ts';
 import { Secret } from '../util/secret.ts';
 import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../warehouse/embedded-endpoint.ts';
@@ -83,8 +84,9 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
     const loaders: Loaders = await startLoaders({ bus, warehouse, group: LOADER_GROUP, log: log.child({ part: 'load' }) });
     stack.push(() => loaders.stop());
 
-    // Capture and sync read the venue as one account: one limiter for both.
-    const limiter = new RateLimiter();
+    // Capture and sync read the venue as one account: one limiter for both, with the sync jobs'
+    // reserve against headers that arrive out of order.
+    const limiter = syncLimiter();
     const syncVenue: SyncVenue = createSyncVenue({ baseUrl: venue.url, token: venue.token, limiter, logger: log.child({ part: 'sync' }) });
     stack.push(() => syncVenue.close());
     const scheduler: EmbeddedScheduler = startEmbeddedScheduler({

@@ -8,7 +8,8 @@ import { registerRun } from './run.ts';
 import { registerSchedules } from './schedules.ts';
 import { registerSimulate } from './simulate.ts';
 import { registerSql } from './sql.ts';
+import { registerStatus } from './status.ts';
 import { registerWorker } from './worker.ts';
 
 /** Every subcommand registers itself here; one module per command under this folder. */
-export const commands: Array<(program: Command) => void> = [registerRun, registerBook, registerSimulate, registerSql, registerMigrate, registerWorker, registerSchedules, registerReconcile, registerLoad, registerCapture];
+export const commands: Array<(program: Command) => void> = [registerRun, registerStatus, registerBook, registerSimulate, registerSql, registerMigrate, registerWorker, registerSchedules, registerReconcile, registerLoad, registerCapture];

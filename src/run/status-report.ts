@@ -1,0 +1,74 @@
+import { liveEndpoint } from '../warehouse/endpoint-file.ts';
+import type { QueryRunner } from '../warehouse/query-access.ts';
+
+/**
+ * What `tapehouse status` says: the running job's live figures (read from its /metrics), or,
+ * when none runs on the data directory, the last run's summary from the warehouse.
+ */
+export async function liveStatus(dataDir: string): Promise<string | null> {
+  const endpoint = await liveEndpoint(dataDir);
+  if (!endpoint) return null;
+  const response = await fetch(`${endpoint.url}/metrics`).catch(() => null);
+  if (!response?.ok) return null;
+  const metrics = parsePrometheus(await response.text());
+  const total = (name: string) => metrics.filter((m) => m.name === name).reduce((sum, m) => sum + m.value, 0);
+  const rows = metrics
+    .filter((m) => m.name === 'tapehouse_rows_loaded_total')
+    .sort((a, b) => b.value - a.value)
+    .map((m) => `  ${m.labels.table?.padEnd(24)} ${m.value}`);
+  return [
+    `tapehouse run is running (pid ${endpoint.pid}, since ${endpoint.started_at}); endpoint ${endpoint.url}`,
+    `frames received   ${total('tapehouse_frames_total')}`,
+    `reconnects        ${total('tapehouse_reconnects_total')}`,
+    `429s earned       ${total('tapehouse_http_429_total')}`,
+    `bus lag (records) ${total('tapehouse_bus_lag_records')}`,
+    `open gaps         ${total('tapehouse_open_gaps')}`,
+    `dead letters      ${total('tapehouse_dead_letters_total')}`,
+    'rows loaded:',
+    ...rows,
+  ].join('\n');
+}
+
+/** The last run, from what it left in the warehouse. */
+export async function storedStatus(runner: QueryRunner): Promise<string> {
+  const text = (
+    await runner.run(
+      `SELECT
+         (SELECT max(sampled_at) FROM tapehouse.pipeline_health) AS last_sample,
+         (SELECT sum(row_count) FROM tapehouse.loader_offsets WHERE state = 'after') AS rows_loaded,
+         (SELECT count() FROM tapehouse.dead_letters) AS dead_letters,
+         (SELECT count() FROM tapehouse.capture_gaps) AS gaps,
+         (SELECT max(gap_end) FROM tapehouse.capture_gaps) AS last_gap_end,
+         (SELECT max(executed_at) FROM tapehouse.trades) AS last_trade`,
+      'JSONEachRow',
+    )
+  ).toString('utf8');
+  const row = JSON.parse(text.trim() || '{}') as Record<string, string>;
+  return [
+    'no tapehouse run holds this data directory; the last run left:',
+    `last figures sampled  ${row.last_sample ?? '-'}`,
+    `newest trade          ${row.last_trade ?? '-'}`,
+    `rows loaded           ${row.rows_loaded ?? 0}`,
+    `capture gaps          ${row.gaps ?? 0} (newest ends ${row.last_gap_end ?? '-'})`,
+    `dead letters          ${row.dead_letters ?? 0}`,
+  ].join('\n');
+}
+
+interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** The few lines of the Prometheus text format we read back: `name{a="b"} value`. */
+export function parsePrometheus(text: string): Sample[] {
+  const samples: Sample[] = [];
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)$/.exec(line);
+    if (!match) continue;
+    const labels: Record<string, string> = {};
+    for (const [, key, value] of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[key!] = value!;
+    samples.push({ name: match[1]!, labels, value: Number(match[3]) });
+  }
+  return samples;
+}

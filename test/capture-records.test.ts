@@ -212,3 +212,40 @@ describe('schedules, plans, shards, marks', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe('publishing', () => {
+  it('publishes per topic in order, knows up to when all is durable, and turns a record the bus refuses as too large into a data-quality record', async () => {
+    const { EmbeddedBus } = await import('../src/bus/embedded.ts');
+    const { createTopicCatalogue } = await import('../src/bus/topics.ts');
+    const { RecordPublisher } = await import('../src/capture/publisher.ts');
+    const { collect } = await import('./capture-helpers.ts');
+    const topics = createTopicCatalogue('pub-test');
+    // A books topic that takes records of 2 KB at most.
+    const specs = topics.topics.map((t) => (t.kinds.includes('book_change') ? { ...t, maxRecordBytes: 2048 } : t));
+    const bus = new EmbeddedBus({ topics: specs });
+    const received: BusRecord[] = [];
+    const stopCollecting = await collect(bus, received, topics);
+    let nowUs = 1_000n;
+    const clock = { now: () => Number(nowUs / 1000n), sleep: async () => undefined, epochMicros: () => nowUs };
+    const publisher = new RecordPublisher(bus, topics, clock);
+    const books = new TokenBooks(0n);
+    const records: BusRecord[] = [];
+    books.onFrame(snapshotFrame(1, T0, 1, [[480000, 100]], []), records);
+    const deep = (size: number) => Array.from({ length: 300 }, (_, i) => [100000 + i * 1000, i === 0 ? size : 1 + i] as [number, number]);
+    books.onFrame(snapshotFrame(2, T0 + 1, 2, deep(1), [], ',"x":1}'), records); // 300 levels and the raw frame: too large
+    books.onFrame(snapshotFrame(3, T0 + 2, 3, deep(9), []), records); // one level resized: small
+    publisher.push(records);
+    nowUs = 2_000n;
+    expect(publisher.durableThroughUs()).toBe(1_000n);
+    await publisher.drain();
+    expect(publisher.durableThroughUs()).toBe(2_000n);
+    await new Promise((r) => setTimeout(r, 50));
+    await stopCollecting();
+    await bus.close();
+    const kinds = received.map((r) => [r.kind, (r.payload as Payload).problem ?? (r.payload as Payload).sequence]);
+    // Topics are delivered independently; within the books topic, in order.
+    expect(kinds.map((k) => k.join(':')).sort()).toEqual(['book_change:1', 'book_change:3', 'data_quality:record_too_large']);
+    expect(received.filter((r) => r.kind === 'book_change').map((r) => (r.payload as Payload).sequence)).toEqual(['1', '3']);
+    expect(publisher.published).toBe(3);
+  });
+});

@@ -1,8 +1,9 @@
 import { Command, CommanderError } from 'commander';
 import { commands } from './commands/index.ts';
+import { SettingError } from './settings.ts';
 
 /** Exit codes scripts can rely on. */
-export const EXIT = { ok: 0, failure: 1, usage: 2, notBuilt: 3 } as const;
+export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 
 export function buildProgram(): Command {
   const program = new Command('tapehouse')
@@ -25,6 +26,6 @@ export async function main(argv: string[]): Promise<number> {
     }
     const message = err instanceof Error ? err.message : String(err);
     process.stderr.write(`tapehouse: ${message}\n`);
-    return EXIT.failure;
+    return err instanceof SettingError ? EXIT.usage : EXIT.failure;
   }
 }

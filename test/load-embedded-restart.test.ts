@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedBus } from '../src/bus/embedded.ts';
 import { partitionFor } from '../src/bus/partitioner.ts';
-import { nowMicros, type RecordKind } from '../src/bus/record.ts';
+import { nowMicros } from '../src/bus/record.ts';
 import { createTopicCatalogue } from '../src/bus/topics.ts';
 import { startLoaders, type Loaders } from '../src/load/index.ts';
 import { createLogger } from '../src/util/log.ts';
-import { compareTables, expectedKeys, NATURAL_KEYS, RecordGenerator, type Generated } from './load-fixtures.ts';
+import { compareTables, expectedKeys, MARKET_KINDS, NATURAL_KEYS, RecordGenerator, type Generated } from './load-fixtures.ts';
 import { mortal } from './load-warehouses.ts';
 import { migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixtures.ts';
 
@@ -17,7 +17,6 @@ import { migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixture
  */
 
 const log = createLogger('load.test', 'silent');
-const MARKET: ReadonlySet<RecordKind> = new Set(['trade', 'book_change', 'quote', 'book_snapshot']);
 let w: TestWarehouse;
 
 beforeAll(async () => {
@@ -73,7 +72,7 @@ async function storedKeys(tables: Iterable<string>): Promise<Map<string, Set<str
 
 describe('the embedded bus across a process restart', () => {
   it('records what a killed process had not stored as a gap of its partition, with exact bounds; a clean stop records none', async () => {
-    const generator = new RecordGenerator(21, catalogue, MARKET, clock);
+    const generator = new RecordGenerator(21, catalogue, { kinds: MARKET_KINDS, clock });
     // Run 1: stores a first lot, then is killed just after publishing a second one.
     const first = new EmbeddedBus({ topics: catalogue.topics });
     const death = mortal(w.warehouse, Number.POSITIVE_INFINITY, false);

@@ -85,26 +85,41 @@ const MIX: ReadonlyArray<[kind: RecordKind | 'bad', weight: number]> = [
 ];
 const TOTAL_WEIGHT = MIX.reduce((sum, [, weight]) => sum + weight, 0);
 
+export interface GeneratorOptions {
+  /** Only these kinds (default: the whole mix). */
+  kinds?: ReadonlySet<RecordKind | 'bad'>;
+  /** Receive times from this clock (µs) instead of a fixed day, 3 ms apart. */
+  clock?: () => bigint;
+  /** Numbers ids (and book sequences) from here: generators with far apart values never share a key. */
+  firstIndex?: number;
+}
+
+/** Market-data kinds only: natural keys that do not depend on receive times. */
+export const MARKET_KINDS: ReadonlySet<RecordKind> = new Set(['trade', 'book_change', 'quote', 'book_snapshot']);
+
 export class RecordGenerator {
   readonly #next: () => number;
   readonly #tokens: Token[];
   #n = 0;
 
+  readonly #kinds: ReadonlySet<RecordKind | 'bad'> | undefined;
+  readonly #clock: (() => bigint) | undefined;
+
   constructor(
     seed: number,
     private readonly catalogue: TopicCatalogue,
-    /** Only these kinds (default: the whole mix). */
-    private readonly kinds?: ReadonlySet<RecordKind | 'bad'>,
-    /** Receive times from this clock (µs) instead of a fixed day, 3 ms apart. */
-    private readonly clock?: () => bigint,
+    options: GeneratorOptions = {},
   ) {
     const random = new Prng(seed);
     this.#next = () => random.float();
+    this.#kinds = options.kinds;
+    this.#clock = options.clock;
+    this.#n = options.firstIndex ?? 0;
     this.#tokens = Array.from({ length: 40 }, (_, i) => ({
       tokenId: `${(i + 1) * 7919}${'3'.repeat(70)}`.slice(0, 77),
       conditionId: `0x${(Math.floor(i / 2) + 1).toString(16).padStart(64, 'c')}`,
       mid: 100_000 + Math.floor(this.#next() * 800_000),
-      sequence: 0,
+      sequence: this.#n,
     }));
   }
 
@@ -116,7 +131,7 @@ export class RecordGenerator {
   one(): Generated {
     const n = ++this.#n;
     const kind = this.#pickKind();
-    const receivedAtUs = this.clock?.() ?? BigInt(START_MS + n * 3) * 1000n + BigInt(n % 1000);
+    const receivedAtUs = this.#clock?.() ?? BigInt(START_MS + n * 3) * 1000n + BigInt(n % 1000);
     const at = Number(receivedAtUs / 1000n);
     if (kind === 'bad') return this.#bad(n, at);
     const built = this.#build(kind, n, at);
@@ -138,7 +153,7 @@ export class RecordGenerator {
       for (const [kind, weight] of MIX) {
         roll -= weight;
         if (roll < 0) {
-          if (!this.kinds || this.kinds.has(kind)) return kind;
+          if (!this.#kinds || this.#kinds.has(kind)) return kind;
           break;
         }
       }

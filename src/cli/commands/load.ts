@@ -57,6 +57,8 @@ export function registerLoad(program: Command): void {
         maxDelayMs: positive(options.batchMs, '--batch-ms') ?? DEFAULT_BATCH_LIMITS.maxDelayMs,
       };
       const log = createLogger('load');
+      // Listening from the start: a stop asked for while starting is honoured once started.
+      const stopRequested = signalled();
 
       const warehouse = await openWarehouse(target);
       let bus: KafkaBus | undefined;
@@ -81,7 +83,7 @@ export function registerLoad(program: Command): void {
             (endpoint ? `; reads at ${endpoint.url}` : '') +
             '\n',
         );
-        await runUntilSignal(loaders, log, positive(options.statsEvery, '--stats-every', true) ?? 10);
+        await logFiguresUntil(stopRequested, loaders, log, positive(options.statsEvery, '--stats-every', true) ?? 10);
       } finally {
         await loaders?.stop();
         await bus?.close();
@@ -91,27 +93,38 @@ export function registerLoad(program: Command): void {
     });
 }
 
-/** Logs the figures now and then; resolves on SIGINT or SIGTERM. */
-function runUntilSignal(loaders: Loaders, log: ReturnType<typeof createLogger>, statsEverySeconds: number): Promise<void> {
+/**
+ * Resolves on the first SIGINT or SIGTERM; a second one exits at once, without a clean stop (what
+ * is unstored stays on the bus). Listening before chDB opens matters: registered later, an early
+ * SIGTERM was seen to kill the process outright now and then.
+ */
+function signalled(): Promise<void> {
   return new Promise((resolve) => {
-    const timer =
-      statsEverySeconds > 0
-        ? setInterval(() => {
-            loaders.stats().then(
-              (stats) => log.info(stats, 'loader figures'),
-              (error: unknown) => log.warn({ err: error }, 'reading the loader figures failed'),
-            );
-          }, statsEverySeconds * 1000)
-        : undefined;
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      clearInterval(timer);
-      resolve();
+    let received = 0;
+    const onSignal = (): void => {
+      received += 1;
+      if (received === 1) return resolve();
+      process.stderr.write('tapehouse load: second signal, exiting without a clean stop\n');
+      process.exit(1);
     };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
   });
+}
+
+/** Logs the loaders' figures every so often until `stop` resolves. */
+async function logFiguresUntil(stop: Promise<void>, loaders: Loaders, log: ReturnType<typeof createLogger>, everySeconds: number): Promise<void> {
+  const timer =
+    everySeconds > 0
+      ? setInterval(() => {
+          loaders.stats().then(
+            (stats) => log.info(stats, 'loader figures'),
+            (error: unknown) => log.warn({ err: error }, 'reading the loader figures failed'),
+          );
+        }, everySeconds * 1000)
+      : undefined;
+  await stop;
+  clearInterval(timer);
 }
 
 function topicsOf(catalogue: TopicCatalogue, kinds: string | undefined): string[] {

@@ -1,6 +1,7 @@
 import type { TopicPartition } from '../../bus/bus.ts';
 import type { Warehouse } from '../../warehouse/warehouse.ts';
 import type { Row } from '../mapping/types.ts';
+import { landedBatches } from './landed-batches.ts';
 
 /**
  * The embedded bus lives in memory: what it held unstored when its process was killed is gone.
@@ -47,7 +48,7 @@ export async function openEpoch(scope: EpochScope, startedAtUs: bigint, partitio
   await scope.warehouse.insertRows('bus_coverage', [epochRow(scope.group, scope.epoch, 'started', startedAtUs)]);
   const runs = await readRuns(scope);
   const killed = runs.filter((run) => run.bus_epoch !== scope.epoch && run.last_state === 'started');
-  const covered = await readCoverage(scope, killed.map((run) => run.bus_epoch));
+  const covered = await readCoverage(scope, killed.map((run) => ({ epoch: run.bus_epoch, startedUs: BigInt(run.started) })));
   let gaps = 0;
   for (const run of killed) {
     const started = BigInt(run.started);
@@ -104,10 +105,13 @@ interface Coverage {
   lastOffset: bigint;
 }
 
-/** Per run and partition: the last instant known stored, and the last offset stored (-1 if none). */
-async function readCoverage(scope: EpochScope, epochs: readonly string[]): Promise<Map<string, Coverage>> {
+/**
+ * Per run and partition: the last instant known stored, and the last offset stored (-1 if none):
+ * from its `covered` rows, its `after` rows, and the batches that landed without their `after`.
+ */
+async function readCoverage(scope: EpochScope, runs: ReadonlyArray<{ epoch: string; startedUs: bigint }>): Promise<Map<string, Coverage>> {
   const coverage = new Map<string, Coverage>();
-  if (epochs.length === 0) return coverage;
+  if (runs.length === 0) return coverage;
   const result = await scope.warehouse.client.query({
     query: `SELECT bus_epoch, topic, partition, toString(max(covered)) AS covered_us, toString(max(last_offset)) AS last_offset
             FROM (
@@ -120,11 +124,19 @@ async function readCoverage(scope: EpochScope, epochs: readonly string[]): Promi
                 WHERE consumer_group = {group:String} AND bus_epoch IN {epochs:Array(String)} AND state = 'after'
             )
             GROUP BY bus_epoch, topic, partition`,
-    query_params: { group: scope.group, epochs },
+    query_params: { group: scope.group, epochs: runs.map((run) => run.epoch) },
     format: 'JSONEachRow',
   });
-  for (const row of await result.json<CoveredRow>()) {
-    coverage.set(coverageKey(row.bus_epoch, row), { coveredUs: BigInt(row.covered_us), lastOffset: BigInt(row.last_offset) });
+  const extend = (key: string, coveredUs: bigint, lastOffset: bigint) => {
+    const known = coverage.get(key);
+    coverage.set(key, {
+      coveredUs: known && known.coveredUs > coveredUs ? known.coveredUs : coveredUs,
+      lastOffset: known && known.lastOffset > lastOffset ? known.lastOffset : lastOffset,
+    });
+  };
+  for (const row of await result.json<CoveredRow>()) extend(coverageKey(row.bus_epoch, row), BigInt(row.covered_us), BigInt(row.last_offset));
+  for (const batch of await landedBatches(scope.warehouse.client, scope.group, runs)) {
+    extend(coverageKey(batch.epoch, batch), batch.maxReceivedUs, batch.lastOffset);
   }
   return coverage;
 }

@@ -249,3 +249,32 @@ describe('publishing', () => {
     expect(publisher.published).toBe(3);
   });
 });
+
+describe('back-pressure from the bus', () => {
+  it('asks to stop reading the venue while too many records wait for a bus that blocks, and to start again once drained', async () => {
+    const { EmbeddedBus } = await import('../src/bus/embedded.ts');
+    const { RecordPublisher } = await import('../src/capture/publisher.ts');
+    const { TOPICS } = await import('../src/bus/topics.ts');
+    const { collect } = await import('./capture-helpers.ts');
+    // Nobody reads yet: each partition takes 5 records, then publishing waits.
+    const bus = new EmbeddedBus({ capacity: { records: 5 } });
+    const signals: boolean[] = [];
+    const clock = { now: () => 0, sleep: async () => undefined, epochMicros: () => 1n };
+    const publisher = new RecordPublisher(bus, TOPICS, clock, undefined, undefined, (slow) => signals.push(slow), 40, 10);
+    const books = new TokenBooks(0n);
+    for (let i = 0; i < 60; i++) {
+      const out: BusRecord[] = [];
+      books.onFrame(snapshotFrame(i + 1, T0 + i, i + 1, [[480000, i + 1]], []), out);
+      publisher.push(out);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+    expect(signals).toEqual([true]);
+    const received: BusRecord[] = [];
+    const stop = await collect(bus, received);
+    await publisher.drain();
+    expect(signals).toEqual([true, false]);
+    expect(publisher.published).toBe(60);
+    await stop();
+    await bus.close();
+  });
+});

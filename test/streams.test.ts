@@ -274,3 +274,24 @@ describe('SSE stream', () => {
     expect(recorder.failures[0]!.detail).toContain('rate_limited');
   });
 });
+
+describe('back-pressure', () => {
+  it('a paused stream reads no frames and is not taken for silent; resumed, it delivers what waited', async () => {
+    let server: WebSocket | undefined;
+    const url = await wsServer((socket) => {
+      server = socket;
+    });
+    const recorder = new Recorder();
+    const s = stream(url, recorder, { silenceMs: 150 });
+    await until(() => server !== undefined && recorder.opens.length === 1, 'the connection');
+    s.pause();
+    for (let i = 0; i < 5; i++) server!.send(`{"n":${i}}`);
+    await new Promise((r) => setTimeout(r, 400)); // longer than the silence tolerance
+    expect(recorder.frames).toHaveLength(0);
+    expect(recorder.losses).toHaveLength(0);
+    s.resume();
+    await until(() => recorder.frames.length === 5, 'the frames that waited');
+    expect(recorder.frames.map((f) => f.raw)).toEqual([0, 1, 2, 3, 4].map((i) => `{"n":${i}}`));
+    expect(recorder.opens).toHaveLength(1);
+  });
+});

@@ -68,6 +68,7 @@ export class MarketCapture {
   readonly #loops: Array<Promise<void>> = [];
   readonly #ctx: MarketContext;
   #previousReadUs: bigint | null = null;
+  #paused = false;
 
   constructor(private readonly o: MarketCaptureOptions) {
     this.books = new TokenBooks(o.clock.epochMicros() * 1000n);
@@ -124,6 +125,17 @@ export class MarketCapture {
     this.#reseeder.stop();
     await Promise.all(this.#connections.map((c) => c.stop()));
     await Promise.all(this.#loops);
+  }
+
+  /** Back-pressure: every socket stops reading until `resume` (new sockets start paused). */
+  pause(): void {
+    this.#paused = true;
+    for (const c of this.#connections) c.pause();
+  }
+
+  resume(): void {
+    this.#paused = false;
+    for (const c of this.#connections) c.resume();
   }
 
   get connections(): readonly MarketConnection[] {
@@ -249,6 +261,7 @@ export class MarketCapture {
     if (!connection) {
       connection = new MarketConnection(this.#ctx, `market-${index + 1}`);
       this.#connections[index] = connection;
+      if (this.#paused) connection.pause();
       if (!this.#stopping.signal.aborted) connection.start();
     }
     return connection;

@@ -104,6 +104,15 @@ export class MarketConnection {
     return this.#stream.stop();
   }
 
+  /** Stops reading frames while the bus cannot take more (back-pressure), and starts again. */
+  pause(): void {
+    this.#stream.pause();
+  }
+
+  resume(): void {
+    this.#stream.resume();
+  }
+
   /** Covering every subject, with no loss open. */
   get covered(): boolean {
     return this.#live && this.#subjectLosses.length === 0;

@@ -69,6 +69,15 @@ abstract class PrivateStream {
     return this.#stream.stop();
   }
 
+  /** Stops reading while the bus cannot take more (back-pressure), and starts again. */
+  pause(): void {
+    this.#stream.pause();
+  }
+
+  resume(): void {
+    this.#stream.resume();
+  }
+
   get covered(): boolean {
     return this.session !== null && !this.awaiting && this.coverage.everCovered && !this.coverage.lost;
   }
@@ -81,7 +90,7 @@ abstract class PrivateStream {
   protected abstract route(seen: Intake, frame: Frame, out: BusRecord[]): void;
 
   /** Coverage proven (again) by this frame. */
-  protected resume(seen: Intake, out: BusRecord[]): void {
+  protected proven(seen: Intake, out: BusRecord[]): void {
     if (!this.awaiting) return;
     this.awaiting = false;
     const restart = this.o.mark.resumed(seen.stamp, seen.origin);
@@ -155,7 +164,7 @@ export class AccountCapture extends PrivateStream {
       case 'unsubscribed':
         return;
       case 'subscribed':
-        return this.resume(seen, out);
+        return this.proven(seen, out);
       case 'sequence_reset':
         return this.gapSince('sequence_reset', `sequence_reset: ${JSON.stringify(parsed.data.reason ?? '')}`, seen.previous, seen, out);
       case 'error':
@@ -205,7 +214,7 @@ export class PortfolioCapture extends PrivateStream {
   protected route(seen: Intake, frame: Frame, out: BusRecord[]): void {
     const { parsed } = seen;
     if (parsed.type !== 'portfolio.sync') return void out.push(this.quality('unknown_frame_type', `event type ${JSON.stringify(parsed.type)}`, seen, frame));
-    this.resume(seen, out);
+    this.proven(seen, out);
     const positions = parsed.data.positions as JsonObject | undefined;
     if (typeof positions !== 'object' || positions === null) return void out.push(this.quality('malformed_portfolio_sync', 'a portfolio sync needs positions', seen, frame));
     const payload = this.payload(parsed.data, seen, frame, out);

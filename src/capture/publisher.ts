@@ -26,6 +26,7 @@ export class RecordPublisher {
   readonly #queues = new Map<string, TopicQueue>();
   readonly #idle: Array<() => void> = [];
   #stopped = false;
+  #pressed = false;
   published = 0;
   byKind = new Map<string, number>();
 
@@ -35,6 +36,14 @@ export class RecordPublisher {
     private readonly clock: StreamClock,
     private readonly log?: Logger,
     private readonly retryDelayMs = 1_000,
+    /**
+     * Called with true when more than `highWater` records wait for the bus (stop reading the
+     * venue), with false once fewer than `lowWater` do: a slow bus slows capture down instead of
+     * growing its memory without bound.
+     */
+    private readonly onPressure: (slowDown: boolean) => void = () => undefined,
+    private readonly highWater = 50_000,
+    private readonly lowWater = 10_000,
   ) {}
 
   push(records: readonly BusRecord[]): void {
@@ -49,6 +58,11 @@ export class RecordPublisher {
       if (queue.pending.length === 0) queue.pendingSinceUs = now;
       queue.pending.push(record);
       if (!queue.running) void this.#pump(topic, queue);
+    }
+    if (!this.#pressed && this.queued > this.highWater) {
+      this.#pressed = true;
+      this.log?.warn({ queued: this.queued }, 'the bus is slower than the venue: pausing the streams');
+      this.onPressure(true);
     }
   }
 
@@ -91,6 +105,10 @@ export class RecordPublisher {
       await this.#publish(topic, batch);
       queue.inFlightSinceUs = null;
       queue.inFlight = 0;
+      if (this.#pressed && this.queued < this.lowWater) {
+        this.#pressed = false;
+        this.onPressure(false);
+      }
     }
     queue.running = false;
     if ([...this.#queues.values()].every((q) => !q.running)) for (const resolve of this.#idle.splice(0)) resolve();

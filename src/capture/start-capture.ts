@@ -42,6 +42,8 @@ export interface CaptureOptions {
   /** Where the last covered instant of each stream is kept between runs (default: in memory only). */
   coverageStore?: CoverageStore;
   markEveryMs?: number;
+  /** More records than this waiting for the bus pause the streams until a fifth of it is left. */
+  maxQueuedRecords?: number;
   clock?: StreamClock;
   /** Attempt budgets per endpoint (§8.5), shared with any other stream of the process. */
   budgets?: ConnectionBudgets;
@@ -56,6 +58,7 @@ export const CAPTURE_DEFAULTS = {
   dropGraceMs: 2 * 60_000,
   reseedConcurrency: 4,
   markEveryMs: 2_000,
+  maxQueuedRecords: 50_000,
 };
 
 export interface CaptureStats {
@@ -107,7 +110,12 @@ export async function startCapture(options: CaptureOptions): Promise<CaptureHand
   const store = o.coverageStore ?? new MemoryCoverageStore();
   const budgets = o.budgets ?? new ConnectionBudgets(undefined, clock);
   const counters = newCounters();
-  const publisher = new RecordPublisher(o.bus, o.topics ?? TOPICS, clock, log);
+  const streams: Array<{ pause(): void; resume(): void }> = [];
+  const pressure = (slowDown: boolean): void => {
+    for (const s of streams) if (slowDown) s.pause();
+    else s.resume();
+  };
+  const publisher = new RecordPublisher(o.bus, o.topics ?? TOPICS, clock, log, undefined, pressure, o.maxQueuedRecords, Math.floor(o.maxQueuedRecords / 5));
   const publish = (records: BusRecord[]): void => {
     for (const r of records) {
       if (r.kind === 'capture_gap') counters.gaps += 1;
@@ -160,6 +168,8 @@ export async function startCapture(options: CaptureOptions): Promise<CaptureHand
     marks.push({ mark: m, through: () => capture.coveredThroughUs() });
   }
 
+  if (market) streams.push(market);
+  streams.push(...privates);
   await Promise.all(marks.map((m) => m.mark.load()));
   await market?.start();
   for (const p of privates) p.start();

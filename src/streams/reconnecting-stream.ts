@@ -34,6 +34,7 @@ export class ReconnectingStream {
   readonly #stopping = new AbortController();
   #current: { connection: OpenConnection; session: Session } | null = null;
   #running: Promise<void> | null = null;
+  #paused = false;
 
   constructor(
     private readonly transport: Transport,
@@ -58,6 +59,23 @@ export class ReconnectingStream {
 
   get connected(): boolean {
     return this.#current !== null;
+  }
+
+  /**
+   * Stops reading frames (the consumer cannot keep up) until `resume`. The silence watchdog
+   * does not count the pause: the venue is not silent, we are not listening.
+   */
+  pause(): void {
+    if (this.#paused) return;
+    this.#paused = true;
+    this.#current?.connection.pause();
+  }
+
+  resume(): void {
+    if (!this.#paused) return;
+    this.#paused = false;
+    this.#current?.session.touch();
+    this.#current?.connection.resume();
   }
 
   async #loop(): Promise<void> {
@@ -88,6 +106,7 @@ export class ReconnectingStream {
       }
       session.attach(connection);
       this.#current = { connection, session };
+      if (this.#paused) connection.pause();
       const lived = await this.#serve(connection, session);
       this.#current = null;
       failures = lived >= this.#options.stableAfterMs ? 1 : failures + 1;
@@ -121,6 +140,7 @@ export class ReconnectingStream {
     const { clock, silenceMs } = this.#options;
     try {
       for (;;) {
+        if (this.#paused) session.touch();
         const left = silenceMs - (clock.now() - session.lastActivityMs);
         if (left <= 0) {
           session.drop('silent', `no frame for ${silenceMs} ms`);

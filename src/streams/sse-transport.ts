@@ -42,12 +42,15 @@ export class SseTransport implements Transport {
       onEvent: (event) => sink.message(event.data),
       onComment: () => sink.activity(),
     });
+    // While paused the body is not read: the venue's bytes wait in the network buffers.
+    const gate: { paused: { until: Promise<void>; resume: () => void } | null } = { paused: null };
     const ended = (async () => {
       let pending = 0;
       // A streaming decoder keeps a character split across chunks whole.
       const decoder = new TextDecoder('utf-8');
       try {
         for await (const chunk of response.body) {
+          if (gate.paused) await gate.paused.until;
           const text = decoder.decode(chunk as Buffer, { stream: true });
           pending = text.includes('\n\n') ? 0 : pending + text.length;
           if (pending > maxEventBytes) {
@@ -68,7 +71,19 @@ export class SseTransport implements Transport {
       send: () => undefined,
       close: (detail) => {
         closeDetail = detail;
+        gate.paused?.resume();
         local.abort(new Error(detail));
+      },
+      pause: () => {
+        if (gate.paused) return;
+        let resume = (): void => undefined;
+        const until = new Promise<void>((r) => (resume = r));
+        gate.paused = { until, resume };
+      },
+      resume: () => {
+        const was = gate.paused;
+        gate.paused = null;
+        was?.resume();
       },
     };
   }

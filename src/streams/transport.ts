@@ -9,6 +9,9 @@ export interface OpenConnection {
   send(text: string): void;
   /** Ends the connection now; `ended` resolves soon after. */
   close(detail: string): void;
+  /** Stops reading (back-pressure: the venue's bytes wait in the network buffers) and starts again. */
+  pause(): void;
+  resume(): void;
 }
 
 /** Where a transport delivers what it receives. */

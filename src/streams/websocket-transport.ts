@@ -61,6 +61,8 @@ export class WebSocketTransport implements Transport {
             if (socket.readyState === WebSocket.OPEN) socket.send(text);
           },
           close: () => socket.terminate(),
+          pause: () => socket.pause(),
+          resume: () => socket.resume(),
         });
       });
     });

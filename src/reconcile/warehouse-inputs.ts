@@ -2,7 +2,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { CoverageGap } from './coverage.ts';
 import type { LedgerEvent, LedgerFill, Side } from './ledger-events.ts';
 import { emptyResolution, redemptionEvents, type ConditionResolution, type RedemptionFrame } from './resolutions.ts';
-import { atOrBefore, msOf, payloadMicro, payloadTimeMs, rawPayload, selectArrays, selectObjects } from './warehouse-query.ts';
+import { atOrBefore, msOf, payloadMicro, payloadTimeMs, rawPayload, selectCells, selectObjects } from './warehouse-query.ts';
 
 /** Everything the ledger is rebuilt from, for one account up to an instant. */
 export interface LedgerInputs {
@@ -17,32 +17,70 @@ export interface LedgerInputs {
 }
 
 /**
- * Fills in the venue's order. The `fills` view holds each fill once, in its newest observation.
- * Within one millisecond the order is the venue's listing order: a REST list is newest first, so
- * its later records are older fills; stream frames come oldest first.
+ * Fills in the venue's order, one time range at a time. The `fills` view holds each fill once, in
+ * its newest observation. Within one millisecond the order is the venue's listing order: a REST
+ * list is newest first, so its later records are older fills; stream frames come oldest first.
  */
 const FILLS_SQL = `
-SELECT fill_id, order_id, token_id, condition_id, side, role, toString(price_micro), toString(shares_micro), toString(fee_micro),
-       toUnixTimestamp64Milli(executed_at)
+SELECT fill_id, order_id, token_id, condition_id, side, role, price_micro, shares_micro, fee_micro, toUnixTimestamp64Milli(executed_at)
 FROM tapehouse.fills
 WHERE account = {account:String} AND ${atOrBefore('executed_at', 'to')}
+  AND executed_at >= fromUnixTimestamp64Milli({start:Int64}, 'UTC') AND executed_at < fromUnixTimestamp64Milli({end:Int64}, 'UTC')
 ORDER BY executed_at, _topic, _partition,
          if(startsWith(source, 'ws:'), toInt64(_offset), -toInt64(_offset)), _index, fill_id`;
 
+const FILL_HOURS_SQL = `
+SELECT toUnixTimestamp(toStartOfHour(executed_at)) * 1000 AS hour, count() AS n
+FROM tapehouse.fills
+WHERE account = {account:String} AND ${atOrBefore('executed_at', 'to')}
+GROUP BY hour ORDER BY hour`;
+
+const HOUR_MS = 3_600_000;
+/**
+ * Fills per read: one read's text (about 250 bytes a fill) stays well below what a JavaScript
+ * string can hold (2^29 characters); each read runs FINAL over the account's fills again, so few
+ * and large is faster.
+ */
+const FILLS_PER_READ = 1_000_000;
+
+/** Whole hours grouped into time ranges of about FILLS_PER_READ fills, in order. */
+async function fillRanges(client: ClickHouseClient, account: string, toMs: number): Promise<Array<[number, number]>> {
+  const hours = await selectObjects<{ hour: string | number; n: string | number }>(client, FILL_HOURS_SQL, { account, to: toMs });
+  const ranges: Array<[number, number]> = [];
+  let start: number | undefined;
+  let count = 0;
+  for (const { hour, n } of hours) {
+    start ??= msOf(hour);
+    count += Number(n);
+    if (count >= FILLS_PER_READ) {
+      ranges.push([start, msOf(hour) + HOUR_MS]);
+      start = undefined;
+      count = 0;
+    }
+  }
+  if (start !== undefined) ranges.push([start, msOf(hours.at(-1)!.hour) + HOUR_MS]);
+  return ranges;
+}
+
 export async function readFills(client: ClickHouseClient, account: string, toMs: number): Promise<LedgerFill[]> {
-  const rows = await selectArrays(client, FILLS_SQL, { account, to: toMs });
-  return rows.map((r) => ({
-    fillId: r[0] as string,
-    orderId: r[1] as string,
-    tokenId: r[2] as string,
-    conditionId: r[3] as string,
-    side: (r[4] === 'SELL' ? 'SELL' : 'BUY') satisfies Side,
-    role: r[5] as string,
-    priceMicro: BigInt(r[6] as string),
-    sharesMicro: BigInt(r[7] as string),
-    feeMicro: BigInt(r[8] as string),
-    atMs: msOf(r[9]),
-  }));
+  const fills: LedgerFill[] = [];
+  for (const [start, end] of await fillRanges(client, account, toMs)) {
+    await selectCells(client, FILLS_SQL, { account, to: toMs, start, end }, (r) =>
+      fills.push({
+        fillId: r[0]!,
+        orderId: r[1]!,
+        tokenId: r[2]!,
+        conditionId: r[3]!,
+        side: (r[4] === 'SELL' ? 'SELL' : 'BUY') satisfies Side,
+        role: r[5]!,
+        priceMicro: BigInt(r[6]!),
+        sharesMicro: BigInt(r[7]!),
+        feeMicro: BigInt(r[8]!),
+        atMs: Number(r[9]),
+      }),
+    );
+  }
+  return fills;
 }
 
 interface ActivityRow {
@@ -198,18 +236,19 @@ async function readResolutions(client: ClickHouseClient, conditions: string[], t
   return { resolutions, tokensOf };
 }
 
-const CONDITIONS_SQL = `
+// The markets the account touched other than by its fills (those are known from the fills read).
+const OTHER_CONDITIONS_SQL = `
 SELECT DISTINCT condition_id FROM (
-  SELECT condition_id FROM tapehouse.fills WHERE account = {account:String}
-  UNION ALL SELECT condition_id FROM tapehouse.activities WHERE account = {account:String}
+  SELECT condition_id FROM tapehouse.activities WHERE account = {account:String}
   UNION ALL SELECT condition_id FROM tapehouse.account_events WHERE account = {account:String}
 ) WHERE condition_id != ''`;
 
 /** Reads the account's ledger inputs up to `toMs` (inclusive). */
 export async function readLedgerInputs(client: ClickHouseClient, account: string, toMs: number): Promise<LedgerInputs> {
   const gaps: CoverageGap[] = [];
-  const conditions = (await selectObjects<{ condition_id: string }>(client, CONDITIONS_SQL, { account })).map((r) => r.condition_id);
   const fills = await readFills(client, account, toMs);
+  const others = (await selectObjects<{ condition_id: string }>(client, OTHER_CONDITIONS_SQL, { account })).map((r) => r.condition_id);
+  const conditions = [...new Set([...fills.map((f) => f.conditionId).filter((c) => c !== ''), ...others])];
   const { resolutions, tokensOf } = await readResolutions(client, conditions, toMs);
   const tokensTraded = new Map<string, string>();
   for (const fill of fills) tokensTraded.set(fill.tokenId, fill.conditionId);

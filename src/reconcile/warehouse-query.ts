@@ -12,10 +12,28 @@ export async function selectObjects<T>(client: ClickHouseClient, query: string, 
   return result.json<T>();
 }
 
-/** Rows as arrays, in the order of the SELECT list: the cheaper shape for a million fills. */
-export async function selectArrays(client: ClickHouseClient, query: string, params: QueryParams = {}): Promise<unknown[][]> {
-  const result = await client.query({ query, query_params: params, format: 'JSONCompactEachRow' });
-  return result.json<unknown[]>();
+/**
+ * Rows as arrays of cells (strings), in the order of the SELECT list. TabSeparated text split by
+ * hand: several times faster than JSON rows through the client's row stream. Cells are unescaped
+ * as TabSeparated escapes them; NULL is `\N`.
+ */
+export async function selectCells(client: ClickHouseClient, query: string, params: QueryParams, onRow: (cells: string[]) => void): Promise<void> {
+  const result = await client.query({ query, query_params: params, format: 'TabSeparated' });
+  const text = await result.text();
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    const line = text.slice(start, end);
+    onRow(line.includes('\\') ? line.split('\t').map(unescapeCell) : line.split('\t'));
+    start = end + 1;
+  }
+}
+
+const ESCAPES: Record<string, string> = { t: '\t', n: '\n', r: '\r', '\\': '\\', "'": "'", b: '\b', f: '\f', '0': '\0' };
+
+function unescapeCell(cell: string): string {
+  return cell.replace(/\\(.)/g, (_m, c: string) => ESCAPES[c] ?? c);
 }
 
 /** A time parameter: `{name:Int64}` epoch ms compared as `fromUnixTimestamp64Milli(...)`. */

@@ -16,13 +16,13 @@ export const bookChangeMapper: Mapper = {
   coversPayload: true,
   map(record) {
     const p = streamPayload(record);
-    const head = {
-      token_id: requiredText(p, 'token_id'),
-      condition_id: text(p, 'condition_id'),
-      changed_at: eventMs(record, p, ['changed_at', 'ts']),
+    const head: Head = {
+      tokenId: requiredText(p, 'token_id'),
+      conditionId: text(p, 'condition_id'),
+      changedAt: eventMs(record, p, ['changed_at', 'ts']),
       sequence: integer(p, 'sequence'),
-      venue_sequence: integer(p, 'venue_sequence'),
-      update_kind: text(p, 'update', text(p, 'update_kind', text(p, 'kind'))),
+      venueSequence: integer(p, 'venue_sequence'),
+      updateKind: text(p, 'update', text(p, 'update_kind', text(p, 'kind'))),
     };
     const rows: MappedRow[] = [];
     for (const side of ['bids', 'asks'] as const) {
@@ -34,22 +34,42 @@ export const bookChangeMapper: Mapper = {
   },
 };
 
-type Head = Omit<Row, 'side' | 'price_micro' | 'size_micro'>;
+/** What the rows of one update share. */
+interface Head {
+  tokenId: string;
+  conditionId: string;
+  changedAt: number;
+  sequence: string | number | undefined;
+  venueSequence: string | number | undefined;
+  updateKind: string;
+}
 
 function pairRow(head: Head, side: 'bids' | 'asks', level: Json, field: string): Row {
   const [price, size] = Array.isArray(level) ? level : isObject(level) ? [level.price_micro, level.size_micro ?? level.shares_micro] : [];
   if ((typeof price !== 'string' && typeof price !== 'number') || (typeof size !== 'string' && typeof size !== 'number')) {
     throw new MappingError(field, 'is not a [price, size] level');
   }
-  return { ...head, side: bookSide(side), price_micro: price, size_micro: size };
+  return levelRow(head, bookSide(side), price, size, undefined);
 }
 
 function changeRow(head: Head, level: Payload): Row {
+  const size = integer(level, 'size_micro') ?? requiredInteger(level, 'shares_micro');
+  return levelRow(head, bookSide(requiredText(level, 'side')), requiredInteger(level, 'price_micro'), size, integer(level, 'previous_size_micro'));
+}
+
+// One literal with every column, in one order: the hot path of the loaders (most rows are book
+// changes), and V8 builds such objects an order of magnitude faster than spread copies.
+function levelRow(head: Head, side: string, price: string | number, size: string | number, previous: string | number | undefined): Row {
   return {
-    ...head,
-    side: bookSide(requiredText(level, 'side')),
-    price_micro: requiredInteger(level, 'price_micro'),
-    size_micro: integer(level, 'size_micro') ?? requiredInteger(level, 'shares_micro'),
-    previous_size_micro: integer(level, 'previous_size_micro'),
+    token_id: head.tokenId,
+    condition_id: head.conditionId,
+    side,
+    price_micro: price,
+    size_micro: size,
+    previous_size_micro: previous,
+    changed_at: head.changedAt,
+    sequence: head.sequence,
+    venue_sequence: head.venueSequence,
+    update_kind: head.updateKind,
   };
 }

@@ -17,19 +17,19 @@ export const captureGapMapper: Mapper = {
     const p = streamPayload(record);
     const gapStart = timeUs(p, 'gap_start');
     if (gapStart === undefined) throw new MappingError('gap_start', 'is missing', 'invalid_time');
-    const base: Row = {
-      stream: requiredText(p, 'stream'),
-      gap_start: gapStart,
-      gap_end: timeUs(p, 'gap_end') ?? gapStart,
-      reason: requiredText(p, 'reason'),
-      recovery: text(p, 'recovery'),
-      last_sequence_before: integer(p, 'last_sequence_before'),
-      first_sequence_after: integer(p, 'first_sequence_after'),
-      detail: detailText(p),
-    };
+    const stream = requiredText(p, 'stream');
+    const gapEnd = timeUs(p, 'gap_end') ?? gapStart;
+    const reason = requiredText(p, 'reason');
+    const recovery = text(p, 'recovery');
+    const before = integer(p, 'last_sequence_before');
+    const after = integer(p, 'first_sequence_after');
+    const detail = detailText(p);
     const rows: MappedRow[] = [];
     for (const channel of channels(p)) {
-      for (const [kind, subject] of subjects(p)) rows.push({ table: 'capture_gaps', row: { ...base, channel, subject_kind: kind, subject } });
+      for (const [kind, subject] of subjects(p)) {
+        const row: Row = { stream, channel, subject_kind: kind, subject, gap_start: gapStart, gap_end: gapEnd, reason, recovery, last_sequence_before: before, first_sequence_after: after, detail };
+        rows.push({ table: 'capture_gaps', row });
+      }
     }
     return rows;
   },

@@ -1,0 +1,162 @@
+/**
+ * The loaders' speed into chDB, end to end (embedded bus → decode → map → encode → insert, with
+ * offsets recorded and commits), next to the engine's own rate for the same table in the same run
+ * (`INSERT … SELECT FROM generateRandom` of book_changes' columns), and bytes on disk per book change.
+ *
+ * Workload: book changes as capture publishes them (one record per book update, 1 to 5 levels,
+ * [price, size] pairs, no raw frame), 50 tokens, published to the embedded bus before the clock
+ * starts. Engine and loader take turns, best of three each. Each stage of the loader is also timed
+ * alone on the same records, so the report says where the time goes.
+ *
+ * Run: npm run bench -- load   (about 40 s on two busy cores)
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EmbeddedBus } from '../src/bus/embedded.ts';
+import { decodeRecord, encodeRecord } from '../src/bus/record.ts';
+import { createTopicCatalogue } from '../src/bus/topics.ts';
+import { dedupToken } from '../src/load/batching/batch.ts';
+import { startLoaders } from '../src/load/index.ts';
+import { mapDelivery } from '../src/load/mapping/map-delivery.ts';
+import type { Row } from '../src/load/mapping/types.ts';
+import { createLogger } from '../src/util/log.ts';
+import { sqlString } from '../src/warehouse/database.ts';
+import { readColumns } from '../src/warehouse/insert/insert-rows.ts';
+import { migrate } from '../src/warehouse/migrations.ts';
+import { openEmbeddedWarehouse, type EmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
+import { RecordGenerator } from '../test/load-fixtures.ts';
+
+const RECORDS = 100_000;
+const BATCH_ROWS = 20_000;
+const ROUNDS = 3;
+const catalogue = createTopicCatalogue('bench');
+
+async function scalar(w: EmbeddedWarehouse, query: string): Promise<number> {
+  const result = await w.client.query({ query, format: 'JSONEachRow' });
+  const [row] = await result.json<Record<string, string>>();
+  return Number(Object.values(row ?? {})[0]);
+}
+
+async function freshCopy(w: EmbeddedWarehouse, name: string): Promise<string> {
+  await w.client.command({ query: `DROP TABLE IF EXISTS tapehouse.${name} SYNC` });
+  await w.client.command({ query: `CREATE TABLE tapehouse.${name} AS tapehouse.book_changes` });
+  return `tapehouse.${name}`;
+}
+
+const seconds = (ms: number) => ms / 1000;
+const rate = (rows: number, ms: number) => Math.round(rows / seconds(ms));
+const fmt = (n: number) => n.toLocaleString('en').padStart(10);
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'tapehouse-bench-load-'));
+  const w = await openEmbeddedWarehouse(dir);
+  try {
+    await migrate(w.client);
+    const generated = new RecordGenerator(3, catalogue, { kinds: new Set(['book_change']) }).take(RECORDS);
+    const rows = generated.reduce((n, g) => n + g.rows.length, 0);
+    const wire = generated.map((g) => encodeRecord(g.record));
+    const meanBytes = wire.reduce((n, text) => n + text.length, 0) / wire.length;
+    console.log(
+      `${RECORDS.toLocaleString('en')} book-change records (${rows.toLocaleString('en')} rows, ${(rows / RECORDS).toFixed(2)} per record, ` +
+        `${meanBytes.toFixed(0)} bytes each on the bus); ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} at the start\n`,
+    );
+
+    // 1. The engine alone: the same number of rows of the same columns, generated inside chDB.
+    // 2. The loader, end to end: everything on the bus first, then the clock runs until all is
+    //    committed. The two take turns, best of ROUNDS each, so a burst of load elsewhere on the
+    //    machine hits both alike.
+    const specs = await readColumns(w.client, 'tapehouse.book_changes');
+    const columns = specs.filter((c) => c.defaultKind === '' || c.defaultKind === 'DEFAULT').map((c) => c.name);
+    const structure = columns.map((c) => `${c} ${specs.find((s) => s.name === c)!.type}`).join(', ');
+    const topic = catalogue.topicFor('book_change');
+    let engineMs = Infinity;
+    let loaderMs = Infinity;
+    let stored = 0;
+    for (let round = 1; round <= ROUNDS; round++) {
+      const table = await freshCopy(w, 'bench_engine');
+      const engineStarted = performance.now();
+      await w.client.command({
+        query: `INSERT INTO ${table} (${columns.join(', ')})
+                SELECT * REPLACE (toDateTime64('2026-03-02 00:00:00', 3, 'UTC') + toIntervalMillisecond(rand() % 2000000000) AS changed_at, '' AS _raw)
+                FROM generateRandom(${sqlString(structure)}, ${round}, 80, 4) LIMIT ${rows}`,
+      });
+      engineMs = Math.min(engineMs, performance.now() - engineStarted);
+
+      // Each round loads into fresh copies of the tables (its own group and bus, the same records).
+      await w.client.command({ query: 'TRUNCATE TABLE tapehouse.book_changes' });
+      const bus = new EmbeddedBus({ topics: catalogue.topics, capacity: { records: RECORDS, bytes: 1 << 30 } });
+      for (let i = 0; i < generated.length; i += 5_000) await bus.publish(topic, generated.slice(i, i + 5_000).map((g) => g.record));
+      const started = performance.now();
+      const loaders = await startLoaders({ bus, warehouse: w, group: `bench-${round}`, topics: [topic], batch: { maxRows: BATCH_ROWS }, log: createLogger('bench', 'warn') });
+      for (;;) {
+        const stats = await loaders.stats();
+        if (stats.lag === 0 && stats.queuedRows === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      loaderMs = Math.min(loaderMs, performance.now() - started);
+      await loaders.stop();
+      stored = await scalar(w, 'SELECT count() FROM tapehouse.book_changes');
+    }
+    const loaderRate = rate(rows, loaderMs);
+    const engineRate = rate(rows, engineMs);
+
+    // 3. Each stage alone, on the same records (one thread, one after the other).
+    const stage = (name: string, run: () => void | Promise<void>) => ({ name, run });
+    const source = { topic, partition: 0, group: 'bench' };
+    let deliveries: ReturnType<typeof decodeRecord>[] = [];
+    let mapped: Row[] = [];
+    let payloads: Awaited<ReturnType<EmbeddedWarehouse['prepareInsert']>>[] = [];
+    const stages = [
+      stage('decode the bus messages (JSON.parse)', () => {
+        deliveries = wire.map((text) => decodeRecord(text));
+      }),
+      stage('map to rows with provenance', () => {
+        mapped = [];
+        deliveries.forEach((d, i) => {
+          if (d.ok) for (const { row } of mapDelivery({ offset: BigInt(i), ok: true, record: d.record }, source)) mapped.push(row);
+        });
+      }),
+      stage('encode TabSeparated', async () => {
+        payloads = [];
+        for (let i = 0; i < mapped.length; i += BATCH_ROWS) {
+          const range = { first: BigInt(i), last: BigInt(i + BATCH_ROWS - 1) };
+          payloads.push(await w.prepareInsert('bench_stage', mapped.slice(i, i + BATCH_ROWS), { dedupToken: dedupToken('bench_stage', topic, 0, range, '') }));
+        }
+      }),
+      stage('insert the encoded batches (engine)', async () => {
+        for (const payload of payloads) await payload.send();
+      }),
+    ];
+    await freshCopy(w, 'bench_stage');
+    w.forgetSchemas();
+    const stageMs: number[] = [];
+    for (const { run } of stages) {
+      const at = performance.now();
+      await run();
+      stageMs.push(performance.now() - at);
+    }
+
+    console.log(`engine: INSERT … SELECT FROM generateRandom       ${fmt(engineRate)} rows/s`);
+    console.log(`loader: bus → chDB, end to end (exactly once)      ${fmt(loaderRate)} rows/s  ratio ${(loaderRate / engineRate).toFixed(2)}  (${stored === rows ? 'every row stored once' : `STORED ${stored} OF ${rows}`})`);
+    console.log('\neach stage alone, on one thread:');
+    stages.forEach(({ name }, i) => console.log(`  ${name.padEnd(42)} ${fmt(rate(rows, stageMs[i]!))} rows/s  (${Math.round((stageMs[i]! / stageMs.reduce((a, b) => a + b, 0)) * 100)}% of the serial sum)`));
+
+    await w.client.command({ query: 'OPTIMIZE TABLE tapehouse.book_changes FINAL' });
+    const bytes = await scalar(w, "SELECT sum(bytes_on_disk) FROM system.parts WHERE active AND database = 'tapehouse' AND table = 'book_changes'");
+    const partRows = await scalar(w, "SELECT sum(rows) FROM system.parts WHERE active AND database = 'tapehouse' AND table = 'book_changes'");
+    console.log(`\nbytes on disk per book change (after OPTIMIZE FINAL): ${(bytes / partRows).toFixed(2)} (${partRows.toLocaleString('en')} rows)`);
+    const result = await w.client.query({
+      query: "SELECT name, data_compressed_bytes AS compressed FROM system.columns WHERE database = 'tapehouse' AND table = 'book_changes' ORDER BY compressed DESC",
+      format: 'JSONEachRow',
+    });
+    for (const column of await result.json<{ name: string; compressed: string }>()) {
+      console.log(`  ${column.name.padEnd(20)} ${(Number(column.compressed) / partRows).toFixed(2).padStart(6)} B/row`);
+    }
+  } finally {
+    await w.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

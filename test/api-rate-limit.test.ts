@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/api/clock.ts';
 import { IpLimits } from '../src/api/rate-limit/ip-limits.ts';
@@ -176,5 +177,17 @@ describe('per-IP caps (§8.3, §8.4)', () => {
     });
     for (let i = 0; i < 5_880; i += 1) ip.record('api', i);
     expect(ip.waitMs('api', 5_880)).toBe(60_000 - 5_880);
+  });
+});
+
+describe('admission under a long-lived signal', () => {
+  it('leaves no abort listener behind once a request is admitted', async () => {
+    const { limiter } = limiterAt();
+    const run = new AbortController(); // a sync job's whole run
+    for (let i = 0; i < 300; i++) {
+      const permit = await limiter.acquire(read(), run.signal);
+      limiter.settle(permit);
+    }
+    expect(getEventListeners(run.signal, 'abort')).toHaveLength(0);
   });
 });

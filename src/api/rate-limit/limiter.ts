@@ -85,19 +85,28 @@ export class RateLimiter {
         reject(signal.reason);
         return;
       }
-      const waiter: Waiter = { request, resolve, reject };
-      this.#queue.push(waiter);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          const index = this.#queue.indexOf(waiter);
-          if (index < 0) return;
-          this.#queue.splice(index, 1);
-          reject(signal.reason);
-          this.#pump();
+      // The abort listener goes as soon as the waiter is settled either way: callers pass
+      // long-lived signals (a job's whole run), which must not collect one listener per request.
+      const onAbort = (): void => {
+        const index = this.#queue.indexOf(waiter);
+        if (index < 0) return;
+        this.#queue.splice(index, 1);
+        reject(signal?.reason);
+        this.#pump();
+      };
+      const waiter: Waiter = {
+        request,
+        resolve: (permit) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(permit);
         },
-        { once: true },
-      );
+        reject: (reason) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(reason);
+        },
+      };
+      this.#queue.push(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
       this.#pump();
     });
   }

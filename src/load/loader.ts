@@ -97,6 +97,7 @@ class Loader {
   readonly #durable: boolean;
   readonly #batchers = new Map<string, PartitionBatcher | Promise<PartitionBatcher>>();
   readonly #stored = new Map<string, bigint>();
+  readonly #shrunk = new Set<string>();
   readonly #rows: Record<string, number> = {};
   readonly #giveUp = new AbortController();
   readonly #commits: BusCommits;
@@ -151,8 +152,8 @@ class Loader {
     this.#starts = readPartitionStarts(this.options.warehouse.client, this.#scope, this.#topics);
     await this.#starts;
     await this.#subscribe();
-    const tick = Math.max(20, Math.min(250, Math.floor(this.#limits.maxDelayMs / 4)));
-    this.#timer = setInterval(() => this.#sealDue(), tick);
+    const tick = Math.max(10, Math.min(100, Math.floor(this.#limits.maxDelayMs / 10)));
+    this.#timer = setInterval(() => this.#sealDue(tick), tick);
     this.#timer.unref();
     if (!this.#durable) {
       this.#coverage = new CoverageTracker({ warehouse: this.options.warehouse, group: this.#group, epoch: this.#scope.epoch }, this.#bus, this.#topics, this.#log);
@@ -298,12 +299,21 @@ class Loader {
     // Redelivered records that were already stored: move the group's position past them.
     const stored = this.#stored.get(key) ?? -1n;
     if (last >= 0n && last <= stored) void this.#commits.commit([{ topic: batch.topic, partition: batch.partition, next: last + 1n }]);
+    if (batch.highWatermark <= stored && !this.#shrunk.has(key)) {
+      // The partition ends below what this group stored: the topic was deleted and created again
+      // (offsets start over), so new records would pass for stored ones. Say so loudly.
+      this.#shrunk.add(key);
+      this.#log.error(
+        { topic: batch.topic, partition: batch.partition, end: String(batch.highWatermark), stored: String(stored) },
+        'partition ends below the offsets already stored: was the topic recreated? records at stored offsets are skipped; load it under a new group',
+      );
+    }
   }
 
-  #sealDue(): void {
+  #sealDue(aheadMs: number): void {
     for (const batcher of this.#batchers.values()) {
       if (!(batcher instanceof PartitionBatcher)) continue;
-      const batch = batcher.sealIfDue();
+      const batch = batcher.sealIfDue(aheadMs);
       if (batch) this.#flusher.enqueue(batch);
     }
   }

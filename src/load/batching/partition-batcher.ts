@@ -91,10 +91,14 @@ export class PartitionBatcher {
     return done;
   }
 
-  /** The open batch, if its first record has waited `maxDelayMs` (never an unfinished range: it must end exactly). */
-  sealIfDue(): Batch | undefined {
+  /**
+   * The open batch, if its first record will have waited `maxDelayMs` within `aheadMs` (the time
+   * until the caller looks again, so no record waits longer). Never an unfinished range: it must
+   * end exactly where it was recorded.
+   */
+  sealIfDue(aheadMs = 0): Batch | undefined {
     const open = this.#open;
-    if (!open || open.fixed || this.now() - open.openedAt < this.limits.maxDelayMs) return undefined;
+    if (!open || open.fixed || this.now() + aheadMs - open.openedAt < this.limits.maxDelayMs) return undefined;
     return this.#seal();
   }
 

@@ -1,4 +1,5 @@
 import type { BusRecord } from '../bus/record.ts';
+import { StreamHolder } from './stream-holder.ts';
 import type { StreamClock } from '../streams/clock.ts';
 import type { ConnectionBudget } from '../streams/connection-budget.ts';
 import { ReconnectingStream } from '../streams/reconnecting-stream.ts';
@@ -64,7 +65,7 @@ interface SubjectLoss {
  * follows error-frame actions, notices lost and duplicated frames by the venue's frame numbers,
  * and turns frames into records.
  */
-export class MarketConnection {
+export class MarketConnection extends StreamHolder {
   /** token id → condition id. */
   readonly tokens = new Map<string, string>();
   readonly events = new Set<string>();
@@ -83,6 +84,7 @@ export class MarketConnection {
     private readonly ctx: MarketContext,
     readonly name: string,
   ) {
+    super();
     const transport = new WebSocketTransport({ url: ctx.url, token: ctx.token });
     this.#stream = new ReconnectingStream(
       transport,
@@ -96,21 +98,8 @@ export class MarketConnection {
     );
   }
 
-  start(): void {
-    this.#stream.start();
-  }
-
-  stop(): Promise<void> {
-    return this.#stream.stop();
-  }
-
-  /** Stops reading frames while the bus cannot take more (back-pressure), and starts again. */
-  pause(): void {
-    this.#stream.pause();
-  }
-
-  resume(): void {
-    this.#stream.resume();
+  protected get stream(): ReconnectingStream {
+    return this.#stream;
   }
 
   /** Covering every subject, with no loss open. */

@@ -1,4 +1,5 @@
 import type { BusRecord, Json } from '../bus/record.ts';
+import { StreamHolder } from './stream-holder.ts';
 import type { StreamClock } from '../streams/clock.ts';
 import type { ConnectionBudget } from '../streams/connection-budget.ts';
 import { ReconnectingStream } from '../streams/reconnecting-stream.ts';
@@ -32,7 +33,7 @@ export interface PrivateStreamOptions {
  * resumes with the first proof (an acknowledgement, or the first sync), every loss recorded as a
  * gap of the whole stream, frame numbers checked for duplicates and jumps.
  */
-abstract class PrivateStream {
+abstract class PrivateStream extends StreamHolder {
   readonly coverage: ConnectionCoverage;
   readonly #stream: ReconnectingStream;
   protected session: StreamSession | null = null;
@@ -43,6 +44,7 @@ abstract class PrivateStream {
     stream: string,
     recovery: GapRecovery,
   ) {
+    super();
     this.coverage = new ConnectionCoverage(stream, recovery);
     this.#stream = new ReconnectingStream(
       o.transport,
@@ -61,21 +63,8 @@ abstract class PrivateStream {
     );
   }
 
-  start(): void {
-    this.#stream.start();
-  }
-
-  stop(): Promise<void> {
-    return this.#stream.stop();
-  }
-
-  /** Stops reading while the bus cannot take more (back-pressure), and starts again. */
-  pause(): void {
-    this.#stream.pause();
-  }
-
-  resume(): void {
-    this.#stream.resume();
+  protected get stream(): ReconnectingStream {
+    return this.#stream;
   }
 
   get covered(): boolean {

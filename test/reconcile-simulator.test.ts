@@ -203,6 +203,14 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     }
   });
 
+  it('checks only what the venue reported within a window, the ledger still replaying every fill before it', async () => {
+    const late = await reconcile(store.warehouse.client, { accounts: [MISREPORTED_LABEL], method: 'average', toleranceMicro: 0n, rules: DEFAULT_VENUE_RULES, fromMs: BUCKET_MISREPORTED_AT + 1, toMs: END_OF_TIME_MS });
+    const rows = late.accounts[0]!.rows;
+    expect(rows.filter((r) => r.status === 'different').map((r) => r.field).sort()).toEqual(['avg_price_micro', 'size_matched_micro']);
+    expect(rows.every((r) => r.reportedAtMs > BUCKET_MISREPORTED_AT)).toBe(true);
+    expect(late.accounts[0]!.ledger.account.cashMicro).toBe(accountRun(MISREPORTED_LABEL).ledger.account.cashMicro);
+  });
+
   it('stores one row per figure in reconciliations, where the account dashboard finds the latest run\'s differences', async () => {
     const stored = await storeReconciliation(store.warehouse, run);
     expect(stored).toBe(run.accounts.reduce((n, a) => n + a.rows.length, 0));
@@ -234,6 +242,23 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     const json = JSON.parse(renderJson(mis)) as { accounts: Array<{ counts: Record<string, number>; ledger: { account: { cashMicro: string } } }> };
     expect(json.accounts[0]!.counts.different).toBe(3);
     expect(BigInt(json.accounts[0]!.ledger.account.cashMicro)).toBe(accountRun(MISREPORTED_LABEL).ledger.account.cashMicro);
+  });
+
+  it('calls unproven, never ok, what a recorded gap in the fills could hide, from the gap on; an on-purpose end of coverage is no gap', async () => {
+    const gapAt = START + 150_000;
+    const gap = { subject_kind: 'account', subject: 'taker-1', _topic: 'tapehouse.capture.gaps', _partition: 0, _received_at: BigInt(gapAt) * 1000n };
+    await store.warehouse.insertRows('capture_gaps', [
+      { ...gap, stream: 'sync', channel: 'portfolio_trades', gap_start: gapAt, gap_end: gapAt + 5_000, reason: 'endpoint_not_offered', recovery: 'none', _offset: 1 },
+      { ...gap, stream: 'account', gap_start: START + 60_000, gap_end: START + 60_000, reason: 'unsubscribed', _offset: 2 },
+    ]);
+    const gapped = await reconcile(store.warehouse.client, { accounts: ['taker-1'], method: 'average', toleranceMicro: 0n, rules: DEFAULT_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
+    const rows = gapped.accounts[0]!.rows;
+    expect(rows.filter((r) => r.status === 'different')).toEqual([]);
+    expect(rows.filter((r) => r.reportedAtMs < gapAt && r.scope === 'pnl_settled').every((r) => r.status === 'ok')).toBe(true);
+    const after = rows.filter((r) => r.reportedAtMs >= gapAt && ['position', 'summary', 'pnl_settled'].includes(r.scope));
+    expect(after.length).toBeGreaterThan(0);
+    for (const r of after) expect(r).toMatchObject({ status: 'unproven', detail: expect.stringContaining('sync/portfolio_trades gap') });
+    expect(rows.find((r) => r.field === 'lp_incentive_micro')?.status).toBe('ok');
   });
 
   it('runs as `tapehouse reconcile` on the data directory: prints what differs as of a time and stores the run', async () => {

@@ -95,14 +95,13 @@ function cashExplanation(a: AccountFigures): string {
  */
 export function compareBucket(judge: Judge, bucket: VenuePnlBucket, ours: AccountFigures, openPositions: number): ComparisonRow[] {
   const lifetime = ours.cashMicro + bucket.positionsValueMicro - ours.depositsMicro + ours.withdrawalsMicro;
-  const common = {
+  // Coverage is judged at the mark, the instant the figures describe; the row names the bucket.
+  const at = {
     scope: 'pnl_settled' as const,
-    reportedAtMs: bucket.bucketAtMs,
+    reportedAtMs: bucket.markAtMs,
     figure: { kind: 'account' as const },
     explain: () => `bucket ${isoTime(bucket.bucketAtMs)} marked ${isoTime(bucket.markAtMs)}; positions value ${formatUnits(bucket.positionsValueMicro)} is the venue's; ${cashExplanation(ours)}`,
   };
-  // Coverage is judged at the mark, the instant the figures describe.
-  const at = { ...common, reportedAtMs: bucket.markAtMs };
   return [
     compare(judge, { ...at, field: 'collateral_micro', ours: ours.cashMicro, theirs: bucket.collateralMicro }),
     compare(judge, { ...at, field: 'cumulative_inflow_micro', ours: ours.depositsMicro, theirs: bucket.inflowMicro }),

@@ -101,10 +101,12 @@ export function reconcileAccountData(account: string, inputs: LedgerInputs, repo
     rows.push(...compareBucket(judge, bucket, at.account, at.open));
   }
   if (rebates) rows.push(...compareRebates(judge, rebates, atLight.get(rebates.observedAtMs)!.account));
-  rows.push(...compareFees(judge, final));
-  rows.push(...compareRedemptions(judge, final));
+  // Figures from the whole history count when the venue reported them within the window.
+  const inWindow = (row: ComparisonRow): boolean => row.reportedAtMs >= options.fromMs;
+  rows.push(...compareFees(judge, final).filter(inWindow));
+  rows.push(...compareRedemptions(judge, final).filter(inWindow));
   // The order check finds the missing fills; it is not itself unproven by what it found.
-  rows.push(...compareOrderFills({ ...judge, gaps: known }, completeness, (tokenId) => conditionOf.get(tokenId) ?? ''));
+  rows.push(...compareOrderFills({ ...judge, gaps: known }, completeness, (tokenId) => conditionOf.get(tokenId) ?? '').filter(inWindow));
 
   return {
     account,

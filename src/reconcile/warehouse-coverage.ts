@@ -7,12 +7,14 @@ import { atOrBefore, msOf, selectObjects } from './warehouse-query.ts';
  * that could not run (stream `sync`), account-stream outages (stream `account`; REST recovers the
  * fills, but redemption and collateral frames are lost), and records the embedded bus lost on a
  * crash (stream `bus`; its partitions are not per account, so any concerns every account).
+ * Coverage ended on purpose (`unsubscribed`, a clean stop) is no loss by itself: the next start
+ * records the interval it did not cover (`capture_not_running`).
  */
 const GAPS_SQL = `
 SELECT stream, channel, subject, reason, recovery, detail,
        toUnixTimestamp64Milli(gap_start) AS start, toUnixTimestamp64Milli(gap_end) AS end
 FROM tapehouse.capture_gaps
-WHERE ${atOrBefore('gap_start', 'to')} AND (
+WHERE ${atOrBefore('gap_start', 'to')} AND reason != 'unsubscribed' AND (
       (stream = 'sync' AND channel IN ('portfolio_trades', 'order_trades', 'activities') AND subject IN ('', {account:String}))
    OR (stream = 'account' AND subject IN ('', {account:String}))
    OR (stream = 'bus' AND (endsWith(channel, '.sync.fills') OR endsWith(channel, '.sync.activities') OR endsWith(channel, '.account.events'))))

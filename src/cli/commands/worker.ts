@@ -32,7 +32,7 @@ export function registerWorker(program: Command): void {
     .option('--kafka-brokers <list>', 'comma-separated brokers (TAPEHOUSE_KAFKA_BROKERS, default 127.0.0.1:9092)')
     .option('--topic-prefix <prefix>', 'bus topic prefix (TAPEHOUSE_TOPIC_PREFIX, default tapehouse)')
     .option('--base-url <url>', 'the venue (TAPEHOUSE_BASE_URL)')
-    .option('--token-file <file>', 'file holding the access token (else TAPEHOUSE_TOKEN)')
+    .option('--token-file <file>', 'file holding the access token (TAPEHOUSE_TOKEN_FILE, else TAPEHOUSE_TOKEN)')
     .option('--account <label>', 'label of the token\'s account in the records (TAPEHOUSE_ACCOUNT, default "default")')
     .option('--checkpoint-file <file>', 'keep checkpoints in this JSON file (TAPEHOUSE_CHECKPOINT_FILE)')
     .option('--clickhouse-url <url>', 'keep checkpoints in the warehouse\'s sync_checkpoints (TAPEHOUSE_CLICKHOUSE_URL)')
@@ -50,7 +50,7 @@ export function registerWorker(program: Command): void {
       const processHandle = await startWorkerProcess({
         temporal,
         baseUrl,
-        token: await readAccessToken({ tokenFile: options.tokenFile }),
+        token: await readAccessToken({ tokenFile: options.tokenFile ?? env.TAPEHOUSE_TOKEN_FILE }),
         account: options.account ?? env.TAPEHOUSE_ACCOUNT ?? 'default',
         brokers: (options.kafkaBrokers ?? env.TAPEHOUSE_KAFKA_BROKERS ?? '127.0.0.1:9092').split(',').map((b) => b.trim()),
         topicPrefix: options.topicPrefix ?? env.TAPEHOUSE_TOPIC_PREFIX,

@@ -7,12 +7,11 @@ import { TOPICS } from '../bus/topics.ts';
 import { createLogger, type Logger } from '../util/log.ts';
 import type { Warehouse } from '../warehouse/warehouse.ts';
 import { BusCommits } from './bus-commits.ts';
-import { CoverageTracker } from './coverage-tracker.ts';
 import { PartitionBatcher, type BatchLimits, type PartitionStart } from './batching/partition-batcher.ts';
 import { Flusher } from './inserting/flusher.ts';
 import { GaveUp } from './inserting/backoff.ts';
 import { mapDelivery, type DeliverySource } from './mapping/map-delivery.ts';
-import { openEpoch } from './state/bus-coverage.ts';
+import { openEpoch, recordDrained, type EpochScope } from './state/bus-coverage.ts';
 import { partitionKey, readPartitionStarts, type OffsetsScope } from './state/loader-offsets.ts';
 
 export interface LoaderOptions {
@@ -105,7 +104,6 @@ class Loader {
   #assigned = new Set<string>();
   #starts: Promise<Map<string, PartitionStart>> | undefined;
   #subscription: Subscription | undefined;
-  #coverage: CoverageTracker | undefined;
   #inBatch: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
   #stopping = false;
@@ -155,17 +153,12 @@ class Loader {
     const tick = Math.max(10, Math.min(100, Math.floor(this.#limits.maxDelayMs / 10)));
     this.#timer = setInterval(() => this.#sealDue(tick), tick);
     this.#timer.unref();
-    if (!this.#durable) {
-      this.#coverage = new CoverageTracker({ warehouse: this.options.warehouse, group: this.#group, epoch: this.#scope.epoch }, this.#bus, this.#topics, this.#log);
-      this.#coverage.start();
-    }
   }
 
   async stop(options: StopOptions = {}): Promise<void> {
     if (this.#stopping) return;
     this.#stopping = true;
     clearInterval(this.#timer);
-    await this.#coverage?.stop();
     const deadline = setTimeout(() => this.#giveUp.abort(), options.timeoutMs ?? 30_000);
     try {
       this.#subscription?.pause();
@@ -179,7 +172,7 @@ class Loader {
       }
       await this.#flusher.close();
       await this.#commits.commit([]);
-      if (this.#coverage) await this.#coverage.finish();
+      if (!this.#durable) await this.#markDrained();
     } catch (error) {
       if (!(error instanceof GaveUp)) throw error;
       this.#log.warn({ reason: String(error.lastError) }, 'stopped with the warehouse still failing; unstored records stay on the bus');
@@ -209,9 +202,22 @@ class Loader {
     };
   }
 
+  /**
+   * A clean stop with nothing left on the bus unstored: the next start records no gap for this
+   * run. (With records left — producers still publishing — it records one, from the last stored.)
+   */
+  async #markDrained(): Promise<void> {
+    const lags = await this.#bus.lag(this.#group, this.#topics);
+    if (lags.every((entry) => entry.lag === 0n)) await recordDrained(this.#epochScope(), nowMicros());
+  }
+
+  #epochScope(): EpochScope {
+    return { warehouse: this.options.warehouse, group: this.#group, epoch: this.#scope.epoch };
+  }
+
   async #openEpoch(): Promise<void> {
     const partitions = (await this.#bus.lag(this.#group, this.#topics)).map(({ topic, partition }) => ({ topic, partition }));
-    const opening = await openEpoch({ warehouse: this.options.warehouse, group: this.#group, epoch: this.#scope.epoch }, nowMicros(), partitions);
+    const opening = await openEpoch(this.#epochScope(), nowMicros(), partitions);
     this.#busGaps = opening.gaps;
     if (opening.gaps > 0) this.#log.warn(opening, 'the embedded bus lost what it held unstored when an earlier run was killed: recorded as capture gaps');
   }

@@ -28,6 +28,8 @@ export interface FlusherOptions {
 interface Entry {
   batch: Batch;
   prepared: Promise<PreparedBatch>;
+  /** Rows it counts for in `queuedRows` (dead-lettering may change the batch's own count). */
+  rows: number;
 }
 
 // A round records at most this many batches in one loader_offsets insert.
@@ -39,7 +41,8 @@ const MAX_ROUND = 64;
  *
  *   1. one loader_offsets insert: `after` for the previous round, `before` for this one;
  *   2. bus commits for the previous round (its `after` is now durable);
- *   3. each batch's inserts, each table with its deduplication token;
+ *   3. the batches' inserts, all handed to the engine at once (each batch's tables in order),
+ *      each table with its deduplication token;
  * and when nothing else waits, the round's `after` rows and commits right away.
  *
  * Every warehouse call is retried with backoff while the warehouse is down (the bus is paused
@@ -68,7 +71,7 @@ export class Flusher {
     this.#lost.delete(partitionKey(batch.topic, batch.partition));
     const prepared = prepareBatch(batch, this.options.context);
     prepared.catch(() => undefined); // surfaced by the round that awaits it
-    this.#queue.push({ batch, prepared });
+    this.#queue.push({ batch, prepared, rows: batch.rowCount });
     this.#queuedRows += batch.rowCount;
     this.#wake.notify();
   }
@@ -86,7 +89,7 @@ export class Flusher {
       const entry = this.#queue[i]!;
       if (partitionKey(entry.batch.topic, entry.batch.partition) === key) {
         this.#queue.splice(i, 1);
-        this.#queuedRows -= entry.batch.rowCount;
+        this.#queuedRows -= entry.rows;
       }
     }
     this.#room.notify();
@@ -137,16 +140,30 @@ export class Flusher {
       }
       this.#busy = true;
       const round = this.#queue.splice(0, MAX_ROUND);
-      const prepared = (await Promise.all(round.map((entry) => entry.prepared))).filter(
-        (p) => !this.#lost.has(partitionKey(p.batch.topic, p.batch.partition)),
+      const ready = await Promise.all(round.map(async (entry) => ({ entry, prepared: await entry.prepared })));
+      const live = ready.filter(({ entry }) => !this.#lost.has(partitionKey(entry.batch.topic, entry.batch.partition)));
+      this.#release(ready.filter((item) => !live.includes(item)).map(({ entry }) => entry));
+      await this.#record(live.map(({ prepared }) => prepared));
+      // The round's batches go to the engine together: it takes the next insert as soon as it is
+      // done with one, without waiting for the JS thread (busy encoding the next batches) to ask.
+      // Each batch frees its room in the queue as soon as it is stored.
+      const sent = await Promise.allSettled(
+        live.map(async ({ entry, prepared }) => {
+          await this.#send(prepared);
+          this.#release([entry]);
+        }),
       );
-      await this.#record(prepared);
-      for (const batch of prepared) await this.#send(batch);
-      this.#stored = prepared;
-      for (const entry of round) this.#queuedRows -= entry.batch.rowCount;
+      const failed = sent.find((outcome) => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
+      this.#stored = live.map(({ prepared }) => prepared);
       this.#busy = false;
-      this.#room.notify();
     }
+  }
+
+  #release(entries: readonly Entry[]): void {
+    if (entries.length === 0) return;
+    for (const entry of entries) this.#queuedRows -= entry.rows;
+    this.#room.notify();
   }
 
   /** One loader_offsets insert: `after` for what was stored since the last one, `before` for `next`; then the commits. */

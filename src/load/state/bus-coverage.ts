@@ -5,10 +5,10 @@ import { landedBatches } from './landed-batches.ts';
 
 /**
  * The embedded bus lives in memory: what it held unstored when its process was killed is gone.
- * Each process run of it is a *bus epoch*; `bus_coverage` records the run's start, how far each
- * partition is known stored, and a clean stop. When the next run starts, every earlier run that
- * neither stopped cleanly nor had its gaps written gets one `capture_gaps` row per topic-partition
- * (stream `bus`, reason `bus_undelivered`), from the last instant known stored to the restart.
+ * Each process run of it is a *bus epoch*; `bus_coverage` records the run's start and a clean stop.
+ * When the next run starts, every earlier run that neither stopped cleanly nor had its gaps written
+ * gets one `capture_gaps` row per topic-partition (stream `bus`, reason `bus_undelivered`), from
+ * the newest receive time stored in that partition (or the run's start) to the restart.
  */
 
 export interface EpochScope {
@@ -61,21 +61,6 @@ export async function openEpoch(scope: EpochScope, startedAtUs: bigint, partitio
   return { killedRuns: killed.length, gaps };
 }
 
-/** Partitions seen with everything published to them stored, as of `atUs`. */
-export async function recordCovered(scope: EpochScope, partitions: readonly TopicPartition[], atUs: bigint): Promise<void> {
-  if (partitions.length === 0) return;
-  const rows = partitions.map(({ topic, partition }): Row => ({
-    consumer_group: scope.group,
-    bus_epoch: scope.epoch,
-    topic,
-    partition,
-    state: 'covered',
-    covered_until: atUs,
-    recorded_at: atUs,
-  }));
-  await scope.warehouse.insertRows('bus_coverage', rows);
-}
-
 /** A clean stop: nothing published to the bus was left unstored, so no gap. */
 export async function recordDrained(scope: EpochScope, atUs: bigint): Promise<void> {
   await scope.warehouse.insertRows('bus_coverage', [epochRow(scope.group, scope.epoch, 'drained', atUs)]);
@@ -106,23 +91,21 @@ interface Coverage {
 }
 
 /**
- * Per run and partition: the last instant known stored, and the last offset stored (-1 if none):
- * from its `covered` rows, its `after` rows, and the batches that landed without their `after`.
+ * Per run and partition: the newest receive time stored, and the last offset stored (-1 if none):
+ * from its `after` rows, and the batches that landed without their `after`.
+ *
+ * Only stored records count. "Nothing unstored on the bus at instant T" would not do: a record
+ * received before T can be published after it (its publish waited behind another partition of the
+ * topic), be lost, and have to lie inside the gap.
  */
 async function readCoverage(scope: EpochScope, runs: ReadonlyArray<{ epoch: string; startedUs: bigint }>): Promise<Map<string, Coverage>> {
   const coverage = new Map<string, Coverage>();
   if (runs.length === 0) return coverage;
   const result = await scope.warehouse.client.query({
-    query: `SELECT bus_epoch, topic, partition, toString(max(covered)) AS covered_us, toString(max(last_offset)) AS last_offset
-            FROM (
-                SELECT bus_epoch, topic, partition, toUnixTimestamp64Micro(covered_until) AS covered, toInt64(-1) AS last_offset
-                FROM tapehouse.bus_coverage
-                WHERE consumer_group = {group:String} AND bus_epoch IN {epochs:Array(String)} AND state = 'covered'
-                UNION ALL
-                SELECT bus_epoch, topic, partition, toUnixTimestamp64Micro(max_received_at), toInt64(max_offset)
-                FROM tapehouse.loader_offsets
-                WHERE consumer_group = {group:String} AND bus_epoch IN {epochs:Array(String)} AND state = 'after'
-            )
+    query: `SELECT bus_epoch, topic, partition, toString(toUnixTimestamp64Micro(max(max_received_at))) AS covered_us,
+                   toString(max(max_offset)) AS last_offset
+            FROM tapehouse.loader_offsets
+            WHERE consumer_group = {group:String} AND bus_epoch IN {epochs:Array(String)} AND state = 'after'
             GROUP BY bus_epoch, topic, partition`,
     query_params: { group: scope.group, epochs: runs.map((run) => run.epoch) },
     format: 'JSONEachRow',

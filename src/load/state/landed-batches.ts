@@ -5,8 +5,9 @@ import { isIdentifier } from '../../warehouse/database.ts';
  * Batches of a killed run of the embedded bus that were recorded `before` but never `after`:
  * whether their rows nonetheless reached the warehouse (the run was killed between the insert and
  * the `after`). Those records are stored, so a bus gap starts after them, not before. A batch
- * counts only when every table it was meant for holds all its rows; rows of an older run with the
- * same offsets are told apart by their receive time, later than this run's start.
+ * counts only when every table it was meant for holds all its rows, and every unfinished batch
+ * before it in its partition counts too; rows of an older run with the same offsets are told
+ * apart by their receive time, later than this run's start.
  */
 
 export interface LandedBatch {
@@ -46,12 +47,21 @@ export async function landedBatches(client: ClickHouseClient, group: string, run
     byBatch.set(key, [...(byBatch.get(key) ?? []), row]);
   }
   const started = new Map(runs.map((run) => [run.epoch, run.startedUs]));
-  const landed: LandedBatch[] = [];
+  // Per partition, in offset order: a batch counts only when every batch before it landed too
+  // (a round's batches are inserted concurrently, so a later one can land and an earlier not).
+  const byPartition = new Map<string, Unfinished[][]>();
   for (const tables of byBatch.values()) {
-    const first = tables[0]!;
-    let all = true;
-    for (const table of tables) all &&= await holdsAll(client, table, started.get(table.bus_epoch) ?? 0n);
-    if (all) {
+    const key = `${tables[0]!.bus_epoch}\u0000${tables[0]!.topic}\u0000${tables[0]!.partition}`;
+    byPartition.set(key, [...(byPartition.get(key) ?? []), tables]);
+  }
+  const landed: LandedBatch[] = [];
+  for (const batches of byPartition.values()) {
+    batches.sort((a, b) => (BigInt(a[0]!.first) < BigInt(b[0]!.first) ? -1 : 1));
+    for (const tables of batches) {
+      let all = true;
+      for (const table of tables) all &&= await holdsAll(client, table, started.get(table.bus_epoch) ?? 0n);
+      if (!all) break;
+      const first = tables[0]!;
       landed.push({ epoch: first.bus_epoch, topic: first.topic, partition: first.partition, lastOffset: BigInt(first.last), maxReceivedUs: BigInt(first.max_received_us) });
     }
   }

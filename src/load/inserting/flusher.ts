@@ -139,7 +139,7 @@ export class Flusher {
         continue;
       }
       this.#busy = true;
-      const round = this.#queue.splice(0, MAX_ROUND);
+      const round = this.#takeRound();
       const ready = await Promise.all(round.map(async (entry) => ({ entry, prepared: await entry.prepared })));
       const live = ready.filter(({ entry }) => !this.#lost.has(partitionKey(entry.batch.topic, entry.batch.partition)));
       this.#release(ready.filter((item) => !live.includes(item)).map(({ entry }) => entry));
@@ -158,6 +158,29 @@ export class Flusher {
       this.#stored = live.map(({ prepared }) => prepared);
       this.#busy = false;
     }
+  }
+
+  /**
+   * The next round: the oldest queued batch of each partition, MAX_ROUND at most. One per partition
+   * keeps at most two of a partition between `before` and `after` at any instant (this round's,
+   * and the previous round's until this round's offsets insert records its `after`), which is all
+   * a restart has to look for.
+   */
+  #takeRound(): Entry[] {
+    const round: Entry[] = [];
+    const partitions = new Set<string>();
+    for (let i = 0; i < this.#queue.length && round.length < MAX_ROUND; ) {
+      const entry = this.#queue[i]!;
+      const key = partitionKey(entry.batch.topic, entry.batch.partition);
+      if (partitions.has(key)) {
+        i++;
+        continue;
+      }
+      partitions.add(key);
+      round.push(entry);
+      this.#queue.splice(i, 1);
+    }
+    return round;
   }
 
   #release(entries: readonly Entry[]): void {

@@ -50,7 +50,8 @@ interface RangeState {
 }
 
 // The few newest ranges per partition are enough: at most two batches of a partition are ever
-// between their before and after (one being sent, one recorded with the next round).
+// between their before and after (a round takes one batch per partition; the previous round's
+// after is recorded with this round's before).
 const NEWEST_RANGES = 8;
 
 /**

@@ -107,6 +107,7 @@ class Loader {
   #inBatch: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
   #stopping = false;
+  #stopped: Promise<void> | undefined;
   #deadLetters = 0;
   #batches = 0;
   #busGaps = 0;
@@ -129,7 +130,9 @@ class Loader {
       giveUp: this.#giveUp.signal,
       maxQueuedRows: 4 * this.#limits.maxRows,
       onWarehouseDown: () => this.#subscription?.pause(),
-      onWarehouseUp: () => this.#subscription?.resume(),
+      onWarehouseUp: () => {
+        if (!this.#stopping) this.#subscription?.resume();
+      },
       onStored: (prepared) => {
         const { batch } = prepared;
         this.#batches += 1;
@@ -155,11 +158,17 @@ class Loader {
     this.#timer.unref();
   }
 
-  async stop(options: StopOptions = {}): Promise<void> {
-    if (this.#stopping) return;
+  stop(options: StopOptions = {}): Promise<void> {
+    this.#stopped ??= this.#stop(options);
+    return this.#stopped;
+  }
+
+  async #stop(options: StopOptions): Promise<void> {
+    const deadline = setTimeout(() => this.#giveUp.abort(), options.timeoutMs ?? 30_000);
+    // The embedded bus forgets what it holds when the process ends: take all of it first.
+    if (!this.#durable) await this.#drainBus();
     this.#stopping = true;
     clearInterval(this.#timer);
-    const deadline = setTimeout(() => this.#giveUp.abort(), options.timeoutMs ?? 30_000);
     try {
       this.#subscription?.pause();
       this.#flusher.releaseWaiters();
@@ -200,6 +209,16 @@ class Loader {
       warehouseDown: this.#flusher.warehouseDown,
       busGapsRecorded: this.#busGaps,
     };
+  }
+
+  /** Waits until the group has committed everything on the bus (or the stop's deadline passes). */
+  async #drainBus(): Promise<void> {
+    while (!this.#giveUp.signal.aborted && this.#subscription) {
+      const lags = await this.#bus.lag(this.#group, this.#topics);
+      if (lags.every((entry) => entry.lag === 0n)) return;
+      // The last partial batches are cut by the timer within the time bound.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
   }
 
   /**
@@ -287,7 +306,8 @@ class Loader {
 
   async #take(batch: BusBatch): Promise<void> {
     const key = partitionKey(batch.topic, batch.partition);
-    if (!this.#assigned.has(key)) return;
+    // Not ours (any more), or stopping: left uncommitted, for the group's next reader.
+    if (!this.#assigned.has(key) || this.#stopping) return;
     await this.#flusher.room();
     const pending = this.#batchers.get(key);
     if (pending === undefined) return;

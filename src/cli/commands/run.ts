@@ -35,6 +35,9 @@ async function run(flags: Record<string, unknown>): Promise<number> {
   const token = settings.baseUrl ? await readAccessToken({ tokenFile: settings.tokenFile }) : null;
   const target = resolveTarget({ clickhouseUrl: settings.clickhouseUrl, dataDir: settings.clickhouseUrl ? undefined : settings.dataDir });
   const reporter = new StatusReporter(process.stdout, settings.status ?? (process.stdout.isTTY ? 'line' : 'log'));
+  // Listen before starting anything: a signal during start-up stops the job once it is up,
+  // instead of killing the process halfway through opening the warehouse.
+  const stopRequested = untilStopped(settings.duration);
 
   const job: MainJob = await startMainJob({
     baseUrl: settings.baseUrl,
@@ -49,7 +52,7 @@ async function run(flags: Record<string, unknown>): Promise<number> {
   });
   printWelcome(job, target.kind === 'chdb');
 
-  const stopped = await untilStopped(settings.duration);
+  const stopped = await stopRequested;
   reporter.end();
   process.stdout.write(`stopping (${stopped}): flushing what was captured…\n`);
   await job.stop();

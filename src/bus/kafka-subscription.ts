@@ -32,8 +32,24 @@ export class KafkaSubscription implements Subscription {
     this.stopped = new Promise((resolve) => (this.endWith = resolve));
   }
 
-  /** Connects, joins the group and starts delivering; resolves once the group is joined. */
+  /**
+   * Connects, joins the group and starts delivering; resolves once the group is joined. A broker
+   * that has just started (or moved the group's coordinator) answers the join with retriable
+   * errors such as COORDINATOR_LOAD_IN_PROGRESS for a few seconds: those are tried again.
+   */
   static async start(kafka: Kafka, options: SubscribeOptions, settings: ConsumerSettings): Promise<KafkaSubscription> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await KafkaSubscription.#startOnce(kafka, options, settings);
+      } catch (error) {
+        if (!isRetriable(error) || attempt >= JOIN_ATTEMPTS) throw error;
+        settings.log.warn({ group: options.group, attempt, err: error }, 'joining the consumer group failed; trying again');
+        await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+      }
+    }
+  }
+
+  static async #startOnce(kafka: Kafka, options: SubscribeOptions, settings: ConsumerSettings): Promise<KafkaSubscription> {
     const consumer = kafka.consumer({
       groupId: options.group,
       allowAutoTopicCreation: false,
@@ -155,4 +171,11 @@ function toDelivery(message: KafkaMessage): Delivery {
   const decoded = decodeRecord(message.value);
   if (decoded.ok) return { offset, ok: true, record: decoded.record };
   return { offset, ok: false, reason: decoded.reason, bytes: message.value };
+}
+
+/** Joins tried before giving up on retriable errors (about 10 s with the backoff). */
+const JOIN_ATTEMPTS = 8;
+
+function isRetriable(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { retriable?: unknown }).retriable === true;
 }

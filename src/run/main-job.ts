@@ -162,6 +162,11 @@ async function servePort(
   });
   const routes = async (request: IncomingMessage, response: ServerResponse): Promise<boolean> => {
     const path = (request.url ?? '/').split('?')[0];
+    if (path === '/favicon.ico') {
+      // Browsers ask for it on every site; an answer keeps their consoles free of 404s.
+      response.writeHead(204).end();
+      return true;
+    }
     if (path === '/metrics') {
       response.writeHead(200, { 'content-type': sampler.metrics.contentType });
       response.end(await sampler.metrics.text());

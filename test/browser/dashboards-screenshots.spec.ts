@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from './chromium.ts';
 import { loadDashboards } from '../../src/dashboards/dashboard-model.ts';
 import { runQueryThroughClient } from '../../src/dashboards/run-query.ts';
 import { serveDashboards, type DashboardsServer } from '../../src/dashboards/serve.ts';
@@ -10,7 +11,6 @@ import { migratedWarehouse, type TestWarehouse } from '../warehouse-fixtures.ts'
 
 // Opens each dashboard of the built-in viewer in Debian's chromium on a filled warehouse, waits
 // for its data, requires every panel to have drawn something, and saves a screenshot.
-const CHROMIUM = process.env.TAPEHOUSE_CHROMIUM ?? '/usr/bin/chromium';
 const SCREENSHOTS = resolve(import.meta.dirname, '../../test-results/dashboards');
 const dashboards = loadDashboards().map(({ dashboard }) => dashboard);
 
@@ -19,15 +19,10 @@ let server: DashboardsServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install -y chromium (or set TAPEHOUSE_CHROMIUM)`);
   seeded = await migratedWarehouse();
   await fillDashboardWarehouse(seeded.warehouse, { end: new Date() });
   server = await serveDashboards({ query: runQueryThroughClient(seeded.warehouse.client), basePath: '/dashboards' });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
   mkdirSync(SCREENSHOTS, { recursive: true });
 });
 

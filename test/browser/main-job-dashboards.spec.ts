@@ -1,14 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from './chromium.ts';
 import { loadDashboards } from '../../src/dashboards/dashboard-model.ts';
 
 // The dashboards as a user opens them: on the port of a running `tapehouse run`, with the data it
 // is capturing. Every page must load its data without a page error; screenshots are saved.
-const CHROMIUM = process.env.TAPEHOUSE_CHROMIUM ?? '/usr/bin/chromium';
 const SCREENSHOTS = resolve(import.meta.dirname, '../../test-results/dashboards-main-job');
 const root = resolve(import.meta.dirname, '../..');
 const dashboards = loadDashboards().map(({ dashboard }) => dashboard);
@@ -19,7 +19,6 @@ let dashboardsUrl = '';
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install -y chromium (or set TAPEHOUSE_CHROMIUM)`);
   job = spawn(process.execPath, [join(root, 'bin/tapehouse.js'), 'run', '--data-dir', dataDir, '--http-port', '0', '--status', 'off', '--rate', '40'], {
     env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -31,11 +30,7 @@ beforeAll(async () => {
     await new Promise((r) => setTimeout(r, 250));
   }
   dashboardsUrl = /dashboards:\s+(\S+)/.exec(out)![1]!.replace(/\/$/, '');
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
   mkdirSync(SCREENSHOTS, { recursive: true });
 });
 

@@ -124,6 +124,8 @@ describe('stream faults', () => {
     expect(await attempt(t.sim, '/trade/v1/account-stream', t.alice)).toBe('opened');
     t.sim.advance(10_000);
     expect(await attempt(t.sim, '/trade/v1/market-stream')).toBe('opened');
+    // Injected, not earned: the fault suite holds clients to zero earned 429s only.
+    expect(t.sim.rateLimits()).toMatchObject({ earned: { stream_attempts: 0, edge: 0 }, injected: 1 });
   });
 
   it('malformed_frames: invalid JSON, wrong types, unknown kinds, unknown fields and oversized frames', async () => {
@@ -167,6 +169,7 @@ describe('REST faults', () => {
     expect(limited).toMatchObject({ status: 429, json: { code: 'rate_limited', recovery: { strategy: 'retry_after', after_seconds: 2 } } });
     expect(limited.headers.get('retry-after')).toBe('2');
     expect(limited.json.request_id).toBe(limited.headers.get('x-request-id'));
+    expect(t.sim.rateLimits()).toEqual({ earned: { edge: 0, ip: 0, account: 0, stream_attempts: 0 }, injected: 1 });
     t.sim.faults.end(storm.id);
     const cases: Array<[FaultSpec['strategy'], number, string]> = [
       ['none', 500, 'internal_error'],

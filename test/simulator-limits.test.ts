@@ -41,9 +41,12 @@ describe('per-account buckets', () => {
     expect(ok.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i));
     expect(ok[0]?.headers.get('x-ratelimit-limit')).toBe('100');
     expectAccount429(await read(), 'read');
+    // The fault suite's "429s earned" comes from this tally.
+    expect(sim.rateLimits()).toEqual({ earned: { edge: 0, ip: 0, account: 1, stream_attempts: 0 }, injected: 0 });
     clock.advance(1_000);
     const refilled = await burst(51, read);
     expect(refilled.filter((r) => r.status === 200)).toHaveLength(50);
+    expect(sim.rateLimits().earned.account).toBe(2);
   });
 
   it('charges 5 read tokens for the heavy portfolio reads', async () => {

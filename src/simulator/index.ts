@@ -6,6 +6,7 @@ import { FaultProfile } from './faults/profile.ts';
 import { GroundTruthRecorder } from './ground-truth/recorder.ts';
 import { createVenueServer } from './http/server.ts';
 import { resolveDeployment, resolveLifecycle, resolveStreams, type SimulatorOptions } from './options.ts';
+import { RateLimitTally, type RateLimitCounts } from './http/limits/rate-limit-tally.ts';
 import { Prng } from './prng.ts';
 import { StreamServer } from './streams/stream-server.ts';
 import { Venue, type Credentials } from './venue.ts';
@@ -25,6 +26,8 @@ export interface SimulatorHandle {
   /** The fault-control endpoint, when a control port was asked for. */
   controlUrl: string | undefined;
   groundTruth: GroundTruthRecorder | undefined;
+  /** Every 429 answered so far: earned by clients going past a limit, or injected by a fault. */
+  rateLimits(): RateLimitCounts;
   /** Moves a ManualClock and runs whatever became due. */
   advance(ms: number): void;
   /** Runs whatever is due now (lifecycle, order flow, faults, heartbeats, ground truth). */
@@ -48,7 +51,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     lifecycle: resolveLifecycle(options.lifecycle),
   });
   const deployment = resolveDeployment(options.deployment);
-  const streams: StreamServer = new StreamServer(venue, resolveStreams(options.streams), (): boolean => faults.rest.positionsUnavailable(clock.now()));
+  const tally = new RateLimitTally();
+  const streams: StreamServer = new StreamServer(venue, resolveStreams(options.streams), (): boolean => faults.rest.positionsUnavailable(clock.now()), tally);
   const faults: Faults = new Faults(clock, streams, Prng.forStream(seed, 'faults-rest'));
   const profile = new FaultProfile(options.faults ?? 'none', Prng.forStream(seed, 'faults'), (spec) => faults.inject(spec), clock.now());
   const groundTruth = options.groundTruth
@@ -78,13 +82,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const timer = manual ? undefined : setInterval(tick, options.tickIntervalMs ?? 50);
   timer?.unref();
 
-  const server = createVenueServer(venue, deployment, { streams, faults: faults.rest });
+  const server = createVenueServer(venue, deployment, { streams, faults: faults.rest, tally });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  const control: ControlServer | undefined = options.controlPort === undefined ? undefined : await startControlServer(options.controlPort, faults, streams);
+  const control: ControlServer | undefined = options.controlPort === undefined ? undefined : await startControlServer(options.controlPort, faults, streams, tally);
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
     if (timer) clearInterval(timer);
@@ -109,6 +113,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     faults,
     controlUrl: control?.url,
     groundTruth,
+    rateLimits: () => tally.counts(),
     advance(ms: number) {
       if (!manual) throw new Error('advance() needs a ManualClock');
       manual.advance(ms);

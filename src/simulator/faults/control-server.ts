@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { StreamServer } from '../streams/stream-server.ts';
 import { FaultSpecError, parseFaultSpec } from './fault-spec.ts';
 import { faultJson, type Faults } from './faults.ts';
+import type { RateLimitTally } from '../http/limits/rate-limit-tally.ts';
 
 export interface ControlServer {
   url: string;
@@ -32,8 +33,9 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
  * The fault-control endpoint, on its own loopback port so the venue's interface stays exactly the
  * interface (README, "Fault injection"):
  *   GET /faults · POST /faults {kind, …} · DELETE /faults/{id} · GET /connections
+ *   GET /rate-limits (every 429 answered: earned by clients, or injected)
  */
-export async function startControlServer(port: number, faults: Faults, streams: StreamServer): Promise<ControlServer> {
+export async function startControlServer(port: number, faults: Faults, streams: StreamServer, tally: RateLimitTally): Promise<ControlServer> {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname.replace(/\/+$/, '');
     try {
@@ -43,6 +45,7 @@ export async function startControlServer(port: number, faults: Faults, streams: 
         const ended = faults.end(decodeURIComponent(path.slice('/faults/'.length)));
         return ended ? reply(res, 200, { fault: faultJson(ended) }) : reply(res, 404, { error: 'no such active fault' });
       }
+      if (path === '/rate-limits' && req.method === 'GET') return reply(res, 200, tally.counts());
       if (path === '/connections' && req.method === 'GET') return reply(res, 200, { connections: streams.connections().filter((c) => !c.closed).map((c) => c.describe()) });
       reply(res, 404, { error: `no route ${req.method} ${path}` });
     } catch (err) {

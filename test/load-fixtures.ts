@@ -1,4 +1,5 @@
 import type { BusRecord, Json, RecordKind } from '../src/bus/record.ts';
+import { bookChangeRecord, type BookUpdate } from '../src/capture/book-change-form.ts';
 import type { TopicCatalogue } from '../src/bus/topics.ts';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { Prng } from '../src/simulator/prng.ts';
@@ -92,6 +93,8 @@ export interface GeneratorOptions {
   clock?: () => bigint;
   /** Numbers ids (and book sequences) from here: generators with far apart values never share a key. */
   firstIndex?: number;
+  /** Book updates per `book_change` record: 1 to this many (default 1; capture batches up to 1000). */
+  bookUpdates?: number;
 }
 
 /** Market-data kinds only: natural keys that do not depend on receive times. */
@@ -104,6 +107,7 @@ export class RecordGenerator {
 
   readonly #kinds: ReadonlySet<RecordKind | 'bad'> | undefined;
   readonly #clock: (() => bigint) | undefined;
+  readonly #bookUpdates: number;
 
   constructor(
     seed: number,
@@ -114,6 +118,7 @@ export class RecordGenerator {
     this.#next = () => random.float();
     this.#kinds = options.kinds;
     this.#clock = options.clock;
+    this.#bookUpdates = options.bookUpdates ?? 1;
     this.#n = options.firstIndex ?? 0;
     this.#tokens = Array.from({ length: 40 }, (_, i) => ({
       tokenId: `${(i + 1) * 7919}${'3'.repeat(70)}`.slice(0, 77),
@@ -134,7 +139,7 @@ export class RecordGenerator {
     const receivedAtUs = this.#clock?.() ?? BigInt(START_MS + n * 3) * 1000n + BigInt(n % 1000);
     const at = Number(receivedAtUs / 1000n);
     if (kind === 'bad') return this.#bad(n, at);
-    const built = this.#build(kind, n, at);
+    const built = this.#build(kind, n, at, receivedAtUs);
     const record: BusRecord = {
       kind,
       key: built.key,
@@ -164,7 +169,7 @@ export class RecordGenerator {
     return this.#tokens[Math.floor(this.#next() * this.#tokens.length)]!;
   }
 
-  #build(kind: RecordKind, n: number, at: number): Built {
+  #build(kind: RecordKind, n: number, at: number, receivedAtUs: bigint): Built {
     const iso = new Date(at).toISOString();
     const t = this.#token();
     switch (kind) {
@@ -174,18 +179,30 @@ export class RecordGenerator {
         return { key: t.conditionId, payload, rows: [{ table: 'trades', key: id }] };
       }
       case 'book_change': {
-        // As capture publishes them: per side, [price, size] pairs; its own per-token sequence.
-        t.sequence += 1;
-        const count = 1 + Math.floor(this.#next() * 5);
-        const levels = Array.from({ length: count }, (_, i) => {
-          const side = i % 2 ? 'ASK' : 'BID';
-          const price = side === 'BID' ? t.mid - 1000 * (i + 1) : t.mid + 1000 * (i + 1);
-          return { side, price: String(price), size: String(this.#next() < 0.15 ? 0 : Math.floor(this.#next() * 5000) * 1_000_000) };
-        });
-        const pairs = (side: string) => levels.filter((l) => l.side === side).map((l) => [l.price, l.size]);
-        const payload = { token_id: t.tokenId, condition_id: t.conditionId, sequence: String(t.sequence), venue_sequence: n, update: 'snapshot', bids: pairs('BID'), asks: pairs('ASK') };
-        const rows = levels.map((l) => ({ table: 'book_changes', key: `${t.tokenId}|${t.sequence}|${l.side}|${l.price}` }));
-        return { key: t.conditionId, payload, rows, rawless: true };
+        // As capture publishes them: several consecutive updates of one market's tokens in one
+        // record (src/capture/book-change-form.ts), each its own per-token sequence and levels.
+        // The first update draws from the generator as one-update records did (the mix of what
+        // follows stays the same); the others, up to `bookUpdates`, from a generator of their own.
+        const extra = new Prng(n);
+        const tokens = this.#tokens.filter((o) => o.conditionId === t.conditionId);
+        const updates: BookUpdate[] = [];
+        const rows: Expected[] = [];
+        const count = this.#bookUpdates > 1 ? 1 + Math.floor(extra.float() * this.#bookUpdates) : 1;
+        for (let u = 0; u < count; u++) {
+          const next = u === 0 ? this.#next : () => extra.float();
+          const o = u === 0 ? t : tokens[Math.floor(next() * tokens.length)]!;
+          o.sequence += 1;
+          const changes = Array.from({ length: 1 + Math.floor(next() * 5) }, (_, i) => {
+            const side = i % 2 ? 'ask' : 'bid';
+            const priceMicro = side === 'bid' ? o.mid - 1000 * (i + 1) : o.mid + 1000 * (i + 1);
+            return { side, priceMicro, sizeMicro: String(next() < 0.15 ? 0 : Math.floor(next() * 5000) * 1_000_000) } as const;
+          });
+          // One receive time and frame for the record's updates: the loader's coverage reads the envelope's.
+          const origin = { connectionId: 'fixture-1', frameNo: n, receivedAtUs };
+          updates.push({ tokenId: o.tokenId, conditionId: o.conditionId, sequence: BigInt(o.sequence), venueSequence: n, update: 'snapshot', venueTime: iso, origin, changes, raw: null });
+          for (const c of changes) rows.push({ table: 'book_changes', key: `${o.tokenId}|${o.sequence}|${c.side.toUpperCase()}|${c.priceMicro}` });
+        }
+        return { key: t.conditionId, payload: bookChangeRecord(updates).payload as Payload, rows, rawless: true };
       }
       case 'book_snapshot': {
         t.sequence += 1;

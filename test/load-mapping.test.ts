@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Delivery } from '../src/bus/bus.ts';
 import { decodeRecord, encodeRecord, type BusRecord, type Json, type RecordKind } from '../src/bus/record.ts';
+import { bookChangeRecord, type BookUpdate } from '../src/capture/book-change-form.ts';
+import { TOPICS } from '../src/bus/topics.ts';
 import { mapDelivery } from '../src/load/mapping/map-delivery.ts';
+import { RecordGenerator } from './load-fixtures.ts';
 
 const SOURCE = { topic: 'tapehouse.x', partition: 2, group: 'loaders' };
 const RECEIVED_US = 1_772_442_000_123_456n; // 2026-03-02T09:00:00.123456Z
@@ -17,6 +20,13 @@ function record(kind: RecordKind, payload: Json, extra: Partial<BusRecord> = {})
     raw: JSON.stringify(payload),
     ...extra,
   };
+}
+
+/** A record as a loader receives it: through the wire form. */
+function decode(wire: string): BusRecord {
+  const decoded = decodeRecord(wire);
+  if (!decoded.ok) throw new Error(decoded.reason);
+  return decoded.record;
 }
 
 function map(r: BusRecord, offset = 41n) {
@@ -76,6 +86,64 @@ describe('mapping a record to rows', () => {
     expect(rows.map((r) => r.row._raw)).toEqual(['', '']);
     const delta = map(record('book_change', { token_id: 'tok', changes: [{ side: 'ask', price_micro: '470000', shares_micro: '1' }] }));
     expect(delta.map((r) => [r.row.side, r.row.size_micro])).toEqual([['ASK', '1']]);
+  });
+
+  it('maps a record of several book updates to the rows their one-update records gave, each update with its own times, sequence and raw frame', () => {
+    const at = (ms: number, us: number) => ({ connectionId: 'c-1', frameNo: ms, receivedAtUs: RECEIVED_US + BigInt(us) });
+    const update = (u: Partial<BookUpdate> & Pick<BookUpdate, 'origin'>): BookUpdate => ({
+      tokenId: 'tok-a', conditionId: '0xc1', sequence: 1700000000000000001n, venueSequence: 412, update: 'snapshot',
+      venueTime: '2026-03-02T09:00:00.100Z', changes: [{ side: 'bid', priceMicro: 440000, sizeMicro: '0' }], raw: null, ...u,
+    });
+    const updates: BookUpdate[] = [
+      update({ origin: at(7, 0) }),
+      update({ origin: at(8, 250), tokenId: 'tok-b', sequence: 55n, venueSequence: null, venueTime: '2026-03-02T09:00:00.350Z', changes: [{ side: 'ask', priceMicro: 460000, sizeMicro: '3000000' }, { side: 'bid', priceMicro: 430000, sizeMicro: '92233720368547758' }] }),
+      update({ origin: at(9, 900), sequence: 1700000000000000002n, venueSequence: 413, update: 'delta', venueTime: '2026-03-02T09:00:00.4123Z', changes: [{ side: 'ask', priceMicro: 470000, sizeMicro: '1' }], raw: '{"type":"orderbook"}' }),
+      update({ origin: at(12, 2_000), sequence: 1700000000000000003n, venueSequence: 414, update: 'reseed', venueTime: null, changes: [{ side: 'ask', priceMicro: 470000, sizeMicro: '0' }] }),
+    ];
+    // The earlier form: one record per update, its own envelope, raw frame in the envelope.
+    const single = (u: BookUpdate): BusRecord => ({
+      kind: 'book_change',
+      key: '0xc1',
+      venueTime: u.venueTime,
+      receivedAtUs: u.origin.receivedAtUs,
+      source: { type: 'stream', connection: 'c-1', frame: u.origin.frameNo },
+      payload: {
+        token_id: u.tokenId, condition_id: '0xc1', sequence: u.sequence.toString(), venue_sequence: u.venueSequence, update: u.update,
+        bids: u.changes.filter((c) => c.side === 'bid').map((c) => [String(c.priceMicro), c.sizeMicro]),
+        asks: u.changes.filter((c) => c.side === 'ask').map((c) => [String(c.priceMicro), c.sizeMicro]),
+      },
+      raw: u.raw,
+    });
+    const columns = (rows: ReturnType<typeof map>) =>
+      rows.map(({ table, row }) => [table, row.token_id, row.condition_id, row.side, String(row.price_micro), String(row.size_micro), row.changed_at, row.sequence, row.venue_sequence, row.update_kind, row._received_at, row._raw]);
+    const expected = updates.flatMap((u) => columns(map(single(u))));
+    const batched = map(decode(encodeRecord(bookChangeRecord(updates))));
+    expect(columns(batched)).toEqual(expected);
+    expect(batched.map((r) => r.row._index)).toEqual([0, 1, 2, 3, 4]);
+    expect(expected.map((r) => r[6])).toEqual([
+      Date.parse('2026-03-02T09:00:00.100Z'), Date.parse('2026-03-02T09:00:00.350Z'), Date.parse('2026-03-02T09:00:00.350Z'),
+      Date.parse('2026-03-02T09:00:00.412Z'), Number((RECEIVED_US + 2_000n) / 1000n),
+    ]);
+    expect(batched[1]!.row.size_micro).toBe('92233720368547758'); // beyond 15 digits: a decimal string on the wire
+  });
+
+  it('maps generated capture-style book change records of many updates to exactly the rows they promise', () => {
+    const generated = new RecordGenerator(7, TOPICS, { kinds: new Set(['book_change']), bookUpdates: 8 }).take(200);
+    const keysOf = (rows: ReturnType<typeof map>) => rows.map(({ row }) => `${String(row.token_id)}|${String(row.sequence)}|${String(row.side)}|${String(row.price_micro)}`);
+    const mapped = generated.flatMap((g) => keysOf(map(decode(encodeRecord(g.record)))));
+    const promised = generated.flatMap((g) => g.rows.map((r) => r.key));
+    expect([...mapped].sort()).toEqual([...promised].sort());
+    expect(new Set(mapped).size).toBe(mapped.length);
+    expect(promised.length).toBeGreaterThan(200 * 4);
+  });
+
+  it('dead-letters a book change record whose updates do not fit the form, naming the part', () => {
+    const good = bookChangeRecord([{ tokenId: 'tok', conditionId: '0xc1', sequence: 1n, venueSequence: 1, update: 'snapshot', venueTime: null, origin: { connectionId: 'c', frameNo: 0, receivedAtUs: RECEIVED_US }, changes: [{ side: 'bid', priceMicro: 1, sizeMicro: '1' }], raw: null }]);
+    const broken = { ...good, payload: { t: [['tok', '1']], u: [[0, 0, null, 0, 1, 'x', [1, 1], []]] } };
+    const [letter] = map(broken);
+    expect(letter!.table).toBe('dead_letters');
+    expect(letter!.row).toMatchObject({ target_table: 'book_changes', error_code: 'schema_mismatch' });
+    expect(String(letter!.row.reason)).toContain('u[0][5]');
   });
 
   it('keeps the payload as raw when the producer sent none and the columns do not hold it all', () => {

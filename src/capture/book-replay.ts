@@ -1,5 +1,6 @@
 import type { BusRecord } from '../bus/record.ts';
-import { BookLadder, type Level, type LevelChange } from './book-ladder.ts';
+import { readBookUpdates } from './book-change-form.ts';
+import { BookLadder, type Level, type LevelChange, type Side } from './book-ladder.ts';
 import { isoToMicros } from './frame.ts';
 
 /**
@@ -57,17 +58,21 @@ export function bookRowsOf(records: readonly BusRecord[], tokenId: string): { sn
   const snapshots: SnapshotRow[] = [];
   const changes: ChangeRow[] = [];
   for (const r of records) {
-    if (r.kind !== 'book_snapshot' && r.kind !== 'book_change') continue;
-    const p = r.payload as unknown as BookPayload;
-    if (p.token_id !== tokenId) continue;
-    const sequence = BigInt(p.sequence);
-    if (r.kind === 'book_snapshot') {
-      snapshots.push({ tokenId, atUs: isoToMicros(p.as_of) ?? r.receivedAtUs, sequence, bids: p.bids.map(toLevel), asks: p.asks.map(toLevel) });
-    } else {
-      const atUs = isoToMicros(r.venueTime) ?? r.receivedAtUs;
-      for (const l of p.bids) changes.push({ tokenId, atUs, sequence, side: 'bid', ...toLevel(l) });
-      for (const l of p.asks) changes.push({ tokenId, atUs, sequence, side: 'ask', ...toLevel(l) });
+    if (r.kind === 'book_change') {
+      for (const u of readBookUpdates(r)) {
+        if (u.tokenId !== tokenId) continue;
+        // The update's instant: the venue's time of its frame, else our receive time.
+        const atUs = u.venueMs !== null ? BigInt(u.venueMs) * 1000n : (isoToMicros(u.venueTime) ?? u.receivedAtUs);
+        const row = { tokenId, atUs, sequence: u.sequence };
+        pushChanges(changes, row, 'bid', u.bids);
+        pushChanges(changes, row, 'ask', u.asks);
+      }
+      continue;
     }
+    if (r.kind !== 'book_snapshot') continue;
+    const p = r.payload as unknown as SnapshotPayload;
+    if (p.token_id !== tokenId) continue;
+    snapshots.push({ tokenId, atUs: isoToMicros(p.as_of) ?? r.receivedAtUs, sequence: BigInt(p.sequence), bids: p.bids.map(toLevel), asks: p.asks.map(toLevel) });
   }
   return { snapshots, changes };
 }
@@ -78,7 +83,11 @@ export function replayBookRecords(records: readonly BusRecord[], tokenId: string
   return replayBook(snapshots, changes, atUs);
 }
 
-interface BookPayload {
+function pushChanges(out: ChangeRow[], row: Omit<ChangeRow, keyof LevelChange>, side: Side, flat: ReadonlyArray<number | string>): void {
+  for (let i = 0; i < flat.length; i += 2) out.push({ ...row, side, priceMicro: Number(flat[i]), sizeMicro: String(flat[i + 1]) });
+}
+
+interface SnapshotPayload {
   token_id: string;
   sequence: string;
   as_of?: string;

@@ -1,4 +1,5 @@
 import type { BusRecord, Json } from '../bus/record.ts';
+import { bookChangeRecord, bookKey, type BookUpdate, type UpdateKind } from './book-change-form.ts';
 import { BookLadder, type Level, type LevelChange } from './book-ladder.ts';
 import { parseLevels, type LevelProblem } from './book-levels.ts';
 import { checkLadder } from './book-quality.ts';
@@ -62,9 +63,14 @@ export class TokenBooks {
   readonly #sequences = new Map<string, bigint>();
   staleFrames = 0;
 
+  /**
+   * `onUpdate` takes every book update (a BookBatcher gathers them into records); without it each
+   * update becomes a `book_change` record of its own, in `out` with the frame's other records.
+   */
   constructor(
     private readonly sequenceBase: bigint,
     private readonly stream = 'market',
+    private readonly onUpdate?: (update: BookUpdate) => void,
   ) {}
 
   has(tokenId: string): boolean {
@@ -130,7 +136,7 @@ export class TokenBooks {
     // something we did not read. A delta is its changes, so it is kept as is (it is small).
     const known = kind === 'snapshot' ? SNAPSHOT_FIELDS : DELTA_FIELDS;
     const keepRaw = kind === 'delta' || frame.unknownEnvelope || hasUnknownKeys(data, known);
-    out.push(this.#changeRecord(book, kind, changes, frame.origin, frame.venueTime, keepRaw ? frame.raw : null));
+    this.#change(book, kind, changes, frame.origin, frame.venueTime, keepRaw ? frame.raw : null, out);
     this.#check(book, out);
   }
 
@@ -161,7 +167,7 @@ export class TokenBooks {
     book.venueTime = rest.asOf;
     book.receivedAtUs = origin.receivedAtUs;
     book.origin = origin;
-    if (changes.length > 0) out.push(this.#changeRecord(book, 'reseed', changes, origin, rest.asOf, null));
+    if (changes.length > 0) this.#change(book, 'reseed', changes, origin, rest.asOf, null, out);
     out.push(this.#snapshotRecord(book, reason, 'rest', rest.asOf, asOfUs > previous ? asOfUs : previous, rest.raw));
     this.#check(book, out);
   }
@@ -199,13 +205,11 @@ export class TokenBooks {
     return isoToMicros(book.venueTime) ?? book.receivedAtUs;
   }
 
-  #changeRecord(book: TokenBook, update: 'snapshot' | 'delta' | 'reseed', changes: readonly LevelChange[], origin: Origin, venueTime: string | null, raw: string | null): BusRecord {
+  #change(book: TokenBook, update: UpdateKind, changes: readonly LevelChange[], origin: Origin, venueTime: string | null, raw: string | null, out: BusRecord[]): void {
     book.sequence += 1n;
-    const bids: Json[] = [];
-    const asks: Json[] = [];
-    for (const c of changes) (c.side === 'bid' ? bids : asks).push([String(c.priceMicro), c.sizeMicro]);
-    const payload = { token_id: book.tokenId, condition_id: book.conditionId, sequence: book.sequence.toString(), venue_sequence: book.venueSequence, update, bids, asks };
-    return record('book_change', book.conditionId || book.tokenId, origin, venueTime, payload, raw);
+    const u: BookUpdate = { tokenId: book.tokenId, conditionId: book.conditionId, sequence: book.sequence, venueSequence: book.venueSequence, update, venueTime, origin, changes, raw };
+    if (this.onUpdate) this.onUpdate(u);
+    else out.push(bookChangeRecord([u]));
   }
 
   #snapshotRecord(book: TokenBook, reason: SnapshotReason, source: 'rest' | 'stream', venueTime: string | null, asOfUs: bigint, raw: string | null): BusRecord {
@@ -221,7 +225,7 @@ export class TokenBooks {
       bids: bids.map(levelJson),
       asks: asks.map(levelJson),
     };
-    return record('book_snapshot', book.conditionId || book.tokenId, book.origin, venueTime, payload, raw);
+    return record('book_snapshot', bookKey(book), book.origin, venueTime, payload, raw);
   }
 
   #check(book: TokenBook, out: BusRecord[]): void {

@@ -5,6 +5,7 @@ import type { ConnectionBudget } from '../streams/connection-budget.ts';
 import type { Logger } from '../util/log.ts';
 import type { Secret } from '../util/secret.ts';
 import { nextAnchorMs } from './anchors.ts';
+import { BOOK_BATCH_DEFAULTS, BookBatcher, type BookBatchLimits } from './book-batcher.ts';
 import { readSequence, TokenBooks, type BookFrame, type RestBook, type SnapshotReason } from './books.ts';
 import { CatalogueReader, inShard, type CaptureEvent, type CaptureMarket, type Shard } from './catalogue.ts';
 import { ConnectionPlan } from './connection-plan.ts';
@@ -38,6 +39,8 @@ export interface MarketCaptureOptions {
   /** A resolved market stays subscribed this long (its last status frames still come). */
   dropGraceMs: number;
   reseedConcurrency: number;
+  /** How book updates are gathered into `book_change` records (default BOOK_BATCH_DEFAULTS). */
+  bookBatch?: BookBatchLimits;
   log?: Logger;
 }
 
@@ -50,6 +53,7 @@ const CATALOGUE_KINDS = new Set(['current_market_changed', 'market_resolution_co
  */
 export class MarketCapture {
   readonly books: TokenBooks;
+  readonly #batcher: BookBatcher;
   readonly #reseeder: Reseeder;
   readonly #trades = new SeenIds();
   readonly #plan: ConnectionPlan;
@@ -71,7 +75,8 @@ export class MarketCapture {
   #paused = false;
 
   constructor(private readonly o: MarketCaptureOptions) {
-    this.books = new TokenBooks(o.clock.epochMicros() * 1000n);
+    this.#batcher = new BookBatcher((records) => o.publish(records), () => o.clock.epochMicros(), o.bookBatch);
+    this.books = new TokenBooks(o.clock.epochMicros() * 1000n, 'market', (update) => this.#batcher.add(update));
     this.#plan = new ConnectionPlan(o.tokensPerConnection);
     this.#reader = new CatalogueReader(o.client, () => o.clock.now(), o.shard);
     const fetch = o.token
@@ -91,7 +96,7 @@ export class MarketCapture {
       books: this.books,
       trades: this.#trades,
       counters: o.counters,
-      publish: (records) => o.publish(records),
+      publish: (records) => this.#publish(records),
       reseed: (tokens, reason, origin) => this.#reseeder.request(tokens.filter((t) => this.#subscribed(t)), reason, origin),
       onBookFrame: (frame, out) => this.#onBookFrame(frame, out),
       onStatus: (data, stamp) => this.#onStatus(data, stamp),
@@ -117,7 +122,12 @@ export class MarketCapture {
         if (signal.aborted) return;
       }
     }
-    this.#loops.push(this.#every(this.o.catalogueRefreshMs, () => this.#refresh()), this.#anchors());
+    const batchDelayMs = (this.o.bookBatch ?? BOOK_BATCH_DEFAULTS).maxDelayMs;
+    this.#loops.push(
+      this.#every(this.o.catalogueRefreshMs, () => this.#refresh()),
+      this.#anchors(),
+      this.#every(Math.max(1, batchDelayMs / 4), async () => this.#batcher.flushDue()),
+    );
   }
 
   async stop(): Promise<void> {
@@ -125,6 +135,22 @@ export class MarketCapture {
     this.#reseeder.stop();
     await Promise.all(this.#connections.map((c) => c.stop()));
     await Promise.all(this.#loops);
+    this.#batcher.flush();
+  }
+
+  /** Hands every held book update to the bus now (drain, stop). */
+  flush(): void {
+    this.#batcher.flush();
+  }
+
+  /** When the oldest book update not yet handed to the bus was made (µs); null when none is held. */
+  heldSinceUs(): bigint | null {
+    return this.#batcher.heldSinceUs();
+  }
+
+  /** Every record of market capture goes through the batcher, which writes held updates first when they must precede. */
+  #publish(records: BusRecord[]): void {
+    this.#batcher.pass(records);
   }
 
   /** Back-pressure: every socket stops reading until `resume` (new sockets start paused). */
@@ -295,7 +321,7 @@ export class MarketCapture {
       const snapshot = this.books.snapshot(task.tokenId, task.reason, nowUs);
       if (snapshot) out.push(snapshot);
     }
-    if (out.length > 0) this.o.publish(out);
+    if (out.length > 0) this.#publish(out);
   }
 
   #conditionOf(tokenId: string): string | null {
@@ -311,7 +337,7 @@ export class MarketCapture {
     const waiting = this.#connections.some((c) => (c.tokens.size > 0 || c.events.size > 0) && !c.coverage.everCovered);
     if (waiting) return;
     const gap = this.o.mark.resumed(stamp, origin);
-    if (gap) this.o.publish([gap]);
+    if (gap) this.#publish([gap]);
   }
 
   /** Tokens that were already trading when subscribed are covered now: their gap. */
@@ -326,7 +352,7 @@ export class MarketCapture {
     }
     for (const [since, group] of late) {
       const scope = scopeOf(['orderbook', 'best_quote', 'trades', 'market_status'], group, []);
-      this.o.publish([gapRecord({ stream: 'market', reason: 'subscribed_late', detail: 'the market was already trading when capture learnt of it', scope, startUs: since, endUs: endOf(stamp), recovery: 'books_reseeded' }, origin)]);
+      this.#publish([gapRecord({ stream: 'market', reason: 'subscribed_late', detail: 'the market was already trading when capture learnt of it', scope, startUs: since, endUs: endOf(stamp), recovery: 'books_reseeded' }, origin)]);
     }
   }
 
@@ -380,7 +406,7 @@ export class MarketCapture {
         const snapshot = this.books.snapshot(tokenId, next.hour ? 'hour' : 'anchor', nowUs);
         if (snapshot) out.push(snapshot);
       }
-      if (out.length > 0) this.o.publish(out);
+      if (out.length > 0) this.#publish(out);
     }
   }
 }

@@ -175,7 +175,10 @@ export async function startCapture(options: CaptureOptions): Promise<CaptureHand
   for (const p of privates) p.start();
 
   const saveMarks = async (): Promise<void> => {
-    const durable = publisher.durableThroughUs();
+    // Book updates held for batching are not handed to the publisher yet: the mark waits for them too.
+    const held = market?.heldSinceUs() ?? null;
+    const published = publisher.durableThroughUs();
+    const durable = held !== null && held < published ? held : published;
     await Promise.all(
       marks.map(({ mark: m, through }) => {
         const covered = through();
@@ -202,11 +205,15 @@ export async function startCapture(options: CaptureOptions): Promise<CaptureHand
       stopping.abort(new Error('capture stopping'));
       await Promise.all([market?.stop(), ...privates.map((p) => p.stop())]);
       await markLoop;
+      market?.flush();
       await publisher.drain();
       await saveMarks();
       publisher.stop();
     },
-    drain: () => publisher.drain(),
+    drain: () => {
+      market?.flush();
+      return publisher.drain();
+    },
     stats() {
       const connections = market?.connections ?? [];
       return {

@@ -42,8 +42,9 @@ function stamp(rows: MappedRow[], record: BusRecord, offset: bigint, source: Del
     row._partition = source.partition;
     row._offset = offset;
     row._index = i;
-    row._received_at = record.receivedAtUs;
-    row._raw = i === 0 ? raw : '';
+    // A record of several updates (book changes) sets each row's own receive time and raw frame.
+    row._received_at ??= record.receivedAtUs;
+    row._raw ??= i === 0 ? raw : '';
     if (sync) {
       row._sync_job = sync.job;
       // Pages count from 1 in the warehouse (0 means stream data).

@@ -1,20 +1,25 @@
-import type { Json } from '../../../bus/record.ts';
-import { arrayField, integer, isObject, MappingError, payloadObject, requiredInteger, requiredText, text, type Payload } from '../fields.ts';
+import { PayloadError, type BusRecord, type Json } from '../../../bus/record.ts';
+import { isBatchForm, readBookUpdates, type ReadUpdate } from '../../../capture/book-change-form.ts';
+import { arrayField, integer, isObject, MappingError, payloadObject, requiredInteger, requiredText, text, timeMs, type Payload } from '../fields.ts';
 import { eventMs } from '../record-times.ts';
 import { bookSide, streamPayload } from '../stream-payload.ts';
 import type { MappedRow, Mapper, Row } from '../types.ts';
 
 /**
- * A book update's level changes (capture diffs replacement snapshots, or applies a delta): one
- * book_changes row per level. Capture writes them as `bids`/`asks` lists of `[price, size]` pairs
- * with its per-token `sequence`, the venue's `venue_sequence` and how they were derived (`update`);
- * a `changes` list of `{side, price_micro, size_micro}` objects is read too. Every field of the
- * payload has a column, so a record published without its raw frame keeps no `_raw` either.
+ * Book updates' level changes (capture diffs replacement snapshots, or applies a delta): one
+ * book_changes row per level. Capture writes records of many updates in its lean form
+ * (src/capture/book-change-form.ts): each update's rows carry its own sequence, venue time,
+ * receive time (`_received_at`) and raw frame (`_raw`, on its first row, when capture kept it).
+ * Records of one update in the earlier form — `bids`/`asks` lists of `[price, size]` pairs with
+ * `sequence`, `venue_sequence` and `update` — are read too, and a `changes` list of
+ * `{side, price_micro, size_micro}` objects. Every field of the payload has a column, so a record
+ * published without its raw frame keeps no `_raw` either.
  */
 export const bookChangeMapper: Mapper = {
   table: 'book_changes',
   coversPayload: true,
   map(record) {
+    if (isBatchForm(record.payload)) return batchRows(record);
     const p = streamPayload(record);
     const head: Head = {
       tokenId: requiredText(p, 'token_id'),
@@ -33,6 +38,40 @@ export const bookChangeMapper: Mapper = {
     return rows;
   },
 };
+
+const UPDATE_KINDS = { snapshot: 'snapshot', delta: 'delta', reseed: 'reseed' } as const;
+
+function batchRows(record: BusRecord): MappedRow[] {
+  let updates: ReadUpdate[];
+  try {
+    updates = readBookUpdates(record);
+  } catch (error) {
+    if (error instanceof PayloadError) throw new MappingError(error.path.replace(/^\./, ''), error.reason);
+    throw error;
+  }
+  const rows: MappedRow[] = [];
+  const receivedMs = (us: bigint) => Number(us / 1000n);
+  for (const u of updates) {
+    const head: Head = {
+      tokenId: u.tokenId,
+      conditionId: u.conditionId,
+      changedAt: u.venueMs ?? timeMs(u.venueTime, 'venue_time') ?? receivedMs(u.receivedAtUs),
+      sequence: u.sequence.toString(),
+      venueSequence: u.venueSequence ?? undefined,
+      updateKind: UPDATE_KINDS[u.update],
+    };
+    const first = rows.length;
+    for (let i = 0; i < u.bids.length; i += 2) rows.push({ table: 'book_changes', row: levelRow(head, 'BID', u.bids[i]!, u.bids[i + 1]!, undefined) });
+    for (let i = 0; i < u.asks.length; i += 2) rows.push({ table: 'book_changes', row: levelRow(head, 'ASK', u.asks[i]!, u.asks[i + 1]!, undefined) });
+    if (rows.length === first) throw new MappingError('u', 'an update without any level change');
+    // Each update keeps its own receive time and, on its first row, its raw frame.
+    for (let i = first; i < rows.length; i++) {
+      rows[i]!.row._received_at = u.receivedAtUs;
+      rows[i]!.row._raw = i === first ? (u.raw ?? '') : '';
+    }
+  }
+  return rows;
+}
 
 /** What the rows of one update share. */
 interface Head {

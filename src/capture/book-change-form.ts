@@ -1,0 +1,203 @@
+import { PayloadError, type BusRecord, type Json } from '../bus/record.ts';
+import type { LevelChange } from './book-ladder.ts';
+import { sourceOf, type Origin } from './records.ts';
+
+/**
+ * The wire form of `book_change` records: one record holds one or more consecutive book updates of
+ * one key (a market's condition, or the token when the condition is unknown), each update the
+ * levels one frame (or REST re-seed) changed on one token's ladder. The form is lean — the envelope
+ * says the key, the first update's times and frame; each update says only how it differs:
+ *
+ *   payload = {"t": [[token_id, first_sequence], …],
+ *              "u": [[token, d_received_us, venue_time, d_frame, venue_sequence, update, bids, asks(, raw)], …]}
+ *
+ * - `t`: the record's tokens, each with the capture sequence of its first update here (decimal
+ *   string); each further update of that token is the next sequence (they are consecutive).
+ * - `token`: index into `t`; `d_received_us`, `d_frame`: our receive time (µs) and frame number
+ *   minus the previous update's (the envelope's for the first); `venue_time`: milliseconds after
+ *   the previous such time (the envelope's `venue_time` for the first) when it and that time are
+ *   ISO times with milliseconds and `Z` (the venue's form), else the venue's text verbatim, or null;
+ *   `venue_sequence`: the venue's book sequence or null; `update`: `s` (snapshot diffed), `d`
+ *   (delta applied), `r` (REST re-seed diffed).
+ * - `bids`, `asks`: flat `[price_micro, size_micro, price_micro, size_micro, …]`, the level's new
+ *   size (0 removes it); prices are JSON numbers (micro-units of a probability, below 10^6),
+ *   sizes JSON numbers up to 15 digits and decimal strings beyond (exact either way).
+ * - `raw`: the frame's text, present only for updates whose frame is kept (deltas, frames with
+ *   fields capture does not read).
+ */
+
+export type UpdateKind = 'snapshot' | 'delta' | 'reseed';
+
+/** One update as capture makes it. */
+export interface BookUpdate {
+  tokenId: string;
+  /** '' when not known. */
+  conditionId: string;
+  sequence: bigint;
+  venueSequence: number | null;
+  update: UpdateKind;
+  venueTime: string | null;
+  origin: Origin;
+  changes: readonly LevelChange[];
+  raw: string | null;
+}
+
+/** One update as read back from a record. */
+export interface ReadUpdate {
+  tokenId: string;
+  conditionId: string;
+  sequence: bigint;
+  venueSequence: number | null;
+  update: UpdateKind;
+  /** The venue's time in ms since the epoch when written as an offset (then `venueTime` is null). */
+  venueMs: number | null;
+  /** The venue's time as its text, when not written as an offset. */
+  venueTime: string | null;
+  receivedAtUs: bigint;
+  frame: number;
+  /** Flat `[price, size, …]`: prices numbers, sizes numbers or decimal strings. */
+  bids: ReadonlyArray<number | string>;
+  asks: ReadonlyArray<number | string>;
+  raw: string | null;
+}
+
+const CODES: Readonly<Record<UpdateKind, string>> = { snapshot: 's', delta: 'd', reseed: 'r' };
+const KINDS: Readonly<Record<string, UpdateKind>> = { s: 'snapshot', d: 'delta', r: 'reseed' };
+
+/** The key of a token's book records: its condition, or the token when the condition is unknown. */
+export function bookKey(update: { tokenId: string; conditionId: string }): string {
+  return update.conditionId || update.tokenId;
+}
+
+/** One record of consecutive updates sharing a key and a connection, in the order made. */
+export function bookChangeRecord(updates: readonly BookUpdate[]): BusRecord {
+  const first = updates[0]!;
+  let lastMs = canonicalMs(first.venueTime);
+  let lastUs = first.origin.receivedAtUs;
+  let lastFrame = first.origin.frameNo;
+  const tokens: Json[] = [];
+  const index = new Map<string, number>();
+  const entries: Json[] = [];
+  for (const u of updates) {
+    let ti = index.get(u.tokenId);
+    if (ti === undefined) {
+      ti = tokens.length;
+      index.set(u.tokenId, ti);
+      tokens.push([u.tokenId, u.sequence.toString()]);
+    }
+    const ms = lastMs === null ? null : canonicalMs(u.venueTime);
+    const bids: Json[] = [];
+    const asks: Json[] = [];
+    for (const c of u.changes) {
+      // Sizes are canonical decimal strings: up to 15 digits they are exact as JSON numbers.
+      (c.side === 'bid' ? bids : asks).push(c.priceMicro, c.sizeMicro.length <= 15 ? Number(c.sizeMicro) : c.sizeMicro);
+    }
+    const entry: Json[] = [
+      ti,
+      Number(u.origin.receivedAtUs - lastUs),
+      ms === null ? u.venueTime : ms - lastMs!,
+      u.origin.frameNo - lastFrame,
+      u.venueSequence,
+      CODES[u.update],
+      bids,
+      asks,
+    ];
+    if (u.raw !== null) entry.push(u.raw);
+    entries.push(entry);
+    if (ms !== null) lastMs = ms;
+    lastUs = u.origin.receivedAtUs;
+    lastFrame = u.origin.frameNo;
+  }
+  return {
+    kind: 'book_change',
+    key: bookKey(first),
+    venueTime: first.venueTime,
+    receivedAtUs: first.origin.receivedAtUs,
+    source: sourceOf(first.origin),
+    payload: { t: tokens, u: entries },
+    raw: null,
+  };
+}
+
+// Consecutive updates mostly share the venue's time: the last answer is kept.
+let cachedText = '';
+let cachedMs: number | null = null;
+
+/** Milliseconds of an ISO time written exactly as `Date#toISOString` writes it; null otherwise. */
+function canonicalMs(text: string | null): number | null {
+  if (text === null || text.length !== 24 || text.charCodeAt(23) !== 90 /* Z */) return null;
+  if (text === cachedText) return cachedMs;
+  const ms = Date.parse(text);
+  cachedText = text;
+  cachedMs = Number.isFinite(ms) && new Date(ms).toISOString() === text ? ms : null;
+  return cachedMs;
+}
+
+/** Whether a `book_change` record has this form (earlier records held one frame's levels as `bids`/`asks` pairs). */
+export function isBatchForm(payload: Json): boolean {
+  return typeof payload === 'object' && payload !== null && !Array.isArray(payload) && Array.isArray(payload.u);
+}
+
+/** The updates of a `book_change` record of this form, in order; throws PayloadError (naming the part) when it does not fit. */
+export function readBookUpdates(record: BusRecord): ReadUpdate[] {
+  const p = record.payload as { t?: Json; u?: Json };
+  if (!Array.isArray(p.t)) throw new PayloadError('.t', 'is not a list of [token_id, sequence]');
+  if (!Array.isArray(p.u) || p.u.length === 0) throw new PayloadError('.u', 'is not a non-empty list of updates');
+  const tokens = p.t.map((t, i) => readToken(t, i));
+  let lastMs = canonicalMs(record.venueTime);
+  let lastUs = record.receivedAtUs;
+  let lastFrame = record.source.type === 'stream' ? record.source.frame : 0;
+  const condition = tokens.some((t) => t.tokenId === record.key) ? '' : record.key;
+  const out: ReadUpdate[] = [];
+  for (let i = 0; i < p.u.length; i++) {
+    const e = p.u[i];
+    const path = `.u[${i}]`;
+    if (!Array.isArray(e) || e.length < 8) throw new PayloadError(path, 'is not [token, d_received_us, venue_time, d_frame, venue_sequence, update, bids, asks]');
+    const [ti, dReceived, venue, dFrame, venueSequence, code, bids, asks, raw] = e;
+    const token = typeof ti === 'number' ? tokens[ti] : undefined;
+    if (!token) throw new PayloadError(`${path}[0]`, `token ${JSON.stringify(ti)} is not in t`);
+    if (!Number.isSafeInteger(dReceived) || !Number.isSafeInteger(dFrame)) throw new PayloadError(path, 'd_received_us and d_frame must be whole numbers');
+    if (venueSequence !== null && !Number.isSafeInteger(venueSequence)) throw new PayloadError(`${path}[4]`, 'venue_sequence must be a whole number or null');
+    const update = typeof code === 'string' ? KINDS[code] : undefined;
+    if (!update) throw new PayloadError(`${path}[5]`, `update ${JSON.stringify(code)} is not s, d or r`);
+    if (venue !== null && typeof venue !== 'string' && !(typeof venue === 'number' && Number.isSafeInteger(venue) && lastMs !== null)) {
+      throw new PayloadError(`${path}[2]`, 'venue_time must be text, null, or whole milliseconds after an ISO venue_time');
+    }
+    if (raw !== undefined && typeof raw !== 'string') throw new PayloadError(`${path}[8]`, 'raw must be text');
+    if (typeof venue === 'number') lastMs! += venue;
+    lastUs += BigInt(dReceived as number);
+    lastFrame += dFrame as number;
+    out.push({
+      tokenId: token.tokenId,
+      conditionId: condition,
+      sequence: token.next++,
+      venueSequence: venueSequence as number | null,
+      update,
+      venueMs: typeof venue === 'number' ? lastMs : null,
+      venueTime: typeof venue === 'string' ? venue : null,
+      receivedAtUs: lastUs,
+      frame: lastFrame,
+      bids: levels(bids, `${path}[6]`),
+      asks: levels(asks, `${path}[7]`),
+      raw: raw ?? null,
+    });
+  }
+  return out;
+}
+
+function readToken(t: Json, i: number): { tokenId: string; next: bigint } {
+  if (!Array.isArray(t) || typeof t[0] !== 'string' || t[0] === '' || typeof t[1] !== 'string' || !/^\d{1,20}$/.test(t[1])) {
+    throw new PayloadError(`.t[${i}]`, 'is not [token_id, sequence as a decimal string]');
+  }
+  return { tokenId: t[0], next: BigInt(t[1]) };
+}
+
+function levels(value: Json | undefined, path: string): Array<number | string> {
+  if (!Array.isArray(value) || value.length % 2 !== 0) throw new PayloadError(path, 'is not a flat list of price, size pairs');
+  for (let i = 0; i < value.length; i++) {
+    const v = value[i];
+    const ok = typeof v === 'number' ? Number.isSafeInteger(v) && v >= 0 : i % 2 === 1 && typeof v === 'string' && /^\d{1,19}$/.test(v);
+    if (!ok) throw new PayloadError(`${path}[${i}]`, `${JSON.stringify(v)} is not a whole number of micro-units`);
+  }
+  return value as Array<number | string>;
+}

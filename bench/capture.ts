@@ -1,16 +1,19 @@
 /**
  * Capture benchmark (`npm run bench -- capture`, about 20 s):
  * - recorded market-stream frames (the simulator's, and a full-depth book of 50 levels a side)
- *   fed through capture's own frame path — envelope parse, duplicate check, book diff, record
- *   building — and every record encoded to its wire form, against bare `JSON.parse` of the same
- *   bytes: frames/s, MB/s, and the ratio;
+ *   fed through capture's own frame path — envelope parse, duplicate check, book diff, book
+ *   updates gathered into records as capture does (BookBatcher, its default limits, time taken
+ *   from the frames) — and every record encoded to its wire form, against bare `JSON.parse` of
+ *   the same bytes: frames/s, MB/s, and the ratio;
  * - the bytes of the level-change records written per book frame, next to the raw snapshot frame
- *   they replace (and both gzip'd, as Kafka and ClickHouse store them).
+ *   they replace (and both gzip'd, as Kafka and ClickHouse store them), batched as capture writes
+ *   them and, for comparison, one record per frame.
  * All figures come from this one run on this machine.
  */
 import { gzipSync } from 'node:zlib';
 import WebSocket from 'ws';
-import { encodeRecord, type BusRecord } from '../src/bus/record.ts';
+import { encodeRecord } from '../src/bus/record.ts';
+import { BOOK_BATCH_DEFAULTS, BookBatcher, type BookBatchLimits } from '../src/capture/book-batcher.ts';
 import { TokenBooks } from '../src/capture/books.ts';
 import { MarketConnection, type MarketContext } from '../src/capture/market-connection.ts';
 import { SeenIds } from '../src/capture/market-records.ts';
@@ -68,18 +71,19 @@ function deepBookFrames(count: number): string[] {
   return frames;
 }
 
-/** A market connection that is never opened: recorded frames go straight into its frame path. */
-function connectionFor(sink: (records: BusRecord[]) => void): MarketConnection {
+/** A market connection that is never opened: recorded frames go straight into its frame path, book updates into a batcher. */
+function connectionFor(batcher: BookBatcher): MarketConnection {
+  const books = new TokenBooks(0n, 'market', (update) => batcher.add(update));
   const ctx: MarketContext = {
     url: 'ws://127.0.0.1:9/trade/v1/market-stream',
     token: null,
     budget: new ConnectionBudget(),
     clock: systemStreamClock,
     silenceMs: 30_000,
-    books: new TokenBooks(0n),
+    books,
     trades: new SeenIds(),
     counters: newCounters(),
-    publish: sink,
+    publish: (records) => batcher.pass(records),
     reseed: () => undefined,
     onBookFrame: (frame, out) => ctx.books.onFrame(frame, out),
     onStatus: () => undefined,
@@ -100,9 +104,10 @@ interface Pass {
 }
 
 /** One pass of capture over the frames: every record encoded, as the publisher hands them to the bus. */
-function capturePass(frames: readonly string[], keep?: string[]): Pass {
+function capturePass(frames: readonly string[], times: readonly bigint[], keep?: string[], limits: BookBatchLimits = BOOK_BATCH_DEFAULTS): Pass {
   const pass: Pass = { bytes: 0, frames: frames.length, changeBytes: 0, changeRecords: 0, bookFrames: 0, bookFrameBytes: 0 };
-  const connection = connectionFor((records) => {
+  let nowUs = 0n;
+  const batcher = new BookBatcher((records) => {
     for (const r of records) {
       const wire = encodeRecord(r);
       if (r.kind === 'book_change') {
@@ -111,7 +116,8 @@ function capturePass(frames: readonly string[], keep?: string[]): Pass {
         keep?.push(wire);
       }
     }
-  });
+  }, () => nowUs, limits);
+  const connection = connectionFor(batcher);
   const connectionId = 'c0ffee00-0000-4000-8000-000000000000';
   for (let i = 0; i < frames.length; i++) {
     const raw = frames[i]!;
@@ -120,9 +126,11 @@ function capturePass(frames: readonly string[], keep?: string[]): Pass {
       pass.bookFrames += 1;
       pass.bookFrameBytes += raw.length;
     }
-    const frame: Frame = { connectionId, frameNo: i, receivedAtUs: 1_736_164_800_000_000n + BigInt(i), raw };
+    nowUs = times[i]!;
+    const frame: Frame = { connectionId, frameNo: i, receivedAtUs: nowUs, raw };
     connection.receive(frame);
   }
+  batcher.flush();
   return pass;
 }
 
@@ -154,11 +162,23 @@ function compare(contenders: ReadonlyArray<() => void>): number[] {
   return passes.map((n, i) => n / (spent[i]! / 1000));
 }
 
+/** Receive times as the frames' own times say (the batcher's time bound acts as it would live). */
+function receiveTimes(frames: readonly string[]): bigint[] {
+  let last = 1_736_164_800_000_000n;
+  return frames.map((raw) => {
+    const ts = /"ts":"([^"]+)"/.exec(raw)?.[1];
+    const us = ts ? BigInt(Date.parse(ts)) * 1000n : last;
+    last = us > last ? us : last + 1n;
+    return last;
+  });
+}
+
 function report(name: string, frames: readonly string[]): void {
   const bytes = frames.reduce((n, f) => n + f.length, 0);
+  const times = receiveTimes(frames);
   const kept: string[] = [];
-  const sample = capturePass(frames, kept);
-  const [capturePerSecond, jsonPerSecond] = compare([() => capturePass(frames), () => jsonPass(frames)]) as [number, number];
+  const sample = capturePass(frames, times, kept);
+  const [capturePerSecond, jsonPerSecond] = compare([() => capturePass(frames, times), () => jsonPass(frames)]) as [number, number];
   const mb = (passes: number) => (passes * bytes) / 1e6;
   const perFrame = sample.changeBytes / sample.bookFrames;
   const rawPerFrame = sample.bookFrameBytes / sample.bookFrames;
@@ -171,7 +191,25 @@ function report(name: string, frames: readonly string[]): void {
   console.log(`  ratio capture / JSON.parse:               ${(capturePerSecond / jsonPerSecond).toFixed(2)}  (aim ≥ 0.5)`);
   console.log(`  level-change record bytes per book frame: ${perFrame.toFixed(0)} B vs raw snapshot frame ${rawPerFrame.toFixed(0)} B = ${((100 * perFrame) / rawPerFrame).toFixed(1)} %  (aim ≤ 5 %)`);
   console.log(`  the same, gzip'd:                         ${gzChanges.toFixed(0)} B vs ${gzFrames.toFixed(0)} B = ${((100 * gzChanges) / gzFrames).toFixed(1)} %`);
-  console.log(`  (${sample.changeRecords} change records for ${sample.bookFrames} book frames; frames that changed nothing write none)`);
+  console.log(`  (${sample.changeRecords} change records for ${sample.bookFrames} book frames, batched up to ${BOOK_BATCH_DEFAULTS.maxUpdates} updates or ${BOOK_BATCH_DEFAULTS.maxDelayMs} ms)`);
+  // The same frames with other batch limits: bytes only.
+  const alternatives: Array<[string, BookBatchLimits]> = [
+    ['one record per frame instead:', { ...BOOK_BATCH_DEFAULTS, maxUpdates: 1 }],
+    ['updates held up to 5 s instead:', { ...BOOK_BATCH_DEFAULTS, maxDelayMs: 5_000 }],
+  ];
+  for (const [label, limits] of alternatives) {
+    const wires: string[] = [];
+    const pass = capturePass(frames, times, wires, limits);
+    const perBookFrame = pass.changeBytes / pass.bookFrames;
+    const gz = gzipSync(wires.join('\n')).length / pass.bookFrames;
+    console.log(`  ${label.padEnd(40)} ${perBookFrame.toFixed(0)} B = ${((100 * perBookFrame) / rawPerFrame).toFixed(1)} %, gzip'd ${gz.toFixed(0)} B = ${((100 * gz) / gzFrames).toFixed(1)} %  (${pass.changeRecords} records)`);
+  }
+  if (bookFrames.length < frames.length) {
+    // Trade and quote records carry their frame and its parsed data: the book path alone.
+    const bookTimes = times.filter((_, i) => frames[i]!.startsWith('{"type":"orderbook"'));
+    const [books, json] = compare([() => capturePass(bookFrames, bookTimes), () => jsonPass(bookFrames)]) as [number, number];
+    console.log(`  book frames alone, ratio:                ${(books / json).toFixed(2)}  (${(books * bookFrames.length).toFixed(0)} frames/s)`);
+  }
 }
 
 const simulated = await recordSimulatorFrames(60_000);

@@ -1,10 +1,13 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/api/clock.ts';
+import { VenueClient } from '../src/api/client.ts';
 import { IpLimits } from '../src/api/rate-limit/ip-limits.ts';
 import { RateLimiter, type AdmissionRequest } from '../src/api/rate-limit/limiter.ts';
 import { SlidingWindow } from '../src/api/rate-limit/sliding-window.ts';
 import { TokenBucket } from '../src/api/rate-limit/token-bucket.ts';
+import { startSimulator } from '../src/simulator/index.ts';
+import { Secret } from '../src/util/secret.ts';
 import { JSON_HEADERS, PROBLEM_HEADERS, problem, rebatesPayload, stubVenue, summaryPayload } from './api-fixtures.ts';
 
 const read = (readCost = 1, path = '/trade/v1/portfolio/pnl'): AdmissionRequest => ({ path, readCost, authenticated: true });
@@ -189,5 +192,45 @@ describe('admission under a long-lived signal', () => {
       limiter.settle(permit);
     }
     expect(getEventListeners(run.signal, 'abort')).toHaveLength(0);
+  });
+});
+
+describe('processes sharing one account (scale-out: capture and the sync worker)', () => {
+  /** Two processes' clients on the demo account, reading back to back (about 4 s at a half share). */
+  async function twoProcesses(readShare: number): Promise<{ refused: number; reads: number }> {
+    // Real time: two processes cannot share a virtual clock whose sleeps move the venue's time.
+    const sim = await startSimulator({ seed: 4, rate: 0 });
+    const processes = [0, 1].map(() => {
+      const limiter = new RateLimiter({ ipLimits: new IpLimits(), readShare });
+      return { limiter, client: new VenueClient({ baseUrl: sim.url, token: new Secret(sim.demoToken), limiter }) };
+    });
+    try {
+      let reads = 0;
+      // Each process keeps several reads in flight, as capture's re-seeds and the sync jobs do.
+      await Promise.all(
+        processes.flatMap(({ client }) =>
+          [0, 1, 2, 3, 4].map(async () => {
+            for (let i = 0; i < 30; i++) {
+              await client.portfolio.rebates();
+              reads += 1;
+            }
+          }),
+        ),
+      );
+      return { refused: processes.reduce((n, p) => n + p.limiter.stats().refused, 0), reads };
+    } finally {
+      for (const p of processes) await p.client.close();
+      await sim.close();
+    }
+  }
+
+  it('earn no 429 when each keeps to its share of the read budget; at a full share each, they do', async () => {
+    expect(await twoProcesses(0.5)).toEqual({ refused: 0, reads: 300 });
+    expect((await twoProcesses(1)).refused).toBeGreaterThan(0);
+  });
+
+  it('refuses a share outside (0, 1]', () => {
+    expect(() => new RateLimiter({ readShare: 0 })).toThrow(/within \(0, 1\]/);
+    expect(() => new RateLimiter({ readShare: 1.5 })).toThrow(/within \(0, 1\]/);
   });
 });

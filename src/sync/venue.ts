@@ -75,7 +75,7 @@ function withCursor(body: Readonly<Record<string, unknown>>, cursor: string | un
 export const SYNC_RESERVE_TOKENS = 10;
 
 /** The limiter for one account's sync jobs (authenticated tier unless told otherwise). */
-export function syncLimiter(options: { read?: BucketShape; clock?: Clock } = {}): RateLimiter {
+export function syncLimiter(options: { read?: BucketShape; readShare?: number; clock?: Clock } = {}): RateLimiter {
   return new RateLimiter({ ...options, reserveTokens: SYNC_RESERVE_TOKENS });
 }
 

@@ -24,15 +24,23 @@ interface RefillBounds {
  *   true deficit within ±1, so (deficit − 1) ÷ (reset + u) is a safe lower bound whatever the
  *   rounding. The configured rate is kept while it lies within the bounds seen recently;
  *   otherwise the best lower bound is used (never faster than the venue proved).
+ *
+ * With a `share` below 1 the account is read by other processes too (scale-out: capture and the
+ * sync worker): this process keeps to its share of the capacity and of the refill, and a report
+ * can only lower its level (the account's `remaining` is what all of them left), never raise it.
  */
 export class AccountReadBucket {
   readonly #bucket: TokenBucket;
   readonly #configured: BucketShape;
+  readonly #share: number;
   #bounds: RefillBounds[] = [];
 
-  constructor(configured: BucketShape, initialTokens?: number) {
+  constructor(configured: BucketShape, initialTokens?: number, share = 1) {
+    if (!(share > 0 && share <= 1)) throw new RangeError(`a read share is within (0, 1], got ${share}`);
     this.#configured = { ...configured };
-    this.#bucket = new TokenBucket(configured, initialTokens ?? configured.capacity);
+    this.#share = share;
+    const shape = { capacity: configured.capacity * share, refillPerSecond: configured.refillPerSecond * share };
+    this.#bucket = new TokenBucket(shape, initialTokens ?? shape.capacity);
   }
 
   get shape(): BucketShape {
@@ -54,8 +62,9 @@ export class AccountReadBucket {
   /** A report from a response; `sentLaterCost` is the read cost of requests sent after it and still unanswered. */
   observe(report: RateLimitReport, sentLaterCost: number, now: number): void {
     this.#learnBounds(report);
-    this.#bucket.reshape({ capacity: report.limit, refillPerSecond: this.#refill() }, now);
-    this.#bucket.setTokens(report.remaining - sentLaterCost, now);
+    this.#bucket.reshape({ capacity: report.limit * this.#share, refillPerSecond: this.#refill() * this.#share }, now);
+    const accountLevel = report.remaining - sentLaterCost;
+    this.#bucket.setTokens(this.#share < 1 ? Math.min(accountLevel, this.#bucket.tokens(now)) : accountLevel, now);
   }
 
   /** A 429 on this bucket: nothing before Retry-After, and forget rate evidence that proved wrong. */

@@ -11,6 +11,12 @@ export interface RateLimiterOptions {
   /** Tokens assumed at start (default: a full bucket). Lower it when other processes share the account. */
   initialReadTokens?: number;
   /**
+   * This process's share of the account's read budget, in (0, 1] (default 1): when other processes
+   * read the same account (capture and the sync worker in scale-out), each keeps to its share so
+   * that together they never earn a 429.
+   */
+  readShare?: number;
+  /**
    * Tokens left unspent to absorb jitter between our dispatch and the venue's count (default: 50 ms
    * of refill, at least 2). It lowers the burst slightly, never the sustained rate.
    */
@@ -72,7 +78,7 @@ export class RateLimiter {
 
   constructor(options: RateLimiterOptions = {}) {
     const read = options.read ?? READ_TIERS.authenticated;
-    this.#read = new AccountReadBucket(read, options.initialReadTokens);
+    this.#read = new AccountReadBucket(read, options.initialReadTokens, options.readShare);
     this.#ip = options.ipLimits ?? processIpLimits();
     this.#clock = options.clock ?? systemClock;
     this.#reserve = options.reserveTokens;

@@ -1,6 +1,7 @@
 import type { BusRecord, Json } from '../bus/record.ts';
 import type { JsonObject } from './frame.ts';
-import { normaliseMicros } from './micro-fields.ts';
+import { PRICE_ONE_MICRO } from './book-levels.ts';
+import { MAX_NESTING, normaliseMicros } from './micro-fields.ts';
 import { qualityRecord, record, type Origin, type QualityProblem } from './records.ts';
 
 /**
@@ -29,11 +30,34 @@ function invalid(frame: MarketFrame, problem: QualityProblem, detail: string, to
   return qualityRecord({ problem, detail, stream: 'market', tokenId, conditionId, frameSeq: frame.seq }, frame.origin, frame.ts, frame.raw);
 }
 
-/** Normalises micros; the problems found, joined, or null. */
-function microProblems(data: JsonObject): string | null {
+interface Finding {
+  problem: QualityProblem;
+  detail: string;
+}
+
+/** Normalises micros: what is wrong with them (or with the data's nesting), or null. */
+function microProblems(data: JsonObject): Finding | null {
   const problems: string[] = [];
-  normaliseMicros(data, problems);
-  return problems.length > 0 ? problems.join('; ') : null;
+  if (!normaliseMicros(data, problems)) return { problem: 'too_deep', detail: `data nested deeper than ${MAX_NESTING} levels` };
+  return problems.length > 0 ? { problem: 'bad_micro_value', detail: problems.join('; ') } : null;
+}
+
+/** A canonical micro value (after normaliseMicros) as a number: exact enough to compare with 0 and one unit. */
+const amount = (value: string): number => Number(value);
+
+/** A price outside (0, 1), or a size below `least`, among `fields` of `data` (absent or null fields are not checked). */
+function rangeProblem(data: JsonObject, prices: readonly string[], sizes: readonly string[], least: number): Finding | null {
+  for (const field of prices) {
+    const value = data[field];
+    if (typeof value !== 'string') continue;
+    const price = amount(value);
+    if (price <= 0 || price >= PRICE_ONE_MICRO) return { problem: 'price_out_of_range', detail: `${field} ${value} is outside (0, 1)` };
+  }
+  for (const field of sizes) {
+    const value = data[field];
+    if (typeof value === 'string' && amount(value) < least) return { problem: 'negative_or_fractional_size', detail: `${field} ${value} is below ${least}` };
+  }
+  return null;
 }
 
 /** A public trade; `null` trade id allowed (no deduplication then). */
@@ -43,7 +67,7 @@ function subjectOf(frame: MarketFrame): { tokenId: string | null; conditionId: s
   const tokenId = text(data.token_id);
   const conditionId = text(data.condition_id) ?? (tokenId ? frame.conditionOf(tokenId) : undefined) ?? null;
   const bad = microProblems(data);
-  return { tokenId, conditionId, invalid: bad ? invalid(frame, 'bad_micro_value', bad, tokenId, conditionId) : null };
+  return { tokenId, conditionId, invalid: bad ? invalid(frame, bad.problem, bad.detail, tokenId, conditionId) : null };
 }
 
 export function tradeRecord(frame: MarketFrame): BusRecord {
@@ -53,6 +77,9 @@ export function tradeRecord(frame: MarketFrame): BusRecord {
   if (!tokenId || typeof data.price_micro !== 'string' || typeof data.shares_micro !== 'string') {
     return invalid(frame, 'malformed_trade', 'a trade needs token_id, price_micro and shares_micro', tokenId, conditionId);
   }
+  // A trade happens at a price strictly inside (0, 1), for at least one micro-share.
+  const range = rangeProblem(data, ['price_micro'], ['shares_micro'], 1);
+  if (range) return invalid(frame, range.problem, range.detail, tokenId, conditionId);
   return record('trade', conditionId ?? tokenId, frame.origin, text(data.executed_at) ?? frame.ts, data as Json, frame.raw);
 }
 
@@ -60,6 +87,9 @@ export function quoteRecord(frame: MarketFrame): BusRecord {
   const { tokenId, conditionId, invalid: bad } = subjectOf(frame);
   if (bad) return bad;
   if (!tokenId) return invalid(frame, 'malformed_quote', 'a best quote needs a token_id', null, conditionId);
+  // A side may be empty (null); a quoted price lies inside (0, 1) and a quoted size is not negative.
+  const range = rangeProblem(frame.data, ['best_bid_micro', 'best_ask_micro'], ['best_bid_size_micro', 'best_ask_size_micro'], 0);
+  if (range) return invalid(frame, range.problem, range.detail, tokenId, conditionId);
   return record('quote', conditionId ?? tokenId, frame.origin, frame.ts, frame.data as Json, frame.raw);
 }
 
@@ -69,7 +99,7 @@ export function statusRecord(frame: MarketFrame): BusRecord {
   const conditionId = text(data.condition_id);
   const eventId = text(data.event_id);
   const bad = microProblems(data);
-  if (bad) return invalid(frame, 'bad_micro_value', bad, null, conditionId);
+  if (bad) return invalid(frame, bad.problem, bad.detail, null, conditionId);
   if (!kind || !(conditionId ?? eventId)) return invalid(frame, 'malformed_status', 'a status event needs a kind and a condition_id or event_id', null, conditionId);
   // Unknown kinds are kept as they are (tolerant reader): the loader stores the string.
   const key = EVENT_SCOPED_STATUS.has(kind) ? (eventId ?? conditionId) : (conditionId ?? eventId);

@@ -12,7 +12,16 @@ const INTEGER = /^-?\d+$/;
 const INT64_MAX = 9223372036854775807n;
 const INT64_MIN = -9223372036854775808n;
 
-export function normaliseMicros(value: JsonObject, problems: string[], path = ''): void {
+/**
+ * Deepest nesting of objects and arrays a frame's data may have. The venue's deepest shape is an
+ * order's failure recovery resource (about five levels); anything far deeper is hostile, and
+ * re-serialising it for the bus would overflow the stack.
+ */
+export const MAX_NESTING = 64;
+
+/** Returns false, having stopped, when `value` nests deeper than MAX_NESTING: the frame must not be recorded as data then. */
+export function normaliseMicros(value: JsonObject, problems: string[], path = '', depth = 1): boolean {
+  if (depth > MAX_NESTING) return false;
   for (const key in value) {
     const item = value[key];
     if (key.endsWith('_micro')) {
@@ -21,16 +30,22 @@ export function normaliseMicros(value: JsonObject, problems: string[], path = ''
       if (canonical === null) problems.push(`${path}${key}: ${JSON.stringify(item)} is not a whole number of micro-units`);
       else value[key] = canonical;
     } else if (typeof item === 'object' && item !== null) {
-      if (Array.isArray(item)) {
-        for (let i = 0; i < item.length; i++) {
-          const element: unknown = item[i];
-          if (typeof element === 'object' && element !== null && !Array.isArray(element)) normaliseMicros(element as JsonObject, problems, `${path}${key}[${i}].`);
-        }
-      } else {
-        normaliseMicros(item as JsonObject, problems, `${path}${key}.`);
-      }
+      const within = Array.isArray(item) ? normaliseArray(item, problems, `${path}${key}`, depth + 1) : normaliseMicros(item as JsonObject, problems, `${path}${key}.`, depth + 1);
+      if (!within) return false;
     }
   }
+  return true;
+}
+
+function normaliseArray(items: unknown[], problems: string[], path: string, depth: number): boolean {
+  if (depth > MAX_NESTING) return false;
+  for (let i = 0; i < items.length; i++) {
+    const element = items[i];
+    if (typeof element !== 'object' || element === null) continue;
+    const within = Array.isArray(element) ? normaliseArray(element, problems, `${path}[${i}]`, depth + 1) : normaliseMicros(element as JsonObject, problems, `${path}[${i}].`, depth + 1);
+    if (!within) return false;
+  }
+  return true;
 }
 
 /** The canonical decimal string of a micro value, or null when it is not a whole Int64. */

@@ -10,7 +10,7 @@ import { attemptFailed, ConnectionCoverage, LOSS_REASONS, type Stamp } from './c
 import type { JsonObject } from './frame.ts';
 import { intake, type Intake } from './frame-intake.ts';
 import { WHOLE_STREAM, type GapReason, type GapRecovery } from './gaps.ts';
-import { normaliseMicros } from './micro-fields.ts';
+import { MAX_NESTING, normaliseMicros } from './micro-fields.ts';
 import { qualityRecord, record, type QualityProblem } from './records.ts';
 import type { CaptureCounters } from './stats.ts';
 import type { StreamMark } from './stream-mark.ts';
@@ -100,7 +100,10 @@ abstract class PrivateStream extends StreamHolder {
   /** The frame's data as a payload (micros normalised), or a data-quality record when a micro value is not one. */
   protected payload(data: JsonObject, seen: Intake, frame: Frame, out: BusRecord[]): Json | null {
     const problems: string[] = [];
-    normaliseMicros(data, problems);
+    if (!normaliseMicros(data, problems)) {
+      out.push(this.quality('too_deep', `data nested deeper than ${MAX_NESTING} levels`, seen, frame));
+      return null;
+    }
     if (problems.length === 0) return { ...data, account: this.o.account } as Json;
     out.push(this.quality('bad_micro_value', problems.join('; '), seen, frame));
     return null;
@@ -205,7 +208,7 @@ export class PortfolioCapture extends PrivateStream {
     if (parsed.type !== 'portfolio.sync') return void out.push(this.quality('unknown_frame_type', `event type ${JSON.stringify(parsed.type)}`, seen, frame));
     this.proven(seen, out);
     const positions = parsed.data.positions as JsonObject | undefined;
-    if (typeof positions !== 'object' || positions === null) return void out.push(this.quality('malformed_portfolio_sync', 'a portfolio sync needs positions', seen, frame));
+    if (typeof positions !== 'object' || positions === null || Array.isArray(positions)) return void out.push(this.quality('malformed_portfolio_sync', 'a portfolio sync needs positions (the positions response, an object)', seen, frame));
     const payload = this.payload(parsed.data, seen, frame, out);
     const asOf = typeof positions.as_of === 'string' ? positions.as_of : null;
     if (payload !== null) out.push(this.keyed('portfolio_sync', seen, asOf, payload, frame.raw));

@@ -41,6 +41,7 @@ export type QualityProblem =
   | 'malformed_account_event'
   | 'malformed_portfolio_sync'
   | 'bad_micro_value'
+  | 'too_deep'
   | 'malformed_level'
   | 'price_out_of_range'
   | 'negative_or_fractional_size'

@@ -10,7 +10,7 @@ import type { Json } from '../../bus/record.ts';
 export type Payload = { readonly [key: string]: Json };
 
 /** Why a record could not be mapped; `code` becomes dead_letters.error_code. */
-export type MappingErrorCode = 'schema_mismatch' | 'invalid_time' | 'unknown_kind';
+export type MappingErrorCode = 'schema_mismatch' | 'invalid_time' | 'unknown_kind' | 'value_out_of_range';
 
 export class MappingError extends Error {
   constructor(
@@ -93,6 +93,39 @@ export function requiredInteger(p: Payload, field: string): string | number {
   return value;
 }
 
+/** One unit of a price (1.0) in micro-units. */
+const PRICE_ONE_MICRO = 1_000_000;
+
+/** The value of an integer as sent, when it is one (the encoder refuses the rest, naming the column). */
+function wholeValue(value: string | number): number | null {
+  const n = typeof value === 'number' ? value : /^-?\d{1,19}$/.test(value) ? Number(value) : Number.NaN;
+  return Number.isInteger(n) ? n : null;
+}
+
+/** A price in micro-units, strictly inside (0, 1): a trade or a quote at any other price is no price at all. */
+export function price(p: Payload, field: string): string | number | undefined {
+  const value = integer(p, field);
+  if (value === undefined || value === '') return value;
+  const n = wholeValue(value);
+  if (n !== null && (n <= 0 || n >= PRICE_ONE_MICRO)) throw new MappingError(field, `${describe(value)} is outside (0, 1)`, 'value_out_of_range');
+  return value;
+}
+
+export function requiredPrice(p: Payload, field: string): string | number {
+  const value = price(p, field);
+  if (value === undefined || value === '') throw new MappingError(field, 'is missing');
+  return value;
+}
+
+/** A size or amount in micro-units that cannot be negative. */
+export function size(p: Payload, field: string): string | number | undefined {
+  const value = integer(p, field);
+  if (value === undefined || value === '') return value;
+  const n = wholeValue(value);
+  if (n !== null && n < 0) throw new MappingError(field, `${describe(value)} is negative`, 'value_out_of_range');
+  return value;
+}
+
 /** A plain number (a score, a percentage: never money), or null when absent or not a number. */
 export function numberField(p: Payload, field: string): number | null {
   const value = p[field];
@@ -108,6 +141,11 @@ export function flag(p: Payload, field: string): boolean | undefined {
 // ISO 8601 with a date and a time zone (the venue writes UTC with Z); a bare date is midnight UTC.
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:$|[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$)/;
 
+// DateTime64's range: ClickHouse clamps a time outside it without a word, so it is refused here.
+const EARLIEST_MS = Date.UTC(1900, 0, 1);
+const LATEST_MS = Date.UTC(2299, 11, 31, 23, 59, 59, 999);
+const within = (ms: number): boolean => ms >= EARLIEST_MS && ms <= LATEST_MS;
+
 /**
  * A time as epoch milliseconds (what the encoder writes exactly as `seconds.millis`): ISO text,
  * or a JSON number of epoch milliseconds. Parsing here, not in the engine, turns a bad time into
@@ -115,10 +153,10 @@ const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:$|[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)
  */
 export function timeMs(value: Json | undefined, field: string): number | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && within(value)) return value;
   if (typeof value === 'string' && ISO_TIME.test(value)) {
     const millis = Date.parse(value);
-    if (Number.isFinite(millis)) return millis;
+    if (Number.isFinite(millis) && within(millis)) return millis;
   }
   throw new MappingError(field, `${describe(value)} is not a time (ISO 8601 or epoch milliseconds)`, 'invalid_time');
 }

@@ -1,4 +1,4 @@
-import { integer, requiredInteger, requiredText, text } from '../fields.ts';
+import { integer, MappingError, requiredPrice, requiredText, size, text } from '../fields.ts';
 import { eventMs } from '../record-times.ts';
 import { streamPayload } from '../stream-payload.ts';
 import type { Mapper } from '../types.ts';
@@ -16,8 +16,8 @@ export const tradeMapper: Mapper = {
           condition_id: text(p, 'condition_id'),
           trade_id: text(p, 'trade_id'),
           side: requiredText(p, 'side'),
-          price_micro: requiredInteger(p, 'price_micro'),
-          shares_micro: integer(p, 'shares_micro') ?? requiredInteger(p, 'size_micro'),
+          price_micro: requiredPrice(p, 'price_micro'),
+          shares_micro: requiredSize(p),
           executed_at: eventMs(record, p, ['executed_at', 'ts']),
           sequence: integer(p, 'sequence'),
           exchange: text(p, 'exchange'),
@@ -26,3 +26,10 @@ export const tradeMapper: Mapper = {
     ];
   },
 };
+
+/** `shares_micro` (or its alias `size_micro`): present, and not negative. */
+function requiredSize(p: Parameters<typeof size>[0]): string | number {
+  const value = size(p, 'shares_micro') ?? size(p, 'size_micro');
+  if (value === undefined || value === '') throw new MappingError('shares_micro', 'is missing');
+  return value;
+}

@@ -1,0 +1,545 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Availability } from '../src/api/availability.ts';
+import { VenueClient } from '../src/api/client.ts';
+import { ManualClock } from '../src/api/clock.ts';
+import { ExchangeUnavailableError, ResponseShapeError, TransportError, VenueError } from '../src/api/errors.ts';
+import { CursorLoopError } from '../src/api/paging.ts';
+import { IpLimits } from '../src/api/rate-limit/ip-limits.ts';
+import { RateLimiter } from '../src/api/rate-limit/limiter.ts';
+import type { Bus, Delivery } from '../src/bus/bus.ts';
+import { EmbeddedBus } from '../src/bus/embedded.ts';
+import { decodeRecord, type BusRecord } from '../src/bus/record.ts';
+import { createTopicCatalogue, type TopicCatalogue } from '../src/bus/topics.ts';
+import { TokenBooks } from '../src/capture/books.ts';
+import { MemoryCoverageStore } from '../src/capture/coverage-store.ts';
+import { isFrameProblem, parseFrame } from '../src/capture/frame.ts';
+import { MarketConnection, type MarketContext } from '../src/capture/market-connection.ts';
+import { SeenIds } from '../src/capture/market-records.ts';
+import { AccountCapture, PortfolioCapture } from '../src/capture/private-streams.ts';
+import { RecordPublisher } from '../src/capture/publisher.ts';
+import { newCounters, type CaptureCounters } from '../src/capture/stats.ts';
+import { StreamMark } from '../src/capture/stream-mark.ts';
+import { startLoaders, type Loaders } from '../src/load/index.ts';
+import type { StreamClock } from '../src/streams/clock.ts';
+import { ConnectionBudget } from '../src/streams/connection-budget.ts';
+import type { MessageSink, OpenConnection, Transport } from '../src/streams/transport.ts';
+import { createLogger } from '../src/util/log.ts';
+import { Secret } from '../src/util/secret.ts';
+import { accountInputs, busInputs, marketInputs, portfolioInputs, restInputs, type BusInput, type CorpusInput, type Family, type RestInput, type StreamInput } from './corpus/inputs.ts';
+import { migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixtures.ts';
+
+/**
+ * The hostile-input corpus (test/corpus/) through the real code paths: market frames into a
+ * market connection's frame path, account frames and portfolio events through the reconnecting
+ * stream into the private-stream captures, everything capture publishes through the real
+ * publisher onto an embedded bus and the loaders into chDB; REST bodies from a local HTTP server
+ * through the venue client; bus records (as Kafka would deliver their bytes) through the loaders.
+ * Each input must end as what its corpus line says — a stored record, a data-quality row, a dead
+ * letter with a reason, a counted repeat, or a typed error — and never crash, hang or vanish.
+ */
+
+const log = createLogger('corpus.test', 'silent');
+const PER_INPUT_MS = 60_000;
+
+const market = marketInputs();
+const account = accountInputs();
+const portfolio = portfolioInputs();
+const rest = restInputs();
+const bus = busInputs();
+const streamInputs: StreamInput[] = [...market, ...account, ...portfolio];
+
+/** What each input came to, for the table printed at the end. */
+const outcomes = new Map<CorpusInput, string>();
+
+// ---- outcome checks ------------------------------------------------------------------------
+
+/** An outcome matches its expectation when every part the expectation names is in it. */
+function matches(expected: string, outcome: string): boolean {
+  const [kind, ...rest] = expected.split(':');
+  const [actualKind, ...details] = outcome.split(':');
+  if (kind !== actualKind) return false;
+  if (kind === 'typed_error') return rest.every((part, i) => details[i] === part);
+  return rest.length === 0 || rest.every((part) => details.join(':').split('+').includes(part));
+}
+
+function mismatches(inputs: readonly CorpusInput[]): string[] {
+  return inputs.filter((i) => !matches(i.expect, outcomes.get(i) ?? 'none')).map((i) => `${i.family}/${i.name}: expected ${i.expect}, got ${outcomes.get(i) ?? 'none'}`);
+}
+
+// ---- capture: frames in, records onto the bus ------------------------------------------------
+
+const CAPTURE_PREFIX = 'corpus';
+/** Each input's frame is received at its own instant, so its rows are found again by `_received_at`. */
+const BASE_US = BigInt(Date.UTC(2026, 2, 3, 9)) * 1000n;
+const instantOf = (index: number): bigint => BASE_US + BigInt(index) * 1000n;
+
+/** What capture did with a frame besides publishing records. */
+interface FrameNote {
+  emitted: number;
+  note: 'duplicate' | 'stale' | null;
+  crash?: string;
+}
+const notes = new Map<StreamInput, FrameNote>();
+
+/** A wall clock set by the test; waits only end when aborted (no watchdog fires mid-input). */
+class StillClock implements StreamClock {
+  nowUs = BASE_US;
+  now(): number {
+    return Number(this.nowUs / 1000n);
+  }
+  epochMicros(): bigint {
+    return this.nowUs;
+  }
+  sleep(_ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((_, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+    });
+  }
+}
+
+/** One connection handed to whoever opens it; the test pushes the venue's messages through its sink. */
+class HandTransport implements Transport {
+  readonly name = '/corpus';
+  sink: MessageSink | null = null;
+  readonly #opened: Promise<void>;
+  #open!: () => void;
+  constructor() {
+    this.#opened = new Promise((resolve) => (this.#open = resolve));
+  }
+  async open(sink: MessageSink): Promise<OpenConnection> {
+    this.sink = sink;
+    let end!: (value: { detail: string }) => void;
+    const ended = new Promise<{ detail: string }>((resolve) => (end = resolve));
+    this.#open();
+    return { ended, send: () => undefined, close: (detail) => end({ detail }), pause: () => undefined, resume: () => undefined };
+  }
+  /** Resolves once the stream opened and its open handler ran. */
+  async opened(): Promise<void> {
+    await this.#opened;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+function marketConnection(publish: (records: BusRecord[]) => void, counters: CaptureCounters, clock: StreamClock, books: TokenBooks): MarketConnection {
+  const ctx: MarketContext = {
+    url: 'ws://127.0.0.1:9/trade/v1/market-stream',
+    token: null,
+    budget: new ConnectionBudget(),
+    clock,
+    silenceMs: 30_000,
+    log,
+    books,
+    trades: new SeenIds(),
+    counters,
+    publish,
+    reseed: () => undefined,
+    onBookFrame: (frame, out) => books.onFrame(frame, out),
+    onStatus: () => undefined,
+    onAdded: () => undefined,
+    onCovered: () => undefined,
+  };
+  const connection = new MarketConnection(ctx, 'corpus');
+  connection.add(new Map([['tok-1', 'cond-1']]), ['ev-1']);
+  return connection;
+}
+
+/** Feeds one input (after its set-up frames) to a fresh market connection. */
+function feedMarket(input: StreamInput, index: number, publish: (records: BusRecord[]) => void): FrameNote {
+  const counters = newCounters();
+  const clock = new StillClock();
+  const books = new TokenBooks(BigInt(index + 1) * 1_000_000n);
+  let emitted = 0;
+  const connection = marketConnection(
+    (records) => {
+      emitted += records.length;
+      publish(records);
+    },
+    counters,
+    clock,
+    books,
+  );
+  const at = instantOf(index);
+  input.before.forEach((raw, i) => connection.receive({ connectionId: `market-${index}`, frameNo: i, receivedAtUs: at - 500n + BigInt(i), raw }));
+  emitted = 0;
+  const duplicates = counters.duplicates;
+  const stale = books.staleFrames;
+  try {
+    connection.receive({ connectionId: `market-${index}`, frameNo: input.before.length, receivedAtUs: at, raw: input.raw });
+  } catch (err) {
+    return { emitted, note: null, crash: String(err) };
+  }
+  const note = counters.duplicates > duplicates ? 'duplicate' : books.staleFrames > stale ? 'stale' : null;
+  return { emitted, note };
+}
+
+/** A started account or portfolio capture on a connection the test hands messages through. */
+async function privateCapture(family: 'account' | 'portfolio', clock: StillClock, counters: CaptureCounters, publish: (records: BusRecord[]) => void) {
+  const transport = new HandTransport();
+  const options = {
+    transport,
+    budget: new ConnectionBudget(1_000, clock),
+    clock,
+    silenceMs: 30_000,
+    counters,
+    publish,
+    mark: new StreamMark(new MemoryCoverageStore(), family, 'none'),
+    account: 'acct-1',
+    log,
+  };
+  const capture = family === 'account' ? new AccountCapture(options) : new PortfolioCapture(options);
+  capture.start();
+  await transport.opened();
+  return { capture, transport };
+}
+
+/** Feeds one input (after its set-up frames) through a reconnecting stream into a fresh account or portfolio capture. */
+async function feedPrivate(input: StreamInput, index: number, publish: (records: BusRecord[]) => void): Promise<FrameNote> {
+  const counters = newCounters();
+  const clock = new StillClock();
+  let emitted = 0;
+  const { capture, transport } = await privateCapture(input.family === 'account' ? 'account' : 'portfolio', clock, counters, (records) => {
+    emitted += records.length;
+    publish(records);
+  });
+  const at = instantOf(index);
+  const sink = transport.sink!;
+  input.before.forEach((raw, i) => {
+    clock.nowUs = at - 500n + BigInt(i);
+    sink.message(raw);
+  });
+  emitted = 0;
+  const duplicates = counters.duplicates;
+  clock.nowUs = at;
+  let crash: string | undefined;
+  try {
+    sink.message(input.raw);
+  } catch (err) {
+    crash = String(err);
+  }
+  await capture.stop();
+  return { emitted, note: counters.duplicates > duplicates ? 'duplicate' : null, crash };
+}
+
+const CONTROL_TYPES = new Set(['heartbeat', 'pong', 'subscribed', 'unsubscribed', 'sequence_reset']);
+
+/** What a frame that reached no table came to: counted, a control frame, an unchanged book, or nothing (a silent drop). */
+function unstoredOutcome(input: StreamInput, note: FrameNote): string {
+  if (note.note) return `counted:${note.note}`;
+  const parsed = parseFrame(input.raw);
+  if (note.emitted === 0 && !isFrameProblem(parsed)) {
+    if (CONTROL_TYPES.has(parsed.type)) return 'control';
+    if (parsed.type === 'orderbook') return 'unchanged';
+  }
+  return note.emitted > 0 ? `lost:${note.emitted} records published, none stored` : 'silent_drop';
+}
+
+// ---- the warehouse ---------------------------------------------------------------------------
+
+let w: TestWarehouse;
+
+beforeAll(async () => {
+  w = await migratedWarehouse();
+});
+
+afterAll(async () => {
+  await w?.cleanup();
+  printTable();
+});
+
+/** Resolves once the loaders have stored and committed everything on the bus. */
+async function drained(loaders: Loaders): Promise<void> {
+  for (;;) {
+    const stats = await loaders.stats();
+    if (stats.lag === 0 && stats.queuedRows === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Tables of loaded rows that have `column` (besides the bus provenance every loaded row has). */
+async function tablesWith(column: string): Promise<string[]> {
+  const found = await rows<{ table: string }>(
+    w.warehouse.client,
+    `SELECT table FROM system.columns WHERE database = 'tapehouse' GROUP BY table HAVING countIf(name = '${column}') > 0 AND countIf(name = '_topic') > 0 ORDER BY table`,
+  );
+  return found.map((r) => r.table);
+}
+
+// ---- REST ------------------------------------------------------------------------------------
+
+let server: Server;
+let serving: RestInput | null = null;
+let baseUrl = '';
+
+function serve(input: RestInput, res: import('node:http').ServerResponse): void {
+  const body = Buffer.from(input.body, 'utf8');
+  if (input.behaviour === 'stall-headers') return;
+  if (input.behaviour === 'reset-mid-body' || input.behaviour === 'stall-body') {
+    res.writeHead(input.status, { ...input.headers, 'content-length': String(body.length + 100) });
+    res.write(body.subarray(0, Math.max(1, body.length >> 1)));
+    if (input.behaviour === 'reset-mid-body') res.socket?.destroy();
+    return;
+  }
+  res.writeHead(input.status, input.headers);
+  res.end(input.status === 304 ? undefined : body);
+}
+
+async function callRest(input: RestInput): Promise<string> {
+  const clock = new ManualClock();
+  const client = new VenueClient({
+    baseUrl,
+    token: new Secret('pat_corpus'),
+    clock,
+    random: () => 0.5,
+    availability: new Availability(),
+    limiter: new RateLimiter({ clock, ipLimits: new IpLimits() }),
+    // Short waits and two sends, so the inputs that stall the wire end in seconds.
+    timeouts: { connectMs: 2_000, headersMs: 1_000, bodyMs: 1_000 },
+    retry: { maxAttempts: 2 },
+    logger: log,
+  });
+  serving = input;
+  try {
+    switch (input.endpoint) {
+      case 'orderbook':
+        await client.orders.orderbook('tok-1');
+        break;
+      case 'order':
+        await client.orders.order('o-1');
+        break;
+      case 'orders': {
+        let pages = 0;
+        for await (const page of client.orders.orderPages()) {
+          expect(page.raw).toBeDefined();
+          if (++pages > 100) return 'hang:paging never ends';
+        }
+        break;
+      }
+      case 'pnl':
+        await client.portfolio.pnl();
+        break;
+      case 'summary':
+        await client.portfolio.summary();
+        break;
+    }
+    return 'accepted';
+  } catch (err) {
+    if (err instanceof VenueError) return `typed_error:${err.constructor.name}:${err.code ?? ''}`;
+    if (err instanceof ResponseShapeError || err instanceof TransportError || err instanceof CursorLoopError || err instanceof ExchangeUnavailableError) return `typed_error:${err.name}`;
+    return `crash:${String(err)}`;
+  } finally {
+    serving = null;
+    await client.close();
+  }
+}
+
+// ---- bus records as Kafka delivers bytes -----------------------------------------------------
+
+/**
+ * The embedded bus carries records, not bytes; Kafka hands the loaders bytes and the subscription
+ * decodes them (kafka-subscription.ts). This bus publishes one placeholder per input and delivers,
+ * in its place, what the real decoder makes of the input's bytes — exactly what a Kafka
+ * subscription delivers for them.
+ */
+function bytesBus(inner: EmbeddedBus, wireAt: Map<bigint, string>): Bus {
+  return {
+    publish: (topic, records) => inner.publish(topic, records),
+    committedOffsets: (group, topic) => inner.committedOffsets(group, topic),
+    lag: (group, topics) => inner.lag(group, topics),
+    close: () => inner.close(),
+    subscribe: (options) =>
+      inner.subscribe({
+        ...options,
+        onBatch: (batch) =>
+          options.onBatch({
+            ...batch,
+            messages: batch.messages.map((m): Delivery => {
+              const wire = wireAt.get(m.offset);
+              if (wire === undefined) return m;
+              const decoded = decodeRecord(Buffer.from(wire, 'utf8'));
+              return decoded.ok ? { offset: m.offset, ok: true, record: decoded.record } : { offset: m.offset, ok: false, reason: decoded.reason, bytes: Buffer.from(wire, 'utf8') };
+            }),
+          }),
+      }),
+  };
+}
+
+// ---- the table -------------------------------------------------------------------------------
+
+function printTable(): void {
+  const families: Family[] = ['market', 'account', 'portfolio', 'rest', 'bus'];
+  const kinds = ['stored', 'flagged', 'rejected', 'dead_letter', 'counted', 'control', 'unchanged', 'accepted', 'typed_error'];
+  const counts = new Map<string, number>();
+  for (const [input, outcome] of outcomes) {
+    const kind = kinds.includes(outcome.split(':')[0]!) ? outcome.split(':')[0]! : 'FAILED';
+    counts.set(`${input.family}|${kind}`, (counts.get(`${input.family}|${kind}`) ?? 0) + 1);
+  }
+  const columns = [...kinds, 'FAILED'].filter((k) => families.some((f) => counts.has(`${f}|${k}`)));
+  const row = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(10) : c.padStart(Math.max(6, columns[i - 1]?.length ?? 5) + 1))).join('');
+  const lines = [row(['family', ...columns, 'total'])];
+  for (const family of families) {
+    const cells = columns.map((k) => counts.get(`${family}|${k}`) ?? 0);
+    lines.push(row([family, ...cells.map(String), String(cells.reduce((a, b) => a + b, 0))]));
+  }
+  const totals = columns.map((k) => families.reduce((n, f) => n + (counts.get(`${f}|${k}`) ?? 0), 0));
+  lines.push(row(['all', ...totals.map(String), String(totals.reduce((a, b) => a + b, 0))]));
+  console.log(`hostile-input corpus: outcome per family\n${lines.join('\n')}`);
+}
+
+// ---- the tests -------------------------------------------------------------------------------
+
+describe('hostile-input corpus', () => {
+  it('holds at least 200 inputs, each named, described and with the outcome it must have', () => {
+    const all: CorpusInput[] = [...streamInputs, ...rest, ...bus];
+    expect(all.length).toBeGreaterThanOrEqual(200);
+    const names = all.map((i) => `${i.family}/${i.name}`);
+    expect(new Set(names).size).toBe(names.length);
+    for (const input of all) {
+      expect(input.about.length).toBeGreaterThan(5);
+      expect(input.expect).toMatch(/^(stored|flagged|rejected|dead_letter|counted|control|unchanged|accepted|typed_error)(:[\w:]+)?$/);
+    }
+  });
+
+  describe('stream frames, through capture, the bus and the loaders into chDB', () => {
+    const catalogue: TopicCatalogue = createTopicCatalogue(CAPTURE_PREFIX);
+    const captureBus = new EmbeddedBus({ topics: catalogue.topics, capacity: { records: 1_000_000, bytes: 1024 * 1024 * 1024 } });
+    const publisher = new RecordPublisher(captureBus, catalogue, new StillClock(), log);
+
+    it.each(streamInputs.map((input, index) => ({ input, index, label: `${input.family}/${input.name}` })))(
+      '$label: no crash, no hang',
+      async ({ input, index }) => {
+        const note = input.family === 'market' ? feedMarket(input, index, (r) => publisher.push(r)) : await feedPrivate(input, index, (r) => publisher.push(r));
+        notes.set(input, note);
+        expect(note.crash).toBeUndefined();
+      },
+      PER_INPUT_MS,
+    );
+
+    it('every input ends as its corpus line says: stored, flagged, rejected with a reason, dead-lettered, counted or a control frame — none vanishes', async () => {
+      await publisher.drain();
+      const loaders = await startLoaders({ bus: captureBus, warehouse: w.warehouse, group: 'corpus-capture', topics: catalogue.topics.map((t) => t.name), batch: { maxDelayMs: 20 }, log });
+      await drained(loaders);
+      await loaders.stop();
+      const client = w.warehouse.client;
+      const dataAt = new Set<string>();
+      for (const table of await tablesWith('_received_at')) {
+        if (table === 'data_quality') continue;
+        const found = await rows<{ us: string }>(client, `SELECT DISTINCT toString(toUnixTimestamp64Micro(_received_at)) AS us FROM tapehouse.${table} WHERE _topic LIKE '${CAPTURE_PREFIX}.%'`);
+        for (const r of found) dataAt.add(r.us);
+      }
+      const problemsAt = new Map<string, string[]>();
+      const quality = await rows<{ us: string; problem: string }>(client, `SELECT toString(toUnixTimestamp64Micro(_received_at)) AS us, problem FROM tapehouse.data_quality WHERE _topic LIKE '${CAPTURE_PREFIX}.%'`);
+      for (const q of quality) problemsAt.set(q.us, [...(problemsAt.get(q.us) ?? []), q.problem]);
+      const lettersAt = new Map<string, string[]>();
+      const letters = await rows<{ us: string; error_code: string; reason: string }>(client, `SELECT toString(toUnixTimestamp64Micro(received_at)) AS us, error_code, reason FROM tapehouse.dead_letters WHERE topic LIKE '${CAPTURE_PREFIX}.%'`);
+      for (const l of letters) {
+        expect(l.reason.length).toBeGreaterThan(0);
+        lettersAt.set(l.us, [...(lettersAt.get(l.us) ?? []), l.error_code]);
+      }
+      streamInputs.forEach((input, index) => {
+        const us = instantOf(index).toString();
+        const problems = [...new Set(problemsAt.get(us) ?? [])].sort().join('+');
+        const dead = lettersAt.get(us);
+        let outcome: string;
+        if (dead) outcome = `dead_letter:${[...new Set(dead)].join('+')}`;
+        else if (dataAt.has(us)) outcome = problems ? `flagged:${problems}` : 'stored';
+        else if (problems) outcome = `rejected:${problems}`;
+        else outcome = unstoredOutcome(input, notes.get(input) ?? { emitted: 0, note: null });
+        outcomes.set(input, outcome);
+      });
+      expect(mismatches(streamInputs)).toEqual([]);
+      await captureBus.close();
+    }, 120_000);
+
+    it('a market connection that took every hostile frame in a row still records the next good trade', () => {
+      const counters = newCounters();
+      const published: BusRecord[] = [];
+      const connection = marketConnection((records) => published.push(...records), counters, new StillClock(), new TokenBooks(0n));
+      market.forEach((input, i) => {
+        for (const raw of [...input.before, input.raw]) connection.receive({ connectionId: 'row', frameNo: i, receivedAtUs: BASE_US + BigInt(i), raw });
+      });
+      published.length = 0;
+      const good = JSON.stringify({ type: 'trades', seq: 1_000_000, ts: '2026-03-02T09:00:00.000Z', data: { trade_id: 'after-all', token_id: 'tok-1', side: 'SELL', price_micro: '510000', shares_micro: '3000000' } });
+      connection.receive({ connectionId: 'row', frameNo: market.length, receivedAtUs: BASE_US + 10_000_000n, raw: good });
+      expect(published.map((r) => [r.kind, (r.payload as { trade_id?: string }).trade_id])).toEqual([['trade', 'after-all']]);
+    });
+  });
+
+  it.each([
+    { family: 'account' as const, inputs: account, good: { type: 'account_events', seq: 1_000_000, data: { kind: 'order_accepted', order: { internal_id: 'after-all', status: 'LIVE' } } } },
+    { family: 'portfolio' as const, inputs: portfolio, good: { type: 'portfolio.sync', seq: '1000000', stream_id: 's-1', positions: { as_of: '2026-03-02T09:00:00.000Z', positions: [] } } },
+  ])('a $family capture that took every hostile frame in a row still records the next good one', async ({ family, inputs, good }) => {
+    const published: BusRecord[] = [];
+    const { capture, transport } = await privateCapture(family, new StillClock(), newCounters(), (records) => published.push(...records));
+    for (const input of inputs) for (const raw of [...input.before, input.raw]) transport.sink!.message(raw);
+    published.length = 0;
+    transport.sink!.message(JSON.stringify(good));
+    await capture.stop();
+    // Its frame number jumped past the hostile ones: a gap is recorded too, and the event itself.
+    expect(published.map((r) => r.kind).filter((kind) => kind !== 'capture_gap')).toEqual([family === 'account' ? 'account_event' : 'portfolio_sync']);
+  });
+
+  describe('REST bodies, from a local HTTP server through the venue client', () => {
+    beforeAll(async () => {
+      server = createServer((req, res) => {
+        req.resume();
+        if (serving) serve(serving, res);
+        else res.writeHead(500).end();
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+
+    afterAll(async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    });
+
+    it.each(rest.map((input) => ({ input, label: input.name })))(
+      '$label: a parsed value or a typed error, never a crash or a hang',
+      async ({ input }) => {
+        const outcome = await callRest(input);
+        outcomes.set(input, outcome);
+        expect(outcome, input.about).toSatisfy((o: string) => matches(input.expect, o));
+      },
+      PER_INPUT_MS,
+    );
+  });
+
+  describe('bus records, through the loaders into chDB', () => {
+    it('every record is stored or becomes a dead letter with a reason', async () => {
+      const catalogue = createTopicCatalogue('corpusbus');
+      const topic = catalogue.topicFor('trade');
+      const specs = catalogue.topics.map((t) => (t.name === topic ? { ...t, partitions: 1 } : t));
+      const inner = new EmbeddedBus({ topics: specs });
+      const wireAt = new Map<bigint, string>();
+      const inputAt = new Map<string, BusInput>();
+      for (const [offset, input] of bus.entries()) {
+        wireAt.set(BigInt(offset), input.wire);
+        inputAt.set(String(offset), input);
+        const placeholder: BusRecord = { kind: 'trade', key: 'k', venueTime: null, receivedAtUs: 1n, source: { type: 'stream', connection: 'corpus', frame: offset }, payload: {}, raw: null };
+        await inner.publish(topic, [placeholder]);
+      }
+      const loaders = await startLoaders({ bus: bytesBus(inner, wireAt), warehouse: w.warehouse, group: 'corpus-bus', topics: [topic], batch: { maxDelayMs: 20 }, log });
+      await drained(loaders);
+      await loaders.stop();
+      const client = w.warehouse.client;
+      const stored = new Set<string>();
+      for (const table of await tablesWith('_offset')) {
+        const found = await rows<{ offset: string }>(client, `SELECT DISTINCT toString(_offset) AS offset FROM tapehouse.${table} WHERE _topic = '${topic}'`);
+        for (const r of found) stored.add(r.offset);
+      }
+      const letters = await rows<{ offset: string; error_code: string; reason: string }>(client, `SELECT toString(offset) AS offset, error_code, reason FROM tapehouse.dead_letters WHERE topic = '${topic}'`);
+      const letterAt = new Map(letters.map((l) => [l.offset, l]));
+      for (const [offset, input] of inputAt) {
+        const letter = letterAt.get(offset);
+        if (letter) expect(letter.reason.length, input.name).toBeGreaterThan(0);
+        outcomes.set(input, letter ? `dead_letter:${letter.error_code}` : stored.has(offset) ? 'stored' : 'silent_drop');
+      }
+      expect(mismatches(bus)).toEqual([]);
+      await inner.close();
+    }, 120_000);
+  });
+});

@@ -27,6 +27,8 @@ export interface WorkerProcessOptions {
   checkpoints: CheckpointSetting;
   /** The account's read bucket, when not the authenticated tier. */
   readBucket?: BucketShape;
+  /** This process's share of the account's read budget (capture reads the same account). */
+  readShare?: number;
   catalogueWithToken?: boolean;
   /** Items per page of every paged list (default: the interface's maxima). */
   pageSize?: number;
@@ -49,7 +51,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   const venue = createSyncVenue({
     baseUrl: options.baseUrl,
     token: options.token,
-    limiter: syncLimiter({ read: options.readBucket }),
+    limiter: syncLimiter({ read: options.readBucket, readShare: options.readShare }),
     catalogueWithToken: options.catalogueWithToken,
     logger,
   });

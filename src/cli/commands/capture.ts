@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { VenueClient } from '../../api/client.ts';
+import { RateLimiter } from '../../api/rate-limit/limiter.ts';
 import { readAccessToken, TOKEN_ENV } from '../../api/token.ts';
 import { KafkaBus } from '../../bus/kafka.ts';
 import { createTopicCatalogue } from '../../bus/topics.ts';
@@ -7,6 +8,7 @@ import { FileCoverageStore } from '../../capture/coverage-store.ts';
 import { CAPTURE_DEFAULTS, startCapture, type CaptureStats } from '../../capture/start-capture.ts';
 import { createLogger } from '../../util/log.ts';
 import type { Secret } from '../../util/secret.ts';
+import { READ_SHARE_FLAG, readShare, readShareHelp } from '../read-share.ts';
 import { addSettings, refusePlainToken, resolveSettings, SettingError, type SettingName } from '../settings.ts';
 
 const CAPTURE_SETTINGS = ['baseUrl', 'tokenFile', 'account', 'kafkaBrokers', 'topicPrefix', 'shard', 'duration'] as const satisfies readonly SettingName[];
@@ -40,6 +42,7 @@ The last instant covered is kept in --coverage-file; the next start records the 
   for (const knob of Object.values(KNOBS)) command.option(knob.flag, `${knob.what} (${knob.env}, default ${knob.fallback})`);
   command.option('--coverage-file <file>', 'where the last covered instant per stream is kept (TAPEHOUSE_COVERAGE_FILE, default .tapehouse/capture-coverage.json)');
   command.option('--no-account-stream', 'leave the account socket and the portfolio stream out');
+  command.option(READ_SHARE_FLAG, readShareHelp);
   refusePlainToken(command).action(async (flags: Record<string, unknown>) => {
     process.exitCode = await capture(flags);
   });
@@ -57,13 +60,16 @@ function knob(name: keyof typeof KNOBS, flags: Record<string, unknown>, env: Nod
 async function capture(flags: Record<string, unknown>): Promise<number> {
   const settings = resolveSettings(CAPTURE_SETTINGS, flags);
   if (!settings.baseUrl) throw new SettingError('--base-url (TAPEHOUSE_BASE_URL): the venue to capture is required');
+  // The worker reads the same account: keep to our share of its read budget (REST re-seeds).
+  const share = readShare(flags.readShare);
   const log = createLogger('capture');
   let token: Secret | null = null;
   if (settings.tokenFile !== undefined || process.env[TOKEN_ENV]) token = await readAccessToken({ tokenFile: settings.tokenFile });
   else log.warn('no access token: capturing the public market stream only, books re-seeded from the stream');
   const topics = createTopicCatalogue(settings.topicPrefix);
   const bus = await KafkaBus.open({ brokers: settings.kafkaBrokers, topics: topics.topics, log: log.child({ part: 'bus' }) });
-  const client = new VenueClient({ baseUrl: settings.baseUrl, token: token ?? undefined, logger: log.child({ part: 'api' }) });
+  const limiter = new RateLimiter({ readShare: share });
+  const client = new VenueClient({ baseUrl: settings.baseUrl, token: token ?? undefined, limiter, logger: log.child({ part: 'api' }) });
   const coverageFile = (flags.coverageFile as string | undefined) ?? process.env.TAPEHOUSE_COVERAGE_FILE ?? '.tapehouse/capture-coverage.json';
   const withAccount = flags.accountStream !== false;
   try {

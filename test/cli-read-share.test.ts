@@ -1,0 +1,18 @@
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { readShare } from '../src/cli/read-share.ts';
+
+describe('--read-share (scale-out capture and worker split one account)', () => {
+  it('defaults to half, takes a fraction from the flag or TAPEHOUSE_READ_SHARE, the flag first', () => {
+    expect(readShare(undefined, {})).toBe(0.5);
+    expect(readShare(undefined, { TAPEHOUSE_READ_SHARE: '0.25' })).toBe(0.25);
+    expect(readShare('1', { TAPEHOUSE_READ_SHARE: '0.25' })).toBe(1);
+  });
+
+  it('refuses anything outside (0, 1] with exit code 2 and the setting named', () => {
+    for (const bad of ['0', '1.5', '-0.2', 'half']) expect(() => readShare(bad, {})).toThrow(/--read-share \(TAPEHOUSE_READ_SHARE\)/);
+    const run = spawnSync(process.execPath, ['bin/tapehouse.js', 'capture', '--base-url', 'http://127.0.0.1:9', '--read-share', '2'], { encoding: 'utf8', env: { ...process.env, TAPEHOUSE_TOKEN: '' } });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/--read-share/);
+  });
+});

@@ -1,5 +1,6 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import { createLogger, type Logger } from '../util/log.ts';
+import { isRedirect, redirectOrigin } from '../util/redirect.ts';
 import { TransportError } from './errors.ts';
 import type { HttpAnswer } from './problem.ts';
 import type { TokenSource } from './token.ts';
@@ -88,11 +89,16 @@ export class HttpTransport {
         bodyTimeout: this.#timeouts.bodyMs,
         signal: req.signal,
       });
+      if (isRedirect(response.statusCode)) {
+        await response.body.dump().catch(() => undefined);
+        throw new RedirectRefusedError(endpoint, response.statusCode, response.headers.location, url);
+      }
       const text = await response.body.text();
       const answer = { status: response.statusCode, headers: flattenHeaders(response.headers), text };
       this.#log.debug({ endpoint, status: answer.status, ms: Math.round(performance.now() - started) }, 'venue answered');
       return answer;
     } catch (err) {
+      if (err instanceof RedirectRefusedError) throw err;
       if (req.signal?.aborted) throw req.signal.reason;
       const reason = err instanceof Error ? err.message : String(err);
       this.#log.debug({ endpoint, reason }, 'venue unreachable');
@@ -112,6 +118,26 @@ export class HttpTransport {
     if (req.body !== undefined) headers['content-type'] = 'application/json';
     if (req.authenticate && this.#token) headers.authorization = `Bearer ${(await this.#token()).reveal()}`;
     return headers;
+  }
+}
+
+/**
+ * The venue answered with a redirect. It is never followed (undici's `request` has no redirect
+ * interceptor here): the token goes to the configured base URL only. Not retried: asking again
+ * gets the same answer. Only the target's origin is kept.
+ */
+export class RedirectRefusedError extends Error {
+  readonly location: string | null;
+  constructor(
+    readonly endpoint: string,
+    readonly status: number,
+    location: string | string[] | undefined,
+    requestUrl: string,
+  ) {
+    const target = redirectOrigin(location, requestUrl);
+    super(`${endpoint}: the venue answered ${status} with a redirect to ${target ?? '(no Location)'}, not followed: the token is sent to the configured base URL only`);
+    this.name = 'RedirectRefusedError';
+    this.location = target;
   }
 }
 

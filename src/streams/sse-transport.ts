@@ -1,7 +1,7 @@
 import { createParser } from 'eventsource-parser';
 import { request, type Dispatcher } from 'undici';
 import type { Secret } from '../util/secret.ts';
-import { ConnectRefused, parseRetryAfter, type MessageSink, type OpenConnection, type Transport } from './transport.ts';
+import { ConnectRefused, isRedirect, parseRetryAfter, RedirectRefused, type MessageSink, type OpenConnection, type Transport } from './transport.ts';
 
 export interface SseTransportOptions {
   /** http(s) URL of the event stream (`/trade/v1/portfolio/stream`). */
@@ -33,6 +33,10 @@ export class SseTransport implements Transport {
       throw err;
     });
     signal.removeEventListener('abort', onAbort);
+    if (isRedirect(response.statusCode)) {
+      await response.body.dump().catch(() => undefined);
+      throw new RedirectRefused(response.statusCode, response.headers.location, url);
+    }
     if (response.statusCode !== 200) {
       const body = (await response.body.text().catch(() => '')).slice(0, 2048);
       throw new ConnectRefused(response.statusCode, parseRetryAfter(response.headers['retry-after']), body);

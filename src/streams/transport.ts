@@ -1,3 +1,7 @@
+import { redirectOrigin } from '../util/redirect.ts';
+
+export { isRedirect } from '../util/redirect.ts';
+
 /**
  * The part of a stream connection that differs between WebSocket and SSE. The reconnect loop
  * (reconnecting-stream.ts) drives a Transport and owns everything else: budget, backoff, watchdog.
@@ -41,6 +45,20 @@ export class ConnectRefused extends Error {
   ) {
     super(`connection refused with HTTP ${status}${detail ? `: ${detail}` : ''}`);
     this.name = 'ConnectRefused';
+  }
+}
+
+/**
+ * The server answered a connection attempt with a redirect. Redirects are never followed: the
+ * token is sent to the configured URL only. Only the target's origin is kept for the message.
+ */
+export class RedirectRefused extends ConnectRefused {
+  readonly location: string | null;
+  constructor(status: number, location: string | string[] | undefined, base: string) {
+    const target = redirectOrigin(location, base);
+    super(status, null, `redirect to ${target ?? '(no Location)'} not followed: the token is sent to the configured URL only`);
+    this.name = 'RedirectRefused';
+    this.location = target;
   }
 }
 

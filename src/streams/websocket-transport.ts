@@ -1,6 +1,6 @@
 import WebSocket from 'ws';
 import type { Secret } from '../util/secret.ts';
-import { ConnectRefused, parseRetryAfter, type MessageSink, type OpenConnection, type Transport } from './transport.ts';
+import { ConnectRefused, isRedirect, parseRetryAfter, RedirectRefused, type MessageSink, type OpenConnection, type Transport } from './transport.ts';
 
 export interface WebSocketTransportOptions {
   /** ws:// or wss:// URL of the socket (`/trade/v1/market-stream`, `/trade/v1/account-stream`). */
@@ -36,6 +36,14 @@ export class WebSocketTransport implements Transport {
       const onAbort = (): void => socket.terminate();
       signal.addEventListener('abort', onAbort, { once: true });
       socket.once('unexpected-response', (request, response) => {
+        request.on('error', () => undefined);
+        socket.on('error', () => undefined);
+        // followRedirects is off, so a redirect ends here: the token never goes to its target.
+        if (isRedirect(response.statusCode ?? 0)) {
+          response.resume();
+          reject(new RedirectRefused(response.statusCode ?? 0, response.headers.location, url));
+          return;
+        }
         let body = '';
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => {
@@ -45,8 +53,6 @@ export class WebSocketTransport implements Transport {
           reject(new ConnectRefused(response.statusCode ?? 0, parseRetryAfter(response.headers['retry-after']), body.slice(0, 2048)));
         });
         response.on('error', () => reject(new ConnectRefused(response.statusCode ?? 0, parseRetryAfter(response.headers['retry-after']), '')));
-        request.on('error', () => undefined);
-        socket.on('error', () => undefined);
       });
       // After the open, errors always end in 'close', which resolves `ended` with the error's text.
       socket.on('error', (err) => {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { SettingError } from '../util/setting-error.ts';
 
 /**
  * Every setting a tapehouse process takes, once: its flag, its TAPEHOUSE_* variable, its default
@@ -6,12 +7,10 @@ import type { Command } from 'commander';
  * message naming the setting both ways (`--rate (TAPEHOUSE_RATE): "abc" is not a number`).
  */
 
-export class SettingError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'SettingError';
-  }
-}
+export { SettingError };
+
+/** A refusal whose message must not repeat the value (it carries a password). */
+class CredentialsInValue extends Error {}
 
 interface SettingSpec<T> {
   /** commander's flag syntax, e.g. `--base-url <url>`. */
@@ -83,7 +82,8 @@ export function resolveSettings<N extends SettingName>(
       out[name] = s.parse(text);
     } catch (err) {
       const flag = s.flag.split(' ')[0];
-      throw new SettingError(`${flag} (${s.env}): ${JSON.stringify(text)} ${(err as Error).message}`);
+      const shown = err instanceof CredentialsInValue ? 'the value' : JSON.stringify(text);
+      throw new SettingError(`${flag} (${s.env}): ${shown} ${(err as Error).message}`);
     }
   }
   return out as Resolved<N>;
@@ -104,10 +104,12 @@ function httpUrl(text: string): string {
     throw new Error('is not a URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('is not an http(s) URL');
+  if (url.username !== '' || url.password !== '') throw credentialsRefused();
   return url.toString().replace(/\/$/, '');
 }
 
 function hostPort(text: string): string {
+  if (text.includes('@')) throw credentialsRefused();
   const match = /^([^\s:]+):(\d{1,5})$/.exec(text.trim());
   if (!match || Number(match[2]) > 65535) throw new Error('is not host:port');
   return text.trim();
@@ -117,6 +119,13 @@ function brokers(text: string): string[] {
   const list = text.split(',').map((b) => b.trim()).filter(Boolean);
   if (list.length === 0) throw new Error('names no broker');
   return list.map(hostPort);
+}
+
+/** Passwords never come from a flag or a URL: ps and shell history would show them. */
+function credentialsRefused(): CredentialsInValue {
+  return new CredentialsInValue(
+    'carries credentials (user:password@), which are refused there: the venue token comes from TAPEHOUSE_TOKEN or --token-file, ClickHouse credentials from TAPEHOUSE_CLICKHOUSE_USER and TAPEHOUSE_CLICKHOUSE_PASSWORD (Kafka is reached without credentials)',
+  );
 }
 
 function port(text: string): number {

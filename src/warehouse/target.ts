@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Secret } from '../util/secret.ts';
+import { SettingError } from '../util/setting-error.ts';
 import { DEFAULT_DATA_DIR } from './data-dir.ts';
 
 /** Where the warehouse lives: embedded chDB on a data directory, or a ClickHouse server. */
@@ -37,6 +38,10 @@ export function resolveTarget(options: TargetOptions, env: NodeJS.ProcessEnv = p
   const url = options.clickhouseUrl ?? (options.dataDir === undefined ? env.TAPEHOUSE_CLICKHOUSE_URL : undefined);
   if (url === undefined || url === '') return { kind: 'chdb', dataDir: options.dataDir ?? DEFAULT_DATA_DIR };
   if (!/^https?:\/\//.test(url)) throw new Error(`ClickHouse URL must start with http:// or https://: ${url}`);
+  if (carriesCredentials(url)) {
+    // Not repeated in the message: it holds a password.
+    throw new SettingError('the ClickHouse URL carries credentials (user:password@), which are refused: set TAPEHOUSE_CLICKHOUSE_USER and TAPEHOUSE_CLICKHOUSE_PASSWORD instead');
+  }
   const target: ServerTarget = { kind: 'server', url };
   if (env.TAPEHOUSE_CLICKHOUSE_USER) target.user = env.TAPEHOUSE_CLICKHOUSE_USER;
   if (env.TAPEHOUSE_CLICKHOUSE_PASSWORD) target.password = new Secret(env.TAPEHOUSE_CLICKHOUSE_PASSWORD);
@@ -48,6 +53,15 @@ export function resolveTarget(options: TargetOptions, env: NodeJS.ProcessEnv = p
     if (cert && key) Object.assign(target.tls, { cert, key });
   }
   return target;
+}
+
+function carriesCredentials(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.username !== '' || parsed.password !== '';
+  } catch {
+    return /^https?:\/\/[^/]*@/.test(url);
+  }
 }
 
 function readPem(path: string | undefined, variable: string): Buffer | undefined {

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { readAccessToken } from '../../api/token.ts';
 import { resolveTemporal, type TemporalOptions } from '../../../workflows/settings.ts';
 import type { CheckpointSetting } from '../../../workflows/worker-process.ts';
+import { refusePlainToken } from '../settings.ts';
 
 interface WorkerOptions extends TemporalOptions {
   kafkaBrokers?: string;
@@ -23,8 +24,7 @@ interface WorkerOptions extends TemporalOptions {
  * SIGTERM after the slices under way.
  */
 export function registerWorker(program: Command): void {
-  program
-    .command('worker')
+  refusePlainToken(program.command('worker'))
     .description('run a Temporal worker for the sync jobs (venue → Kafka)')
     .option('--temporal-address <host:port>', 'Temporal frontend (TAPEHOUSE_TEMPORAL_ADDRESS, default 127.0.0.1:7233)')
     .option('--namespace <name>', 'Temporal namespace (TAPEHOUSE_TEMPORAL_NAMESPACE, default "default")')

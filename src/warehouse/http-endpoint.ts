@@ -103,6 +103,11 @@ async function handle(executor: ReadExecutor, limits: QueryLimits, request: Inco
     format,
     queryParams,
   });
+  // ClickHouse checks max_result_bytes between blocks, so one large block passes it: the answer's
+  // own size is bounded here too (it is refused whole rather than cut mid-row).
+  if (result.body.length > limits.maxResultBytes) {
+    throw new QueryRefused(396, 'TOO_MANY_ROWS_OR_BYTES', `Limit for result exceeded, max bytes: ${limits.maxResultBytes}, current bytes: ${result.body.length}`);
+  }
 
   const summary = {
     read_rows: String(result.rowsRead),

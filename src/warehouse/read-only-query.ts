@@ -45,6 +45,9 @@ const OUTSIDE_FUNCTIONS = new Set(
     'file', 'fileCluster', 'url', 'urlCluster', 'remote', 'remoteSecure', 'cluster', 'clusterAllReplicas',
     'mysql', 'postgresql', 'mongodb', 'redis', 'sqlite', 'odbc', 'jdbc', 'executable', 'gcs', 'oss', 'cosn',
     'ytsaurus', 'arrowFlight', 'arrowflight', 'prometheusQuery', 'prometheusQueryRange', 'hdfs', 'hdfsCluster',
+    // filesystem() lists and reads files (its content column); eval() is an experimental table
+    // function a client could switch on with a setting.
+    'filesystem', 'eval',
   ].map((name) => name.toLowerCase()),
 );
 const OUTSIDE_FUNCTION_FAMILIES = ['s3', 'azureblob', 'iceberg', 'deltalake', 'hudi', 'paimon', 'hdfs'];
@@ -116,12 +119,25 @@ function checkNoOutsideAccess(tokens: Token[]): void {
     if (word === 'INTO' && keyword(tokens[i + 1]) === 'OUTFILE') {
       throw new QueryRefused(164, 'READONLY', 'Cannot execute query in readonly mode: INTO OUTFILE writes a file');
     }
-    if (token.kind === 'word' && tokens[i + 1]?.text === '(' && reachesOutside(token.text)) {
+    if (tokens[i + 1]?.text !== '(') return;
+    if (token.kind === 'word' && reachesOutside(token.text)) {
       throw new QueryRefused(
         164,
         'READONLY',
         `Cannot execute query in readonly mode: function ${token.text}() reaches outside the warehouse`,
       );
+    }
+    // A quoted function name (`file`, "url", or with escapes such as `\x66ile`) is a name like any
+    // other to ClickHouse: allowed only when it is plainly written and reaches nothing outside.
+    if (token.kind === 'quoted') {
+      const name = unquote(token.text);
+      if (!isIdentifier(name) || reachesOutside(name)) {
+        throw new QueryRefused(
+          164,
+          'READONLY',
+          `Cannot execute query in readonly mode: function ${token.text}() is quoted and names ${isIdentifier(name) ? 'a function that reaches outside the warehouse' : 'something other than a plain function'}`,
+        );
+      }
     }
   });
 }

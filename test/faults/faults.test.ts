@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { requireService, KAFKA_BROKERS, TEMPORAL_ADDRESS } from '../integration/services.ts';
+import { describeFigures, mustBeZero, runFaultSuite, type Mode } from './suite.ts';
+
+/**
+ * The short form of the fault suite (`npm run test:faults`, in CI): each mode gets every kind of
+ * venue fault, its SIGKILLs (and in the Kafka mode a broker and a Temporal restart) within a
+ * few minutes, then a calm end; every count that must be zero is asserted zero and the figures
+ * are printed. The long form is `npm run soak -- --minutes N`.
+ */
+const FAULT_MS = 150_000;
+const SETTLE_MS = 70_000;
+
+async function suite(mode: Mode) {
+  const figures = await runFaultSuite({ mode, seed: 5, rate: 15, faultMs: FAULT_MS, settleMs: SETTLE_MS, log: (line) => console.log(line) });
+  console.log(describeFigures(figures));
+  return figures;
+}
+
+describe('the pipeline under combined faults, against the ground truth', () => {
+  it('embedded mode: nothing lost outside recorded gaps, nothing doubled, books equal to the truth', async () => {
+    const figures = await suite('embedded');
+    expect(mustBeZero(figures)).toEqual(Object.fromEntries(Object.keys(mustBeZero(figures)).map((k) => [k, 0])));
+    expect(figures.faults.sigkill_run).toBeGreaterThanOrEqual(1);
+    expect(figures.verdict.trades.storedOnce).toBeGreaterThan(500);
+    expect(figures.verdict.trades.inGaps).toBeGreaterThan(0);
+    expect(figures.verdict.books.compared).toBeGreaterThanOrEqual(200);
+    expect(figures.verdict.fills.expected).toBeGreaterThan(0);
+    expect(figures.verdict.gaps.caused).toBeGreaterThan(5);
+  }, 600_000);
+
+  it('Kafka/Temporal mode: the same, through SIGKILLs of capture, loader and worker and restarts of Kafka and Temporal', async () => {
+    await requireService('Kafka', KAFKA_BROKERS[0]!);
+    await requireService('Temporal', TEMPORAL_ADDRESS);
+    const figures = await suite('kafka');
+    expect(mustBeZero(figures)).toEqual(Object.fromEntries(Object.keys(mustBeZero(figures)).map((k) => [k, 0])));
+    for (const fault of ['sigkill_capture', 'sigkill_load', 'sigkill_worker', 'kafka_restart', 'temporal_restart']) expect(figures.faults[fault], fault).toBeGreaterThanOrEqual(1);
+    expect(figures.verdict.trades.storedOnce).toBeGreaterThan(500);
+    expect(figures.verdict.books.compared).toBeGreaterThanOrEqual(200);
+    expect(figures.verdict.fills.expected).toBeGreaterThan(0);
+  }, 600_000);
+});

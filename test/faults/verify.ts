@@ -1,0 +1,218 @@
+/**
+ * The fault suite's judge, run as its own process once the pipeline has stopped (chDB allows one
+ * process per data directory, and one directory per process): reads the warehouse the pipeline
+ * filled and the simulator's ground truth, and prints the figures as one JSON line.
+ *
+ *   node --import tsx test/faults/verify.ts '<VerifyInput as JSON>'
+ */
+import { createTopicCatalogue } from '../../src/bus/topics.ts';
+import { partitionFor } from '../../src/bus/partitioner.ts';
+import { replayBook, type ChangeRow, type SnapshotRow } from '../../src/capture/book-replay.ts';
+import { readGroundTruth, type GtBook } from '../../src/simulator/ground-truth-reader.ts';
+import { openQueryRunner, type QueryRunner } from '../../src/warehouse/query-access.ts';
+
+export interface CausedGap {
+  name: string;
+  startMs: number;
+  endMs: number;
+  /** Streams whose gap would record it. */
+  streams: string[];
+}
+
+export interface VerifyInput {
+  dataDir: string;
+  gtDir: string;
+  /** The window checked: trades and books between these instants. */
+  fromMs: number;
+  toMs: number;
+  /** Fills executed before this had time to be synced. */
+  fillsToMs: number;
+  topicPrefix: string;
+  caused: CausedGap[];
+  booksPerToken: number;
+}
+
+export interface Verdict {
+  trades: { expected: number; storedOnce: number; inGaps: number; missing: number; duplicated: number; missingExamples: string[] };
+  fills: { expected: number; stored: number; missing: number; duplicated: number; missingExamples: string[] };
+  duplicateRows: Record<string, number>;
+  books: { compared: number; mismatched: number; examples: string[] };
+  gaps: { recorded: Record<string, number>; caused: number; causedUnrecorded: number; unrecordedExamples: string[] };
+  deadLetters: { count: number; byReason: Record<string, number> };
+  dataQuality: number;
+}
+
+interface GapRow {
+  stream: string;
+  channel: string;
+  subject_kind: string;
+  subject: string;
+  start_us: string;
+  end_us: string;
+  reason: string;
+}
+
+async function rows<T>(runner: QueryRunner, sql: string): Promise<T[]> {
+  const text = (await runner.run(sql, 'JSONEachRow')).toString('utf8');
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as T);
+}
+
+export async function verify(input: VerifyInput): Promise<Verdict> {
+  const runner = await openQueryRunner({ kind: 'chdb', dataDir: input.dataDir });
+  const gt = readGroundTruth(input.gtDir);
+  const catalogue = createTopicCatalogue(input.topicPrefix);
+  const tokensOf = new Map<string, Set<string>>();
+  for (const b of gt.books) (tokensOf.get(b.condition_id) ?? tokensOf.set(b.condition_id, new Set()).get(b.condition_id)!).add(b.token_id);
+  for (const t of gt.trades) (tokensOf.get(t.condition_id) ?? tokensOf.set(t.condition_id, new Set()).get(t.condition_id)!).add(t.token_id);
+
+  const gaps = (
+    await rows<GapRow>(
+      runner,
+      `SELECT stream, channel, subject_kind, subject, toString(toUnixTimestamp64Micro(gap_start)) AS start_us, toString(toUnixTimestamp64Micro(gap_end)) AS end_us, reason FROM capture_gaps`,
+    )
+  ).map((g) => ({ ...g, startUs: BigInt(g.start_us), endUs: BigInt(g.end_us) }));
+  const recorded: Record<string, number> = {};
+  for (const g of gaps) recorded[`${g.stream}/${g.reason}`] = (recorded[`${g.stream}/${g.reason}`] ?? 0) + 1;
+
+  /** Inside a market-stream gap of the channel and of the token or its condition, or a bus gap of its topic-partition. */
+  const inGap = (channel: string, kind: 'trade' | 'book_change', conditionId: string, tokenId: string, atUs: bigint): boolean => {
+    const topic = catalogue.topicFor(kind);
+    const partition = String(partitionFor(conditionId || tokenId, catalogue.spec(topic)!.partitions));
+    const subjects = new Set([conditionId, tokenId, ...(tokensOf.get(conditionId) ?? [])]);
+    return gaps.some(
+      (g) =>
+        g.startUs <= atUs &&
+        atUs <= g.endUs &&
+        ((g.stream === 'bus' && g.channel === topic && g.subject === partition) ||
+          (g.stream === 'market' && (g.channel === '' || g.channel === channel) && (g.subject_kind === '' || subjects.has(g.subject)))),
+    );
+  };
+
+  // Trades: every public trade of the window stored once, or inside a gap of its scope.
+  const stored = new Map<string, number>();
+  for (const r of await rows<{ trade_id: string; n: string }>(runner, 'SELECT trade_id, count() AS n FROM trades GROUP BY trade_id')) stored.set(r.trade_id, Number(r.n));
+  const trades: Verdict['trades'] = { expected: 0, storedOnce: 0, inGaps: 0, missing: 0, duplicated: [...stored.values()].filter((n) => n > 1).length, missingExamples: [] };
+  for (const t of gt.trades) {
+    if (t.atMs < input.fromMs || t.atMs > input.toMs) continue;
+    trades.expected += 1;
+    const n = stored.get(t.trade_id) ?? 0;
+    if (n >= 1) trades.storedOnce += n === 1 ? 1 : 0;
+    else if (inGap('trades', 'trade', t.condition_id, t.token_id, BigInt(t.atMs) * 1000n)) trades.inGaps += 1;
+    else {
+      trades.missing += 1;
+      if (trades.missingExamples.length < 5) trades.missingExamples.push(`${t.trade_id} at ${new Date(t.atMs).toISOString()} on ${t.condition_id}`);
+    }
+  }
+
+  // Fills of the demo account: the sync jobs page the account to completeness (no gap is allowed).
+  const demo = gt.accounting.at(-1)?.accounts.find((a) => a.label === 'demo')?.account_id;
+  const fillCounts = new Map<string, number>();
+  for (const r of await rows<{ fill_id: string; n: string }>(runner, 'SELECT fill_id, count() AS n FROM fills GROUP BY fill_id')) fillCounts.set(r.fill_id, Number(r.n));
+  const wantFills = gt.fills.filter((f) => f.account_id === demo && f.atMs <= input.fillsToMs);
+  const missingFills = wantFills.filter((f) => !fillCounts.has(f.fill_id));
+  const fills: Verdict['fills'] = {
+    expected: wantFills.length,
+    stored: wantFills.length - missingFills.length,
+    missing: missingFills.length,
+    duplicated: [...fillCounts.values()].filter((n) => n > 1).length,
+    missingExamples: missingFills.slice(0, 5).map((f) => `${f.fill_id} at ${new Date(f.atMs).toISOString()}`),
+  };
+
+  // Rows stored twice: the same bus position and receive time (epochs of the embedded bus reuse offsets).
+  const duplicateRows: Record<string, number> = {};
+  const tables = new Set(
+    (await rows<{ table: string }>(runner, "SELECT table FROM system.columns WHERE database = 'tapehouse' AND name IN ('_topic', '_partition', '_offset', '_index', '_received_at') GROUP BY table HAVING count() = 5")).map((t) => t.table),
+  );
+  for (const table of [...tables].sort()) {
+    const [r] = await rows<{ d: string }>(runner, `SELECT toString(count() - uniqExact(_topic, _partition, _offset, _index, _received_at)) AS d FROM ${table}`);
+    duplicateRows[table] = Number(r!.d);
+  }
+
+  const books = await checkBooks(runner, gt.books, input, (b, atUs) => inGap('orderbook', 'book_change', b.condition_id, b.token_id, atUs));
+
+  const unrecorded = input.caused.filter(
+    (c) => !gaps.some((g) => c.streams.includes(g.stream) && g.startUs <= BigInt(c.endMs + 60_000) * 1000n && g.endUs >= BigInt(c.startMs - 2_000) * 1000n),
+  );
+  const byReason: Record<string, number> = {};
+  for (const r of await rows<{ error_code: string; n: string }>(runner, 'SELECT error_code, count() AS n FROM dead_letters GROUP BY error_code')) byReason[r.error_code] = Number(r.n);
+  const [dq] = await rows<{ n: string }>(runner, 'SELECT toString(count()) AS n FROM data_quality');
+  return {
+    trades,
+    fills,
+    duplicateRows,
+    books,
+    gaps: { recorded, caused: input.caused.length, causedUnrecorded: unrecorded.length, unrecordedExamples: unrecorded.slice(0, 5).map((c) => `${c.name} at ${new Date(c.startMs).toISOString()}`) },
+    deadLetters: { count: Object.values(byReason).reduce((a, b) => a + b, 0), byReason },
+    dataQuality: Number(dq?.n ?? 0),
+  };
+}
+
+/**
+ * Books replayed from the warehouse equal the ground truth at instants outside gaps: the end of
+ * the last millisecond of a ground-truth state, spread evenly over each token's states.
+ */
+async function checkBooks(runner: QueryRunner, states: readonly GtBook[], input: VerifyInput, gapAt: (b: GtBook, atUs: bigint) => boolean): Promise<Verdict['books']> {
+  const snapshots = new Map<string, SnapshotRow[]>();
+  for (const s of await rows<{ token_id: string; seq: string; at_us: string; bp: string[]; bs: string[]; ap: string[]; as: string[] }>(
+    runner,
+    `SELECT token_id, toString(sequence) AS seq, toString(toUnixTimestamp64Micro(snapshot_at)) AS at_us,
+            arrayMap(x -> toString(x), bid_prices_micro) AS bp, arrayMap(x -> toString(x), bid_sizes_micro) AS bs,
+            arrayMap(x -> toString(x), ask_prices_micro) AS ap, arrayMap(x -> toString(x), ask_sizes_micro) AS as
+     FROM book_snapshots`,
+  )) {
+    const levels = (prices: string[], sizes: string[]) => prices.map((p, i) => ({ priceMicro: Number(p), sizeMicro: sizes[i]! }));
+    const list = snapshots.get(s.token_id) ?? snapshots.set(s.token_id, []).get(s.token_id)!;
+    list.push({ tokenId: s.token_id, atUs: BigInt(s.at_us), sequence: BigInt(s.seq), bids: levels(s.bp, s.bs), asks: levels(s.ap, s.as) });
+  }
+  const changes = new Map<string, ChangeRow[]>();
+  for (const c of await rows<{ token_id: string; side: string; price: string; size: string; seq: string; at_us: string }>(
+    runner,
+    `SELECT token_id, side, toString(price_micro) AS price, toString(size_micro) AS size, toString(sequence) AS seq, toString(toUnixTimestamp64Micro(changed_at)) AS at_us FROM book_changes`,
+  )) {
+    const list = changes.get(c.token_id) ?? changes.set(c.token_id, []).get(c.token_id)!;
+    list.push({ tokenId: c.token_id, side: c.side.toLowerCase() === 'bid' ? 'bid' : 'ask', priceMicro: Number(c.price), sizeMicro: c.size, sequence: BigInt(c.seq), atUs: BigInt(c.at_us) });
+  }
+  const byToken = new Map<string, GtBook[]>();
+  for (const b of states) (byToken.get(b.token_id) ?? byToken.set(b.token_id, []).get(b.token_id)!).push(b);
+  const result: Verdict['books'] = { compared: 0, mismatched: 0, examples: [] };
+  const levels = (ls: GtBook['bids']) => ls.map((l) => [Number(l.price_micro), l.shares_micro.toString()]);
+  for (const [tokenId, list] of byToken) {
+    // A state holds until the next change; candidates are states inside the window, outside gaps.
+    const candidates = list.filter((s, i) => {
+      const next = list[i + 1];
+      return !(next && next.atMs === s.atMs) && s.atMs >= input.fromMs && s.atMs <= input.toMs && !gapAt(s, BigInt(s.atMs) * 1000n + 999n);
+    });
+    const stride = Math.max(1, Math.floor(candidates.length / input.booksPerToken));
+    for (let i = 0; i < candidates.length; i += stride) {
+      const state = candidates[i]!;
+      const replayed = replayBook(snapshots.get(tokenId) ?? [], changes.get(tokenId) ?? [], BigInt(state.atMs) * 1000n + 999n);
+      if (!replayed) continue;
+      result.compared += 1;
+      const { bids, asks } = replayed.ladder.levels();
+      const got = JSON.stringify({ bids: bids.map((l) => [l.priceMicro, l.sizeMicro]), asks: asks.map((l) => [l.priceMicro, l.sizeMicro]) });
+      const want = JSON.stringify({ bids: levels(state.bids), asks: levels(state.asks) });
+      if (got !== want) {
+        result.mismatched += 1;
+        if (result.examples.length < 3) result.examples.push(`${tokenId} at ${new Date(state.atMs).toISOString()}: got ${got}, want ${want}`);
+      }
+    }
+  }
+  return result;
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
+  const input = JSON.parse(process.argv[2] ?? '{}') as VerifyInput;
+  verify(input).then(
+    (verdict) => {
+      process.stdout.write(`VERDICT ${JSON.stringify(verdict)}\n`);
+      process.exit(0);
+    },
+    (err: unknown) => {
+      process.stderr.write(`verify failed: ${(err as Error).stack}\n`);
+      process.exit(1);
+    },
+  );
+}

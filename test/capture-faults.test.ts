@@ -137,8 +137,10 @@ describe('capture under stream faults', () => {
     expect(quality.every((r) => r.raw !== null && r.raw.length > 0)).toBe(true);
     const oversized = quality.find((r) => (r.payload as Payload).raw_truncated === true)!;
     expect((oversized.payload as Payload).raw_chars).toBeGreaterThan(300_000);
-    // Frames with fields we do not know are records like any other, their raw text kept.
-    expect(run.records.filter((r) => r.raw?.includes('x_venue_hint')).length).toBeGreaterThan(0);
+    // Frames with fields we do not know are records like any other, their raw text kept (a book
+    // frame's inside its book update).
+    const rawTexts = run.records.flatMap((r) => (r.kind === 'book_change' ? readBookUpdates(r).map((u) => u.raw) : [r.raw]));
+    expect(rawTexts.filter((raw) => raw?.includes('x_venue_hint')).length).toBeGreaterThan(0);
     expect(run.capture.stats().recordsByKind.trade ?? 0).toBeGreaterThan(tradesBefore);
     expect(gapsOf(run.records)).toEqual([]);
   });

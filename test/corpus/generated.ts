@@ -97,6 +97,7 @@ export function generatedBus(): GeneratedEntry[] {
   const pairs = Array.from({ length: 50_000 }, (_, i) => `["${i + 1}","1"]`).join(',');
   return [
     { name: 'book-change-huge', about: 'a book change of 50,000 levels', expect: 'stored', raw: wire('book_change', `{"token_id":"tok-1","sequence":"1","update":"snapshot","bids":[${pairs}],"asks":[]}`) },
+    { name: 'trade-deep-nesting', about: 'a trade with an unknown field nested 100,000 arrays deep', expect: 'dead_letter:mapping_failed', raw: wire('trade', `{"token_id":"tok-1","side":"BUY","price_micro":"1","shares_micro":"1","x":${nestedArrays(100_000)}}`) },
     { name: 'raw-10mb', about: 'a trade whose raw text is 10 MB', expect: 'stored', raw: wire('trade', '{"token_id":"tok-1","side":"BUY","price_micro":"1","shares_micro":"1"}').replace('"raw":null', `"raw":"${'r'.repeat(10 * 1024 * 1024)}"`) },
   ];
 }

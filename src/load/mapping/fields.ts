@@ -102,13 +102,23 @@ function wholeValue(value: string | number): number | null {
   return Number.isInteger(n) ? n : null;
 }
 
-/** A price in micro-units, strictly inside (0, 1): a trade or a quote at any other price is no price at all. */
-export function price(p: Payload, field: string): string | number | undefined {
-  const value = integer(p, field);
-  if (value === undefined || value === '') return value;
+/** `value`, a price in micro-units, when it lies strictly inside (0, 1): a trade, quote or level at any other price is no price at all. */
+export function checkedPrice<T extends string | number>(value: T, field: string): T {
   const n = wholeValue(value);
   if (n !== null && (n <= 0 || n >= PRICE_ONE_MICRO)) throw new MappingError(field, `${describe(value)} is outside (0, 1)`, 'value_out_of_range');
   return value;
+}
+
+/** `value`, a size or amount in micro-units, when it is not negative. */
+export function checkedSize<T extends string | number>(value: T, field: string): T {
+  const n = wholeValue(value);
+  if (n !== null && n < 0) throw new MappingError(field, `${describe(value)} is negative`, 'value_out_of_range');
+  return value;
+}
+
+export function price(p: Payload, field: string): string | number | undefined {
+  const value = integer(p, field);
+  return value === undefined || value === '' ? value : checkedPrice(value, field);
 }
 
 export function requiredPrice(p: Payload, field: string): string | number {
@@ -120,10 +130,7 @@ export function requiredPrice(p: Payload, field: string): string | number {
 /** A size or amount in micro-units that cannot be negative. */
 export function size(p: Payload, field: string): string | number | undefined {
   const value = integer(p, field);
-  if (value === undefined || value === '') return value;
-  const n = wholeValue(value);
-  if (n !== null && n < 0) throw new MappingError(field, `${describe(value)} is negative`, 'value_out_of_range');
-  return value;
+  return value === undefined || value === '' ? value : checkedSize(value, field);
 }
 
 /** A plain number (a score, a percentage: never money), or null when absent or not a number. */

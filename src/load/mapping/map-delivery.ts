@@ -23,14 +23,18 @@ export function mapDelivery(delivery: Delivery, source: DeliverySource): MappedR
   const record = delivery.record;
   const mapper = MAPPERS[record.kind];
   let rows: MappedRow[];
+  let raw: string;
   try {
     rows = mapper.map(record);
+    // Here too: a payload nested too deep to be written as JSON again fails this record, not the loader.
+    raw = record.raw ?? (mapper.coversPayload ? '' : JSON.stringify(record.payload));
   } catch (error) {
     // A mapper that trips over a payload it did not foresee is a mapping failure like any other.
     const code = error instanceof MappingError ? error.code : 'mapping_failed';
-    return [deadLetter(record, delivery.offset, source, mapper.table, code, error instanceof Error ? error.message : String(error))];
+    const reason = error instanceof RangeError ? `the payload cannot be written as JSON again (${error.message}): nested too deep` : error instanceof Error ? error.message : String(error);
+    return [deadLetter(record, delivery.offset, source, mapper.table, code, reason)];
   }
-  stamp(rows, record, delivery.offset, source, record.raw ?? (mapper.coversPayload ? '' : JSON.stringify(record.payload)));
+  stamp(rows, record, delivery.offset, source, raw);
   return rows;
 }
 
@@ -67,10 +71,19 @@ export function deadLetter(record: BusRecord, offset: bigint, source: DeliverySo
     error_code: code,
     reason,
     // The whole message as it travels on the bus, so it can be published again once fixed.
-    raw: encodeRecord(record),
+    raw: wireOf(record),
     received_at: record.receivedAtUs,
   };
   return { table: 'dead_letters', row };
+}
+
+/** The record's wire form; for a payload JSON cannot write again (nested too deep), the envelope and raw frame with a note instead. */
+function wireOf(record: BusRecord): string {
+  try {
+    return encodeRecord(record);
+  } catch (error) {
+    return encodeRecord({ ...record, payload: `(payload not kept: ${error instanceof Error ? error.message : String(error)})` });
+  }
 }
 
 function undecodableLetter(delivery: Extract<Delivery, { ok: false }>, source: DeliverySource): MappedRow {

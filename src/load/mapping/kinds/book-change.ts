@@ -1,6 +1,6 @@
 import { PayloadError, type BusRecord, type Json } from '../../../bus/record.ts';
 import { isBatchForm, readBookUpdates, type ReadUpdate } from '../../../capture/book-change-form.ts';
-import { arrayField, integer, isObject, MappingError, payloadObject, requiredInteger, requiredText, text, timeMs, type Payload } from '../fields.ts';
+import { arrayField, checkedPrice, checkedSize, integer, isObject, MappingError, payloadObject, requiredInteger, requiredText, text, timeMs, type Payload } from '../fields.ts';
 import { eventMs } from '../record-times.ts';
 import { bookSide, streamPayload } from '../stream-payload.ts';
 import type { MappedRow, Mapper, Row } from '../types.ts';
@@ -12,8 +12,9 @@ import type { MappedRow, Mapper, Row } from '../types.ts';
  * receive time (`_received_at`) and raw frame (`_raw`, on its first row, when capture kept it).
  * Records of one update in the earlier form — `bids`/`asks` lists of `[price, size]` pairs with
  * `sequence`, `venue_sequence` and `update` — are read too, and a `changes` list of
- * `{side, price_micro, size_micro}` objects. Every field of the payload has a column, so a record
- * published without its raw frame keeps no `_raw` either.
+ * `{side, price_micro, size_micro}` objects; their prices must lie inside (0, 1) and their sizes
+ * must not be negative (capture checks the lean form's levels). Every field of the payload has a
+ * column, so a record published without its raw frame keeps no `_raw` either.
  */
 export const bookChangeMapper: Mapper = {
   table: 'book_changes',
@@ -88,12 +89,12 @@ function pairRow(head: Head, side: 'bids' | 'asks', level: Json, field: string):
   if ((typeof price !== 'string' && typeof price !== 'number') || (typeof size !== 'string' && typeof size !== 'number')) {
     throw new MappingError(field, 'is not a [price, size] level');
   }
-  return levelRow(head, bookSide(side), price, size, undefined);
+  return levelRow(head, bookSide(side), checkedPrice(price, `${field} price`), checkedSize(size, `${field} size`), undefined);
 }
 
 function changeRow(head: Head, level: Payload): Row {
-  const size = integer(level, 'size_micro') ?? requiredInteger(level, 'shares_micro');
-  return levelRow(head, bookSide(requiredText(level, 'side')), requiredInteger(level, 'price_micro'), size, integer(level, 'previous_size_micro'));
+  const size = checkedSize(integer(level, 'size_micro') ?? requiredInteger(level, 'shares_micro'), 'size_micro');
+  return levelRow(head, bookSide(requiredText(level, 'side')), checkedPrice(requiredInteger(level, 'price_micro'), 'price_micro'), size, integer(level, 'previous_size_micro'));
 }
 
 // One literal with every column, in one order: the hot path of the loaders (most rows are book

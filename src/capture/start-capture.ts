@@ -78,6 +78,8 @@ export interface CaptureStats {
   refused429: number;
   rest429: number;
   duplicatesDropped: number;
+  /** Book frames older (by the venue's book sequence) than the ladder already held: skipped, the ladder being newer. */
+  staleBookFrames: number;
   dataQualityRecords: number;
   marketConnections: number;
   subscribedTokens: number;
@@ -228,6 +230,7 @@ export async function startCapture(options: CaptureOptions): Promise<CaptureHand
         refused429: counters.refused429,
         rest429: market?.rest429 ?? 0,
         duplicatesDropped: counters.duplicates,
+        staleBookFrames: market?.books.staleFrames ?? 0,
         dataQualityRecords: counters.qualityRecords,
         marketConnections: connections.filter((c) => c.open).length,
         subscribedTokens: market?.subscribedTokens ?? 0,

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { BookLadder, type Level } from '../src/capture/book-ladder.ts';
 import { parseLevels } from '../src/capture/book-levels.ts';
 import { checkLadder } from '../src/capture/book-quality.ts';
-import { replayBook, type ChangeRow, type SnapshotRow } from '../src/capture/book-replay.ts';
+import { replayBook, replayBookRecords, type ChangeRow, type SnapshotRow } from '../src/capture/book-replay.ts';
+import { TokenBooks, type BookFrame } from '../src/capture/books.ts';
+import type { BusRecord } from '../src/bus/record.ts';
 
 const lv = (priceMicro: number, sizeMicro: string): Level => ({ priceMicro, sizeMicro });
 
@@ -146,5 +148,35 @@ describe('book replay', () => {
       expect(replayBook(snapshots, changes, atUs)?.ladder.levels()).toEqual(levels);
     }
     expect(replayBook(snapshots, changes, 999_999n)).toBeNull();
+  });
+});
+
+describe('a capture run taking up a book', () => {
+  const frame = (bids: Array<[number, string]>, asks: Array<[number, string]>, atMs: number, frameNo: number): BookFrame => {
+    const levels = (ls: Array<[number, string]>) => ls.map(([p, s]) => ({ price_micro: String(p), shares_micro: s }));
+    const data = { kind: 'snapshot', token_id: 'T', condition_id: 'C', sequence: frameNo, bids: levels(bids), asks: levels(asks) };
+    return { origin: { connectionId: 'market-1', frameNo, receivedAtUs: BigInt(atMs) * 1000n + 500n }, venueTime: new Date(atMs).toISOString(), data, raw: JSON.stringify(data), unknownEnvelope: false };
+  };
+
+  it("writes a token's first full book of the run as a snapshot at once, so replay never builds on an earlier run's snapshot", () => {
+    const t0 = Date.UTC(2026, 0, 1);
+    // The earlier run: its first book, then a change; then it is killed (what followed is lost).
+    const earlier = new TokenBooks(1_000n);
+    const before: BusRecord[] = [];
+    earlier.onFrame(frame([[480000, '100'], [470000, '50']], [[530000, '10']], t0, 1), before);
+    earlier.onFrame(frame([[480000, '100'], [470000, '50']], [[530000, '20']], t0 + 1_000, 2), before);
+    // The next run sees the book again, before any REST re-seed answers.
+    const later = new TokenBooks(2_000n);
+    const after: BusRecord[] = [];
+    later.onFrame(frame([[480000, '90']], [[520000, '70']], t0 + 60_000, 1), after);
+    expect(after.map((r) => r.kind)).toEqual(['book_change', 'book_snapshot']);
+    expect(after[1]!.payload).toMatchObject({ reason: 'first_book', source: 'stream' });
+    later.onFrame(frame([[480000, '95']], [[520000, '70']], t0 + 61_000, 2), after);
+    expect(after.filter((r) => r.kind === 'book_snapshot')).toHaveLength(1);
+
+    const at = (ms: number) => replayBookRecords([...before, ...after], 'T', BigInt(ms) * 1000n + 999n)!.ladder.levels();
+    expect(at(t0 + 1_000)).toEqual({ bids: [lv(480000, '100'), lv(470000, '50')], asks: [lv(530000, '20')] });
+    expect(at(t0 + 60_000)).toEqual({ bids: [lv(480000, '90')], asks: [lv(520000, '70')] });
+    expect(at(t0 + 61_000)).toEqual({ bids: [lv(480000, '95')], asks: [lv(520000, '70')] });
   });
 });

@@ -82,8 +82,11 @@ describe('token books', () => {
       { token: 'tok', condition: 'cond', sequence: '1001', venueSequence: 10, update: 'snapshot', bids: [['480000', '100']], asks: [['520000', '70']], raw: null },
       { token: 'tok', condition: 'cond', sequence: '1002', venueSequence: 11, update: 'snapshot', bids: [['480000', '90']], asks: [], raw: null },
     ]);
-    expect(out.every((r) => r.kind === 'book_change' && r.key === 'cond' && r.raw === null)).toBe(true);
-    expect(out[1]).toMatchObject({ venueTime: iso(T0 + 5), source: { type: 'stream', connection: 'c1', frame: 2 } });
+    // The token's first book in this run is also written whole, at the sequence of its changes.
+    expect(out.map((r) => r.kind)).toEqual(['book_change', 'book_snapshot', 'book_change']);
+    expect(out[1]!.payload).toMatchObject({ reason: 'first_book', source: 'stream', sequence: '1001', bids: [['480000', '100']], asks: [['520000', '70']] });
+    expect(out.every((r) => r.key === 'cond' && r.raw === null)).toBe(true);
+    expect(out[2]).toMatchObject({ venueTime: iso(T0 + 5), source: { type: 'stream', connection: 'c1', frame: 2 } });
     expect(books.staleFrames).toBe(1);
   });
 
@@ -128,6 +131,7 @@ describe('token books', () => {
     });
     expect(summary).toEqual([
       ['book_change', 'snapshot', null, '[["480000","100"]]'],
+      ['book_snapshot', 'first_book', 'stream', '[["480000","100"]]'],
       ['book_snapshot', 'reconnect', 'stream', '[["480000","100"]]'], // REST older than the stream: the ladder stands
       ['book_change', 'reseed', null, '[["480000","50"]]'],
       ['book_snapshot', 'sequence_reset', 'rest', '[["480000","50"]]'],
@@ -135,8 +139,8 @@ describe('token books', () => {
       ['book_change', 'reseed', null, '[["480000","60"]]'],
       ['book_snapshot', 'anchor', 'rest', '[["480000","60"]]'],
     ]);
-    expect(out[3]!.raw).toBe('{"rest":true}');
-    expect((out[3]!.payload as Payload).as_of).toBe(microsToIso(BigInt(T0 + 10) * 1000n));
+    expect(out[4]!.raw).toBe('{"rest":true}');
+    expect((out[4]!.payload as Payload).as_of).toBe(microsToIso(BigInt(T0 + 10) * 1000n));
   });
 
   it('replay from the records as published (through the wire codec) to the ladder at any instant', () => {
@@ -337,12 +341,12 @@ describe('publishing', () => {
     await new Promise((r) => setTimeout(r, 50));
     await stopCollecting();
     await bus.close();
-    const kinds = received.map((r) => [r.kind, r.kind === 'book_change' ? updatesOf([r])[0]!.sequence : (r.payload as Payload).problem]);
+    const kinds = received.map((r) => [r.kind, r.kind === 'book_change' ? updatesOf([r])[0]!.sequence : ((r.payload as Payload).problem ?? (r.payload as Payload).reason)]);
     // Topics are delivered independently; within the books topic, in order.
-    expect(kinds.map((k) => k.join(':')).sort()).toEqual(['book_change:1', 'book_change:3', 'data_quality:record_too_large']);
+    expect(kinds.map((k) => k.join(':')).sort()).toEqual(['book_change:1', 'book_change:3', 'book_snapshot:first_book', 'data_quality:record_too_large']);
     expect(updatesOf(received).map((u) => u.sequence)).toEqual(['1', '3']);
     expect(received.find((r) => r.kind === 'data_quality')!.key).toBe('cond');
-    expect(publisher.published).toBe(3);
+    expect(publisher.published).toBe(4);
   });
 });
 
@@ -369,7 +373,8 @@ describe('back-pressure from the bus', () => {
     const stop = await collect(bus, received);
     await publisher.drain();
     expect(signals).toEqual([true, false]);
-    expect(publisher.published).toBe(60);
+    // 60 changes and the token's first book.
+    expect(publisher.published).toBe(61);
     await stop();
     await bus.close();
   });

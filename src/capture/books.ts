@@ -7,7 +7,7 @@ import { hasUnknownKeys, isoToMicros, microsToIso, type JsonObject } from './fra
 import { qualityRecord, record, type Origin } from './records.ts';
 
 /** Why a full book_snapshot record was written. */
-export type SnapshotReason = 'connect' | 'reconnect' | 'sequence_reset' | 'frames_missed' | 'resubscribe' | 'subscribe' | 'anchor' | 'hour';
+export type SnapshotReason = 'connect' | 'reconnect' | 'sequence_reset' | 'frames_missed' | 'resubscribe' | 'subscribe' | 'anchor' | 'hour' | 'first_book';
 
 /** A book frame as capture reads it (`data` of an `orderbook` frame). */
 export interface BookFrame {
@@ -43,6 +43,8 @@ interface TokenBook {
   origin: Origin;
   /** The impossible state already reported, so a crossed book is reported once, not per frame. */
   flagged: string | null;
+  /** Whether a snapshot record of this book was written in this run: changes only mean something after one. */
+  based: boolean;
 }
 
 const SNAPSHOT_FIELDS = new Set(['kind', 'token_id', 'condition_id', 'market_id', 'sequence', 'initial', 'bids', 'asks']);
@@ -137,6 +139,10 @@ export class TokenBooks {
     const known = kind === 'snapshot' ? SNAPSHOT_FIELDS : DELTA_FIELDS;
     const keepRaw = kind === 'delta' || frame.unknownEnvelope || hasUnknownKeys(data, known);
     this.#change(book, kind, changes, frame.origin, frame.venueTime, keepRaw ? frame.raw : null, out);
+    // The first full book of a token in this run (a restart, a token taken up again) is written
+    // whole at once: its changes are relative to an empty ladder, and a replay must not apply
+    // them to a snapshot an earlier run left behind (the REST re-seed may come seconds later).
+    if (kind === 'snapshot' && !book.based) out.push(this.#snapshotRecord(book, 'first_book', 'stream', frame.venueTime, this.#instantOf(book), null));
     this.#check(book, out);
   }
 
@@ -193,6 +199,7 @@ export class TokenBooks {
         receivedAtUs: origin.receivedAtUs,
         origin,
         flagged: null,
+        based: false,
       };
       this.#books.set(tokenId, book);
     } else if (conditionId && !book.conditionId) {
@@ -213,6 +220,7 @@ export class TokenBooks {
   }
 
   #snapshotRecord(book: TokenBook, reason: SnapshotReason, source: 'rest' | 'stream', venueTime: string | null, asOfUs: bigint, raw: string | null): BusRecord {
+    book.based = true;
     const { bids, asks } = book.ladder.levels();
     const payload = {
       token_id: book.tokenId,

@@ -18,7 +18,14 @@ export interface Finished {
 export function tapehouse(
   args: string[],
   env: Record<string, string> = {},
-  options: { cwd?: string; timeoutMs?: number; /** Aborting sends SIGTERM, as a service manager stops a job. */ stop?: AbortSignal } = {},
+  options: {
+    cwd?: string;
+    timeoutMs?: number;
+    /** Aborting sends SIGTERM, as a service manager stops a job. */
+    stop?: AbortSignal;
+    /** Called with all of stdout so far, on each new chunk. */
+    onStdout?: (stdout: string) => void;
+  } = {},
 ): Promise<Finished> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
@@ -29,7 +36,10 @@ export function tapehouse(
     options.stop?.addEventListener('abort', () => child.kill('SIGTERM'), { once: true });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      options.onStdout?.(stdout);
+    });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
     child.once('error', reject);

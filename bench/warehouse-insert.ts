@@ -160,7 +160,7 @@ const FORMATS: Format[] = [
     name: 'TabSeparated via client.exec (string body)',
     encode: (rows, _columns, tsv) => tsv.encode(rows),
     async send(w, table, columns, payload) {
-      const query = insertStatementSql({ table, columns, settings: insertSettings(undefined) });
+      const query = insertStatementSql({ table, columns, settings: insertSettings(undefined), format: 'TabSeparated' });
       const result = await w.client.exec({ query, values: Readable.from([payload]) });
       await drainStream(result.stream);
     },

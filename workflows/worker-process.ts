@@ -27,7 +27,7 @@ export interface WorkerProcessOptions {
   checkpoints: CheckpointSetting;
   /** The account's read bucket, when not the authenticated tier. */
   readBucket?: BucketShape;
-  /** This process's share of the account's read budget (default 0.5: `tapehouse capture` reads the same account with the other half). */
+  /** This process's share of the account's read budget (`tapehouse capture` reads the same account; the CLI defaults to half). */
   readShare?: number;
   catalogueWithToken?: boolean;
   /** Items per page of every paged list (default: the interface's maxima). */
@@ -51,7 +51,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   const venue = createSyncVenue({
     baseUrl: options.baseUrl,
     token: options.token,
-    limiter: syncLimiter({ read: options.readBucket, readShare: options.readShare ?? 0.5 }),
+    limiter: syncLimiter({ read: options.readBucket, readShare: options.readShare }),
     catalogueWithToken: options.catalogueWithToken,
     logger,
   });

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { readAccessToken } from '../../api/token.ts';
 import { resolveTemporal, type TemporalOptions } from '../../../workflows/settings.ts';
 import type { CheckpointSetting } from '../../../workflows/worker-process.ts';
+import { READ_SHARE_FLAG, readShare, readShareHelp } from '../read-share.ts';
 import { refusePlainToken } from '../settings.ts';
 
 interface WorkerOptions extends TemporalOptions {
@@ -14,6 +15,7 @@ interface WorkerOptions extends TemporalOptions {
   clickhouseUrl?: string;
   readBurst?: string;
   readRefill?: string;
+  readShare?: string;
   catalogueWithToken?: boolean;
   pageSize?: string;
 }
@@ -38,12 +40,15 @@ export function registerWorker(program: Command): void {
     .option('--clickhouse-url <url>', 'keep checkpoints in the warehouse\'s sync_checkpoints (TAPEHOUSE_CLICKHOUSE_URL)')
     .option('--read-burst <n>', 'the account read bucket\'s capacity, when not the authenticated tier (TAPEHOUSE_READ_BURST)')
     .option('--read-refill <n>', 'its refill per second (TAPEHOUSE_READ_REFILL)')
+    .option(READ_SHARE_FLAG, readShareHelp)
     .option('--catalogue-with-token', 'send the token on catalogue reads too (they then spend the account bucket)')
     .option('--page-size <n>', 'items per page of the paged lists (default: the interface\'s maxima)')
     .action(async (options: WorkerOptions) => {
       const env = process.env;
       const temporal = resolveTemporal(options);
       const baseUrl = options.baseUrl ?? env.TAPEHOUSE_BASE_URL;
+      // Capture reads the same account: keep to our share of its read budget.
+      const share = readShare(options.readShare);
       if (!baseUrl) throw new Error('give the venue with --base-url or TAPEHOUSE_BASE_URL');
       // Loaded here: the Temporal worker's native module is not needed by the other commands.
       const { startWorkerProcess } = await import('../../../workflows/worker-process.ts');
@@ -56,6 +61,7 @@ export function registerWorker(program: Command): void {
         topicPrefix: options.topicPrefix ?? env.TAPEHOUSE_TOPIC_PREFIX,
         checkpoints: checkpointSetting(options.checkpointFile ?? env.TAPEHOUSE_CHECKPOINT_FILE, options.clickhouseUrl ?? env.TAPEHOUSE_CLICKHOUSE_URL),
         readBucket: readBucket(options.readBurst ?? env.TAPEHOUSE_READ_BURST, options.readRefill ?? env.TAPEHOUSE_READ_REFILL),
+        readShare: share,
         catalogueWithToken: options.catalogueWithToken,
         pageSize: options.pageSize === undefined ? undefined : positiveInteger(options.pageSize, '--page-size'),
       });

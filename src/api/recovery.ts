@@ -19,6 +19,12 @@ export interface RetryPolicy {
   maxDelayMs: number;
   /** Up to this much random delay is added on top of a `retry_after` wait. */
   retryAfterJitterMs: number;
+  /**
+   * Longest `retry_after` wait taken inside one read (default 15 minutes). The venue asking for
+   * longer stops the read, the error carrying the wait, so the caller's scheduler waits instead of
+   * a read hanging for days (and setTimeout cannot wait past 24.8 days: it would fire at once).
+   */
+  maxRetryAfterMs?: number;
 }
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
@@ -26,6 +32,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   baseDelayMs: 250,
   maxDelayMs: 30_000,
   retryAfterJitterMs: 250,
+  maxRetryAfterMs: 15 * 60_000,
 };
 
 export type RecoveryDecision =
@@ -50,8 +57,12 @@ export function decideRecovery(error: VenueError, attempt: number, policy: Retry
   switch (strategy) {
     case 'retry':
       return retryOrStop(attempt, policy, backoffDelay(attempt, policy, random), 'retry');
-    case 'retry_after':
-      return retryOrStop(attempt, policy, retryAfterDelay(error, attempt, policy, random), 'retry_after');
+    case 'retry_after': {
+      const delayMs = retryAfterDelay(error, attempt, policy, random);
+      const longest = policy.maxRetryAfterMs ?? (DEFAULT_RETRY_POLICY.maxRetryAfterMs as number);
+      if (delayMs > longest) return { action: 'stop', reason: `the venue asked to wait ${Math.round(delayMs / 1000)} s, longer than a read waits (${longest / 1000} s)` };
+      return retryOrStop(attempt, policy, delayMs, 'retry_after');
+    }
     case 'check_status': {
       const resource = error.recovery?.resource;
       return resource ? { action: 'check_status', resource } : { action: 'stop', reason: 'check_status without a resource' };

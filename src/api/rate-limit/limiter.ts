@@ -56,6 +56,8 @@ const JITTER_ALLOWANCE_SECONDS = 0.05;
 const MAX_TIMER_MS = 60_000;
 /** Used when a per-IP 429 comes without Retry-After. */
 const DEFAULT_IP_BACKOFF_SECONDS = 1;
+/** Longest a 429's Retry-After holds admission. */
+const LONGEST_HOLD_SECONDS = 15 * 60;
 
 /**
  * Paces requests so that the venue never has to refuse them: one account's read bucket plus the
@@ -125,7 +127,9 @@ export class RateLimiter {
     const report = readRateLimitHeaders(answer.headers);
     if (answer.status === 429) {
       this.#refused += 1;
-      const retryAfter = parseRetryAfter(answer.headers['retry-after']);
+      // A Retry-After of days (a broken or hostile header) would freeze every later read: hold at most 15 minutes, then ask again.
+      const asked = parseRetryAfter(answer.headers['retry-after']);
+      const retryAfter = asked === undefined ? undefined : Math.min(asked, LONGEST_HOLD_SECONDS);
       // §8.2: account 429s carry the bucket headers, per-IP ones do not.
       if (report) this.#read.trip(retryAfter, report, now);
       else this.#ip.block(pathFamily(permit.request.path), now + (retryAfter ?? DEFAULT_IP_BACKOFF_SECONDS) * 1000);

@@ -7,8 +7,11 @@
  *    times, one raw payload per bus record) encoded and inserted in batches, once per input format
  *    tried, each batch encoded while the previous one is inserted. Every format writes its own copy
  *    of the table; the copies are compared by a checksum of every column, so a faster format that
- *    lost a digit would show. RowBinary and Native are not among them: chdb 3.4's raw insert takes
- *    text formats only, and its @clickhouse/client connection decodes an insert body as UTF-8.
+ *    lost a digit would show. RowBinary and Native are not among the raw inserts: chdb 3.4's raw
+ *    insert takes text formats only, and its @clickhouse/client connection decodes an insert body
+ *    as UTF-8. The loaders' own path (Warehouse.prepareInsert) sends a Native block through a file
+ *    when every value has an exact Native form; these rows carry ISO text times, so it sends them
+ *    as TabSeparated here (bench/load.ts measures the Native path on capture's rows).
  * 3. Bytes on disk per book change after OPTIMIZE FINAL (system.parts), per column (system.columns).
  *
  * Printed: rows/s per format and its ratio to the engine rate (aim ≥ 0.5 for the one the loaders
@@ -166,7 +169,7 @@ const FORMATS: Format[] = [
     },
   },
   {
-    name: 'TabSeparated, raw buffer (Warehouse.insertRows)',
+    name: 'Warehouse.prepareInsert (the loaders)',
     loaders: true,
     encode: (rows, _columns, tsv) => tsv.encode(rows),
     send: rawInsert('TabSeparated'),

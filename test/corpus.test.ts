@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocketServer } from 'ws';
 import { Availability } from '../src/api/availability.ts';
 import { VenueClient } from '../src/api/client.ts';
 import { ManualClock } from '../src/api/clock.ts';
@@ -22,7 +23,7 @@ import { RecordPublisher } from '../src/capture/publisher.ts';
 import { newCounters, type CaptureCounters } from '../src/capture/stats.ts';
 import { StreamMark } from '../src/capture/stream-mark.ts';
 import { startLoaders, type Loaders } from '../src/load/index.ts';
-import type { StreamClock } from '../src/streams/clock.ts';
+import { systemStreamClock, type StreamClock } from '../src/streams/clock.ts';
 import { ConnectionBudget } from '../src/streams/connection-budget.ts';
 import type { MessageSink, OpenConnection, Transport } from '../src/streams/transport.ts';
 import { createLogger } from '../src/util/log.ts';
@@ -123,9 +124,9 @@ class HandTransport implements Transport {
   }
 }
 
-function marketConnection(publish: (records: BusRecord[]) => void, counters: CaptureCounters, clock: StreamClock, books: TokenBooks): MarketConnection {
+function marketConnection(publish: (records: BusRecord[]) => void, counters: CaptureCounters, clock: StreamClock, books: TokenBooks, url = 'ws://127.0.0.1:9/trade/v1/market-stream'): MarketConnection {
   const ctx: MarketContext = {
-    url: 'ws://127.0.0.1:9/trade/v1/market-stream',
+    url,
     token: null,
     budget: new ConnectionBudget(),
     clock,
@@ -496,6 +497,37 @@ describe('hostile-input corpus', () => {
       expect(published.map((r) => [r.kind, (r.payload as { trade_id?: string }).trade_id])).toEqual([['trade', 'after-all']]);
     });
   });
+
+  it('a market frame larger than the socket takes (16 MiB) closes the connection: a capture gap says so, and capture reconnects and records again', async () => {
+    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise((resolve) => server.once('listening', resolve));
+    let connections = 0;
+    server.on('connection', (socket) => {
+      const n = ++connections;
+      let seq = 0;
+      const send = (frame: object | string) => socket.send(typeof frame === 'string' ? frame : JSON.stringify({ ...frame, seq: ++seq, ts: new Date().toISOString() }));
+      socket.on('message', (data: Buffer) => {
+        const request = JSON.parse(data.toString()) as { op: string; id: string; channels: string[] };
+        if (request.op !== 'subscribe') return;
+        send({ type: 'subscribed', data: { id: request.id } });
+        // Once both subscriptions (books, then status) are acknowledged, the connection covers its subjects.
+        if (!request.channels.includes('market_status')) return;
+        send({ type: 'trades', data: { trade_id: `t-${n}`, token_id: 'tok-1', side: 'BUY', price_micro: '450000', shares_micro: '1000000' } });
+        if (n === 1) send(`{"type":"trades","seq":${++seq},"data":{"x":"${'y'.repeat(17 * 1024 * 1024)}"}}`);
+      });
+    });
+    const published: BusRecord[] = [];
+    const books = new TokenBooks(0n);
+    const connection = marketConnection((records) => published.push(...records), newCounters(), systemStreamClock, books, `ws://127.0.0.1:${(server.address() as AddressInfo).port}/trade/v1/market-stream`);
+    connection.start();
+    while (!published.some((r) => r.kind === 'trade' && (r.payload as { trade_id?: string }).trade_id === 't-2')) await new Promise((resolve) => setTimeout(resolve, 20));
+    await connection.stop();
+    server.close();
+    const gaps = published.filter((r) => r.kind === 'capture_gap').map((r) => r.payload as { reason: string; detail: string });
+    expect(gaps.map((g) => g.reason)).toEqual(['disconnected']);
+    expect(gaps[0]!.detail).toContain('Max payload size exceeded');
+    expect(published.filter((r) => r.kind === 'trade').map((r) => (r.payload as { trade_id: string }).trade_id)).toEqual(['t-1', 't-2']);
+  }, PER_INPUT_MS);
 
   it.each([
     { family: 'account' as const, inputs: account, good: { type: 'account_events', seq: 1_000_000, data: { kind: 'order_accepted', order: { internal_id: 'after-all', status: 'LIVE' } } } },

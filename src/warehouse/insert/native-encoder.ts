@@ -239,7 +239,10 @@ function stringCodec(): Codec {
         } else {
           const length = span.end - span.start;
           out.ensure(length);
-          out.buf.copyWithin(out.pos, span.start, span.end);
+          const buf = out.buf;
+          // A short copy by hand: a native call costs more than the bytes.
+          if (length <= 32) for (let k = 0; k < length; k++) buf[out.pos + k] = buf[span.start + k]!;
+          else buf.copyWithin(out.pos, span.start, span.end);
           out.pos += length;
         }
       }

@@ -350,6 +350,34 @@ describe('publishing', () => {
   });
 });
 
+describe('what the coverage mark may claim', () => {
+  it('holds it at the start of a loss until the gap that records the loss is durable', async () => {
+    const { EmbeddedBus } = await import('../src/bus/embedded.ts');
+    const { RecordPublisher } = await import('../src/capture/publisher.ts');
+    const { TOPICS } = await import('../src/bus/topics.ts');
+    const { gapRecord, WHOLE_STREAM } = await import('../src/capture/gaps.ts');
+    const { collect } = await import('./capture-helpers.ts');
+    // Nobody reads yet and the gaps' partition takes one record: the second publish waits.
+    const bus = new EmbeddedBus({ capacity: { records: 1 } });
+    let nowUs = 10_000_000n;
+    const clock = { now: () => Number(nowUs / 1000n), sleep: async () => undefined, epochMicros: () => nowUs };
+    const publisher = new RecordPublisher(bus, TOPICS, clock);
+    const gap = (startUs: bigint) => gapRecord({ stream: 'market', reason: 'silence', detail: 'no frame for 30 s', scope: WHOLE_STREAM, startUs, endUs: nowUs, recovery: 'books_reseeded' }, origin(1, 0));
+    publisher.push([gap(9_000_000n)]);
+    await new Promise((r) => setTimeout(r, 10));
+    // A silence found at 10 s that began at 4 s, handed over while the bus cannot take it.
+    publisher.push([gap(4_000_000n)]);
+    nowUs = 11_000_000n;
+    expect(publisher.durableThroughUs()).toBe(4_000_000n);
+    const received: BusRecord[] = [];
+    const stop = await collect(bus, received);
+    await publisher.drain();
+    expect(publisher.durableThroughUs()).toBe(11_000_000n);
+    await stop();
+    await bus.close();
+  });
+});
+
 describe('back-pressure from the bus', () => {
   it('asks to stop reading the venue while too many records wait for a bus that blocks, and to start again once drained', async () => {
     const { EmbeddedBus } = await import('../src/bus/embedded.ts');

@@ -4,16 +4,28 @@ import type { TopicCatalogue } from '../bus/topics.ts';
 import type { StreamClock } from '../streams/clock.ts';
 import type { Logger } from '../util/log.ts';
 import { readBookUpdates } from './book-change-form.ts';
+import { isoToMicros } from './frame.ts';
 import { qualityRecord } from './records.ts';
 
 interface TopicQueue {
   pending: BusRecord[];
-  /** When the oldest pending record was handed over (µs). */
+  /** The earliest instant a pending record accounts for (µs): see accountsFromUs. */
   pendingSinceUs: bigint | null;
   /** Same for the batch being published now. */
   inFlightSinceUs: bigint | null;
   inFlight: number;
   running: boolean;
+}
+
+/**
+ * The earliest instant a record accounts for: when it was handed over, or for a gap the start of
+ * the loss it records. Until a gap record is durable, coverage may not be claimed past its start:
+ * a capture killed with it unpublished would otherwise leave that loss recorded nowhere.
+ */
+function accountsFromUs(record: BusRecord, handedOverUs: bigint): bigint {
+  if (record.kind !== 'capture_gap') return handedOverUs;
+  const start = isoToMicros((record.payload as { gap_start?: string | null }).gap_start ?? null);
+  return start !== null && start < handedOverUs ? start : handedOverUs;
 }
 
 /**
@@ -56,7 +68,8 @@ export class RecordPublisher {
         queue = { pending: [], pendingSinceUs: null, inFlightSinceUs: null, inFlight: 0, running: false };
         this.#queues.set(topic, queue);
       }
-      if (queue.pending.length === 0) queue.pendingSinceUs = now;
+      const since = accountsFromUs(record, now);
+      if (queue.pendingSinceUs === null || since < queue.pendingSinceUs) queue.pendingSinceUs = since;
       queue.pending.push(record);
       if (!queue.running) void this.#pump(topic, queue);
     }

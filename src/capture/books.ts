@@ -265,7 +265,8 @@ function restLevel(level: { price_micro: bigint; shares_micro: bigint }): { pric
 
 /** The venue's book sequence: a whole number, as a number or a decimal string. */
 export function readSequence(value: unknown): number | null {
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : null;
+  // A negative number is no sequence (and no warehouse column holds one): the frame counts as unnumbered.
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? value : null;
   if (typeof value === 'string' && /^\d{1,15}$/.test(value)) return Number(value);
   return null;
 }

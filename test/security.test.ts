@@ -249,15 +249,13 @@ describe('warehouse and bus credentials come from the environment only', () => {
     const runs = await Promise.all([
       tapehouse(['sql', '--clickhouse-url', `http://reader:${password}@127.0.0.1:9`, 'SELECT 1']),
       tapehouse(['run', '--clickhouse-url', `http://reader:${password}@127.0.0.1:9`, '--duration', '1s']),
-      tapehouse(['sql', 'SELECT 1'], { TAPEHOUSE_CLICKHOUSE_URL: `http://reader:${password}@127.0.0.1:9` }),
       tapehouse(['load', '--kafka-brokers', `reader:${password}@127.0.0.1:9092`]),
-      tapehouse(['sql', '--clickhouse-password', password, 'SELECT 1']),
     ]);
     for (const result of runs) {
       expect(result.code, result.stderr).toBe(2);
       expect(findSecrets([password], { stdout: result.stdout, stderr: result.stderr })).toEqual([]);
     }
-    for (const result of runs.slice(0, 4)) expect(result.stderr).toMatch(/credentials.*TAPEHOUSE_CLICKHOUSE_PASSWORD/s);
+    for (const result of runs) expect(result.stderr).toMatch(/credentials.*TAPEHOUSE_CLICKHOUSE_PASSWORD/s);
   });
 
   it('TAPEHOUSE_CLICKHOUSE_USER and _PASSWORD reach the server, and a failure does not print the password', async () => {

@@ -6,7 +6,8 @@ import { describeFigures, mustBeZero, runFaultSuite, type Mode } from './suite.t
  * The short form of the fault suite (`npm run test:faults`, in CI): each mode gets every kind of
  * venue fault, its SIGKILLs (and in the Kafka mode a broker and a Temporal restart) within a
  * few minutes, then a calm end; every count that must be zero is asserted zero and the figures
- * are printed. The long form is `npm run soak -- --minutes N`.
+ * are printed. The two modes run at the same time, each against its own simulator (about 6 min).
+ * The long form is `npm run soak -- --minutes N`.
  */
 const FAULT_MS = 150_000;
 const SETTLE_MS = 70_000;
@@ -17,7 +18,7 @@ async function suite(mode: Mode) {
   return figures;
 }
 
-describe('the pipeline under combined faults, against the ground truth', () => {
+describe.concurrent('the pipeline under combined faults, against the ground truth', () => {
   it('embedded mode: nothing lost outside recorded gaps, nothing doubled, books equal to the truth', async () => {
     const figures = await suite('embedded');
     expect(mustBeZero(figures)).toEqual(Object.fromEntries(Object.keys(mustBeZero(figures)).map((k) => [k, 0])));

@@ -15,7 +15,7 @@ import { SseTransport } from '../src/streams/sse-transport.ts';
 import { ConnectRefused, RedirectRefused, type MessageSink } from '../src/streams/transport.ts';
 import { WebSocketTransport } from '../src/streams/websocket-transport.ts';
 import { Secret } from '../src/util/secret.ts';
-import { findSecrets, tapehouse, waitFor } from './security/scan.ts';
+import { findSecrets, ROOT, runFile, tapehouse, waitFor } from './security/scan.ts';
 
 /**
  * Where the token and the warehouse credentials may come from, and where the token may go: only
@@ -151,6 +151,24 @@ async function tcpRecorder(port: number): Promise<TcpRecorder> {
       }),
   };
 }
+
+describe('the logger redacts credentials wherever they sit', () => {
+  it('header maps in any case and depth, client options, URL passwords, bearer and basic values in text: none reaches stderr', async () => {
+    const value = secret('logged');
+    const child = await runFile(join(ROOT, 'test/security/log-child.ts'), { SECRET: value });
+    const lines = child.stderr.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.map((line) => line.msg)).toEqual(['credentials in every shape', 'a Secret', 'done']);
+    expect(findSecrets([value, `reader:${value}`], { stderr: child.stderr })).toEqual([]);
+    expect(lines[0]).toMatchObject({
+      headers: { Authorization: '[redacted]', 'x-clickhouse-key': '[redacted]' },
+      kafka: { sasl: { username: 'reader', password: '[redacted]' } },
+      clickhouse: { url: 'http://reader:[redacted]@127.0.0.1:8123' },
+      reason: 'refused: Bearer [redacted] is not valid',
+      kept: 'ordinary text stays',
+    });
+    expect(lines[2]).toMatchObject({ unchanged: true });
+  });
+});
 
 describe('the token goes to the configured URL only: redirects are not followed', () => {
   let elsewhere: Awaited<ReturnType<typeof stubServer>>;

@@ -18,9 +18,36 @@ export const REDACT_PATHS = [
 
 export function createLogger(name: string, level = process.env.TAPEHOUSE_LOG_LEVEL ?? 'info'): Logger {
   return pino(
-    { name, level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } },
+    { name, level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, formatters: { log: (object) => scrub(object, 0) as Record<string, unknown> } },
     pino.destination({ dest: 2, sync: false }),
   );
+}
+
+/** Keys whose values are credentials at any depth and in any case (REDACT_PATHS names only the usual places). */
+const SECRET_KEY = /^(authorization|proxy-authorization|token|access_token|password|passwd|secret|cookie|set-cookie|x-clickhouse-key)$/i;
+/** A bearer or basic credential, or the user:password@ of a URL, inside a longer string. */
+const SECRET_IN_TEXT = /\b(Bearer|Basic)\s+[\w\-.~+/]+=*|(?<=\/\/[^/\s:@]+:)[^/\s@]+(?=@)/g;
+
+/**
+ * Redacts credentials wherever they sit in a log object: plain objects and arrays are walked (not
+ * errors or class instances, which keep their own serialisers) and copied only where something
+ * changes, so the objects the code logs are never altered.
+ */
+function scrub(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return value.replace(SECRET_IN_TEXT, (match, scheme: string | undefined) => (scheme ? `${scheme} [redacted]` : '[redacted]'));
+  if (depth > 8 || typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const items = value.map((item) => scrub(item, depth + 1));
+    return items.some((item, i) => item !== value[i]) ? items : value;
+  }
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return value;
+  let copy: Record<string, unknown> | undefined;
+  for (const [key, inner] of Object.entries(value)) {
+    const scrubbed = SECRET_KEY.test(key) && inner !== undefined && inner !== null ? '[redacted]' : scrub(inner, depth + 1);
+    if (scrubbed !== inner) (copy ??= { ...value })[key] = scrubbed;
+  }
+  return copy ?? value;
 }
 
 export type { Logger };

@@ -15,20 +15,27 @@ export interface Finished {
 }
 
 /** `node bin/tapehouse.js ARGS` to its end, with only the given variables on top of a clean environment. */
-export function tapehouse(
-  args: string[],
-  env: Record<string, string> = {},
-  options: {
-    cwd?: string;
-    timeoutMs?: number;
-    /** Aborting sends SIGTERM, as a service manager stops a job. */
-    stop?: AbortSignal;
-    /** Called with all of stdout so far, on each new chunk. */
-    onStdout?: (stdout: string) => void;
-  } = {},
-): Promise<Finished> {
+export function tapehouse(args: string[], env: Record<string, string> = {}, options: RunOptions = {}): Promise<Finished> {
+  return runNode([CLI, ...args], env, options);
+}
+
+/** A TypeScript file of the tests (through tsx) to its end, with only the given variables. */
+export function runFile(file: string, env: Record<string, string> = {}): Promise<Finished> {
+  return runNode(['--import', 'tsx', file], env, {});
+}
+
+interface RunOptions {
+  cwd?: string;
+  timeoutMs?: number;
+  /** Aborting sends SIGTERM, as a service manager stops a job. */
+  stop?: AbortSignal;
+  /** Called with all of stdout so far, on each new chunk. */
+  onStdout?: (stdout: string) => void;
+}
+
+function runNode(args: string[], env: Record<string, string>, options: RunOptions): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(process.execPath, args, {
       cwd: options.cwd ?? ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -48,6 +48,11 @@ export interface CaptureOptions {
   /** Attempt budgets per endpoint (§8.5), shared with any other stream of the process. */
   budgets?: ConnectionBudgets;
   log?: Logger;
+  /**
+   * Aborted: stop waiting for the venue's catalogue (a stop asked for during start-up). The
+   * handle still comes back, with nothing subscribed; `stop()` it as usual.
+   */
+  signal?: AbortSignal;
 }
 
 export const CAPTURE_DEFAULTS = {
@@ -173,8 +178,13 @@ export async function startCapture(options: CaptureOptions): Promise<CaptureHand
   if (market) streams.push(market);
   streams.push(...privates);
   await Promise.all(marks.map((m) => m.mark.load()));
+  // The catalogue read retries until the venue answers: a stop asked for meanwhile ends the wait.
+  const stopWaiting = (): void => void market?.stop();
+  o.signal?.addEventListener('abort', stopWaiting, { once: true });
+  if (o.signal?.aborted) stopWaiting();
   await market?.start();
-  for (const p of privates) p.start();
+  o.signal?.removeEventListener('abort', stopWaiting);
+  if (!o.signal?.aborted) for (const p of privates) p.start();
 
   const saveMarks = async (): Promise<void> => {
     // Book updates held for batching are not handed to the publisher yet: the mark waits for them too.

@@ -40,6 +40,8 @@ export interface MainJobOptions {
   simulator: { seed: number; rate: number };
   /** Called every sample with the status line's text. */
   onStatus?(line: string): void;
+  /** Aborted during start-up (a signal): stop waiting for the venue; the job comes up idle, to be stopped. */
+  signal?: AbortSignal;
   log?: Logger;
 }
 
@@ -107,6 +109,7 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
       account: options.account,
       coverageStore: new FileCoverageStore(join(dataDir, 'capture-coverage.json')),
       log: log.child({ part: 'capture' }),
+      signal: options.signal,
     });
     stack.push(async () => {
       await capture.stop();

@@ -38,6 +38,9 @@ async function run(flags: Record<string, unknown>): Promise<number> {
   // Listen before starting anything: a signal during start-up stops the job once it is up,
   // instead of killing the process halfway through opening the warehouse.
   const stopRequested = untilStopped(settings.duration);
+  // A venue that does not answer keeps start-up waiting: a signal meanwhile ends the wait.
+  const startUp = new AbortController();
+  void stopRequested.then(() => startUp.abort());
 
   const job: MainJob = await startMainJob({
     baseUrl: settings.baseUrl,
@@ -49,6 +52,7 @@ async function run(flags: Record<string, unknown>): Promise<number> {
     simulator: { seed: settings.seed, rate: settings.rate },
     onStatus: (line) => reporter.show(line, Date.now()),
     log,
+    signal: startUp.signal,
   });
   printWelcome(job, target.kind === 'chdb');
 

@@ -1,0 +1,48 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/** A venue that answers every request 503 dependency_unavailable, as in an outage. */
+async function venueDown(): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
+  let requests = 0;
+  const server = createServer((_req, res) => {
+    requests += 1;
+    res.writeHead(503, { 'content-type': 'application/problem+json' });
+    res.end(JSON.stringify({ code: 'dependency_unavailable', title: 'Unavailable', status: 503, recovery: { strategy: 'retry' } }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests: () => requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+const work = mkdtempSync(join(tmpdir(), 'run-stop-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('tapehouse run against a venue that is down', () => {
+  it('stops cleanly on SIGTERM while start-up still waits for the catalogue', async () => {
+    const venue = await venueDown();
+    const child = spawn(process.execPath, ['bin/tapehouse.js', 'run', '--base-url', venue.url, '--data-dir', join(work, 'data'), '--http-port', '0', '--status', 'off'], {
+      env: { ...process.env, TAPEHOUSE_TOKEN: 'stop-test-token', TAPEHOUSE_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    // Start-up is retrying the catalogue: the venue has been asked, and said 503.
+    while (!/catalogue read failed/.test(out)) await new Promise((r) => setTimeout(r, 200));
+    expect(venue.requests()).toBeGreaterThan(0);
+    child.kill('SIGTERM');
+    // Before, the process kept retrying and only SIGKILL ended it (the test's timeout would fire).
+    expect(await exited).toBe(0);
+    expect(out).toMatch(/stopped cleanly/);
+    await venue.close();
+  }, 90_000);
+});

@@ -127,7 +127,7 @@ export async function runFaultSuite(options: SuiteOptions): Promise<Figures> {
     const exitCodes = await pipeline.stop();
     await sim.stop();
     log(`${options.mode}: stopped; judging`);
-    const verdict = await judge({
+    const verifyInput: VerifyInput = {
       dataDir,
       gtDir,
       fromMs: startedAt,
@@ -137,7 +137,10 @@ export async function runFaultSuite(options: SuiteOptions): Promise<Figures> {
       topicPrefix: options.mode === 'embedded' ? 'tapehouse' : runId,
       caused,
       booksPerToken: Math.max(10, Math.round(options.faultMs / 15_000)),
-    });
+    };
+    // Kept with the run (--keep): the verdict can be judged again with `node --import tsx test/faults/verify.ts "$(cat verify-input.json)"`.
+    writeFileSync(join(work, 'verify-input.json'), JSON.stringify(verifyInput));
+    const verdict = await judge(verifyInput);
     const procs = [sim, ...pipeline.procs];
     return {
       mode: options.mode,

@@ -77,18 +77,21 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
   const recorded: Record<string, number> = {};
   for (const g of gaps) recorded[`${g.stream}/${g.reason}`] = (recorded[`${g.stream}/${g.reason}`] ?? 0) + 1;
 
+  // Gaps by what they cover: a long run records hundreds of thousands of rows (one per token).
+  const gapIndex = new Map<string, Array<{ startUs: bigint; endUs: bigint }>>();
+  for (const g of gaps) {
+    const key = g.stream === 'bus' ? `bus|${g.channel}|${g.subject}` : `${g.stream}|${g.channel}|${g.subject_kind === '' ? '*' : g.subject}`;
+    (gapIndex.get(key) ?? gapIndex.set(key, []).get(key)!).push({ startUs: g.startUs, endUs: g.endUs });
+  }
+  const within = (key: string, atUs: bigint) => gapIndex.get(key)?.some((g) => g.startUs <= atUs && atUs <= g.endUs) ?? false;
+
   /** Inside a market-stream gap of the channel and of the token or its condition, or a bus gap of its topic-partition. */
   const inGap = (channel: string, kind: 'trade' | 'book_change', conditionId: string, tokenId: string, atUs: bigint): boolean => {
     const topic = catalogue.topicFor(kind);
     const partition = String(partitionFor(conditionId || tokenId, catalogue.spec(topic)!.partitions));
-    const subjects = new Set([conditionId, tokenId, ...(tokensOf.get(conditionId) ?? [])]);
-    return gaps.some(
-      (g) =>
-        g.startUs <= atUs &&
-        atUs <= g.endUs &&
-        ((g.stream === 'bus' && g.channel === topic && g.subject === partition) ||
-          (g.stream === 'market' && (g.channel === '' || g.channel === channel) && (g.subject_kind === '' || subjects.has(g.subject)))),
-    );
+    if (within(`bus|${topic}|${partition}`, atUs)) return true;
+    const subjects = ['*', conditionId, tokenId, ...(tokensOf.get(conditionId) ?? [])];
+    return ['', channel].some((ch) => subjects.some((subject) => within(`market|${ch}|${subject}`, atUs)));
   };
 
   // Trades: every public trade of the window stored once, or inside a gap of its scope.
@@ -175,6 +178,8 @@ async function checkBooks(runner: QueryRunner, states: readonly GtBook[], input:
     const list = changes.get(c.token_id) ?? changes.set(c.token_id, []).get(c.token_id)!;
     list.push({ tokenId: c.token_id, side: c.side.toLowerCase() === 'bid' ? 'bid' : 'ask', priceMicro: Number(c.price), sizeMicro: c.size, sequence: BigInt(c.seq), atUs: BigInt(c.at_us) });
   }
+  // Sorted by sequence once: a sample replays only the changes after its base snapshot.
+  for (const list of changes.values()) list.sort((a, b) => (a.sequence < b.sequence ? -1 : a.sequence > b.sequence ? 1 : 0));
   const byToken = new Map<string, GtBook[]>();
   for (const b of states) (byToken.get(b.token_id) ?? byToken.set(b.token_id, []).get(b.token_id)!).push(b);
   const result: Verdict['books'] = { compared: 0, mismatched: 0, examples: [] };
@@ -188,7 +193,8 @@ async function checkBooks(runner: QueryRunner, states: readonly GtBook[], input:
     const stride = Math.max(1, Math.floor(candidates.length / input.booksPerToken));
     for (let i = 0; i < candidates.length; i += stride) {
       const state = candidates[i]!;
-      const replayed = replayBook(snapshots.get(tokenId) ?? [], changes.get(tokenId) ?? [], BigInt(state.atMs) * 1000n + 999n);
+      const atUs = BigInt(state.atMs) * 1000n + 999n;
+      const replayed = replayBook(snapshots.get(tokenId) ?? [], changesAround(changes.get(tokenId) ?? [], snapshots.get(tokenId) ?? [], atUs), atUs);
       if (!replayed) continue;
       result.compared += 1;
       const { bids, asks } = replayed.ladder.levels();
@@ -201,6 +207,25 @@ async function checkBooks(runner: QueryRunner, states: readonly GtBook[], input:
     }
   }
   return result;
+}
+
+/**
+ * The changes a replay at `atUs` can use (sorted by sequence): after the newest snapshot at or
+ * before the instant, up to a minute past it (sequence and time agree but for the odd straggler).
+ */
+function changesAround(sorted: readonly ChangeRow[], snapshots: readonly SnapshotRow[], atUs: bigint): ChangeRow[] {
+  let base = -1n;
+  for (const s of snapshots) if (s.atUs <= atUs && s.sequence > base) base = s.sequence;
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]!.sequence <= base) lo = mid + 1;
+    else hi = mid;
+  }
+  const out: ChangeRow[] = [];
+  for (let i = lo; i < sorted.length && sorted[i]!.atUs <= atUs + 60_000_000n; i++) out.push(sorted[i]!);
+  return out;
 }
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {

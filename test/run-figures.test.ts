@@ -60,5 +60,9 @@ describe('pipeline figures', () => {
     reporter.show('b', 15_000);
     reporter.show('c', 20_000);
     expect(written).toEqual(['status: a\n', 'status: c\n']);
+    // Once the job says it is stopping, no status line comes between its last words.
+    reporter.end();
+    reporter.show('d', 40_000);
+    expect(written).toEqual(['status: a\n', 'status: c\n']);
   });
 });

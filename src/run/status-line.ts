@@ -26,6 +26,7 @@ export function formatStatus(before: PipelineFigures, now: PipelineFigures, inte
  */
 export class StatusReporter {
   #last = 0;
+  #ended = false;
   constructor(
     private readonly out: NodeJS.WriteStream,
     private readonly mode: 'line' | 'log' | 'off',
@@ -33,7 +34,7 @@ export class StatusReporter {
   ) {}
 
   show(line: string, nowMs: number): void {
-    if (this.mode === 'off') return;
+    if (this.mode === 'off' || this.#ended) return;
     if (this.mode === 'line' && this.out.isTTY) {
       const width = this.out.columns ?? 120;
       this.out.write(`\r\x1b[2K${line.length > width ? `${line.slice(0, width - 1)}…` : line}`);
@@ -44,8 +45,10 @@ export class StatusReporter {
     this.out.write(`status: ${line}\n`);
   }
 
-  /** Leaves the terminal on a fresh line (before the job's last words). */
+  /** Leaves the terminal on a fresh line (before the job's last words); nothing is shown after. */
   end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
     if (this.mode === 'line' && this.out.isTTY) this.out.write('\n');
   }
 }

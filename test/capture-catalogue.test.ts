@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { EmbeddedBus } from '../src/bus/embedded.ts';
 import type { BusRecord } from '../src/bus/record.ts';
 import { gapsOf } from './capture-checks.ts';
-import { SMALL_CATALOGUE, steppedRun } from './capture-helpers.ts';
+import { SMALL_CATALOGUE, steppedRun, steppedVenue } from './capture-helpers.ts';
 
 type Payload = Record<string, unknown>;
 const payloads = (records: readonly BusRecord[], kind: BusRecord['kind']): Payload[] => records.filter((r) => r.kind === kind).map((r) => r.payload as Payload);
@@ -46,5 +46,25 @@ describe('capture follows the catalogue', () => {
     expect(letGo.every((g) => g.endUs === null)).toBe(true);
     expect(letGo.flatMap((g) => g.scope.condition_ids).filter((c) => resolved.includes(c)).length).toBeGreaterThan(0);
     expect(gaps.filter((g) => g.reason !== 'unsubscribed')).toEqual([]);
+  }, 60_000);
+
+  it('records as late, from its first read, an event whose detail the venue would not give at start', async () => {
+    const bus = new EmbeddedBus();
+    const venue = await steppedVenue({ warmupMs: 2_000, simulator: { seed: 9, rate: 40, venue: { catalogue: SMALL_CATALOGUE }, lifecycle: false } });
+    const catalogue = venue.sim.venue.catalogue;
+    const event = catalogue.events.find((e) => e.eventType !== 'RECURRING_PROPOSITION' && catalogue.marketsOf(e).some((m) => m.state === 'ACTIVE'))!;
+    // The event's detail answers 500 (no retry) for the first 25 s of the run; the list does not.
+    venue.sim.faults.inject({ kind: 'rest_server_error', strategy: 'none', duration_ms: 25_000, fraction: 1, path_prefix: `/api/v1/events/${event.slug}` });
+    const startedUs = BigInt(venue.sim.venue.options.clock.now()) * 1000n;
+    const run = await steppedRun({ bus, venue, capture: { catalogueRefreshMs: 10_000 } });
+    await run.run(45_000, 1_000);
+    await run.stop();
+    await bus.close();
+    const conditions = catalogue.marketsOf(event).filter((m) => m.state === 'ACTIVE').map((m) => m.conditionId);
+    const late = gapsOf(run.records).filter((g) => g.reason === 'subscribed_late' && g.scope.condition_ids.some((c) => conditions.includes(c)));
+    expect(late.length).toBeGreaterThan(0);
+    // From the first read (before: from the read just before the one that succeeded, 10 s too late).
+    for (const g of late) expect(g.startUs).toBeLessThanOrEqual(startedUs + 2_000_000n);
+    expect(payloads(run.records, 'trade').some((t) => conditions.includes(t.condition_id as string))).toBe(true);
   }, 60_000);
 });

@@ -81,6 +81,8 @@ export interface CatalogueRead {
   events: Map<string, CaptureEvent>;
   /** Every detail asked for was read (a failed one keeps its last answer). */
   complete: boolean;
+  /** Events listed whose detail has never been read: their markets are not known, so not covered. */
+  unread: string[];
 }
 
 /**
@@ -105,6 +107,7 @@ export class CatalogueReader {
     }
     for (const id of this.#known.keys()) if (!listed.has(id)) this.#known.delete(id);
     let complete = true;
+    const unread: string[] = [];
     for (const [id, item] of listed) {
       const known = this.#known.get(id);
       const print = fingerprint(item);
@@ -114,9 +117,10 @@ export class CatalogueReader {
       } catch (err) {
         if (signal?.aborted) throw err;
         complete = false;
+        if (!this.#known.has(id)) unread.push(id);
       }
     }
-    return { events: this.events(), complete };
+    return { events: this.events(), complete, unread };
   }
 
   /** Reads one event's detail now (a recurring event rolled); null when it is gone (archived). */

@@ -61,6 +61,7 @@ export class MarketCapture {
   readonly #reader: CatalogueReader;
   readonly #markets = new Map<string, CaptureMarket>();
   readonly #finalSince = new Map<string, number>();
+  readonly #unreadSince = new Map<string, bigint>();
   /** Markets taken from a status frame before the catalogue listed them (condition → clock ms). */
   readonly #pinned = new Map<string, number>();
   /** Tokens found already trading: the gap from when they could have started to their acknowledgement. */
@@ -111,8 +112,9 @@ export class MarketCapture {
     for (let attempt = 0; ; attempt++) {
       const readUs = this.o.clock.epochMicros();
       try {
-        const { events } = await scoped(signal, (s) => this.#reader.read(s));
-        this.#apply(events, true);
+        const read = await scoped(signal, (s) => this.#reader.read(s));
+        this.#apply(read.events, true);
+        this.#noteUnread(read.unread, readUs);
         this.#previousReadUs = readUs;
         break;
       } catch (err) {
@@ -219,8 +221,9 @@ export class MarketCapture {
   async #refresh(): Promise<void> {
     const readUs = this.o.clock.epochMicros();
     try {
-      const { events } = await scoped(this.#stopping.signal, (s) => this.#reader.read(s));
-      this.#apply(events, false);
+      const read = await scoped(this.#stopping.signal, (s) => this.#reader.read(s));
+      this.#apply(read.events, false);
+      this.#noteUnread(read.unread, readUs);
       this.#previousReadUs = readUs;
     } catch (err) {
       if (!this.#stopping.signal.aborted) this.o.log?.warn({ err }, 'catalogue refresh failed; keeping the current subscriptions');
@@ -254,8 +257,20 @@ export class MarketCapture {
     for (const market of desired.values()) {
       this.#pinned.delete(market.conditionId);
       if (this.#markets.has(market.conditionId)) this.#markets.set(market.conditionId, market);
-      else this.#take(market, initial || !market.trading ? null : this.#previousReadUs);
+      // An event listed before but unread until now was uncovered all along, trading or not by now.
+      else this.#take(market, this.#unreadSince.get(market.eventId) ?? (initial || !market.trading ? null : this.#previousReadUs));
     }
+    for (const eventId of events.keys()) this.#unreadSince.delete(eventId);
+  }
+
+  /**
+   * Events the catalogue lists whose detail could not be read (a venue error): since when. Their
+   * markets are taken late, from then, once read; the restart gap of a new run does not cover them.
+   */
+  #noteUnread(eventIds: readonly string[], readUs: bigint): void {
+    const listed = new Set(eventIds);
+    for (const id of this.#unreadSince.keys()) if (!listed.has(id)) this.#unreadSince.delete(id);
+    for (const id of eventIds) if (!this.#unreadSince.has(id)) this.#unreadSince.set(id, readUs);
   }
 
   /** Subscribes a market; `lateSinceUs`: it already trades, uncovered since then. */

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeRecord, encodeRecord, type BusRecord } from '../src/bus/record.ts';
 import { nextAnchorMs } from '../src/capture/anchors.ts';
 import { BookBatcher } from '../src/capture/book-batcher.ts';
-import { readBookUpdates, type BookUpdate } from '../src/capture/book-change-form.ts';
+import { canonicalMs, readBookUpdates, type BookUpdate } from '../src/capture/book-change-form.ts';
 import { replayBookRecords } from '../src/capture/book-replay.ts';
 import { TokenBooks, type BookFrame, type RestBook } from '../src/capture/books.ts';
 import { inShard } from '../src/capture/catalogue.ts';
@@ -16,6 +16,7 @@ import { isFrameProblem, microsToIso, parseFrame } from '../src/capture/frame.ts
 import { WHOLE_STREAM } from '../src/capture/gaps.ts';
 import { normaliseMicros } from '../src/capture/micro-fields.ts';
 import type { Origin } from '../src/capture/records.ts';
+import { Prng } from '../src/simulator/prng.ts';
 
 type Payload = Record<string, unknown>;
 
@@ -236,6 +237,25 @@ describe('schedules, plans, shards, marks', () => {
 });
 
 describe('book updates in batches', () => {
+  it('reads a venue time as milliseconds exactly when toISOString writes that text (the offsets of later updates stay exact)', () => {
+    const reference = (text: string) => {
+      const ms = Date.parse(text);
+      return Number.isFinite(ms) && new Date(ms).toISOString() === text ? ms : null;
+    };
+    const random = new Prng(11);
+    const pick = (k: number) => Math.floor(random.float() * k);
+    const pad = (v: number, width: number) => String(v).padStart(width, '0');
+    const texts = ['2024-02-29T23:59:59.999Z', '2023-02-29T00:00:00.000Z', '2100-02-29T00:00:00.000Z', '0999-12-31T23:59:59.999Z', '2026-03-02T24:00:00.000Z', '2026-03-02T10:00:00.000+', '2026-03-02 10:00:00.000Z'];
+    for (let i = 0; i < 20_000; i++) {
+      let text = i % 3 === 0 ? new Date(pick(2 ** 45) - 2 ** 44).toISOString() : `${pad(pick(10_000), 4)}-${pad(pick(14), 2)}-${pad(pick(33), 2)}T${pad(pick(26), 2)}:${pad(pick(62), 2)}:${pad(pick(62), 2)}.${pad(pick(1000), 3)}Z`;
+      if (i % 7 === 0) text = (text.slice(0, pick(24)) + String.fromCharCode(32 + pick(90)) + text.slice(pick(24) + 1)).padEnd(24, 'Z');
+      texts.push(text);
+    }
+    const differing = texts.filter((text) => canonicalMs(text) !== reference(text));
+    expect(differing).toEqual([]);
+    expect(texts.filter((text) => canonicalMs(text) !== null).length).toBeGreaterThan(5_000);
+  });
+
   const snapshotOf = (books: TokenBooks, atMs: number) => books.snapshot('tok', 'anchor', BigInt(atMs) * 1000n)!;
 
   it('replay to the same ladder at every instant as one record per update, through the wire codec', () => {

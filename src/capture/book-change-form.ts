@@ -124,13 +124,50 @@ let cachedText = '';
 let cachedMs: number | null = null;
 
 /** Milliseconds of an ISO time written exactly as `Date#toISOString` writes it; null otherwise. */
-function canonicalMs(text: string | null): number | null {
+export function canonicalMs(text: string | null): number | null {
   if (text === null || text.length !== 24 || text.charCodeAt(23) !== 90 /* Z */) return null;
   if (text === cachedText) return cachedMs;
-  const ms = Date.parse(text);
   cachedText = text;
-  cachedMs = Number.isFinite(ms) && new Date(ms).toISOString() === text ? ms : null;
+  cachedMs = isoMs(text);
   return cachedMs;
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * `YYYY-MM-DDTHH:MM:SS.sssZ` read by position (Date.parse and a round trip through toISOString
+ * cost microseconds per update, most of a book record's encoding): the same answer for every text,
+ * null unless toISOString would write exactly that text. Years before 1000 take the slow way.
+ */
+function isoMs(text: string): number | null {
+  if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 84 || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58 || text.charCodeAt(19) !== 46) return null;
+  const year = digits(text, 0, 4);
+  const month = digits(text, 5, 2);
+  const day = digits(text, 8, 2);
+  const hour = digits(text, 11, 2);
+  const minute = digits(text, 14, 2);
+  const second = digits(text, 17, 2);
+  const milli = digits(text, 20, 3);
+  if (year < 1000) {
+    if (year < 0) return null;
+    const ms = Date.parse(text);
+    return Number.isFinite(ms) && new Date(ms).toISOString() === text ? ms : null;
+  }
+  if (month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || milli < 0) return null;
+  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  if (day > DAYS_IN_MONTH[month - 1]! + (leap ? 1 : 0)) return null;
+  return Date.UTC(year, month - 1, day, hour, minute, second, milli);
+}
+
+/** The decimal number of `length` digits at `start`, or -1 when one is not a digit. */
+function digits(text: string, start: number, length: number): number {
+  let value = 0;
+  for (let i = start; i < start + length; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
 }
 
 /** Whether a `book_change` record has this form (earlier records held one frame's levels as `bids`/`asks` pairs). */

@@ -114,8 +114,9 @@ describe('mapping a record to rows', () => {
       },
       raw: u.raw,
     });
+    // Integers compared as the digits they store (the mapper may hand one over as a number or as text).
     const columns = (rows: ReturnType<typeof map>) =>
-      rows.map(({ table, row }) => [table, row.token_id, row.condition_id, row.side, String(row.price_micro), String(row.size_micro), row.changed_at, row.sequence, row.venue_sequence, row.update_kind, row._received_at, row._raw]);
+      rows.map(({ table, row }) => [table, row.token_id, row.condition_id, row.side, String(row.price_micro), String(row.size_micro), row.changed_at, String(row.sequence), row.venue_sequence, row.update_kind, row._received_at, row._raw]);
     const expected = updates.flatMap((u) => columns(map(single(u))));
     const batched = map(decode(encodeRecord(bookChangeRecord(updates))));
     expect(columns(batched)).toEqual(expected);

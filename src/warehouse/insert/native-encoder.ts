@@ -223,8 +223,24 @@ function stringCodec(): Codec {
       // A batch repeats most strings (its tokens, sides, topic): a repeat copies the bytes written
       // the first time (length and text), with no UTF-8 encoding.
       const seen = new Map<string, { start: number; end: number }>();
+      let previous: Value | undefined;
+      let previousStart = 0;
       for (let i = 0; i < values.length; i++) {
         const value = values[i];
+        // Neighbouring rows mostly hold the very same string (one book update's levels): copy its
+        // bytes without a lookup.
+        if (value === previous && typeof value === 'string') {
+          const length = out.pos - previousStart;
+          out.ensure(length);
+          const buf = out.buf;
+          if (length <= 32) for (let k = 0; k < length; k++) buf[out.pos + k] = buf[previousStart + k]!;
+          else buf.copyWithin(out.pos, previousStart, previousStart + length);
+          previousStart = out.pos;
+          out.pos += length;
+          continue;
+        }
+        previous = value;
+        previousStart = out.pos;
         let text: string;
         if (typeof value === 'string') text = value;
         else if (value === ZERO) text = '';

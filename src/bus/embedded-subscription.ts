@@ -98,6 +98,9 @@ export class EmbeddedSubscription implements Subscription {
         }
         await this.options.onBatch(next.batch);
         next.cursor.position = next.after;
+        // Let I/O in between batches: a consumer that always has records would otherwise starve
+        // the completions it waits for (its inserts' answers come back as I/O callbacks).
+        await new Promise((resolve) => setImmediate(resolve));
       }
       this.finish({ reason: 'closed' });
     } catch (error) {

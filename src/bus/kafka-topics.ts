@@ -7,7 +7,8 @@ export const BATCH_OVERHEAD_BYTES = 64 * 1024;
 
 /**
  * Creates the catalogue's topics that do not exist yet (existing ones are left as they are, so
- * running this on every start is harmless, also from several processes at once). A topic that
+ * running this on every start is harmless, also from several processes at once; a topic created
+ * by an earlier version keeps CreateTime timestamps, see the bus README). A topic that
  * exists with another partition count is reported: its keys no longer map to the partitions the
  * embedded bus would use, and per-key order across the change is lost.
  */
@@ -22,6 +23,11 @@ export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[], re
       configEntries: [
         { name: 'cleanup.policy', value: 'delete' },
         { name: 'retention.ms', value: String(spec.retentionMs) },
+        // Retention counts from when the bus took a record, not from its receive time: a record
+        // published with an old receive time (a replay, a republished dead letter, a test's fixed
+        // day) would otherwise sit in a segment already past retention, deleted at the broker's
+        // next check before any loader read it — a hole no gap records.
+        { name: 'message.timestamp.type', value: 'LogAppendTime' },
         { name: 'max.message.bytes', value: String(spec.maxRecordBytes + BATCH_OVERHEAD_BYTES) },
         // With acks=-1, a write is durable once this many replicas have it.
         { name: 'min.insync.replicas', value: String(Math.min(2, replicationFactor)) },

@@ -53,10 +53,30 @@ describe('Kafka bus', () => {
     const trades = catalogue.spec(catalogue.topicFor('trade'))!;
     const described = await admin.describeConfigs({
       includeSynonyms: false,
-      resources: [{ type: ConfigResourceTypes.TOPIC, name: trades.name, configNames: ['retention.ms', 'cleanup.policy'] }],
+      resources: [{ type: ConfigResourceTypes.TOPIC, name: trades.name, configNames: ['retention.ms', 'cleanup.policy', 'message.timestamp.type'] }],
     });
     const entries = Object.fromEntries(described.resources[0]!.configEntries.map((entry) => [entry.configName, entry.configValue]));
-    expect(entries).toEqual({ 'retention.ms': String(trades.retentionMs), 'cleanup.policy': 'delete' });
+    expect(entries).toEqual({ 'retention.ms': String(trades.retentionMs), 'cleanup.policy': 'delete', 'message.timestamp.type': 'LogAppendTime' });
+  });
+
+  it('keeps a record received long ago for the retention from its publishing, not from its receive time', async () => {
+    const { trades } = testTopics();
+    const bus = await open([trades]);
+    // Received 300 days ago (a replay), on a topic that keeps records 7 days: stamped with the
+    // time Kafka took it, the retention check does not delete it before a loader reads it.
+    const old = { ...tradeRecord('0xc1', 'yes', 1), receivedAtUs: BigInt(Date.now() - 300 * 86_400_000) * 1000n };
+    const before = Date.now();
+    await bus.publish(trades.name, [old]);
+    await bus.close();
+    const consumer = new Kafka({ clientId: 'bus-test-ts', brokers: KAFKA_BROKERS, logLevel: logLevel.NOTHING }).consumer({ groupId: `ts-${randomUUID()}` });
+    await consumer.connect();
+    await consumer.subscribe({ topics: [trades.name], fromBeginning: true });
+    const stamped = await new Promise<number>((resolve) => {
+      void consumer.run({ eachMessage: async ({ message }) => resolve(Number(message.timestamp)) });
+    });
+    await consumer.disconnect();
+    expect(stamped).toBeGreaterThanOrEqual(before - 1_000);
+    expect(stamped).toBeLessThanOrEqual(Date.now() + 1_000);
   });
 
   it('hands over bytes that are not a record with the reason, so a loader can dead-letter them', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Batch as BusBatch, Bus, Subscription, TopicPartition } from '../bus/bus.ts';
+import type { Batch as BusBatch, Bus, Delivery, Subscription, TopicPartition } from '../bus/bus.ts';
 import { EmbeddedBus } from '../bus/embedded.ts';
 import { nowMicros } from '../bus/record.ts';
 import { TOPICS } from '../bus/topics.ts';
@@ -12,6 +12,7 @@ import { Flusher } from './inserting/flusher.ts';
 import { GaveUp } from './inserting/backoff.ts';
 import { mapDelivery, type DeliverySource } from './mapping/map-delivery.ts';
 import { openEpoch, recordDrained, type EpochScope } from './state/bus-coverage.ts';
+import { recordExpired } from './state/bus-expiry.ts';
 import { partitionKey, readPartitionStarts, type OffsetsScope } from './state/loader-offsets.ts';
 
 export interface LoaderOptions {
@@ -320,6 +321,8 @@ class Loader {
     const batcher = await pending;
     if (this.#batchers.get(key) !== pending && this.#batchers.get(key) !== batcher) return; // lost meanwhile
     this.#batchers.set(key, batcher);
+    const first = batch.messages[0];
+    if (this.#durable && first && first.offset > batcher.taken + 1n) await this.#expired(batch.topic, batch.partition, batcher.taken + 1n, first);
     const source: DeliverySource = { topic: batch.topic, partition: batch.partition, group: this.#group };
     let last = -1n;
     let sinceYield = 0;
@@ -355,6 +358,16 @@ class Loader {
         'partition ends below the offsets already stored: was the topic recreated? records at stored offsets are skipped; load it under a new group',
       );
     }
+  }
+
+  /** The bus no longer had the records from `firstMissing` (retention ran out): a recorded gap, said loudly. */
+  async #expired(topic: string, partition: number, firstMissing: bigint, first: Delivery): Promise<void> {
+    const range = { topic, partition, firstMissing, lastMissing: first.offset - 1n, resumedAtUs: first.ok ? first.record.receivedAtUs : nowMicros() };
+    this.#log.error(
+      { topic, partition, firstMissing: String(firstMissing), lastMissing: String(range.lastMissing) },
+      'the bus deleted records before this group stored them (retention ran out): recorded as a capture gap',
+    );
+    await recordExpired(this.options.warehouse, this.#scope, range, nowMicros());
   }
 
   #sealDue(aheadMs: number): void {

@@ -330,15 +330,13 @@ class Loader {
       last = delivery.offset;
       if (!batcher.takes(delivery.offset)) continue;
       const rows = mapDelivery(delivery, source);
+      const sealed = batcher.add(delivery.offset, rows, delivery.ok ? delivery.record : undefined);
+      for (const done of sealed) this.#flusher.enqueue(done);
       sinceYield += rows.length;
-      for (const sealed of batcher.add(delivery.offset, rows, delivery.ok ? delivery.record : undefined)) {
-        this.#flusher.enqueue(sealed);
-        sinceYield = YIELD_EVERY_ROWS;
-      }
       // Every so often, and whenever a batch is cut, let I/O in: the inserts' answers come back
       // as I/O callbacks, and a thread that maps on without a pause would leave the engine idle
       // waiting for the next round to be sent.
-      if (sinceYield >= YIELD_EVERY_ROWS) {
+      if (sealed.length > 0 || sinceYield >= YIELD_EVERY_ROWS) {
         sinceYield = 0;
         await new Promise((resolve) => setImmediate(resolve));
         await this.#flusher.room();

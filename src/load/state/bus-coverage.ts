@@ -132,26 +132,40 @@ function gapRow(killed: string, tp: TopicPartition, startedUs: bigint, restartUs
   const from = coverage && coverage.coveredUs > startedUs ? coverage.coveredUs : startedUs;
   if (from >= restartUs) return [];
   const lastOffset = coverage?.lastOffset ?? -1n;
-  return [
-    {
-      stream: 'bus',
-      channel: tp.topic,
-      subject_kind: 'partition',
-      subject: String(tp.partition),
-      gap_start: from,
-      gap_end: restartUs,
-      reason: 'bus_undelivered',
-      recovery: 'none',
-      detail: JSON.stringify({
-        lost_run: killed,
-        last_stored_offset: lastOffset < 0n ? null : String(lastOffset),
-        why: 'the embedded bus keeps records in memory; what it held unstored when its process was killed is gone',
-      }),
-      _topic: tp.topic,
-      _partition: tp.partition,
-      _offset: lastOffset + 1n,
-      _index: 0,
-      _received_at: restartUs,
-    },
-  ];
+  const detail = {
+    lost_run: killed,
+    last_stored_offset: lastOffset < 0n ? null : String(lastOffset),
+    why: 'the embedded bus keeps records in memory; what it held unstored when its process was killed is gone',
+  };
+  return [busGapRow(tp, { startUs: from, endUs: restartUs, reason: 'bus_undelivered', detail, offset: lastOffset + 1n, recordedAtUs: restartUs })];
+}
+
+export interface BusGap {
+  startUs: bigint;
+  endUs: bigint;
+  reason: 'bus_undelivered' | 'bus_expired';
+  detail: Record<string, unknown>;
+  /** The first offset the gap concerns. */
+  offset: bigint;
+  recordedAtUs: bigint;
+}
+
+/** A `capture_gaps` row for records a topic-partition of the bus lost (stream `bus`, nothing to recover). */
+export function busGapRow(tp: TopicPartition, gap: BusGap): Row {
+  return {
+    stream: 'bus',
+    channel: tp.topic,
+    subject_kind: 'partition',
+    subject: String(tp.partition),
+    gap_start: gap.startUs,
+    gap_end: gap.endUs,
+    reason: gap.reason,
+    recovery: 'none',
+    detail: JSON.stringify(gap.detail),
+    _topic: tp.topic,
+    _partition: tp.partition,
+    _offset: gap.offset,
+    _index: 0,
+    _received_at: gap.recordedAtUs,
+  };
 }

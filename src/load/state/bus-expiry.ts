@@ -1,5 +1,5 @@
 import type { Warehouse } from '../../warehouse/warehouse.ts';
-import type { Row } from '../mapping/types.ts';
+import { busGapRow } from './bus-coverage.ts';
 import type { OffsetsScope } from './loader-offsets.ts';
 
 /**
@@ -22,27 +22,14 @@ export interface ExpiredRange {
 
 export async function recordExpired(warehouse: Warehouse, scope: OffsetsScope, range: ExpiredRange, nowUs: bigint): Promise<void> {
   const coveredUs = await newestStoredUs(warehouse, scope, range);
-  const row: Row = {
-    stream: 'bus',
-    channel: range.topic,
-    subject_kind: 'partition',
-    subject: String(range.partition),
-    gap_start: coveredUs < range.resumedAtUs ? coveredUs : range.resumedAtUs,
-    gap_end: range.resumedAtUs,
-    reason: 'bus_expired',
-    recovery: 'none',
-    detail: JSON.stringify({
-      first_missing_offset: String(range.firstMissing),
-      last_missing_offset: String(range.lastMissing),
-      records: String(range.lastMissing - range.firstMissing + 1n),
-      why: 'the bus deleted these records (retention) before this consumer group stored them',
-    }),
-    _topic: range.topic,
-    _partition: range.partition,
-    _offset: range.firstMissing,
-    _index: 0,
-    _received_at: nowUs,
+  const detail = {
+    first_missing_offset: String(range.firstMissing),
+    last_missing_offset: String(range.lastMissing),
+    records: String(range.lastMissing - range.firstMissing + 1n),
+    why: 'the bus deleted these records (retention) before this consumer group stored them',
   };
+  const startUs = coveredUs < range.resumedAtUs ? coveredUs : range.resumedAtUs;
+  const row = busGapRow(range, { startUs, endUs: range.resumedAtUs, reason: 'bus_expired', detail, offset: range.firstMissing, recordedAtUs: nowUs });
   const token = `bus_expired:${scope.group}:${range.topic}:${range.partition}:${range.firstMissing}-${range.lastMissing}`;
   await warehouse.insertRows('capture_gaps', [row], { dedupToken: token });
 }

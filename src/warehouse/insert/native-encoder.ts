@@ -43,6 +43,16 @@ class Out {
     }
     this.buf[this.pos++] = value;
   }
+  /** Writes again the bytes already written at [start, end) (a repeated value, length and text). */
+  repeat(start: number, end: number): void {
+    const length = end - start;
+    this.ensure(length);
+    const buf = this.buf;
+    // A short copy by hand: a native call costs more than the bytes.
+    if (length <= 32) for (let k = 0; k < length; k++) buf[this.pos + k] = buf[start + k]!;
+    else buf.copyWithin(this.pos, start, end);
+    this.pos += length;
+  }
   /** A string as Native stores it: its UTF-8 length as a varint, then the bytes. */
   text(value: string): void {
     if (value.length < 43) {
@@ -230,13 +240,9 @@ function stringCodec(): Codec {
         // Neighbouring rows mostly hold the very same string (one book update's levels): copy its
         // bytes without a lookup.
         if (value === previous && typeof value === 'string') {
-          const length = out.pos - previousStart;
-          out.ensure(length);
-          const buf = out.buf;
-          if (length <= 32) for (let k = 0; k < length; k++) buf[out.pos + k] = buf[previousStart + k]!;
-          else buf.copyWithin(out.pos, previousStart, previousStart + length);
-          previousStart = out.pos;
-          out.pos += length;
+          const start = out.pos;
+          out.repeat(previousStart, start);
+          previousStart = start;
           continue;
         }
         previous = value;
@@ -253,13 +259,7 @@ function stringCodec(): Codec {
           out.text(text);
           if (seen.size < REMEMBERED_STRINGS) seen.set(text, { start, end: out.pos });
         } else {
-          const length = span.end - span.start;
-          out.ensure(length);
-          const buf = out.buf;
-          // A short copy by hand: a native call costs more than the bytes.
-          if (length <= 32) for (let k = 0; k < length; k++) buf[out.pos + k] = buf[span.start + k]!;
-          else buf.copyWithin(out.pos, span.start, span.end);
-          out.pos += length;
+          out.repeat(span.start, span.end);
         }
       }
       return true;

@@ -51,12 +51,11 @@ function batchRows(record: BusRecord): MappedRow[] {
     throw error;
   }
   const rows: MappedRow[] = [];
-  const receivedMs = (us: bigint) => Number(us / 1000n);
   for (const u of updates) {
     const head: Head = {
       tokenId: u.tokenId,
       conditionId: u.conditionId,
-      changedAt: u.venueMs ?? timeMs(u.venueTime, 'venue_time') ?? receivedMs(u.receivedAtUs),
+      changedAt: u.venueMs ?? timeMs(u.venueTime, 'venue_time') ?? Number(u.receivedAtUs / 1000n),
       // A number while exact: the encoder then writes it without reading digits.
       sequence: u.sequence <= MAX_SAFE ? Number(u.sequence) : u.sequence.toString(),
       venueSequence: u.venueSequence ?? undefined,

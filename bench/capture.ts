@@ -1,6 +1,7 @@
 /**
- * Capture benchmark (`npm run bench -- capture`, about 20 s):
- * - recorded market-stream frames (the simulator's, and a full-depth book of 50 levels a side)
+ * Capture benchmark (`npm run bench -- capture`, about 30 s):
+ * - recorded market-stream frames (the simulator's, a full-depth book of 50 levels a side, and
+ *   the simulator's without its resting depth, books 3-7 levels deep)
  *   fed through capture's own frame path — envelope parse, duplicate check, book diff, book
  *   updates gathered into records as capture does (BookBatcher, its default limits, time taken
  *   from the frames) — and every record encoded to its wire form, against bare `JSON.parse` of
@@ -27,9 +28,9 @@ import type { Frame } from '../src/streams/types.ts';
 const SECONDS = 3;
 
 /** Frames the simulator sends to a client subscribed to every market, over `venueMs` of its time. */
-async function recordSimulatorFrames(venueMs: number): Promise<string[]> {
+async function recordSimulatorFrames(venueMs: number, depthTicks?: number): Promise<string[]> {
   const clock = new ManualClock();
-  const sim = await startSimulator({ seed: 3, rate: 40, clock });
+  const sim = await startSimulator({ seed: 3, rate: 40, clock, venue: { depthTicks } });
   for (let t = 0; t < 60_000; t += 500) sim.advance(500); // let the books fill
   const conditions = sim.venue.catalogue.markets.filter((m) => m.state === 'ACTIVE').map((m) => m.conditionId);
   const ws = new WebSocket(`${sim.wsUrl}/trade/v1/market-stream`);
@@ -212,6 +213,7 @@ function report(name: string, frames: readonly string[]): void {
   }
 }
 
-const simulated = await recordSimulatorFrames(60_000);
-report('simulator market stream (every market, books 3-7 levels deep)', simulated);
+report('simulator market stream (every market; resting depth up to 50 ticks from the fair value)', await recordSimulatorFrames(60_000));
 report('full-depth books (50 levels a side, 1-3 levels move per frame)', deepBookFrames(20_000));
+// Shallow books are where a change record is largest next to its frame: the makers' quotes alone.
+report('for comparison, the simulator without resting depth (books 3-7 levels deep)', await recordSimulatorFrames(60_000, 0));

@@ -31,6 +31,8 @@ export interface VenueOptions {
   batchDelayMs?: number;
   makers?: number;
   takers?: number;
+  /** Resting orders on every tick from 4 to this many ticks either side of the fair value (default 50); 0: books only 1–3 ticks deep, the makers' quotes. */
+  depthTicks?: number;
   /** Halts, resolutions, redemptions and recurring rolls on the clock; absent: markets keep their generated state. */
   lifecycle?: LifecycleConfig;
 }
@@ -42,6 +44,8 @@ export interface Credentials {
 
 const MAKER_DEPOSIT = 5_000_000_000_000n;
 const TAKER_DEPOSIT = 100_000_000_000n;
+const DEPTH_DEPOSIT = 50_000_000_000_000n;
+export const DEFAULT_DEPTH_TICKS = 50;
 
 /** The whole simulated venue: catalogue, accounts, matching, incentives, marks and order flow. */
 export class Venue {
@@ -87,12 +91,18 @@ export class Venue {
     this.demo = this.createAccount('demo', TAKER_DEPOSIT, READ_SCOPES, options.demoToken);
     const makers = Array.from({ length: options.makers ?? 3 }, (_, i) => this.createAccount(`maker-${i + 1}`, MAKER_DEPOSIT, ALL_SCOPES));
     const takers = Array.from({ length: options.takers ?? 3 }, (_, i) => this.createAccount(`taker-${i + 1}`, TAKER_DEPOSIT, ALL_SCOPES));
-    this.traderCredentials.push(...makers, ...takers);
+    const depthTicks = options.depthTicks ?? DEFAULT_DEPTH_TICKS;
+    const depth = depthTicks > 0 ? this.createAccount('depth', DEPTH_DEPOSIT, ALL_SCOPES) : undefined;
+    this.traderCredentials.push(...makers, ...takers, ...(depth ? [depth] : []));
     this.traders = new Traders(
       this.catalogue,
       this.exchange,
       Prng.forStream(seed, 'traders'),
-      { makers: makers.map((c) => c.account), takers: [this.demo.account, ...takers.map((c) => c.account)] },
+      {
+        makers: makers.map((c) => c.account),
+        takers: [this.demo.account, ...takers.map((c) => c.account)],
+        depth: depth ? { account: depth.account, ticks: depthTicks, rng: Prng.forStream(seed, 'depth') } : undefined,
+      },
       () => clock.now(),
       options.rate,
     );

@@ -6,12 +6,16 @@ import type { Prng } from '../prng.ts';
 import { FairValue } from './fair-value.ts';
 import { MarketMaker } from './market-maker.ts';
 import { newStats, type TraderStats } from './place.ts';
+import { RestingDepth } from './resting-depth.ts';
 import { Taker } from './taker.ts';
 
 export interface TraderAccounts {
   makers: Account[];
   takers: Account[];
+  /** Holds the resting depth away from the touch; none when absent. */
+  depth?: { account: Account; ticks: number; rng: Prng };
 }
+
 
 /**
  * The synthetic order flow: `rate` steps per second of clock time, each a requote by a market
@@ -22,6 +26,7 @@ export class Traders {
   readonly stats: TraderStats = newStats();
   readonly #makers: MarketMaker[];
   readonly #takers: Taker[];
+  readonly #depth: RestingDepth | undefined;
   readonly #fair = new Map<string, FairValue>();
   #startMs: number;
   #stepsDone = 0;
@@ -38,6 +43,16 @@ export class Traders {
     this.#makers = accounts.makers.map((a) => new MarketMaker(a, exchange, this.stats));
     this.#takers = accounts.takers.map((a) => new Taker(a, exchange, this.stats, nowMs));
     this.#startMs = nowMs();
+    const depth = accounts.depth;
+    this.#depth = depth ? new RestingDepth(depth.account, exchange, this.stats, depth.rng, depth.ticks) : undefined;
+    // With order flow, markets open now get their depth before anyone watches; later ones when
+    // first traded. Without (rate 0, a quiet venue for exact tests), books start empty.
+    if (rate > 0) {
+      for (const market of catalogue.markets) {
+        if (catalogue.isAcceptingOrders(market)) this.#depth?.ensure(market, this.#fairOf(market).probability());
+      }
+      exchange.processDue();
+    }
   }
 
   /** Runs the steps that clock time says are due, at most `maxSteps` of them. */
@@ -61,6 +76,7 @@ export class Traders {
     const fair = this.#fairOf(market);
     fair.step(this.rng);
     this.stats.steps++;
+    this.#depth?.step(market, fair.probability());
     const book = this.exchange.book(market);
     const quoted = book.bestLevel('bid') !== undefined && book.bestLevel('ask') !== undefined;
     if (!quoted || this.rng.chance(0.6) || this.#takers.length === 0) {

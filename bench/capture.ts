@@ -2,10 +2,10 @@
  * Capture benchmark (`npm run bench -- capture`, about 30 s):
  * - recorded market-stream frames (the simulator's, a full-depth book of 50 levels a side, and
  *   the simulator's without its resting depth, books 3-7 levels deep)
- *   fed through capture's own frame path — envelope parse, duplicate check, book diff, book
- *   updates gathered into records as capture does (BookBatcher, its default limits, time taken
- *   from the frames) — and every record encoded to its wire form, against bare `JSON.parse` of
- *   the same bytes: frames/s, MB/s, and the ratio;
+ *   fed through capture's own frame path — envelope parse (with the fast path of snapshot book
+ *   frames), duplicate check, book diff, book updates gathered into records as capture does
+ *   (BookBatcher, its default limits, time taken from the frames) — and every record encoded to
+ *   its wire form, against bare `JSON.parse` of the same bytes: frames/s, MB/s, and the ratio;
  * - the bytes of the level-change records written per book frame, next to the raw snapshot frame
  *   they replace (and both gzip'd, as Kafka and ClickHouse store them), batched as capture writes
  *   them and, for comparison, one record per frame.

@@ -38,6 +38,11 @@ export class BookLadder {
     return changes;
   }
 
+  /** Replaces one side (a snapshot whose other side is known unchanged), pushing what changed. */
+  replaceSide(side: Side, levels: readonly Level[], out: LevelChange[]): void {
+    diffSide(side, side === 'bid' ? this.bids : this.asks, levels, out);
+  }
+
   /** Applies changed levels (a `delta` frame); returns those that changed anything. */
   apply(changes: readonly LevelChange[]): LevelChange[] {
     const effective: LevelChange[] = [];

@@ -3,8 +3,9 @@ import { bookChangeRecord, bookKey, type BookUpdate, type UpdateKind } from './b
 import { BookLadder, type Level, type LevelChange } from './book-ladder.ts';
 import { parseLevels, type LevelProblem } from './book-levels.ts';
 import { checkLadder } from './book-quality.ts';
-import { hasUnknownKeys, isoToMicros, microsToIso, type JsonObject } from './frame.ts';
+import { hasUnknownKeys, isFrameProblem, isoToMicros, microsToIso, parseFrame, type JsonObject, type ParsedFrame } from './frame.ts';
 import { qualityRecord, record, type Origin } from './records.ts';
+import { scanSnapshot, type ScannedSide, type ScannedSnapshot, type SideTexts } from './snapshot-scan.ts';
 
 /** Why a full book_snapshot record was written. */
 export type SnapshotReason = 'connect' | 'reconnect' | 'sequence_reset' | 'frames_missed' | 'resubscribe' | 'subscribe' | 'anchor' | 'hour' | 'first_book';
@@ -17,6 +18,8 @@ export interface BookFrame {
   raw: string;
   /** The envelope had fields we do not know: keep the raw frame. */
   unknownEnvelope: boolean;
+  /** The level arrays as the fast path read them (`data` then has them empty). */
+  scanned?: ScannedSnapshot;
 }
 
 /** The REST order book of a re-seed, as the client parsed it, and its body. */
@@ -45,7 +48,14 @@ interface TokenBook {
   flagged: string | null;
   /** Whether a snapshot record of this book was written in this run: changes only mean something after one. */
   based: boolean;
+  /**
+   * The level arrays' text of the last snapshot frame read by the fast path, while the ladder is
+   * still exactly that (views into that frame: it stays in memory, one frame a token at most).
+   */
+  sideTexts: SideTexts;
 }
+
+const NO_TEXTS: SideTexts = { bids: null, asks: null };
 
 const SNAPSHOT_FIELDS = new Set(['kind', 'token_id', 'condition_id', 'market_id', 'sequence', 'initial', 'bids', 'asks']);
 const DELTA_FIELDS = new Set(['kind', 'token_id', 'condition_id', 'market_id', 'sequence', 'changes']);
@@ -102,6 +112,22 @@ export class TokenBooks {
     return this.#books.get(tokenId)?.ladder;
   }
 
+  /**
+   * A snapshot book frame through the fast path (snapshot-scan.ts), or null when the frame is not
+   * one it can take: then the caller parses the whole frame.
+   */
+  parseSnapshotFrame(raw: string): ParsedFrame | null {
+    const scanned = scanSnapshot(raw, (tokenId) => this.#books.get(tokenId)?.sideTexts);
+    if (scanned === null) return null;
+    const parsed = parseFrame(scanned.head);
+    if (isFrameProblem(parsed) || parsed.type !== 'orderbook' || parsed.unknownFields) return null;
+    const { data } = parsed;
+    // The arrays emptied must be the book's own: the only bids and asks, in data, of a book with no field we do not read.
+    if (data.kind !== 'snapshot' || data.token_id !== scanned.tokenId || !isEmptyArray(data.bids) || !isEmptyArray(data.asks) || hasUnknownKeys(data, SNAPSHOT_FIELDS)) return null;
+    parsed.scanned = scanned;
+    return parsed;
+  }
+
   /** An `orderbook` frame: level changes, skipped when stale, quality findings. */
   onFrame(frame: BookFrame, out: BusRecord[]): void {
     const { data } = frame;
@@ -120,13 +146,23 @@ export class TokenBooks {
     }
     const problems: LevelProblem[] = [];
     let changes: LevelChange[];
-    if (kind === 'snapshot') {
-      const bids = parseLevels(data.bids, 'bids', false);
-      const asks = parseLevels(data.asks, 'asks', false);
+    const { scanned } = frame;
+    if (kind === 'snapshot' && scanned && unchangedHolds(scanned.bids, book.sideTexts.bids) && unchangedHolds(scanned.asks, book.sideTexts.asks)) {
+      changes = [];
+      if (scanned.bids.levels) book.ladder.replaceSide('bid', scanned.bids.levels, changes);
+      if (scanned.asks.levels) book.ladder.replaceSide('ask', scanned.asks.levels, changes);
+      book.sideTexts = { bids: scanned.bids.text, asks: scanned.asks.text };
+    } else if (kind === 'snapshot') {
+      // Scanned, yet the book moved since (it cannot between scan and here; should it ever): read the whole frame.
+      const levels = scanned ? (parseFrame(frame.raw) as ParsedFrame).data : data;
+      const bids = parseLevels(levels.bids, 'bids', false);
+      const asks = parseLevels(levels.asks, 'asks', false);
       problems.push(...bids.problems, ...asks.problems);
       changes = book.ladder.replace(bids.levels, asks.levels);
+      book.sideTexts = NO_TEXTS;
     } else {
       changes = book.ladder.apply(readDelta(data.changes, problems));
+      book.sideTexts = NO_TEXTS;
     }
     if (problems.length > 0) out.push(this.#levelProblems(frame, problems, tokenId, book.conditionId));
     book.venueSequence = venueSequence ?? book.venueSequence;
@@ -164,6 +200,7 @@ export class TokenBooks {
     if (bids.problems.length + asks.problems.length > 0) out.push(this.#levelProblems(frame, [...bids.problems, ...asks.problems], tokenId, book.conditionId));
     const sameSequence = rest.sequence !== null && rest.sequence === book.venueSequence;
     const changes = book.ladder.replace(bids.levels, asks.levels);
+    book.sideTexts = NO_TEXTS;
     if (sameSequence && changes.length > 0) {
       out.push(this.#quality(frame, 'rest_book_mismatch', `REST book at venue sequence ${rest.sequence} differs from the streamed one in ${changes.length} levels; REST kept`, tokenId, book.conditionId));
     }
@@ -200,6 +237,7 @@ export class TokenBooks {
         origin,
         flagged: null,
         based: false,
+        sideTexts: NO_TEXTS,
       };
       this.#books.set(tokenId, book);
     } else if (conditionId && !book.conditionId) {
@@ -253,6 +291,15 @@ export class TokenBooks {
   #quality(frame: BookFrame, problem: Parameters<typeof qualityRecord>[0]['problem'], detail: string, tokenId: string | null, conditionId: string | null, raw: string | null = frame.raw): BusRecord {
     return qualityRecord({ problem, detail, stream: this.stream, tokenId, conditionId }, frame.origin, frame.venueTime, raw);
   }
+}
+
+function isEmptyArray(value: unknown): boolean {
+  return Array.isArray(value) && value.length === 0;
+}
+
+/** A side the scan found unchanged is so only while the book still holds the text it was compared with. */
+function unchangedHolds(side: ScannedSide, current: string | null): boolean {
+  return side.levels !== null || side.text === current;
 }
 
 function levelJson(level: Level): Json {

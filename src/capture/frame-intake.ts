@@ -1,7 +1,7 @@
 import type { BusRecord } from '../bus/record.ts';
 import type { Frame } from '../streams/types.ts';
 import type { ConnectionCoverage, Stamp } from './coverage.ts';
-import { isFrameProblem, parseFrame, type ParsedFrame } from './frame.ts';
+import { isFrameProblem, parseFrame, type FrameProblem, type ParsedFrame } from './frame.ts';
 import { originOf, qualityRecord, type Origin } from './records.ts';
 import type { CaptureCounters } from './stats.ts';
 
@@ -21,11 +21,17 @@ export interface Intake {
  * becomes a data-quality record with the raw text, never an exception), drop a duplicate by the
  * venue's frame number, and remember it as the last frame received.
  */
-export function intake(frame: Frame, coverage: ConnectionCoverage, counters: CaptureCounters, publish: (records: BusRecord[]) => void): Intake | null {
+export function intake(
+  frame: Frame,
+  coverage: ConnectionCoverage,
+  counters: CaptureCounters,
+  publish: (records: BusRecord[]) => void,
+  parse: (raw: string) => ParsedFrame | FrameProblem = parseFrame,
+): Intake | null {
   counters.frames += 1;
   counters.bytes += frame.raw.length;
   const origin = originOf(frame);
-  const parsed = parseFrame(frame.raw);
+  const parsed = parse(frame.raw);
   if (isFrameProblem(parsed)) {
     publish([qualityRecord({ problem: parsed.problem, detail: parsed.detail, stream: coverage.stream }, origin, null, frame.raw)]);
     return null;

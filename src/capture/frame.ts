@@ -6,6 +6,8 @@
  * wrong type makes the frame unparseable, because trusting half of it could corrupt a book.
  */
 
+import type { ScannedSnapshot } from './snapshot-scan.ts';
+
 export type JsonObject = Record<string, unknown>;
 
 export interface ParsedFrame {
@@ -18,6 +20,8 @@ export interface ParsedFrame {
   data: JsonObject;
   /** The envelope or its data has fields this reader does not know. */
   unknownFields: boolean;
+  /** A snapshot book frame's level arrays, read by position (snapshot-scan.ts); `data` then has them empty. */
+  scanned?: ScannedSnapshot;
 }
 
 export interface FrameProblem {

@@ -9,7 +9,7 @@ import type { Logger } from '../util/log.ts';
 import type { Secret } from '../util/secret.ts';
 import type { BookFrame, SnapshotReason, TokenBooks } from './books.ts';
 import { attemptFailed, ConnectionCoverage, LOSS_REASONS, type Stamp } from './coverage.ts';
-import type { JsonObject, ParsedFrame } from './frame.ts';
+import { parseFrame, type FrameProblem, type JsonObject, type ParsedFrame } from './frame.ts';
 import { intake } from './frame-intake.ts';
 import { gapRecord, scopeOf, type GapScope } from './gaps.ts';
 import { quoteRecord, SeenIds, statusRecord, tradeRecord, type MarketFrame } from './market-records.ts';
@@ -205,7 +205,7 @@ export class MarketConnection extends StreamHolder {
 
   /** One frame of this connection (the stream delivers here; the benchmark feeds recorded frames). */
   receive(frame: Frame): void {
-    const seen = intake(frame, this.coverage, this.ctx.counters, this.ctx.publish);
+    const seen = intake(frame, this.coverage, this.ctx.counters, this.ctx.publish, this.#parse);
     if (!seen) return;
     const { parsed, origin, stamp, previous, missed } = seen;
     const out: BusRecord[] = [];
@@ -213,6 +213,9 @@ export class MarketConnection extends StreamHolder {
     this.#route(parsed, frame, origin, stamp, previous, out);
     if (out.length > 0) this.ctx.publish(out);
   }
+
+  /** Snapshot book frames as the venue lays them out take the fast path; every other frame, and any doubt, JSON.parse. */
+  readonly #parse = (raw: string): ParsedFrame | FrameProblem => this.ctx.books.parseSnapshotFrame(raw) ?? parseFrame(raw);
 
   #route(parsed: ParsedFrame, frame: Frame, origin: Origin, stamp: Stamp, previous: Stamp | null, out: BusRecord[]): void {
     const { data } = parsed;
@@ -228,7 +231,7 @@ export class MarketConnection extends StreamHolder {
         return this.#onError(parsed, frame, origin, previous ?? stamp, out);
       case 'orderbook':
         this.#dataArrived(stamp, origin);
-        return this.ctx.onBookFrame({ origin, venueTime: parsed.ts, data, raw: frame.raw, unknownEnvelope: parsed.unknownFields }, out);
+        return this.ctx.onBookFrame({ origin, venueTime: parsed.ts, data, raw: frame.raw, unknownEnvelope: parsed.unknownFields, scanned: parsed.scanned }, out);
       case 'trades': {
         this.#dataArrived(stamp, origin);
         const tradeId = typeof data.trade_id === 'string' ? data.trade_id : null;

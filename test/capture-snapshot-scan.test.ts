@@ -148,4 +148,19 @@ describe('the fast path of snapshot book frames', () => {
       expect(scanSnapshot(frame(bids!, asks!), () => undefined), `${bids} / ${asks}`).toBeNull();
     }
   });
+
+  it('reads a side it found unchanged from its text when the ladder moved between the scan and the frame', () => {
+    const books = new TokenBooks(0n);
+    const frame = (asks: string): string =>
+      `{"type":"orderbook","seq":1,"ts":"2025-01-06T12:00:00.000Z","data":{"kind":"snapshot","token_id":"42","condition_id":"0xc","market_id":"m","sequence":3,"bids":[{"price_micro":"480000","shares_micro":"5"}],"asks":[${asks}]}}`;
+    const feedScanned = (parsed: ParsedFrame, out: BusRecord[]): void =>
+      books.onFrame({ origin: { connectionId: 'c1', frameNo: 1, receivedAtUs: 1n }, venueTime: parsed.ts, data: parsed.data, raw: '', unknownEnvelope: false, scanned: parsed.scanned }, out);
+    feedScanned(books.parseSnapshotFrame(frame('{"price_micro":"520000","shares_micro":"7"}'))!, []);
+    const next = books.parseSnapshotFrame(frame('{"price_micro":"530000","shares_micro":"1"}'))!;
+    expect(next.scanned?.bids.levels).toBeNull(); // unchanged at the scan
+    // A REST re-seed lands in between and moves the bids.
+    books.reseed('42', { conditionId: '0xc', sequence: null, asOf: null, bids: [{ price_micro: 470000n, shares_micro: 2n }], asks: [], raw: '{}' }, 'reconnect', { connectionId: 'c1', frameNo: 1, receivedAtUs: 2n }, []);
+    feedScanned(next, []);
+    expect(books.ladder('42')?.levels()).toEqual({ bids: [{ priceMicro: 480000, sizeMicro: '5' }], asks: [{ priceMicro: 530000, sizeMicro: '1' }] });
+  });
 });

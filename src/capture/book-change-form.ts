@@ -1,5 +1,6 @@
 import { PayloadError, type BusRecord, type Json } from '../bus/record.ts';
 import type { LevelChange } from './book-ladder.ts';
+import { decimalAt } from './book-levels.ts';
 import { sourceOf, type Origin } from './records.ts';
 
 /**
@@ -141,13 +142,13 @@ const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
  */
 function isoMs(text: string): number | null {
   if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 84 || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58 || text.charCodeAt(19) !== 46) return null;
-  const year = digits(text, 0, 4);
-  const month = digits(text, 5, 2);
-  const day = digits(text, 8, 2);
-  const hour = digits(text, 11, 2);
-  const minute = digits(text, 14, 2);
-  const second = digits(text, 17, 2);
-  const milli = digits(text, 20, 3);
+  const year = decimalAt(text, 0, 4);
+  const month = decimalAt(text, 5, 2);
+  const day = decimalAt(text, 8, 2);
+  const hour = decimalAt(text, 11, 2);
+  const minute = decimalAt(text, 14, 2);
+  const second = decimalAt(text, 17, 2);
+  const milli = decimalAt(text, 20, 3);
   if (year < 1000) {
     if (year < 0) return null;
     const ms = Date.parse(text);
@@ -157,17 +158,6 @@ function isoMs(text: string): number | null {
   const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   if (day > DAYS_IN_MONTH[month - 1]! + (leap ? 1 : 0)) return null;
   return Date.UTC(year, month - 1, day, hour, minute, second, milli);
-}
-
-/** The decimal number of `length` digits at `start`, or -1 when one is not a digit. */
-function digits(text: string, start: number, length: number): number {
-  let value = 0;
-  for (let i = start; i < start + length; i++) {
-    const digit = text.charCodeAt(i) - 48;
-    if (digit < 0 || digit > 9) return -1;
-    value = value * 10 + digit;
-  }
-  return value;
 }
 
 /** Whether a `book_change` record has this form (earlier records held one frame's levels as `bids`/`asks` pairs). */

@@ -89,17 +89,23 @@ function parsePrice(value: unknown): number | null {
   return Number.isInteger(n) && n > 0 && n < PRICE_ONE_MICRO ? n : null;
 }
 
-/** The value of a string of 1 to `max` decimal digits, or NaN (hot path: no regex, no allocation). */
+/** The value of a string of 1 to `max` decimal digits, or NaN. */
 function digits(text: string, max: number): number {
   const length = text.length;
   if (length === 0 || length > max) return Number.NaN;
-  let n = 0;
-  for (let i = 0; i < length; i++) {
-    const d = text.charCodeAt(i) - 48;
-    if (d < 0 || d > 9) return Number.NaN;
-    n = n * 10 + d;
+  const n = decimalAt(text, 0, length);
+  return n < 0 ? Number.NaN : n;
+}
+
+/** The value of the `length` decimal digits at `start`, or -1 when one is not a digit (hot paths: no regex, no allocation). */
+export function decimalAt(text: string, start: number, length: number): number {
+  let value = 0;
+  for (let i = start; i < start + length; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
   }
-  return n;
+  return value;
 }
 
 const INT64_MAX_TEXT = '9223372036854775807';

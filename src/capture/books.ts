@@ -5,7 +5,7 @@ import { parseLevels, type LevelProblem } from './book-levels.ts';
 import { checkLadder } from './book-quality.ts';
 import { hasUnknownKeys, isFrameProblem, isoToMicros, microsToIso, parseFrame, type JsonObject, type ParsedFrame } from './frame.ts';
 import { qualityRecord, record, type Origin } from './records.ts';
-import { scanSnapshot, type ScannedSide, type ScannedSnapshot, type SideTexts } from './snapshot-scan.ts';
+import { levelsOf, scanSnapshot, type ScannedSnapshot, type SideTexts } from './snapshot-scan.ts';
 
 /** Why a full book_snapshot record was written. */
 export type SnapshotReason = 'connect' | 'reconnect' | 'sequence_reset' | 'frames_missed' | 'resubscribe' | 'subscribe' | 'anchor' | 'hour' | 'first_book';
@@ -147,16 +147,16 @@ export class TokenBooks {
     const problems: LevelProblem[] = [];
     let changes: LevelChange[];
     const { scanned } = frame;
-    if (kind === 'snapshot' && scanned && unchangedHolds(scanned.bids, book.sideTexts.bids) && unchangedHolds(scanned.asks, book.sideTexts.asks)) {
+    if (scanned) {
+      // A snapshot by the fast path: a side whose text the ladder already holds did not change.
       changes = [];
-      if (scanned.bids.levels) book.ladder.replaceSide('bid', scanned.bids.levels, changes);
-      if (scanned.asks.levels) book.ladder.replaceSide('ask', scanned.asks.levels, changes);
+      const held = book.sideTexts;
+      if (scanned.bids.text !== held.bids) book.ladder.replaceSide('bid', levelsOf(scanned.bids, 'bid'), changes);
+      if (scanned.asks.text !== held.asks) book.ladder.replaceSide('ask', levelsOf(scanned.asks, 'ask'), changes);
       book.sideTexts = { bids: scanned.bids.text, asks: scanned.asks.text };
     } else if (kind === 'snapshot') {
-      // Scanned, yet the book moved since (it cannot between scan and here; should it ever): read the whole frame.
-      const levels = scanned ? (parseFrame(frame.raw) as ParsedFrame).data : data;
-      const bids = parseLevels(levels.bids, 'bids', false);
-      const asks = parseLevels(levels.asks, 'asks', false);
+      const bids = parseLevels(data.bids, 'bids', false);
+      const asks = parseLevels(data.asks, 'asks', false);
       problems.push(...bids.problems, ...asks.problems);
       changes = book.ladder.replace(bids.levels, asks.levels);
       book.sideTexts = NO_TEXTS;
@@ -297,10 +297,6 @@ function isEmptyArray(value: unknown): boolean {
   return Array.isArray(value) && value.length === 0;
 }
 
-/** A side the scan found unchanged is so only while the book still holds the text it was compared with. */
-function unchangedHolds(side: ScannedSide, current: string | null): boolean {
-  return side.levels !== null || side.text === current;
-}
 
 function levelJson(level: Level): Json {
   return [String(level.priceMicro), level.sizeMicro];

@@ -60,11 +60,11 @@ export function scanSnapshot(raw: string, previous: (tokenId: string) => SideTex
   if (tokenEnd < 0 || tokenEnd > bidsAt) return null;
   const tokenId = raw.slice(tokenAt + TOKEN.length, tokenEnd);
   const before = previous(tokenId);
-  const bids = side(raw, bidsAt + BIDS.length - 1, -1, before?.bids ?? null);
+  const bids = readSide(raw, bidsAt + BIDS.length - 1, -1, before?.bids ?? null);
   if (bids === null) return null;
   const asksAt = bids.end;
   if (!literalAt(raw, asksAt, ASKS)) return null;
-  const asks = side(raw, asksAt + ASKS.length - 1, 1, before?.asks ?? null);
+  const asks = readSide(raw, asksAt + ASKS.length - 1, 1, before?.asks ?? null);
   if (asks === null) return null;
   // A later "bids" or "asks" key would be the one JSON.parse keeps.
   if (raw.indexOf('"bids"', asks.end) >= 0 || raw.indexOf('"asks"', asks.end) >= 0) return null;
@@ -76,11 +76,16 @@ export function scanSnapshot(raw: string, previous: (tokenId: string) => SideTex
   };
 }
 
+/** A scanned side's levels: read already, or (found unchanged) read from its text, which the scan once read cleanly. */
+export function levelsOf(side: ScannedSide, which: 'bid' | 'ask'): Level[] {
+  return side.levels ?? readSide(side.text, 0, which === 'bid' ? -1 : 1, null)!.levels!;
+}
+
 /**
  * The array starting at `open` (its `[`): where it ends (past its `]`) and its levels, or null
  * levels when the text equals `known`. `direction` -1: prices must fall; 1: rise.
  */
-function side(raw: string, open: number, direction: -1 | 1, known: string | null): { end: number; levels: Level[] | null; known: string | null } | null {
+function readSide(raw: string, open: number, direction: -1 | 1, known: string | null): { end: number; levels: Level[] | null; known: string | null } | null {
   // A slice compared with === is a memory compare; startsWith goes a character at a time.
   if (known !== null && raw.slice(open, open + known.length) === known) return { end: open + known.length, levels: null, known };
   const levels: Level[] = [];

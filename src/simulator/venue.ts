@@ -45,7 +45,7 @@ export interface Credentials {
 const MAKER_DEPOSIT = 5_000_000_000_000n;
 const TAKER_DEPOSIT = 100_000_000_000n;
 const DEPTH_DEPOSIT = 50_000_000_000_000n;
-export const DEFAULT_DEPTH_TICKS = 50;
+const DEFAULT_DEPTH_TICKS = 50;
 
 /** The whole simulated venue: catalogue, accounts, matching, incentives, marks and order flow. */
 export class Venue {

@@ -17,7 +17,7 @@ import { TokenBooks } from '../src/capture/books.ts';
 import { MemoryCoverageStore } from '../src/capture/coverage-store.ts';
 import { isFrameProblem, parseFrame } from '../src/capture/frame.ts';
 import { MarketConnection, type MarketContext } from '../src/capture/market-connection.ts';
-import { SeenIds } from '../src/capture/market-records.ts';
+import { SeenTrades } from '../src/capture/market-records.ts';
 import { AccountCapture, PortfolioCapture } from '../src/capture/private-streams.ts';
 import { RecordPublisher } from '../src/capture/publisher.ts';
 import { newCounters, type CaptureCounters } from '../src/capture/stats.ts';
@@ -133,7 +133,7 @@ function marketConnection(publish: (records: BusRecord[]) => void, counters: Cap
     silenceMs: 30_000,
     log,
     books,
-    trades: new SeenIds(),
+    trades: new SeenTrades(),
     counters,
     publish,
     reseed: () => undefined,

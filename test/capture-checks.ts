@@ -20,9 +20,14 @@ export interface Gap {
   scope: GapScope;
 }
 
-export function gapsOf(records: readonly BusRecord[], stream = 'market'): Gap[] {
+/**
+ * The coverage gaps of a stream's records. Markets capture chose to leave out (`not_captured`:
+ * gaps of no length naming why) are a listing choice, not a loss of coverage: only with `leftOut`.
+ */
+export function gapsOf(records: readonly BusRecord[], stream = 'market', leftOut = false): Gap[] {
   return records
     .filter((r) => r.kind === 'capture_gap' && (r.payload as { stream: string }).stream === stream)
+    .filter((r) => leftOut || (r.payload as { reason: string }).reason !== 'not_captured')
     .map((r) => {
       const p = r.payload as unknown as { reason: string; gap_start: string; gap_end: string | null; scope: GapScope };
       return { reason: p.reason, startUs: isoToMicros(p.gap_start)!, endUs: p.gap_end === null ? null : isoToMicros(p.gap_end)!, scope: p.scope };

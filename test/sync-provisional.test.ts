@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { PlaceRequest } from '../src/simulator/engine/place-request.ts';
 import { isReported } from '../src/simulator/engine/types.ts';
 import { runSyncJob } from '../src/sync/run-job.ts';
+import { ProvisionalSince } from '../src/sync/settling.ts';
 import { harness, latestBy, type Harness } from './sync-fixtures.ts';
 
 /**
@@ -93,4 +94,22 @@ describe('provisional states in the sync jobs', () => {
     const fromPortfolio = new Set(h.bus.of('fill').filter((r) => (r.source as { job: string }).job === 'portfolio_trades').map((r) => (r.payload as { fill_id: string }).fill_id));
     for (const fill of lateFills) expect(fromPortfolio.has(fill.fillId), `${fill.fillId} in portfolio trades`).toBe(true);
   }, 60_000);
+
+  it('times the grace from the first sighting, kept while the item is read, forgotten once it is neither read nor in grace', () => {
+    const tuning = { lateFillGraceMs: 10 * MINUTE, openHorizonMs: 24 * 60 * MINUTE };
+    const first = new ProvisionalSince(undefined);
+    expect(first.observe('a', 'CANCELLED', 0)).toBe(0);
+    expect(first.observe('b', 'LIVE', 0)).toBeUndefined();
+    const saved = first.saved(0, tuning);
+    expect(saved).toEqual({ a: 0 });
+    // Read again 20 minutes on: still its first sighting (its grace is over, not started again).
+    const later = new ProvisionalSince(saved);
+    expect(later.observe('a', 'CANCELLED', 20 * MINUTE)).toBe(0);
+    expect(later.saved(20 * MINUTE, tuning)).toEqual({ a: 0 });
+    // Not read any more (below the frontier) and past its grace: forgotten. Turned MATCHED: forgotten.
+    expect(new ProvisionalSince(saved).saved(20 * MINUTE, tuning)).toEqual({});
+    const matched = new ProvisionalSince(saved);
+    expect(matched.observe('a', 'MATCHED', MINUTE)).toBeUndefined();
+    expect(matched.saved(MINUTE, tuning)).toEqual({});
+  });
 });

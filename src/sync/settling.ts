@@ -36,10 +36,12 @@ export function isProvisional(status: string | undefined): boolean {
 /**
  * When each item was first observed in a provisional status, by item id (ms since the epoch):
  * plain data kept in the job's state between passes. An item leaves it when its status moves on,
- * or when its grace has passed.
+ * or when its grace has passed and this pass did not read it (it lies below the frontier now; one
+ * still read keeps its first sighting, so its grace is not started again).
  */
 export class ProvisionalSince {
   readonly #since: Map<string, number>;
+  readonly #seen = new Set<string>();
 
   constructor(saved: Json | undefined) {
     this.#since = new Map();
@@ -56,13 +58,14 @@ export class ProvisionalSince {
     }
     const since = this.#since.get(id) ?? nowMs;
     this.#since.set(id, since);
+    this.#seen.add(id);
     return since;
   }
 
-  /** What to save: the items still within their grace. */
+  /** What to save: the items within their grace, and those this pass read. */
   saved(nowMs: number, tuning: Tuning): Record<string, number> {
     const out: Record<string, number> = {};
-    for (const [id, at] of this.#since) if (nowMs - at <= tuning.lateFillGraceMs) out[id] = at;
+    for (const [id, at] of this.#since) if (this.#seen.has(id) || nowMs - at <= tuning.lateFillGraceMs) out[id] = at;
     return out;
   }
 }

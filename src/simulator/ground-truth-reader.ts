@@ -59,6 +59,8 @@ export interface GtFill {
   fee_micro: bigint;
   rebate_micro: bigint;
   fill_kind: 'TRANSFER' | 'MINT' | 'MERGE';
+  /** Before `atMs` (when the fill was reported) for a late fill (§3.1). */
+  executed_at: string;
 }
 
 export interface GtAccountState {

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { EmbeddedBus } from '../src/bus/embedded.ts';
 import { EventDetailSchema } from '../src/api/schemas/index.ts';
 import type { BusRecord } from '../src/bus/record.ts';
-import { capturedMarkets } from '../src/capture/catalogue.ts';
+import { CatalogueReader, capturedMarkets } from '../src/capture/catalogue.ts';
+import { VenueClient } from '../src/api/client.ts';
+import { CursorLoopError } from '../src/api/paging.ts';
+import { quietSimulator } from './simulator-helpers.ts';
 import { gapsOf } from './capture-checks.ts';
 import { SMALL_CATALOGUE, steppedRun, steppedVenue } from './capture-helpers.ts';
 
@@ -100,4 +103,24 @@ describe('capture follows the catalogue', () => {
     for (const g of late) expect(g.startUs).toBeLessThanOrEqual(startedUs + 2_000_000n);
     expect(payloads(run.records, 'trade').some((t) => conditions.includes(t.condition_id as string))).toBe(true);
   }, 60_000);
+
+  it('a catalogue listing stopped by a repeated cursor keeps what it read and forgets no event it did not reach', async () => {
+    const { sim } = await quietSimulator({ venue: { catalogue: { games: 0, propositions: 120, multiOutcome: 0, recurring: 0 } } });
+    try {
+      const client = new VenueClient({ baseUrl: sim.url });
+      const reader = new CatalogueReader(client, () => sim.venue.options.clock.now());
+      const full = await reader.read();
+      expect(full.cursorLoop).toBeUndefined();
+      expect(full.events.size).toBeGreaterThan(100); // two pages of 100
+      sim.faults.inject({ kind: 'repeat_cursor', path_prefix: '/api/v1/events', duration_ms: 5_000 });
+      sim.advance(1_000); // past the CDN cache of the first read's pages
+      const cut = await reader.read();
+      expect(cut.cursorLoop).toBeInstanceOf(CursorLoopError);
+      expect(cut.cursorLoop!.endpoint).toBe('GET /api/v1/events');
+      expect(cut.complete).toBe(false);
+      expect(cut.events.size).toBe(full.events.size);
+    } finally {
+      await sim.close();
+    }
+  });
 });

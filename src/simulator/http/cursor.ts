@@ -90,7 +90,8 @@ export function keysetPage<T>(
   const size = more && quirks.short !== undefined ? Math.min(quirks.short, limit - 1) : limit;
   const slice = sorted.slice(from, from + size);
   const last = slice.at(-1);
-  if (quirks.repeat && quirks.cursor !== undefined && more) return { page: slice.map((e) => e.item), nextCursor: quirks.cursor };
+  // A page read at a cursor hands that cursor back, the last page too (a client following it would never end).
+  if (quirks.repeat && quirks.cursor !== undefined) return { page: slice.map((e) => e.item), nextCursor: quirks.cursor };
   if (!more) return { page: slice.map((e) => e.item), nextCursor: null };
   // An empty page still moves on: the same position, a new cursor.
   return { page: slice.map((e) => e.item), nextCursor: last ? encodeCursor(last.key, print) : encodeCursor(after ?? [], print, turnOf(quirks.cursor) + 1) };

@@ -17,7 +17,7 @@ import { encodeRecord } from '../src/bus/record.ts';
 import { BOOK_BATCH_DEFAULTS, BookBatcher, type BookBatchLimits } from '../src/capture/book-batcher.ts';
 import { TokenBooks } from '../src/capture/books.ts';
 import { MarketConnection, type MarketContext } from '../src/capture/market-connection.ts';
-import { SeenIds } from '../src/capture/market-records.ts';
+import { SeenTrades } from '../src/capture/market-records.ts';
 import { newCounters } from '../src/capture/stats.ts';
 import { ManualClock, startSimulator } from '../src/simulator/index.ts';
 import { systemStreamClock } from '../src/streams/clock.ts';
@@ -82,7 +82,7 @@ function connectionFor(batcher: BookBatcher): MarketConnection {
     clock: systemStreamClock,
     silenceMs: 30_000,
     books,
-    trades: new SeenIds(),
+    trades: new SeenTrades(),
     counters: newCounters(),
     publish: (records) => batcher.pass(records),
     reseed: () => undefined,

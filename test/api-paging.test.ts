@@ -105,6 +105,27 @@ describe('cursor paging to the end', () => {
     expect(seen.map((s) => s.query.get('cursor'))).toEqual([null, 'c1', 'c2']);
   });
 
+  it('pages shorter than asked, even empty, that still carry a cursor are followed to the end', async () => {
+    const venue = stubVenue();
+    const seen = pagedResource(venue, 'POST', '/trade/v1/orders/list', [ordersPage(['o1']), ordersPage([]), ordersPage(['o2', 'o3']), ordersPage([])]);
+    const orders = await collect(itemsOf(venue.client.orders.orderPages({ limit: 2 }), 'orders'));
+    expect(orders.map((o) => o.value.internal_id)).toEqual(['o1', 'o2', 'o3']);
+    expect(seen).toHaveLength(4);
+  });
+
+  it('a cursor handed back after another page in between is refused as well, naming the path and the cursor', async () => {
+    const venue = stubVenue();
+    let calls = 0;
+    venue.pool
+      .intercept({ method: 'POST', path: '/trade/v1/orders/list' })
+      .reply(() => ({ statusCode: 200, data: JSON.stringify(ordersPage([`o${calls}`])(['a', 'b', 'a'][calls++ % 3]!)), responseOptions: { headers: JSON_HEADERS } }))
+      .persist();
+    const error = await collect(venue.client.orders.orderPages()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CursorLoopError);
+    expect(error).toMatchObject({ endpoint: 'POST /trade/v1/orders/list', cursor: 'a' });
+    expect(calls).toBe(3);
+  });
+
   it('a cursor handed back twice stops paging with an error instead of looping', async () => {
     const venue = stubVenue();
     venue.pool

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { EmbeddedBus } from '../src/bus/embedded.ts';
+import { EventDetailSchema } from '../src/api/schemas/index.ts';
 import type { BusRecord } from '../src/bus/record.ts';
+import { CatalogueReader, capturedMarkets } from '../src/capture/catalogue.ts';
+import { VenueClient } from '../src/api/client.ts';
+import { CursorLoopError } from '../src/api/paging.ts';
+import { quietSimulator } from './simulator-helpers.ts';
 import { gapsOf } from './capture-checks.ts';
 import { SMALL_CATALOGUE, steppedRun, steppedVenue } from './capture-helpers.ts';
 
@@ -8,6 +13,34 @@ type Payload = Record<string, unknown>;
 const payloads = (records: readonly BusRecord[], kind: BusRecord['kind']): Payload[] => records.filter((r) => r.kind === kind).map((r) => r.payload as Payload);
 
 describe('capture follows the catalogue', () => {
+  it('takes what trades, whatever its state string; leaves out the rest with a reason', () => {
+    const market = (id: string, fields: Record<string, unknown>) => ({ id, condition_id: `c-${id}`, outcomes: [{ token_id: `${id}-0` }, { token_id: `${id}-1` }], ...fields });
+    const detail = EventDetailSchema.parse({
+      id: 'ev',
+      event_type: 'RECURRING_PROPOSITION',
+      markets: [
+        market('live', { state: 'DRAFT', is_accepting_orders: true }), // §2.9: the live cycle reads DRAFT
+        market('next', { state: 'PROVISIONED', is_accepting_orders: false }),
+        market('later', { state: 'DRAFT', is_accepting_orders: false, volume_micro: '0' }),
+        market('odd', { state: 'SOMETHING_NEW', is_accepting_orders: false, volume_micro: '5000000' }),
+        market('halted', { state: 'OPEN', is_accepting_orders: false, outcomes: [{ token_id: 'h-0', best_bid_micro: '450000' }, { token_id: 'h-1' }] }),
+        market('done', { state: 'SETTLED', resolution_status: 'RESOLVED', is_accepting_orders: false }),
+        market('gone', { state: 'CLOSED', archived_at: '2025-01-06T00:00:00Z', is_accepting_orders: false }),
+        { id: 'bare', state: 'DRAFT', is_accepting_orders: true, outcomes: [] },
+      ],
+    });
+    const { captured, skipped } = capturedMarkets(detail);
+    expect(captured.map((m) => [m.marketId, m.final, m.mayHaveTraded])).toEqual([
+      ['live', false, true],
+      ['next', false, false],
+      ['odd', false, true],
+      ['halted', false, true],
+      ['done', true, true],
+    ]);
+    expect(skipped.map((m) => m.marketId)).toEqual(['later', 'gone', 'bare']);
+    expect(skipped.map((m) => m.reason)).toEqual([expect.stringContaining('announced cycle'), expect.stringContaining('archived'), expect.stringContaining('nothing to subscribe')]);
+  });
+
   it('covers a recurring event’s next cycle before it opens, lets resolved markets go, and records halts and resolutions', async () => {
     const bus = new EmbeddedBus();
     const run = await steppedRun({
@@ -32,7 +65,7 @@ describe('capture follows the catalogue', () => {
     expect(kinds.has('market_resolved') || kinds.has('payouts_resolved')).toBe(true);
 
     // Every new cycle was subscribed before it opened: never late, and its trades were captured.
-    const gaps = gapsOf(run.records);
+    const gaps = gapsOf(run.records, 'market', true);
     expect(gaps.filter((g) => g.reason === 'subscribed_late')).toEqual([]);
     const newCycles = new Set(statuses.filter((s) => s.kind === 'current_market_changed').map((s) => s.condition_id));
     expect(payloads(run.records, 'trade').filter((t) => newCycles.has(t.condition_id)).length).toBeGreaterThan(0);
@@ -45,7 +78,10 @@ describe('capture follows the catalogue', () => {
     expect(letGo.length).toBeGreaterThan(0);
     expect(letGo.every((g) => g.endUs === null)).toBe(true);
     expect(letGo.flatMap((g) => g.scope.condition_ids).filter((c) => resolved.includes(c)).length).toBeGreaterThan(0);
-    expect(gaps.filter((g) => g.reason !== 'unsubscribed')).toEqual([]);
+    // Every other listed market left out is named, with why: a recurring event's announced cycles, markets resolved before capture took them.
+    const leftOut = gaps.filter((g) => g.reason === 'not_captured');
+    expect(leftOut.length).toBeGreaterThan(0);
+    expect(gaps.filter((g) => g.reason !== 'unsubscribed' && g.reason !== 'not_captured')).toEqual([]);
   }, 60_000);
 
   it('records as late, from its first read, an event whose detail the venue would not give at start', async () => {
@@ -67,4 +103,24 @@ describe('capture follows the catalogue', () => {
     for (const g of late) expect(g.startUs).toBeLessThanOrEqual(startedUs + 2_000_000n);
     expect(payloads(run.records, 'trade').some((t) => conditions.includes(t.condition_id as string))).toBe(true);
   }, 60_000);
+
+  it('a catalogue listing stopped by a repeated cursor keeps what it read and forgets no event it did not reach', async () => {
+    const { sim } = await quietSimulator({ venue: { catalogue: { games: 0, propositions: 120, multiOutcome: 0, recurring: 0 } } });
+    try {
+      const client = new VenueClient({ baseUrl: sim.url });
+      const reader = new CatalogueReader(client, () => sim.venue.options.clock.now());
+      const full = await reader.read();
+      expect(full.cursorLoop).toBeUndefined();
+      expect(full.events.size).toBeGreaterThan(100); // two pages of 100
+      sim.faults.inject({ kind: 'repeat_cursor', path_prefix: '/api/v1/events', duration_ms: 5_000 });
+      sim.advance(1_000); // past the CDN cache of the first read's pages
+      const cut = await reader.read();
+      expect(cut.cursorLoop).toBeInstanceOf(CursorLoopError);
+      expect(cut.cursorLoop!.endpoint).toBe('GET /api/v1/events');
+      expect(cut.complete).toBe(false);
+      expect(cut.events.size).toBe(full.events.size);
+    } finally {
+      await sim.close();
+    }
+  });
 });

@@ -17,7 +17,7 @@ import { TokenBooks } from '../src/capture/books.ts';
 import { MemoryCoverageStore } from '../src/capture/coverage-store.ts';
 import { isFrameProblem, parseFrame } from '../src/capture/frame.ts';
 import { MarketConnection, type MarketContext } from '../src/capture/market-connection.ts';
-import { SeenIds } from '../src/capture/market-records.ts';
+import { SeenTrades } from '../src/capture/market-records.ts';
 import { AccountCapture, PortfolioCapture } from '../src/capture/private-streams.ts';
 import { RecordPublisher } from '../src/capture/publisher.ts';
 import { newCounters, type CaptureCounters } from '../src/capture/stats.ts';
@@ -133,7 +133,7 @@ function marketConnection(publish: (records: BusRecord[]) => void, counters: Cap
     silenceMs: 30_000,
     log,
     books,
-    trades: new SeenIds(),
+    trades: new SeenTrades(),
     counters,
     publish,
     reseed: () => undefined,
@@ -603,5 +603,24 @@ describe('hostile-input corpus', () => {
       expect(mismatches(bus)).toEqual([]);
       await inner.close();
     }, 120_000);
+  });
+});
+
+describe('public fills on the trades channel (§2.3, §6.2)', () => {
+  it('keeps every fill of a trade, drops a frame sent twice, and keeps and reports the same key with other content', () => {
+    const published: BusRecord[] = [];
+    const counters = newCounters();
+    const connection = marketConnection((records) => published.push(...records), counters, new StillClock(), new TokenBooks(1_000_000n));
+    const fill = (seq: number, fillId: string, price: string) =>
+      JSON.stringify({ type: 'trades', seq, ts: '2025-01-06T12:00:00.100Z', data: { kind: 'trade', trade_id: 'T1', fill_id: fillId, token_id: 'tok-1', side: 'BUY', price_micro: price, shares_micro: '5000000', executed_at: '2025-01-06T12:00:00.100Z' } });
+    const frames = [fill(1, 'F1', '510000'), fill(2, 'F2', '520000'), fill(3, 'F3', '530000'), fill(4, 'F2', '520000'), fill(5, 'F3', '540000')];
+    frames.forEach((raw, i) => connection.receive({ connectionId: 'market-1', frameNo: i, receivedAtUs: 1_736_164_800_100_000n + BigInt(i), raw }));
+    const trades = published.filter((r) => r.kind === 'trade').map((r) => r.payload as Record<string, unknown>);
+    // Three fills of one trade, each kept; F2 again is a duplicate; F3 with another price is kept and reported.
+    expect(trades.map((t) => `${t.fill_id}@${t.price_micro}`)).toEqual(['F1@510000', 'F2@520000', 'F3@530000', 'F3@540000']);
+    expect(counters.duplicates).toBe(1);
+    const quality = published.filter((r) => r.kind === 'data_quality').map((r) => r.payload as Record<string, unknown>);
+    expect(quality).toMatchObject([{ problem: 'conflicting_trade', token_id: 'tok-1', frame_seq: 5 }]);
+    expect(String(quality[0]!.detail)).toContain('trade T1 fill F3');
   });
 });

@@ -17,6 +17,7 @@ const second = figures({
   http429: { sync: 1 },
   deadLetters: 2,
   openGaps: 1,
+  cursorLoops: { 'GET /trade/v1/portfolio/activities': 1 },
 });
 
 describe('pipeline figures', () => {
@@ -31,6 +32,7 @@ describe('pipeline figures', () => {
     expect(pick('lag_records', 'tapehouse.market.trades')).toBe(2);
     expect(pick('dead_letters', 'all')).toBe(2);
     expect(pick('open_gaps', 'all')).toBe(1);
+    expect(pick('cursor_loops', 'GET /trade/v1/portfolio/activities')).toBe(1);
     expect(rows.every((r) => r.interval_ms === 2000 && (r.sampled_at as Date).getTime() === Date.UTC(2026, 0, 1))).toBe(true);
   });
 
@@ -44,6 +46,7 @@ describe('pipeline figures', () => {
     expect(text).toContain('tapehouse_bus_lag_records{topic="tapehouse.market.trades"} 2');
     expect(text).toContain('tapehouse_dead_letters_total 2');
     expect(text).toContain('tapehouse_open_gaps 1');
+    expect(text).toContain('tapehouse_cursor_loops_total{endpoint="GET /trade/v1/portfolio/activities"} 1');
   });
 
   it('says rates, totals, lag and gaps on one line', () => {

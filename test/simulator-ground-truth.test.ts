@@ -115,7 +115,8 @@ describe('ground truth of a seeded run', () => {
       const v = snapshot.venue;
       expect(sum('collateral_micro') + v.escrow_micro + v.fee_revenue_micro - v.rebates_paid_micro - v.lp_incentives_paid_micro).toBe(sum('deposits_micro'));
     }
-  });
+    // Three minutes of venue time, stepped: some 25 s of a busy machine's time.
+  }, 90_000);
 
   it('books replayed from delta frames alone equal the REST book at sampled instants', async () => {
     const { compared, frames } = await run('delta', 1);

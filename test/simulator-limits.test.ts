@@ -5,8 +5,9 @@ import { api, quietSimulator, tradableMarket, USDC, type ApiResponse } from './s
 let sim: SimulatorHandle;
 let clock: ManualClock;
 
+/** The documented figures counted exactly: no CDN cache in front, no settling delay of edge counting, the headers on every answer (test/simulator-cases has those cases). */
 async function limited(limits: { account?: boolean; ipBurst?: boolean; edge?: boolean }): Promise<void> {
-  ({ sim, clock } = await quietSimulator({ deployment: { limits } }));
+  ({ sim, clock } = await quietSimulator({ deployment: { limits }, cases: { cdnCacheMs: 0, edgeSettlingMs: 0, rateLimitHeadersShare: 1 } }));
 }
 
 afterEach(async () => {

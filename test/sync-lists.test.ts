@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { isReported } from '../src/simulator/engine/types.ts';
 import { renderActivity } from '../src/simulator/http/render/portfolio.ts';
 import { renderFill, renderOrder } from '../src/simulator/http/render/order.ts';
 import { runSyncJob } from '../src/sync/run-job.ts';
@@ -23,7 +24,9 @@ describe('account lists paged into the bus', () => {
     const report = await runSyncJob(h.deps, 'activities');
     const truth = h.sim.venue.demo.account.activities;
     expect(truth.length).toBeGreaterThan(20);
-    expect(report).toMatchObject({ outcome: 'done', records: truth.length, pages: Math.ceil(truth.length / 7) });
+    // Pages may come shorter than asked (a case the interface allows): at least this many.
+    expect(report).toMatchObject({ outcome: 'done', records: truth.length });
+    expect(report.pages).toBeGreaterThanOrEqual(Math.ceil(truth.length / 7));
     const published = h.bus.of('activity').map((r) => (r.payload as { id: string }).id);
     expect(published.sort()).toEqual(truth.map((a) => a.id).sort());
     const latest = latestBy(h.bus.of('activity'), (p) => p.id as string);
@@ -39,8 +42,10 @@ describe('account lists paged into the bus', () => {
     expect([...orders.keys()].sort()).toEqual(account.orders.map((o) => o.id).sort());
     for (const order of account.orders) expect(orders.get(order.id)).toEqual(asWire(renderOrder(order)));
     const fills = latestBy(h.bus.of('fill'), (p) => p.fill_id as string);
-    expect(account.fills.length).toBeGreaterThan(0);
-    expect([...fills.keys()].sort()).toEqual(account.fills.map((f) => f.fillId).sort());
-    for (const fill of account.fills) expect(fills.get(fill.fillId)).toEqual(asWire(renderFill(fill)));
+    // A late fill (§3.1) is listed only once the venue reports it.
+    const listed = account.fills.filter((f) => isReported(f, h.sim.venue.options.clock.now()));
+    expect(listed.length).toBeGreaterThan(0);
+    expect([...fills.keys()].sort()).toEqual(listed.map((f) => f.fillId).sort());
+    for (const fill of listed) expect(fills.get(fill.fillId)).toEqual(asWire(renderFill(fill)));
   });
 });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { CursorLoopError } from '../src/api/paging.ts';
 import type { Activity } from '../src/api/schemas/index.ts';
 import type { SimulatorHandle } from '../src/simulator/index.ts';
 import { MemoryCheckpointStore, type Checkpoint } from '../src/sync/checkpoint.ts';
@@ -24,8 +25,9 @@ describe('incremental passes and checkpoints', () => {
   let h: Harness;
   afterEach(async () => h.close());
 
+  // These tests count pages: every page as long as asked.
   async function quiet(): Promise<Harness> {
-    return harness({ sim: { rate: 0 }, tuning: { pageSize: { events: 100, orders: 500, openOrders: 500, trades: 500, activities: PAGE } } });
+    return harness({ sim: { rate: 0, cases: { shortPageShare: 0 } }, tuning: { pageSize: { events: 100, orders: 500, openOrders: 500, trades: 500, activities: PAGE } } });
   }
 
   it('a second pass reads only down to the frontier and publishes only what is new', async () => {
@@ -80,6 +82,36 @@ describe('incremental passes and checkpoints', () => {
     await expect(runSyncJob(h.deps, 'activities')).resolves.toMatchObject({ outcome: 'done' });
     expect([...ids(h)].sort()).toEqual([...truthIds(h)].sort());
     expect(h.logLines.some((line) => line.msg === 'saved cursor refused; starting the pass again from the first page')).toBe(true);
+  });
+
+  it('a cursor handed out twice ends the pass with CursorLoopError and a cursor_loop record; the next run starts afresh', async () => {
+    h = await quiet();
+    deposits(h.sim, 29);
+    h.sim.faults.inject({ kind: 'repeat_cursor', path_prefix: '/trade/v1/portfolio/activities', duration_ms: 5_000, fraction: 1 });
+    const failed = runSyncJob(h.deps, 'activities');
+    await expect(failed).rejects.toBeInstanceOf(CursorLoopError);
+    await expect(failed).rejects.toThrow(`${ACTIVITIES}: cursor`);
+    // Page 0 gave a cursor, page 1 (read at it) gave the same one back: two requests, not an endless loop.
+    expect(h.requests.count(ACTIVITIES)).toBe(2);
+    const [finding] = h.bus.of('data_quality').map((r) => r.payload as Record<string, unknown>);
+    expect(finding).toMatchObject({ problem: 'cursor_loop', stream: 'sync', endpoint: ACTIVITIES });
+    expect(String(finding!.detail)).toContain('job activities, page 1');
+    expect(await h.store.load('activities', 'demo')).toMatchObject({ status: 'failed' });
+    expect((await h.store.load('activities', 'demo'))?.pass).toBeUndefined();
+    h.sim.advance(6_000);
+    await expect(runSyncJob(h.deps, 'activities')).resolves.toMatchObject({ outcome: 'done' });
+    expect([...new Set(ids(h))].sort()).toEqual([...truthIds(h)].sort());
+  });
+
+  it('a cursor loop across slices (a pass resumed from its checkpoint, as Temporal runs it) is refused too', async () => {
+    h = await quiet();
+    deposits(h.sim, 29);
+    h.sim.faults.inject({ kind: 'repeat_cursor', path_prefix: '/trade/v1/portfolio/activities', duration_ms: 60_000, fraction: 1 });
+    const slices: string[] = [];
+    for (let i = 0; i < 4 && slices.at(-1) !== 'CursorLoopError'; i++) {
+      slices.push(await runSyncJob(h.deps, 'activities', { maxPages: 1 }).then((r) => r.outcome, (e: Error) => e.name));
+    }
+    expect(slices).toEqual(['partial', 'CursorLoopError']);
   });
 
   it('a backfill publishes the window only, under its own checkpoint, leaving the frontier alone', async () => {

@@ -89,6 +89,42 @@ describe('numbered migrations', () => {
     expect(() => write({ '0001_a.sql': ONE, '0001_b.sql': ONE })).toThrow(/two migrations numbered 0001/);
   });
 
+  it('0015 carries the trades stored before it: fill_id empty, candles and volume counting them as they were', async () => {
+    const all = loadMigrations();
+    await migrate(warehouse.client, all.filter((m) => m.version < 15));
+    const trade = (offset: number, tradeId: string, fillId: string | undefined, price: number) => ({
+      token_id: 't1',
+      condition_id: 'c1',
+      trade_id: tradeId,
+      ...(fillId === undefined ? {} : { fill_id: fillId }),
+      side: 'BUY',
+      price_micro: price,
+      shares_micro: 1_000_000,
+      executed_at: '2024-05-01 10:00:00.000',
+      _topic: 'market.trades',
+      _partition: 0,
+      _offset: offset,
+      _received_at: '2024-05-01 10:00:00.000000',
+    });
+    const insert = (values: object[]) => warehouse.client.insert({ table: 'tapehouse.trades', values, format: 'JSONEachRow' });
+    // Before: one row per trade (capture kept a trade's first fill only).
+    await insert([trade(1, 'a', undefined, 400_000), trade(2, 'b', undefined, 410_000)]);
+    await migrate(warehouse.client, all);
+    expect(await rows(warehouse.client, "SELECT trade_id, fill_id FROM tapehouse.trades ORDER BY trade_id")).toEqual([
+      { trade_id: 'a', fill_id: '' },
+      { trade_id: 'b', fill_id: '' },
+    ]);
+    // After: trade c arrives as two fills, trade d as one.
+    await insert([trade(3, 'c', 'c1', 420_000), trade(4, 'c', 'c2', 430_000), trade(5, 'd', 'd1', 440_000)]);
+    const counts = "SELECT toString(trade_count) AS trades, toString(fill_count) AS fills FROM tapehouse.";
+    expect(await rows(warehouse.client, `${counts}candles_1m`)).toEqual([{ trades: '4', fills: '5' }]);
+    expect(await rows(warehouse.client, `${counts}volume_daily_by_token`)).toEqual([{ trades: '4', fills: '5' }]);
+    await warehouse.client.command({ query: 'OPTIMIZE TABLE tapehouse.candles_state FINAL' });
+    expect(await rows(warehouse.client, `${counts}candles_1h`)).toEqual([{ trades: '4', fills: '5' }]);
+    // Same executed_at and sequence for all five: open and close are decided by trade id, then fill id.
+    expect(await rows(warehouse.client, 'SELECT toString(open_micro) AS o, toString(close_micro) AS c FROM tapehouse.candles_1m')).toEqual([{ o: '400000', c: '440000' }]);
+  });
+
   describe('the shipped schema (the public SQL surface of DESIGN.md)', () => {
     beforeEach(async () => {
       await migrate(warehouse.client);

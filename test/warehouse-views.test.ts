@@ -41,6 +41,8 @@ interface Trade {
   token_id: string;
   condition_id: string;
   trade_id: string;
+  /** '' for a trade of one fill; else the fill of a trade that met several makers (§6.2). */
+  fill_id: string;
   side: 'BUY' | 'SELL';
   price: bigint;
   shares: bigint;
@@ -69,16 +71,20 @@ TOKENS.forEach(({ token_id, condition_id }, t) => {
   for (let i = 0; i < 120; i++) {
     // Several trades share a millisecond; sequence breaks the tie, unrelated to insert order.
     at += next() < 0.2 ? 0 : Math.floor(next() * 2.5 * MINUTE);
-    trades.push({
+    const trade: Trade = {
       token_id,
       condition_id,
       trade_id: `${t}-${String(i).padStart(4, '0')}`,
+      fill_id: '',
       side: next() < 0.5 ? 'BUY' : 'SELL',
       price: BigInt(1 + Math.floor(next() * 999_998)),
       shares: BigInt(Math.floor(next() * 5e9)) * 1000n + (i === 7 ? 9_007_199_254_740_993n : 0n),
       at,
       sequence: 1000 + i,
-    });
+    };
+    // One trade in ten met several makers: fills of one trade id, time and sequence, each its own price.
+    if (i % 10 !== 3) trades.push(trade);
+    else for (const f of ['f3', 'f1', 'f2']) trades.push({ ...trade, fill_id: `${trade.trade_id}-${f}`, price: BigInt(1 + Math.floor(next() * 999_998)) });
   }
 });
 
@@ -91,7 +97,10 @@ for (let i = 0, at = START; i < 200; i++) {
 }
 
 const notional = (t: Trade) => (t.price * t.shares) / 1_000_000n;
-const byKey = (a: Trade, b: Trade) => a.at - b.at || a.sequence - b.sequence || (a.trade_id < b.trade_id ? -1 : 1);
+const tieKey = (t: Trade) => (t.fill_id === '' ? t.trade_id : `${t.trade_id}/${t.fill_id}`);
+const byKey = (a: Trade, b: Trade) => a.at - b.at || a.sequence - b.sequence || (tieKey(a) < tieKey(b) ? -1 : 1);
+/** Trades (distinct ids) and fills (rows) of a group. */
+const counts = (group: Trade[]) => ({ trade_count: String(new Set(group.map((t) => t.trade_id)).size), fill_count: String(group.length) });
 
 function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
@@ -120,7 +129,7 @@ function expectedCandles(intervalMs: number) {
       volume_notional_micro: String(value),
       buy_shares_micro: String(sum(group.filter((t) => t.side === 'BUY').map((t) => t.shares))),
       sell_shares_micro: String(sum(group.filter((t) => t.side === 'SELL').map((t) => t.shares))),
-      trade_count: String(group.length),
+      ...counts(group),
       vwap_micro: String(shares === 0n ? 0n : (value * 1_000_000n) / shares),
       first_trade_at: chTime(ordered[0]!.at),
       last_trade_at: chTime(ordered.at(-1)!.at),
@@ -133,6 +142,7 @@ function tradeRow(t: Trade, offset: number): InsertRow {
     token_id: t.token_id,
     condition_id: t.condition_id,
     trade_id: t.trade_id,
+    fill_id: t.fill_id,
     side: t.side,
     price_micro: t.price,
     shares_micro: t.shares,
@@ -173,7 +183,7 @@ describe('materialized views and views against independently computed values', (
 
   const CANDLE_COLUMNS =
     'token_id, bucket, open_micro, high_micro, low_micro, close_micro, volume_shares_micro, volume_notional_micro, ' +
-    'buy_shares_micro, sell_shares_micro, trade_count, vwap_micro, first_trade_at, last_trade_at';
+    'buy_shares_micro, sell_shares_micro, trade_count, fill_count, vwap_micro, first_trade_at, last_trade_at';
 
   it('candles_1m: OHLCV per token and minute, independent of insert order', async () => {
     const actual = await rows(w.warehouse.client, `SELECT ${CANDLE_COLUMNS} FROM tapehouse.candles_1m ORDER BY token_id, bucket`);
@@ -256,11 +266,11 @@ describe('materialized views and views against independently computed values', (
         market_id: group[0]!.condition_id === 'cond-a' ? 'mkt-a' : '',
         volume_notional_micro: String(sum(group.map(notional))),
         volume_shares_micro: String(sum(group.map((t) => t.shares))),
-        trade_count: String(group.length),
+        ...counts(group),
       }));
       const actual = await rows(
         w.warehouse.client,
-        `SELECT toString(day) AS day, condition_id, market_id, volume_notional_micro, volume_shares_micro, trade_count
+        `SELECT toString(day) AS day, condition_id, market_id, volume_notional_micro, volume_shares_micro, trade_count, fill_count
          FROM tapehouse.volume_daily_by_market ORDER BY day, condition_id`,
       );
       expect(actual).toEqual(expected);
@@ -272,12 +282,12 @@ describe('materialized views and views against independently computed values', (
         day: day(group[0]!),
         category_slug: category(group[0]!),
         volume_notional_micro: String(sum(group.map(notional))),
-        trade_count: String(group.length),
+        ...counts(group),
         markets: String(new Set(group.map((t) => t.condition_id)).size),
       }));
       const actual = await rows(
         w.warehouse.client,
-        `SELECT toString(day) AS day, category_slug, volume_notional_micro, trade_count, markets
+        `SELECT toString(day) AS day, category_slug, volume_notional_micro, trade_count, fill_count, markets
          FROM tapehouse.volume_daily_by_category ORDER BY day, category_slug`,
       );
       expect(actual).toEqual(expected);

@@ -28,7 +28,9 @@ export type GapReason =
   /** Capture was not running (from the last instant the previous run had covered and published). */
   | 'capture_not_running'
   /** A market that was already trading when capture first learnt of it. */
-  | 'subscribed_late';
+  | 'subscribed_late'
+  /** A listed market capture chose not to subscribe (the detail says why); a gap of no length, written once. */
+  | 'not_captured';
 
 /** What is recovered for a gap: books by a REST re-seed, account state by the sync jobs, a portfolio by its next full sync. */
 export type GapRecovery = 'books_reseeded' | 'rest_sync' | 'next_full_sync' | 'none';

@@ -7,13 +7,13 @@ import type { Secret } from '../util/secret.ts';
 import { nextAnchorMs } from './anchors.ts';
 import { BOOK_BATCH_DEFAULTS, BookBatcher, type BookBatchLimits } from './book-batcher.ts';
 import { readSequence, TokenBooks, type BookFrame, type RestBook, type SnapshotReason } from './books.ts';
-import { CatalogueReader, inShard, type CaptureEvent, type CaptureMarket, type Shard } from './catalogue.ts';
+import { CatalogueReader, inShard, type CaptureEvent, type CaptureMarket, type CatalogueRead, type Shard, type SkippedMarket } from './catalogue.ts';
 import { ConnectionPlan } from './connection-plan.ts';
 import { endOf, startOf, type Stamp } from './coverage.ts';
 import type { JsonObject } from './frame.ts';
 import { gapRecord, scopeOf } from './gaps.ts';
 import { MarketConnection, type MarketContext } from './market-connection.ts';
-import { SeenIds } from './market-records.ts';
+import { SeenTrades } from './market-records.ts';
 import { qualityRecord, type Origin } from './records.ts';
 import { scoped } from './scoped-signal.ts';
 import { Reseeder, type ReseedOutcome, type ReseedTask } from './reseeder.ts';
@@ -55,13 +55,15 @@ export class MarketCapture {
   readonly books: TokenBooks;
   readonly #batcher: BookBatcher;
   readonly #reseeder: Reseeder;
-  readonly #trades = new SeenIds();
+  readonly #trades = new SeenTrades();
   readonly #plan: ConnectionPlan;
   readonly #connections: MarketConnection[] = [];
   readonly #reader: CatalogueReader;
   readonly #markets = new Map<string, CaptureMarket>();
   readonly #finalSince = new Map<string, number>();
   readonly #unreadSince = new Map<string, bigint>();
+  /** Listed markets left out, and the reason last written for each (market id → reason): one `not_captured` gap per reason. */
+  readonly #skipped = new Map<string, string>();
   /** Markets taken from a status frame before the catalogue listed them (condition → clock ms). */
   readonly #pinned = new Map<string, number>();
   /** Tokens found already trading: the gap from when they could have started to their acknowledgement. */
@@ -79,7 +81,7 @@ export class MarketCapture {
     this.#batcher = new BookBatcher((records) => o.publish(records), () => o.clock.epochMicros(), o.bookBatch);
     this.books = new TokenBooks(o.clock.epochMicros() * 1000n, 'market', (update) => this.#batcher.add(update));
     this.#plan = new ConnectionPlan(o.tokensPerConnection);
-    this.#reader = new CatalogueReader(o.client, () => o.clock.now(), o.shard);
+    this.#reader = new CatalogueReader(o.client, () => o.clock.now(), o.shard, undefined, () => o.clock.epochMicros());
     const fetch = o.token
       ? async (tokenId: string, signal: AbortSignal): Promise<RestBook> => {
           const { value, raw } = await o.client.orders.orderbook(tokenId, signal);
@@ -113,6 +115,7 @@ export class MarketCapture {
       const readUs = this.o.clock.epochMicros();
       try {
         const read = await scoped(signal, (s) => this.#reader.read(s));
+        this.#noteCursorLoop(read);
         this.#apply(read.events, true);
         this.#noteUnread(read.unread, readUs);
         this.#previousReadUs = readUs;
@@ -222,6 +225,7 @@ export class MarketCapture {
     const readUs = this.o.clock.epochMicros();
     try {
       const read = await scoped(this.#stopping.signal, (s) => this.#reader.read(s));
+      this.#noteCursorLoop(read);
       this.#apply(read.events, false);
       this.#noteUnread(read.unread, readUs);
       this.#previousReadUs = readUs;
@@ -234,7 +238,9 @@ export class MarketCapture {
   #apply(events: ReadonlyMap<string, CaptureEvent>, initial: boolean): void {
     const nowMs = this.o.clock.now();
     const desired = new Map<string, CaptureMarket>();
+    const skipped: SkippedMarket[] = [];
     for (const event of events.values()) {
+      skipped.push(...event.skipped);
       for (const m of event.markets) {
         if (!m.final) {
           this.#finalSince.delete(m.conditionId);
@@ -242,7 +248,10 @@ export class MarketCapture {
           continue;
         }
         // Resolved before capture took it: nothing left to capture. Taken: kept a while for its last status frames.
-        if (!this.#markets.has(m.conditionId)) continue;
+        if (!this.#markets.has(m.conditionId)) {
+          skipped.push({ ...m, reason: 'resolved or voided before capture took it (final: no trade can follow)' });
+          continue;
+        }
         const since = this.#finalSince.get(m.conditionId) ?? nowMs;
         this.#finalSince.set(m.conditionId, since);
         if (nowMs - since < this.o.dropGraceMs) desired.set(m.conditionId, m);
@@ -256,11 +265,51 @@ export class MarketCapture {
     }
     for (const market of desired.values()) {
       this.#pinned.delete(market.conditionId);
-      if (this.#markets.has(market.conditionId)) this.#markets.set(market.conditionId, market);
-      // An event listed before but unread until now was uncovered all along, trading or not by now.
-      else this.#take(market, this.#unreadSince.get(market.eventId) ?? (initial || !market.trading ? null : this.#previousReadUs));
+      this.#skipped.delete(market.marketId);
+      if (this.#markets.has(market.conditionId)) {
+        this.#markets.set(market.conditionId, market);
+        continue;
+      }
+      // A market that may have traded was uncovered since it was last seen without it: the event's
+      // previous detail (or the previous listing); an event unread until now, since then.
+      const event = events.get(market.eventId);
+      const since = initial || !market.mayHaveTraded ? null : (event?.previousReadUs ?? this.#previousReadUs);
+      this.#take(market, this.#unreadSince.get(market.eventId) ?? since);
     }
     for (const eventId of events.keys()) this.#unreadSince.delete(eventId);
+    this.#noteSkipped(skipped.filter((m) => !(m.conditionId !== null && this.#markets.has(m.conditionId))));
+  }
+
+  /** A `not_captured` gap (of no length) for each listed market left out, once per reason. */
+  #noteSkipped(skipped: readonly SkippedMarket[]): void {
+    const byReason = new Map<string, SkippedMarket[]>();
+    for (const m of skipped) {
+      if (this.#skipped.get(m.marketId) === m.reason) continue;
+      this.#skipped.set(m.marketId, m.reason);
+      (byReason.get(m.reason) ?? byReason.set(m.reason, []).get(m.reason)!).push(m);
+    }
+    if (byReason.size === 0) return;
+    const nowUs = this.o.clock.epochMicros();
+    const origin: Origin = { connectionId: 'catalogue', frameNo: 0, receivedAtUs: nowUs };
+    const records: BusRecord[] = [];
+    for (const [reason, markets] of byReason) {
+      const tokens = new Map<string, string>();
+      for (const m of markets) for (const t of m.tokenIds) tokens.set(t, m.conditionId ?? '');
+      const scope = scopeOf([], tokens, []);
+      // Markets without a condition or tokens are named by their event.
+      scope.event_ids = [...new Set(markets.filter((m) => m.conditionId === null || m.tokenIds.length === 0).map((m) => m.eventId))];
+      const detail = `${reason}; markets ${markets.map((m) => m.marketId).join(', ')}`;
+      records.push(gapRecord({ stream: 'market', reason: 'not_captured', detail, scope, startUs: nowUs, endUs: null, recovery: 'none' }, origin));
+    }
+    this.#publish(records);
+  }
+
+  /** The listing stopped at a cursor the venue handed out twice: a data-quality record (the next read tries again). */
+  #noteCursorLoop(read: CatalogueRead): void {
+    if (!read.cursorLoop) return;
+    this.o.log?.warn({ endpoint: read.cursorLoop.endpoint }, 'catalogue listing stopped at a repeated cursor; keeping what it had read');
+    const origin: Origin = { connectionId: 'catalogue', frameNo: 0, receivedAtUs: this.o.clock.epochMicros() };
+    this.#publish([qualityRecord({ problem: 'cursor_loop', detail: read.cursorLoop.message, stream: 'market' }, origin, null, null)]);
   }
 
   /**
@@ -367,7 +416,7 @@ export class MarketCapture {
     }
     for (const [since, group] of late) {
       const scope = scopeOf(['orderbook', 'best_quote', 'trades', 'market_status'], group, []);
-      this.#publish([gapRecord({ stream: 'market', reason: 'subscribed_late', detail: 'the market was already trading when capture learnt of it', scope, startUs: since, endUs: endOf(stamp), recovery: 'books_reseeded' }, origin)]);
+      this.#publish([gapRecord({ stream: 'market', reason: 'subscribed_late', detail: 'the market may have traded before capture subscribed it', scope, startUs: since, endUs: endOf(stamp), recovery: 'books_reseeded' }, origin)]);
     }
   }
 
@@ -388,7 +437,7 @@ export class MarketCapture {
     if (tokenIds.length === 0) return;
     this.#pinned.set(conditionId, this.o.clock.now());
     const marketId = typeof data.market_id === 'string' ? data.market_id : '';
-    this.#take({ conditionId, marketId, eventId, tokenIds, final: false, trading: true }, startOf(stamp));
+    this.#take({ conditionId, marketId, eventId, tokenIds, final: false, mayHaveTraded: true }, startOf(stamp));
   }
 
   async #refreshEvent(eventId: string): Promise<void> {

@@ -12,7 +12,8 @@ import { attemptFailed, ConnectionCoverage, LOSS_REASONS, type Stamp } from './c
 import { parseFrame, type FrameProblem, type JsonObject, type ParsedFrame } from './frame.ts';
 import { intake } from './frame-intake.ts';
 import { gapRecord, scopeOf, type GapScope } from './gaps.ts';
-import { quoteRecord, SeenIds, statusRecord, tradeRecord, type MarketFrame } from './market-records.ts';
+import { tradeContent, tradeKey } from '../api/trade-key.ts';
+import { quoteRecord, SeenTrades, statusRecord, tradeRecord, type MarketFrame } from './market-records.ts';
 import { qualityRecord, type Origin } from './records.ts';
 import type { CaptureCounters } from './stats.ts';
 
@@ -29,7 +30,7 @@ export interface MarketContext {
   silenceMs: number;
   log?: Logger;
   books: TokenBooks;
-  trades: SeenIds;
+  trades: SeenTrades;
   counters: CaptureCounters;
   publish(records: BusRecord[]): void;
   reseed(tokens: readonly string[], reason: SnapshotReason, origin: Origin): void;
@@ -232,15 +233,9 @@ export class MarketConnection extends StreamHolder {
       case 'orderbook':
         this.#dataArrived(stamp, origin);
         return this.ctx.onBookFrame({ origin, venueTime: parsed.ts, data, raw: frame.raw, unknownEnvelope: parsed.unknownFields, scanned: parsed.scanned }, out);
-      case 'trades': {
+      case 'trades':
         this.#dataArrived(stamp, origin);
-        const tradeId = typeof data.trade_id === 'string' ? data.trade_id : null;
-        if (tradeId !== null && !this.ctx.trades.first(tradeId)) {
-          this.ctx.counters.duplicates += 1;
-          return;
-        }
-        return void out.push(tradeRecord(this.#marketFrame(parsed, frame, origin)));
-      }
+        return this.#onTrade(parsed, frame, origin, out);
       case 'best_quote':
         this.#dataArrived(stamp, origin);
         return void out.push(quoteRecord(this.#marketFrame(parsed, frame, origin)));
@@ -251,6 +246,27 @@ export class MarketConnection extends StreamHolder {
       default:
         out.push(qualityRecord({ problem: 'unknown_frame_type', detail: `frame type ${JSON.stringify(parsed.type)}`, stream: 'market', frameSeq: parsed.seq }, origin, parsed.ts, frame.raw));
     }
+  }
+
+  /** A public fill: once per natural key and content; the same key with other content is kept too, and reported. */
+  #onTrade(parsed: ParsedFrame, frame: Frame, origin: Origin, out: BusRecord[]): void {
+    const trade = tradeRecord(this.#marketFrame(parsed, frame, origin));
+    const payload = trade.payload as Record<string, unknown>;
+    const key = trade.kind === 'trade' ? tradeKey(payload) : null;
+    if (key !== null) {
+      const seen = this.ctx.trades.admit(key, tradeContent(payload));
+      if (seen === 'duplicate') {
+        this.ctx.counters.duplicates += 1;
+        return;
+      }
+      if (seen === 'conflict') {
+        const detail = `trade ${String(payload.trade_id)}${typeof payload.fill_id === 'string' ? ` fill ${payload.fill_id}` : ''} seen before with other content; both kept`;
+        const tokenId = typeof payload.token_id === 'string' ? payload.token_id : null;
+        const conditionId = typeof payload.condition_id === 'string' ? payload.condition_id : null;
+        out.push(qualityRecord({ problem: 'conflicting_trade', detail, stream: 'market', tokenId, conditionId, frameSeq: parsed.seq }, origin, parsed.ts, frame.raw));
+      }
+    }
+    out.push(trade);
   }
 
   #marketFrame(parsed: ParsedFrame, frame: Frame, origin: Origin): MarketFrame {

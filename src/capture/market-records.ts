@@ -60,7 +60,6 @@ function rangeProblem(data: JsonObject, prices: readonly string[], sizes: readon
   return null;
 }
 
-/** A public trade; `null` trade id allowed (no deduplication then). */
 /** The token and condition a frame is about, or the data-quality record for its bad micro values. */
 function subjectOf(frame: MarketFrame): { tokenId: string | null; conditionId: string | null; invalid: BusRecord | null } {
   const { data } = frame;
@@ -107,24 +106,42 @@ export function statusRecord(frame: MarketFrame): BusRecord {
 }
 
 /**
- * Trade ids already recorded, so a frame the venue sent twice (or on two connections) becomes
- * one record. Bounded: the oldest ids are forgotten first; a duplicate older than that would be
- * caught by the loader's natural key (trade_id).
+ * Trades already recorded, by natural key (`tradeKey`: trade id and fill id), with the content each
+ * key stood for. A frame the venue sent twice (or on two connections) is a duplicate and becomes
+ * one record; the same key with other content is a conflict: both are kept, and a data-quality
+ * record says so. Bounded: the oldest keys are forgotten first; the warehouse-level check catches
+ * an older repeat. Plain data (key → content hashes).
  */
-export class SeenIds {
-  readonly #ids = new Set<string>();
+export class SeenTrades {
+  readonly #contents = new Map<string, number[]>();
   constructor(readonly capacity = 200_000) {}
 
-  /** True the first time an id is seen. */
-  first(id: string): boolean {
-    if (this.#ids.has(id)) return false;
-    this.#ids.add(id);
-    if (this.#ids.size > this.capacity) {
-      for (const oldest of this.#ids) {
-        this.#ids.delete(oldest);
+  /** `new` the first time a key is seen; `duplicate` for content seen under it before; `conflict` for other content. */
+  admit(key: string, content: string): 'new' | 'duplicate' | 'conflict' {
+    const hash = fnv1a(content);
+    const known = this.#contents.get(key);
+    if (known?.includes(hash)) return 'duplicate';
+    if (known) {
+      known.push(hash);
+      return 'conflict';
+    }
+    this.#contents.set(key, [hash]);
+    if (this.#contents.size > this.capacity) {
+      for (const oldest of this.#contents.keys()) {
+        this.#contents.delete(oldest);
         break;
       }
     }
-    return true;
+    return 'new';
   }
+}
+
+/** 32-bit FNV-1a: contents are compared only under one key, where a collision is out of reach. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
 }

@@ -53,7 +53,9 @@ export type QualityProblem =
   | 'venue_error'
   | 'rest_book_mismatch'
   | 'reseed_failed'
-  | 'record_too_large';
+  | 'record_too_large'
+  | 'conflicting_trade'
+  | 'cursor_loop';
 
 export interface QualityFacts {
   problem: QualityProblem;

@@ -17,10 +17,12 @@ export interface PipelineFigures {
   lagRecords: Record<string, number>;
   /** Coverage gaps still open (gauge). */
   openGaps: number;
+  /** Paged reads refused because the venue handed a cursor out twice, per endpoint (counter). */
+  cursorLoops: Record<string, number>;
 }
 
 export function emptyFigures(): PipelineFigures {
-  return { frames: {}, reconnects: {}, http429: {}, rowsLoaded: {}, deadLetters: 0, lagRecords: {}, openGaps: 0 };
+  return { frames: {}, reconnects: {}, http429: {}, rowsLoaded: {}, deadLetters: 0, lagRecords: {}, openGaps: 0, cursorLoops: {} };
 }
 
 export const sum = (values: Record<string, number>): number => Object.values(values).reduce((a, b) => a + b, 0);

@@ -1,3 +1,4 @@
+import { cursorLoopsRefused } from '../api/paging.ts';
 import type { RateLimiter } from '../api/index.ts';
 import type { CaptureHandle } from '../capture/start-capture.ts';
 import type { Loaders } from '../load/index.ts';
@@ -58,6 +59,7 @@ export class HealthSampler {
       deadLetters: loaders.deadLetters,
       lagRecords: loaders.lagByTopic,
       openGaps: capture.openGaps,
+      cursorLoops: cursorLoopsRefused(),
     };
   }
 

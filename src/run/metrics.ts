@@ -15,13 +15,14 @@ export class PipelineMetrics {
   readonly #deadLetters = new Counter({ name: 'tapehouse_dead_letters_total', help: 'Records dead-lettered', registers: [this.registry] });
   readonly #lag = new Gauge({ name: 'tapehouse_bus_lag_records', help: 'Records on the bus not yet loaded', labelNames: ['topic'], registers: [this.registry] });
   readonly #openGaps = new Gauge({ name: 'tapehouse_open_gaps', help: 'Coverage gaps still open', registers: [this.registry] });
+  readonly #cursorLoops = new Counter({ name: 'tapehouse_cursor_loops_total', help: 'Paged reads stopped because the venue handed a cursor out twice', labelNames: ['endpoint'], registers: [this.registry] });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'tapehouse_process_' });
   }
 
   update(now: PipelineFigures): void {
-    const before = this.#last ?? { ...now, frames: {}, reconnects: {}, http429: {}, rowsLoaded: {}, deadLetters: 0 };
+    const before = this.#last ?? { ...now, frames: {}, reconnects: {}, http429: {}, rowsLoaded: {}, deadLetters: 0, cursorLoops: {} };
     const inc = (counter: Counter<string>, label: string, values: Record<string, number>) => {
       for (const [key, value] of Object.entries(values)) if (value > 0) counter.inc({ [label]: key }, value);
     };
@@ -29,6 +30,7 @@ export class PipelineMetrics {
     inc(this.#reconnects, 'stream', increase(before.reconnects, now.reconnects));
     inc(this.#http429, 'component', increase(before.http429, now.http429));
     inc(this.#rows, 'table', increase(before.rowsLoaded, now.rowsLoaded));
+    inc(this.#cursorLoops, 'endpoint', increase(before.cursorLoops, now.cursorLoops));
     if (now.deadLetters > before.deadLetters) this.#deadLetters.inc(now.deadLetters - before.deadLetters);
     for (const [topic, lag] of Object.entries(now.lagRecords)) this.#lag.set({ topic }, lag);
     this.#openGaps.set(now.openGaps);

@@ -20,6 +20,7 @@ export function healthRows(before: PipelineFigures, now: PipelineFigures, sample
     rows.push({ sampled_at: at, component, subject: component, metric: 'http_429', value, interval_ms: intervalMs });
   }
   add('loader', 'rows', increase(before.rowsLoaded, now.rowsLoaded));
+  add('sync', 'cursor_loops', increase(before.cursorLoops ?? {}, now.cursorLoops));
   add('loader', 'lag_records', now.lagRecords);
   rows.push({ sampled_at: at, component: 'loader', subject: 'all', metric: 'dead_letters', value: Math.max(0, now.deadLetters - before.deadLetters), interval_ms: intervalMs });
   rows.push({ sampled_at: at, component: 'capture', subject: 'all', metric: 'open_gaps', value: now.openGaps, interval_ms: intervalMs });

@@ -22,14 +22,20 @@ export interface BookSnapshot {
   asks: BookLevel[];
 }
 
+/** A public fill (§6.2): one of the fills of a trade, the taker's side of one maker met. */
 export interface PublicTrade {
   tradeId: string;
+  /** The fill's own id (the taker's fill of this maker); absent when each trade is one fill (narrow case). */
+  fillId: string | undefined;
   conditionId: string;
   /** The taker's token, price and side; the complementary token trades at 1 − price. */
   tokenId: string;
   side: 'BUY' | 'SELL';
   priceMicro: bigint;
   sharesMicro: bigint;
+  /** When it executed; before `atMs` for a late fill. */
+  executedAtMs: number;
+  /** When the venue published it. */
   atMs: number;
 }
 

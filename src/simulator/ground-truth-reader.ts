@@ -21,9 +21,13 @@ export interface GtBook {
   asks: GtLevel[];
 }
 
+/** A public fill, `atMs` when it was published (a late fill executed before: `executed_at`). */
 export interface GtTrade {
   atMs: number;
   trade_id: string;
+  /** Absent when the venue makes each trade one fill. */
+  fill_id?: string;
+  executed_at?: string;
   token_id: string;
   condition_id: string;
   side: 'BUY' | 'SELL';
@@ -55,6 +59,8 @@ export interface GtFill {
   fee_micro: bigint;
   rebate_micro: bigint;
   fill_kind: 'TRANSFER' | 'MINT' | 'MERGE';
+  /** Before `atMs` (when the fill was reported) for a late fill (§3.1). */
+  executed_at: string;
 }
 
 export interface GtAccountState {

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { resolveCases } from './cases.ts';
 import { ManualClock, systemClock } from './clock.ts';
 import { startControlServer, type ControlServer } from './faults/control-server.ts';
 import { Faults } from './faults/faults.ts';
@@ -49,6 +50,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     demoToken: options.token,
     ...options.venue,
     lifecycle: resolveLifecycle(options.lifecycle),
+    cases: resolveCases(options.cases),
   });
   const deployment = resolveDeployment(options.deployment);
   const tally = new RateLimitTally();
@@ -132,4 +134,5 @@ export type { SimulatorOptions } from './options.ts';
 export type { FaultSpec } from './faults/fault-spec.ts';
 export type { FaultRecord } from './faults/faults.ts';
 export { DEFAULT_LIFECYCLE, type LifecycleConfig } from './lifecycle/config.ts';
+export { DEFAULT_CASES, NARROW_CASES, WIDE_CASES, type InterfaceCases } from './cases.ts';
 export { DEFAULT_STREAMS, type StreamsConfig } from './streams/stream-server.ts';

@@ -1,3 +1,4 @@
+import type { InterfaceCases } from './cases.ts';
 import type { Clock } from './clock.ts';
 import { DEFAULT_DEPLOYMENT, type DeploymentConfig } from './http/deployment.ts';
 import { DEFAULT_LIFECYCLE, type LifecycleConfig } from './lifecycle/config.ts';
@@ -22,7 +23,9 @@ export interface SimulatorOptions {
     features?: Partial<DeploymentConfig['features']>;
     limits?: Partial<DeploymentConfig['limits']>;
   };
-  venue?: Partial<Omit<VenueOptions, 'seed' | 'clock' | 'rate' | 'demoToken' | 'lifecycle'>>;
+  venue?: Partial<Omit<VenueOptions, 'seed' | 'clock' | 'rate' | 'demoToken' | 'lifecycle' | 'cases'>>;
+  /** The interface's cases the venue shows (cases.ts): DEFAULT_CASES, changed by these; NARROW_CASES for exact tests. */
+  cases?: Partial<InterfaceCases>;
   /** Streams: heartbeat period, book frames (snapshot or delta), portfolio cadence, price feeds, limits. */
   streams?: Partial<Omit<StreamsConfig, 'limits'>> & { limits?: Partial<StreamLimits> };
   /** Market lifecycle on the clock: `true` for the defaults, or a cadence. Off when absent. */

@@ -5,6 +5,7 @@ import { deposit } from './accounts/ledger.ts';
 import { LpIncentives } from './accounts/lp-incentives.ts';
 import { PnlMarks } from './accounts/pnl-marks.ts';
 import { ALL_SCOPES, AccountRegistry, READ_SCOPES, type AccessToken, type Scope } from './accounts/registry.ts';
+import { DEFAULT_CASES, type InterfaceCases } from './cases.ts';
 import { Catalogue } from './catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE_SHAPE, generateCatalogue, type CatalogueShape } from './catalogue/generate.ts';
 import type { Clock } from './clock.ts';
@@ -35,6 +36,8 @@ export interface VenueOptions {
   depthTicks?: number;
   /** Halts, resolutions, redemptions and recurring rolls on the clock; absent: markets keep their generated state. */
   lifecycle?: LifecycleConfig;
+  /** The interface's cases the venue shows (cases.ts); default DEFAULT_CASES. */
+  cases?: InterfaceCases;
 }
 
 export interface Credentials {
@@ -45,6 +48,7 @@ export interface Credentials {
 const MAKER_DEPOSIT = 5_000_000_000_000n;
 const TAKER_DEPOSIT = 100_000_000_000n;
 const DEPTH_DEPOSIT = 50_000_000_000_000n;
+const LATE_FILL_DEPOSIT = 50_000_000_000_000n;
 const DEFAULT_DEPTH_TICKS = 50;
 
 /** The whole simulated venue: catalogue, accounts, matching, incentives, marks and order flow. */
@@ -63,10 +67,15 @@ export class Venue {
   /** Full-scope tokens of the synthetic trader accounts, for tests and tools. */
   readonly traderCredentials: Credentials[] = [];
   readonly startedAtMs: number;
+  readonly cases: InterfaceCases;
+  /** Draws of the REST layer's cases (short pages, repeated cursors). */
+  readonly restRng: Prng;
 
   constructor(readonly options: VenueOptions) {
     const { seed, clock } = options;
     this.startedAtMs = clock.now();
+    this.cases = options.cases ?? DEFAULT_CASES;
+    this.restRng = Prng.forStream(seed, 'rest-cases');
     this.events.setMaxListeners(0);
     const ids = Prng.forStream(seed, 'ids');
     this.catalogue = new Catalogue(generateCatalogue(seed, this.startedAtMs, { ...DEFAULT_CATALOGUE_SHAPE, ...options.catalogue }), this.events);
@@ -78,8 +87,12 @@ export class Venue {
       submissionDelayMs: 0,
       settlementDelayMs: 2_000,
       cancelAllDelayMs: 0,
+      cancelAllSlackMs: this.cases.cancelAllSlackMs,
+      publicFills: this.cases.publicFills,
+      lateFillShare: this.cases.lateFillShare,
+      lateFillDelayMs: this.cases.lateFillDelayMs,
       ...options.exchange,
-    });
+    }, Prng.forStream(seed, 'exchange-cases'));
     this.lp = new LpIncentives(this.catalogue, this.exchange, this.accounts, this.events, this.startedAtMs, options.lpSampleIntervalMs ?? 10_000);
     this.batches = new AccountBatches(this.catalogue, this.exchange.venue, this.activities, this.events, options.batchDelayMs ?? 2_000);
     this.pnl = new PnlMarks(this.accounts, this.catalogue, this.exchange, ids, this.startedAtMs, options.pnlIntervalMs ?? 60_000);
@@ -94,6 +107,12 @@ export class Venue {
     const depthTicks = options.depthTicks ?? DEFAULT_DEPTH_TICKS;
     const depth = depthTicks > 0 ? this.createAccount('depth', DEPTH_DEPOSIT, ALL_SCOPES) : undefined;
     this.traderCredentials.push(...makers, ...takers, ...(depth ? [depth] : []));
+    // The other side of late fills (§3.1): an account that only ever meets orders just before they are cancelled.
+    if (this.cases.lateFillShare > 0) {
+      const late = this.createAccount('late-fills', LATE_FILL_DEPOSIT, ALL_SCOPES);
+      this.exchange.lateFillAccountId = late.account.id;
+      this.traderCredentials.push(late);
+    }
     this.traders = new Traders(
       this.catalogue,
       this.exchange,

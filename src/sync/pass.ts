@@ -1,8 +1,9 @@
 import type { Fetched } from '../api/caller.ts';
 import { InvalidRequestError } from '../api/errors.ts';
+import { CursorLoopError, CursorTrail } from '../api/paging.ts';
 import type { Pagination } from '../api/schemas/common.ts';
 import type { BusRecord, Json } from '../bus/record.ts';
-import type { SyncOrigin } from './records.ts';
+import { syncRecord, type SyncOrigin } from './records.ts';
 import type { JobRun } from './run.ts';
 
 /** One item of a page: the parsed value and its JSON as received. */
@@ -37,6 +38,8 @@ export interface PassSummary {
 export interface PassSpec<Page extends ListPage, Item> {
   /** For logs. */
   name: string;
+  /** The paged read, as `endpointName` writes it: named by a cursor loop. */
+  endpoint: string;
   /** One page at a cursor; the same filters on every call (cursors are bound to them). */
   fetch(cursor: string | undefined, signal: AbortSignal | undefined): Promise<Fetched<Page>>;
   /** The page's items, and the name of their array in the body (for each item's raw JSON). */
@@ -59,6 +62,8 @@ export interface PassSpec<Page extends ListPage, Item> {
 interface PassData extends PassSummary {
   stopBeforeMs?: number;
   untilMs?: number;
+  /** Digests of the cursors this pass was handed (CursorTrail), so a resumed pass still refuses a repeat. */
+  cursors?: string[];
 }
 
 /**
@@ -66,7 +71,9 @@ interface PassData extends PassSummary {
  * `stopBeforeMs`, committing every page: records to the bus first, then the cursor of the next
  * page. Interrupted anywhere, the next run starts at the first page not committed: a page can be
  * read twice, never skipped. A saved cursor the venue no longer accepts starts the pass again
- * from the first page, for the same reason.
+ * from the first page, for the same reason. A cursor the venue hands out a second time in one
+ * pass (it would be paged forever) ends the pass with a `cursor_loop` data-quality record and
+ * throws CursorLoopError: the job's state stays where it was, and its next run starts afresh.
  */
 export async function runPass<Page extends ListPage, Item>(run: JobRun, spec: PassSpec<Page, Item>): Promise<PassSummary> {
   let pass = run.passOrNew(passData({ stopBeforeMs: spec.stopBeforeMs, untilMs: spec.untilMs }));
@@ -79,7 +86,7 @@ export async function runPass<Page extends ListPage, Item>(run: JobRun, spec: Pa
     } catch (error) {
       if (!(error instanceof InvalidRequestError) || pass.cursor === undefined) throw error;
       log.warn({ job: run.job, list: spec.name, code: error.code, page: pass.page }, 'saved cursor refused; starting the pass again from the first page');
-      pass = run.newPass(pass.data);
+      pass = run.newPass(passData({ ...data, cursors: undefined }));
       continue;
     }
     const items = pageItems(page, spec.items(page.value), spec.key);
@@ -89,17 +96,33 @@ export async function runPass<Page extends ListPage, Item>(run: JobRun, spec: Pa
     const inScope = reached.filter((_, i) => data.untilMs === undefined || (times[i] ?? 0) <= (data.untilMs as number));
     const outcome = await spec.handle(inScope, page, run.origin(pass));
     const summary = summarise(data, times.slice(0, reached.length), outcome.openTimesMs ?? []);
-    const next = page.value.pagination?.next_cursor;
-    if (olderAt >= 0 || next === undefined || next === '') {
+    const trail = new CursorTrail(spec.endpoint, data.cursors);
+    let next: string | undefined;
+    try {
+      next = olderAt >= 0 ? undefined : trail.follow(page.value.pagination);
+    } catch (error) {
+      if (!(error instanceof CursorLoopError)) throw error;
+      log.warn({ job: run.job, list: spec.name, endpoint: error.endpoint, page: pass.page }, 'cursor handed out twice; the pass ends here and the next run starts afresh');
+      await run.commit([...outcome.records, cursorLoopRecord(run, error, pass.page)], { pass: undefined, state: outcome.state });
+      outcome.afterCommit?.();
+      throw error;
+    }
+    if (next === undefined) {
       await run.commit(outcome.records, { pass: undefined, state: spec.finish(summary, outcome.state) });
       outcome.afterCommit?.();
       return summary;
     }
-    pass = { ...pass, cursor: next, page: pass.page + 1, data: passData({ ...data, ...summary }) };
+    pass = { ...pass, cursor: next, page: pass.page + 1, data: passData({ ...data, ...summary, cursors: trail.saved() }) };
     await run.commit(outcome.records, { pass, state: outcome.state });
     outcome.afterCommit?.();
     pass = run.checkpoint.pass ?? pass;
   }
+}
+
+/** The `data_quality` record of a cursor loop: where (endpoint, job, page) and which cursor. */
+function cursorLoopRecord(run: JobRun, error: CursorLoopError, page: number): BusRecord {
+  const finding = { problem: 'cursor_loop', detail: `${error.message} (job ${run.job}, page ${page} of the pass)`, stream: 'sync', endpoint: error.endpoint, cursor: error.cursor };
+  return syncRecord('data_quality', run.scope === '' ? 'sync' : run.scope, finding, undefined, undefined, run.origin(undefined));
 }
 
 function summarise(data: PassData, times: ReadonlyArray<number | undefined>, open: readonly number[]): PassSummary {
@@ -111,15 +134,17 @@ function summarise(data: PassData, times: ReadonlyArray<number | undefined>, ope
 }
 
 function passData(data: PassData): Json {
-  const out: Record<string, number> = {};
+  const out: Record<string, number | string[]> = {};
   for (const [key, value] of Object.entries(data)) if (typeof value === 'number') out[key] = value;
+  if (data.cursors && data.cursors.length > 0) out.cursors = data.cursors;
   return out;
 }
 
 function readPassData(data: Json | undefined): PassData {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return {};
   const number = (value: Json | undefined): number | undefined => (typeof value === 'number' ? value : undefined);
-  return { stopBeforeMs: number(data.stopBeforeMs), untilMs: number(data.untilMs), newestMs: number(data.newestMs), oldestOpenMs: number(data.oldestOpenMs) };
+  const cursors = Array.isArray(data.cursors) ? data.cursors.filter((c): c is string => typeof c === 'string') : undefined;
+  return { stopBeforeMs: number(data.stopBeforeMs), untilMs: number(data.untilMs), newestMs: number(data.newestMs), oldestOpenMs: number(data.oldestOpenMs), cursors };
 }
 
 /** A page's items with their own JSON as received (the body's array `key`). */

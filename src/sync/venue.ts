@@ -5,6 +5,7 @@ import { VenueClient } from '../api/client.ts';
 import { systemClock, type Clock } from '../api/clock.ts';
 import { ENDPOINTS } from '../api/endpoints.ts';
 import { HttpTransport } from '../api/http.ts';
+import { bodyWithCursor } from '../api/paging.ts';
 import { checkPageSize, PAGE_SIZE } from '../api/params.ts';
 import { RateLimiter } from '../api/rate-limit/limiter.ts';
 import type { BucketShape } from '../api/rate-limit/token-bucket.ts';
@@ -41,12 +42,12 @@ export class PageReader {
 
   /** POST /trade/v1/orders/list (cost 1). */
   orders(body: Readonly<Record<string, unknown>>, cursor: string | undefined, signal?: AbortSignal): Promise<Fetched<OrdersPage>> {
-    return this.caller.call({ endpoint: ENDPOINTS.ordersList, body: withCursor(body, cursor), schema: OrdersPageSchema, signal });
+    return this.caller.call({ endpoint: ENDPOINTS.ordersList, body: bodyWithCursor(body, cursor), schema: OrdersPageSchema, signal });
   }
 
   /** POST /trade/v1/portfolio/open-orders/list (cost 5). */
   openOrders(body: Readonly<Record<string, unknown>>, cursor: string | undefined, signal?: AbortSignal): Promise<Fetched<OrdersPage>> {
-    return this.caller.call({ endpoint: ENDPOINTS.openOrders, body: withCursor(body, cursor), schema: OrdersPageSchema, signal });
+    return this.caller.call({ endpoint: ENDPOINTS.openOrders, body: bodyWithCursor(body, cursor), schema: OrdersPageSchema, signal });
   }
 
   /** GET /trade/v1/portfolio/trades (cost 5). */
@@ -59,10 +60,6 @@ export class PageReader {
     checkPageSize('activities', limit, PAGE_SIZE.activities);
     return this.caller.call({ endpoint: ENDPOINTS.activities, query: { limit, cursor }, schema: ActivitiesPageSchema, signal });
   }
-}
-
-function withCursor(body: Readonly<Record<string, unknown>>, cursor: string | undefined): Readonly<Record<string, unknown>> {
-  return cursor === undefined ? body : { ...body, cursor };
 }
 
 /**

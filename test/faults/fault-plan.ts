@@ -48,6 +48,8 @@ export function tour(r: Prng): FaultSpec[] {
     { kind: 'drop_connection', endpoint: 'portfolio' },
     { kind: 'dependency_outcome_unknown', duration_ms: r.int(5, 10) * 1000, fraction: 0.5 },
     { kind: 'silence', endpoint: 'market', duration_ms: r.int(3, 10) * 1000 },
+    // Every paged read (catalogue, orders, trades, activities) meets a cursor handed out twice.
+    { kind: 'repeat_cursor', duration_ms: r.int(5, 15) * 1000, fraction: 0.5 },
   ];
 }
 

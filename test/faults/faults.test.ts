@@ -28,6 +28,9 @@ describe.concurrent('the pipeline under combined faults, against the ground trut
     expect(figures.verdict.books.compared).toBeGreaterThanOrEqual(200);
     expect(figures.verdict.fills.expected).toBeGreaterThan(0);
     expect(figures.verdict.gaps.caused).toBeGreaterThan(5);
+    // The interface's cases met on the way: trades of several fills, orders judged against activities.
+    expect(figures.verdict.trades.multiFillTrades).toBeGreaterThan(0);
+    expect(figures.verdict.activities.ordersJudged).toBeGreaterThan(0);
   }, 600_000);
 
   it('Kafka/Temporal mode: the same, through SIGKILLs of capture, loader and worker and restarts of Kafka and Temporal', async () => {
@@ -39,5 +42,7 @@ describe.concurrent('the pipeline under combined faults, against the ground trut
     expect(figures.verdict.trades.storedOnce).toBeGreaterThan(500);
     expect(figures.verdict.books.compared).toBeGreaterThanOrEqual(200);
     expect(figures.verdict.fills.expected).toBeGreaterThan(0);
+    expect(figures.verdict.trades.multiFillTrades).toBeGreaterThan(0);
+    expect(figures.verdict.activities.ordersJudged).toBeGreaterThan(0);
   }, 600_000);
 });

@@ -190,8 +190,9 @@ export function describeFigures(f: Figures): string {
   const lines = [
     `== fault suite, ${f.mode} mode, ${f.minutes} min ==`,
     `faults injected: ${Object.entries(f.faults).map(([k, n]) => `${k} ${n}`).join(', ')}`,
-    `trades: expected ${v.trades.expected}, stored once ${v.trades.storedOnce}, inside recorded gaps ${v.trades.inGaps}, duplicated ${v.trades.duplicated}, missing outside gaps ${v.trades.missing}`,
-    `fills (demo account): expected ${v.fills.expected}, stored ${v.fills.stored}, duplicated ${v.fills.duplicated}, missing ${v.fills.missing}`,
+    `public fills (trades): expected ${v.trades.expected} (${v.trades.multiFillTrades} trades of several fills), stored once ${v.trades.storedOnce}, inside recorded gaps ${v.trades.inGaps}, duplicated ${v.trades.duplicated}, missing outside gaps ${v.trades.missing}, of which fills lost from a stored trade ${v.trades.fillsLost}`,
+    `fills (demo account): expected ${v.fills.expected} (${v.activities.lateFills} reported late), stored ${v.fills.stored}, duplicated ${v.fills.duplicated}, missing ${v.fills.missing}`,
+    `orders against activities (demo account): judged ${v.activities.ordersJudged}, disagreeing ${v.activities.disagreeing}`,
     `rows stored twice: ${Object.values(v.duplicateRows).reduce((a, b) => a + b, 0)} over ${Object.keys(v.duplicateRows).length} tables`,
     `gaps recorded: ${Object.entries(v.gaps.recorded).map(([k, n]) => `${k} ${n}`).join(', ')}`,
     `gaps caused: ${v.gaps.caused}, of which unrecorded ${v.gaps.causedUnrecorded}`,
@@ -201,7 +202,7 @@ export function describeFigures(f: Figures): string {
     `peak RSS MiB: ${Object.entries(f.peakRssMiB).map(([k, n]) => `${k} ${n}`).join(', ')}`,
     `crashes: ${f.crashes.length}; exit codes at the clean stop: ${JSON.stringify(f.exitCodes)}`,
   ];
-  const examples = [...v.trades.missingExamples, ...v.fills.missingExamples, ...v.books.examples, ...v.gaps.unrecordedExamples, ...f.crashes.map((c) => c.slice(0, 600))];
+  const examples = [...v.trades.missingExamples, ...v.fills.missingExamples, ...v.activities.examples, ...v.books.examples, ...v.gaps.unrecordedExamples, ...f.crashes.map((c) => c.slice(0, 600))];
   if (examples.length > 0) lines.push('examples:', ...examples.map((e) => `  ${e}`));
   return lines.join('\n');
 }
@@ -212,8 +213,10 @@ export function mustBeZero(f: Figures): Record<string, number> {
   return {
     trades_duplicated: v.trades.duplicated,
     trades_missing_outside_gaps: v.trades.missing,
+    public_fills_lost: v.trades.fillsLost,
     fills_duplicated: v.fills.duplicated,
     fills_missing: v.fills.missing,
+    orders_disagreeing_with_activities: v.activities.disagreeing,
     rows_stored_twice: Object.values(v.duplicateRows).reduce((a, b) => a + b, 0),
     gaps_caused_unrecorded: v.gaps.causedUnrecorded,
     books_mismatched: v.books.mismatched,

@@ -5,6 +5,7 @@
  *
  *   node --import tsx test/faults/verify.ts '<VerifyInput as JSON>'
  */
+import { tradeKey } from '../../src/api/trade-key.ts';
 import { createTopicCatalogue } from '../../src/bus/topics.ts';
 import { partitionFor } from '../../src/bus/partitioner.ts';
 import { replayBook, type ChangeRow, type SnapshotRow } from '../../src/capture/book-replay.ts';
@@ -33,13 +34,24 @@ export interface VerifyInput {
 }
 
 export interface Verdict {
-  trades: { expected: number; storedOnce: number; inGaps: number; missing: number; duplicated: number; missingExamples: string[] };
+  /**
+   * Public fills (§6.2) by natural key (trade id, fill id). `fillsLost`: fills missing outside gaps
+   * whose trade has another fill stored — a trade kept as its first fill only. `multiFillTrades`:
+   * trades of the window that came as several fills.
+   */
+  trades: { expected: number; storedOnce: number; inGaps: number; missing: number; duplicated: number; fillsLost: number; multiFillTrades: number; missingExamples: string[] };
   fills: { expected: number; stored: number; missing: number; duplicated: number; missingExamples: string[] };
   duplicateRows: Record<string, number>;
   books: { compared: number; mismatched: number; examples: string[] };
   gaps: { recorded: Record<string, number>; caused: number; causedUnrecorded: number; unrecordedExamples: string[] };
   deadLetters: { count: number; byReason: Record<string, number> };
   dataQuality: number;
+  /**
+   * The account's orders as `orders` holds them against `activities` (§3.1: a late fill after
+   * CANCELLED must reach both): orders whose latest state both tables first showed before the calm,
+   * and how many of them disagree (status, or shares matched against shares filled).
+   */
+  activities: { ordersJudged: number; disagreeing: number; lateFills: number; examples: string[] };
 }
 
 interface GapRow {
@@ -94,21 +106,29 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
     return ['', channel].some((ch) => subjects.some((subject) => within(`market|${ch}|${subject}`, atUs)));
   };
 
-  // Trades: every public trade of the window stored once, or inside a gap of its scope.
+  // Trades: every public fill of the window stored once (by trade and fill id), or inside a gap of its scope.
   const stored = new Map<string, number>();
-  for (const r of await rows<{ trade_id: string; n: string }>(runner, 'SELECT trade_id, count() AS n FROM trades GROUP BY trade_id')) stored.set(r.trade_id, Number(r.n));
-  const trades: Verdict['trades'] = { expected: 0, storedOnce: 0, inGaps: 0, missing: 0, duplicated: [...stored.values()].filter((n) => n > 1).length, missingExamples: [] };
+  const tradesStored = new Set<string>();
+  for (const r of await rows<{ trade_id: string; fill_id: string; n: string }>(runner, 'SELECT trade_id, fill_id, count() AS n FROM trades GROUP BY trade_id, fill_id')) {
+    stored.set(tradeKey(r) ?? '', Number(r.n));
+    tradesStored.add(r.trade_id);
+  }
+  const trades: Verdict['trades'] = { expected: 0, storedOnce: 0, inGaps: 0, missing: 0, duplicated: [...stored.values()].filter((n) => n > 1).length, fillsLost: 0, multiFillTrades: 0, missingExamples: [] };
+  const fillsOfTrade = new Map<string, number>();
   for (const t of gt.trades) {
     if (t.atMs < input.fromMs || t.atMs > input.toMs) continue;
     trades.expected += 1;
-    const n = stored.get(t.trade_id) ?? 0;
+    fillsOfTrade.set(t.trade_id, (fillsOfTrade.get(t.trade_id) ?? 0) + 1);
+    const n = stored.get(tradeKey(t) ?? '') ?? 0;
     if (n >= 1) trades.storedOnce += n === 1 ? 1 : 0;
     else if (inGap('trades', 'trade', t.condition_id, t.token_id, BigInt(t.atMs) * 1000n)) trades.inGaps += 1;
     else {
       trades.missing += 1;
-      if (trades.missingExamples.length < 5) trades.missingExamples.push(`${t.trade_id} at ${new Date(t.atMs).toISOString()} on ${t.condition_id}`);
+      if (tradesStored.has(t.trade_id)) trades.fillsLost += 1;
+      if (trades.missingExamples.length < 5) trades.missingExamples.push(`${t.trade_id}${t.fill_id ? `/${t.fill_id}` : ''} at ${new Date(t.atMs).toISOString()} on ${t.condition_id}`);
     }
   }
+  trades.multiFillTrades = [...fillsOfTrade.values()].filter((n) => n > 1).length;
 
   // Fills of the demo account: the sync jobs page the account to completeness (no gap is allowed).
   const demo = gt.accounting.at(-1)?.accounts.find((a) => a.label === 'demo')?.account_id;
@@ -142,6 +162,8 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
   const byReason: Record<string, number> = {};
   for (const r of await rows<{ error_code: string; n: string }>(runner, 'SELECT error_code, count() AS n FROM dead_letters GROUP BY error_code')) byReason[r.error_code] = Number(r.n);
   const [dq] = await rows<{ n: string }>(runner, 'SELECT toString(count()) AS n FROM data_quality');
+  const activities = await ordersAgainstActivities(runner, input.fillsToMs);
+  activities.lateFills = lateFillsOf(gt.fills, demo);
   return {
     trades,
     fills,
@@ -150,7 +172,56 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
     gaps: { recorded, caused: input.caused.length, causedUnrecorded: unrecorded.length, unrecordedExamples: unrecorded.slice(0, 5).map((c) => `${c.name} at ${new Date(c.startMs).toISOString()}`) },
     deadLetters: { count: Object.values(byReason).reduce((a, b) => a + b, 0), byReason },
     dataQuality: Number(dq?.n ?? 0),
+    activities,
   };
+}
+
+/** One table's history of an order: observation times with the (status, shares) seen. */
+type States = Array<{ atMs: number; state: string }>;
+
+/**
+ * Each order's latest state in `orders` against its ORDER activity's in `activities` (both from
+ * their observation histories). An order is judged when both tables first showed their latest state
+ * before `beforeMs` (the calm: every job has read it again since); it disagrees when the two differ.
+ */
+async function ordersAgainstActivities(runner: QueryRunner, beforeMs: number): Promise<Verdict['activities']> {
+  const history = async (sql: string): Promise<Map<string, States>> => {
+    const out = new Map<string, States>();
+    for (const r of await rows<{ id: string; at_ms: string; state: string }>(runner, sql)) {
+      (out.get(r.id) ?? out.set(r.id, []).get(r.id)!).push({ atMs: Number(r.at_ms), state: r.state });
+    }
+    return out;
+  };
+  const orders = await history(
+    "SELECT order_id AS id, toString(toUnixTimestamp64Milli(observed_at)) AS at_ms, concat(status, ' ', toString(size_matched_micro)) AS state FROM orders ORDER BY observed_at",
+  );
+  const activities = await history(
+    "SELECT order_id AS id, toString(toUnixTimestamp64Milli(observed_at)) AS at_ms, concat(status, ' ', toString(filled_shares_micro)) AS state FROM activity_observations WHERE order_id != '' ORDER BY observed_at",
+  );
+  /** The latest state, and when it was first seen (its run of observations at the end). */
+  const latest = (states: States | undefined): { state: string; sinceMs: number } | undefined => {
+    const last = states?.at(-1);
+    if (!states || !last) return undefined;
+    let sinceMs = last.atMs;
+    for (let i = states.length - 1; i >= 0 && states[i]!.state === last.state; i--) sinceMs = states[i]!.atMs;
+    return { state: last.state, sinceMs };
+  };
+  const result: Verdict['activities'] = { ordersJudged: 0, disagreeing: 0, lateFills: 0, examples: [] };
+  for (const id of new Set([...orders.keys(), ...activities.keys()])) {
+    const o = latest(orders.get(id));
+    const a = latest(activities.get(id));
+    if (Math.max(o?.sinceMs ?? 0, a?.sinceMs ?? 0) >= beforeMs) continue;
+    result.ordersJudged += 1;
+    if (o?.state === a?.state) continue;
+    result.disagreeing += 1;
+    if (result.examples.length < 5) result.examples.push(`order ${id}: orders ${o?.state ?? 'absent'}, activities ${a?.state ?? 'absent'}`);
+  }
+  return result;
+}
+
+/** Fills of the account reported after their execution (late fills, §3.1): executed well before they were published. */
+function lateFillsOf(fills: ReturnType<typeof readGroundTruth>['fills'], accountId: string | undefined): number {
+  return fills.filter((f) => f.account_id === accountId && Date.parse(f.executed_at) < f.atMs - 100).length;
 }
 
 /**

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TRADE_KEY_SQL } from '../../src/api/trade-key.ts';
 import { KAFKA_BROKERS, TEMPORAL_ADDRESS, requireService } from './services.ts';
 
 /**
@@ -58,7 +59,8 @@ const counts = (dataDir: string) => sql(dataDir, `SELECT ${TABLES.map((t) => `(S
 const allFilled = (row: Record<string, string>) => TABLES.every((t) => Number(row[t]) > 0);
 /** The seeded catalogue, less recurring cycles (which depend on the start minute). */
 const CATALOGUE = "SELECT event_id, slug, event_type FROM events_latest WHERE event_type != 'RECURRING_PROPOSITION' ORDER BY event_id";
-const DUPLICATE_TRADES = 'SELECT count() - uniqExact(trade_id) AS duplicates FROM trades';
+/** Public fills stored twice, by their natural key (a trade of several fills is several rows). */
+const DUPLICATE_TRADES = `SELECT count() - uniqExact${TRADE_KEY_SQL} AS duplicates FROM trades`;
 
 let simUrl = '';
 let demoToken = '';

@@ -86,8 +86,10 @@ export const MarketDisplaySchema = z.looseObject({
 });
 export type MarketDisplay = z.infer<typeof MarketDisplaySchema>;
 
+/** The values §2.9/§3.2 show; any other string is kept (open enum): a market's state is not a sign of whether it trades. */
 export const MARKET_STATES = ['DRAFT', 'PROVISIONED'] as const;
-export const RESOLUTION_STATUSES = ['ACTIVE', 'PROPOSED', 'DISPUTED', 'RESOLVED', 'VOID'] as const;
+/** As §3.2 writes them (`proposed` in lower case); any other string, or case, is kept as sent. */
+export const RESOLUTION_STATUSES = ['ACTIVE', 'proposed', 'DISPUTED', 'RESOLVED', 'VOID'] as const;
 
 /** Market (§2.9). `liquidity` is a string here (a number in `display`); `_micro` fields are bigints. */
 export const MarketSchema = z.looseObject({

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { DEFAULT_LIFECYCLE, DEFAULT_RATE, DEFAULT_SEED, DEFAULT_STREAMS, startSimulator, type LifecycleConfig } from '../../simulator/index.ts';
+import { DEFAULT_LIFECYCLE, DEFAULT_RATE, DEFAULT_SEED, DEFAULT_STREAMS, NARROW_CASES, WIDE_CASES, startSimulator, type LifecycleConfig } from '../../simulator/index.ts';
 import { FAULT_PROFILES, type FaultProfileName } from '../../simulator/faults/profile.ts';
 
 const DEFAULT_PORT = 8790;
@@ -37,6 +37,7 @@ interface SimulateOptions {
   endEventEveryS: number;
   resolutionDelayS: number;
   recurringCadenceS?: number;
+  cases: 'wide' | 'narrow';
 }
 
 const seconds = (ms: number): number => ms / 1000;
@@ -60,6 +61,7 @@ export function registerSimulate(program: Command): void {
     .option('--halt-every-s <n>', 'mean seconds between two market halts (0: none)', integer('halt-every-s', 0), seconds(DEFAULT_LIFECYCLE.haltEveryMs))
     .option('--end-event-every-s <n>', 'mean seconds between two events ending and going to resolution (0: none)', integer('end-event-every-s', 0), seconds(DEFAULT_LIFECYCLE.endEventEveryMs))
     .option('--resolution-delay-s <n>', 'seconds from the end of trading to a proposal, and from a proposal to the resolution', integer('resolution-delay-s', 0), seconds(DEFAULT_LIFECYCLE.challengeMs))
+    .option('--cases <wide|narrow>', 'wide: every case the interface allows (public fills of several makers, DRAFT live markets, late fills, short pages, repeated cursors, …); narrow: one reading of each', choice('cases', ['wide', 'narrow'] as const), 'wide')
     .option('--recurring-cadence-s <n>', 'cycle length of every recurring event (default: their own, 15 min to 1 day)', integer('recurring-cadence-s', 1))
     .action(async (opts: SimulateOptions) => {
       const lifecycle: Partial<LifecycleConfig> | false = opts.lifecycle && {
@@ -80,6 +82,7 @@ export function registerSimulate(program: Command): void {
         faults: opts.faults,
         controlPort: opts.controlPort,
         groundTruth: opts.groundTruth === undefined ? undefined : { dir: opts.groundTruth },
+        cases: opts.cases === 'narrow' ? NARROW_CASES : WIDE_CASES,
       });
       process.stdout.write(`simulator listening on ${sim.url}\n`);
       process.stdout.write(`demo token (orders:read portfolio:read): ${sim.demoToken}\n`);

@@ -104,7 +104,7 @@ export function buildMarket(rng: Prng, spec: MarketSpec): SimMarket {
     threeWayRole: spec.threeWayRole,
     gameNumber: spec.gameNumber,
     lpIncentive,
-    volumeMicro: BigInt(rng.int(0, 5_000_000)) * 1_000_000n,
+    volumeMicro: historicalVolume(spec.state, BigInt(rng.int(0, 5_000_000)) * 1_000_000n),
     closeMs: spec.closeMs,
     openMs: spec.openMs,
     initialPriceMicro,
@@ -114,4 +114,9 @@ export function buildMarket(rng: Prng, spec: MarketSpec): SimMarket {
     playerName: spec.playerName,
     statType: spec.statType,
   };
+}
+
+/** Volume traded before the simulator started; a market that has not opened yet has none (the draw is made all the same, so ids stay as they were). */
+function historicalVolume(state: MarketState, drawn: bigint): bigint {
+  return state === 'DRAFT' || state === 'PROVISIONED' ? 0n : drawn;
 }

@@ -13,7 +13,7 @@ import { TakerAllowance } from './allowance.ts';
 import { MarketBook, toOutcomePrice } from './book.ts';
 import type { FeeSchedule } from './fees.ts';
 import type { OrderLimits, PlaceRequest } from './place-request.ts';
-import { settleMatch, type Match } from './settle.ts';
+import { settleMatch, type Match, type SettleContext } from './settle.ts';
 import { isTerminal, remainingShares, type SimFill, type SimOrder } from './types.ts';
 import { reservationFor, validatePlacement } from './validate.ts';
 import { VenueLedger } from './venue-ledger.ts';
@@ -26,8 +26,23 @@ export interface ExchangeConfig {
   submissionDelayMs: number;
   /** Time between a match (fill MATCHED) and its on-chain confirmation (CONFIRMED). */
   settlementDelayMs: number;
-  /** Time a cancel-all takes to reach the book; `as_of` is the request time plus this. */
+  /** Time a cancel-all takes to reach the book; `as_of` is the request time plus this (and the slack). */
   cancelAllDelayMs: number;
+  /** InterfaceCases.cancelAllSlackMs: `as_of` lies up to this much later than the cutoff. */
+  cancelAllSlackMs: number;
+  /** InterfaceCases.publicFills: one trade id for everything one taker order meets. */
+  publicFills: boolean;
+  /** InterfaceCases.lateFillShare and lateFillDelayMs. */
+  lateFillShare: number;
+  lateFillDelayMs: [number, number];
+}
+
+/** A late fill not reported yet (ids only: plain data). */
+interface LateReport {
+  dueAtMs: number;
+  orderId: string;
+  takerOrderId: string;
+  tradeId: string;
 }
 
 interface CancelAllJob {
@@ -52,8 +67,11 @@ export class Exchange {
   #unconfirmed: SimFill[] = [];
   readonly #lastTrade0 = new Map<string, bigint>();
   readonly #recentVolume = new Map<string, Array<{ atMs: number; notionalMicro: bigint }>>();
+  #lateReports: LateReport[] = [];
   #orderSeq = 0;
   #fillSeq = 0;
+  /** The account on the other side of late fills (§3.1); none: no late fills. */
+  lateFillAccountId: string | undefined;
 
   constructor(
     private readonly catalogue: Catalogue,
@@ -63,6 +81,8 @@ export class Exchange {
     private readonly clock: Clock,
     private readonly ids: Prng,
     readonly config: ExchangeConfig,
+    /** Draws of the interface cases (late fills, cancel-all slack). */
+    private readonly draws: Prng,
   ) {}
 
   book(market: SimMarket): MarketBook {
@@ -136,12 +156,16 @@ export class Exchange {
     return order;
   }
 
-  /** Queues a cancel-all; returns `as_of`, an upper bound of the cutoff (§4.1). */
+  /**
+   * Queues a cancel-all of the orders created up to now; returns `as_of`, a conservative upper bound
+   * of that cutoff (§4.1), not the cutoff itself: the delay, plus a drawn slack when the case is on.
+   */
   cancelAll(accountId: string): number {
     const now = this.clock.now();
     this.#cancelAllJobs.push({ accountId, requestedAtMs: now, dueAtMs: now + this.config.cancelAllDelayMs });
     this.onWorkQueued?.();
-    return now + this.config.cancelAllDelayMs;
+    const slack = this.config.cancelAllSlackMs > 0 ? this.draws.int(1, this.config.cancelAllSlackMs) : 0;
+    return now + this.config.cancelAllDelayMs + slack;
   }
 
   /** Runs everything that is due: submissions, cancel-alls, GTD expiry, settlement confirmations. */
@@ -154,6 +178,7 @@ export class Exchange {
     for (const job of jobs) this.#runCancelAll(job);
     for (const order of due) if (order.status === 'PENDING') this.#submit(order);
     this.#expireGtd(now);
+    this.#reportLateFills(now);
     this.#confirmSettled(now);
   }
 
@@ -173,7 +198,7 @@ export class Exchange {
   }
 
   pendingCount(): number {
-    return this.#pending.length + this.#cancelAllJobs.length;
+    return this.#pending.length + this.#cancelAllJobs.length + this.#lateReports.length;
   }
 
   /** Mark price of an outcome: resolution price, else book midpoint, else last trade, else the opening fair price. */
@@ -250,6 +275,8 @@ export class Exchange {
     const allowance = new TakerAllowance(taker, this.config.fees, this.#lot(market));
     const limit = limitTick(book, taker);
     const side = oppositeSide(taker);
+    // Public fills (§6.2): everything this taker order meets is one trade, a fill per maker.
+    const tradeId = this.config.publicFills ? this.ids.uuid() : undefined;
     let changed = false;
     for (;;) {
       const level = book.bestLevel(side);
@@ -268,14 +295,7 @@ export class Exchange {
       const makerLeft = remainingShares(maker);
       const shares = wanted < makerLeft ? wanted : makerLeft;
       const makerAccount = this.#account(maker.accountId);
-      const match = settleMatch(
-        { fees: this.config.fees, ids: this.ids, venue: this.venue, nextFillSeq: () => ++this.#fillSeq },
-        { order: taker, account },
-        { order: maker, account: makerAccount },
-        shares,
-        price0,
-        this.clock.now(),
-      );
+      const match = settleMatch(this.#settleContext(), { order: taker, account }, { order: maker, account: makerAccount }, shares, price0, this.clock.now(), tradeId);
       allowance.take(takerPrice, shares);
       book.reduce(maker, shares);
       if (remainingShares(maker) === 0n) {
@@ -284,31 +304,43 @@ export class Exchange {
         this.#gtd.delete(maker);
       }
       this.#reserveRemaining(maker, makerAccount);
-      this.#afterMatch(match, market, taker, maker, price0);
+      this.#recordMatch(match, market, price0);
+      this.#publishMatch(match.takerFill, match.makerFill, taker, maker, match.takerFill.executedAtMs);
       changed = true;
     }
     return changed;
   }
 
-  #afterMatch(match: Match, market: SimMarket, taker: SimOrder, maker: SimOrder, price0: bigint): void {
-    const now = match.takerFill.executedAtMs;
+  #settleContext(): SettleContext {
+    return { fees: this.config.fees, ids: this.ids, venue: this.venue, nextFillSeq: () => ++this.#fillSeq };
+  }
+
+  /** The venue's own state after a match: volume, last price, settlement to come. */
+  #recordMatch(match: Match, market: SimMarket, price0: bigint): void {
+    const at = match.takerFill.executedAtMs;
     market.volumeMicro += match.notionalMicro;
     const recent = this.#recentVolume.get(market.conditionId) ?? [];
-    recent.push({ atMs: now, notionalMicro: match.notionalMicro });
+    recent.push({ atMs: at, notionalMicro: match.notionalMicro });
     this.#recentVolume.set(market.conditionId, recent);
     this.#lastTrade0.set(market.conditionId, price0);
     this.#unconfirmed.push(match.takerFill, match.makerFill);
+  }
+
+  /** What the world hears of a match, at `atMs`: the public fill, and each side's account fill. */
+  #publishMatch(takerFill: SimFill, makerFill: SimFill, taker: SimOrder, maker: SimOrder, atMs: number): void {
     this.events.emit('trade', {
-      tradeId: match.tradeId,
-      conditionId: market.conditionId,
+      tradeId: takerFill.tradeId,
+      fillId: this.config.publicFills ? takerFill.fillId : undefined,
+      conditionId: takerFill.conditionId,
       tokenId: taker.tokenId,
       side: taker.side,
-      priceMicro: match.takerFill.priceMicro,
-      sharesMicro: match.takerFill.sharesMicro,
-      atMs: now,
+      priceMicro: takerFill.priceMicro,
+      sharesMicro: takerFill.sharesMicro,
+      executedAtMs: takerFill.executedAtMs,
+      atMs,
     });
-    this.events.emit('account', { kind: 'fill', accountId: taker.accountId, order: taker, fill: match.takerFill, atMs: now });
-    this.events.emit('account', { kind: 'fill', accountId: maker.accountId, order: maker, fill: match.makerFill, atMs: now });
+    this.events.emit('account', { kind: 'fill', accountId: taker.accountId, order: taker, fill: takerFill, atMs });
+    this.events.emit('account', { kind: 'fill', accountId: maker.accountId, order: maker, fill: makerFill, atMs });
   }
 
   #failAfterAcceptance(order: SimOrder, account: Account, status: 'REJECTED' | 'FAILED', code: ProblemCode): void {
@@ -321,8 +353,11 @@ export class Exchange {
     this.events.emit('account', { kind: 'order_rejected', accountId: account.id, order, atMs: order.updatedAtMs });
   }
 
-  /** PENDING: cancelled silently. Resting: off the book with an `order_cancelled` frame. */
-  #cancelOpen(order: SimOrder, reason: CancelReason): void {
+  /**
+   * PENDING: cancelled silently. Resting: off the book with an `order_cancelled` frame — or, for a
+   * cancel-all or an expiry (`mayFillLate`), now and then filled just before (a late fill, §3.1).
+   */
+  #cancelOpen(order: SimOrder, reason: CancelReason, mayFillLate = false): void {
     if (order.status === 'PENDING') {
       order.status = 'CANCELLED';
       order.updatedAtMs = this.clock.now();
@@ -332,8 +367,102 @@ export class Exchange {
     }
     if (order.status !== 'LIVE') return;
     const ref = this.catalogue.token(order.tokenId);
-    this.#cancelResting(order, reason);
+    if (mayFillLate && ref && this.#drawsLateFill(order)) this.#fillLate(order, reason, ref.market);
+    else this.#cancelResting(order, reason);
     if (ref) this.#bookChanged(ref.market, this.book(ref.market));
+  }
+
+  #drawsLateFill(order: SimOrder): boolean {
+    const share = this.config.lateFillShare;
+    return share > 0 && this.lateFillAccountId !== undefined && order.type === 'LIMIT' && order.priceMicro !== undefined && remainingShares(order) > 0n && this.draws.chance(share);
+  }
+
+  /**
+   * §3.1 "CANCELLED | late fill | order filled just before cancel-all reached it | MATCHED": the
+   * order's remainder is matched now against the late-fill account (a BUY of the other outcome
+   * for a BUY, a BUY of the same outcome for a SELL) and leaves the book; the venue reports it
+   * CANCELLED (with `order_cancelled`) until the fill is reported a moment later, when it turns
+   * MATCHED, the fill is listed with its earlier `executed_at`, and the public fill and account
+   * fills are sent. Money moves at the match: the accounting holds at every instant.
+   */
+  #fillLate(order: SimOrder, reason: CancelReason, market: SimMarket): void {
+    const account = this.#account(order.accountId);
+    const late = this.#account(this.lateFillAccountId as string);
+    const now = this.clock.now();
+    const shares = remainingShares(order);
+    const before = { status: 'CANCELLED' as const, sizeMatchedMicro: order.sizeMatchedMicro, notionalMatchedMicro: order.notionalMatchedMicro, feesMicro: order.feesMicro };
+    this.book(market).remove(order);
+    const price = order.priceMicro as bigint;
+    const otherIndex = order.side === 'BUY' ? (order.outcomeIndex === 0 ? 1 : 0) : order.outcomeIndex;
+    const taker = this.#lateTakerOrder(late, market, otherIndex, order.side === 'BUY' ? 1_000_000n - price : price, shares, now);
+    const price0 = order.outcomeIndex === 0 ? price : 1_000_000n - price;
+    const match = settleMatch(this.#settleContext(), { order: taker, account: late }, { order, account }, shares, price0, now);
+    order.status = 'MATCHED';
+    taker.status = 'MATCHED';
+    this.#gtd.delete(order);
+    this.#reserveRemaining(order, account);
+    this.#reserveRemaining(taker, late);
+    const [lo, hi] = this.config.lateFillDelayMs;
+    const untilMs = now + this.draws.int(lo, Math.max(lo, hi));
+    order.reported = { ...before, untilMs };
+    match.takerFill.reportedFromMs = untilMs;
+    match.makerFill.reportedFromMs = untilMs;
+    this.#recordMatch(match, market, price0);
+    this.#lateReports.push({ dueAtMs: untilMs, orderId: order.id, takerOrderId: taker.id, tradeId: match.tradeId });
+    this.events.emit('account', { kind: 'order_cancelled', accountId: account.id, order, reason, atMs: now });
+  }
+
+  /** The late-fill account's side of a late fill: a BUY that met the order, matched in full. */
+  #lateTakerOrder(account: Account, market: SimMarket, outcomeIndex: 0 | 1, priceMicro: bigint, sharesMicro: bigint, now: number): SimOrder {
+    const order: SimOrder = {
+      id: this.ids.uuid(),
+      seq: ++this.#orderSeq,
+      accountId: account.id,
+      conditionId: market.conditionId,
+      tokenId: market.outcomes[outcomeIndex].tokenId,
+      outcomeIndex,
+      side: 'BUY',
+      type: 'LIMIT',
+      timeInForce: 'FAK',
+      postOnly: false,
+      priceMicro,
+      originalSizeMicro: sharesMicro,
+      collateralAmountMicro: undefined,
+      sizeMatchedMicro: 0n,
+      notionalMatchedMicro: 0n,
+      feesMicro: 0n,
+      status: 'SUBMITTING',
+      createdAtMs: now,
+      updatedAtMs: now,
+      expirationMs: undefined,
+      cancelRequestedAtMs: undefined,
+      failure: undefined,
+      orderHash: undefined,
+      reservedCollateralMicro: 0n,
+      reservedSharesMicro: 0n,
+      fillIds: [],
+    };
+    this.orders.set(order.id, order);
+    account.orders.push(order);
+    this.activities.record(account, 'ORDER', now, { orderId: order.id, conditionId: order.conditionId, tokenId: order.tokenId });
+    return order;
+  }
+
+  /** Late fills whose time has come: the order turns MATCHED, the fills are listed and sent. */
+  #reportLateFills(now: number): void {
+    if (this.#lateReports.length === 0) return;
+    const due = this.#lateReports.filter((r) => r.dueAtMs <= now);
+    if (due.length === 0) return;
+    this.#lateReports = this.#lateReports.filter((r) => r.dueAtMs > now);
+    for (const report of due) {
+      const order = this.orders.get(report.orderId);
+      const taker = this.orders.get(report.takerOrderId);
+      if (!order || !taker) continue;
+      delete order.reported;
+      const makerFill = this.#account(order.accountId).fills.find((f) => f.tradeId === report.tradeId && f.orderId === order.id);
+      const takerFill = this.#account(taker.accountId).fills.find((f) => f.tradeId === report.tradeId && f.orderId === taker.id);
+      if (makerFill && takerFill) this.#publishMatch(takerFill, makerFill, taker, order, now);
+    }
   }
 
   #cancelResting(order: SimOrder, reason: CancelReason): void {
@@ -353,7 +482,7 @@ export class Exchange {
     for (const order of account.orders) {
       if (isTerminal(order.status) || order.createdAtMs > job.requestedAtMs) continue;
       order.cancelRequestedAtMs = job.requestedAtMs;
-      this.#cancelOpen(order, 'USER');
+      this.#cancelOpen(order, 'USER', true);
     }
   }
 
@@ -361,7 +490,7 @@ export class Exchange {
   #expireGtd(now: number): void {
     for (const order of [...this.#gtd]) {
       if (order.expirationMs === undefined || order.expirationMs > now) continue;
-      if (order.status === 'PENDING' || order.status === 'LIVE') this.#cancelOpen(order, 'USER');
+      if (order.status === 'PENDING' || order.status === 'LIVE') this.#cancelOpen(order, 'USER', true);
       this.#gtd.delete(order);
     }
   }

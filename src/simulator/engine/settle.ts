@@ -51,6 +51,8 @@ export function settleMatch(
   sharesMicro: bigint,
   outcome0PriceMicro: bigint,
   atMs: number,
+  /** The trade this fill belongs to (public fills: every maker one taker order meets); a new one when absent. */
+  sharedTradeId?: string,
 ): Match {
   const takerPrice = toOutcomePrice(outcome0PriceMicro, taker.order.outcomeIndex);
   const makerPrice = toOutcomePrice(outcome0PriceMicro, maker.order.outcomeIndex);
@@ -68,7 +70,7 @@ export function settleMatch(
   recordOnOrder(taker.order, sharesMicro, takerPrice, fee, atMs);
   recordOnOrder(maker.order, sharesMicro, makerPrice, 0n, atMs);
 
-  const tradeId = ctx.ids.uuid();
+  const tradeId = sharedTradeId ?? ctx.ids.uuid();
   const fill = (order: SimOrder, role: 'MAKER' | 'TAKER', price: bigint, feeMicro: bigint, rebateMicro: bigint): SimFill => ({
     fillId: ctx.ids.uuid(),
     tradeId,

@@ -51,6 +51,25 @@ export interface SimOrder {
   reservedSharesMicro: bigint;
   /** Fill ids of this order, oldest first. */
   fillIds: string[];
+  /**
+   * What the venue reports while a late fill is not known yet (§3.1: CANCELLED is provisional): the
+   * order filled just before its cancel took effect, but reads CANCELLED, unfilled by that fill,
+   * until `untilMs`. Absent otherwise.
+   */
+  reported?: ReportedOrder;
+}
+
+export interface ReportedOrder {
+  status: OrderStatus;
+  sizeMatchedMicro: bigint;
+  notionalMatchedMicro: bigint;
+  feesMicro: bigint;
+  untilMs: number;
+}
+
+/** The order as the venue reports it now (its provisional view while a late fill is unreported). */
+export function asReported(order: SimOrder): SimOrder {
+  return order.reported ? { ...order, ...order.reported } : order;
 }
 
 export type FillKind = 'TRANSFER' | 'MINT' | 'MERGE';
@@ -76,6 +95,13 @@ export interface SimFill {
   /** MATCHED at the match, CONFIRMED once "settled on chain". */
   status: 'MATCHED' | 'CONFIRMED';
   transactionHash: string;
+  /** A late fill: listed from this instant on (its `executed_at` lies before). Absent: listed at once. */
+  reportedFromMs?: number;
+}
+
+/** Whether a fill is listed (REST) at `nowMs`: a late fill only once reported. */
+export function isReported(fill: SimFill, nowMs: number): boolean {
+  return fill.reportedFromMs === undefined || fill.reportedFromMs <= nowMs;
 }
 
 export function isTerminal(status: OrderStatus): boolean {

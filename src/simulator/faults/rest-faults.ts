@@ -9,6 +9,8 @@ export interface RestFaultHooks {
   /** After a write ran: a 504 `dependency_outcome_unknown` pointing at what the write created, if a fault says so. */
   after(method: string, path: string, body: unknown, nowMs: number): Rejection | undefined;
   positionsUnavailable(nowMs: number): boolean;
+  /** A list page read at a cursor hands that cursor back (a venue that would be paged forever). */
+  repeatCursor(path: string, nowMs: number): boolean;
 }
 
 const PNL_PATH = '/trade/v1/portfolio/pnl';
@@ -60,6 +62,10 @@ export class RestFaults implements RestFaultHooks {
 
   positionsUnavailable(nowMs: number): boolean {
     return this.active(nowMs).some((f) => f.spec.kind === 'unavailable_exchanges');
+  }
+
+  repeatCursor(path: string, nowMs: number): boolean {
+    return this.#hitting(path, nowMs).some((f) => f.spec.kind === 'repeat_cursor');
   }
 
   /** Active REST faults whose paths include this one, each drawn against its fraction. */

@@ -38,7 +38,16 @@ export class GroundTruthRecorder {
       this.#line('books', u.atMs, { token_id: u.tokenId, condition_id: u.conditionId, sequence: u.sequence, bids: levels(u.bids), asks: levels(u.asks) }),
     );
     venue.events.on('trade', (t) =>
-      this.#line('trades', t.atMs, { trade_id: t.tradeId, token_id: t.tokenId, condition_id: t.conditionId, side: t.side, price_micro: t.priceMicro, shares_micro: t.sharesMicro }),
+      this.#line('trades', t.atMs, {
+        trade_id: t.tradeId,
+        fill_id: t.fillId,
+        token_id: t.tokenId,
+        condition_id: t.conditionId,
+        side: t.side,
+        price_micro: t.priceMicro,
+        shares_micro: t.sharesMicro,
+        executed_at: isoTime(t.executedAtMs),
+      }),
     );
     venue.events.on('market_status', (e) => this.#line('status', e.atMs, statusRecord(e)));
     venue.events.on('account', (e) => {

@@ -11,9 +11,20 @@ export function fingerprint(filters: Record<string, unknown>): string {
   return createHash('sha256').update(canonical).digest('hex').slice(0, 16);
 }
 
-export function encodeCursor(key: SortKey, print: string): string {
+/** `turn` tells apart two cursors at one key (a page cut short to nothing still hands out a new cursor). */
+export function encodeCursor(key: SortKey, print: string, turn = 0): string {
   const parts = key.map((p) => (typeof p === 'bigint' ? `n:${p}` : `s:${p}`));
-  return Buffer.from(JSON.stringify({ k: parts, f: print })).toString('base64url');
+  return Buffer.from(JSON.stringify(turn === 0 ? { k: parts, f: print } : { k: parts, f: print, t: turn })).toString('base64url');
+}
+
+function turnOf(cursor: string | undefined): number {
+  if (cursor === undefined) return 0;
+  try {
+    const t = (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { t?: unknown }).t;
+    return typeof t === 'number' && Number.isSafeInteger(t) ? t : 0;
+  } catch {
+    return 0;
+  }
 }
 
 /** The key after which the next page starts; 422 when the cursor is unreadable or from other filters. */
@@ -51,13 +62,37 @@ export function compareKeys(a: SortKey, b: SortKey): number {
   return 0;
 }
 
+/**
+ * How a list page may differ from "exactly `limit` items, a cursor while more remain" — both
+ * within what the interface allows (page sizes and their bounds are not shown), the second a venue
+ * fault: `short` cuts a page that has a next page to fewer items (possibly none), the cursor still
+ * given; `repeat` hands back the cursor the page was read at.
+ */
+export interface PageQuirks {
+  /** Items this page keeps when it is cut short (below `limit`), or undefined for a full page. */
+  short?: number;
+  repeat?: boolean;
+}
+
 /** One page of items ordered by ascending key, strictly after `after`. */
-export function keysetPage<T>(items: T[], keyOf: (item: T) => SortKey, after: SortKey | undefined, limit: number, print: string): { page: T[]; nextCursor: string | null } {
+export function keysetPage<T>(
+  items: T[],
+  keyOf: (item: T) => SortKey,
+  after: SortKey | undefined,
+  limit: number,
+  print: string,
+  quirks: PageQuirks & { cursor?: string } = {},
+): { page: T[]; nextCursor: string | null } {
   const sorted = items.map((item) => ({ item, key: keyOf(item) })).sort((a, b) => compareKeys(a.key, b.key));
   const start = after === undefined ? 0 : sorted.findIndex((e) => compareKeys(e.key, after) > 0);
   const from = start < 0 ? sorted.length : start;
-  const slice = sorted.slice(from, from + limit);
-  const last = slice.at(-1);
   const more = from + limit < sorted.length;
-  return { page: slice.map((e) => e.item), nextCursor: more && last ? encodeCursor(last.key, print) : null };
+  const size = more && quirks.short !== undefined ? Math.min(quirks.short, limit - 1) : limit;
+  const slice = sorted.slice(from, from + size);
+  const last = slice.at(-1);
+  // A page read at a cursor hands that cursor back, the last page too (a client following it would never end).
+  if (quirks.repeat && quirks.cursor !== undefined) return { page: slice.map((e) => e.item), nextCursor: quirks.cursor };
+  if (!more) return { page: slice.map((e) => e.item), nextCursor: null };
+  // An empty page still moves on: the same position, a new cursor.
+  return { page: slice.map((e) => e.item), nextCursor: last ? encodeCursor(last.key, print) : encodeCursor(after ?? [], print, turnOf(quirks.cursor) + 1) };
 }

@@ -13,6 +13,7 @@ import { AccountLimiter } from './limits/account-limits.ts';
 import { EdgeLimiter, IpLimiter } from './limits/ip-limits.ts';
 import { sendEdgeRateLimited, sendProblem } from './problem.ts';
 import { Router } from './router.ts';
+import { CdnCache } from './cdn-cache.ts';
 import { batchRoutes } from './routes/batches.ts';
 import { catalogueRoutes } from './routes/catalogue.ts';
 import { lpIncentiveRoutes } from './routes/lp-incentives.ts';
@@ -52,7 +53,8 @@ export function createVenueServer(venue: Venue, deployment: DeploymentConfig, ho
   const tally = hooks.tally ?? new RateLimitTally();
   const router = new Router().add(...catalogueRoutes, ...orderRoutes, ...portfolioRoutes, ...lpIncentiveRoutes, ...tokenRoutes, ...batchRoutes);
   const scale = deployment.limits.scale;
-  const edge = new EdgeLimiter(scale);
+  const edge = new EdgeLimiter(scale, venue.cases.edgeSettlingMs);
+  const cdn = new CdnCache(venue.cases.cdnCacheMs);
   const perIp = new IpLimiter(scale);
   const accountLimits = new AccountLimiter(scale);
   const clock = venue.options.clock;
@@ -76,7 +78,9 @@ export function createVenueServer(venue: Venue, deployment: DeploymentConfig, ho
         tally.earn('account');
         throw rateLimited(charge.retryAfterSeconds, charge.headers);
       }
-      headers = charge.headers;
+      // §8.2: the headers are optional on answered requests; a 429 always names its bucket.
+      const share = venue.cases.rateLimitHeadersShare;
+      headers = share >= 1 || venue.restRng.chance(share) ? charge.headers : {};
     }
     if (route.ipAction && route.action && deployment.limits.ipBurst) {
       const r = perIp.admitAction(ip, `${route.method} ${route.path}`, route.action, nowMs);
@@ -94,6 +98,9 @@ export function createVenueServer(venue: Venue, deployment: DeploymentConfig, ho
     const ip = req.socket.remoteAddress ?? 'unknown';
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const path = url.pathname;
+    // In front of every limit: a CDN hit spends no budget (§8.4).
+    const cacheable = cdn.covers(req, path);
+    if (cacheable && cdn.serve(req, res, nowMs)) return;
     if (deployment.limits.edge) {
       const e = edge.admit(ip, path, nowMs);
       if (!e.ok) {
@@ -129,7 +136,8 @@ export function createVenueServer(venue: Venue, deployment: DeploymentConfig, ho
       const reply = route.handler(ctx);
       const unknownOutcome = faults?.after(route.method, path, reply.body, nowMs);
       if (unknownOutcome) throw unknownOutcome;
-      sendJson(res, reply.status, reply.body, 'application/json', { ...limitHeaders, ...reply.headers, 'X-Request-ID': requestId });
+      const headers = { ...limitHeaders, ...reply.headers, 'X-Request-ID': requestId };
+      sendJson(res, reply.status, reply.body, 'application/json', cacheable && reply.status === 200 ? cdn.store(req, reply.body, headers, nowMs) : headers);
     } catch (err) {
       if (err instanceof Rejection) return sendProblem(res, requestId, err, limitHeaders);
       log.error({ err, requestId, path }, 'request failed');

@@ -55,13 +55,14 @@ export function tradeData(trade: PublicTrade, market: SimMarket | undefined): st
   return toJson({
     kind: 'trade',
     trade_id: trade.tradeId,
+    fill_id: trade.fillId,
     token_id: trade.tokenId,
     condition_id: trade.conditionId,
     market_id: market?.id,
     side: trade.side,
     price_micro: trade.priceMicro,
     shares_micro: trade.sharesMicro,
-    executed_at: isoTime(trade.atMs),
+    executed_at: isoTime(trade.executedAtMs),
   });
 }
 

@@ -8,7 +8,7 @@ import { tryPlace, type TraderStats } from './place.ts';
 /**
  * A taker crosses the spread: market buys with a collateral budget, limit fill-and-kill buys a
  * tick through the best ask, or sells of shares it holds. Now and then it leaves a resting
- * GTC or GTD bid, so takers also show up as makers.
+ * GTC or GTD bid, so takers also show up as makers; it cancels them one by one, or all at once.
  */
 export class Taker {
   #resting: SimOrder[] = [];
@@ -27,6 +27,12 @@ export class Taker {
     const id = this.account.id;
     this.#resting = this.#resting.filter((o) => !isTerminal(o.status));
     if (this.#resting.length > 0 && roll < 0.1) {
+      // Now and then everything at once (cancel-all, §4.1), else the oldest resting order.
+      if (roll < 0.025) {
+        this.exchange.cancelAll(id);
+        this.#resting = [];
+        return;
+      }
       const oldest = this.#resting.shift();
       if (oldest) this.exchange.cancel(id, oldest.id);
       return;

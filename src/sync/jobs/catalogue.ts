@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { ENDPOINTS, endpointName } from '../../api/endpoints.ts';
 import { NotFoundError } from '../../api/errors.ts';
 import type { EventDetail, EventListItem, EventsResponse, Market } from '../../api/schemas/index.ts';
 import type { BusRecord, Json } from '../../bus/record.ts';
@@ -23,6 +24,7 @@ export async function syncCatalogue(run: JobRun): Promise<void> {
   const known = readFingerprints(run.checkpoint.state);
   await runPass(run, {
     name: 'events',
+    endpoint: endpointName(ENDPOINTS.events),
     key: 'events',
     items: (page: EventsResponse) => page.events,
     fetch: (cursor, signal) => deps.venue.cataloguePages.events({ limit: deps.tuning.pageSize.events }, cursor, signal),

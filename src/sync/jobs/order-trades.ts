@@ -1,10 +1,11 @@
+import { ENDPOINTS, endpointName } from '../../api/endpoints.ts';
 import type { Order, OrdersPage } from '../../api/schemas/index.ts';
 import type { BusRecord } from '../../bus/record.ts';
 import { nextFrontier, runPass, timeMs, type PageItem } from '../pass.ts';
 import { syncRecord, type SyncOrigin } from '../records.ts';
 import type { JobRun } from '../run.ts';
-import { fillSettled, orderSettled } from '../settling.ts';
-import { readFrontier } from './account-list.ts';
+import { fillSettled, orderSettled, type ProvisionalSince } from '../settling.ts';
+import { readFrontier, readProvisional } from './account-list.ts';
 import type { JobOptions } from './options.ts';
 
 /**
@@ -16,9 +17,11 @@ import type { JobOptions } from './options.ts';
 export async function syncOrderTrades(run: JobRun, options: JobOptions): Promise<void> {
   const { deps } = run;
   const frontier = readFrontier(run.checkpoint.state);
+  const provisional = readProvisional(run.checkpoint.state);
   const incremental = options.window === undefined;
   await runPass(run, {
     name: 'order-trades',
+    endpoint: endpointName(ENDPOINTS.ordersList),
     key: 'orders',
     items: (page: OrdersPage) => page.orders,
     fetch: (cursor, signal) => deps.venue.pages.orders({ limit: deps.tuning.pageSize.orders }, cursor, signal),
@@ -30,7 +33,7 @@ export async function syncOrderTrades(run: JobRun, options: JobOptions): Promise
       const openTimesMs: number[] = [];
       const done: string[] = [];
       for (const item of items) {
-        const result = await fillsOf(run, item, origin);
+        const result = await fillsOf(run, item, origin, provisional);
         records.push(...result.records);
         if (result.doneTag) done.push(result.doneTag);
         const createdMs = timeMs(item.value.created_at);
@@ -38,7 +41,7 @@ export async function syncOrderTrades(run: JobRun, options: JobOptions): Promise
       }
       return { records, openTimesMs, afterCommit: () => deps.memory.markDone(done) };
     },
-    finish: (summary) => (incremental ? { frontierMs: nextFrontier(summary, frontier) ?? null } : undefined),
+    finish: (summary) => (incremental ? { frontierMs: nextFrontier(summary, frontier) ?? null, provisional: provisional.saved(deps.now(), deps.tuning) } : undefined),
   });
 }
 
@@ -50,10 +53,10 @@ interface OrderFills {
   doneTag?: string;
 }
 
-async function fillsOf(run: JobRun, { value: order }: PageItem<Order>, origin: SyncOrigin): Promise<OrderFills> {
+async function fillsOf(run: JobRun, { value: order }: PageItem<Order>, origin: SyncOrigin, provisional: ProvisionalSince): Promise<OrderFills> {
   const { deps } = run;
   const nowMs = deps.now();
-  const orderFinal = orderSettled(order, nowMs, deps.tuning);
+  const orderFinal = orderSettled(order, nowMs, deps.tuning, provisional.observe(order.internal_id, order.status, nowMs));
   const matched = order.size_matched_micro ?? 0n;
   if (matched === 0n) return { records: [], settled: orderFinal };
   const tag = `order-trades:${order.internal_id}:${matched}`;

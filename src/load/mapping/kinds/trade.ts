@@ -3,7 +3,7 @@ import { eventMs } from '../record-times.ts';
 import { streamPayload } from '../stream-payload.ts';
 import type { Mapper } from '../types.ts';
 
-/** A public trade (`trades` channel): one trades row. */
+/** A public fill (`trades` channel, §6.2): one trades row; (`trade_id`, `fill_id`) is its natural key. */
 export const tradeMapper: Mapper = {
   table: 'trades',
   map(record) {
@@ -15,6 +15,7 @@ export const tradeMapper: Mapper = {
           token_id: requiredText(p, 'token_id'),
           condition_id: text(p, 'condition_id'),
           trade_id: text(p, 'trade_id'),
+          fill_id: text(p, 'fill_id'),
           side: requiredText(p, 'side'),
           price_micro: requiredPrice(p, 'price_micro'),
           shares_micro: requiredSize(p),

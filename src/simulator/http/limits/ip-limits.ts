@@ -23,10 +23,15 @@ class SlidingWindow {
   readonly #counts = new Array<number>(WINDOW_SECONDS).fill(0);
   readonly #seconds = new Array<number>(WINDOW_SECONDS).fill(-1);
 
-  count(nowMs: number): number {
+  /** Requests of the last minute, leaving out those younger than `settlingMs` (not counted yet). */
+  count(nowMs: number, settlingMs = 0): number {
     const now = Math.floor(nowMs / 1000);
+    const settled = Math.floor((nowMs - settlingMs) / 1000);
     let total = 0;
-    for (let i = 0; i < WINDOW_SECONDS; i++) if ((this.#seconds[i] ?? -1) > now - WINDOW_SECONDS) total += this.#counts[i] ?? 0;
+    for (let i = 0; i < WINDOW_SECONDS; i++) {
+      const second = this.#seconds[i] ?? -1;
+      if (second > now - WINDOW_SECONDS && second <= settled) total += this.#counts[i] ?? 0;
+    }
     return total;
   }
 
@@ -49,10 +54,17 @@ class SlidingWindow {
   }
 }
 
+/**
+ * §8.3 edge caps. "Counting has a short settling delay": a request counts toward the caps only
+ * once `settlingMs` old, so a burst can pass the cap for that long and is then held back longer.
+ */
 export class EdgeLimiter {
   readonly #windows = new Map<string, SlidingWindow>();
 
-  constructor(private readonly scale: number) {}
+  constructor(
+    private readonly scale: number,
+    private readonly settlingMs = 0,
+  ) {}
 
   #window(key: string): SlidingWindow {
     let w = this.#windows.get(key);
@@ -68,8 +80,8 @@ export class EdgeLimiter {
     const service = serviceOf(path);
     const all = this.#window(`${ip}|all`);
     const specific = service === 'web' ? undefined : this.#window(`${ip}|${service}`);
-    if (all.count(nowMs) >= EDGE_ALL * this.scale) return { ok: false, retryAfterSeconds: all.secondsUntilRoom(nowMs) };
-    if (specific && specific.count(nowMs) >= EDGE_CAPS[service] * this.scale) return { ok: false, retryAfterSeconds: specific.secondsUntilRoom(nowMs) };
+    if (all.count(nowMs, this.settlingMs) >= EDGE_ALL * this.scale) return { ok: false, retryAfterSeconds: all.secondsUntilRoom(nowMs) };
+    if (specific && specific.count(nowMs, this.settlingMs) >= EDGE_CAPS[service] * this.scale) return { ok: false, retryAfterSeconds: specific.secondsUntilRoom(nowMs) };
     all.add(nowMs);
     specific?.add(nowMs);
     return { ok: true };

@@ -5,6 +5,7 @@ import { microToNumber } from '../../money.ts';
 import type { Venue } from '../../venue.ts';
 import { mainOf, renderGameState, renderMarketTabs, renderTeam } from './game.ts';
 import { liquidityMicro, renderListingMarket, renderMarket } from './market.ts';
+import { wireEventResolution } from './wire-states.ts';
 
 function primaryCategory(venue: Venue, event: SimEvent): { slug: string; label: string } {
   const key = event.categoryKeys[0];
@@ -73,7 +74,7 @@ export function renderEventListItem(venue: Venue, event: SimEvent, includeMarket
     title: event.title,
     event_type: event.eventType,
     state: event.state,
-    resolution_status: event.resolutionStatus,
+    resolution_status: wireEventResolution(event, venue.cases),
     is_accepting_orders: markets.some((m) => venue.catalogue.isAcceptingOrders(m)),
     is_live: event.isLive,
     is_group_root: true,

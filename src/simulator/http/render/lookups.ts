@@ -1,4 +1,5 @@
 import type { Venue } from '../../venue.ts';
+import { wireMarketState } from './wire-states.ts';
 
 /**
  * Lookup maps of list responses (§2.5): `markets` keyed by outcome token id (each entry names its
@@ -23,7 +24,7 @@ export function lookupMaps(venue: Venue, tokenIds: Iterable<string>): { markets:
       logo_url: logo,
       neg_risk_id: market.negRiskId,
       outcome_name: outcome.label,
-      state: market.state,
+      state: wireMarketState(market, venue.cases),
       display: { market: marketDisplay, outcome: { label: outcome.label, short_label: outcome.shortLabel } },
     };
     events[event.slug] = { event_title: event.title, display: { event: { title: event.title, image_url: `https://assets.example.invalid/events/${event.slug}.png` } } };

@@ -2,6 +2,7 @@ import { isoTime } from '../../clock.ts';
 import type { SimMarket, SimOutcome } from '../../catalogue/types.ts';
 import { microToNumber, notionalFloor } from '../../money.ts';
 import type { Venue } from '../../venue.ts';
+import { wireMarketState, wireResolutionStatus } from './wire-states.ts';
 
 const iso = (ms: number | undefined): string | undefined => (ms === undefined ? undefined : isoTime(ms));
 
@@ -75,7 +76,7 @@ export function renderMarket(venue: Venue, market: SimMarket, detail: boolean): 
     question: market.question,
     condition_id: market.conditionId,
     neg_risk_id: market.negRiskId,
-    state: market.state,
+    state: wireMarketState(market, venue.cases),
     exchange: 'SERVICE',
     display_type: 'BINARY',
     source_market_type: market.sourceMarketType,
@@ -93,7 +94,7 @@ export function renderMarket(venue: Venue, market: SimMarket, detail: boolean): 
     tick_size_micro: market.tickMicro,
     min_order_size_micro: market.minOrderSizeMicro,
     engine_config: { tick_size: 1, price_scale: market.priceScale, size_scale: market.sizeScale, min_price: 1, max_price: market.priceScale - 1 },
-    resolution_status: market.resolutionStatus,
+    resolution_status: wireResolutionStatus(market.resolutionStatus, venue.cases),
     resolution: resolutionOf(market),
     three_way_role: market.threeWayRole,
     is_three_way: isThreeWay,
@@ -135,7 +136,7 @@ export function renderListingMarket(venue: Venue, market: SimMarket): Record<str
     slug: market.slug,
     question: market.question,
     condition_id: market.conditionId,
-    state: market.state,
+    state: wireMarketState(market, venue.cases),
     is_accepting_orders: venue.catalogue.isAcceptingOrders(market),
     outcomes: market.outcomes.map((o) => ({ id: o.id, label: o.label, token_id: o.tokenId, price_micro: venue.exchange.markPriceMicro(market, o.index) })),
   };

@@ -1,5 +1,5 @@
 import { isoTime } from '../../clock.ts';
-import { isTerminal, type SimFill, type SimOrder } from '../../engine/types.ts';
+import { asReported, isTerminal, type SimFill, type SimOrder } from '../../engine/types.ts';
 
 const iso = (ms: number | undefined): string | undefined => (ms === undefined ? undefined : isoTime(ms));
 
@@ -7,8 +7,9 @@ export function averageFillPriceMicro(order: SimOrder): bigint | undefined {
   return order.sizeMatchedMicro > 0n ? (order.notionalMatchedMicro * 1_000_000n) / order.sizeMatchedMicro : undefined;
 }
 
-/** The Order of §2.1; absent values are left out. */
-export function renderOrder(order: SimOrder): Record<string, unknown> {
+/** The Order of §2.1 as the venue reports it now; absent values are left out. */
+export function renderOrder(venueOrder: SimOrder): Record<string, unknown> {
+  const order = asReported(venueOrder);
   return {
     internal_id: order.id,
     status: order.status,

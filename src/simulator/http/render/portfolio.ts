@@ -1,6 +1,7 @@
 import type { Account, Activity, Position } from '../../accounts/account.ts';
 import { accountTotals, valuePosition } from '../../accounts/valuation.ts';
 import { isoTime } from '../../clock.ts';
+import { asReported } from '../../engine/types.ts';
 import type { Venue } from '../../venue.ts';
 import { averageFillPriceMicro } from './order.ts';
 
@@ -67,7 +68,8 @@ export function counterpartOf(venue: Venue, account: Account, position: Position
 
 export function renderActivity(venue: Venue, activity: Activity): Record<string, unknown> {
   const base = { id: activity.id, type: activity.type, exchange: 'SERVICE', created_at: isoTime(activity.createdAtMs) };
-  const order = activity.orderId ? venue.exchange.orders.get(activity.orderId) : undefined;
+  const venueOrder = activity.orderId ? venue.exchange.orders.get(activity.orderId) : undefined;
+  const order = venueOrder && asReported(venueOrder);
   if (!order) return { ...base, condition_id: activity.conditionId, token_id: activity.tokenId, status: 'CONFIRMED', amount_micro: activity.amountMicro };
   const full = order.status === 'MATCHED';
   return {

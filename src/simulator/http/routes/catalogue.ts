@@ -1,7 +1,8 @@
 import type { SimEvent } from '../../catalogue/types.ts';
 import { Rejection } from '../../problems.ts';
 import type { RequestContext, Reply, RouteSpec } from '../context.ts';
-import { decodeCursor, fingerprint, keysetPage } from '../cursor.ts';
+import { fingerprint } from '../cursor.ts';
+import { listPage } from '../list-page.ts';
 import { ListingIndex, matchingEvents, sortKeyOf, type EventsFilter } from '../events-query.ts';
 import { QueryReader } from '../query.ts';
 import { renderEventDetail, renderEventListItem } from '../render/event.ts';
@@ -54,8 +55,7 @@ function listEvents(ctx: RequestContext): Reply {
   }
 
   const print = fingerprint({ ...filter, includeMarkets });
-  const after = decodeCursor(q.string('cursor'), print);
-  const { page, nextCursor } = keysetPage(events, (e) => sortKeyOf(e, filter.sort, index, ctx.nowMs), after, limit, print);
+  const { page, nextCursor } = listPage(ctx, events, (e) => sortKeyOf(e, filter.sort, index, ctx.nowMs), q.string('cursor'), limit, print);
   return { status: 200, body: { events: page.map(render), pagination: { next_cursor: nextCursor, limit }, sections: [] } };
 }
 

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { isoTime } from '../../clock.ts';
-import { isTerminal, type OrderStatus, type SimOrder } from '../../engine/types.ts';
+import { asReported, isReported, isTerminal, type OrderStatus, type SimOrder } from '../../engine/types.ts';
 import { reportedFills } from '../../misreport.ts';
 import { Rejection, validationFailed } from '../../problems.ts';
 import { requireAccount, type RequestContext, type Reply, type RouteSpec } from '../context.ts';
 import { BodyReader } from '../body-reader.ts';
-import { decodeCursor, fingerprint, keysetPage } from '../cursor.ts';
+import { fingerprint } from '../cursor.ts';
+import { listPage } from '../list-page.ts';
 import { parsePlaceBody } from '../place-body.ts';
 import { renderFill, renderOrder } from '../render/order.ts';
 
@@ -90,15 +91,14 @@ function listOrders(ctx: RequestContext): Reply {
   }
   body.done();
   const print = fingerprint(filters);
-  const after = decodeCursor(cursor, print);
   const orders = requireAccount(ctx).orders.filter(
     (o) =>
       (filters.token_id === undefined || o.tokenId === filters.token_id) &&
       (filters.condition_id === undefined || o.conditionId === filters.condition_id) &&
-      (filters.status === undefined || filters.status.includes(o.status)) &&
-      (filters.is_terminal === undefined || isTerminal(o.status) === filters.is_terminal),
+      (filters.status === undefined || filters.status.includes(asReported(o).status)) &&
+      (filters.is_terminal === undefined || isTerminal(asReported(o).status) === filters.is_terminal),
   );
-  const { page, nextCursor } = keysetPage(orders, (o) => [BigInt(-o.seq)], after, limit, print);
+  const { page, nextCursor } = listPage(ctx, orders, (o) => [BigInt(-o.seq)], cursor, limit, print);
   return { status: 200, body: { as_of: isoTime(ctx.nowMs), orders: page.map(renderOrder), pagination: { limit, next_cursor: nextCursor } } };
 }
 
@@ -118,7 +118,7 @@ function cancelAll(ctx: RequestContext): Reply {
 
 function orderTrades(ctx: RequestContext): Reply {
   const order = orderParam(ctx);
-  return { status: 200, body: { as_of: isoTime(ctx.nowMs), trades: reportedFills(ctx.venue, ctx.venue.exchange.fillsOf(order)).map(renderFill) } };
+  return { status: 200, body: { as_of: isoTime(ctx.nowMs), trades: reportedFills(ctx.venue, ctx.venue.exchange.fillsOf(order).filter((f) => isReported(f, ctx.nowMs))).map(renderFill) } };
 }
 
 function orderBook(ctx: RequestContext): Reply {

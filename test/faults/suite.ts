@@ -146,7 +146,7 @@ export async function runFaultSuite(options: SuiteOptions): Promise<Figures> {
     stopSampling();
     if (pipeline) await pipeline.stop().catch(() => undefined);
     await sim.stop();
-    if (!options.keep) rmSync(work, { recursive: true, force: true });
+    if (!options.keep && !process.env.TAPEHOUSE_FAULTS_KEEP) rmSync(work, { recursive: true, force: true });
   }
 }
 

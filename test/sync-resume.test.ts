@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Activity } from '../src/api/schemas/index.ts';
 import type { SimulatorHandle } from '../src/simulator/index.ts';
-import { MemoryCheckpointStore, type Checkpoint } from '../src/sync/checkpoint.ts';
+import { MemoryCheckpointStore, positionOf, type CheckpointPosition } from '../src/sync/checkpoint.ts';
 import { PublishedMemory } from '../src/sync/publisher.ts';
 import { runSyncJob } from '../src/sync/run-job.ts';
 import { harness, type Harness } from './sync-fixtures.ts';
@@ -63,8 +63,8 @@ describe('incremental passes and checkpoints', () => {
     h = await quiet();
     deposits(h.sim, 29);
     h.bus.failOn = new Set([2]);
-    let heartbeat: Checkpoint | undefined;
-    await expect(runSyncJob(h.deps, 'activities', { onProgress: (cp) => (heartbeat = cp) })).rejects.toThrow();
+    let heartbeat: CheckpointPosition | undefined;
+    await expect(runSyncJob(h.deps, 'activities', { onProgress: (cp) => (heartbeat = positionOf(cp)) })).rejects.toThrow();
     // A worker that lost its local store (killed) has only the heartbeat.
     const fresh = { ...h.deps, checkpoints: new MemoryCheckpointStore(), memory: new PublishedMemory() };
     h.bus.failOn = new Set();

@@ -19,6 +19,11 @@ export interface JobRunOptions {
   maxPages?: number;
   /** …or once this long has passed since the invocation started (ms): a slice stays within its activity's timeout. */
   maxMs?: number;
+  /**
+   * Publish every record read, even those this process remembers publishing (a backfill: it is
+   * run to repair a hole the warehouse has, and the loaders' natural-key dedup makes it safe).
+   */
+  republish?: boolean;
 }
 
 /** Thrown by `commit` when the invocation used up its pages mid-pass; the checkpoint is saved. */
@@ -44,6 +49,7 @@ export class JobRun {
   readonly #onProgress: ProgressListener | undefined;
   readonly #maxPages: number | undefined;
   readonly #endsAtMs: number | undefined;
+  readonly republish: boolean;
 
   constructor(
     readonly deps: SyncDeps,
@@ -55,6 +61,7 @@ export class JobRun {
     this.#onProgress = options.onProgress;
     this.#maxPages = options.maxPages;
     this.#endsAtMs = options.maxMs === undefined ? undefined : deps.now() + options.maxMs;
+    this.republish = options.republish ?? false;
     this.#checkpoint = options.start ?? { version: 0, status: 'running', updatedAt: new Date(deps.now()).toISOString() };
   }
 
@@ -88,7 +95,7 @@ export class JobRun {
    */
   async commit(records: readonly BusRecord[], next: { pass: PassProgress | undefined; state?: Json }): Promise<void> {
     this.signal?.throwIfAborted();
-    const fresh = this.deps.memory.unpublished(records);
+    const fresh = this.republish ? [...records] : this.deps.memory.unpublished(records);
     if (fresh.length > 0) await publishAll(this.deps.bus, this.deps.topics, fresh, this.signal);
     this.deps.memory.remember(fresh);
     this.#published += fresh.length;

@@ -57,7 +57,7 @@ export function registerSchedules(program: Command): void {
         if (!options.wait) return;
         for (const b of started) {
           const result = await b.handle.result();
-          process.stdout.write(`${b.job}: ${result.outcome}, ${result.pages} pages, ${result.records} records\n`);
+          process.stdout.write(`${b.job}: ${result.outcome}, ${result.pages} pages read, ${result.records} records published (the window's items, again: the loaders keep one row per natural key)\n`);
         }
       });
     });

@@ -15,7 +15,7 @@ export const WAREHOUSE_OUTAGE_MS = 70_000;
 const RESTORE_KEEP_MS = 25_000;
 const KAFKA_OUTAGE_MS = 25_000;
 
-export async function scaleOutTimeline(pipeline: ScaleOutPipeline, faults: Record<string, number>, log: (line: string) => void): Promise<void> {
+export async function scaleOutTimeline(pipeline: ScaleOutPipeline, faults: Record<string, number>, problems: string[], log: (line: string) => void): Promise<void> {
   const count = (name: string) => {
     faults[name] = (faults[name] ?? 0) + 1;
     log(name);
@@ -36,11 +36,13 @@ export async function scaleOutTimeline(pipeline: ScaleOutPipeline, faults: Recor
   // The warehouse down for longer than the rebalance timeout, while the loaders hold a backlog;
   // a member leaves (its clean stop gives up on the warehouse) and one joins inside the outage.
   await step('warehouse_outage_past_rebalance_timeout', () => pipeline.warehouse(true), 5_000);
+  // A member that fails to leave or join is a failure of the loaders: counted, and the script goes on.
+  const noted = (change: Promise<void>) => change.catch((error: unknown) => void problems.push(`loader membership change failed: ${String(error)}`));
   count('loader_leaves_during_outage');
-  const leaving = pipeline.leave();
+  const leaving = noted(pipeline.leave());
   await sleep(10_000);
   count('loader_joins_during_outage');
-  const joining = pipeline.join();
+  const joining = noted(pipeline.join());
   await sleep(WAREHOUSE_OUTAGE_MS - 15_000);
   await pipeline.warehouse(false);
   log('warehouse back');

@@ -97,9 +97,10 @@ export async function runFaultSuite(options: SuiteOptions): Promise<Figures> {
     const faults: Record<string, number> = {};
     const caused: CausedGap[] = [];
     const startedAt = Date.now();
+    const problems: string[] = [];
     if (options.mode === 'scaleout') {
       // Membership, warehouse and Kafka faults on a script of their own; the venue stays calm.
-      await scaleOutTimeline(pipeline as ScaleOutPipeline, faults, (line) => log(`scaleout: +${Math.round((Date.now() - startedAt) / 1000)} s ${line}`));
+      await scaleOutTimeline(pipeline as ScaleOutPipeline, faults, problems, (line) => log(`scaleout: +${Math.round((Date.now() - startedAt) / 1000)} s ${line}`));
     } else {
       await runPlan(options, pipeline, controlUrl, startedAt, faults, caused, log);
     }
@@ -138,7 +139,7 @@ export async function runFaultSuite(options: SuiteOptions): Promise<Figures> {
       verdict,
       rateLimits,
       peakRssMiB: Object.fromEntries(procs.map((p) => [p.name, Math.round(p.peakRssKiB / 1024)])),
-      crashes: procs.flatMap((p) => p.crashes),
+      crashes: [...problems, ...procs.flatMap((p) => p.crashes)],
       exitCodes,
       workDir: work,
     };

@@ -1,5 +1,6 @@
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { BucketShape } from '../src/api/rate-limit/token-bucket.ts';
+import { DEFAULT_PNL_RETRY } from '../src/api/resources/portfolio.ts';
 import { KafkaBus } from '../src/bus/kafka.ts';
 import { createTopicCatalogue } from '../src/bus/topics.ts';
 import { MemoryCheckpointStore, type CheckpointStore } from '../src/sync/checkpoint.ts';
@@ -62,6 +63,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     // A longer wait goes back to Temporal as the next retry's delay (failure-mapping.ts), so a
     // slice never sits out a long Retry-After inside its start-to-close timeout.
     retry: { maxRetryAfterMs: MAX_WAIT_IN_ACTIVITY_MS },
+    pnlRetry: { ...DEFAULT_PNL_RETRY, maxRetryAfterMs: MAX_WAIT_IN_ACTIVITY_MS },
     catalogueWithToken: options.catalogueWithToken,
     logger,
   });

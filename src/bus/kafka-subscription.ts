@@ -107,11 +107,14 @@ export class KafkaSubscription implements Subscription {
       if (!this.options.topics.includes(topic)) throw new BusError('bad_commit', `group ${this.options.group} is not subscribed to ${topic} here`);
       if (next < 0n) throw new BusError('bad_commit', `commit position ${next} is negative`);
     }
+    const generation = this.generation;
     try {
       await this.consumer.commitOffsets(positions.map(({ topic, partition, next }) => ({ topic, partition, offset: next.toString() })));
     } catch (error) {
-      // The group moved on (this member was fenced out, or a rebalance began): stop at once.
-      if (isFencedOut(error)) this.revoke('commit refused');
+      // The group moved on (this member was fenced out, or a rebalance began): stop at once —
+      // unless the answer is about a generation already left behind (a commit sent before the
+      // last rebalance), which says nothing about the current one.
+      if (isFencedOut(error)) this.revoke('commit refused', generation);
       throw error;
     }
   }
@@ -137,10 +140,15 @@ export class KafkaSubscription implements Subscription {
     if (held.length > 0) this.consumer.pause(held.map(({ topic, partition }) => ({ topic, partitions: [partition] })));
   }
 
-  /** Tells the subscriber a rebalance began (once per rebalance); a batch in progress waits for its answer. */
-  private revoke(why: string): void {
-    if (this.revoking || this.closing || this.failed) return;
-    this.log.info({ why }, 'rebalance: the partitions may go to another member');
+  /**
+   * Tells the subscriber a rebalance began (once per rebalance); a batch in progress waits for its
+   * answer. `generation` is the assignment the refused request was made under: a refusal that
+   * arrives after a newer assignment is stale and ignored (the subscriber would otherwise wait for
+   * an assignment that never comes).
+   */
+  private revoke(why: string, generation = this.generation): void {
+    if (generation !== this.generation || this.revoking || this.closing || this.failed) return;
+    this.log.info({ why, generation }, 'rebalance: the partitions may go to another member');
     this.revoking = Promise.resolve(this.options.onRevoke?.()).catch((error: unknown) => this.log.warn({ err: error }, 'revocation handler failed'));
   }
 
@@ -166,7 +174,10 @@ export class KafkaSubscription implements Subscription {
         this.held.clear();
         this.applyPauses();
       })
-      .catch((error: unknown) => this.fail(error, 'assignment handler failed; stopping the subscription'));
+      .catch((error: unknown) => {
+        // An answer for an assignment since superseded (a read given up at the next rebalance) is no failure.
+        if (generation === this.generation && !this.closing) this.fail(error, 'assignment handler failed; stopping the subscription');
+      });
   }
 
   async close(): Promise<void> {
@@ -202,9 +213,10 @@ export class KafkaSubscription implements Subscription {
     // After a failure the consumer is being stopped: whatever kafkajs still hands over is not
     // delivered and, never committed, goes to the group's next subscriber.
     if (this.failed || !isRunning() || isStale()) return;
+    const generation = this.generation;
     const beat = () =>
       heartbeat().catch((error: unknown) => {
-        if (isFencedOut(error)) this.revoke(`heartbeat: ${(error as { type?: string }).type}`);
+        if (isFencedOut(error)) this.revoke(`heartbeat: ${(error as { type?: string }).type}`, generation);
         else this.log.debug({ err: error }, 'heartbeat during a batch failed');
       });
     const pump = setInterval(() => void beat(), heartbeatIntervalMs(this.settings));

@@ -80,8 +80,25 @@ export class KafkaBus implements Bus {
     this.producer = Promise.resolve(producer);
   }
 
-  /** Connects, creates missing topics and readies the producer. */
+  /**
+   * Connects, creates missing topics and readies the producer. A Kafka that does not answer yet (a
+   * restart, a short outage) is waited for, up to a minute, rather than failing the process.
+   */
   static async open(options: KafkaBusOptions): Promise<KafkaBus> {
+    const log = options.log ?? createLogger('bus.kafka');
+    const deadline = Date.now() + OPEN_WAIT_MS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await KafkaBus.#openOnce(options);
+      } catch (error) {
+        if (!isUnreachable(error) || Date.now() > deadline) throw error;
+        log.warn({ attempt, err: error }, 'Kafka does not answer yet; trying again');
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 500 * attempt)));
+      }
+    }
+  }
+
+  static async #openOnce(options: KafkaBusOptions): Promise<KafkaBus> {
     const log = options.log ?? createLogger('bus.kafka');
     const topics = options.topics ?? TOPICS.topics;
     const kafka = new Kafka({
@@ -208,6 +225,16 @@ export class KafkaBus implements Bus {
   private assertOpen(): void {
     if (this.closed) throw new BusError('closed', 'the Kafka bus is closed');
   }
+}
+
+const OPEN_WAIT_MS = 60_000;
+
+/** A connection refused or lost (kafkajs wraps it in a non-retriable error once its own retries are spent). */
+function isUnreachable(error: unknown): boolean {
+  for (let e = error as { name?: string; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+    if (/Connection|NumberOfRetriesExceeded|BrokerNotFound/.test(e.name ?? '')) return true;
+  }
+  return false;
 }
 
 /** How a send ended: acknowledged (a failure rejects), past the deadline, or cancelled. */

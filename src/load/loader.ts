@@ -339,7 +339,9 @@ class Loader {
       this.#flusher.forget(topic, partition);
       this.#commits.forget(topic, partition);
     }
-    const gained = [...next].filter((key) => !this.#assigned.has(key) || !this.#batchers.has(key));
+    // Gained: new to this loader, or kept but whose state was still being read for an assignment
+    // now superseded (that read is abandoned).
+    const gained = [...next].filter((key) => !this.#assigned.has(key) || !(this.#batchers.get(key) instanceof PartitionBatcher));
     this.#assigned = next;
     this.#rebalancing = false;
     this.#flusher.release();
@@ -358,6 +360,7 @@ class Loader {
         this.#stored.set(key, start.stored);
         return new PartitionBatcher(topic, partition, start, this.#limits);
       });
+      batcher.catch(() => undefined); // superseded: the next assignment reads again
       this.#batchers.set(key, batcher);
     }
     return starts.then((map) => [...positions, ...gained.map((key) => ({ topic: splitKey(key)[0], partition: splitKey(key)[1], next: (map.get(key)?.stored ?? -1n) + 1n }))]);
@@ -392,7 +395,12 @@ class Loader {
     }
     const pending = this.#batchers.get(key);
     if (pending === undefined) return;
-    const batcher = await pending;
+    let batcher: PartitionBatcher;
+    try {
+      batcher = await pending;
+    } catch {
+      return { next: first.offset }; // its state was read for an assignment since superseded
+    }
     if (this.#batchers.get(key) !== pending && this.#batchers.get(key) !== batcher) return; // lost meanwhile
     this.#batchers.set(key, batcher);
     if (this.#durable && first.offset > batcher.taken + 1n) {

@@ -178,8 +178,8 @@ export async function startScaleOut(ctx: PipelineContext): Promise<ScaleOutPipel
     if (!host.running) await upWhen(host, hostReady);
     const response = await fetch(`${control}${path}`, { method: 'POST', signal: AbortSignal.timeout(240_000) }).catch((error: unknown) => error as Error);
     if (response instanceof Error) {
-      if (attempt >= 3) throw new Error(`loader host ${path}: ${response.message}`);
-      await sleep(1_000);
+      if (attempt >= 10) throw new Error(`loader host ${path}: ${response.message}`);
+      await sleep(2_000);
       return call(path, attempt + 1);
     }
     if (response.status !== 200) throw new Error(`loader host ${path}: ${response.status} ${await response.text()}`);

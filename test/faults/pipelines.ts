@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, renameSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { Proc, ROOT, sleep } from './procs.ts';
@@ -68,9 +69,42 @@ export async function startEmbedded(ctx: PipelineContext): Promise<Pipeline> {
   };
 }
 
-function services(command: 'restart' | 'stop' | 'start', service: Service): void {
-  const result = spawnSync('bash', [join(ROOT, 'scripts/services.sh'), command, service], { encoding: 'utf8', env: process.env });
+function services(command: 'restart' | 'stop' | 'start', service: Service, env: Record<string, string> = {}): void {
+  const result = spawnSync('bash', [join(ROOT, 'scripts/services.sh'), command, service], { encoding: 'utf8', env: { ...process.env, ...env } });
   if (result.status !== 0) throw new Error(`services.sh ${command} ${service} failed: ${result.stderr}`);
+}
+
+/** A port free now on 127.0.0.1. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface OwnKafka {
+  brokers: string;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+/**
+ * A Kafka broker of the scale-out mode's own (scripts/services.sh with its own state directory
+ * and ports), so that its outage does not reach the modes running at the same time.
+ */
+export async function startOwnKafka(work: string): Promise<OwnKafka> {
+  const [port, controller] = [await freePort(), await freePort()];
+  const env = { TAPEHOUSE_SERVICES_DIR: join(work, 'kafka-service'), KAFKA_PORT: String(port), KAFKA_CONTROLLER_PORT: String(controller) };
+  services('start', 'kafka', env);
+  return {
+    brokers: `127.0.0.1:${port}`,
+    stop: async () => services('stop', 'kafka', env),
+    start: async () => services('start', 'kafka', env),
+  };
 }
 
 /** `tapehouse capture` and `tapehouse worker` on Kafka and Temporal, with their schedules applied. */
@@ -159,7 +193,8 @@ export interface ScaleOutPipeline extends Pipeline {
   kafkaOutage(downMs: number): Promise<void>;
 }
 
-export async function startScaleOut(ctx: PipelineContext): Promise<ScaleOutPipeline> {
+/** `ctx.kafkaBrokers` is the mode's own broker (`startOwnKafka`). */
+export async function startScaleOut(ctx: PipelineContext, kafka: OwnKafka): Promise<ScaleOutPipeline> {
   const producers = await startProducers(ctx);
   const host = new Proc({
     name: 'load',
@@ -212,9 +247,9 @@ export async function startScaleOut(ctx: PipelineContext): Promise<ScaleOutPipel
       await upWhen(host, hostReady);
     },
     async kafkaOutage(downMs) {
-      services('stop', 'kafka');
+      await kafka.stop();
       await sleep(downMs);
-      services('start', 'kafka');
+      await kafka.start();
     },
     stop: () =>
       producers.stop(async () => {

@@ -12,10 +12,8 @@ import { sleep } from './procs.ts';
  * while as the sync jobs publish. Each step is counted under its name in `faults`.
  */
 export const WAREHOUSE_OUTAGE_MS = 70_000;
-const RESTORE_KEEP_MS = 25_000;
-// Kafka stopped this long, then started (its start takes some 20 s more): about as long away as
-// the Kafka mode's restart. (Away for a minute, capture's books diverged from the venue's
-// without a recorded gap — an open finding of capture's, not of the loaders or the sync jobs.)
+const RESTORE_KEEP_MS = 15_000;
+// The mode's own broker stopped this long, then started (its start takes some 20 s more).
 const KAFKA_OUTAGE_MS = 5_000;
 
 export async function scaleOutTimeline(pipeline: ScaleOutPipeline, faults: Record<string, number>, problems: string[], log: (line: string) => void): Promise<void> {
@@ -28,12 +26,12 @@ export async function scaleOutTimeline(pipeline: ScaleOutPipeline, faults: Recor
     await action();
     await sleep(thenWaitMs);
   };
-  await step('loader_joins', () => pipeline.join(), 15_000); // 2 members
-  await step('loader_joins', () => pipeline.join(), 15_000); // 3
-  await step('loader_leaves', () => pipeline.leave(), 10_000); // 2
+  await step('loader_joins', () => pipeline.join(), 10_000); // 2 members
+  await step('loader_joins', () => pipeline.join(), 10_000); // 3
+  await step('loader_leaves', () => pipeline.leave(), 8_000); // 2
   // A rolling restart: the new member starts before the old one stops.
   await step('loader_joins', () => pipeline.join(), 5_000); // 3
-  await step('loader_leaves', () => pipeline.leave(), 10_000); // 2
+  await step('loader_leaves', () => pipeline.leave(), 8_000); // 2
   await step('warehouse_restored_from_backup', () => pipeline.restoreFromBackup(RESTORE_KEEP_MS), 0); // 1, reloading
   await step('loader_joins', () => pipeline.join(), 3_000); // 2
   // The warehouse down for longer than the rebalance timeout, while the loaders hold a backlog;
@@ -50,7 +48,7 @@ export async function scaleOutTimeline(pipeline: ScaleOutPipeline, faults: Recor
   await pipeline.warehouse(false);
   log('warehouse back');
   await Promise.all([leaving, joining]);
-  await sleep(15_000);
+  await sleep(10_000);
   await step('kafka_outage_during_sync', () => pipeline.kafkaOutage(KAFKA_OUTAGE_MS), 0);
   log('kafka back');
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { faultName, planFaults, type Step } from './fault-plan.ts';
-import { startEmbedded, startKafkaMode, startScaleOut, type Pipeline, type ScaleOutPipeline } from './pipelines.ts';
+import { startEmbedded, startKafkaMode, startOwnKafka, startScaleOut, type Pipeline, type ScaleOutPipeline } from './pipelines.ts';
 import { busLogStarts, scaleOutTimeline } from './scale-out-plan.ts';
 import { Proc, ROOT, sampleRssEvery, sleep } from './procs.ts';
 import type { CausedGap, Verdict, VerifyInput } from './verify.ts';
@@ -72,7 +72,10 @@ export async function runFaultSuite(options: SuiteOptions): Promise<Figures> {
   const gtDir = join(work, 'ground-truth');
   const dataDir = join(work, 'data');
   const runId = `faults${options.mode}${Date.now()}`;
-  const kafkaBrokers = options.kafkaBrokers ?? process.env.TAPEHOUSE_KAFKA_BROKERS ?? '127.0.0.1:9092';
+  let kafkaBrokers = options.kafkaBrokers ?? process.env.TAPEHOUSE_KAFKA_BROKERS ?? '127.0.0.1:9092';
+  // The scale-out mode stops Kafka: its own broker, so the other modes running now do not see it.
+  const ownKafka = options.mode === 'scaleout' ? await startOwnKafka(work) : undefined;
+  if (ownKafka) kafkaBrokers = ownKafka.brokers;
   const temporalAddress = options.temporalAddress ?? process.env.TAPEHOUSE_TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
   writeFileSync(logFile, '');
 
@@ -90,7 +93,7 @@ export async function runFaultSuite(options: SuiteOptions): Promise<Figures> {
     const controlUrl = (await sim.waitFor(/fault control on (\S+)/))[1]!;
     const ctx = { work, dataDir, venueUrl, token, logFile, runId, kafkaBrokers, temporalAddress };
     log(`${options.mode}: starting the pipeline (work dir ${work})`);
-    pipeline = options.mode === 'embedded' ? await startEmbedded(ctx) : options.mode === 'kafka' ? await startKafkaMode(ctx) : await startScaleOut(ctx);
+    pipeline = options.mode === 'embedded' ? await startEmbedded(ctx) : options.mode === 'kafka' ? await startKafkaMode(ctx) : await startScaleOut(ctx, ownKafka!);
     // Let capture cover every market and the sync jobs run once before the first fault.
     await sleep(20_000);
 
@@ -147,6 +150,7 @@ export async function runFaultSuite(options: SuiteOptions): Promise<Figures> {
     stopSampling();
     if (pipeline) await pipeline.stop().catch(() => undefined);
     await sim.stop();
+    await ownKafka?.stop().catch(() => undefined);
     if (!options.keep && !process.env.TAPEHOUSE_FAULTS_KEEP) rmSync(work, { recursive: true, force: true });
   }
 }

@@ -19,6 +19,8 @@ export class BusCommits {
   /** Per partition, how often it was forgotten: a refused commit is not sent again for a partition lost since. */
   readonly #losses = new Map<string, number>();
   #running: Promise<void> | undefined;
+  /** Stopping: a refused commit is not sent again (the next loader of the group commits past it). */
+  #final = false;
 
   constructor(
     private readonly subscription: () => Subscription | undefined,
@@ -34,6 +36,11 @@ export class BusCommits {
     }
     this.#running ??= this.#drain().finally(() => (this.#running = undefined));
     return this.#running;
+  }
+
+  /** The loader stops: what is waiting is sent once more, and a refusal is not retried. */
+  stopRetrying(): void {
+    this.#final = true;
   }
 
   /** Forgets a partition (lost to another loader): whatever it commits next starts afresh. */
@@ -57,7 +64,7 @@ export class BusCommits {
         await subscription.commit(batch.map(([, position]) => position));
         refused = 0;
       } catch (error) {
-        if ((error instanceof BusError && error.code === 'closed') || ++refused > RETRIES) return;
+        if ((error instanceof BusError && error.code === 'closed') || this.#final || ++refused > RETRIES) return;
         this.log.debug({ err: error }, 'bus commit refused; sending it again shortly');
         for (const [key, position] of batch) {
           if ((this.#losses.get(key) ?? 0) !== losses.get(key)) continue;

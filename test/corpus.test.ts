@@ -379,6 +379,7 @@ function bytesBus(inner: EmbeddedBus, wireAt: Map<bigint, string>): Bus {
     publish: (topic, records) => inner.publish(topic, records),
     committedOffsets: (group, topic) => inner.committedOffsets(group, topic),
     lag: (group, topics) => inner.lag(group, topics),
+    logStarts: (topic) => inner.logStarts(topic),
     close: () => inner.close(),
     subscribe: (options) =>
       inner.subscribe({

@@ -46,3 +46,29 @@ describe('tapehouse run against a venue that is down', () => {
     await venue.close();
   }, 90_000);
 });
+
+describe('tapehouse started through npm (npx, npm start)', () => {
+  it('stops when a supervisor ends npm and its shell: the node process is not left behind', async () => {
+    // npm runs the command under a shell and exits on SIGTERM without passing it on; here the
+    // shell stands for both, with npm's variable set as npm sets it.
+    const shell = spawn('sh', ['-c', `"${process.execPath}" bin/tapehouse.js simulate --port 0 & echo "pid $!"; wait`], {
+      env: { ...process.env, npm_execpath: '/usr/lib/node_modules/npm/bin/npm-cli.js', TAPEHOUSE_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    shell.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    while (!/simulator listening/.test(out)) await new Promise((r) => setTimeout(r, 200));
+    const pid = Number(/pid (\d+)/.exec(out)![1]);
+    shell.kill('SIGKILL');
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    while (alive()) await new Promise((r) => setTimeout(r, 200));
+    expect(alive()).toBe(false);
+  }, 60_000);
+});

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryCheckpointStore, newerCheckpoint, type Checkpoint, type CheckpointStore } from '../src/sync/checkpoint.ts';
+import { MemoryCheckpointStore, positionOf, resumeFrom, type Checkpoint, type CheckpointStore } from '../src/sync/checkpoint.ts';
 import { FileCheckpointStore } from '../src/sync/checkpoint-file.ts';
 import { WarehouseCheckpointStore } from '../src/sync/checkpoint-warehouse.ts';
 import { migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixtures.ts';
@@ -67,9 +67,11 @@ describe('checkpoint stores', () => {
     });
   });
 
-  it('of two copies, the one saved later wins', () => {
-    expect(newerCheckpoint(checkpoint(2, 'a'), checkpoint(5, 'b'))?.pass?.cursor).toBe('b');
-    expect(newerCheckpoint(checkpoint(6, 'a'), checkpoint(5, 'b'))?.pass?.cursor).toBe('a');
-    expect(newerCheckpoint(undefined, checkpoint(1, 'b'))?.pass?.cursor).toBe('b');
+  it('of the store and a heartbeat, the pass saved later wins; the job state always comes from the store', () => {
+    const withState = (version: number, cursor: string): Checkpoint => ({ ...checkpoint(version, cursor), state: { frontierMs: version } });
+    expect(resumeFrom(withState(2, 'a'), positionOf(withState(5, 'b')))).toMatchObject({ version: 5, pass: { cursor: 'b' }, state: { frontierMs: 2 } });
+    expect(resumeFrom(withState(6, 'a'), positionOf(withState(5, 'b')))).toMatchObject({ version: 6, pass: { cursor: 'a' } });
+    expect(resumeFrom(undefined, positionOf(withState(1, 'b')))).toMatchObject({ version: 1, pass: { cursor: 'b' } });
+    expect(resumeFrom(undefined, positionOf(withState(1, 'b')))?.state).toBeUndefined();
   });
 });

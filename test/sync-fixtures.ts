@@ -6,7 +6,7 @@ import { Availability } from '../src/api/availability.ts';
 import type { Clock } from '../src/api/clock.ts';
 import { IpLimits } from '../src/api/rate-limit/ip-limits.ts';
 import { RateLimiter } from '../src/api/rate-limit/limiter.ts';
-import type { Bus } from '../src/bus/bus.ts';
+import type { Bus, PublishOptions } from '../src/bus/bus.ts';
 import { EmbeddedBus } from '../src/bus/embedded.ts';
 import type { BusRecord } from '../src/bus/record.ts';
 import { MemoryCheckpointStore } from '../src/sync/checkpoint.ts';
@@ -42,10 +42,10 @@ export class RecordingBus implements Bus {
 
   constructor(private readonly inner: Bus = new EmbeddedBus({ capacity: { records: 1_000_000, bytes: 1 << 30 } })) {}
 
-  async publish(topic: string, records: readonly BusRecord[]): Promise<void> {
+  async publish(topic: string, records: readonly BusRecord[], options?: PublishOptions): Promise<void> {
     this.#calls += 1;
     if (this.failOn.has(this.#calls)) throw new Error(`publish ${this.#calls} failed (test)`);
-    await this.inner.publish(topic, records);
+    await this.inner.publish(topic, records, options);
     this.records.push(...records);
   }
 
@@ -56,6 +56,7 @@ export class RecordingBus implements Bus {
   subscribe: Bus['subscribe'] = (options) => this.inner.subscribe(options);
   committedOffsets: Bus['committedOffsets'] = (group, topic) => this.inner.committedOffsets(group, topic);
   lag: Bus['lag'] = (group, topics) => this.inner.lag(group, topics);
+  logStarts: Bus['logStarts'] = (topic) => this.inner.logStarts(topic);
   close: Bus['close'] = () => this.inner.close();
 }
 

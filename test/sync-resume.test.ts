@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CursorLoopError } from '../src/api/paging.ts';
 import type { Activity } from '../src/api/schemas/index.ts';
 import type { SimulatorHandle } from '../src/simulator/index.ts';
-import { MemoryCheckpointStore, type Checkpoint } from '../src/sync/checkpoint.ts';
+import { MemoryCheckpointStore, positionOf, type CheckpointPosition } from '../src/sync/checkpoint.ts';
 import { PublishedMemory } from '../src/sync/publisher.ts';
 import { runSyncJob } from '../src/sync/run-job.ts';
 import { harness, type Harness } from './sync-fixtures.ts';
@@ -65,8 +65,8 @@ describe('incremental passes and checkpoints', () => {
     h = await quiet();
     deposits(h.sim, 29);
     h.bus.failOn = new Set([2]);
-    let heartbeat: Checkpoint | undefined;
-    await expect(runSyncJob(h.deps, 'activities', { onProgress: (cp) => (heartbeat = cp) })).rejects.toThrow();
+    let heartbeat: CheckpointPosition | undefined;
+    await expect(runSyncJob(h.deps, 'activities', { onProgress: (cp) => (heartbeat = positionOf(cp)) })).rejects.toThrow();
     // A worker that lost its local store (killed) has only the heartbeat.
     const fresh = { ...h.deps, checkpoints: new MemoryCheckpointStore(), memory: new PublishedMemory() };
     h.bus.failOn = new Set();
@@ -114,7 +114,7 @@ describe('incremental passes and checkpoints', () => {
     expect(slices).toEqual(['partial', 'CursorLoopError']);
   });
 
-  it('a backfill publishes the window only, under its own checkpoint, leaving the frontier alone', async () => {
+  it('a backfill publishes the window again — though this process published it before — under its own checkpoint, leaving the frontier alone', async () => {
     h = await quiet();
     deposits(h.sim, 20);
     await runSyncJob(h.deps, 'activities');
@@ -122,9 +122,10 @@ describe('incremental passes and checkpoints', () => {
     const all = h.sim.venue.demo.account.activities;
     const [from, to] = [all[5], all[12]] as [(typeof all)[number], (typeof all)[number]];
     const before = h.bus.records.length;
-    const memoryLess = { ...h.deps, memory: new PublishedMemory() };
-    const report = await runSyncJob(memoryLess, 'activities', { window: { fromMs: from.createdAtMs, toMs: to.createdAtMs } });
+    // The same process, with its memory of what it published: a backfill repairs a hole, so it publishes anyway.
+    const report = await runSyncJob(h.deps, 'activities', { window: { fromMs: from.createdAtMs, toMs: to.createdAtMs } });
     expect(report.scope).toMatch(/^demo@backfill:/);
+    expect(report.records).toBe(8);
     expect(ids(h, before).sort()).toEqual(all.slice(5, 13).map((a) => a.id).sort());
     expect(await h.store.load('activities', 'demo')).toEqual(regular);
   });

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ExchangeUnavailableError, PermissionError } from '../src/api/errors.ts';
 import { counterpartOf, openPositions, renderPosition, renderSummary } from '../src/simulator/http/render/portfolio.ts';
 import { classifyFailure } from '../src/sync/failure.ts';
+import { positionOf, type Checkpoint } from '../src/sync/checkpoint.ts';
 import { runSyncJob } from '../src/sync/run-job.ts';
 import { createSyncVenue } from '../src/sync/venue.ts';
 import { Secret } from '../src/util/secret.ts';
@@ -129,5 +130,25 @@ describe('the catalogue', () => {
     const recurring = listings.filter((r) => (r.payload as { event_type?: string }).event_type === 'RECURRING_PROPOSITION').length;
     expect(recurring).toBeGreaterThan(0);
     expect(h.requests.count('GET /api/v1/events/') - detailReads).toBe(recurring);
+  });
+
+  it('keeps fingerprints of the events the last full pass listed only, and heartbeats none of them', async () => {
+    h = await harness({ sim: { rate: 0 } });
+    const first = await runSyncJob(h.deps, 'catalogue');
+    const prints = (cp: Checkpoint | undefined) => Object.keys((cp?.state as { fingerprints: Record<string, string> }).fingerprints).sort();
+    const listed = () => h.sim.venue.catalogue.events.filter((e) => e.archivedAtMs === undefined).map((e) => e.id).sort();
+    expect(prints(first.checkpoint)).toEqual(listed());
+    // An event leaves the listing (archived): the next full pass forgets it.
+    const gone = h.sim.venue.catalogue.events.find((e) => e.archivedAtMs === undefined && e.eventType !== 'RECURRING_PROPOSITION')!;
+    gone.archivedAtMs = h.clock.now();
+    // Past the CDN cache of the public listing (§8.4), which still lists it for a moment.
+    h.sim.advance(2_000);
+    const second = await runSyncJob(h.deps, 'catalogue');
+    expect(prints(second.checkpoint)).toEqual(listed());
+    expect(prints(second.checkpoint)).not.toContain(gone.id);
+    // What a Temporal activity heartbeats: the version and the pass position, not the state.
+    const beat = JSON.stringify(positionOf(second.checkpoint!));
+    expect(beat).not.toContain('fingerprints');
+    expect(beat).toContain(`"version":${second.checkpoint!.version}`);
   });
 });

@@ -72,4 +72,19 @@ describe('tapehouse migrate and tapehouse sql', () => {
       await warehouse.close();
     }
   });
+
+  it('status on a directory held by a loader (reads, no live figures) names the holder and shows "-" for the times of empty tables', async () => {
+    const warehouse = await openEmbeddedWarehouse(dir.dataDir);
+    const endpoint = await serveEmbeddedEndpoint(warehouse);
+    try {
+      const result = await tapehouse(['status', '--data-dir', dir.dataDir]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`holds this data directory (pid ${process.pid}`);
+      expect(result.stdout).toMatch(/last figures sampled\s+-\n/);
+      expect(result.stdout).not.toContain('1970');
+    } finally {
+      await endpoint.close();
+      await warehouse.close();
+    }
+  });
 });

@@ -105,10 +105,10 @@ describe('the loaders\' insert path (TabSeparated)', () => {
     await expect(warehouse.insertRows('t.every_type; DROP TABLE x', [{ id: 1 }])).rejects.toThrow(/not a table name/);
   });
 
-  it('writes its settings into the statement\'s SETTINGS clause, the dedup token escaped', () => {
+  it('writes its settings into the statement\'s SETTINGS clause (async inserts off, whatever the server profile says), the dedup token escaped', () => {
     const sql = insertStatementSql({ table: 'tapehouse.trades', columns: ['a', 'b'], settings: insertSettings("tok'en\\x"), format: 'TabSeparated' });
     expect(sql).toBe(
-      'INSERT INTO tapehouse.trades (a, b) SETTINGS insert_deduplicate = 1, deduplicate_blocks_in_dependent_materialized_views = 1, ' +
+      'INSERT INTO tapehouse.trades (a, b) SETTINGS async_insert = 0, insert_deduplicate = 1, deduplicate_blocks_in_dependent_materialized_views = 1, ' +
         "date_time_input_format = 'best_effort', input_format_null_as_default = 1, insert_deduplication_token = 'tok\\'en\\\\x' FORMAT TabSeparated",
     );
   });

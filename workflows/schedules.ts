@@ -1,5 +1,5 @@
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { SYNC_JOBS, type JobName } from '../src/sync/jobs.ts';
+import { isJobName, SYNC_JOBS, type JobName } from '../src/sync/jobs.ts';
 import { DEFAULT_SCHEDULE_PREFIX } from './settings.ts';
 import type { syncJobWorkflow } from './sync-workflows.ts';
 import type { SyncWorkflowInput } from './types.ts';
@@ -7,6 +7,9 @@ import type { SyncWorkflowInput } from './types.ts';
 const WORKFLOW_TYPE = 'syncJobWorkflow';
 /** A worker back within this long still runs the action it missed; later ones wait for the next interval. */
 const CATCHUP_WINDOW_MS = 60_000;
+/** Each action starts up to this share of the interval late, at random: jobs of one interval do not all fire at the same instant. */
+const JITTER_SHARE = 0.2;
+const MAX_JITTER_MS = 60_000;
 
 export interface ScheduleSettings {
   taskQueue: string;
@@ -15,6 +18,7 @@ export interface ScheduleSettings {
   intervals?: Partial<Record<JobName, number>>;
   /** Schedule and workflow ids start with it (default `tapehouse-sync-`): one set per deployment. */
   idPrefix?: string;
+  /** Pause them all. Otherwise a new schedule runs, and an existing one keeps the state an operator gave it. */
   paused?: boolean;
   /** Extra workflow input (slice size, activity timeouts). */
   workflow?: Omit<SyncWorkflowInput, 'job' | 'window' | 'totals'>;
@@ -24,22 +28,34 @@ export interface AppliedSchedule {
   job: JobName;
   scheduleId: string;
   intervalMs: number;
-  action: 'created' | 'updated';
+  action: 'created' | 'updated' | 'deleted';
+  /** Whether it is paused once applied. */
+  paused: boolean;
 }
 
 /**
  * One Temporal Schedule per job, started every interval with overlap SKIP (a run still going
- * when the next is due makes that next one skip). Idempotent: a schedule that exists is updated
- * to the settings, so applying twice leaves one schedule per job.
+ * when the next is due makes that next one skip) and a jitter, so jobs of one interval do not
+ * all hit the venue at the same instant. Idempotent: a schedule that exists is updated to the
+ * settings — keeping its paused state, an operator's decision, unless `paused` is given —, so
+ * applying twice leaves one schedule per job. Schedules under the prefix whose job no longer
+ * exists (a job dropped by a newer version) are deleted: they would start workflows no worker
+ * can run.
  */
 export async function applySchedules(client: Client, settings: ScheduleSettings): Promise<AppliedSchedule[]> {
   const prefix = settings.idPrefix ?? DEFAULT_SCHEDULE_PREFIX;
   const applied: AppliedSchedule[] = [];
+  for (const scheduleId of await listSchedules(client, prefix)) {
+    const job = scheduleId.slice(prefix.length);
+    if (isJobName(job)) continue;
+    await client.schedule.getHandle(scheduleId).delete();
+    applied.push({ job: job as JobName, scheduleId, intervalMs: 0, action: 'deleted', paused: false });
+  }
   for (const job of settings.jobs) {
     const scheduleId = `${prefix}${job}`;
     const intervalMs = settings.intervals?.[job] ?? SYNC_JOBS[job].intervalMs;
     const definition = {
-      spec: { intervals: [{ every: intervalMs }] },
+      spec: { intervals: [{ every: intervalMs }], jitter: Math.min(MAX_JITTER_MS, Math.round(intervalMs * JITTER_SHARE)) },
       action: {
         type: 'startWorkflow' as const,
         workflowType: WORKFLOW_TYPE,
@@ -50,20 +66,25 @@ export async function applySchedules(client: Client, settings: ScheduleSettings)
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: CATCHUP_WINDOW_MS, pauseOnFailure: false },
       state: { paused: settings.paused ?? false, note: `tapehouse sync job ${job}` },
     };
-    const update = async (): Promise<void> => client.schedule.getHandle(scheduleId).update(() => definition);
+    let paused = settings.paused ?? false;
+    const update = async (): Promise<void> =>
+      client.schedule.getHandle(scheduleId).update((previous) => {
+        paused = settings.paused ?? previous.state.paused;
+        return { ...definition, state: { ...definition.state, paused } };
+      });
     try {
       await update();
-      applied.push({ job, scheduleId, intervalMs, action: 'updated' });
+      applied.push({ job, scheduleId, intervalMs, action: 'updated', paused });
     } catch (error) {
       if (!(error instanceof ScheduleNotFoundError)) throw error;
       try {
         await client.schedule.create({ scheduleId, ...definition });
-        applied.push({ job, scheduleId, intervalMs, action: 'created' });
+        applied.push({ job, scheduleId, intervalMs, action: 'created', paused });
       } catch (raced) {
         // Someone created it between our two calls: apply over theirs.
         if (!(raced instanceof ScheduleAlreadyRunning)) throw raced;
         await update();
-        applied.push({ job, scheduleId, intervalMs, action: 'updated' });
+        applied.push({ job, scheduleId, intervalMs, action: 'updated', paused });
       }
     }
   }

@@ -1,5 +1,6 @@
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { BucketShape } from '../src/api/rate-limit/token-bucket.ts';
+import { DEFAULT_PNL_RETRY } from '../src/api/resources/portfolio.ts';
 import { KafkaBus } from '../src/bus/kafka.ts';
 import { createTopicCatalogue } from '../src/bus/topics.ts';
 import { MemoryCheckpointStore, type CheckpointStore } from '../src/sync/checkpoint.ts';
@@ -11,8 +12,12 @@ import { createLogger } from '../src/util/log.ts';
 import type { Secret } from '../src/util/secret.ts';
 import { resolveTarget } from '../src/warehouse/target.ts';
 import { openServerWarehouse } from '../src/warehouse/warehouse.ts';
+import { lockStateFile } from '../src/util/file-lock.ts';
 import type { TemporalSettings } from './settings.ts';
 import { createSyncWorker } from './worker.ts';
+
+/** The longest Retry-After a read waits out inside an activity (six reads of it stay within half of the 10-minute start-to-close). */
+export const MAX_WAIT_IN_ACTIVITY_MS = 30_000;
 
 export type CheckpointSetting = { kind: 'memory' } | { kind: 'file'; path: string } | { kind: 'clickhouse'; url: string };
 
@@ -24,6 +29,8 @@ export interface WorkerProcessOptions {
   account: string;
   brokers: readonly string[];
   topicPrefix?: string;
+  /** Replicas per partition of the bus topics (default: the broker's default). */
+  replicationFactor?: number;
   checkpoints: CheckpointSetting;
   /** The account's read bucket, when not the authenticated tier. */
   readBucket?: BucketShape;
@@ -45,13 +52,18 @@ export interface WorkerProcess {
 export async function startWorkerProcess(options: WorkerProcessOptions): Promise<WorkerProcess> {
   const logger = createLogger('worker');
   const topics = createTopicCatalogue(options.topicPrefix);
-  const bus = await KafkaBus.open({ brokers: options.brokers, topics: topics.topics, log: logger });
+  const bus = await KafkaBus.open({ brokers: options.brokers, topics: topics.topics, replicationFactor: options.replicationFactor, log: logger });
   const { store, close: closeStore } = openCheckpoints(options.checkpoints);
   if (options.checkpoints.kind === 'memory') logger.warn('checkpoints in memory: a restarted worker resumes only a slice Temporal still retries; give --checkpoint-file or --clickhouse-url');
+  if (options.checkpoints.kind === 'file') lockStateFile(options.checkpoints.path, 'worker checkpoint file', '--checkpoint-file or TAPEHOUSE_CHECKPOINT_FILE, or a shared --clickhouse-url');
   const venue = createSyncVenue({
     baseUrl: options.baseUrl,
     token: options.token,
     limiter: syncLimiter({ read: options.readBucket, readShare: options.readShare }),
+    // A longer wait goes back to Temporal as the next retry's delay (failure-mapping.ts), so a
+    // slice never sits out a long Retry-After inside its start-to-close timeout.
+    retry: { maxRetryAfterMs: MAX_WAIT_IN_ACTIVITY_MS },
+    pnlRetry: { ...DEFAULT_PNL_RETRY, maxRetryAfterMs: MAX_WAIT_IN_ACTIVITY_MS },
     catalogueWithToken: options.catalogueWithToken,
     logger,
   });

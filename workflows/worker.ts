@@ -26,5 +26,9 @@ export function createSyncWorker(options: SyncWorkerOptions): Promise<Worker> {
     workflowsPath: WORKFLOWS_PATH,
     activities: createSyncActivities(options.deps),
     maxHeartbeatThrottleInterval: '2 seconds',
+    // A stop cancels the slices under way (they honour it, publishes included); one that does not
+    // end within this long is left to Temporal's retry, and the worker stops anyway.
+    shutdownGraceTime: '5 seconds',
+    shutdownForceTime: '30 seconds',
   });
 }

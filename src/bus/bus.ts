@@ -14,7 +14,7 @@ export interface Bus {
    * of the calls and of the array. Rejects, publishing none of the call, when the topic is not in
    * the catalogue or a record is larger than the topic allows.
    */
-  publish(topic: string, records: readonly BusRecord[]): Promise<void>;
+  publish(topic: string, records: readonly BusRecord[], options?: PublishOptions): Promise<void>;
 
   /**
    * Starts delivering the topics to `onBatch`, for the group, from the group's last commit (from
@@ -29,8 +29,19 @@ export interface Bus {
   /** How far the group is behind, per partition of each topic. */
   lag(group: string, topics: readonly string[]): Promise<PartitionLag[]>;
 
+  /** The oldest offset the bus still holds, per partition of a topic (Kafka: the log start, past retention). */
+  logStarts(topic: string): Promise<ReadonlyMap<number, bigint>>;
+
   /** Stops every subscription (after its current batch) and producer; publishes still waiting reject. */
   close(): Promise<void>;
+}
+
+export interface PublishOptions {
+  /**
+   * Cancels the call (a stopping job): it rejects with `aborted`. On Kafka a send already under
+   * way may still land (see README.md: a rejected publish may have stored records).
+   */
+  signal?: AbortSignal;
 }
 
 export interface SubscribeOptions {
@@ -38,19 +49,36 @@ export interface SubscribeOptions {
   topics: readonly string[];
   /**
    * Called with one topic-partition's next records; never twice at once for one subscription,
-   * and the next batch waits until it resolves (that is the back-pressure). Nothing is committed
-   * by delivering: call `Subscription.commit`. If it rejects, the subscription stops (see
-   * `Subscription.stopped`) and everything after the last commit is delivered again to the next
-   * subscriber of the group.
+   * and the next batch waits until it resolves. Nothing is committed by delivering: call
+   * `Subscription.commit`. Resolving to `{ next }` says the records from `next` on were not
+   * taken (no room, a rebalance under way): they are delivered again, from `next`, once the
+   * subscriber resumes. Handlers return rather than wait for long (on Kafka a member blocked in
+   * a batch cannot rejoin a rebalance, and is evicted). If it rejects, the subscription stops
+   * (see `Subscription.stopped`) and everything after the last commit is delivered again to the
+   * next subscriber of the group.
    */
-  onBatch(batch: Batch): Promise<void>;
+  onBatch(batch: Batch): Promise<BatchOutcome | void>;
   /**
-   * Called with the partitions this subscriber reads, before their first batch and again
-   * whenever that set changes (Kafka: another member of the group joined or left). A loader
-   * drops what it holds, unstored, for partitions it lost: their new reader gets them from the
-   * last commit.
+   * Called with the partitions this subscriber reads, before their first batch and again after
+   * every rebalance (Kafka: a member joined or left). It may resolve to where to read
+   * partitions from: those are held (nothing delivered) until it resolves, then read from the
+   * later of the position given and the oldest offset the bus still holds; the others go on
+   * from the group's commit. A loader reads its own stored positions from the warehouse here,
+   * and drops what it holds, unstored, for partitions it lost.
    */
-  onAssignment?(partitions: readonly TopicPartition[]): void;
+  onAssignment?(partitions: readonly TopicPartition[]): Promise<readonly CommitPosition[] | void> | void;
+  /**
+   * Kafka: a rebalance began (another member joined or left, or this one was fenced out). The
+   * partitions may go to another member: start no more work on any of them until the next
+   * `onAssignment`, and resolve once what is under way may be left (the subscription waits for
+   * it, within the rebalance timeout, before rejoining).
+   */
+  onRevoke?(): Promise<void> | void;
+}
+
+/** What `onBatch` did not take: deliver again from `next`. */
+export interface BatchOutcome {
+  next: bigint;
 }
 
 export interface TopicPartition {
@@ -88,7 +116,7 @@ export interface Subscription {
    * safe).
    */
   commit(positions: readonly CommitPosition[]): Promise<void>;
-  /** Stops fetching without leaving the group (e.g. while the warehouse is down). */
+  /** Stops fetching without leaving the group (e.g. while the warehouse is down or the loader has no room). */
   pause(): void;
   resume(): void;
   /** Stops after the batch in progress; uncommitted records go to the group's next subscriber. */
@@ -110,7 +138,7 @@ export interface PartitionLag {
   lag: bigint;
 }
 
-export type BusErrorCode = 'unknown_topic' | 'record_too_large' | 'closed' | 'bad_commit' | 'group_busy';
+export type BusErrorCode = 'unknown_topic' | 'record_too_large' | 'closed' | 'bad_commit' | 'group_busy' | 'publish_timeout' | 'aborted';
 
 export class BusError extends Error {
   constructor(

@@ -88,16 +88,18 @@ export class EmbeddedSubscription implements Subscription {
 
   private async run(): Promise<void> {
     try {
-      // The only member of its group: it reads every partition, for as long as it runs.
-      this.options.onAssignment?.(this.cursors.map(({ topic, partition }) => ({ topic, partition })));
+      // The only member of its group: it reads every partition, for as long as it runs, from the
+      // group's commit (the loader commits only what it stored, so that is where it stands).
+      await this.options.onAssignment?.(this.cursors.map(({ topic, partition }) => ({ topic, partition })));
       while (!this.closing) {
         const next = this.paused ? undefined : this.nextBatch();
         if (next === undefined) {
           await this.wake.wait();
           continue;
         }
-        await this.options.onBatch(next.batch);
-        next.cursor.position = next.after;
+        const outcome = await this.options.onBatch(next.batch);
+        // Records not taken are delivered again from where the subscriber stopped.
+        next.cursor.position = outcome && outcome.next < BigInt(next.after) ? Math.max(Number(outcome.next), next.cursor.position) : next.after;
         // Let I/O in between batches: a consumer that always has records would otherwise starve
         // the completions it waits for (its inserts' answers come back as I/O callbacks).
         await new Promise((resolve) => setImmediate(resolve));

@@ -1,4 +1,4 @@
-import { BusError, type Bus, type CommitPosition, type PartitionLag, type SubscribeOptions, type Subscription } from './bus.ts';
+import { BusError, type Bus, type CommitPosition, type PartitionLag, type SubscribeOptions, type Subscription, type PublishOptions } from './bus.ts';
 import { GroupRegistry } from './embedded-groups.ts';
 import { PartitionLog, type Capacity } from './embedded-log.ts';
 import { EmbeddedSubscription } from './embedded-subscription.ts';
@@ -52,8 +52,9 @@ export class EmbeddedBus implements Bus {
     this.maxBatchRecords = options.maxBatchRecords ?? DEFAULT_MAX_BATCH_RECORDS;
   }
 
-  async publish(topic: string, records: readonly BusRecord[]): Promise<void> {
+  async publish(topic: string, records: readonly BusRecord[], options: PublishOptions = {}): Promise<void> {
     this.assertOpen();
+    options.signal?.throwIfAborted();
     const outgoing = prepareRecords(this.index.get(topic), records);
     await this.serial.run(topic, () => this.append(topic, outgoing));
   }
@@ -85,6 +86,11 @@ export class EmbeddedBus implements Bus {
 
   async lag(group: string, topics: readonly string[]): Promise<PartitionLag[]> {
     return topics.flatMap((topic) => this.groups.lag(group, topic));
+  }
+
+  async logStarts(topic: string): Promise<ReadonlyMap<number, bigint>> {
+    this.index.get(topic);
+    return new Map(this.logs.get(topic)!.map((log, partition) => [partition, BigInt(log.earliest)]));
   }
 
   async close(): Promise<void> {

@@ -33,6 +33,7 @@ export const SETTINGS = {
   clickhouseUrl: { flag: '--clickhouse-url <url>', env: 'TAPEHOUSE_CLICKHOUSE_URL', description: 'a ClickHouse server instead of chDB (credentials: TAPEHOUSE_CLICKHOUSE_USER/_PASSWORD)', parse: httpUrl } satisfies Spec,
   kafkaBrokers: { flag: '--kafka-brokers <list>', env: 'TAPEHOUSE_KAFKA_BROKERS', description: 'comma-separated Kafka bootstrap servers', parse: brokers, default: ['127.0.0.1:9092'] } satisfies Spec,
   topicPrefix: { flag: '--topic-prefix <prefix>', env: 'TAPEHOUSE_TOPIC_PREFIX', description: 'bus topic prefix', parse: nonEmpty, default: 'tapehouse' } satisfies Spec,
+  replicationFactor: { flag: '--replication-factor <n>', env: 'TAPEHOUSE_REPLICATION_FACTOR', description: "replicas per partition of the bus topics, the same for every process (default: the broker's default.replication.factor); existing topics must match", parse: positiveInt } satisfies Spec,
   temporalAddress: { flag: '--temporal-address <host:port>', env: 'TAPEHOUSE_TEMPORAL_ADDRESS', description: 'Temporal frontend', parse: hostPort, default: '127.0.0.1:7233' } satisfies Spec,
   temporalNamespace: { flag: '--namespace <name>', env: 'TAPEHOUSE_TEMPORAL_NAMESPACE', description: 'Temporal namespace', parse: nonEmpty, default: 'default' } satisfies Spec,
   httpPort: { flag: '--http-port <port>', env: 'TAPEHOUSE_HTTP_PORT', description: 'loopback port of the query endpoint, dashboards and /metrics (0: any free port)', parse: port, default: 18123 } satisfies Spec,
@@ -137,6 +138,12 @@ function port(text: string): number {
 function nonNegativeInt(text: string): number {
   if (!/^\d+$/.test(text.trim())) throw new Error('is not a whole number');
   return Number(text.trim());
+}
+
+function positiveInt(text: string): number {
+  const n = nonNegativeInt(text);
+  if (n < 1) throw new Error('is not a whole number above 0');
+  return n;
 }
 
 function nonNegativeNumber(text: string): number {

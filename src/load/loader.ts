@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Batch as BusBatch, Bus, Delivery, Subscription, TopicPartition } from '../bus/bus.ts';
+import type { BatchOutcome, Batch as BusBatch, Bus, CommitPosition, Delivery, Subscription, TopicPartition } from '../bus/bus.ts';
 import { EmbeddedBus } from '../bus/embedded.ts';
 import { nowMicros } from '../bus/record.ts';
 import { TOPICS } from '../bus/topics.ts';
@@ -109,7 +109,15 @@ class Loader {
   readonly #commits: BusCommits;
   readonly #flusher: Flusher;
   #assigned = new Set<string>();
-  #starts: Promise<Map<string, PartitionStart>> | undefined;
+  /** Grows with every assignment: work for an earlier one is abandoned. */
+  #generation = 0;
+  /** A rebalance began and the next assignment has not come yet: no delivery is taken. */
+  #rebalancing = false;
+  /** Why deliveries are paused: the warehouse is down, the insert queue is full. */
+  #warehouseDown = false;
+  #queueFull = false;
+  /** Reading the assigned partitions' state is failing (the warehouse is down). */
+  #startsFailing = false;
   #subscription: Subscription | undefined;
   #inBatch: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
@@ -136,10 +144,8 @@ class Loader {
       log: this.#log,
       giveUp: this.#giveUp.signal,
       maxQueuedRows: 4 * this.#limits.maxRows,
-      onWarehouseDown: () => this.#subscription?.pause(),
-      onWarehouseUp: () => {
-        if (!this.#stopping) this.#subscription?.resume();
-      },
+      onWarehouseDown: () => this.#setFlow({ warehouseDown: true }),
+      onWarehouseUp: () => this.#setFlow({ warehouseDown: false }),
       onStored: (prepared) => {
         const { batch } = prepared;
         this.#batches += 1;
@@ -157,8 +163,7 @@ class Loader {
 
   async start(): Promise<void> {
     if (!this.#durable) await this.#openEpoch();
-    this.#starts = readPartitionStarts(this.options.warehouse.client, this.#scope, this.#topics);
-    await this.#starts;
+    // Where each partition stands is read on each assignment, when the partition is ours.
     await this.#subscribe();
     const tick = Math.max(10, Math.min(100, Math.floor(this.#limits.maxDelayMs / 10)));
     this.#timer = setInterval(() => this.#sealDue(tick), tick);
@@ -187,6 +192,8 @@ class Loader {
         }
       }
       await this.#flusher.close();
+      // A stop does not wait out a rebalance (another loader leaving at the same time) for its last commits.
+      this.#commits.stopRetrying();
       await this.#commits.commit([]);
       if (!this.#durable) await this.#markDrained();
     } catch (error) {
@@ -213,7 +220,7 @@ class Loader {
       lag,
       lagByTopic,
       queuedRows: this.#flusher.queuedRows,
-      warehouseDown: this.#flusher.warehouseDown,
+      warehouseDown: this.#flusher.warehouseDown || this.#startsFailing,
       busGapsRecorded: this.#busGaps,
     };
   }
@@ -248,14 +255,36 @@ class Loader {
     if (opening.gaps > 0) this.#log.warn(opening, 'the embedded bus lost what it held unstored when an earlier run was killed: recorded as capture gaps');
   }
 
+  /** Deliveries flow unless the warehouse is down, the queue is full or the loader stops. */
+  #setFlow(change: { warehouseDown?: boolean; queueFull?: boolean }): void {
+    this.#warehouseDown = change.warehouseDown ?? this.#warehouseDown;
+    this.#queueFull = change.queueFull ?? this.#queueFull;
+    if (this.#warehouseDown || this.#queueFull || this.#stopping) this.#subscription?.pause();
+    else this.#subscription?.resume();
+  }
+
+  /**
+   * No room for more rows: deliveries pause (the batch handler returns, it does not wait — a
+   * Kafka member waiting inside a batch cannot rejoin a rebalance) until the queue has room.
+   */
+  #full(): void {
+    if (this.#queueFull) return;
+    this.#setFlow({ queueFull: true });
+    void this.#flusher.room().then(() => this.#setFlow({ queueFull: false }));
+  }
+
   async #subscribe(): Promise<void> {
     const subscription = await this.#bus.subscribe({
       group: this.#group,
       topics: this.#topics,
       onAssignment: (partitions) => this.#assign(partitions),
+      onRevoke: () => this.#revoke(),
       onBatch: (batch) => {
         const handled = this.#take(batch);
-        this.#inBatch = handled.catch(() => undefined);
+        this.#inBatch = handled.then(
+          () => undefined,
+          () => undefined,
+        );
         return handled;
       },
     });
@@ -268,10 +297,10 @@ class Loader {
   /** The bus stopped delivering (a Kafka consumer crash): once what is queued is stored, read again from the warehouse's state. */
   async #resubscribe(error: unknown): Promise<void> {
     this.#log.warn({ err: error }, 'bus subscription failed; resubscribing once the queued batches are stored');
+    this.#flusher.release();
     await this.#flusher.whenIdle();
     this.#batchers.clear();
     this.#assigned = new Set();
-    this.#starts = undefined;
     for (let attempt = 1; !this.#stopping; attempt++) {
       try {
         await this.#subscribe();
@@ -283,8 +312,27 @@ class Loader {
     }
   }
 
-  /** Partitions gained start from the warehouse's state; partitions lost drop what is unstored (their new reader has it). */
-  #assign(partitions: readonly TopicPartition[]): void {
+  /**
+   * A rebalance began (Kafka): the partitions may go to another loader, which reads their state
+   * from `loader_offsets`. No delivery is taken and no round starts until the next assignment;
+   * resolves once the round under way has its `before` rows written or given up.
+   */
+  #revoke(): Promise<void> {
+    this.#rebalancing = true;
+    return this.#flusher.hold();
+  }
+
+  /**
+   * The partitions this loader now reads, and where each is read from. Lost ones drop what is
+   * unstored (their new reader has it). Kept ones go on from what was taken. Gained ones start
+   * from the warehouse's state, read now that they are ours — not at the start, nor before the
+   * previous owner stopped — at the newest stored offset + 1 (ranges recorded `before` and never
+   * `after` above it are rebuilt exactly). Kafka's committed offsets do not decide anything: a
+   * warehouse restored from a backup, or `loader_offsets` rows removed, make the loader read
+   * again what Kafka still holds.
+   */
+  #assign(partitions: readonly TopicPartition[]): Promise<CommitPosition[]> {
+    const generation = ++this.#generation;
     const next = new Set(partitions.map(({ topic, partition }) => partitionKey(topic, partition)));
     for (const key of this.#assigned) {
       if (next.has(key)) continue;
@@ -293,12 +341,19 @@ class Loader {
       this.#flusher.forget(topic, partition);
       this.#commits.forget(topic, partition);
     }
-    const gained = [...next].filter((key) => !this.#assigned.has(key));
+    // Gained: new to this loader, or kept but whose state was still being read for an assignment
+    // now superseded (that read is abandoned).
+    const gained = [...next].filter((key) => !this.#assigned.has(key) || !(this.#batchers.get(key) instanceof PartitionBatcher));
     this.#assigned = next;
-    if (gained.length === 0) return;
-    // The first assignment uses the state read at the start; later ones read it again.
-    const starts = this.#starts ?? readPartitionStarts(this.options.warehouse.client, this.#scope, this.#topics);
-    this.#starts = undefined;
+    this.#rebalancing = false;
+    this.#flusher.release();
+    const positions: CommitPosition[] = [];
+    for (const key of next) {
+      const batcher = this.#batchers.get(key);
+      if (batcher instanceof PartitionBatcher) positions.push({ topic: batcher.topic, partition: batcher.partition, next: batcher.taken + 1n });
+    }
+    if (gained.length === 0) return Promise.resolve(positions);
+    const starts = this.#readStarts(generation);
     starts.catch(() => undefined);
     for (const key of gained) {
       const [topic, partition] = splitKey(key);
@@ -307,26 +362,63 @@ class Loader {
         this.#stored.set(key, start.stored);
         return new PartitionBatcher(topic, partition, start, this.#limits);
       });
+      batcher.catch(() => undefined); // superseded: the next assignment reads again
       this.#batchers.set(key, batcher);
+    }
+    return starts.then((map) => [...positions, ...gained.map((key) => ({ topic: splitKey(key)[0], partition: splitKey(key)[1], next: (map.get(key)?.stored ?? -1n) + 1n }))]);
+  }
+
+  /** The partitions' state, read again until the warehouse answers (or another assignment came). */
+  async #readStarts(generation: number): Promise<Map<string, PartitionStart>> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const starts = await readPartitionStarts(this.options.warehouse.client, this.#scope, this.#topics);
+        this.#startsFailing = false;
+        return starts;
+      } catch (error) {
+        this.#startsFailing = true;
+        if (generation !== this.#generation || this.#stopping) throw error;
+        this.#log.warn({ attempt, err: error }, 'reading where the assigned partitions stand failed; trying again');
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 250 * 2 ** attempt)));
+      }
     }
   }
 
-  async #take(batch: BusBatch): Promise<void> {
+  async #take(batch: BusBatch): Promise<BatchOutcome | void> {
     const key = partitionKey(batch.topic, batch.partition);
+    const first = batch.messages[0];
     // Not ours (any more), or stopping: left uncommitted, for the group's next reader.
-    if (!this.#assigned.has(key) || this.#stopping) return;
-    await this.#flusher.room();
+    if (!this.#assigned.has(key) || this.#stopping || !first) return;
+    // A rebalance under way, or no room: read again from here later.
+    if (this.#rebalancing) return { next: first.offset };
+    if (!this.#flusher.hasRoom) {
+      this.#full();
+      return { next: first.offset };
+    }
     const pending = this.#batchers.get(key);
     if (pending === undefined) return;
-    const batcher = await pending;
+    let batcher: PartitionBatcher;
+    try {
+      batcher = await pending;
+    } catch {
+      return { next: first.offset }; // its state was read for an assignment since superseded
+    }
     if (this.#batchers.get(key) !== pending && this.#batchers.get(key) !== batcher) return; // lost meanwhile
     this.#batchers.set(key, batcher);
-    const first = batch.messages[0];
-    if (this.#durable && first && first.offset > batcher.taken + 1n) await this.#expired(batch.topic, batch.partition, batcher.taken + 1n, first);
+    if (this.#durable && first.offset > batcher.taken + 1n) {
+      const resumeAt = await this.#jumped(batch.topic, batch.partition, batcher, first);
+      if (resumeAt !== undefined) return { next: resumeAt };
+    }
     const source: DeliverySource = { topic: batch.topic, partition: batch.partition, group: this.#group };
     let last = -1n;
     let sinceYield = 0;
     for (const delivery of batch.messages) {
+      if (this.#stopping || this.#batchers.get(key) !== batcher) return; // lost meanwhile, or stopping
+      if (this.#rebalancing) return { next: delivery.offset };
+      if (!this.#flusher.hasRoom) {
+        this.#full();
+        return { next: delivery.offset };
+      }
       last = delivery.offset;
       if (!batcher.takes(delivery.offset)) continue;
       const rows = mapDelivery(delivery, source);
@@ -339,9 +431,6 @@ class Loader {
       if (sealed.length > 0 || sinceYield >= YIELD_EVERY_ROWS) {
         sinceYield = 0;
         await new Promise((resolve) => setImmediate(resolve));
-        await this.#flusher.room();
-        // Lost meanwhile, or stopping: the rest stays uncommitted, for the next reader.
-        if (this.#stopping || this.#batchers.get(key) !== batcher) return;
       }
     }
     // Redelivered records that were already stored: move the group's position past them.
@@ -358,14 +447,29 @@ class Loader {
     }
   }
 
-  /** The bus no longer had the records from `firstMissing` (retention ran out): a recorded gap, said loudly. */
-  async #expired(topic: string, partition: number, firstMissing: bigint, first: Delivery): Promise<void> {
-    const range = { topic, partition, firstMissing, lastMissing: first.offset - 1n, resumedAtUs: first.ok ? first.record.receivedAtUs : nowMicros() };
+  /**
+   * The bus handed over a record past the next one this group needs. Only Kafka's log start can
+   * say the records in between are gone (retention ran out): then they are a recorded gap. While
+   * Kafka still holds them (a delivery from a stale position), they are read again instead.
+   * Returns where to read from, or undefined to go on with this batch.
+   */
+  async #jumped(topic: string, partition: number, batcher: PartitionBatcher, first: Delivery): Promise<bigint | undefined> {
+    const wanted = batcher.taken + 1n;
+    const logStart = (await this.#bus.logStarts(topic)).get(partition) ?? 0n;
+    if (logStart <= wanted) {
+      this.#log.warn({ topic, partition, wanted: String(wanted), delivered: String(first.offset) }, 'the bus delivered from past the stored position while it still holds the records between: reading them again');
+      return wanted;
+    }
+    const resumed = first.offset <= logStart ? first : undefined;
+    const range = { topic, partition, firstMissing: wanted, lastMissing: logStart - 1n, resumedAtUs: resumed?.ok ? resumed.record.receivedAtUs : nowMicros() };
     this.#log.error(
-      { topic, partition, firstMissing: String(firstMissing), lastMissing: String(range.lastMissing) },
+      { topic, partition, firstMissing: String(range.firstMissing), lastMissing: String(range.lastMissing) },
       'the bus deleted records before this group stored them (retention ran out): recorded as a capture gap',
     );
     await recordExpired(this.options.warehouse, this.#scope, range, nowMicros());
+    batcher.skipTo(logStart);
+    // The first record kept lies before this batch: read from it.
+    return first.offset > logStart ? logStart : undefined;
   }
 
   #sealDue(aheadMs: number): void {

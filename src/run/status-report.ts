@@ -1,4 +1,4 @@
-import { liveEndpoint } from '../warehouse/endpoint-file.ts';
+import { liveEndpoint, type EndpointInfo } from '../warehouse/endpoint-file.ts';
 import type { QueryRunner } from '../warehouse/query-access.ts';
 
 /**
@@ -29,23 +29,30 @@ export async function liveStatus(dataDir: string): Promise<string | null> {
   ].join('\n');
 }
 
-/** The last run, from what it left in the warehouse. */
-export async function storedStatus(runner: QueryRunner): Promise<string> {
+/**
+ * What the warehouse holds: the last run's summary, or — when a process without live figures
+ * holds the directory (`tapehouse load`) — what it has loaded so far. Times of empty tables are
+ * "-", not the epoch.
+ */
+export async function storedStatus(runner: QueryRunner, holder?: EndpointInfo): Promise<string> {
+  const newest = (column: string, table: string) => `(SELECT if(count() = 0, NULL, max(${column})) FROM tapehouse.${table})`;
   const text = (
     await runner.run(
       `SELECT
-         (SELECT max(sampled_at) FROM tapehouse.pipeline_health) AS last_sample,
+         ${newest('sampled_at', 'pipeline_health')} AS last_sample,
          (SELECT sum(row_count) FROM tapehouse.loader_offsets WHERE state = 'after') AS rows_loaded,
          (SELECT count() FROM tapehouse.dead_letters) AS dead_letters,
          (SELECT count() FROM tapehouse.capture_gaps) AS gaps,
-         (SELECT max(gap_end) FROM tapehouse.capture_gaps) AS last_gap_end,
-         (SELECT max(executed_at) FROM tapehouse.trades) AS last_trade`,
+         ${newest('gap_end', 'capture_gaps')} AS last_gap_end,
+         ${newest('executed_at', 'trades')} AS last_trade`,
       'JSONEachRow',
     )
   ).toString('utf8');
   const row = JSON.parse(text.trim() || '{}') as Record<string, string>;
   return [
-    'no tapehouse run holds this data directory; the last run left:',
+    holder
+      ? `a tapehouse process without live figures (tapehouse load) holds this data directory (pid ${holder.pid}, since ${holder.started_at}; reads at ${holder.url}); the warehouse holds:`
+      : 'no tapehouse run holds this data directory; the last run left:',
     `last figures sampled  ${row.last_sample ?? '-'}`,
     `newest trade          ${row.last_trade ?? '-'}`,
     `rows loaded           ${row.rows_loaded ?? 0}`,

@@ -74,9 +74,27 @@ export function storeKey(job: string, scope: string): string {
   return scope === '' ? job : `${job}/${scope}`;
 }
 
-/** The newer of two copies of a checkpoint (either may be missing). */
-export function newerCheckpoint(a: Checkpoint | undefined, b: Checkpoint | undefined): Checkpoint | undefined {
-  if (!a) return b;
-  if (!b) return a;
-  return b.version > a.version ? b : a;
+/**
+ * What a Temporal activity heartbeats: the version and where the pass stands, not the job's state
+ * (the catalogue's fingerprints grow with the catalogue, and the server refuses heartbeat details
+ * over 2 MB). The state stays in the store.
+ */
+export type CheckpointPosition = Pick<Checkpoint, 'version' | 'status' | 'pass' | 'updatedAt'>;
+
+export function positionOf(checkpoint: Checkpoint): CheckpointPosition {
+  const { version, status, pass, updatedAt } = checkpoint;
+  return pass === undefined ? { version, status, updatedAt } : { version, status, pass, updatedAt };
+}
+
+/**
+ * Where a run starts: the store's checkpoint, with the pass of a newer heartbeat (an attempt that
+ * died after its last save reached the heartbeat but not this worker's store) — the job's state
+ * always from the store.
+ */
+export function resumeFrom(stored: Checkpoint | undefined, beat: CheckpointPosition | undefined): Checkpoint | undefined {
+  if (!beat || (stored && stored.version >= beat.version)) return stored;
+  const resumed: Checkpoint = { ...stored, version: beat.version, status: beat.status, updatedAt: beat.updatedAt };
+  if (beat.pass) resumed.pass = beat.pass;
+  else delete resumed.pass;
+  return resumed;
 }

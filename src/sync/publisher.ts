@@ -59,8 +59,8 @@ function memoryKey(record: BusRecord): string | undefined {
   return key === undefined ? undefined : `${record.kind}:${record.key}:${key}`;
 }
 
-/** Publishes records to their kinds' topics; resolves once the bus says all of them are durable. */
-export async function publishAll(bus: Bus, topics: TopicCatalogue, records: readonly BusRecord[]): Promise<void> {
+/** Publishes records to their kinds' topics; resolves once the bus says all of them are durable. `signal` cancels (a stopping job). */
+export async function publishAll(bus: Bus, topics: TopicCatalogue, records: readonly BusRecord[], signal?: AbortSignal): Promise<void> {
   const byTopic = new Map<string, BusRecord[]>();
   for (const record of records) {
     const topic = topics.topicFor(record.kind);
@@ -68,5 +68,5 @@ export async function publishAll(bus: Bus, topics: TopicCatalogue, records: read
     if (list) list.push(record);
     else byTopic.set(topic, [record]);
   }
-  await Promise.all([...byTopic].map(([topic, list]) => bus.publish(topic, list)));
+  await Promise.all([...byTopic].map(([topic, list]) => bus.publish(topic, list, { signal })));
 }

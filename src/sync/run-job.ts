@@ -1,6 +1,6 @@
 import { NotOfferedError } from '../api/errors.ts';
 import type { BusRecord } from '../bus/record.ts';
-import { newerCheckpoint, type Checkpoint, type Unavailability } from './checkpoint.ts';
+import { resumeFrom, type Checkpoint, type CheckpointPosition, type Unavailability } from './checkpoint.ts';
 import type { SyncDeps } from './deps.ts';
 import { SYNC_JOBS, type JobName, type SyncJob } from './jobs.ts';
 import type { TimeWindow } from './jobs/options.ts';
@@ -26,14 +26,16 @@ export interface JobReport {
 }
 
 export interface RunJobOptions {
-  /** A checkpoint from elsewhere (a Temporal heartbeat); used when newer than the store's. */
-  resume?: Checkpoint;
+  /** A position from elsewhere (a Temporal heartbeat); its pass is used when newer than the store's. */
+  resume?: CheckpointPosition;
   onProgress?: ProgressListener;
   signal?: AbortSignal;
   /** Backfill a past window (jobs with `backfill` only); has its own checkpoint. */
   window?: TimeWindow;
   /** Stop after this many pages mid-pass (outcome `partial`); the next run resumes. */
   maxPages?: number;
+  /** …or after this long (ms), at the next page boundary. */
+  maxMs?: number;
 }
 
 export class NotBackfillable extends Error {
@@ -61,7 +63,7 @@ export async function runSyncJob(deps: SyncDeps, name: JobName, options: RunJobO
   if (options.window && !job.backfill) throw new NotBackfillable(name);
   const scope = jobScope(job, deps.account, options.window);
   const startedAtMs = deps.now();
-  const start = newerCheckpoint(await deps.checkpoints.load(name, scope), options.resume);
+  const start = resumeFrom(await deps.checkpoints.load(name, scope), options.resume);
   const report = (outcome: JobOutcome, run?: JobRun): JobReport => ({
     job: name,
     scope,
@@ -74,7 +76,7 @@ export async function runSyncJob(deps: SyncDeps, name: JobName, options: RunJobO
   });
   if (start?.unavailable && Date.parse(start.unavailable.retryAt) > deps.now()) return report('unavailable');
 
-  const run = new JobRun(deps, { job: name, scope, start: start && { ...start, unavailable: undefined }, onProgress: options.onProgress, signal: options.signal, maxPages: options.maxPages });
+  const run = new JobRun(deps, { job: name, scope, start: start && { ...start, unavailable: undefined }, onProgress: options.onProgress, signal: options.signal, maxPages: options.maxPages, maxMs: options.maxMs, republish: options.window !== undefined });
   try {
     await job.run(run, { window: options.window });
   } catch (error) {

@@ -17,6 +17,13 @@ export interface JobRunOptions {
   signal?: AbortSignal;
   /** Stop after this many pages with the pass unfinished (a Temporal activity runs a job in slices). */
   maxPages?: number;
+  /** …or once this long has passed since the invocation started (ms): a slice stays within its activity's timeout. */
+  maxMs?: number;
+  /**
+   * Publish every record read, even those this process remembers publishing (a backfill: it is
+   * run to repair a hole the warehouse has, and the loaders' natural-key dedup makes it safe).
+   */
+  republish?: boolean;
 }
 
 /** Thrown by `commit` when the invocation used up its pages mid-pass; the checkpoint is saved. */
@@ -41,6 +48,8 @@ export class JobRun {
   readonly signal: AbortSignal | undefined;
   readonly #onProgress: ProgressListener | undefined;
   readonly #maxPages: number | undefined;
+  readonly #endsAtMs: number | undefined;
+  readonly republish: boolean;
 
   constructor(
     readonly deps: SyncDeps,
@@ -51,6 +60,8 @@ export class JobRun {
     this.signal = options.signal;
     this.#onProgress = options.onProgress;
     this.#maxPages = options.maxPages;
+    this.#endsAtMs = options.maxMs === undefined ? undefined : deps.now() + options.maxMs;
+    this.republish = options.republish ?? false;
     this.#checkpoint = options.start ?? { version: 0, status: 'running', updatedAt: new Date(deps.now()).toISOString() };
   }
 
@@ -84,14 +95,16 @@ export class JobRun {
    */
   async commit(records: readonly BusRecord[], next: { pass: PassProgress | undefined; state?: Json }): Promise<void> {
     this.signal?.throwIfAborted();
-    const fresh = this.deps.memory.unpublished(records);
-    if (fresh.length > 0) await publishAll(this.deps.bus, this.deps.topics, fresh);
+    const fresh = this.republish ? [...records] : this.deps.memory.unpublished(records);
+    if (fresh.length > 0) await publishAll(this.deps.bus, this.deps.topics, fresh, this.signal);
     this.deps.memory.remember(fresh);
     this.#published += fresh.length;
     this.#pages += 1;
     const pass = next.pass && { ...next.pass, records: next.pass.records + fresh.length };
     await this.save('running', { pass, state: next.state === undefined ? this.#checkpoint.state : next.state });
-    if (pass && this.#maxPages !== undefined && this.#pages >= this.#maxPages) throw new SliceComplete(this.#pages);
+    const outOfPages = this.#maxPages !== undefined && this.#pages >= this.#maxPages;
+    const outOfTime = this.#endsAtMs !== undefined && this.deps.now() >= this.#endsAtMs;
+    if (pass && (outOfPages || outOfTime)) throw new SliceComplete(this.#pages);
   }
 
   /** Saves how the invocation ended, keeping any pass under way so the next one resumes it. */

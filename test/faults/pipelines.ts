@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { cpSync, renameSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { Proc, ROOT, sleep } from './procs.ts';
@@ -67,30 +69,92 @@ export async function startEmbedded(ctx: PipelineContext): Promise<Pipeline> {
   };
 }
 
-function services(command: string, service: Service): void {
-  const result = spawnSync('bash', [join(ROOT, 'scripts/services.sh'), command, service], { encoding: 'utf8', env: process.env });
+function services(command: 'restart' | 'stop' | 'start', service: Service, env: Record<string, string> = {}): void {
+  const result = spawnSync('bash', [join(ROOT, 'scripts/services.sh'), command, service], { encoding: 'utf8', env: { ...process.env, ...env } });
   if (result.status !== 0) throw new Error(`services.sh ${command} ${service} failed: ${result.stderr}`);
 }
 
-export async function startKafkaMode(ctx: PipelineContext): Promise<Pipeline> {
+/** A port free now on 127.0.0.1. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface OwnKafka {
+  brokers: string;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+/**
+ * A Kafka broker of the scale-out mode's own (scripts/services.sh with its own state directory
+ * and ports), so that its outage does not reach the modes running at the same time.
+ */
+export async function startOwnKafka(work: string): Promise<OwnKafka> {
+  const [port, controller] = [await freePort(), await freePort()];
+  const env = { TAPEHOUSE_SERVICES_DIR: join(work, 'kafka-service'), KAFKA_PORT: String(port), KAFKA_CONTROLLER_PORT: String(controller) };
+  services('start', 'kafka', env);
+  return {
+    brokers: `127.0.0.1:${port}`,
+    stop: async () => services('stop', 'kafka', env),
+    start: async () => services('start', 'kafka', env),
+  };
+}
+
+/** `tapehouse capture` and `tapehouse worker` on Kafka and Temporal, with their schedules applied. */
+async function startProducers(ctx: PipelineContext) {
   const bus = ['--kafka-brokers', ctx.kafkaBrokers, '--topic-prefix', ctx.runId];
   const token = { TAPEHOUSE_TOKEN: ctx.token };
   const proc = (name: Target, args: string[], env: Record<string, string> = {}) => new Proc({ name, args, cwd: ctx.work, env: { TAPEHOUSE_TEMPORAL_ADDRESS: ctx.temporalAddress, ...env }, logFile: ctx.logFile });
-  const load = proc('load', ['load', '--data-dir', ctx.dataDir, '--http-port', '0', ...bus]);
   const capture = proc('capture', ['capture', '--base-url', ctx.venueUrl, '--coverage-file', join(ctx.work, 'coverage.json'), ...bus], token);
   const worker = proc('worker', ['worker', '--base-url', ctx.venueUrl, '--task-queue', ctx.runId, '--checkpoint-file', join(ctx.work, 'checkpoints.json'), ...bus], token);
-  const ready: Record<Target, () => Promise<void>> = {
-    load: async () => void (await load.waitFor(/^loading \d+ topics/m, 180_000)),
+  const ready = {
     capture: async () => void (await capture.waitFor(/^capturing /m, 120_000)),
     worker: async () => void (await worker.waitFor(/^worker ready/m, 120_000)),
+  };
+  return {
+    bus,
+    proc,
+    capture,
+    worker,
+    ready,
+    async start(): Promise<void> {
+      await upWhen(capture, ready.capture);
+      await upWhen(worker, ready.worker);
+      const apply = spawnSync(process.execPath, [join(ROOT, 'bin/tapehouse.js'), 'schedules', 'apply', '--task-queue', ctx.runId, '--id-prefix', `${ctx.runId}-`, '--temporal-address', ctx.temporalAddress, ...SYNC_INTERVALS], { cwd: ctx.work, encoding: 'utf8' });
+      if (apply.status !== 0) throw new Error(`schedules apply failed: ${apply.stderr}`);
+    },
+    /** Producers first (schedules deleted), then whatever loads drains what they published. */
+    async stop(stopLoaders: () => Promise<number | null>): Promise<Record<string, number | null>> {
+      await deleteSchedules(ctx);
+      const codes: Record<string, number | null> = {};
+      codes.capture = await capture.stop();
+      codes.worker = await worker.stop();
+      await sleep(5_000);
+      codes.load = await stopLoaders();
+      return codes;
+    },
+  };
+}
+
+export async function startKafkaMode(ctx: PipelineContext): Promise<Pipeline> {
+  const producers = await startProducers(ctx);
+  const { capture, worker } = producers;
+  const load = producers.proc('load', ['load', '--data-dir', ctx.dataDir, '--http-port', '0', ...producers.bus]);
+  const ready: Record<Target, () => Promise<void>> = {
+    load: async () => void (await load.waitFor(/^loading \d+ topics/m, 180_000)),
+    ...producers.ready,
     run: async () => undefined,
   };
   const procs = { load, capture, worker };
   await upWhen(load, ready.load);
-  await upWhen(capture, ready.capture);
-  await upWhen(worker, ready.worker);
-  const apply = spawnSync(process.execPath, [join(ROOT, 'bin/tapehouse.js'), 'schedules', 'apply', '--task-queue', ctx.runId, '--id-prefix', `${ctx.runId}-`, '--temporal-address', ctx.temporalAddress, ...SYNC_INTERVALS], { cwd: ctx.work, encoding: 'utf8' });
-  if (apply.status !== 0) throw new Error(`schedules apply failed: ${apply.stderr}`);
+  await producers.start();
 
   return {
     procs: [load, capture, worker],
@@ -103,16 +167,95 @@ export async function startKafkaMode(ctx: PipelineContext): Promise<Pipeline> {
     async restart(service) {
       services('restart', service);
     },
-    async stop() {
-      await deleteSchedules(ctx);
-      // Producers first, then the loader drains what they published.
-      const codes: Record<string, number | null> = {};
-      codes.capture = await capture.stop();
-      codes.worker = await worker.stop();
-      await sleep(5_000);
-      codes.load = await load.stop();
-      return codes;
+    stop: () => producers.stop(() => load.stop()),
+  };
+}
+
+/**
+ * The scale-out mode: capture and worker as in the Kafka mode, and the loaders as members of one
+ * group that join and leave (test/faults/loader-host.ts), around a warehouse that can be taken
+ * down, restored from a backup, and a Kafka that can be away for a while.
+ */
+export interface ScaleOutPipeline extends Pipeline {
+  /** One more loader in the group; resolves once it has joined. */
+  join(): Promise<void>;
+  /** The oldest loader stops cleanly and leaves the group. */
+  leave(): Promise<void>;
+  /** Every warehouse call refused (a server that does not answer) until `warehouse(false)`. */
+  warehouse(down: boolean): Promise<void>;
+  /**
+   * A backup of the warehouse (loaders stopped, data directory copied), `keepMs` of loading, then
+   * the loaders stopped and the backup put back: `loader_offsets` and every table as they were,
+   * while Kafka still holds what was loaded since. The loaders start again with one member.
+   */
+  restoreFromBackup(keepMs: number): Promise<void>;
+  /** Kafka stopped for `downMs`, then started on the same state. */
+  kafkaOutage(downMs: number): Promise<void>;
+}
+
+/** `ctx.kafkaBrokers` is the mode's own broker (`startOwnKafka`). */
+export async function startScaleOut(ctx: PipelineContext, kafka: OwnKafka): Promise<ScaleOutPipeline> {
+  const producers = await startProducers(ctx);
+  const host = new Proc({
+    name: 'load',
+    script: join(ROOT, 'test/faults/loader-host.ts'),
+    args: ['--data-dir', ctx.dataDir, '--kafka-brokers', ctx.kafkaBrokers, '--topic-prefix', ctx.runId],
+    // tsx is found from the project's folder.
+    cwd: ROOT,
+    logFile: ctx.logFile,
+  });
+  let control = '';
+  const hostReady = async () => {
+    control = (await host.waitFor(/control on (\S+)/, 180_000))[1]!;
+  };
+  // A loader process that died is started again, as a supervisor would (its crash is counted).
+  const call = async (path: string, attempt = 1): Promise<void> => {
+    if (!host.running) await upWhen(host, hostReady);
+    const response = await fetch(`${control}${path}`, { method: 'POST', signal: AbortSignal.timeout(240_000) }).catch((error: unknown) => error as Error);
+    if (response instanceof Error) {
+      if (attempt >= 10) throw new Error(`loader host ${path}: ${response.message}`);
+      await sleep(2_000);
+      return call(path, attempt + 1);
+    }
+    if (response.status !== 200) throw new Error(`loader host ${path}: ${response.status} ${await response.text()}`);
+  };
+  await upWhen(host, hostReady);
+  await producers.start();
+  const backup = `${ctx.dataDir}.backup`;
+  return {
+    procs: [host, producers.capture, producers.worker],
+    async kill() {
+      throw new Error('the scale-out mode makes loaders leave, it does not kill them');
     },
+    async restart(service) {
+      services('restart', service);
+    },
+    join: () => call('/join'),
+    leave: () => call('/leave'),
+    warehouse: (down) => call(`/warehouse?down=${down ? 1 : 0}`),
+    async restoreFromBackup(keepMs) {
+      // A stop that does not end cleanly ends with SIGKILL after the grace time: the directory
+      // is still whole for the copy (chDB keeps it consistent across a kill).
+      if (!host.running) await upWhen(host, hostReady);
+      await host.stop();
+      cpSync(ctx.dataDir, backup, { recursive: true });
+      await upWhen(host, hostReady);
+      await sleep(keepMs);
+      await host.stop();
+      rmSync(ctx.dataDir, { recursive: true, force: true });
+      renameSync(backup, ctx.dataDir);
+      await upWhen(host, hostReady);
+    },
+    async kafkaOutage(downMs) {
+      await kafka.stop();
+      await sleep(downMs);
+      await kafka.start();
+    },
+    stop: () =>
+      producers.stop(async () => {
+        if (!host.running) await upWhen(host, hostReady);
+        return host.stop();
+      }),
   };
 }
 

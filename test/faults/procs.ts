@@ -19,6 +19,8 @@ export interface ProcOptions {
   env?: Record<string, string>;
   /** Every line of output is appended here too. */
   logFile: string;
+  /** A script run through tsx instead of the `tapehouse` command (the scale-out mode's loader host). */
+  script?: string;
 }
 
 export class Proc {
@@ -48,11 +50,12 @@ export class Proc {
   }
 
   start(): this {
-    const { args, cwd, env, logFile, name } = this.options;
+    const { args, cwd, env, logFile, name, script } = this.options;
     this.#output = '';
     this.starts += 1;
     this.#expectingExit = false;
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const entry = script === undefined ? [BIN] : ['--import', 'tsx', script];
+    const child = spawn(process.execPath, [...entry, ...args], { cwd, env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     const run = this.starts;
     let partial = '';
     const keep = (chunk: Buffer) => {

@@ -3,7 +3,9 @@
  * each against its own simulator, for N minutes of combined faults and a calm end, then the
  * figures. Exits 1 if any count that must be zero is not.
  *
- *   npm run soak -- --minutes 30 [--mode embedded|kafka|both] [--seed 5] [--rate 15] [--keep]
+ *   npm run soak -- --minutes 30 [--mode embedded|kafka|scaleout|both] [--seed 5] [--rate 15] [--keep]
+ *
+ * (`scaleout` follows its own script of about four minutes whatever --minutes says.)
  */
 import { parseArgs } from 'node:util';
 import { describeFigures, mustBeZero, runFaultSuite, type Figures, type Mode } from './suite.ts';
@@ -20,7 +22,7 @@ const { values } = parseArgs({
 const minutes = Number(values.minutes);
 if (!Number.isFinite(minutes) || minutes < 3) throw new Error('--minutes must be a number ≥ 3');
 const modes: Mode[] = values.mode === 'both' ? ['embedded', 'kafka'] : [values.mode as Mode];
-if (!modes.every((m) => m === 'embedded' || m === 'kafka')) throw new Error('--mode is embedded, kafka or both');
+if (!modes.every((m) => m === 'embedded' || m === 'kafka' || m === 'scaleout')) throw new Error('--mode is embedded, kafka, scaleout or both');
 
 const settleMs = 90_000;
 const faultMs = minutes * 60_000 - settleMs - 20_000;

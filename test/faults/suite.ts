@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { faultName, planFaults, type Step } from './fault-plan.ts';
-import { startEmbedded, startKafkaMode, type Pipeline } from './pipelines.ts';
+import { startEmbedded, startKafkaMode, startOwnKafka, startScaleOut, type Pipeline, type ScaleOutPipeline } from './pipelines.ts';
+import { busLogStarts, scaleOutTimeline } from './scale-out-plan.ts';
 import { Proc, ROOT, sampleRssEvery, sleep } from './procs.ts';
 import type { CausedGap, Verdict, VerifyInput } from './verify.ts';
 
@@ -13,7 +14,7 @@ import type { CausedGap, Verdict, VerifyInput } from './verify.ts';
  * clean stop, then the verdict on what the warehouse holds.
  */
 
-export type Mode = 'embedded' | 'kafka';
+export type Mode = 'embedded' | 'kafka' | 'scaleout';
 
 export interface SuiteOptions {
   mode: Mode;
@@ -71,7 +72,10 @@ export async function runFaultSuite(options: SuiteOptions): Promise<Figures> {
   const gtDir = join(work, 'ground-truth');
   const dataDir = join(work, 'data');
   const runId = `faults${options.mode}${Date.now()}`;
-  const kafkaBrokers = options.kafkaBrokers ?? process.env.TAPEHOUSE_KAFKA_BROKERS ?? '127.0.0.1:9092';
+  let kafkaBrokers = options.kafkaBrokers ?? process.env.TAPEHOUSE_KAFKA_BROKERS ?? '127.0.0.1:9092';
+  // The scale-out mode stops Kafka: its own broker, so the other modes running now do not see it.
+  const ownKafka = options.mode === 'scaleout' ? await startOwnKafka(work) : undefined;
+  if (ownKafka) kafkaBrokers = ownKafka.brokers;
   const temporalAddress = options.temporalAddress ?? process.env.TAPEHOUSE_TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
   writeFileSync(logFile, '');
 
@@ -89,33 +93,20 @@ export async function runFaultSuite(options: SuiteOptions): Promise<Figures> {
     const controlUrl = (await sim.waitFor(/fault control on (\S+)/))[1]!;
     const ctx = { work, dataDir, venueUrl, token, logFile, runId, kafkaBrokers, temporalAddress };
     log(`${options.mode}: starting the pipeline (work dir ${work})`);
-    pipeline = options.mode === 'embedded' ? await startEmbedded(ctx) : await startKafkaMode(ctx);
+    pipeline = options.mode === 'embedded' ? await startEmbedded(ctx) : options.mode === 'kafka' ? await startKafkaMode(ctx) : await startScaleOut(ctx, ownKafka!);
     // Let capture cover every market and the sync jobs run once before the first fault.
     await sleep(20_000);
 
     const faults: Record<string, number> = {};
     const caused: CausedGap[] = [];
     const startedAt = Date.now();
-    const steps = planFaults({ seed: options.seed, faultMs: options.faultMs, mode: options.mode });
-    log(`${options.mode}: ${steps.length} faults over ${Math.round(options.faultMs / 1000)} s`);
-    // Kills and restarts run alongside the venue faults: the timeline does not wait for them.
-    const disruptions: Promise<void>[] = [];
-    for (const step of steps) {
-      const wait = startedAt + step.atMs - Date.now();
-      if (wait > 0) await sleep(wait);
-      const name = faultName(step);
-      const at = Date.now();
-      faults[name] = (faults[name] ?? 0) + 1;
-      log(`${options.mode}: +${Math.round((at - startedAt) / 1000)} s ${name}`);
-      const streams = causedStreams(step);
-      const done = perform(step, pipeline, controlUrl).then(() => {
-        const duration = step.type === 'inject' ? (step.spec.duration_ms ?? step.spec.gap_ms ?? 0) : Date.now() - at;
-        if (streams.length > 0) caused.push({ name, startMs: at, endMs: at + duration, streams });
-      });
-      if (step.type === 'inject') await done;
-      else disruptions.push(done);
+    const problems: string[] = [];
+    if (options.mode === 'scaleout') {
+      // Membership, warehouse and Kafka faults on a script of their own; the venue stays calm.
+      await scaleOutTimeline(pipeline as ScaleOutPipeline, faults, problems, (line) => log(`scaleout: +${Math.round((Date.now() - startedAt) / 1000)} s ${line}`));
+    } else {
+      await runPlan(options, pipeline, controlUrl, startedAt, faults, caused, log);
     }
-    await Promise.all(disruptions);
     const remaining = startedAt + options.faultMs - Date.now();
     if (remaining > 0) await sleep(remaining);
     const settleFrom = Date.now();
@@ -135,6 +126,8 @@ export async function runFaultSuite(options: SuiteOptions): Promise<Figures> {
       // The sync jobs run every 10 s (30 s for the embedded defaults) and page to the end.
       fillsToMs: settleFrom,
       topicPrefix: options.mode === 'embedded' ? 'tapehouse' : runId,
+      // On Kafka every bus gap must be a loss Kafka confirms: its log start past the missing offsets.
+      busLogStarts: options.mode === 'embedded' ? undefined : await busLogStarts(kafkaBrokers, runId),
       caused,
       booksPerToken: Math.max(10, Math.round(options.faultMs / 15_000)),
     };
@@ -149,7 +142,7 @@ export async function runFaultSuite(options: SuiteOptions): Promise<Figures> {
       verdict,
       rateLimits,
       peakRssMiB: Object.fromEntries(procs.map((p) => [p.name, Math.round(p.peakRssKiB / 1024)])),
-      crashes: procs.flatMap((p) => p.crashes),
+      crashes: [...problems, ...procs.flatMap((p) => p.crashes)],
       exitCodes,
       workDir: work,
     };
@@ -157,8 +150,33 @@ export async function runFaultSuite(options: SuiteOptions): Promise<Figures> {
     stopSampling();
     if (pipeline) await pipeline.stop().catch(() => undefined);
     await sim.stop();
-    if (!options.keep) rmSync(work, { recursive: true, force: true });
+    await ownKafka?.stop().catch(() => undefined);
+    if (!options.keep && !process.env.TAPEHOUSE_FAULTS_KEEP) rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** The venue faults, kills and restarts of the embedded and Kafka modes, on their seeded plan. */
+async function runPlan(options: SuiteOptions, pipeline: Pipeline, controlUrl: string, startedAt: number, faults: Record<string, number>, caused: CausedGap[], log: (line: string) => void): Promise<void> {
+  const steps = planFaults({ seed: options.seed, faultMs: options.faultMs, mode: options.mode === 'embedded' ? 'embedded' : 'kafka' });
+  log(`${options.mode}: ${steps.length} faults over ${Math.round(options.faultMs / 1000)} s`);
+  // Kills and restarts run alongside the venue faults: the timeline does not wait for them.
+  const disruptions: Promise<void>[] = [];
+  for (const step of steps) {
+    const wait = startedAt + step.atMs - Date.now();
+    if (wait > 0) await sleep(wait);
+    const name = faultName(step);
+    const at = Date.now();
+    faults[name] = (faults[name] ?? 0) + 1;
+    log(`${options.mode}: +${Math.round((at - startedAt) / 1000)} s ${name}`);
+    const streams = causedStreams(step);
+    const done = perform(step, pipeline, controlUrl).then(() => {
+      const duration = step.type === 'inject' ? (step.spec.duration_ms ?? step.spec.gap_ms ?? 0) : Date.now() - at;
+      if (streams.length > 0) caused.push({ name, startMs: at, endMs: at + duration, streams });
+    });
+    if (step.type === 'inject') await done;
+    else disruptions.push(done);
+  }
+  await Promise.all(disruptions);
 }
 
 async function perform(step: Step, pipeline: Pipeline, controlUrl: string): Promise<void> {
@@ -195,14 +213,14 @@ export function describeFigures(f: Figures): string {
     `orders against activities (demo account): judged ${v.activities.ordersJudged}, disagreeing ${v.activities.disagreeing}`,
     `rows stored twice: ${Object.values(v.duplicateRows).reduce((a, b) => a + b, 0)} over ${Object.keys(v.duplicateRows).length} tables`,
     `gaps recorded: ${Object.entries(v.gaps.recorded).map(([k, n]) => `${k} ${n}`).join(', ')}`,
-    `gaps caused: ${v.gaps.caused}, of which unrecorded ${v.gaps.causedUnrecorded}`,
+    `gaps caused: ${v.gaps.caused}, of which unrecorded ${v.gaps.causedUnrecorded}; false gaps (bus gaps over records Kafka still holds): ${v.gaps.falseBusGaps}`,
     `books compared ${v.books.compared}, mismatched ${v.books.mismatched}`,
     `dead letters: ${v.deadLetters.count}; data-quality findings: ${v.dataQuality}`,
     `429s earned: ${Object.values(f.rateLimits.earned).reduce((a, b) => a + b, 0)} (${Object.entries(f.rateLimits.earned).map(([k, n]) => `${k} ${n}`).join(', ')}); injected ${f.rateLimits.injected}`,
     `peak RSS MiB: ${Object.entries(f.peakRssMiB).map(([k, n]) => `${k} ${n}`).join(', ')}`,
     `crashes: ${f.crashes.length}; exit codes at the clean stop: ${JSON.stringify(f.exitCodes)}`,
   ];
-  const examples = [...v.trades.missingExamples, ...v.fills.missingExamples, ...v.activities.examples, ...v.books.examples, ...v.gaps.unrecordedExamples, ...f.crashes.map((c) => c.slice(0, 600))];
+  const examples = [...v.gaps.falseExamples, ...v.trades.missingExamples, ...v.fills.missingExamples, ...v.activities.examples, ...v.books.examples, ...v.gaps.unrecordedExamples, ...f.crashes.map((c) => c.slice(0, 600))];
   if (examples.length > 0) lines.push('examples:', ...examples.map((e) => `  ${e}`));
   return lines.join('\n');
 }
@@ -219,6 +237,7 @@ export function mustBeZero(f: Figures): Record<string, number> {
     orders_disagreeing_with_activities: v.activities.disagreeing,
     rows_stored_twice: Object.values(v.duplicateRows).reduce((a, b) => a + b, 0),
     gaps_caused_unrecorded: v.gaps.causedUnrecorded,
+    false_gaps: v.gaps.falseBusGaps,
     books_mismatched: v.books.mismatched,
     dead_letters: v.deadLetters.count,
     rate_limits_earned: Object.values(f.rateLimits.earned).reduce((a, b) => a + b, 0),

@@ -31,6 +31,11 @@ export interface VerifyInput {
   topicPrefix: string;
   caused: CausedGap[];
   booksPerToken: number;
+  /**
+   * Kafka's log start per `topic|partition` at the end of the run. A bus gap (`bus_expired`) whose
+   * missing offsets Kafka still holds is false: it covers nothing, and is counted.
+   */
+  busLogStarts?: Record<string, string>;
 }
 
 export interface Verdict {
@@ -43,7 +48,7 @@ export interface Verdict {
   fills: { expected: number; stored: number; missing: number; duplicated: number; missingExamples: string[] };
   duplicateRows: Record<string, number>;
   books: { compared: number; mismatched: number; examples: string[] };
-  gaps: { recorded: Record<string, number>; caused: number; causedUnrecorded: number; unrecordedExamples: string[] };
+  gaps: { recorded: Record<string, number>; caused: number; causedUnrecorded: number; unrecordedExamples: string[]; falseBusGaps: number; falseExamples: string[] };
   deadLetters: { count: number; byReason: Record<string, number> };
   dataQuality: number;
   /**
@@ -62,6 +67,7 @@ interface GapRow {
   start_us: string;
   end_us: string;
   reason: string;
+  detail: string;
 }
 
 async function rows<T>(runner: QueryRunner, sql: string): Promise<T[]> {
@@ -83,15 +89,17 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
   const gaps = (
     await rows<GapRow>(
       runner,
-      `SELECT stream, channel, subject_kind, subject, toString(toUnixTimestamp64Micro(gap_start)) AS start_us, toString(toUnixTimestamp64Micro(gap_end)) AS end_us, reason FROM capture_gaps`,
+      `SELECT stream, channel, subject_kind, subject, toString(toUnixTimestamp64Micro(gap_start)) AS start_us, toString(toUnixTimestamp64Micro(gap_end)) AS end_us, reason, detail FROM capture_gaps`,
     )
   ).map((g) => ({ ...g, startUs: BigInt(g.start_us), endUs: BigInt(g.end_us) }));
+  const falseGaps = gaps.filter((g) => isFalseBusGap(g, input.busLogStarts));
   const recorded: Record<string, number> = {};
   for (const g of gaps) recorded[`${g.stream}/${g.reason}`] = (recorded[`${g.stream}/${g.reason}`] ?? 0) + 1;
 
   // Gaps by what they cover: a long run records hundreds of thousands of rows (one per token).
   const gapIndex = new Map<string, Array<{ startUs: bigint; endUs: bigint }>>();
   for (const g of gaps) {
+    if (falseGaps.includes(g)) continue; // covers nothing: what lies in it counts as missing
     const key = g.stream === 'bus' ? `bus|${g.channel}|${g.subject}` : `${g.stream}|${g.channel}|${g.subject_kind === '' ? '*' : g.subject}`;
     (gapIndex.get(key) ?? gapIndex.set(key, []).get(key)!).push({ startUs: g.startUs, endUs: g.endUs });
   }
@@ -169,7 +177,10 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
     fills,
     duplicateRows,
     books,
-    gaps: { recorded, caused: input.caused.length, causedUnrecorded: unrecorded.length, unrecordedExamples: unrecorded.slice(0, 5).map((c) => `${c.name} at ${new Date(c.startMs).toISOString()}`) },
+    gaps: { recorded, caused: input.caused.length, causedUnrecorded: unrecorded.length, unrecordedExamples: unrecorded.slice(0, 5).map((c) => `${c.name} at ${new Date(c.startMs).toISOString()}`),
+      falseBusGaps: falseGaps.length,
+      falseExamples: falseGaps.slice(0, 5).map((g) => `false bus gap ${g.channel}[${g.subject}] ${g.detail}`),
+    },
     deadLetters: { count: Object.values(byReason).reduce((a, b) => a + b, 0), byReason },
     dataQuality: Number(dq?.n ?? 0),
     activities,
@@ -222,6 +233,14 @@ async function ordersAgainstActivities(runner: QueryRunner, beforeMs: number): P
 /** Fills of the account reported after their execution (late fills, §3.1): executed well before they were published. */
 function lateFillsOf(fills: ReturnType<typeof readGroundTruth>['fills'], accountId: string | undefined): number {
   return fills.filter((f) => f.account_id === accountId && Date.parse(f.executed_at) < f.atMs - 100).length;
+}
+
+/** A `bus_expired` gap whose missing offsets Kafka still holds (its log start is not past them). */
+function isFalseBusGap(gap: GapRow, logStarts: Record<string, string> | undefined): boolean {
+  if (!logStarts || gap.stream !== 'bus' || gap.reason !== 'bus_expired') return false;
+  const start = logStarts[`${gap.channel}|${gap.subject}`];
+  const missing = (JSON.parse(gap.detail) as { last_missing_offset?: string }).last_missing_offset;
+  return start !== undefined && missing !== undefined && BigInt(missing) >= BigInt(start);
 }
 
 /**

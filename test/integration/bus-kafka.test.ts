@@ -39,6 +39,18 @@ afterAll(async () => {
 busContract('kafka', { open: (topics) => open(topics) });
 
 describe('Kafka bus', () => {
+  it('keeps the copies asked for: topics get the broker default when nothing is set, and a process asking for other copies than the topics have refuses to open', async () => {
+    const { trades } = testTopics();
+    const bus = await open([trades]);
+    await bus.close();
+    const { topics } = await admin.fetchTopicMetadata({ topics: [trades.name] });
+    // A single broker: its default.replication.factor is 1.
+    expect(topics[0]!.partitions.every((p) => p.replicas.length === 1)).toBe(true);
+    await expect(open([trades], { replicationFactor: 2 })).rejects.toThrow(/--replication-factor \(TAPEHOUSE_REPLICATION_FACTOR\) 2: .*\(1\)/);
+    // Asked for what the topics have: it opens.
+    await expect(open([trades], { replicationFactor: 1 }).then((b) => b.close())).resolves.toBeUndefined();
+  });
+
   it('creates the catalogue topics with their partitions and retention, and opening again changes nothing', async () => {
     const { catalogue } = testTopics();
     const first = await open(catalogue.topics);

@@ -48,7 +48,27 @@ describe('Temporal Schedules of the sync jobs (real dev server)', () => {
   it('tapehouse schedules apply: created, then updated, with the interval asked for', async () => {
     const apply = () =>
       promisify(execFile)(process.execPath, [CLI, 'schedules', 'apply', '--jobs', 'positions,pnl', '--interval', 'positions=15s', '--paused', '--id-prefix', `${idPrefix}cli-`, '--temporal-address', TEMPORAL_ADDRESS]);
-    expect((await apply()).stdout).toBe(`created ${idPrefix}cli-positions every 15s (overlap skip)\ncreated ${idPrefix}cli-pnl every 30s (overlap skip)\n`);
-    expect((await apply()).stdout).toBe(`updated ${idPrefix}cli-positions every 15s (overlap skip)\nupdated ${idPrefix}cli-pnl every 30s (overlap skip)\n`);
+    expect((await apply()).stdout).toBe(`created ${idPrefix}cli-positions every 15s (overlap skip), paused\ncreated ${idPrefix}cli-pnl every 30s (overlap skip), paused\n`);
+    expect((await apply()).stdout).toBe(`updated ${idPrefix}cli-positions every 15s (overlap skip), paused\nupdated ${idPrefix}cli-pnl every 30s (overlap skip), paused\n`);
+  });
+
+  it('applied again, keeps the pause an operator set, jitters every job, and deletes the schedule of a job that no longer exists', async () => {
+    const prefix = `${idPrefix}keep-`;
+    const settings = { taskQueue: `${services.prefix}-queue`, jobs: ['positions', 'pnl'] as const, idPrefix: prefix };
+    await applySchedules(services.client, settings);
+    await services.client.schedule.getHandle(`${prefix}pnl`).pause('operator: venue maintenance');
+    // A job an earlier version had.
+    await services.client.schedule.create({ scheduleId: `${prefix}old_job`, spec: { intervals: [{ every: 60_000 }] }, action: { type: 'startWorkflow', workflowType: 'syncJobWorkflow', taskQueue: settings.taskQueue, args: [{ job: 'old_job' }] }, state: { paused: true } });
+    await eventually(async () => (await listSchedules(services.client, prefix)).includes(`${prefix}old_job`), 250);
+    const again = await applySchedules(services.client, settings);
+    expect(again.map(({ scheduleId, action, paused }) => ({ scheduleId, action, paused }))).toEqual([
+      { scheduleId: `${prefix}old_job`, action: 'deleted', paused: false },
+      { scheduleId: `${prefix}positions`, action: 'updated', paused: false },
+      { scheduleId: `${prefix}pnl`, action: 'updated', paused: true },
+    ]);
+    expect((await services.client.schedule.getHandle(`${prefix}pnl`).describe()).state.paused).toBe(true);
+    expect((await services.client.schedule.getHandle(`${prefix}positions`).describe()).spec.jitter).toBe(6_000);
+    await eventually(async () => !(await listSchedules(services.client, prefix)).includes(`${prefix}old_job`), 250);
+    for (const job of settings.jobs) await services.client.schedule.getHandle(`${prefix}${job}`).delete();
   });
 });

@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nowMicros } from '../../src/bus/record.ts';
@@ -34,6 +37,7 @@ describe('a worker killed mid-page (SIGKILL) and started again', () => {
   let services: SyncServices;
   let sim: SimulatorHandle;
   const children: ChildProcess[] = [];
+  const work = mkdtempSync(join(tmpdir(), 'sync-kill-'));
 
   beforeAll(async () => {
     services = await syncServices();
@@ -47,11 +51,16 @@ describe('a worker killed mid-page (SIGKILL) and started again', () => {
     await Promise.all(children.map(exited));
     await sim.close();
     await services.close();
+    rmSync(work, { recursive: true, force: true });
   });
 
   it('resumes from the heartbeated cursor: every activity on the bus, no page skipped, the pass not started over', async () => {
     const queue = taskQueue(services, 'kill');
+    // Both workers on one checkpoint file, as one machine's worker restarted: the second resumes
+    // from the heartbeat (or the file, whichever is newer). A file of this run only.
+    const checkpoints = join(work, 'checkpoints.json');
     const args = [
+      '--checkpoint-file', checkpoints,
       '--task-queue', queue, '--temporal-address', TEMPORAL_ADDRESS, '--kafka-brokers', KAFKA_BROKERS.join(','), '--topic-prefix', services.prefix,
       '--base-url', sim.url, '--account', 'demo', '--page-size', String(PAGE), '--read-burst', '20', '--read-refill', '10',
     ];

@@ -153,7 +153,7 @@ describe('sync workflows on the real Temporal dev server and Kafka', () => {
     );
     expect(result.stdout).toContain('skipped positions: its resource only tells the present');
     expect(result.stdout).toMatch(/started .*backfill-activities-/);
-    expect(result.stdout).toContain(`activities: done, 1 pages, ${window.length} records`);
+    expect(result.stdout).toContain(`activities: done, 1 pages read, ${window.length} records published`);
     await eventually(() => activities.records.length >= window.length);
     expect(activities.records.map((r) => (r.payload as { id: string }).id).sort()).toEqual(window.map((a) => a.id).sort());
     await activities.stop();

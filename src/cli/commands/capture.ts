@@ -7,11 +7,12 @@ import { createTopicCatalogue } from '../../bus/topics.ts';
 import { FileCoverageStore } from '../../capture/coverage-store.ts';
 import { CAPTURE_DEFAULTS, startCapture, type CaptureStats } from '../../capture/start-capture.ts';
 import { createLogger } from '../../util/log.ts';
+import { lockStateFile } from '../../util/file-lock.ts';
 import type { Secret } from '../../util/secret.ts';
 import { READ_SHARE_FLAG, readShare, readShareHelp } from '../read-share.ts';
 import { addSettings, refusePlainToken, resolveSettings, SettingError, type SettingName } from '../settings.ts';
 
-const CAPTURE_SETTINGS = ['baseUrl', 'tokenFile', 'account', 'kafkaBrokers', 'topicPrefix', 'shard', 'duration'] as const satisfies readonly SettingName[];
+const CAPTURE_SETTINGS = ['baseUrl', 'tokenFile', 'account', 'kafkaBrokers', 'topicPrefix', 'replicationFactor', 'shard', 'duration'] as const satisfies readonly SettingName[];
 
 /** Capture's own knobs: flag, variable, default. */
 const KNOBS = {
@@ -40,7 +41,7 @@ The last instant covered is kept in --coverage-file; the next start records the 
     );
   addSettings(command, CAPTURE_SETTINGS);
   for (const knob of Object.values(KNOBS)) command.option(knob.flag, `${knob.what} (${knob.env}, default ${knob.fallback})`);
-  command.option('--coverage-file <file>', 'where the last covered instant per stream is kept (TAPEHOUSE_COVERAGE_FILE, default .tapehouse/capture-coverage.json)');
+  command.option('--coverage-file <file>', 'where the last covered instant per stream is kept, one file per process (TAPEHOUSE_COVERAGE_FILE, default .tapehouse/capture-coverage.json, or …-shard-I-of-N.json with --shard)');
   command.option('--no-account-stream', 'leave the account socket and the portfolio stream out');
   command.option(READ_SHARE_FLAG, readShareHelp);
   refusePlainToken(command).action(async (flags: Record<string, unknown>) => {
@@ -67,10 +68,12 @@ async function capture(flags: Record<string, unknown>): Promise<number> {
   if (settings.tokenFile !== undefined || process.env[TOKEN_ENV]) token = await readAccessToken({ tokenFile: settings.tokenFile });
   else log.warn('no access token: capturing the public market stream only, books re-seeded from the stream');
   const topics = createTopicCatalogue(settings.topicPrefix);
-  const bus = await KafkaBus.open({ brokers: settings.kafkaBrokers, topics: topics.topics, log: log.child({ part: 'bus' }) });
+  const bus = await KafkaBus.open({ brokers: settings.kafkaBrokers, topics: topics.topics, replicationFactor: settings.replicationFactor, log: log.child({ part: 'bus' }) });
   const limiter = new RateLimiter({ readShare: share });
   const client = new VenueClient({ baseUrl: settings.baseUrl, token: token ?? undefined, limiter, logger: log.child({ part: 'api' }) });
-  const coverageFile = (flags.coverageFile as string | undefined) ?? process.env.TAPEHOUSE_COVERAGE_FILE ?? '.tapehouse/capture-coverage.json';
+  const coverageFile = (flags.coverageFile as string | undefined) ?? process.env.TAPEHOUSE_COVERAGE_FILE ?? defaultCoverageFile(settings.shard);
+  // Each process rewrites the whole file from its own marks: two on one file lose each other's gaps.
+  lockStateFile(coverageFile, 'capture coverage file', '--coverage-file or TAPEHOUSE_COVERAGE_FILE');
   const withAccount = flags.accountStream !== false;
   try {
     const handle = await startCapture({
@@ -101,6 +104,11 @@ async function capture(flags: Record<string, unknown>): Promise<number> {
     await client.close();
     await bus.close();
   }
+}
+
+/** One file per shard by default (shard 0/1 keeps the name it always had). */
+export function defaultCoverageFile(shard: { index: number; count: number }): string {
+  return shard.count === 1 ? '.tapehouse/capture-coverage.json' : `.tapehouse/capture-coverage-shard-${shard.index}-of-${shard.count}.json`;
 }
 
 function summary(s: CaptureStats): Record<string, unknown> {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { KafkaBus } from '../../bus/kafka.ts';
+import { DEFAULT_REBALANCE_TIMEOUT_MS, KafkaBus } from '../../bus/kafka.ts';
 import { isRecordKind, type RecordKind } from '../../bus/record.ts';
 import { createTopicCatalogue, type TopicCatalogue } from '../../bus/topics.ts';
 import { DEFAULT_BATCH_LIMITS, startLoaders, type Loaders } from '../../load/index.ts';
@@ -15,8 +15,8 @@ interface LoadOptions {
   kinds?: string;
   batchRows?: string;
   batchMs?: string;
-  replicationFactor?: string;
   sessionTimeout?: string;
+  rebalanceTimeout?: string;
   statsEvery?: string;
   httpPort?: string;
   migrate: boolean;
@@ -33,19 +33,19 @@ const DEFAULT_GROUP = 'tapehouse-loaders';
  */
 export function registerLoad(program: Command): void {
   const command = program.command('load').description('load the bus (Kafka) into ClickHouse, exactly once, as one member of a consumer group');
-  addSettings(command, ['kafkaBrokers', 'topicPrefix', 'dataDir', 'clickhouseUrl']);
+  addSettings(command, ['kafkaBrokers', 'topicPrefix', 'replicationFactor', 'dataDir', 'clickhouseUrl']);
   command
     .option('--group <name>', `consumer group (TAPEHOUSE_LOADER_GROUP, default "${DEFAULT_GROUP}")`)
     .option('--kinds <list>', 'record kinds to load, comma-separated (default: all)')
     .option('--batch-rows <n>', `cut a batch at this many rows (default ${DEFAULT_BATCH_LIMITS.maxRows})`)
     .option('--batch-ms <n>', `cut a batch once its first record waited this long (default ${DEFAULT_BATCH_LIMITS.maxDelayMs})`)
-    .option('--replication-factor <n>', 'replicas of topics created here (default 1)')
     .option('--session-timeout <ms>', 'a loader silent this long leaves the group and its partitions go to the others (default 30000)')
+    .option('--rebalance-timeout <ms>', `how long a rebalance waits for every loader of the group to rejoin (default ${DEFAULT_REBALANCE_TIMEOUT_MS})`)
     .option('--http-port <n>', 'chDB only: loopback port of the read-only query endpoint (default: any free port)')
     .option('--stats-every <s>', 'log the loaders\' figures every this many seconds (0: never; default 10)')
     .option('--no-migrate', 'do not apply pending migrations first')
     .action(async (options: LoadOptions) => {
-      const settings = resolveSettings(['kafkaBrokers', 'topicPrefix', 'dataDir', 'clickhouseUrl'], options);
+      const settings = resolveSettings(['kafkaBrokers', 'topicPrefix', 'replicationFactor', 'dataDir', 'clickhouseUrl'], options);
       const explicitDataDir = typeof options.dataDir === 'string' || Boolean(process.env.TAPEHOUSE_DATA_DIR);
       if (settings.clickhouseUrl && explicitDataDir) throw new SettingError('give either --data-dir or --clickhouse-url, not both');
       const target = resolveTarget(settings.clickhouseUrl ? { clickhouseUrl: settings.clickhouseUrl } : { dataDir: settings.dataDir });
@@ -72,8 +72,9 @@ export function registerLoad(program: Command): void {
         bus = await KafkaBus.open({
           brokers: settings.kafkaBrokers,
           topics: catalogue.topics.filter((spec) => topics.includes(spec.name)),
-          replicationFactor: positive(options.replicationFactor, '--replication-factor') ?? 1,
+          replicationFactor: settings.replicationFactor,
           sessionTimeoutMs: positive(options.sessionTimeout, '--session-timeout') ?? 30_000,
+          rebalanceTimeoutMs: positive(options.rebalanceTimeout, '--rebalance-timeout') ?? DEFAULT_REBALANCE_TIMEOUT_MS,
           clientId: `tapehouse-load-${process.pid}`,
           log: log.child({ part: 'bus' }),
         });

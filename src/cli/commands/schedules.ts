@@ -25,7 +25,7 @@ export function registerSchedules(program: Command): void {
   common(schedules.command('apply'))
     .description('create or update one schedule per job (idempotent)')
     .option('--interval <job=duration...>', 'a job\'s interval, e.g. positions=15s (repeatable)', collect, [])
-    .option('--paused', 'create them paused')
+    .option('--paused', 'pause them all (otherwise new ones run, and existing ones keep their paused state)')
     .action(async (options: CommonOptions & { interval: string[]; paused?: boolean }) => {
       await withClient(options, async (client, taskQueue) => {
         const { applySchedules } = await import('../../../workflows/schedules.ts');
@@ -36,7 +36,10 @@ export function registerSchedules(program: Command): void {
           idPrefix: options.idPrefix,
           paused: options.paused,
         });
-        for (const s of applied) process.stdout.write(`${s.action} ${s.scheduleId} every ${s.intervalMs / 1000}s (overlap skip)\n`);
+        for (const s of applied) {
+          if (s.action === 'deleted') process.stdout.write(`deleted ${s.scheduleId}: no such job any more\n`);
+          else process.stdout.write(`${s.action} ${s.scheduleId} every ${s.intervalMs / 1000}s (overlap skip)${s.paused ? ', paused' : ''}\n`);
+        }
       });
     });
 
@@ -54,7 +57,7 @@ export function registerSchedules(program: Command): void {
         if (!options.wait) return;
         for (const b of started) {
           const result = await b.handle.result();
-          process.stdout.write(`${b.job}: ${result.outcome}, ${result.pages} pages, ${result.records} records\n`);
+          process.stdout.write(`${b.job}: ${result.outcome}, ${result.pages} pages read, ${result.records} records published (the window's items, again: the loaders keep one row per natural key)\n`);
         }
       });
     });

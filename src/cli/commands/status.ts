@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { liveStatus, storedStatus } from '../../run/status-report.ts';
+import { liveEndpoint } from '../../warehouse/endpoint-file.ts';
 import { openQueryRunner } from '../../warehouse/query-access.ts';
 import { resolveTarget } from '../../warehouse/target.ts';
 
@@ -16,9 +17,11 @@ export function registerStatus(program: Command): void {
         process.stdout.write(`${live}\n`);
         return;
       }
+      // Held by a process that serves reads but no figures (tapehouse load): say so, and read through it.
+      const holder = options.clickhouseUrl ? undefined : await liveEndpoint(options.dataDir);
       const runner = await openQueryRunner(resolveTarget({ dataDir: options.clickhouseUrl ? undefined : options.dataDir, clickhouseUrl: options.clickhouseUrl }));
       try {
-        process.stdout.write(`${await storedStatus(runner)}\n`);
+        process.stdout.write(`${await storedStatus(runner, holder)}\n`);
       } finally {
         await runner.close();
       }

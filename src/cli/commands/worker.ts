@@ -3,7 +3,7 @@ import { readAccessToken } from '../../api/token.ts';
 import { resolveTemporal, type TemporalOptions } from '../../../workflows/settings.ts';
 import type { CheckpointSetting } from '../../../workflows/worker-process.ts';
 import { READ_SHARE_FLAG, readShare, readShareHelp } from '../read-share.ts';
-import { refusePlainToken } from '../settings.ts';
+import { addSettings, refusePlainToken, resolveSettings } from '../settings.ts';
 
 interface WorkerOptions extends TemporalOptions {
   kafkaBrokers?: string;
@@ -26,7 +26,7 @@ interface WorkerOptions extends TemporalOptions {
  * SIGTERM after the slices under way.
  */
 export function registerWorker(program: Command): void {
-  refusePlainToken(program.command('worker'))
+  addSettings(refusePlainToken(program.command('worker')), ['replicationFactor'])
     .description('run a Temporal worker for the sync jobs (venue → Kafka)')
     .option('--temporal-address <host:port>', 'Temporal frontend (TAPEHOUSE_TEMPORAL_ADDRESS, default 127.0.0.1:7233)')
     .option('--namespace <name>', 'Temporal namespace (TAPEHOUSE_TEMPORAL_NAMESPACE, default "default")')
@@ -36,7 +36,7 @@ export function registerWorker(program: Command): void {
     .option('--base-url <url>', 'the venue (TAPEHOUSE_BASE_URL)')
     .option('--token-file <file>', 'file holding the access token (TAPEHOUSE_TOKEN_FILE, else TAPEHOUSE_TOKEN)')
     .option('--account <label>', 'label of the token\'s account in the records (TAPEHOUSE_ACCOUNT, default "default")')
-    .option('--checkpoint-file <file>', 'keep checkpoints in this JSON file (TAPEHOUSE_CHECKPOINT_FILE)')
+    .option('--checkpoint-file <file>', `keep checkpoints in this JSON file, one per process (TAPEHOUSE_CHECKPOINT_FILE, default ${DEFAULT_CHECKPOINT_FILE})`)
     .option('--clickhouse-url <url>', 'keep checkpoints in the warehouse\'s sync_checkpoints (TAPEHOUSE_CLICKHOUSE_URL)')
     .option('--read-burst <n>', 'the account read bucket\'s capacity, when not the authenticated tier (TAPEHOUSE_READ_BURST)')
     .option('--read-refill <n>', 'its refill per second (TAPEHOUSE_READ_REFILL)')
@@ -59,6 +59,7 @@ export function registerWorker(program: Command): void {
         account: options.account ?? env.TAPEHOUSE_ACCOUNT ?? 'default',
         brokers: (options.kafkaBrokers ?? env.TAPEHOUSE_KAFKA_BROKERS ?? '127.0.0.1:9092').split(',').map((b) => b.trim()),
         topicPrefix: options.topicPrefix ?? env.TAPEHOUSE_TOPIC_PREFIX,
+        replicationFactor: resolveSettings(['replicationFactor'], options as Record<string, unknown>).replicationFactor,
         checkpoints: checkpointSetting(options.checkpointFile ?? env.TAPEHOUSE_CHECKPOINT_FILE, options.clickhouseUrl ?? env.TAPEHOUSE_CLICKHOUSE_URL),
         readBucket: readBucket(options.readBurst ?? env.TAPEHOUSE_READ_BURST, options.readRefill ?? env.TAPEHOUSE_READ_REFILL),
         readShare: share,
@@ -81,8 +82,11 @@ function checkpointSetting(file: string | undefined, clickhouseUrl: string | und
   if (file && clickhouseUrl) throw new Error('give either --checkpoint-file or --clickhouse-url, not both');
   if (file) return { kind: 'file', path: file };
   if (clickhouseUrl) return { kind: 'clickhouse', url: clickhouseUrl };
-  return { kind: 'memory' };
+  // Durable by default: a restarted worker resumes its passes instead of publishing its history again.
+  return { kind: 'file', path: DEFAULT_CHECKPOINT_FILE };
 }
+
+const DEFAULT_CHECKPOINT_FILE = '.tapehouse/worker-checkpoints.json';
 
 function readBucket(burst: string | undefined, refill: string | undefined): { capacity: number; refillPerSecond: number } | undefined {
   if (burst === undefined && refill === undefined) return undefined;

@@ -64,6 +64,11 @@ export class PartitionBatcher {
     return this.#next - 1n;
   }
 
+  /** The bus no longer holds the offsets below `offset` (a recorded gap): the next one taken is `offset` or later. */
+  skipTo(offset: bigint): void {
+    if (offset > this.#next) this.#next = offset;
+  }
+
   /** Adds a delivery's rows (from mapDelivery); returns the batches this completes. */
   add(offset: bigint, rows: readonly MappedRow[], record: BusRecord | undefined): Batch[] {
     const done: Batch[] = [];

@@ -30,6 +30,8 @@ interface Entry {
   prepared: Promise<PreparedBatch>;
   /** Rows it counts for in `queuedRows` (dead-lettering may change the batch's own count). */
   rows: number;
+  /** The partition's ownership when it was cut: a batch of an ownership since lost is never recorded `before`. */
+  owned: number;
 }
 
 // A round records at most this many batches in one loader_offsets insert.
@@ -52,7 +54,8 @@ export class Flusher {
   readonly #queue: Entry[] = [];
   readonly #wake = new Signal();
   readonly #room = new Signal();
-  readonly #lost = new Set<string>();
+  /** Per partition, how often it was lost: batches cut before the last loss are stale. */
+  readonly #losses = new Map<string, number>();
   readonly #idle = new Signal();
   #queuedRows = 0;
   #busy = false;
@@ -60,6 +63,10 @@ export class Flusher {
   #closing = false;
   #releasing = false;
   #down = false;
+  /** A rebalance is under way: no new round (no `before` row) until `release()`. */
+  #held = false;
+  /** The `before` rows of the round under way, until the warehouse took them or the round gave them up. */
+  #recordingBefore: Promise<unknown> | undefined;
   readonly done: Promise<void>;
 
   constructor(private readonly options: FlusherOptions) {
@@ -68,23 +75,47 @@ export class Flusher {
 
   /** Queues a batch; its encoding starts now. */
   enqueue(batch: Batch): void {
-    this.#lost.delete(partitionKey(batch.topic, batch.partition));
     const prepared = prepareBatch(batch, this.options.context);
     prepared.catch(() => undefined); // surfaced by the round that awaits it
-    this.#queue.push({ batch, prepared, rows: batch.rowCount });
+    this.#queue.push({ batch, prepared, rows: batch.rowCount, owned: this.#losses.get(partitionKey(batch.topic, batch.partition)) ?? 0 });
     this.#queuedRows += batch.rowCount;
     this.#wake.notify();
   }
 
-  /** Resolves once fewer than `maxQueuedRows` rows wait: deliveries hold back meanwhile. */
-  async room(): Promise<void> {
-    while (this.#queuedRows >= this.options.maxQueuedRows && !this.#closing && !this.#releasing) await this.#room.wait();
+  /** Whether a delivery may add rows now (fewer than `maxQueuedRows` wait). */
+  get hasRoom(): boolean {
+    return this.#queuedRows < this.options.maxQueuedRows || this.#closing || this.#releasing;
   }
 
-  /** A partition went to another loader: its batches not yet recorded `before` are dropped. */
+  /** Resolves once there is room again. */
+  async room(): Promise<void> {
+    while (!this.hasRoom) await this.#room.wait();
+  }
+
+  /**
+   * A rebalance began: the partitions may go to another loader, which will read their state from
+   * `loader_offsets`. No new round starts; resolves once the round under way has its `before`
+   * rows in the warehouse or has given them up (then they are never written). Inserts already
+   * recorded `before` go on: the new owner rebuilds those ranges with the same tokens.
+   */
+  hold(): Promise<void> {
+    this.#held = true;
+    return Promise.resolve(this.#recordingBefore).then(() => undefined, () => undefined);
+  }
+
+  /** The new assignment is known (lost partitions forgotten): rounds go on. */
+  release(): void {
+    this.#held = false;
+    this.#wake.notify();
+  }
+
+  /**
+   * A partition went to another loader: its batches not yet recorded `before` are dropped — also
+   * those of the round under way, whose `before` insert is still being retried.
+   */
   forget(topic: string, partition: number): void {
     const key = partitionKey(topic, partition);
-    this.#lost.add(key);
+    this.#losses.set(key, (this.#losses.get(key) ?? 0) + 1);
     for (let i = this.#queue.length - 1; i >= 0; i--) {
       const entry = this.#queue[i]!;
       if (partitionKey(entry.batch.topic, entry.batch.partition) === key) {
@@ -126,24 +157,33 @@ export class Flusher {
 
   async #run(): Promise<void> {
     for (;;) {
-      if (this.#queue.length === 0) {
+      if (this.#queue.length === 0 || this.#held) {
         if (this.#stored.length > 0) {
           this.#busy = true;
-          await this.#record([]);
+          await this.#record<{ entry: Entry; prepared: PreparedBatch }>([]);
           this.#busy = false;
           continue;
         }
         this.#idle.notify();
+        // Stopping in the middle of a rebalance: what is queued may no longer be ours; it stays on the bus.
         if (this.#closing) return;
         await this.#wake.wait();
         continue;
       }
       this.#busy = true;
       const round = this.#takeRound();
-      const ready = await Promise.all(round.map(async (entry) => ({ entry, prepared: await entry.prepared })));
-      const live = ready.filter(({ entry }) => !this.#lost.has(partitionKey(entry.batch.topic, entry.batch.partition)));
-      this.#release(ready.filter((item) => !live.includes(item)).map(({ entry }) => entry));
-      await this.#record(live.map(({ prepared }) => prepared));
+      const recording = (async () => {
+        const ready = await Promise.all(round.map(async (entry) => ({ entry, prepared: await entry.prepared })));
+        return { ready, live: await this.#record(ready) };
+      })();
+      this.#recordingBefore = recording;
+      const { ready, live } = await recording;
+      this.#recordingBefore = undefined;
+      // Not recorded: lost to another loader (dropped), or held back by a rebalance (queued again,
+      // first, for once the new assignment says whether they are still ours).
+      const left = ready.filter((item) => !live.includes(item));
+      this.#queue.unshift(...left.filter(({ entry }) => !this.#stale(entry)).map(({ entry }) => entry));
+      this.#release(left.filter(({ entry }) => this.#stale(entry)).map(({ entry }) => entry));
       // The round's batches go to the engine together: it takes the next insert as soon as it is
       // done with one, without waiting for the JS thread (busy encoding the next batches) to ask.
       // Each batch frees its room in the queue as soon as it is stored.
@@ -189,17 +229,32 @@ export class Flusher {
     this.#room.notify();
   }
 
-  /** One loader_offsets insert: `after` for what was stored since the last one, `before` for `next`; then the commits. */
-  async #record(next: readonly PreparedBatch[]): Promise<void> {
+  /** Whether the partition was lost since the entry's batch was cut. */
+  #stale(entry: Entry): boolean {
+    return (this.#losses.get(partitionKey(entry.batch.topic, entry.batch.partition)) ?? 0) !== entry.owned;
+  }
+
+  /**
+   * One loader_offsets insert: `after` for what was stored since the last one, `before` for the
+   * batches of `next` still ours; then the commits. Returns the batches recorded `before`. Every
+   * attempt leaves out those lost meanwhile, and all of them once a rebalance began: a partition
+   * handed to another loader (during an outage, say) gets no late `before` row from here.
+   */
+  async #record<T extends { entry: Entry; prepared: PreparedBatch }>(next: readonly T[]): Promise<T[]> {
     const { scope } = this.options;
-    const at = nowMicros();
     const stored = this.#stored;
-    const rows = [...stored.flatMap((p) => offsetRows(p, 'after', scope, at)), ...next.flatMap((p) => offsetRows(p, 'before', scope, at))];
-    if (rows.length > 0) await this.#retry(() => this.options.context.warehouse.insertRows('loader_offsets', rows));
+    let live: T[] = [];
+    const rowsNow = () => {
+      const at = nowMicros();
+      live = this.#held ? [] : next.filter(({ entry }) => !this.#stale(entry));
+      return [...stored.flatMap((p) => offsetRows(p, 'after', scope, at)), ...live.flatMap(({ prepared }) => offsetRows(prepared, 'before', scope, at))];
+    };
+    if (rowsNow().length > 0) await this.#retry(() => this.options.context.warehouse.insertRows('loader_offsets', rowsNow()));
     this.#stored = [];
     if (stored.length > 0) {
       void this.options.commits.commit(stored.map(({ batch }) => ({ topic: batch.topic, partition: batch.partition, next: batch.range.last + 1n })));
     }
+    return live;
   }
 
   async #send(prepared: PreparedBatch): Promise<void> {

@@ -17,11 +17,16 @@ const TRADING_FIELDS = ['volume_micro'] as const;
  * whose listing changed (trading volume aside) — one `event` record for the detail (the payload
  * with a `markets` array) and one `market` record per market, outcomes inside. Recurring events
  * are read in detail on every pass: their window of cycles rolls without the listing saying so.
- * The listings' fingerprints are the job's state, so a restart does not read every detail again.
+ * The listings' fingerprints are the job's state, so a restart does not read every detail again;
+ * each carries the number of the pass that last listed it, and a completed pass drops those it did
+ * not list (archived events): the state follows the catalogue's size, not its whole history.
  */
 export async function syncCatalogue(run: JobRun): Promise<void> {
   const { deps } = run;
-  const known = readFingerprints(run.checkpoint.state);
+  const previous = readState(run.checkpoint.state);
+  // A pass resumed mid-way carries on under its number; a new one takes the next.
+  const passNo = run.checkpoint.pass ? previous.pass : previous.pass + 1;
+  const known = previous.prints;
   await runPass(run, {
     name: 'events',
     endpoint: endpointName(ENDPOINTS.events),
@@ -33,14 +38,19 @@ export async function syncCatalogue(run: JobRun): Promise<void> {
       for (const item of items) {
         records.push(syncRecord('event', item.value.id, item.value, item.raw, undefined, origin));
         const print = listingFingerprint(item.raw);
-        if (known[item.value.id] === print && item.value.event_type !== RECURRING) continue;
+        const seen = known.get(item.value.id);
+        if (seen?.print === print && item.value.event_type !== RECURRING) {
+          seen.pass = passNo;
+          continue;
+        }
         const detail = await readDetail(run, item);
         if (detail) records.push(...detailRecords(detail.value, detail.raw, origin));
-        known[item.value.id] = print;
+        known.set(item.value.id, { print, pass: passNo });
       }
-      return { records, state: { fingerprints: { ...known } } };
+      return { records, state: writeState(passNo, known) };
     },
-    finish: (_summary, lastPageState) => lastPageState,
+    // The whole list was read: events it no longer lists are forgotten.
+    finish: () => writeState(passNo, new Map([...known].filter(([, seen]) => seen.pass === passNo))),
   });
 }
 
@@ -78,8 +88,26 @@ function listingFingerprint(raw: unknown): string {
   return createHash('sha256').update(JSON.stringify(listing)).digest('base64url').slice(0, 16);
 }
 
-function readFingerprints(state: Json | undefined): Record<string, string> {
-  const prints = (state as { fingerprints?: unknown } | undefined)?.fingerprints;
-  if (typeof prints !== 'object' || prints === null || Array.isArray(prints)) return {};
-  return Object.fromEntries(Object.entries(prints).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+interface Seen {
+  print: string;
+  /** The pass that last listed the event. */
+  pass: number;
+}
+
+/** `{ pass, fingerprints: { id: "print:pass" } }`; an earlier version's bare "print" counts as listed by the last pass. */
+function readState(state: Json | undefined): { pass: number; prints: Map<string, Seen> } {
+  const { pass, fingerprints } = (state ?? {}) as { pass?: unknown; fingerprints?: unknown };
+  const last = typeof pass === 'number' && Number.isSafeInteger(pass) ? pass : 0;
+  const prints = new Map<string, Seen>();
+  if (typeof fingerprints !== 'object' || fingerprints === null || Array.isArray(fingerprints)) return { pass: last, prints };
+  for (const [id, text] of Object.entries(fingerprints)) {
+    if (typeof text !== 'string') continue;
+    const at = text.lastIndexOf(':');
+    prints.set(id, at < 0 ? { print: text, pass: last } : { print: text.slice(0, at), pass: Number(text.slice(at + 1)) || 0 });
+  }
+  return { pass: last, prints };
+}
+
+function writeState(pass: number, prints: ReadonlyMap<string, Seen>): Json {
+  return { pass, fingerprints: Object.fromEntries([...prints].map(([id, seen]) => [id, `${seen.print}:${seen.pass}`])) };
 }

@@ -60,7 +60,8 @@ async function fillsOf(run: JobRun, { value: order }: PageItem<Order>, origin: S
   const matched = order.size_matched_micro ?? 0n;
   if (matched === 0n) return { records: [], settled: orderFinal };
   const tag = `order-trades:${order.internal_id}:${matched}`;
-  if (deps.memory.isDone(tag)) return { records: [], settled: orderFinal };
+  // A backfill reads every order's fills again: it repairs what the warehouse lacks.
+  if (!run.republish && deps.memory.isDone(tag)) return { records: [], settled: orderFinal };
   const answer = await deps.venue.client.orders.orderTrades(order.internal_id, run.signal);
   const rawTrades = (answer.raw as { trades?: unknown[] }).trades ?? [];
   const records = answer.value.trades.map((fill, i) => syncRecord('fill', deps.account, fill, rawTrades[i], answer.value.as_of, origin));

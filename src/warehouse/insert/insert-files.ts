@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { alive } from '../../util/file-lock.ts';
 
 const PREFIX = 'tapehouse-insert-';
 const TMPFS = '/dev/shm';
@@ -56,11 +57,3 @@ function removeOrphans(base: string): void {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

@@ -53,6 +53,11 @@ export interface InsertTransport {
  */
 export function insertSettings(dedupToken: string | undefined, format: InsertFormat = 'TabSeparated'): InsertStatement['settings'] {
   return {
+    // Acknowledged means stored: on a server whose profile turns async inserts on (with
+    // wait_for_async_insert = 0 the answer comes before the data is durable), the loaders would
+    // record `after` and commit the bus for rows still in a buffer. Deduplication tokens also
+    // only hold for synchronous inserts.
+    async_insert: 0,
     insert_deduplicate: 1,
     // Rows a deduplicated insert would push into materialized views are dropped too (26.x
     // default; older servers need it said).

@@ -225,6 +225,24 @@ describe('the embedded read-only HTTP endpoint', () => {
     expect(Buffer.concat(out.map((piece) => piece.data)).equals(engineText)).toBe(true);
   });
 
+  it('streams every format whole: a header or frame once, however many chunks the engine hands over', async () => {
+    const sql = "SELECT number AS n, toString(number) AS `s,\n` FROM numbers(200000)";
+    const engine = async (format: string) => {
+      const result = await w.warehouse.client.exec({ query: `${sql} FORMAT ${format}` });
+      const chunks: Buffer[] = [];
+      for await (const chunk of result.stream) chunks.push(Buffer.from(chunk as Uint8Array));
+      return Buffer.concat(chunks);
+    };
+    for (const format of ['CSVWithNames', 'TSVWithNamesAndTypes', 'RowBinaryWithNamesAndTypes', 'JSONCompactEachRowWithNames', 'JSONEachRow', 'CSV']) {
+      const answer = await raw(`${unbounded.url}/`, `${sql} FORMAT ${format}`);
+      expect(answer.body.equals(await engine(format)), format).toBe(true);
+    }
+    const json = JSON.parse((await raw(`${unbounded.url}/`, `${sql} FORMAT JSON`)).body.toString());
+    expect([json.rows, json.data.length, json.meta.length]).toEqual([200000, 200000, 2]);
+    const summary = JSON.parse(String((await raw(`${unbounded.url}/`, `${sql} FORMAT JSON`)).headers['x-clickhouse-summary']));
+    expect(summary.result_rows).toBe('200000');
+  });
+
   it('breaks off an answer that fails after data went out, with the error in the server\'s exception block', async () => {
     const sql = 'SELECT number, throwIf(number = 400000) FROM numbers(1000000) SETTINGS max_block_size = 20000';
     const answer = await raw(`${unbounded.url}/?default_format=Native&client_protocol_version=54460`, sql);

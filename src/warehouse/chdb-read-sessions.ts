@@ -2,6 +2,7 @@ import { Session } from 'chdb';
 import { isIdentifier } from './database.ts';
 import type { BoundParameter } from './query-parameters.ts';
 import { QueryRefused } from './query-refused.ts';
+import { streamModeOf } from './stream-formats.ts';
 
 export interface ReadRequest {
   sql: string;
@@ -56,13 +57,34 @@ export class ChdbReadSessions implements ReadExecutor {
     const session = await this.#lease(request.database);
     let healthy = true;
     try {
-      const hasParams = Object.keys(request.queryParams).length > 0;
+      const mode = streamModeOf(request.format);
+      const params = request.queryParams as object; // chDB's binder takes null for \N; its typings say object
+      const hasParams = Object.keys(params).length > 0;
       const options = { format: request.format };
-      // chDB's binder takes null for \N; its typings say object.
-      const chunks = hasParams
-        ? session.queryStreamBind(request.sql, request.queryParams as object, options)
-        : session.queryStream(request.sql, options);
-      for await (const chunk of chunks) yield { data: Buffer.from(chunk.raw()), rows: chunk.numRows };
+      const whole = async (): Promise<ReadChunk> => {
+        const result = hasParams
+          ? await session.queryBindAsync(request.sql, params, options)
+          : await session.queryAsync(request.sql, options);
+        return { data: Buffer.from(result.bytes()), rows: result.rowsRead };
+      };
+      if (mode.kind === 'whole') {
+        yield await whole();
+        return;
+      }
+      let first = true;
+      try {
+        const chunks = hasParams ? session.queryStreamBind(request.sql, params, options) : session.queryStream(request.sql, options);
+        for await (const chunk of chunks) {
+          let data = Buffer.from(chunk.raw());
+          if (!first && mode.kind === 'strip') data = data.subarray(mode.headerLength(data));
+          first = false;
+          yield { data, rows: chunk.numRows };
+        }
+      } catch (err) {
+        // Some statements (SHOW …) chDB runs only without streaming.
+        if (!first || !/Streaming query is not supported/.test(String((err as Error).message))) throw err;
+        yield await whole();
+      }
     } catch (err) {
       healthy = !(err instanceof Error && /closed|connection/i.test(err.name));
       throw err;

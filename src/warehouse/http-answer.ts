@@ -144,6 +144,7 @@ export class QueryAnswer {
 
   /** Output of the query, as the format wrote it. */
   async write(data: Buffer, rows: number): Promise<void> {
+    if (this.#response.destroyed) throw new ClientGone(); // stop the query: no one is reading
     this.#rows += rows;
     this.#bytes += data.length;
     if (data.length === 0) return;

@@ -69,12 +69,17 @@ const ESCAPES: Record<string, string> = {
 };
 
 /**
- * An Escaped-format value read the way a server reads a String: escapes decoded, `\N` inside a
- * value is nothing. A raw tab or newline ends a TabSeparated field, so a server stops there and
- * refuses the value as not parsed completely; so does this.
+ * An Escaped-format value read the way a server reads a String: escapes decoded (a backslash
+ * before a raw tab or newline makes it part of the value), `\N` inside a value is nothing. An
+ * unescaped tab or newline ends a TabSeparated field, so a server stops there and refuses the
+ * value as not parsed completely; so does this.
  */
 export function unescapeScalar(name: string, type: string, text: string): string {
-  const stop = text.search(/[\t\n]/);
+  let stop = -1;
+  for (let i = 0; i < text.length && stop === -1; i++) {
+    if (text[i] === '\\') i++;
+    else if (text[i] === '\t' || text[i] === '\n') stop = i;
+  }
   if (stop !== -1) {
     throw new QueryRefused(
       457,

@@ -23,6 +23,21 @@ export const FIXED_OPTIONS: Readonly<Record<string, string[]>> = {
   table: ['trades', 'book_changes'],
 };
 
+/**
+ * Selections in the fixed plan, whatever the dashboards save as current: the expansion file then
+ * changes only when a query's SQL does. Some All, some values, to take both paths of
+ * $__conditionalAll.
+ */
+export const FIXED_SELECTIONS: Readonly<Record<string, string[]>> = {
+  account: ['$__all'],
+  event: ['ev-2'],
+  market: ['mk-1'],
+  outcome: ['tok-no'],
+  distance: ['10000', '100000'],
+  category: ['crypto', 'sports'],
+  table: ['$__all'],
+};
+
 export interface PlanVariable {
   name: string;
   type: string;
@@ -56,7 +71,13 @@ export function planOf(dashboards: readonly Dashboard[], fixed: boolean, now = n
             query,
             multi: variable.multi ?? false,
             includeAll: variable.includeAll ?? false,
-            current: current === undefined ? [] : Array.isArray(current) ? current.map(String) : [String(current)],
+            current: fixed
+              ? [...(FIXED_SELECTIONS[variable.name] ?? [])]
+              : current === undefined
+                ? []
+                : Array.isArray(current)
+                  ? current.map(String)
+                  : [String(current)],
             options:
               variable.type === 'custom'
                 ? parseCustomOptions(query).map((option) => option.value)

@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/integration/**', 'test/faults/**', 'node_modules/**'],
+    exclude: ['test/integration/**', 'test/faults/**', 'test/conformance/**', 'node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

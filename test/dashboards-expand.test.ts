@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseDashboard } from '../src/dashboards/dashboard-model.ts';
 import { expandSql, type BoundVariable } from '../src/dashboards/expand-sql.ts';
 import type { RunQuery } from '../src/dashboards/run-query.ts';
-import { parseTimeRange, queryIntervalMs } from '../src/dashboards/time-range.ts';
+import { formatInterval, parseTimeRange, queryIntervalMs } from '../src/dashboards/time-range.ts';
 import { ALL, parseCustomOptions, resolveVariables } from '../src/dashboards/variables.ts';
 
 const range = parseTimeRange('2024-05-01T10:00:00Z', '2024-05-01T12:00:00Z');
@@ -32,10 +32,13 @@ describe('time macros, as the ClickHouse data source expands them', () => {
     expect(() => expand('WHERE $__timeFilter()')).toThrow(/takes one argument/);
   });
 
-  it('rounds the interval as Grafana does, never below the panel minimum', () => {
-    expect(queryIntervalMs(range, 1000)).toBe(10_000); // 7.2 s → 10 s
+  it('rounds the interval as Grafana\'s roundInterval does (bands meeting halfway), never below the panel minimum', () => {
+    expect(queryIntervalMs(range, 1000)).toBe(5_000); // 7.2 s → 5 s
+    expect(queryIntervalMs(range, 960)).toBe(10_000); // 7.5 s → 10 s
     expect(queryIntervalMs(range, 1000, 60_000)).toBe(60_000);
-    expect(queryIntervalMs(parseTimeRange('now-7d', 'now'), 500)).toBe(1_800_000);
+    expect(queryIntervalMs(parseTimeRange('now-7d', 'now'), 500)).toBe(1_200_000); // 20.16 min → 20 min
+    expect(queryIntervalMs(range, 2_000_000)).toBe(1); // 3.6 ms → 1 ms
+    expect([90_000, 86_400_000 * 2, 500, 7_200_000].map(formatInterval)).toEqual(['1m', '2d', '500ms', '2h']);
   });
 });
 
@@ -55,13 +58,16 @@ describe('variables in SQL', () => {
     expect(() => expand('WHERE m = ${nope:singlequote}')).toThrow(/no variable nope/);
   });
 
-  it('drop a $__conditionalAll condition when All is selected, and keep it otherwise', () => {
+  it('drop a $__conditionalAll condition when All or nothing is selected, and keep it as written otherwise', () => {
     const sql = 'WHERE $__conditionalAll(c IN (${c:singlequote}), $c) AND x';
     expect(expand(sql, { c: { values: ['a', 'b'], isAll: true } })).toBe('WHERE 1=1 AND x');
-    expect(expand(sql, { c: { values: ['a', 'b'], isAll: false } })).toBe("WHERE (c IN ('a','b')) AND x");
+    expect(expand(sql, { c: { values: [], isAll: false } })).toBe('WHERE 1=1 AND x'); // Grafana's value ''
+    expect(expand(sql, { c: { values: ['a', 'b'], isAll: false } })).toBe("WHERE c IN ('a','b') AND x");
+    // The plugin splits the arguments by brackets alone and keeps the condition's spacing.
+    expect(expand("$__conditionalAll( c = ${c:singlequote} ,${c})", { c: { values: ['a'], isAll: false } })).toBe(" c = 'a' ");
   });
 
-  it("give '' for an empty selection, so the query still parses and matches nothing", () => {
+  it("give '' when the variable has no option (Grafana's value is then '')", () => {
     expect(expand('WHERE m = ${m:singlequote}', { m: { values: [], isAll: false } })).toBe("WHERE m = ''");
   });
 });

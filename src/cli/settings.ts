@@ -41,6 +41,8 @@ export const SETTINGS = {
   shard: { flag: '--shard <i/n>', env: 'TAPEHOUSE_SHARD', description: 'capture the i-th of n shares of the tokens (0-based)', parse: shard, default: { index: 0, count: 1 } } satisfies Spec,
   seed: { flag: '--seed <n>', env: 'TAPEHOUSE_SEED', description: 'seed of the in-process simulator', parse: nonNegativeInt, default: 1 } satisfies Spec,
   rate: { flag: '--rate <n>', env: 'TAPEHOUSE_RATE', description: "the in-process simulator's book changes per second", parse: nonNegativeNumber, default: 20 } satisfies Spec,
+  maxResultRows: { flag: '--max-result-rows <n>', env: 'TAPEHOUSE_MAX_RESULT_ROWS', description: 'bound on the rows of one answer of the query endpoint (0: none, as a ClickHouse server)', parse: nonNegativeInt, default: 0 } satisfies Spec,
+  maxResultBytes: { flag: '--max-result-bytes <n>', env: 'TAPEHOUSE_MAX_RESULT_BYTES', description: 'bound on the bytes of one answer of the query endpoint, as ClickHouse counts max_result_bytes (0: none)', parse: nonNegativeInt, default: 0 } satisfies Spec,
   status: { flag: '--status <mode>', env: 'TAPEHOUSE_STATUS', description: 'status output: line (a live line on a terminal), log (periodic lines), off', parse: oneOf(['line', 'log', 'off'] as const) } satisfies Spec,
 } as const;
 

@@ -3,12 +3,15 @@ import { formatInterval, type TimeRange } from './time-range.ts';
 
 /**
  * Turns a panel's SQL into the statement the ClickHouse data source would send, in the plugin's
- * order: `$__conditionalAll` first, then dashboard variables, then the time macros (which the
- * plugin's backend expands: github.com/grafana/clickhouse-datasource pkg/macros). The built-in
- * viewer and the tests both go through here, so a dashboard means the same thing in both.
+ * order: `$__conditionalAll` first (its frontend), then dashboard variables and Grafana's
+ * `$__interval`, `$__from`, … (Grafana's template service), then the time macros (the plugin's
+ * backend: github.com/grafana/clickhouse-datasource pkg/macros). The built-in viewer and the tests
+ * both go through here, and test/conformance checks the text against the plugin's expansion.
  *
  * Variable values only ever enter SQL as quoted, escaped string literals (`${var:singlequote}`):
  * a bare `$var` or another format in SQL is refused, since its value would be pasted as code.
+ * Grafana's singlequote escapes quotes only; here a backslash is escaped too, so a value ending in
+ * one cannot end the literal (for any value without a backslash the two texts are the same).
  */
 
 /** A variable's values as they enter a query. */
@@ -38,22 +41,51 @@ export function expandSql(rawSql: string, context: ExpansionContext): string {
   return expandTimeMacros(bound, context);
 }
 
-/** `$__conditionalAll(condition, $var)`: `1=1` when All is selected, else the condition. */
+/**
+ * `$__conditionalAll(condition, $var)` as the plugin's frontend expands it (CHDatasource
+ * applyConditionalAll, v4.20.0), last macro first: the condition as written when the variable
+ * has a selection, `1=1` when All or nothing is selected (Grafana's value `$__all` or ''). Its
+ * arguments are split at top-level commas by brackets alone, quotes not considered, and the
+ * condition keeps its spacing; no brackets are added around it.
+ */
 function expandConditionalAll(sql: string, variables: ReadonlyMap<string, BoundVariable>): string {
   const macro = '$__conditionalAll(';
   let out = sql;
-  for (let at = out.lastIndexOf(macro); at !== -1; at = out.lastIndexOf(macro, at - 1)) {
-    const { args, end } = macroArguments(out, at + macro.length - 1);
-    if (args.length < 2) throw new ExpansionError('$__conditionalAll takes a condition and a variable: $__conditionalAll(x IN (${v:singlequote}), $v)');
-    const reference = args.at(-1)!.trim();
-    const name = /^\$\{?(\w+)\}?$/.exec(reference)?.[1];
-    if (!name) throw new ExpansionError(`$__conditionalAll: ${reference} is not a plain variable reference ($name)`);
-    const variable = variables.get(name);
-    if (!variable) throw new ExpansionError(`$__conditionalAll: no variable ${name}`);
-    const condition = args.slice(0, -1).join(',').trim();
-    out = out.slice(0, at) + (variable.isAll ? '1=1' : `(${condition})`) + out.slice(end);
+  for (let at = out.lastIndexOf(macro); at !== -1; at = out.lastIndexOf(macro)) {
+    const args = pluginMacroArguments(out, at + macro.length - 1);
+    if (args.length !== 2) throw new ExpansionError('$__conditionalAll takes a condition and a variable: $__conditionalAll(x IN (${v:singlequote}), $v)');
+    const name = /(?<=\$\{)\w+(?=\})|(?<=\$)\w+/.exec(args[1]!.trim())?.[0];
+    let phrase = args[0]!;
+    if (name) {
+      const variable = variables.get(name);
+      if (!variable) throw new ExpansionError(`$__conditionalAll: no variable ${name}`);
+      if (variable.isAll || variable.values.join(',') === '') phrase = '1=1';
+    }
+    // String.replace with a string: the first occurrence of the macro's text, as the plugin does.
+    out = out.replace(`${macro}${args[0]},${args[1]})`, phrase);
   }
   return out;
+}
+
+/** The plugin's getMacroArgs: arguments of the bracket at `open`, split at depth-1 commas. */
+function pluginMacroArguments(sql: string, open: number): string[] {
+  const args: string[] = [];
+  let depth = 0;
+  let start = open + 1;
+  for (let i = open; i < sql.length; i++) {
+    const char = sql[i];
+    if (char === '(') depth++;
+    else if (char === ')') depth--;
+    if (char === ',' && depth === 1) {
+      args.push(sql.slice(start, i));
+      start = i + 1;
+    }
+    if (depth === 0) {
+      args.push(sql.slice(start, i));
+      return args;
+    }
+  }
+  return [];
 }
 
 /** `${name:singlequote}` → 'a','b' (escaped); anything else that names a variable is refused. */

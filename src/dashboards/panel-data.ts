@@ -23,10 +23,14 @@ export interface DashboardData {
 const FULL_WIDTH_POINTS = 1600;
 const PANEL_CONCURRENCY = 3;
 
-/** `$__interval` for a panel: its own maxDataPoints or its width, never below its `interval`. */
+/** The data points Grafana asks a panel for: its own maxDataPoints, else its width in pixels. */
+export function panelMaxDataPoints(panel: DashboardPanel): number {
+  return panel.maxDataPoints ?? Math.round((FULL_WIDTH_POINTS * panel.gridPos.w) / 24);
+}
+
+/** `$__interval` for a panel, as Grafana computes it, never below the panel's `interval`. */
 export function panelIntervalMs(panel: DashboardPanel, range: TimeRange): number {
-  const points = panel.maxDataPoints ?? Math.round((FULL_WIDTH_POINTS * panel.gridPos.w) / 24);
-  return queryIntervalMs(range, points, intervalToMs(panel.interval));
+  return queryIntervalMs(range, panelMaxDataPoints(panel), intervalToMs(panel.interval));
 }
 
 /** The statements a panel runs, expanded for a range and variables. */

@@ -1,7 +1,7 @@
 import type { Dashboard, DashboardVariable } from './dashboard-model.ts';
 import { expandSql, ExpansionError, type BoundVariable } from './expand-sql.ts';
 import type { RunQuery } from './run-query.ts';
-import { queryIntervalMs, type TimeRange } from './time-range.ts';
+import type { TimeRange } from './time-range.ts';
 
 /**
  * Dashboard variables: their options (a query variable's come from the warehouse, with the
@@ -42,7 +42,8 @@ export async function resolveVariables(
   const bound = new Map<string, BoundVariable>();
   for (const variable of dashboard.templating.list) {
     if (variable.type === 'datasource') continue; // the page has one warehouse
-    const options = await optionsOf(variable, { range, intervalMs: queryIntervalMs(range, 1000), variables: bound }, run);
+    // Grafana asks a variable's query with no interval (intervalMs 0): the plugin's macros then use 1 s.
+    const options = await optionsOf(variable, { range, intervalMs: 0, variables: bound }, run);
     const selected = select(variable, options, selection[variable.name]);
     resolved.push({
       name: variable.name,

@@ -16,6 +16,7 @@ import { syncLimiter } from '../sync/venue.ts';
 import { createLogger, type Logger } from '../util/log.ts';
 import { Secret } from '../util/secret.ts';
 import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../warehouse/embedded-endpoint.ts';
+import { DEFAULT_LIMITS, type QueryLimits } from '../warehouse/read-only-query.ts';
 import { migrate } from '../warehouse/migrations.ts';
 import { openEmbeddedWarehouse, openServerWarehouse, type EmbeddedWarehouse, type Warehouse } from '../warehouse/warehouse.ts';
 import type { ServerTarget } from '../warehouse/target.ts';
@@ -37,6 +38,8 @@ export interface MainJobOptions {
   /** A ClickHouse server instead of chDB. */
   server?: ServerTarget;
   httpPort: number;
+  /** Bounds on one answer of the query endpoint (0: none); the time bound stays the endpoint's. */
+  resultBounds?: { maxResultRows: number; maxResultBytes: number };
   simulator: { seed: number; rate: number };
   /** Called every sample with the status line's text. */
   onStatus?(line: string): void;
@@ -118,7 +121,7 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
 
     // The loopback port: ClickHouse-compatible reads (embedded), dashboards, metrics.
     const sampler = new HealthSampler({ capture, loaders, limiter, warehouse, onStatus: options.onStatus, log });
-    const port = await servePort(options.httpPort, embedded ?? warehouse, sampler, stack);
+    const port = await servePort(options.httpPort, embedded ?? warehouse, sampler, stack, { ...DEFAULT_LIMITS, ...options.resultBounds });
     sampler.start();
     stack.push(() => sampler.stop());
 
@@ -156,6 +159,7 @@ async function servePort(
   warehouse: Warehouse,
   sampler: HealthSampler,
   stack: Array<() => Promise<void>>,
+  limits: QueryLimits,
 ): Promise<{ url: string }> {
   // Embedded: reads go through the endpoint's own read-only sessions, never the writer's session.
   let reader: ClickHouseClient = warehouse.client;
@@ -178,7 +182,7 @@ async function servePort(
     return dashboards.handle(request, response);
   };
   if (isEmbedded(warehouse)) {
-    const endpoint: EmbeddedEndpoint = await serveEmbeddedEndpoint(warehouse, { port, routes });
+    const endpoint: EmbeddedEndpoint = await serveEmbeddedEndpoint(warehouse, { port, routes, limits });
     stack.push(() => endpoint.close());
     const client = createClient({ url: endpoint.url, clickhouse_settings: { output_format_json_quote_64bit_integers: 1 } });
     reader = client;

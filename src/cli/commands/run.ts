@@ -7,7 +7,7 @@ import { createLogger } from '../../util/log.ts';
 import { resolveTarget } from '../../warehouse/target.ts';
 import { addSettings, refusePlainToken, resolveSettings, type SettingName } from '../settings.ts';
 
-const RUN_SETTINGS = ['baseUrl', 'tokenFile', 'account', 'dataDir', 'clickhouseUrl', 'httpPort', 'duration', 'seed', 'rate', 'status'] as const satisfies readonly SettingName[];
+const RUN_SETTINGS = ['baseUrl', 'tokenFile', 'account', 'dataDir', 'clickhouseUrl', 'httpPort', 'maxResultRows', 'maxResultBytes', 'duration', 'seed', 'rate', 'status'] as const satisfies readonly SettingName[];
 
 /** `tapehouse run` (and `npm start`): the main job on the embedded default, until interrupted. */
 export function registerRun(program: Command): void {
@@ -49,6 +49,7 @@ async function run(flags: Record<string, unknown>): Promise<number> {
     dataDir: settings.dataDir,
     server: target.kind === 'server' ? target : undefined,
     httpPort: settings.httpPort,
+    resultBounds: { maxResultRows: settings.maxResultRows, maxResultBytes: settings.maxResultBytes },
     simulator: { seed: settings.seed, rate: settings.rate },
     onStatus: (line) => reporter.show(line, Date.now()),
     log,

@@ -1,4 +1,5 @@
 import { NativeConnection, type Worker } from '@temporalio/worker';
+import type { RateLimiter } from '../src/api/rate-limit/limiter.ts';
 import type { BucketShape } from '../src/api/rate-limit/token-bucket.ts';
 import { KafkaBus } from '../src/bus/kafka.ts';
 import { createTopicCatalogue } from '../src/bus/topics.ts';
@@ -36,6 +37,8 @@ export interface WorkerProcessOptions {
 
 export interface WorkerProcess {
   worker: Worker;
+  /** The account's read limiter of this process (its 429s, for /metrics). */
+  limiter: RateLimiter;
   /** Settles when the worker has stopped (after `shutdown`, or on a fatal error). */
   running: Promise<void>;
   shutdown(): Promise<void>;
@@ -48,10 +51,11 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   const bus = await KafkaBus.open({ brokers: options.brokers, topics: topics.topics, log: logger });
   const { store, close: closeStore } = openCheckpoints(options.checkpoints);
   if (options.checkpoints.kind === 'memory') logger.warn('checkpoints in memory: a restarted worker resumes only a slice Temporal still retries; give --checkpoint-file or --clickhouse-url');
+  const limiter = syncLimiter({ read: options.readBucket, readShare: options.readShare });
   const venue = createSyncVenue({
     baseUrl: options.baseUrl,
     token: options.token,
-    limiter: syncLimiter({ read: options.readBucket, readShare: options.readShare }),
+    limiter,
     catalogueWithToken: options.catalogueWithToken,
     logger,
   });
@@ -66,6 +70,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   });
   return {
     worker,
+    limiter,
     running,
     async shutdown() {
       worker.shutdown();

@@ -14,7 +14,7 @@ import { intake } from './frame-intake.ts';
 import { gapRecord, scopeOf, type GapScope } from './gaps.ts';
 import { quoteRecord, SeenIds, statusRecord, tradeRecord, type MarketFrame } from './market-records.ts';
 import { qualityRecord, type Origin } from './records.ts';
-import type { CaptureCounters } from './stats.ts';
+import { countLoss, type CaptureCounters } from './stats.ts';
 
 const BOOK_CHANNELS = ['orderbook', 'best_quote', 'trades'];
 const STATUS_CHANNEL = 'market_status';
@@ -199,7 +199,7 @@ export class MarketConnection extends StreamHolder {
     this.#pending.clear();
     this.#openAwaiting = 0;
     if (loss.reason === 'stopped') return;
-    this.ctx.counters.losses += 1;
+    countLoss(this.ctx.counters, this.coverage.stream);
     this.coverage.lose(LOSS_REASONS[loss.reason], loss.detail, this.scope());
   }
 

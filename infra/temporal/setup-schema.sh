@@ -6,11 +6,12 @@
 # temporal-sql-tool reads its connection from SQL_PLUGIN, SQL_HOST, SQL_PORT, SQL_USER and
 # SQL_PASSWORD (its documented variables; see docker-compose.yml).
 set -eu
-for db in temporal visibility; do
-  name=$([ "$db" = temporal ] && echo temporal || echo temporal_visibility)
-  echo "schema of database $name"
-  temporal-sql-tool --db "$name" create
-  temporal-sql-tool --db "$name" setup-schema -v 0.0
-  temporal-sql-tool --db "$name" update-schema -d "/etc/temporal/schema/postgresql/v12/$db/versioned"
-done
+setup() { # database, schema folder under /etc/temporal/schema/postgresql/v12
+  echo "schema of database $1"
+  temporal-sql-tool --db "$1" create
+  temporal-sql-tool --db "$1" setup-schema -v 0.0
+  temporal-sql-tool --db "$1" update-schema -d "/etc/temporal/schema/postgresql/v12/$2/versioned"
+}
+setup temporal temporal
+setup temporal_visibility visibility
 echo "Temporal schema up to date"

@@ -12,7 +12,7 @@ export interface ReadyOptions {
 const FIRST_PAUSE_MS = 1_000;
 const LONGEST_PAUSE_MS = 5_000;
 // A server that is up answers in milliseconds; one that is not is tried again soon.
-const ATTEMPT_TIMEOUT_MS = 3_000;
+const ATTEMPT_TIMEOUT_MS = 2_000;
 
 /**
  * A connection to Temporal once it answers for the namespace. On a first `docker compose up`,

@@ -3,12 +3,19 @@ FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
+# The lock installs with this image's npm (10.8) and with the newest npm (CI: scripts/check-lock.sh).
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY bin ./bin
 COPY src ./src
 COPY workflows ./workflows
 COPY sql ./sql
 COPY dashboards ./dashboards
+# State a part keeps between restarts (capture's coverage marks); docker-compose.yml mounts a
+# volume here, which takes this directory's owner when first created.
+RUN mkdir -p /var/lib/tapehouse && chown node:node /var/lib/tapehouse
+ENV TAPEHOUSE_COVERAGE_FILE=/var/lib/tapehouse/capture-coverage.json
 USER node
+# --metrics-port of capture, load and worker (docker-compose.yml).
+EXPOSE 9464
 ENTRYPOINT ["node", "bin/tapehouse.js"]
 CMD ["--help"]

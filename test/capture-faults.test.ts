@@ -53,6 +53,11 @@ describe('capture under stream faults', () => {
     expect(new Set(reseeded.map((p) => p.token_id))).toEqual(new Set(gap!.scope.token_ids));
     expect(reseeded.every((p) => p.source === 'rest')).toBe(true);
     expect(run.capture.stats().reconnects).toBe(1);
+    // Frames and reconnects per stream (the metrics' labels): the market socket was the one dropped.
+    const stats = run.capture.stats();
+    expect(stats.reconnectsByStream).toEqual({ market: 1 });
+    expect(Object.keys(stats.framesByStream).sort()).toEqual(['account', 'market', 'portfolio']);
+    expect(Object.values(stats.framesByStream).reduce((a, b) => a + b, 0)).toBe(stats.frames);
   });
 
   it('silence past the tolerance is a silence gap; a shorter one that swallowed frames is a frames_missed gap on a kept socket', async () => {

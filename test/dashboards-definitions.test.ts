@@ -108,12 +108,12 @@ describe('provisioning', () => {
   const datasource = readFileSync(join(DASHBOARDS_DIR, 'provisioning/datasources/clickhouse.yaml'), 'utf8');
   const provider = readFileSync(join(DASHBOARDS_DIR, 'provisioning/dashboards/tapehouse.yaml'), 'utf8');
 
-  it('provisions the ClickHouse data source over HTTP on database tapehouse with credentials from the environment', () => {
+  it('provisions the ClickHouse data source over HTTP on database tapehouse, as the read-only user, password from the environment', () => {
     expect(datasource).toMatch(/type: grafana-clickhouse-datasource/);
     expect(datasource).toMatch(/protocol: http\b/);
     expect(datasource).toMatch(/defaultDatabase: tapehouse/);
-    expect(datasource).toMatch(/username: \$\{?TAPEHOUSE_CLICKHOUSE_USER/);
-    expect(datasource).toMatch(/password: \$\{?TAPEHOUSE_CLICKHOUSE_PASSWORD/);
+    expect(datasource).toMatch(/username: grafana\b/);
+    expect(datasource).toMatch(/password: \$\{?GRAFANA_CLICKHOUSE_PASSWORD/);
   });
 
   it("makes that data source every dashboard's default", () => {

@@ -1,4 +1,5 @@
 import { NativeConnection, type Worker } from '@temporalio/worker';
+import type { RateLimiter } from '../src/api/rate-limit/limiter.ts';
 import type { BucketShape } from '../src/api/rate-limit/token-bucket.ts';
 import { DEFAULT_PNL_RETRY } from '../src/api/resources/portfolio.ts';
 import { KafkaBus } from '../src/bus/kafka.ts';
@@ -43,6 +44,8 @@ export interface WorkerProcessOptions {
 
 export interface WorkerProcess {
   worker: Worker;
+  /** The account's read limiter of this process (its 429s, for /metrics). */
+  limiter: RateLimiter;
   /** Settles when the worker has stopped (after `shutdown`, or on a fatal error). */
   running: Promise<void>;
   shutdown(): Promise<void>;
@@ -56,10 +59,11 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   const { store, close: closeStore } = openCheckpoints(options.checkpoints);
   if (options.checkpoints.kind === 'memory') logger.warn('checkpoints in memory: a restarted worker resumes only a slice Temporal still retries; give --checkpoint-file or --clickhouse-url');
   if (options.checkpoints.kind === 'file') lockStateFile(options.checkpoints.path, 'worker checkpoint file', '--checkpoint-file or TAPEHOUSE_CHECKPOINT_FILE, or a shared --clickhouse-url');
+  const limiter = syncLimiter({ read: options.readBucket, readShare: options.readShare });
   const venue = createSyncVenue({
     baseUrl: options.baseUrl,
     token: options.token,
-    limiter: syncLimiter({ read: options.readBucket, readShare: options.readShare }),
+    limiter,
     // A longer wait goes back to Temporal as the next retry's delay (failure-mapping.ts), so a
     // slice never sits out a long Retry-After inside its start-to-close timeout.
     retry: { maxRetryAfterMs: MAX_WAIT_IN_ACTIVITY_MS },
@@ -78,6 +82,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   });
   return {
     worker,
+    limiter,
     running,
     async shutdown() {
       worker.shutdown();

@@ -29,6 +29,7 @@ export function intake(
   parse: (raw: string) => ParsedFrame | FrameProblem = parseFrame,
 ): Intake | null {
   counters.frames += 1;
+  counters.framesByStream[coverage.stream] = (counters.framesByStream[coverage.stream] ?? 0) + 1;
   counters.bytes += frame.raw.length;
   const origin = originOf(frame);
   const parsed = parse(frame.raw);

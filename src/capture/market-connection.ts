@@ -15,7 +15,7 @@ import { gapRecord, scopeOf, type GapScope } from './gaps.ts';
 import { tradeContent, tradeKey } from '../api/trade-key.ts';
 import { quoteRecord, SeenTrades, statusRecord, tradeRecord, type MarketFrame } from './market-records.ts';
 import { qualityRecord, type Origin } from './records.ts';
-import type { CaptureCounters } from './stats.ts';
+import { countLoss, type CaptureCounters } from './stats.ts';
 
 const BOOK_CHANNELS = ['orderbook', 'best_quote', 'trades'];
 const STATUS_CHANNEL = 'market_status';
@@ -200,7 +200,7 @@ export class MarketConnection extends StreamHolder {
     this.#pending.clear();
     this.#openAwaiting = 0;
     if (loss.reason === 'stopped') return;
-    this.ctx.counters.losses += 1;
+    countLoss(this.ctx.counters, this.coverage.stream);
     this.coverage.lose(LOSS_REASONS[loss.reason], loss.detail, this.scope());
   }
 

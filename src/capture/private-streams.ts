@@ -12,7 +12,7 @@ import { intake, type Intake } from './frame-intake.ts';
 import { WHOLE_STREAM, type GapReason, type GapRecovery } from './gaps.ts';
 import { MAX_NESTING, normaliseMicros } from './micro-fields.ts';
 import { qualityRecord, record, type QualityProblem } from './records.ts';
-import type { CaptureCounters } from './stats.ts';
+import { countLoss, type CaptureCounters } from './stats.ts';
 import type { StreamMark } from './stream-mark.ts';
 
 export interface PrivateStreamOptions {
@@ -125,7 +125,7 @@ abstract class PrivateStream extends StreamHolder {
   #onLost(loss: CoverageLoss): void {
     this.session = null;
     if (loss.reason === 'stopped') return;
-    this.o.counters.losses += 1;
+    countLoss(this.o.counters, this.coverage.stream);
     this.coverage.lose(LOSS_REASONS[loss.reason], loss.detail, WHOLE_STREAM);
   }
 }

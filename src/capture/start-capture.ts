@@ -76,6 +76,9 @@ export interface CaptureStats {
   queuedRecords: number;
   /** Connections lost (closed, silent, dropped), our own stops excepted. */
   reconnects: number;
+  /** `frames` and `reconnects` per stream (market, account, portfolio). */
+  framesByStream: Record<string, number>;
+  reconnectsByStream: Record<string, number>;
   /** Scopes not covered right now. */
   openGaps: number;
   gapsRecorded: number;
@@ -235,6 +238,8 @@ export async function startCapture(options: CaptureOptions): Promise<CaptureHand
         recordsByKind: Object.fromEntries(publisher.byKind),
         queuedRecords: publisher.queued,
         reconnects: counters.losses,
+        framesByStream: { ...counters.framesByStream },
+        reconnectsByStream: { ...counters.lossesByStream },
         openGaps: (market?.openGaps ?? 0) + privates.filter((p) => p.coverage.everCovered && !p.covered).length,
         gapsRecorded: counters.gaps,
         refused429: counters.refused429,
@@ -246,7 +251,7 @@ export async function startCapture(options: CaptureOptions): Promise<CaptureHand
         subscribedTokens: market?.subscribedTokens ?? 0,
         reseedsPending: market?.reseedsPending ?? 0,
         reseeds: counters.reseeds,
-        counters: { ...counters },
+        counters: structuredClone(counters),
       };
     },
   };

@@ -21,10 +21,19 @@ export interface CaptureCounters {
   rest429: number;
   gaps: number;
   qualityRecords: number;
+  /** `frames` and `losses` per stream (market, account, portfolio). */
+  framesByStream: Record<string, number>;
+  lossesByStream: Record<string, number>;
 }
 
 export function newCounters(): CaptureCounters {
-  return { frames: 0, bytes: 0, duplicates: 0, losses: 0, failedAttempts: 0, refused429: 0, errorFrames: 0, reseeds: 0, reseedFailures: 0, rest429: 0, gaps: 0, qualityRecords: 0 };
+  return { frames: 0, bytes: 0, duplicates: 0, losses: 0, failedAttempts: 0, refused429: 0, errorFrames: 0, reseeds: 0, reseedFailures: 0, rest429: 0, gaps: 0, qualityRecords: 0, framesByStream: {}, lossesByStream: {} };
+}
+
+/** A connection of `stream` lost (closed, silent, dropped), our own stops excepted. */
+export function countLoss(counters: CaptureCounters, stream: string): void {
+  counters.losses += 1;
+  counters.lossesByStream[stream] = (counters.lossesByStream[stream] ?? 0) + 1;
 }
 
 /** Frames per second over a sliding window, sampled from a growing counter. */

@@ -37,6 +37,8 @@ export const SETTINGS = {
   temporalAddress: { flag: '--temporal-address <host:port>', env: 'TAPEHOUSE_TEMPORAL_ADDRESS', description: 'Temporal frontend', parse: hostPort, default: '127.0.0.1:7233' } satisfies Spec,
   temporalNamespace: { flag: '--namespace <name>', env: 'TAPEHOUSE_TEMPORAL_NAMESPACE', description: 'Temporal namespace', parse: nonEmpty, default: 'default' } satisfies Spec,
   httpPort: { flag: '--http-port <port>', env: 'TAPEHOUSE_HTTP_PORT', description: 'loopback port of the query endpoint, dashboards and /metrics (0: any free port)', parse: port, default: 18123 } satisfies Spec,
+  metricsPort: { flag: '--metrics-port <port>', env: 'TAPEHOUSE_METRICS_PORT', description: 'serve /metrics (Prometheus text format) on this port (0: any free port; default: not served)', parse: port } satisfies Spec,
+  metricsHost: { flag: '--metrics-host <address>', env: 'TAPEHOUSE_METRICS_HOST', description: 'address the /metrics port listens on (0.0.0.0 in a container, for Prometheus)', parse: nonEmpty, default: '127.0.0.1' } satisfies Spec,
   duration: { flag: '--duration <time>', env: 'TAPEHOUSE_DURATION', description: 'stop after this long (e.g. 30s, 10m, 2h; default: until interrupted)', parse: durationMs } satisfies Spec,
   shard: { flag: '--shard <i/n>', env: 'TAPEHOUSE_SHARD', description: 'capture the i-th of n shares of the tokens (0-based)', parse: shard, default: { index: 0, count: 1 } } satisfies Spec,
   seed: { flag: '--seed <n>', env: 'TAPEHOUSE_SEED', description: 'seed of the in-process simulator', parse: nonNegativeInt, default: 1 } satisfies Spec,

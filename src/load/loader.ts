@@ -32,6 +32,17 @@ export interface LoaderOptions {
    */
   busEpoch?: string;
   log?: Logger;
+  /** Told of every batch once stored (the process's metrics: freshness, insert time). */
+  onBatchStored?(stored: StoredBatch): void;
+}
+
+/** A batch just stored: its records' receive times and how long its inserts took. */
+export interface StoredBatch {
+  topic: string;
+  /** All of the batch's tables, retries included. */
+  insertMs: number;
+  storedAtUs: bigint;
+  receivedAtUs: Iterable<bigint>;
 }
 
 export interface StopOptions {
@@ -146,13 +157,17 @@ class Loader {
       maxQueuedRows: 4 * this.#limits.maxRows,
       onWarehouseDown: () => this.#setFlow({ warehouseDown: true }),
       onWarehouseUp: () => this.#setFlow({ warehouseDown: false }),
-      onStored: (prepared) => {
+      onStored: (prepared, insertMs) => {
         const { batch } = prepared;
         this.#batches += 1;
         this.#stored.set(partitionKey(batch.topic, batch.partition), batch.range.last);
         for (const insert of prepared.inserts) {
           this.#rows[insert.table] = (this.#rows[insert.table] ?? 0) + insert.rows.length;
           if (insert.table === 'dead_letters') this.#deadLetters += insert.rows.length;
+        }
+        if (options.onBatchStored) {
+          const receivedAtUs = Array.from(batch.records.values(), (record) => record.receivedAtUs);
+          options.onBatchStored({ topic: batch.topic, insertMs, storedAtUs: nowMicros(), receivedAtUs });
         }
       },
     });

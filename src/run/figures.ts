@@ -1,3 +1,6 @@
+import type { CaptureStats } from '../capture/start-capture.ts';
+import type { LoaderStats } from '../load/index.ts';
+
 /**
  * The main job's figures: what the status line shows, `/metrics` exports and `pipeline_health`
  * keeps. Counters are running totals since the process started; gauges are current values.
@@ -23,6 +26,22 @@ export interface PipelineFigures {
 
 export function emptyFigures(): PipelineFigures {
   return { frames: {}, reconnects: {}, http429: {}, rowsLoaded: {}, deadLetters: 0, lagRecords: {}, openGaps: 0, cursorLoops: {} };
+}
+
+/** What a capture knows of the figures (the main job's, or a `tapehouse capture` process's). */
+export function captureFigures(capture: CaptureStats): Pick<PipelineFigures, 'frames' | 'reconnects' | 'openGaps'> & { http429: Record<string, number> } {
+  return {
+    frames: capture.framesByStream,
+    reconnects: capture.reconnectsByStream,
+    http429: { capture: capture.refused429 + capture.rest429 },
+    openGaps: capture.openGaps,
+  };
+}
+
+/** What the loaders know of the figures. Dead letters are a figure of their own, not rows of a data table. */
+export function loadFigures(loaders: LoaderStats): Pick<PipelineFigures, 'rowsLoaded' | 'deadLetters' | 'lagRecords'> {
+  const rowsLoaded = Object.fromEntries(Object.entries(loaders.rows).filter(([table]) => table !== 'dead_letters'));
+  return { rowsLoaded, deadLetters: loaders.deadLetters, lagRecords: loaders.lagByTopic };
 }
 
 export const sum = (values: Record<string, number>): number => Object.values(values).reduce((a, b) => a + b, 0);

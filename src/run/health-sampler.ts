@@ -4,7 +4,7 @@ import type { CaptureHandle } from '../capture/start-capture.ts';
 import type { Loaders } from '../load/index.ts';
 import type { Logger } from '../util/log.ts';
 import type { Warehouse } from '../warehouse/warehouse.ts';
-import { emptyFigures, type PipelineFigures } from './figures.ts';
+import { captureFigures, emptyFigures, loadFigures, type PipelineFigures } from './figures.ts';
 import { PipelineMetrics } from './metrics.ts';
 import { healthRows } from './pipeline-health.ts';
 import { formatStatus } from './status-line.ts';
@@ -17,6 +17,8 @@ export interface HealthSources {
   warehouse: Warehouse;
   onStatus?(line: string): void;
   log: Logger;
+  /** Where the figures go for /metrics (made earlier when the loaders feed it too). */
+  metrics?: PipelineMetrics;
   /** How often figures are gathered (status line, /metrics) and stored (pipeline_health). */
   sampleEveryMs?: number;
   storeEveryMs?: number;
@@ -24,7 +26,7 @@ export interface HealthSources {
 
 /** Gathers the job's figures on a timer and hands them to the status line, /metrics and the warehouse. */
 export class HealthSampler {
-  readonly metrics = new PipelineMetrics();
+  readonly metrics: PipelineMetrics;
   #timer: NodeJS.Timeout | null = null;
   #previous = emptyFigures();
   #previousAt = Date.now();
@@ -32,7 +34,9 @@ export class HealthSampler {
   #storedAt = Date.now();
   #busy = false;
 
-  constructor(private readonly sources: HealthSources) {}
+  constructor(private readonly sources: HealthSources) {
+    this.metrics = sources.metrics ?? new PipelineMetrics();
+  }
 
   start(): void {
     this.#timer = setInterval(() => void this.sample(), this.sources.sampleEveryMs ?? 1_000);
@@ -47,20 +51,9 @@ export class HealthSampler {
 
   /** The figures as of now. */
   async figures(): Promise<PipelineFigures> {
-    const capture = this.sources.capture.stats();
-    const loaders = await this.sources.loaders.stats();
-    // Dead letters are a figure of their own, not rows of a data table.
-    const rowsByTable = Object.fromEntries(Object.entries(loaders.rows).filter(([table]) => table !== 'dead_letters'));
-    return {
-      frames: { market: capture.frames },
-      reconnects: { market: capture.reconnects },
-      http429: { capture: capture.refused429 + capture.rest429, account: this.sources.limiter.stats().refused },
-      rowsLoaded: rowsByTable,
-      deadLetters: loaders.deadLetters,
-      lagRecords: loaders.lagByTopic,
-      openGaps: capture.openGaps,
-      cursorLoops: cursorLoopsRefused(),
-    };
+    const capture = captureFigures(this.sources.capture.stats());
+    const loaders = loadFigures(await this.sources.loaders.stats());
+    return { ...capture, ...loaders, http429: { ...capture.http429, account: this.sources.limiter.stats().refused }, cursorLoops: cursorLoopsRefused() };
   }
 
   async sample(store = false): Promise<void> {

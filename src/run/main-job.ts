@@ -21,6 +21,7 @@ import { migrate } from '../warehouse/migrations.ts';
 import { openEmbeddedWarehouse, openServerWarehouse, type EmbeddedWarehouse, type Warehouse } from '../warehouse/warehouse.ts';
 import type { ServerTarget } from '../warehouse/target.ts';
 import { HealthSampler } from './health-sampler.ts';
+import { PipelineMetrics } from './metrics.ts';
 
 /**
  * The main job: venue (the simulator in-process unless a base URL is given) → capture and sync →
@@ -86,7 +87,9 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
     // bus blocks publishers of a topic nobody reads once it is full.
     const bus = new EmbeddedBus();
     stack.push(() => bus.close());
-    const loaders: Loaders = await startLoaders({ bus, warehouse, group: LOADER_GROUP, log: log.child({ part: 'load' }) });
+    // /metrics: the sampler's figures, and the loaders' freshness and insert times as they come.
+    const metrics = new PipelineMetrics();
+    const loaders: Loaders = await startLoaders({ bus, warehouse, group: LOADER_GROUP, log: log.child({ part: 'load' }), onBatchStored: metrics.batchStored });
     stack.push(() => loaders.stop());
 
     // Capture and sync read the venue as one account: one limiter for both, with the sync jobs'
@@ -120,7 +123,7 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
     });
 
     // The loopback port: ClickHouse-compatible reads (embedded), dashboards, metrics.
-    const sampler = new HealthSampler({ capture, loaders, limiter, warehouse, onStatus: options.onStatus, log });
+    const sampler = new HealthSampler({ capture, loaders, limiter, warehouse, onStatus: options.onStatus, log, metrics });
     const port = await servePort(options.httpPort, embedded ?? warehouse, sampler, stack, { ...DEFAULT_LIMITS, ...options.resultBounds });
     sampler.start();
     stack.push(() => sampler.stop());
@@ -182,7 +185,7 @@ async function servePort(
     return dashboards.handle(request, response);
   };
   if (isEmbedded(warehouse)) {
-    const endpoint: EmbeddedEndpoint = await serveEmbeddedEndpoint(warehouse, { port, routes, limits });
+    const endpoint: EmbeddedEndpoint = await serveEmbeddedEndpoint(warehouse, { port, routes, limits, onQuery: sampler.metrics.queryTimer });
     stack.push(() => endpoint.close());
     const client = createClient({ url: endpoint.url, clickhouse_settings: { output_format_json_quote_64bit_integers: 1 } });
     reader = client;

@@ -1,41 +1,114 @@
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import { increase, type PipelineFigures } from './figures.ts';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { StoredBatch } from '../load/index.ts';
+import type { QueryTimer } from '../warehouse/timed-executor.ts';
+import { emptyFigures, increase, type PipelineFigures } from './figures.ts';
 
 /**
- * `/metrics` in the Prometheus text format: the same figures as the status line. Counters are fed
- * the increase since the last update, so they stay monotonic as Prometheus expects.
+ * The parts of the pipeline a process runs. Its `/metrics` carries their series and no others, so
+ * that a load process does not report `tapehouse_open_gaps 0` for a capture it does not run.
+ */
+export type MetricsPart = 'capture' | 'sync' | 'load' | 'endpoint';
+export const ALL_PARTS: readonly MetricsPart[] = ['capture', 'sync', 'load', 'endpoint'];
+
+// Freshness spans a live stream (well under a second) to a backlog after an outage (hours).
+const FRESHNESS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 900, 3600];
+const INSERT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const QUERY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/**
+ * `/metrics` in the Prometheus text format: the same figures as the status line, plus histograms
+ * of freshness, insert time and endpoint query time. Counters are fed the increase since the last
+ * update, so they stay monotonic as Prometheus expects. Node's own metrics keep prom-client's
+ * names (`process_cpu_seconds_total`, `nodejs_heap_size_used_bytes`, …), as stock dashboards expect.
  */
 export class PipelineMetrics {
   readonly registry = new Registry();
-  #last: PipelineFigures | null = null;
-  readonly #frames = new Counter({ name: 'tapehouse_frames_total', help: 'Stream frames received', labelNames: ['stream'], registers: [this.registry] });
-  readonly #reconnects = new Counter({ name: 'tapehouse_reconnects_total', help: 'Stream reconnections', labelNames: ['stream'], registers: [this.registry] });
-  readonly #http429 = new Counter({ name: 'tapehouse_http_429_total', help: '429 answers earned', labelNames: ['component'], registers: [this.registry] });
-  readonly #rows = new Counter({ name: 'tapehouse_rows_loaded_total', help: 'Rows stored in the warehouse', labelNames: ['table'], registers: [this.registry] });
-  readonly #deadLetters = new Counter({ name: 'tapehouse_dead_letters_total', help: 'Records dead-lettered', registers: [this.registry] });
-  readonly #lag = new Gauge({ name: 'tapehouse_bus_lag_records', help: 'Records on the bus not yet loaded', labelNames: ['topic'], registers: [this.registry] });
-  readonly #openGaps = new Gauge({ name: 'tapehouse_open_gaps', help: 'Coverage gaps still open', registers: [this.registry] });
-  readonly #cursorLoops = new Counter({ name: 'tapehouse_cursor_loops_total', help: 'Paged reads stopped because the venue handed a cursor out twice', labelNames: ['endpoint'], registers: [this.registry] });
+  #last: PipelineFigures = emptyFigures();
+  readonly #frames?: Counter<string>;
+  readonly #reconnects?: Counter<string>;
+  readonly #http429?: Counter<string>;
+  readonly #rows?: Counter<string>;
+  readonly #deadLetters?: Counter<string>;
+  readonly #lag?: Gauge<string>;
+  readonly #openGaps?: Gauge<string>;
+  readonly #cursorLoops?: Counter<string>;
+  readonly #freshness?: Histogram<string>;
+  readonly #insert?: Histogram<string>;
+  readonly #query?: Histogram<string>;
 
-  constructor() {
-    collectDefaultMetrics({ register: this.registry, prefix: 'tapehouse_process_' });
+  constructor(parts: readonly MetricsPart[] = ALL_PARTS) {
+    collectDefaultMetrics({ register: this.registry });
+    const registers = [this.registry];
+    const has = (part: MetricsPart): boolean => parts.includes(part);
+    if (has('capture')) {
+      this.#frames = new Counter({ name: 'tapehouse_frames_total', help: 'Stream frames received, heartbeats included', labelNames: ['stream'], registers });
+      this.#reconnects = new Counter({ name: 'tapehouse_reconnects_total', help: 'Stream connections lost (our own stops excepted)', labelNames: ['stream'], registers });
+      this.#openGaps = new Gauge({ name: 'tapehouse_open_gaps', help: 'Coverage gaps still open (scopes not covered now)', registers });
+    }
+    if (has('capture') || has('sync')) {
+      this.#http429 = new Counter({ name: 'tapehouse_http_429_total', help: '429 answers earned from the venue', labelNames: ['component'], registers });
+      this.#cursorLoops = new Counter({ name: 'tapehouse_cursor_loops_total', help: 'Paged reads stopped because the venue handed a cursor out twice', labelNames: ['endpoint'], registers });
+    }
+    if (has('load')) {
+      this.#rows = new Counter({ name: 'tapehouse_rows_loaded_total', help: 'Rows stored in the warehouse', labelNames: ['table'], registers });
+      this.#deadLetters = new Counter({ name: 'tapehouse_dead_letters_total', help: 'Records dead-lettered', registers });
+      this.#lag = new Gauge({ name: 'tapehouse_bus_lag_records', help: 'Records on the bus not yet loaded', labelNames: ['topic'], registers });
+      this.#freshness = new Histogram({
+        name: 'tapehouse_freshness_seconds',
+        help: 'Per record: from its receipt (a stream frame, a REST page) to its rows stored in the warehouse',
+        labelNames: ['topic'],
+        buckets: FRESHNESS_BUCKETS,
+        registers,
+      });
+      this.#insert = new Histogram({
+        name: 'tapehouse_insert_duration_seconds',
+        help: "Per loader batch: storing all of its tables in the warehouse, retries included",
+        labelNames: ['topic'],
+        buckets: INSERT_BUCKETS,
+        registers,
+      });
+    }
+    if (has('endpoint')) {
+      this.#query = new Histogram({
+        name: 'tapehouse_endpoint_query_duration_seconds',
+        help: 'Queries of the read-only endpoint, from the statement handed to chDB to its result',
+        labelNames: ['outcome'],
+        buckets: QUERY_BUCKETS,
+        registers,
+      });
+    }
   }
 
-  update(now: PipelineFigures): void {
-    const before = this.#last ?? { ...now, frames: {}, reconnects: {}, http429: {}, rowsLoaded: {}, deadLetters: 0, cursorLoops: {} };
-    const inc = (counter: Counter<string>, label: string, values: Record<string, number>) => {
-      for (const [key, value] of Object.entries(values)) if (value > 0) counter.inc({ [label]: key }, value);
+  /** Takes the figures a process has (a capture has no rows, a loader no frames). */
+  update(now: Partial<PipelineFigures>): void {
+    const before = this.#last;
+    const inc = (counter: Counter<string> | undefined, label: string, previous: Record<string, number>, values: Record<string, number> | undefined) => {
+      if (!counter || !values) return;
+      for (const [key, value] of Object.entries(increase(previous, values))) if (value > 0) counter.inc({ [label]: key }, value);
     };
-    inc(this.#frames, 'stream', increase(before.frames, now.frames));
-    inc(this.#reconnects, 'stream', increase(before.reconnects, now.reconnects));
-    inc(this.#http429, 'component', increase(before.http429, now.http429));
-    inc(this.#rows, 'table', increase(before.rowsLoaded, now.rowsLoaded));
-    inc(this.#cursorLoops, 'endpoint', increase(before.cursorLoops, now.cursorLoops));
-    if (now.deadLetters > before.deadLetters) this.#deadLetters.inc(now.deadLetters - before.deadLetters);
-    for (const [topic, lag] of Object.entries(now.lagRecords)) this.#lag.set({ topic }, lag);
-    this.#openGaps.set(now.openGaps);
-    this.#last = structuredClone(now);
+    inc(this.#frames, 'stream', before.frames, now.frames);
+    inc(this.#reconnects, 'stream', before.reconnects, now.reconnects);
+    inc(this.#http429, 'component', before.http429, now.http429);
+    inc(this.#rows, 'table', before.rowsLoaded, now.rowsLoaded);
+    inc(this.#cursorLoops, 'endpoint', before.cursorLoops, now.cursorLoops);
+    if (this.#deadLetters && now.deadLetters !== undefined && now.deadLetters > before.deadLetters) this.#deadLetters.inc(now.deadLetters - before.deadLetters);
+    if (this.#lag && now.lagRecords) for (const [topic, lag] of Object.entries(now.lagRecords)) this.#lag.set({ topic }, lag);
+    if (this.#openGaps && now.openGaps !== undefined) this.#openGaps.set(now.openGaps);
+    this.#last = { ...before, ...structuredClone(now) };
   }
+
+  /** The loaders' hook: each stored batch's records' freshness and the batch's insert time. */
+  readonly batchStored = (stored: StoredBatch): void => {
+    if (!this.#freshness || !this.#insert) return;
+    const fresh = this.#freshness.labels({ topic: stored.topic });
+    for (const receivedAtUs of stored.receivedAtUs) fresh.observe(Math.max(0, Number(stored.storedAtUs - receivedAtUs)) / 1e6);
+    this.#insert.observe({ topic: stored.topic }, stored.insertMs / 1000);
+  };
+
+  /** The endpoint's hook: one observation per query run. */
+  readonly queryTimer: QueryTimer = (seconds, outcome) => {
+    this.#query?.observe({ outcome }, seconds);
+  };
 
   text(): Promise<string> {
     return this.registry.metrics();

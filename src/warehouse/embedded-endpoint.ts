@@ -2,6 +2,7 @@ import { ChdbReadSessions } from './chdb-read-sessions.ts';
 import { chdbPathOf } from './data-dir.ts';
 import { removeEndpointFile, writeEndpointFile } from './endpoint-file.ts';
 import { startHttpEndpoint, type HttpEndpointOptions } from './http-endpoint.ts';
+import { timedExecutor, type QueryTimer } from './timed-executor.ts';
 import type { EmbeddedWarehouse } from './warehouse.ts';
 
 export interface EmbeddedEndpoint {
@@ -17,11 +18,12 @@ export interface EmbeddedEndpoint {
  */
 export async function serveEmbeddedEndpoint(
   warehouse: EmbeddedWarehouse,
-  options: HttpEndpointOptions = {},
+  options: HttpEndpointOptions & { onQuery?: QueryTimer } = {},
 ): Promise<EmbeddedEndpoint> {
   const { dataDir } = warehouse.target;
   const readers = new ChdbReadSessions(chdbPathOf(dataDir));
-  const endpoint = await startHttpEndpoint(readers, options);
+  // Query time is observed around the executor (metrics), not inside the endpoint.
+  const endpoint = await startHttpEndpoint(options.onQuery ? timedExecutor(readers, options.onQuery) : readers, options);
   writeEndpointFile(dataDir, { url: endpoint.url, pid: process.pid, started_at: new Date().toISOString() });
   const removeOnExit = () => removeEndpointFile(dataDir);
   process.on('exit', removeOnExit);

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRADE_KEY_SQL } from '../../src/api/trade-key.ts';
+import { parsePrometheus } from '../../src/run/status-report.ts';
 import { KAFKA_BROKERS, TEMPORAL_ADDRESS, requireService } from './services.ts';
 
 /**
@@ -88,11 +89,11 @@ afterAll(async () => {
 describe('scale-out processes on Kafka, Temporal and chDB', () => {
   it('fill the same tables as the embedded run of the same seed, with the same catalogue and no duplicate', async () => {
     const token = { TAPEHOUSE_TOKEN: demoToken };
-    const load = start(['load', '--data-dir', scaleOutDir, '--http-port', '0', ...common]);
+    const load = start(['load', '--data-dir', scaleOutDir, '--http-port', '0', '--metrics-port', '0', ...common]);
     // Only once the loader owns the directory (it publishes its endpoint) may anyone else look in.
     await waitFor(() => (existsSync(join(scaleOutDir, 'endpoint.json')) ? true : undefined), () => `the loader's endpoint: ${load.out()}`);
-    start(['capture', '--base-url', simUrl, '--coverage-file', join(work, 'coverage.json'), ...common], token);
-    start(['worker', '--base-url', simUrl, '--task-queue', run, '--checkpoint-file', join(work, 'checkpoints.json'), ...common], token);
+    const capture = start(['capture', '--base-url', simUrl, '--coverage-file', join(work, 'coverage.json'), '--metrics-port', '0', ...common], token);
+    const worker = start(['worker', '--base-url', simUrl, '--task-queue', run, '--checkpoint-file', join(work, 'checkpoints.json'), '--metrics-port', '0', ...common], token);
     const intervals = ['catalogue', 'portfolio_summary', 'positions', 'orders', 'order_trades', 'activities'].flatMap((job) => ['--interval', `${job}=5s`]);
     const apply = spawnSync(process.execPath, [bin, 'schedules', 'apply', '--task-queue', run, '--id-prefix', `${run}-`, ...intervals], { cwd: work, encoding: 'utf8' });
     expect(apply.status, apply.stderr).toBe(0);
@@ -114,5 +115,24 @@ describe('scale-out processes on Kafka, Temporal and chDB', () => {
     expect(sql(scaleOutDir, CATALOGUE).length).toBeGreaterThan(10);
     expect(sql(scaleOutDir, DUPLICATE_TRADES)).toEqual([{ duplicates: '0' }]);
     expect(sql(embeddedDir, DUPLICATE_TRADES)).toEqual([{ duplicates: '0' }]);
+
+    // Every scale-out process serves its own /metrics: what Prometheus scrapes in docker-compose.yml.
+    const scrape = async (out: () => string, what: string) => {
+      const url = await waitFor(() => /metrics at (\S+)/.exec(out())?.[1], `${what}'s metrics URL`);
+      return parsePrometheus(await (await fetch(url)).text());
+    };
+    const value = (samples: ReturnType<typeof parsePrometheus>, name: string, labels: Record<string, string> = {}) =>
+      samples.filter((m) => m.name === name && Object.entries(labels).every(([k, v]) => m.labels[k] === v)).reduce((sum, m) => sum + m.value, 0);
+    const captured = await scrape(capture.out, 'capture');
+    for (const stream of ['market', 'account', 'portfolio']) expect(value(captured, 'tapehouse_frames_total', { stream }), stream).toBeGreaterThan(0);
+    expect(captured.some((m) => m.name === 'tapehouse_rows_loaded_total')).toBe(false);
+    const loaded = await scrape(load.out, 'load');
+    expect(value(loaded, 'tapehouse_rows_loaded_total', { table: 'trades' })).toBeGreaterThan(0);
+    expect(value(loaded, 'tapehouse_freshness_seconds_count')).toBeGreaterThan(0);
+    expect(value(loaded, 'tapehouse_insert_duration_seconds_count')).toBeGreaterThan(0);
+    expect(value(loaded, 'tapehouse_endpoint_query_duration_seconds_count', { outcome: 'ok' })).toBeGreaterThan(0);
+    const synced = await scrape(worker.out, 'worker');
+    expect(value(synced, 'process_cpu_seconds_total')).toBeGreaterThan(0);
+    expect(synced.some((m) => m.name === 'tapehouse_freshness_seconds_count')).toBe(false);
   }, 400_000);
 });

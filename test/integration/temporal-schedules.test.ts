@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { connect, createServer, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +20,7 @@ describe('Temporal Schedules of the sync jobs (real dev server)', () => {
   });
 
   afterAll(async () => {
-    for (const prefix of [idPrefix, `${idPrefix}cli-`]) {
+    for (const prefix of [idPrefix, `${idPrefix}cli-`, `${idPrefix}late-`]) {
       for (const job of JOB_NAMES) await services.client.schedule.getHandle(`${prefix}${job}`).delete().catch(() => undefined);
     }
     await services.close();
@@ -70,5 +71,37 @@ describe('Temporal Schedules of the sync jobs (real dev server)', () => {
     expect((await services.client.schedule.getHandle(`${prefix}positions`).describe()).spec.jitter).toBe(6_000);
     await eventually(async () => !(await listSchedules(services.client, prefix)).includes(`${prefix}old_job`), 250);
     for (const job of settings.jobs) await services.client.schedule.getHandle(`${prefix}${job}`).delete();
+  });
+
+  it('tapehouse schedules apply started before Temporal listens waits for it, saying so, then applies', async () => {
+    // A proxy to the real server on a port that opens only after a few seconds, as on a first
+    // `docker compose up` where `schedules` starts before Temporal's schema is set up.
+    const [host, port] = [TEMPORAL_ADDRESS.slice(0, TEMPORAL_ADDRESS.lastIndexOf(':')), Number(TEMPORAL_ADDRESS.slice(TEMPORAL_ADDRESS.lastIndexOf(':') + 1))];
+    const proxy: Server = createServer((client) => {
+      const upstream = connect({ host, port });
+      client.pipe(upstream).pipe(client);
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+    });
+    const late = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as { port: number };
+        probe.close(() => resolve(free));
+      });
+    });
+    const opening = setTimeout(() => proxy.listen(late, '127.0.0.1'), 4_000);
+    try {
+      const { stdout, stderr } = await promisify(execFile)(
+        process.execPath,
+        [CLI, 'schedules', 'apply', '--jobs', 'pnl', '--paused', '--id-prefix', `${idPrefix}late-`, '--temporal-address', `127.0.0.1:${late}`, '--wait-for-temporal', '60s'],
+        { env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'info' } },
+      );
+      expect(stdout).toBe(`created ${idPrefix}late-pnl every 30s (overlap skip)\n`);
+      expect(stderr).toContain('Temporal not answering yet; trying again');
+      expect(stderr).toContain('Temporal answers');
+    } finally {
+      clearTimeout(opening);
+      proxy.close();
+    }
   });
 });

@@ -6,13 +6,16 @@ import { KafkaBus } from '../../bus/kafka.ts';
 import { createTopicCatalogue } from '../../bus/topics.ts';
 import { FileCoverageStore } from '../../capture/coverage-store.ts';
 import { CAPTURE_DEFAULTS, startCapture, type CaptureStats } from '../../capture/start-capture.ts';
+import { captureFigures } from '../../run/figures.ts';
 import { createLogger } from '../../util/log.ts';
 import { lockStateFile } from '../../util/file-lock.ts';
 import type { Secret } from '../../util/secret.ts';
+import type { MetricsEndpoint } from '../../run/metrics-server.ts';
+import { metricsNote, serveMetricsIfAsked } from '../metrics-option.ts';
 import { READ_SHARE_FLAG, readShare, readShareHelp } from '../read-share.ts';
 import { addSettings, refusePlainToken, resolveSettings, SettingError, type SettingName } from '../settings.ts';
 
-const CAPTURE_SETTINGS = ['baseUrl', 'tokenFile', 'account', 'kafkaBrokers', 'topicPrefix', 'replicationFactor', 'shard', 'duration'] as const satisfies readonly SettingName[];
+const CAPTURE_SETTINGS = ['baseUrl', 'tokenFile', 'account', 'kafkaBrokers', 'topicPrefix', 'replicationFactor', 'shard', 'duration', 'metricsPort', 'metricsHost'] as const satisfies readonly SettingName[];
 
 /** Capture's own knobs: flag, variable, default. */
 const KNOBS = {
@@ -75,7 +78,9 @@ async function capture(flags: Record<string, unknown>): Promise<number> {
   // Each process rewrites the whole file from its own marks: two on one file lose each other's gaps.
   lockStateFile(coverageFile, 'capture coverage file', '--coverage-file or TAPEHOUSE_COVERAGE_FILE');
   const withAccount = flags.accountStream !== false;
+  let served: MetricsEndpoint | null = null;
   try {
+    served = await serveMetricsIfAsked(settings, ['capture'], log);
     const handle = await startCapture({
       client,
       bus,
@@ -90,8 +95,9 @@ async function capture(flags: Record<string, unknown>): Promise<number> {
       coverageStore: new FileCoverageStore(coverageFile),
       log,
     });
+    served?.feed(() => captureFigures(handle.stats()));
     const shard = `${settings.shard.index}/${settings.shard.count}`;
-    process.stdout.write(`capturing ${settings.baseUrl} (shard ${shard}) into Kafka ${settings.kafkaBrokers.join(',')}, topics ${topics.prefix}.*\n`);
+    process.stdout.write(`capturing ${settings.baseUrl} (shard ${shard}) into Kafka ${settings.kafkaBrokers.join(',')}, topics ${topics.prefix}.*${metricsNote(served)}\n`);
     const timer = setInterval(() => log.info(summary(handle.stats()), 'capture figures'), knob('statsEverySeconds', flags) * 1000);
     const why = await untilStopped(settings.duration);
     clearInterval(timer);
@@ -101,6 +107,7 @@ async function capture(flags: Record<string, unknown>): Promise<number> {
     process.stdout.write(`stopped: ${s.frames} frames, ${s.records} records, ${s.gapsRecorded} gaps recorded, ${s.reconnects} reconnects\n`);
     return 0;
   } finally {
+    await served?.close();
     await client.close();
     await bus.close();
   }

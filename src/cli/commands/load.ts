@@ -3,12 +3,15 @@ import { DEFAULT_REBALANCE_TIMEOUT_MS, KafkaBus } from '../../bus/kafka.ts';
 import { isRecordKind, type RecordKind } from '../../bus/record.ts';
 import { createTopicCatalogue, type TopicCatalogue } from '../../bus/topics.ts';
 import { DEFAULT_BATCH_LIMITS, startLoaders, type Loaders } from '../../load/index.ts';
+import { loadFigures } from '../../run/figures.ts';
 import { createLogger } from '../../util/log.ts';
 import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../../warehouse/embedded-endpoint.ts';
 import { migrate } from '../../warehouse/migrations.ts';
 import { describeTarget, resolveTarget } from '../../warehouse/target.ts';
 import { openWarehouse, type EmbeddedWarehouse, type Warehouse } from '../../warehouse/warehouse.ts';
-import { addSettings, resolveSettings, SettingError } from '../settings.ts';
+import type { MetricsEndpoint } from '../../run/metrics-server.ts';
+import { metricsNote, serveMetricsIfAsked } from '../metrics-option.ts';
+import { addSettings, resolveSettings, SettingError, type SettingName } from '../settings.ts';
 
 interface LoadOptions {
   group?: string;
@@ -24,6 +27,7 @@ interface LoadOptions {
 }
 
 const DEFAULT_GROUP = 'tapehouse-loaders';
+const LOAD_SETTINGS = ['kafkaBrokers', 'topicPrefix', 'replicationFactor', 'dataDir', 'clickhouseUrl', 'metricsPort', 'metricsHost'] as const satisfies readonly SettingName[];
 
 /**
  * `tapehouse load`: the loaders on their own (scale-out): Kafka → ClickHouse, exactly once, as
@@ -33,7 +37,7 @@ const DEFAULT_GROUP = 'tapehouse-loaders';
  */
 export function registerLoad(program: Command): void {
   const command = program.command('load').description('load the bus (Kafka) into ClickHouse, exactly once, as one member of a consumer group');
-  addSettings(command, ['kafkaBrokers', 'topicPrefix', 'replicationFactor', 'dataDir', 'clickhouseUrl']);
+  addSettings(command, LOAD_SETTINGS);
   command
     .option('--group <name>', `consumer group (TAPEHOUSE_LOADER_GROUP, default "${DEFAULT_GROUP}")`)
     .option('--kinds <list>', 'record kinds to load, comma-separated (default: all)')
@@ -45,7 +49,7 @@ export function registerLoad(program: Command): void {
     .option('--stats-every <s>', 'log the loaders\' figures every this many seconds (0: never; default 10)')
     .option('--no-migrate', 'do not apply pending migrations first')
     .action(async (options: LoadOptions) => {
-      const settings = resolveSettings(['kafkaBrokers', 'topicPrefix', 'replicationFactor', 'dataDir', 'clickhouseUrl'], options);
+      const settings = resolveSettings(LOAD_SETTINGS, options);
       const explicitDataDir = typeof options.dataDir === 'string' || Boolean(process.env.TAPEHOUSE_DATA_DIR);
       if (settings.clickhouseUrl && explicitDataDir) throw new SettingError('give either --data-dir or --clickhouse-url, not both');
       const target = resolveTarget(settings.clickhouseUrl ? { clickhouseUrl: settings.clickhouseUrl } : { dataDir: settings.dataDir });
@@ -64,10 +68,13 @@ export function registerLoad(program: Command): void {
       let bus: KafkaBus | undefined;
       let endpoint: EmbeddedEndpoint | undefined;
       let loaders: Loaders | undefined;
+      let served: MetricsEndpoint | null = null;
       try {
+        served = await serveMetricsIfAsked(settings, target.kind === 'chdb' ? ['load', 'endpoint'] : ['load'], log);
         if (options.migrate) await migrate(warehouse.client);
         if (target.kind === 'chdb') {
-          endpoint = await serveEmbeddedEndpoint(warehouse as EmbeddedWarehouse, { port: positive(options.httpPort, '--http-port', true) ?? 0 });
+          const port = positive(options.httpPort, '--http-port', true) ?? 0;
+          endpoint = await serveEmbeddedEndpoint(warehouse as EmbeddedWarehouse, { port, onQuery: served?.metrics.queryTimer });
         }
         bus = await KafkaBus.open({
           brokers: settings.kafkaBrokers,
@@ -78,14 +85,18 @@ export function registerLoad(program: Command): void {
           clientId: `tapehouse-load-${process.pid}`,
           log: log.child({ part: 'bus' }),
         });
-        loaders = await startLoaders({ bus, warehouse, group, topics, batch, log });
+        const started = await startLoaders({ bus, warehouse, group, topics, batch, log, onBatchStored: served?.metrics.batchStored });
+        loaders = started;
+        served?.feed(async () => loadFigures(await started.stats()));
         process.stdout.write(
           `loading ${topics.length} topics from Kafka ${settings.kafkaBrokers.join(',')} into ${describeTarget(target)} as group ${group}` +
             (endpoint ? `; reads at ${endpoint.url}` : '') +
+            metricsNote(served) +
             '\n',
         );
         await logFiguresUntil(stopRequested, loaders, log, positive(options.statsEvery, '--stats-every', true) ?? 10);
       } finally {
+        await served?.close();
         await loaders?.stop();
         await bus?.close();
         await endpoint?.close();

@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import { isJobName, parseJobList, type JobName } from '../../sync/jobs.ts';
+import { createLogger } from '../../util/log.ts';
 import { DEFAULT_SCHEDULE_PREFIX, parseDuration, resolveTemporal, type TemporalOptions } from '../../../workflows/settings.ts';
+import { connectWhenReady } from '../temporal-ready.ts';
 
 interface CommonOptions extends TemporalOptions {
   jobs?: string;
@@ -24,10 +26,12 @@ export function registerSchedules(program: Command): void {
 
   common(schedules.command('apply'))
     .description('create or update one schedule per job (idempotent)')
+    // A first `docker compose up` starts it while Temporal still sets up: it waits, within bounds.
+    .option('--wait-for-temporal <duration>', 'wait this long for Temporal (and the namespace) to answer, trying again and saying so (0s: one attempt)', '5m')
     .option('--interval <job=duration...>', 'a job\'s interval, e.g. positions=15s (repeatable)', collect, [])
     .option('--paused', 'pause them all (otherwise new ones run, and existing ones keep their paused state)')
-    .action(async (options: CommonOptions & { interval: string[]; paused?: boolean }) => {
-      await withClient(options, async (client, taskQueue) => {
+    .action(async (options: CommonOptions & { interval: string[]; paused?: boolean; waitForTemporal: string }) => {
+      await withClient(options, waitMs(options.waitForTemporal), async (client, taskQueue) => {
         const { applySchedules } = await import('../../../workflows/schedules.ts');
         const applied = await applySchedules(client, {
           taskQueue,
@@ -49,7 +53,7 @@ export function registerSchedules(program: Command): void {
     .requiredOption('--to <time>', 'end of the window (ISO 8601)')
     .option('--wait', 'wait for the backfills to finish')
     .action(async (options: CommonOptions & { from: string; to: string; wait?: boolean }) => {
-      await withClient(options, async (client, taskQueue) => {
+      await withClient(options, 0, async (client, taskQueue) => {
         const { startBackfill } = await import('../../../workflows/schedules.ts');
         const { started, skipped } = await startBackfill(client, { taskQueue, jobs: parseJobList(options.jobs), from: isoDate(options.from, '--from'), to: isoDate(options.to, '--to'), idPrefix: options.idPrefix });
         for (const job of skipped) process.stdout.write(`skipped ${job}: its resource only tells the present\n`);
@@ -65,23 +69,30 @@ export function registerSchedules(program: Command): void {
   common(schedules.command('list'))
     .description('the schedules under the id prefix')
     .action(async (options: CommonOptions) => {
-      await withClient(options, async (client) => {
+      await withClient(options, 0, async (client) => {
         const { listSchedules } = await import('../../../workflows/schedules.ts');
         for (const id of await listSchedules(client, options.idPrefix)) process.stdout.write(`${id}\n`);
       });
     });
 }
 
-async function withClient(options: TemporalOptions, body: (client: Client, taskQueue: string) => Promise<void>): Promise<void> {
+async function withClient(options: TemporalOptions, waitForMs: number, body: (client: Client, taskQueue: string) => Promise<void>): Promise<void> {
   const temporal = resolveTemporal(options);
   // Loaded here, so commands that do not talk to Temporal do not pay for its client.
-  const { Client, Connection } = await import('@temporalio/client');
-  const connection = await Connection.connect({ address: temporal.address });
+  const { Client } = await import('@temporalio/client');
+  const log = createLogger('schedules');
+  const connection = await connectWhenReady({ address: temporal.address, namespace: temporal.namespace, waitMs: waitForMs, log });
   try {
     await body(new Client({ connection, namespace: temporal.namespace }), temporal.taskQueue);
   } finally {
     await connection.close();
   }
+}
+
+/** `--wait-for-temporal`: a duration, 0 for a single attempt. */
+function waitMs(text: string): number {
+  if (/^0+(ms|s|m|h)?$/.test(text.trim())) return 0;
+  return parseDuration(text);
 }
 
 function collect(value: string, previous: string[]): string[] {

@@ -3,6 +3,8 @@ import { readAccessToken } from '../../api/token.ts';
 import { resolveTemporal, type TemporalOptions } from '../../../workflows/settings.ts';
 import type { CheckpointSetting } from '../../../workflows/worker-process.ts';
 import { READ_SHARE_FLAG, readShare, readShareHelp } from '../read-share.ts';
+import { createLogger } from '../../util/log.ts';
+import { metricsNote, serveMetricsIfAsked } from '../metrics-option.ts';
 import { addSettings, refusePlainToken, resolveSettings } from '../settings.ts';
 
 interface WorkerOptions extends TemporalOptions {
@@ -26,7 +28,7 @@ interface WorkerOptions extends TemporalOptions {
  * SIGTERM after the slices under way.
  */
 export function registerWorker(program: Command): void {
-  addSettings(refusePlainToken(program.command('worker')), ['replicationFactor'])
+  addSettings(refusePlainToken(program.command('worker')), ['replicationFactor', 'metricsPort', 'metricsHost'])
     .description('run a Temporal worker for the sync jobs (venue → Kafka)')
     .option('--temporal-address <host:port>', 'Temporal frontend (TAPEHOUSE_TEMPORAL_ADDRESS, default 127.0.0.1:7233)')
     .option('--namespace <name>', 'Temporal namespace (TAPEHOUSE_TEMPORAL_NAMESPACE, default "default")')
@@ -50,6 +52,7 @@ export function registerWorker(program: Command): void {
       // Capture reads the same account: keep to our share of its read budget.
       const share = readShare(options.readShare);
       if (!baseUrl) throw new Error('give the venue with --base-url or TAPEHOUSE_BASE_URL');
+      const served = await serveMetricsIfAsked(resolveSettings(['metricsPort', 'metricsHost'], { ...options }), ['sync'], createLogger('worker'));
       // Loaded here: the Temporal worker's native module is not needed by the other commands.
       const { startWorkerProcess } = await import('../../../workflows/worker-process.ts');
       const processHandle = await startWorkerProcess({
@@ -66,7 +69,8 @@ export function registerWorker(program: Command): void {
         catalogueWithToken: options.catalogueWithToken,
         pageSize: options.pageSize === undefined ? undefined : positiveInteger(options.pageSize, '--page-size'),
       });
-      process.stdout.write(`worker ready on task queue ${temporal.taskQueue} (namespace ${temporal.namespace}, ${temporal.address})\n`);
+      served?.feed(() => ({ http429: { sync: processHandle.limiter.stats().refused } }));
+      process.stdout.write(`worker ready on task queue ${temporal.taskQueue} (namespace ${temporal.namespace}, ${temporal.address})${metricsNote(served)}\n`);
       const stop = (): void => {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
@@ -75,6 +79,7 @@ export function registerWorker(program: Command): void {
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
       await processHandle.running;
+      await served?.close();
     });
 }
 

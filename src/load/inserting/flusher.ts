@@ -21,8 +21,8 @@ export interface FlusherOptions {
   giveUp: AbortSignal;
   /** Deliveries wait (`room()`) while more rows than this are queued. */
   maxQueuedRows: number;
-  /** Called after each batch is stored (all its tables acknowledged). */
-  onStored(prepared: PreparedBatch): void;
+  /** Called after each batch is stored (all its tables acknowledged), with the time that took. */
+  onStored(prepared: PreparedBatch, insertMs: number): void;
 }
 
 interface Entry {
@@ -258,6 +258,7 @@ export class Flusher {
   }
 
   async #send(prepared: PreparedBatch): Promise<void> {
+    const started = performance.now();
     for (let i = 0; i < prepared.inserts.length; i++) {
       for (;;) {
         const insert = prepared.inserts[i]!;
@@ -275,7 +276,7 @@ export class Flusher {
         await this.#deadLetterRefused(prepared, i, refused.row, refused.error);
       }
     }
-    this.options.onStored(prepared);
+    this.options.onStored(prepared, performance.now() - started);
   }
 
   /** The engine refused a row's value: its record leaves that table as a dead letter; the table and the dead letters are encoded again. */

@@ -48,13 +48,13 @@ describe('tapehouse migrate and tapehouse sql', () => {
     expect(own.stdout).toBe('c\n3\n');
   });
 
-  it('sql fails with ClickHouse\'s message and exit code 1; giving both targets is refused', async () => {
+  it('sql fails with ClickHouse\'s message and exit code 1; giving both targets is a bad setting (exit 2)', async () => {
     const bad = await tapehouse(['sql', '--data-dir', dir.dataDir, 'SELECT * FROM no_such_table']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^tapehouse: .*no_such_table/);
     const both = await tapehouse(['sql', '--data-dir', dir.dataDir, '--clickhouse-url', 'http://127.0.0.1:9', 'SELECT 1']);
-    expect(both.code).toBe(1);
-    expect(both.stderr).toMatch(/either --data-dir or --clickhouse-url/);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/either --data-dir \(TAPEHOUSE_DATA_DIR\) or --clickhouse-url \(TAPEHOUSE_CLICKHOUSE_URL\)/);
   });
 
   it('sql --clickhouse-url queries a ClickHouse-compatible server (here the embedded endpoint), credentials from the environment', async () => {

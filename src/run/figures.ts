@@ -17,6 +17,16 @@ export interface PipelineFigures {
   lagRecords: Record<string, number>;
   /** Coverage gaps still open (gauge). */
   openGaps: number;
+  /** The venue does not answer at all: since when (wall-clock ms) and why (gauge). */
+  venueUnreachable?: Trouble;
+  /** The loaders cannot store what they hold (a table missing, the warehouse down): since when and why (gauge). */
+  loaderFailing?: Trouble;
+}
+
+/** Something wrong right now: since when (wall-clock ms) and the last reason given. */
+export interface Trouble {
+  sinceMs: number;
+  reason: string;
 }
 
 export function emptyFigures(): PipelineFigures {

@@ -1,4 +1,5 @@
 import type { RateLimiter } from '../api/index.ts';
+import type { Reachability } from '../api/reachability.ts';
 import type { CaptureHandle } from '../capture/start-capture.ts';
 import type { Loaders } from '../load/index.ts';
 import type { Logger } from '../util/log.ts';
@@ -9,7 +10,10 @@ import { healthRows } from './pipeline-health.ts';
 import { formatStatus } from './status-line.ts';
 
 export interface HealthSources {
-  capture: CaptureHandle;
+  /** Capture once it has started (it waits for the venue's catalogue first). */
+  capture: () => CaptureHandle | undefined;
+  /** Whether the venue answers at all. */
+  reachability?: Reachability;
   loaders: Loaders;
   /** The account's limiter, shared by capture's re-seeds and the sync jobs. */
   limiter: RateLimiter;
@@ -46,8 +50,9 @@ export class HealthSampler {
 
   /** The figures as of now. */
   async figures(): Promise<PipelineFigures> {
-    const capture = this.sources.capture.stats();
+    const capture = this.sources.capture()?.stats() ?? { frames: 0, reconnects: 0, refused429: 0, rest429: 0, openGaps: 0 };
     const loaders = await this.sources.loaders.stats();
+    const venue = this.sources.reachability?.state();
     // Dead letters are a figure of their own, not rows of a data table.
     const rowsByTable = Object.fromEntries(Object.entries(loaders.rows).filter(([table]) => table !== 'dead_letters'));
     return {
@@ -58,6 +63,8 @@ export class HealthSampler {
       deadLetters: loaders.deadLetters,
       lagRecords: loaders.lagByTopic,
       openGaps: capture.openGaps,
+      venueUnreachable: venue && !venue.reachable ? { sinceMs: venue.unreachableSinceMs!, reason: venue.reason ?? '' } : undefined,
+      loaderFailing: loaders.failing,
     };
   }
 

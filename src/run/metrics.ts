@@ -1,5 +1,5 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import { increase, type PipelineFigures } from './figures.ts';
+import { increase, type PipelineFigures, type Trouble } from './figures.ts';
 
 /**
  * `/metrics` in the Prometheus text format: the same figures as the status line. Counters are fed
@@ -15,6 +15,9 @@ export class PipelineMetrics {
   readonly #deadLetters = new Counter({ name: 'tapehouse_dead_letters_total', help: 'Records dead-lettered', registers: [this.registry] });
   readonly #lag = new Gauge({ name: 'tapehouse_bus_lag_records', help: 'Records on the bus not yet loaded', labelNames: ['topic'], registers: [this.registry] });
   readonly #openGaps = new Gauge({ name: 'tapehouse_open_gaps', help: 'Coverage gaps still open', registers: [this.registry] });
+  // 1 while it lasts, with since (Unix seconds) and the last reason as labels; `tapehouse status` reads them back.
+  readonly #venueUnreachable = new Gauge({ name: 'tapehouse_venue_unreachable', help: 'The venue does not answer at all (1 while so)', labelNames: ['since', 'reason'], registers: [this.registry] });
+  readonly #loaderFailing = new Gauge({ name: 'tapehouse_loader_failing', help: 'The loaders cannot store what they hold (1 while so)', labelNames: ['since', 'reason'], registers: [this.registry] });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'tapehouse_process_' });
@@ -32,6 +35,8 @@ export class PipelineMetrics {
     if (now.deadLetters > before.deadLetters) this.#deadLetters.inc(now.deadLetters - before.deadLetters);
     for (const [topic, lag] of Object.entries(now.lagRecords)) this.#lag.set({ topic }, lag);
     this.#openGaps.set(now.openGaps);
+    setTrouble(this.#venueUnreachable, now.venueUnreachable);
+    setTrouble(this.#loaderFailing, now.loaderFailing);
     this.#last = structuredClone(now);
   }
 
@@ -42,4 +47,11 @@ export class PipelineMetrics {
   get contentType(): string {
     return this.registry.contentType;
   }
+}
+
+/** One sample while the trouble lasts (its labels say since when and why), 0 without labels once over. */
+function setTrouble(gauge: Gauge<string>, trouble: Trouble | undefined): void {
+  gauge.reset();
+  if (trouble) gauge.set({ since: String(Math.floor(trouble.sinceMs / 1000)), reason: trouble.reason.slice(0, 300) }, 1);
+  else gauge.set(0);
 }

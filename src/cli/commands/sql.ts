@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { SettingError } from '../../util/setting-error.ts';
 import { openQueryRunner } from '../../warehouse/query-access.ts';
 import { renderTable, TABLE_SOURCE_FORMAT } from '../../warehouse/result-table.ts';
 import { statementFormat } from '../../warehouse/sql-clauses.ts';
@@ -37,7 +38,7 @@ export function registerSql(program: Command): void {
     .action(async (query: string, options: SqlOptions) => {
       const sql = query === '-' ? readFileSync(0, 'utf8') : query;
       const statements = splitStatements(sql);
-      if (statements.length === 0) throw new Error('no SQL to run');
+      if (statements.length === 0) throw new SettingError('no SQL to run');
       const runner = await openQueryRunner(resolveTarget(options));
       try {
         for (const statement of statements) {
@@ -54,5 +55,5 @@ export function registerSql(program: Command): void {
 
 function parseFormat(value: string): OutputFormat {
   if (value === 'table' || value === 'json' || value === 'csv') return value;
-  throw new Error(`--format must be table, json or csv (got ${value})`);
+  throw new SettingError(`--format must be table, json or csv (got ${value})`);
 }

@@ -84,6 +84,35 @@ describe('numbered migrations', () => {
     expect((await migrate(warehouse.client, fixed)).applied).toHaveLength(1);
   });
 
+  it('creates again, empty, what the migrations define and is missing; its materialised view feeds on', async () => {
+    const migrations = write({
+      '0001_src.sql': `CREATE TABLE IF NOT EXISTS tapehouse.src (a UInt8) ENGINE = MergeTree ORDER BY a;
+CREATE TABLE IF NOT EXISTS tapehouse.total (n UInt64) ENGINE = SummingMergeTree ORDER BY tuple();
+CREATE MATERIALIZED VIEW IF NOT EXISTS tapehouse.total_mv TO tapehouse.total AS SELECT count() AS n FROM tapehouse.src;
+CREATE VIEW IF NOT EXISTS tapehouse.src_view AS SELECT a FROM tapehouse.src;
+CREATE TABLE IF NOT EXISTS tapehouse.gone (a UInt8) ENGINE = Memory;
+CREATE TABLE IF NOT EXISTS tapehouse.old_name (a UInt8) ENGINE = Memory;`,
+      '0002_later.sql': `ALTER TABLE tapehouse.src ADD COLUMN IF NOT EXISTS b String DEFAULT 'x';
+DROP TABLE IF EXISTS tapehouse.gone;
+RENAME TABLE tapehouse.old_name TO tapehouse.new_name;`,
+    });
+    expect((await migrate(warehouse.client, migrations)).recreated).toEqual([]);
+    await warehouse.client.command({ query: 'INSERT INTO tapehouse.src (a) VALUES (1)' });
+    for (const name of ['src', 'src_view', 'new_name']) await warehouse.client.command({ query: `DROP TABLE tapehouse.${name}` });
+
+    const repaired = await migrate(warehouse.client, migrations);
+    expect(repaired.applied).toEqual([]);
+    expect(repaired.recreated.sort()).toEqual(['new_name', 'src', 'src_view']);
+    // As the migrations leave it now (the later column included), and empty; the view reads it again.
+    expect(await rows(warehouse.client, "SELECT name FROM system.columns WHERE database = 'tapehouse' AND table = 'src' ORDER BY position")).toEqual([{ name: 'a' }, { name: 'b' }]);
+    expect(await rows(warehouse.client, 'SELECT count() AS n FROM tapehouse.src')).toEqual([{ n: '0' }]);
+    await warehouse.client.command({ query: 'INSERT INTO tapehouse.src (a) VALUES (2), (3)' });
+    expect(await rows(warehouse.client, 'SELECT a FROM tapehouse.src_view ORDER BY a')).toEqual([{ a: 2 }, { a: 3 }]);
+    expect(await rows(warehouse.client, 'SELECT sum(n) AS n FROM tapehouse.total')).toEqual([{ n: '3' }]); // 1 before, 2 after
+    expect((await migrate(warehouse.client, migrations)).recreated).toEqual([]);
+    expect(await rows(warehouse.client, "SELECT count() AS n FROM system.databases WHERE name LIKE 'tapehouse_%'")).toEqual([{ n: '0' }]);
+  });
+
   it('refuses badly named files and duplicate numbers', () => {
     expect(() => write({ 'one.sql': ONE })).toThrow(/named NNNN_name\.sql/);
     expect(() => write({ '0001_a.sql': ONE, '0001_b.sql': ONE })).toThrow(/two migrations numbered 0001/);

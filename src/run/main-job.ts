@@ -49,6 +49,8 @@ export interface MainJobOptions {
   onServing?(serving: Serving): void;
   /** Aborted during start-up (a signal): stop waiting for the venue; the job comes up idle, to be stopped. */
   signal?: AbortSignal;
+  /** How long the stop keeps trying a failing warehouse before it gives up on what is unstored (default 30 s). */
+  stopTimeoutMs?: number;
   log?: Logger;
 }
 
@@ -101,6 +103,7 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
     const warehouse: Warehouse = embedded ?? openServerWarehouse(options.server!);
     stack.push(() => warehouse.close());
     const applied = await migrate(warehouse.client);
+    if (applied.recreated.length > 0) log.warn({ recreated: applied.recreated }, 'tables or views the schema needs were missing (dropped outside the migrations): created again, empty');
     log.info({ applied: applied.applied.length }, 'warehouse schema up to date');
 
     const venue = await openVenue(options);
@@ -115,7 +118,7 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
     stack.push(() => bus.close());
     const loaders: Loaders = await startLoaders({ bus, warehouse, group: LOADER_GROUP, log: log.child({ part: 'load' }) });
     stack.push(async () => {
-      const outcome = await loaders.stop();
+      const outcome = await loaders.stop({ timeoutMs: options.stopTimeoutMs });
       if (outcome.unstoredRecords > 0) {
         return `${outcome.unstoredRecords} records stayed unloaded${outcome.reason ? ` (${outcome.reason})` : ''}; the next start records them as a gap`;
       }

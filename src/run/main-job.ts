@@ -21,6 +21,7 @@ import { migrate } from '../warehouse/migrations.ts';
 import { openEmbeddedWarehouse, openServerWarehouse, type EmbeddedWarehouse, type Warehouse } from '../warehouse/warehouse.ts';
 import type { ServerTarget } from '../warehouse/target.ts';
 import { HealthSampler } from './health-sampler.ts';
+import { IdentityCheck } from './identity-check.ts';
 import { assertPortFree, portRefused } from './http-port.ts';
 
 /**
@@ -116,6 +117,9 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
     // bus blocks publishers of a topic nobody reads once it is full.
     const bus = new EmbeddedBus();
     stack.push(() => bus.close());
+    // Checked once more after the loaders stored everything (it is popped after them).
+    const identities = new IdentityCheck(warehouse, log.child({ part: 'identities' }));
+    stack.push(() => identities.stop());
     const loaders: Loaders = await startLoaders({ bus, warehouse, group: LOADER_GROUP, log: log.child({ part: 'load' }) });
     stack.push(async () => {
       const outcome = await loaders.stop({ timeoutMs: options.stopTimeoutMs });
@@ -153,6 +157,7 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
     });
     sampler.start();
     stack.push(() => sampler.stop());
+    identities.start();
     const serving: Serving = { dataDir, httpUrl: port.url, venueUrl: venue.url, simulator: venue.simulator };
     options.onServing?.(serving);
 

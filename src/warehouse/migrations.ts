@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { DATABASE } from './database.ts';
 import { existingObjects, expectedObjects, recreateObjects } from './schema-objects.ts';
+import { runMigrationStatement } from './migration-statement.ts';
+import { applyStorageSettings } from './storage-settings.ts';
 import { splitStatements } from './sql-lexer.ts';
 
 /** The numbered migrations shipped with tapehouse. */
@@ -96,7 +98,7 @@ export async function migrate(client: ClickHouseClient, migrations: Migration[] 
   for (const migration of pending) {
     for (const statement of splitStatements(migration.sql)) {
       try {
-        await client.command({ query: statement });
+        await runMigrationStatement(client, statement);
       } catch (err) {
         throw new MigrationError(`${migration.file}: ${(err as Error).message}\nin statement:\n${statement}`);
       }
@@ -110,6 +112,7 @@ export async function migrate(client: ClickHouseClient, migrations: Migration[] 
   const existing = await existingObjects(client);
   const missing = new Set([...expectedObjects(migrations)].filter((name) => !existing.has(name)));
   const recreated = missing.size === 0 ? [] : await recreateObjects(client, migrations, missing);
+  await applyStorageSettings(client);
   return { applied: pending, alreadyApplied: applied.length, recreated };
 }
 

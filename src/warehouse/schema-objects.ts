@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { DATABASE, sqlString } from './database.ts';
+import { runMigrationStatement, statementGuard } from './migration-statement.ts';
 import { keyword, splitStatements, tokenize, type Token } from './sql-lexer.ts';
 
 /**
@@ -93,7 +94,7 @@ export async function recreateObjects(client: ClickHouseClient, migrations: read
     for (const migration of migrations) {
       for (const statement of splitStatements(migration.sql)) {
         if (keyword(tokenize(statement)[0]) === 'INSERT') continue; // back-fills: no rows here
-        await client.command({ query: retarget(statement, DATABASE, SCRATCH) });
+        await runMigrationStatement(client, retarget(statement, DATABASE, SCRATCH));
       }
     }
     const result = await client.query({
@@ -115,16 +116,24 @@ export async function recreateObjects(client: ClickHouseClient, migrations: read
   }
 }
 
-/** The statement with `from.` names as `to.` names (identifiers only: strings and comments stay). */
-function retarget(sql: string, from: string, to: string): string {
+/**
+ * The statement with database `from` as `to`: in qualified names (`from.x`) and where a migration
+ * names it as a string (`database = 'from'` in a look at system.tables, its `-- only if:` guard
+ * included). Other strings and comments stay.
+ */
+export function retarget(sql: string, from: string, to: string): string {
+  const guard = statementGuard(sql);
+  const at = guard === undefined ? -1 : sql.indexOf(guard);
+  if (guard !== undefined && at >= 0) return sql.slice(0, at) + retarget(guard, from, to) + retarget(sql.slice(at + guard.length), from, to);
   const tokens = tokenize(sql);
   let out = '';
-  let at = 0;
+  let done = 0;
   tokens.forEach((token, i) => {
-    if (unquote(token.text) === from && (token.kind === 'word' || token.kind === 'quoted') && tokens[i + 1]?.text === '.') {
-      out += sql.slice(at, token.start) + to;
-      at = token.end;
-    }
+    const qualified = unquote(token.text) === from && (token.kind === 'word' || token.kind === 'quoted') && tokens[i + 1]?.text === '.';
+    const named = token.kind === 'string' && token.text === `'${from}'`;
+    if (!qualified && !named) return;
+    out += sql.slice(done, token.start) + (named ? `'${to}'` : to);
+    done = token.end;
   });
-  return out + sql.slice(at);
+  return out + sql.slice(done);
 }

@@ -78,4 +78,12 @@ describe('identity conflicts', () => {
     expect((await recordConflicts(store.warehouse, {}, T + 7_300_000)).recorded).toBe(1);
     expect(await rows(store.warehouse.client, "SELECT count() AS n FROM tapehouse.trades WHERE trade_id = 't2'")).toEqual([{ n: '3' }]);
   });
+
+  it('compares the new trades of a check with the week before them only; a full check sees all', async () => {
+    const day = 86_400_000;
+    await store.warehouse.insertRows('trades', [trade('t5', 450_000, T - 10 * day), trade('t5', 480_000, T + 8 * 3_600_000)]);
+    const since = T + 7 * 3_600_000;
+    expect((await findConflicts(store.warehouse.client, NATURAL_KEYS[0]!, { receivedSinceMs: since })).map((c) => c.key.trade_id)).toEqual([]);
+    expect((await findConflicts(store.warehouse.client, NATURAL_KEYS[0]!)).map((c) => c.key.trade_id)).toEqual(['t2', 't5']);
+  });
 });

@@ -6,7 +6,8 @@ import type { Warehouse } from '../warehouse/warehouse.ts';
  * The main job's watch for venue ids that name two different entities (identity-conflicts.ts):
  * every minute, and once more when the loaders have stored everything at the stop. Each check
  * looks at the ids of rows received since the job started (a restart whose venue reuses ids
- * collides with rows of earlier runs), so its cost follows the run, not the whole history.
+ * collides with rows of earlier runs) against the rows that share them — for public trades, those
+ * of the week before (a day partition each), so the minute's check does not read their history.
  */
 export class IdentityCheck {
   readonly #since: number;

@@ -22,6 +22,11 @@ export interface NaturalKey {
   immutable: readonly string[];
   /** Column with the token, shown on the finding. */
   token: string;
+  /**
+   * For a check of recent rows: older rows are compared only back this far (days) in this time
+   * column, so the minute's check reads a week of a market-data table, not its whole history.
+   */
+  lookBack?: { column: string; days: number };
 }
 
 /**
@@ -30,7 +35,14 @@ export interface NaturalKey {
  * `['trade_id', 'fill_id']` — a one-line change.
  */
 export const NATURAL_KEYS: readonly NaturalKey[] = [
-  { entity: 'trade', table: 'trades', key: ['trade_id'], immutable: ['token_id', 'side', 'price_micro', 'shares_micro', 'executed_at'], token: 'token_id' },
+  {
+    entity: 'trade',
+    table: 'trades',
+    key: ['trade_id'],
+    immutable: ['token_id', 'side', 'price_micro', 'shares_micro', 'executed_at'],
+    token: 'token_id',
+    lookBack: { column: 'executed_at', days: 7 },
+  },
   {
     entity: 'fill',
     table: 'fill_observations',
@@ -86,6 +98,9 @@ export async function findConflicts(client: ClickHouseClient, spec: NaturalKey, 
   if (query.account !== undefined && spec.key.includes('account')) filters.push('account = {account:String}');
   if (query.receivedSinceMs !== undefined) {
     filters.push(`${keyTuple} IN (SELECT ${keyTuple} FROM ${table} WHERE _received_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC'))`);
+    if (spec.lookBack && isIdentifier(spec.lookBack.column)) {
+      filters.push(`${spec.lookBack.column} >= fromUnixTimestamp64Milli({since:Int64}, 'UTC') - INTERVAL ${Math.floor(spec.lookBack.days)} DAY`);
+    }
   }
   const distinct = spec.immutable.map((column) => `uniqExactIf(${column}, ${present(column, types.get(column)!)}) AS n_${column}`);
   const time = spec.immutable.find((column) => types.get(column)!.includes('DateTime'));

@@ -52,13 +52,18 @@ describe('tapehouse run with its output closed under it', () => {
       { cwd: root, env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'warn' }, stdio: 'ignore' },
     );
     const job = await until(() => readEndpointFile(dataDir), () => 'the job never served its endpoint');
-    expect(await until(() => (existsSync(first) ? readFileSync(first, 'utf8') : undefined) || undefined, () => 'head got no line')).toMatch(/^tapehouse is running/);
-    // Past the first status line (10 s after the start): written to a pipe nobody reads any more.
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(job.started_at) + 12_000 - Date.now())));
-    expect(spawnSync('kill', ['-0', String(job.pid)]).status).toBe(0); // still running
-    process.kill(job.pid, 'SIGINT');
-    await new Promise((resolve) => shell.once('exit', resolve));
-    expect(readFileSync(status, 'utf8').trim()).toBe('0');
+    const stopJob = () => spawnSync('kill', ['-KILL', String(job.pid)]); // after a failed check only
+    try {
+      expect(await until(() => (existsSync(first) ? readFileSync(first, 'utf8') : undefined) || undefined, () => 'head got no line')).toMatch(/^tapehouse is running/);
+      // Past the first status line (10 s after the start): written to a pipe nobody reads any more.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(job.started_at) + 12_000 - Date.now())));
+      expect(spawnSync('kill', ['-0', String(job.pid)]).status).toBe(0); // still running
+      process.kill(job.pid, 'SIGINT');
+      await new Promise((resolve) => shell.once('exit', resolve));
+      expect(readFileSync(status, 'utf8').trim()).toBe('0');
+    } finally {
+      if (!existsSync(status)) stopJob();
+    }
     expect(readFileSync(join(work, 'pipe.log'), 'utf8')).not.toMatch(/EPIPE|uncaught|segmentation/i);
     expectDrained(dataDir);
   }, 150_000);
@@ -73,13 +78,17 @@ describe('tapehouse run with its output closed under it', () => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    await until(() => (/Ctrl-C to stop/.test(out) ? true : undefined), () => `no welcome: ${out}`);
-    // Some data first: the markets come with the first catalogue sync.
-    await new Promise((resolve) => setTimeout(resolve, 8_000));
-    child.kill('SIGHUP');
-    await until(() => (/stopping \(SIGHUP\)/.test(out) ? true : undefined), () => out);
-    child.kill('SIGHUP');
-    expect(await exited).toBe(0);
+    try {
+      await until(() => (/Ctrl-C to stop/.test(out) ? true : undefined), () => `no welcome: ${out}`);
+      // Some data first: the markets come with the first catalogue sync.
+      await new Promise((resolve) => setTimeout(resolve, 8_000));
+      child.kill('SIGHUP');
+      await until(() => (/stopping \(SIGHUP\)/.test(out) ? true : undefined), () => out);
+      child.kill('SIGHUP');
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL'); // after a failed check only
+    }
     expect(out).toMatch(/stopped cleanly\.\n$/);
     expectDrained(dataDir);
   }, 150_000);

@@ -75,17 +75,21 @@ describe('tapehouse run against a venue that does not answer at all', () => {
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (log += c.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    // The status line comes every 10 s in log mode; wait for the second one.
-    while ((out.match(/^status: /gm) ?? []).length < 2) await new Promise((r) => setTimeout(r, 200));
-    expect(out).toMatch(/^status: venue unreachable since \d\d:\d\d:\d\d UTC \((read ECONNRESET|socket hang up|other side closed)\) · /m);
-    const warnings = log.split('\n').filter((line) => line.includes('"level":40'));
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/unreachable .*trying again with a backoff/);
-    // A dozen readers (capture's catalogue and every sync job) share one probe: about a dozen
-    // requests at the start, then one at 1, 2, 4, 8, 16 s… — not each reader retrying on its own.
-    expect(venue.connections()).toBeLessThan(30);
-    child.kill('SIGINT');
-    expect(await exited).toBe(0);
-    await venue.close();
+    try {
+      // The status line comes every 10 s in log mode; wait for the second one.
+      while ((out.match(/^status: /gm) ?? []).length < 2) await new Promise((r) => setTimeout(r, 200));
+      expect(out).toMatch(/^status: venue unreachable since \d\d:\d\d:\d\d UTC \((read ECONNRESET|socket hang up|other side closed)\) · /m);
+      const warnings = log.split('\n').filter((line) => line.includes('"level":40'));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/unreachable .*trying again with a backoff/);
+      // A dozen readers (capture's catalogue and every sync job) share one probe: about a dozen
+      // requests at the start, then one at 1, 2, 4, 8, 16 s… — not each reader retrying on its own.
+      expect(venue.connections()).toBeLessThan(30);
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL'); // a failed check leaves no job behind
+      await venue.close();
+    }
   }, 90_000);
 });

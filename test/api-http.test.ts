@@ -117,7 +117,7 @@ describe('reading the access token', () => {
   });
 
   it('refuses a missing or empty token with a message that says where to put it', async () => {
-    await expect(readAccessToken({ env: {} })).rejects.toThrow(/set TAPEHOUSE_TOKEN or pass --token-file/);
+    await expect(readAccessToken({ env: {} })).rejects.toThrow(/set TAPEHOUSE_TOKEN, or give --token-file \(TAPEHOUSE_TOKEN_FILE\)/);
     await expect(readAccessToken({ env: { [TOKEN_ENV]: '  ' } })).rejects.toThrow(/TAPEHOUSE_TOKEN is empty/);
   });
 });

@@ -97,6 +97,17 @@ describe('the viewer mounted on a host server', () => {
     expect(statements.at(-1)).toContain("IN ('crypto')");
   });
 
+  it('fits a default range to the data: starts it where the loaders stored the first batch, never shorter than 5 minutes', async () => {
+    const [row] = (await (await reader.query({ query: 'SELECT toUnixTimestamp64Milli(min(recorded_at)) AS start FROM tapehouse.loader_offsets', format: 'JSONEachRow' })).json<{ start: string }>());
+    const start = Number(row!.start);
+    const wide = await data('tapehouse-account', { from: start - 30 * 86_400_000, to: END.getTime(), fit: true });
+    expect(wide.body.range).toEqual({ from: start, to: END.getTime(), fitted: true });
+    const chosen = await data('tapehouse-account', { from: start - 30 * 86_400_000, to: END.getTime() });
+    expect(chosen.body.range).toEqual({ from: start - 30 * 86_400_000, to: END.getTime(), fitted: false });
+    const early = await data('tapehouse-account', { from: start - 86_400_000, to: start + 60_000, fit: true });
+    expect(early.body.range).toEqual({ from: start + 60_000 - 5 * 60_000, to: start + 60_000, fitted: true });
+  });
+
   it('takes no SQL from the page, and refuses a malformed request', async () => {
     statements.length = 0;
     await data('tapehouse-pipeline', { ...RANGE, sql: 'SELECT * FROM system.users', panels: [6] });

@@ -261,6 +261,27 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     expect(rows.find((r) => r.field === 'lp_incentive_micro')?.status).toBe('ok');
   });
 
+  it('never says ok over a fill id that names two different fills (a venue that reused its ids): from that fill on, unproven', async () => {
+    const account = honest().map((a) => a.account).find((label) => label !== 'taker-1' && accountRun(label).coverage.fills > 20)!;
+    const [fill] = await selectRows<Record<string, unknown>>(
+      store.warehouse.client,
+      `SELECT * EXCEPT (notional_micro) FROM tapehouse.fill_observations WHERE account = '${account}' ORDER BY executed_at LIMIT 1 OFFSET 10`,
+    );
+    const at = Date.parse(`${String(fill!.executed_at).replace(' ', 'T')}Z`);
+    // Another fill under the same id: another price, a second later, observed later (so the fills view, one per id, shows it).
+    await store.warehouse.insertRows('fill_observations', [{
+      ...fill, price_micro: BigInt(String(fill!.price_micro)) + 10_000n, executed_at: new Date(at + 1_000), observed_at: new Date(at + 60_000),
+      _topic: 'tapehouse.sync.fills', _partition: 0, _offset: 999_999, _received_at: BigInt(at + 60_000) * 1000n,
+    }]);
+    const again = await reconcile(store.warehouse.client, { accounts: [account], method: 'average', toleranceMicro: 0n, rules: DEFAULT_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
+    const rows = again.accounts[0]!.rows;
+    const after = rows.filter((r) => r.reportedAtMs >= at && ['position', 'summary', 'pnl_settled'].includes(r.scope) && (r.scope !== 'position' || r.tokenId === fill!.token_id));
+    expect(after.length).toBeGreaterThan(0);
+    for (const r of after) expect(r).toMatchObject({ status: 'unproven', detail: expect.stringContaining(`fill ${String(fill!.fill_id)} of account ${account} names 2 different fills (price_micro, executed_at differ)`) });
+    expect(rows.filter((r) => r.status === 'different')).toEqual([]);
+    expect(again.accounts[0]!.coverage.gaps.map((g) => g.reason)).toEqual(expect.arrayContaining([expect.stringMatching(/^fill .* names 2 different fills/)]));
+  });
+
   it('runs as `tapehouse reconcile` on the data directory: prints what differs as of a time and stores the run', async () => {
     const asOf = await reconcile(store.warehouse.client, { accounts: [MISREPORTED_LABEL], method: 'average', toleranceMicro: 0n, rules: DEFAULT_VENUE_RULES, fromMs: 0, toMs: BUCKET_MISREPORTED_AT });
     await store.warehouse.close();

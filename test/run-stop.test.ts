@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createServer as createTcpServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,4 +72,50 @@ describe('tapehouse started through npm (npx, npm start)', () => {
     while (alive()) await new Promise((r) => setTimeout(r, 200));
     expect(alive()).toBe(false);
   }, 60_000);
+});
+
+/** A venue that answers nothing: every connection is closed as soon as it opens. */
+async function venueSilent(): Promise<{ url: string; connections: () => number; close: () => Promise<void> }> {
+  let connections = 0;
+  const server = createTcpServer((socket) => {
+    connections += 1;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    connections: () => connections,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('tapehouse run against a venue that does not answer at all', () => {
+  it('says so in one log line and on the status line, and tries again with a backoff', async () => {
+    const venue = await venueSilent();
+    const child = spawn(process.execPath, ['bin/tapehouse.js', 'run', '--base-url', venue.url, '--data-dir', join(work, 'silent'), '--http-port', '0', '--status', 'log'], {
+      env: { ...process.env, TAPEHOUSE_TOKEN: 'stop-test-token', TAPEHOUSE_LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let log = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (log += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      // The status line comes every 10 s in log mode; wait for the second one.
+      while ((out.match(/^status: /gm) ?? []).length < 2) await new Promise((r) => setTimeout(r, 200));
+      expect(out).toMatch(/^status: venue unreachable since \d\d:\d\d:\d\d UTC \((read ECONNRESET|socket hang up|other side closed)\) · /m);
+      const warnings = log.split('\n').filter((line) => line.includes('"level":40'));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/unreachable .*trying again with a backoff/);
+      // A dozen readers (capture's catalogue and every sync job) share one probe: about a dozen
+      // requests at the start, then one at 1, 2, 4, 8, 16 s… — not each reader retrying on its own.
+      expect(venue.connections()).toBeLessThan(30);
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL'); // a failed check leaves no job behind
+      await venue.close();
+    }
+  }, 90_000);
 });

@@ -48,13 +48,28 @@ describe('tapehouse migrate and tapehouse sql', () => {
     expect(own.stdout).toBe('c\n3\n');
   });
 
-  it('sql fails with ClickHouse\'s message and exit code 1; giving both targets is refused', async () => {
+  it('sql fails with ClickHouse\'s message and exit code 1; giving both targets is a bad setting (exit 2)', async () => {
     const bad = await tapehouse(['sql', '--data-dir', dir.dataDir, 'SELECT * FROM no_such_table']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^tapehouse: .*no_such_table/);
     const both = await tapehouse(['sql', '--data-dir', dir.dataDir, '--clickhouse-url', 'http://127.0.0.1:9', 'SELECT 1']);
-    expect(both.code).toBe(1);
-    expect(both.stderr).toMatch(/either --data-dir or --clickhouse-url/);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/either --data-dir \(TAPEHOUSE_DATA_DIR\) or --clickhouse-url \(TAPEHOUSE_CLICKHOUSE_URL\)/);
+  });
+
+  it('sql is read-only without a job too: a DROP is refused with exit 2 and the way to do it; --allow-writes writes; migrate puts back what is missing', async () => {
+    const drop = await tapehouse(['sql', '--data-dir', dir.dataDir, 'DROP TABLE trades']);
+    expect(drop.code).toBe(2);
+    expect(drop.stderr).toMatch(/readonly mode[^]*tapehouse sql is read-only: schema changes go through tapehouse migrate/);
+    const insert = await tapehouse(['sql', '--data-dir', dir.dataDir, "INSERT INTO data_quality (problem, detected_at, _topic, _partition, _offset, _received_at) VALUES ('x', now(), 't', 0, 0, now())"]);
+    expect(insert.code).toBe(2);
+    expect((await tapehouse(['sql', '--data-dir', dir.dataDir, '--format', 'json', 'SELECT count() AS n FROM data_quality'])).stdout).toBe('{"n":"0"}\n');
+
+    const dropped = await tapehouse(['sql', '--data-dir', dir.dataDir, '--allow-writes', 'DROP TABLE trades']);
+    expect(dropped).toMatchObject({ code: 0, stderr: '' });
+    const repaired = await tapehouse(['migrate', '--data-dir', dir.dataDir]);
+    expect(repaired.stdout).toBe(`recreated trades: it was missing (dropped outside the migrations); it starts empty\nchDB on ${dir.dataDir}: schema up to date (${migrations.length} migrations applied)\n`);
+    expect((await tapehouse(['sql', '--data-dir', dir.dataDir, '--format', 'json', 'SELECT count() AS n FROM trades'])).stdout).toBe('{"n":"0"}\n');
   });
 
   it('sql --clickhouse-url queries a ClickHouse-compatible server (here the embedded endpoint), credentials from the environment', async () => {

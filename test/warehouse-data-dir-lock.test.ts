@@ -38,7 +38,10 @@ describe('one process per data directory', () => {
     const query = await tapehouse(['sql', '--data-dir', w.dataDir, '--format', 'json', 'SELECT token_id, shares_micro FROM trades']);
     expect(query).toMatchObject({ code: 0, stdout: '{"token_id":"tok-held","shares_micro":"2"}\n' });
     const write = await tapehouse(['sql', '--data-dir', w.dataDir, 'DROP TABLE trades']);
-    expect(write.code).toBe(1);
+    expect(write.code).toBe(2);
     expect(write.stderr).toMatch(/readonly mode/);
+    const asked = await tapehouse(['sql', '--data-dir', w.dataDir, '--allow-writes', 'DROP TABLE trades']);
+    expect(asked.code).toBe(2);
+    expect(asked.stderr).toMatch(/--allow-writes: .* is held by process \d+ \(a running job\), whose endpoint is read-only: stop it first to write/);
   });
 });

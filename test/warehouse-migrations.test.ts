@@ -3,7 +3,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runMigrationStatement } from '../src/warehouse/migration-statement.ts';
 import { loadMigrations, migrate, MigrationError } from '../src/warehouse/migrations.ts';
+import { splitStatements } from '../src/warehouse/sql-lexer.ts';
 import { openEmbeddedWarehouse, type EmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
 import { rows, temporaryDataDir } from './warehouse-fixtures.ts';
 
@@ -84,14 +86,73 @@ describe('numbered migrations', () => {
     expect((await migrate(warehouse.client, fixed)).applied).toHaveLength(1);
   });
 
+  it('creates again, empty, what the migrations define and is missing; its materialised view feeds on', async () => {
+    const migrations = write({
+      '0001_src.sql': `CREATE TABLE IF NOT EXISTS tapehouse.src (a UInt8) ENGINE = MergeTree ORDER BY a;
+CREATE TABLE IF NOT EXISTS tapehouse.total (n UInt64) ENGINE = SummingMergeTree ORDER BY tuple();
+CREATE MATERIALIZED VIEW IF NOT EXISTS tapehouse.total_mv TO tapehouse.total AS SELECT count() AS n FROM tapehouse.src;
+CREATE VIEW IF NOT EXISTS tapehouse.src_view AS SELECT a FROM tapehouse.src;
+CREATE TABLE IF NOT EXISTS tapehouse.gone (a UInt8) ENGINE = Memory;
+CREATE TABLE IF NOT EXISTS tapehouse.old_name (a UInt8) ENGINE = Memory;`,
+      '0002_later.sql': `ALTER TABLE tapehouse.src ADD COLUMN IF NOT EXISTS b String DEFAULT 'x';
+DROP TABLE IF EXISTS tapehouse.gone;
+RENAME TABLE tapehouse.old_name TO tapehouse.new_name;`,
+    });
+    expect((await migrate(warehouse.client, migrations)).recreated).toEqual([]);
+    await warehouse.client.command({ query: 'INSERT INTO tapehouse.src (a) VALUES (1)' });
+    for (const name of ['src', 'src_view', 'new_name']) await warehouse.client.command({ query: `DROP TABLE tapehouse.${name}` });
+
+    const repaired = await migrate(warehouse.client, migrations);
+    expect(repaired.applied).toEqual([]);
+    expect(repaired.recreated.sort()).toEqual(['new_name', 'src', 'src_view']);
+    // As the migrations leave it now (the later column included), and empty; the view reads it again.
+    expect(await rows(warehouse.client, "SELECT name FROM system.columns WHERE database = 'tapehouse' AND table = 'src' ORDER BY position")).toEqual([{ name: 'a' }, { name: 'b' }]);
+    expect(await rows(warehouse.client, 'SELECT count() AS n FROM tapehouse.src')).toEqual([{ n: '0' }]);
+    await warehouse.client.command({ query: 'INSERT INTO tapehouse.src (a) VALUES (2), (3)' });
+    expect(await rows(warehouse.client, 'SELECT a FROM tapehouse.src_view ORDER BY a')).toEqual([{ a: 2 }, { a: 3 }]);
+    expect(await rows(warehouse.client, 'SELECT sum(n) AS n FROM tapehouse.total')).toEqual([{ n: '3' }]); // 1 before, 2 after
+    expect((await migrate(warehouse.client, migrations)).recreated).toEqual([]);
+    expect(await rows(warehouse.client, "SELECT count() AS n FROM system.databases WHERE name LIKE 'tapehouse_%'")).toEqual([{ n: '0' }]);
+  });
+
+  it('0101 moves the rows of a monthly table into a daily one the materialised views follow, and converges when run again after stopping anywhere', async () => {
+    const all = loadMigrations();
+    await migrate(warehouse.client, all.filter((m) => m.version < 101));
+    const trade = (id: number, at: string) => ({
+      token_id: 'tok', trade_id: `t${id}`, side: 'BUY', price_micro: 500_000, shares_micro: 2_000_000, executed_at: at,
+      _topic: 'tapehouse.market.trades', _partition: 0, _offset: id, _received_at: `${at}001`,
+    });
+    await warehouse.insertRows('trades', [trade(1, '2026-10-30T10:00:00.000'), trade(2, '2026-11-02T10:00:00.000')]);
+    // Interrupted right after the swap: the old table waits under the temporary name.
+    const statements = splitStatements(all.find((m) => m.version === 101)!.sql);
+    for (const statement of statements.slice(0, statements.findIndex((s) => s.includes('EXCHANGE TABLES tapehouse.trades')) + 1)) {
+      await runMigrationStatement(warehouse.client, statement);
+    }
+    const result = await migrate(warehouse.client, all);
+    expect(result.applied.map((m) => m.version)).toEqual(all.filter((m) => m.version >= 101).map((m) => m.version));
+    expect(await rows(warehouse.client, "SELECT name, partition_key FROM system.tables WHERE database = 'tapehouse' AND name IN ('trades', 'book_changes', 'trades__by_day') ORDER BY name")).toEqual([
+      { name: 'book_changes', partition_key: 'toDate(changed_at)' },
+      { name: 'trades', partition_key: 'toDate(executed_at)' },
+    ]);
+    expect(await rows(warehouse.client, 'SELECT trade_id, notional_micro, _partition_id AS part FROM tapehouse.trades ORDER BY trade_id')).toEqual([
+      { trade_id: 't1', notional_micro: '1000000', part: '20261030' },
+      { trade_id: 't2', notional_micro: '1000000', part: '20261102' },
+    ]);
+    // The candles' materialised view reads the new table: a trade inserted now reaches them.
+    await warehouse.insertRows('trades', [trade(3, '2026-11-02T10:00:30.000')]);
+    expect(await rows(warehouse.client, "SELECT sum(trade_count) AS n FROM tapehouse.candles_1m WHERE bucket >= '2026-11-02'")).toEqual([{ n: '2' }]);
+    // Every table carries the cleanup settings.
+    expect(await rows(warehouse.client, "SELECT count() AS n FROM system.tables WHERE database = 'tapehouse' AND engine LIKE '%MergeTree' AND engine_full NOT LIKE '%max_cleanup_delay_period = 1%'")).toEqual([{ n: '0' }]);
+  });
+
   it('refuses badly named files and duplicate numbers', () => {
     expect(() => write({ 'one.sql': ONE })).toThrow(/named NNNN_name\.sql/);
     expect(() => write({ '0001_a.sql': ONE, '0001_b.sql': ONE })).toThrow(/two migrations numbered 0001/);
   });
 
-  it('0015 carries the trades stored before it: fill_id empty, candles and volume counting them as they were', async () => {
+  it('0100 carries the trades stored before it: fill_id empty, candles and volume counting them as they were', async () => {
     const all = loadMigrations();
-    await migrate(warehouse.client, all.filter((m) => m.version < 15));
+    await migrate(warehouse.client, all.filter((m) => m.version < 100));
     const trade = (offset: number, tradeId: string, fillId: string | undefined, price: number) => ({
       token_id: 't1',
       condition_id: 'c1',

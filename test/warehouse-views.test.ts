@@ -360,6 +360,18 @@ describe('materialized views and views against independently computed values', (
     expect(await latest()).toEqual([{ token_id: 'tok-no' }]);
     await snapshot(START + 3000, 4, []);
     expect(await latest()).toEqual([]);
+    // A read whose snapshot row is stored but not yet its positions rows (the loader inserts one
+    // table after the other): the read before it stands until they are all there.
+    await snapshot(START + 4000, 5, ['tok-no']);
+    const record = busRecord(6, 'portfolio');
+    const at = START + 5000;
+    await w.warehouse.insertRows('position_snapshots', [{ account: 'acct', as_of: at, position_count: 2, unavailable_exchanges: [], source: 'sse:portfolio.sync', ...record }]);
+    expect(await latest()).toEqual([{ token_id: 'tok-no' }]);
+    const position = (token_id: string, i: number) => ({ account: 'acct', as_of: at, token_id, shares_micro: 1_000_000n, source: 'sse:portfolio.sync', ...record, _index: i + 1 });
+    await w.warehouse.insertRows('positions', [position('tok-yes', 0)]);
+    expect(await latest()).toEqual([{ token_id: 'tok-no' }]);
+    await w.warehouse.insertRows('positions', [position('tok-no', 1)]);
+    expect(await latest()).toEqual([{ token_id: 'tok-no' }, { token_id: 'tok-yes' }]);
   });
 
   it('loader_offsets_latest: the last recorded state per group, topic, partition and table', async () => {

@@ -2,12 +2,14 @@ import type { z } from 'zod';
 import type { Logger } from '../util/log.ts';
 import type { Availability } from './availability.ts';
 import type { Clock } from './clock.ts';
+import { codeInfo } from './codes.ts';
 import { endpointName, fillRoute, type Endpoint } from './endpoints.ts';
 import { NotOfferedError, ResponseShapeError, TransportError, type VenueError } from './errors.ts';
 import type { HttpAnswer } from './problem.ts';
 import { errorFromAnswer } from './problem.ts';
 import type { HttpTransport, QueryValue } from './http.ts';
 import type { RateLimiter } from './rate-limit/limiter.ts';
+import type { Reachability } from './reachability.ts';
 import { backoffDelay, decideRecovery, type RandomSource, type RetryPolicy } from './recovery.ts';
 
 /** A parsed answer with the body as received: unknown fields and exact wire values travel along. */
@@ -39,6 +41,8 @@ export interface CallerDeps {
   random: RandomSource;
   retry: RetryPolicy;
   logger: Logger;
+  /** Shared by every reader of the venue: while it does not answer, one request at a time tries (reachability.ts). */
+  reachability?: Reachability;
 }
 
 /**
@@ -68,19 +72,30 @@ export class VenueCaller {
     for (let attempt = 1; ; attempt += 1) {
       const remembered = availability.recall(memoryKey, clock.now());
       if (remembered) throw remembered;
-      const permit = await limiter.acquire({ path, readCost: call.endpoint.readCost, authenticated }, call.signal);
+      const reachability = this.#deps.reachability;
+      const probe = (await reachability?.admit(call.signal)) ?? false;
       let answer: HttpAnswer;
       try {
-        answer = await transport.send({ method: call.endpoint.method, path, query: call.query, body: call.body, authenticate: authenticated, signal: call.signal });
+        const permit = await limiter.acquire({ path, readCost: call.endpoint.readCost, authenticated }, call.signal);
+        try {
+          answer = await transport.send({ method: call.endpoint.method, path, query: call.query, body: call.body, authenticate: authenticated, signal: call.signal });
+        } catch (err) {
+          limiter.settle(permit);
+          throw err;
+        }
+        limiter.settle(permit, answer);
       } catch (err) {
-        limiter.settle(permit);
+        if (err instanceof TransportError) reachability?.failed(err.cause instanceof Error ? err.cause.message : err.message);
+        else if (probe) reachability?.released();
         if (!(err instanceof TransportError) || attempt >= policy.maxAttempts) throw withAttempts(err, attempt);
         const delayMs = backoffDelay(attempt, policy, random);
-        logger.warn({ endpoint: name, attempt, delayMs: Math.round(delayMs), reason: err.message }, 'transport failure, retrying read');
+        // With a shared reachability, its one warning says the venue is down; each retry is detail.
+        const level = reachability ? 'debug' : 'warn';
+        logger[level]({ endpoint: name, attempt, delayMs: Math.round(delayMs), reason: err.message }, 'transport failure, retrying read');
         await clock.sleep(delayMs, call.signal);
         continue;
       }
-      limiter.settle(permit, answer);
+      reachability?.answered();
       if (answer.status >= 200 && answer.status < 300) return parseAnswer(call.schema, name, answer);
       const error = errorFromAnswer(answer, name);
       error.attempts = attempt;
@@ -91,7 +106,9 @@ export class VenueCaller {
       }
       const decision = decideRecovery(error, attempt, policy, random);
       if (decision.action === 'retry') {
-        logger.info({ endpoint: name, code: error.code, strategy: decision.strategy, attempt, delayMs: Math.round(decision.delayMs) }, 'venue asked to retry');
+        // "Not computed yet" (pnl_not_ready) is the venue's ordinary state after a start, not news.
+        const level = codeInfo(error.code)?.kind === 'not_ready' ? 'debug' : 'info';
+        logger[level]({ endpoint: name, code: error.code, strategy: decision.strategy, attempt, delayMs: Math.round(decision.delayMs) }, 'venue asked to retry');
         await clock.sleep(decision.delayMs, call.signal);
         continue;
       }

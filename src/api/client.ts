@@ -6,6 +6,7 @@ import { VenueCaller } from './caller.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { HttpTransport, type Timeouts } from './http.ts';
 import { RateLimiter } from './rate-limit/limiter.ts';
+import type { Reachability } from './reachability.ts';
 import { DEFAULT_RETRY_POLICY, type RandomSource, type RetryPolicy } from './recovery.ts';
 import { CatalogueReads } from './resources/catalogue.ts';
 import { OrderReads } from './resources/orders.ts';
@@ -28,6 +29,8 @@ export interface VenueClientOptions {
   clock?: Clock;
   random?: RandomSource;
   logger?: Logger;
+  /** Share one with every other reader of the venue: during an outage they try one at a time, with backoff. */
+  reachability?: Reachability;
 }
 
 /**
@@ -58,6 +61,7 @@ export class VenueClient {
       random,
       retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
       logger,
+      reachability: options.reachability,
     });
     this.catalogue = new CatalogueReads(caller);
     this.orders = new OrderReads(caller);

@@ -13,6 +13,7 @@ export { PROBLEM_CODES, codeInfo, type CodeInfo, type ErrorKind } from './codes.
 export { errorFromAnswer, parseRetryAfter, type HttpAnswer } from './problem.ts';
 export { decideRecovery, effectiveStrategy, backoffDelay, retryAfterDelay, DEFAULT_RETRY_POLICY, type RetryPolicy, type RecoveryDecision } from './recovery.ts';
 export { Availability, processAvailability, DEFAULT_REMEMBER_MS } from './availability.ts';
+export { Reachability, PROBE_BACKOFF, type ReachabilityState } from './reachability.ts';
 export { ENDPOINTS, endpointName, type Endpoint } from './endpoints.ts';
 export { followCursor, itemsOf, CursorLoopError, type PagedItem } from './paging.ts';
 export { PAGE_SIZE } from './params.ts';

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { Secret } from '../util/secret.ts';
+import { SettingError } from '../util/setting-error.ts';
 
 /** Where the client gets its personal access token; called per request, so a rotated token is picked up. */
 export type TokenSource = () => Secret | Promise<Secret>;
@@ -18,13 +19,22 @@ export interface TokenLookup {
  */
 export async function readAccessToken(lookup: TokenLookup = {}): Promise<Secret> {
   if (lookup.tokenFile !== undefined) {
-    const content = await readFile(lookup.tokenFile, 'utf8');
-    return nonEmpty(content, `token file ${lookup.tokenFile} is empty`);
+    let content: string;
+    try {
+      content = await readFile(lookup.tokenFile, 'utf8');
+    } catch (err) {
+      const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+      throw new SettingError(`${TOKEN_FILE_SETTING}: ${lookup.tokenFile} ${why}`);
+    }
+    return nonEmpty(content, `${TOKEN_FILE_SETTING}: ${lookup.tokenFile} is empty`);
   }
   const fromEnv = (lookup.env ?? process.env)[TOKEN_ENV];
-  if (fromEnv === undefined) throw new Error(`no access token: set ${TOKEN_ENV} or pass --token-file`);
+  if (fromEnv === undefined) throw new SettingError(`no access token: set ${TOKEN_ENV}, or give ${TOKEN_FILE_SETTING}`);
   return nonEmpty(fromEnv, `${TOKEN_ENV} is empty`);
 }
+
+/** The token file's flag and variable, as a bad value of it is reported. */
+const TOKEN_FILE_SETTING = '--token-file (TAPEHOUSE_TOKEN_FILE)';
 
 /** A token source that always gives the same token. */
 export function fixedToken(token: Secret): TokenSource {
@@ -33,6 +43,6 @@ export function fixedToken(token: Secret): TokenSource {
 
 function nonEmpty(value: string, message: string): Secret {
   const trimmed = value.trim();
-  if (trimmed === '') throw new Error(message);
+  if (trimmed === '') throw new SettingError(message);
   return new Secret(trimmed);
 }

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { commands } from './commands/index.ts';
+import { keepRunningWhenOutputCloses } from '../util/closed-output.ts';
 import { SettingError } from './settings.ts';
 
 /** Exit codes scripts can rely on. */
@@ -8,13 +10,21 @@ export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 export function buildProgram(): Command {
   const program = new Command('tapehouse')
     .description('Capture a prediction-market venue into ClickHouse: market streams, account history, PnL reconciliation.')
+    .version(packageVersion(), '-V, --version', 'print the version of tapehouse')
     .showHelpAfterError()
     .exitOverride();
   for (const register of commands) register(program);
   return program;
 }
 
+/** The version in package.json (the one npm installed). */
+export function packageVersion(): string {
+  const file = new URL('../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
+
 export async function main(argv: string[]): Promise<number> {
+  keepRunningWhenOutputCloses();
   const program = buildProgram();
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readAsset } from './assets.ts';
 import { DASHBOARDS_DIR, loadDashboards, type DashboardFile } from './dashboard-model.ts';
+import { dataStartMs, fitToData } from './data-coverage.ts';
 import { BadDataRequest, parseDataRequest } from './data-request.ts';
 import { dashboardPage, listPage } from './pages.ts';
 import { panelIntervalMs, queryDashboard } from './panel-data.ts';
@@ -13,7 +14,8 @@ import { readOnly, type RunQuery } from './run-query.ts';
  *   GET  {base}/d/{uid}                  a dashboard's page (it fetches the rest itself)
  *   GET  {base}/api/dashboards           the list as JSON
  *   GET  {base}/api/dashboards/{uid}     the dashboard's JSON, as Grafana reads it
- *   POST {base}/api/dashboards/{uid}/data  {from, to, variables, panels?} → variables and panel data
+ *   POST {base}/api/dashboards/{uid}/data  {from, to, variables, panels?, fit?} → variables and panel data
+ *                                        (fit: the default range, started where the data starts)
  *   GET  {base}/assets/{name}            the page's scripts, style and ECharts
  *
  * The files are read on every request, so an edited dashboard shows on the next refresh.
@@ -74,10 +76,12 @@ export function createDashboardsApp(options: DashboardsAppOptions): DashboardsAp
       if (parts.length === 4 && parts[3] === 'data') {
         if (method !== 'POST') throw new HttpError(405, 'POST the time range and variables');
         const { dashboard } = find(parts[2]!);
-        const { range, selection, panelIds } = parseDataRequest(await readJson(request), now());
+        const asked = parseDataRequest(await readJson(request), now());
+        const { selection, panelIds } = asked;
+        const range = asked.fit ? fitToData(asked.range, await dataStartMs(run)) : asked.range;
         const data = await queryDashboard(dashboard, range, selection, run, panelIds);
         const intervals = Object.fromEntries(dashboard.panels.map((panel) => [panel.id, panelIntervalMs(panel, range)]));
-        return sendJson(response, 200, { range: { from: range.from.getTime(), to: range.to.getTime() }, intervals, ...data });
+        return sendJson(response, 200, { range: { from: range.from.getTime(), to: range.to.getTime(), fitted: range !== asked.range }, intervals, ...data });
       }
     }
     throw new HttpError(get || method === 'POST' ? 404 : 405, `no route ${method} ${path}`);

@@ -18,12 +18,15 @@ const requestSchema = z.object({
     .record(z.string().max(100), z.array(z.string().max(MAX_VALUE_LENGTH)).max(MAX_VALUES))
     .default({}),
   panels: z.array(z.number().int()).max(1_000).optional(),
+  /** The range is the dashboard's default, not one the user chose: start it where the data starts. */
+  fit: z.boolean().default(false),
 });
 
 export interface DataRequest {
   range: TimeRange;
   selection: VariableSelection;
   panelIds: ReadonlySet<number> | undefined;
+  fit: boolean;
 }
 
 export class BadDataRequest extends Error {
@@ -33,9 +36,9 @@ export class BadDataRequest extends Error {
 export function parseDataRequest(body: unknown, now = new Date()): DataRequest {
   const parsed = requestSchema.safeParse(body);
   if (!parsed.success) throw new BadDataRequest(z.prettifyError(parsed.error));
-  const { from, to, variables, panels } = parsed.data;
+  const { from, to, variables, panels, fit } = parsed.data;
   try {
-    return { range: parseTimeRange(from, to, now), selection: variables, panelIds: panels ? new Set(panels) : undefined };
+    return { range: parseTimeRange(from, to, now), selection: variables, panelIds: panels ? new Set(panels) : undefined, fit };
   } catch (err) {
     throw new BadDataRequest((err as Error).message);
   }

@@ -64,11 +64,19 @@ export interface LoaderStats {
   warehouseDown: boolean;
   /** Embedded bus: gaps recorded at the start for earlier runs that were killed. */
   busGapsRecorded: number;
+  /** While warehouse calls fail (a table missing, the warehouse down): since when (wall-clock ms) and why. */
+  failing?: { sinceMs: number; reason: string };
+}
+
+/** What a stop left behind: records the group had not stored when it ended, and why. */
+export interface LoaderStopOutcome {
+  unstoredRecords: number;
+  reason?: string;
 }
 
 export interface Loaders {
   /** Stores and commits what is held, then leaves the group. */
-  stop(options?: StopOptions): Promise<void>;
+  stop(options?: StopOptions): Promise<LoaderStopOutcome>;
   stats(): Promise<LoaderStats>;
 }
 
@@ -133,7 +141,7 @@ class Loader {
   #inBatch: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | undefined;
   #stopping = false;
-  #stopped: Promise<void> | undefined;
+  #stopped: Promise<LoaderStopOutcome> | undefined;
   #deadLetters = 0;
   #batches = 0;
   #busGaps = 0;
@@ -185,12 +193,13 @@ class Loader {
     this.#timer.unref();
   }
 
-  stop(options: StopOptions = {}): Promise<void> {
+  stop(options: StopOptions = {}): Promise<LoaderStopOutcome> {
     this.#stopped ??= this.#stop(options);
     return this.#stopped;
   }
 
-  async #stop(options: StopOptions): Promise<void> {
+  async #stop(options: StopOptions): Promise<LoaderStopOutcome> {
+    let reason: string | undefined;
     const deadline = setTimeout(() => this.#giveUp.abort(), options.timeoutMs ?? 30_000);
     // The embedded bus forgets what it holds when the process ends: take all of it first.
     if (!this.#durable) await this.#drainBus();
@@ -212,10 +221,22 @@ class Loader {
       await this.#commits.commit([]);
       if (!this.#durable) await this.#markDrained();
     } catch (error) {
-      if (!(error instanceof GaveUp)) throw error;
-      this.#log.warn({ reason: String(error.lastError) }, 'stopped with the warehouse still failing; unstored records stay on the bus');
+      if (!(error instanceof GaveUp)) {
+        await this.#subscription?.close();
+        throw error;
+      }
+      reason = this.#flusher.failing?.reason ?? String(error.lastError);
+      this.#log.warn({ reason }, 'stopped with the warehouse still failing; unstored records stay on the bus');
     } finally {
       clearTimeout(deadline);
+    }
+    try {
+      // What the group has not committed is not stored (on the embedded bus: lost with the process).
+      // (Kafka keeps them for the group's next reader; a lag that cannot be read is not a failed stop.)
+      const lags = await this.#bus.lag(this.#group, this.#topics).catch(() => []);
+      const unstoredRecords = lags.reduce((sum, entry) => sum + Number(entry.lag), 0);
+      return { unstoredRecords, ...(reason === undefined ? {} : { reason }) };
+    } finally {
       await this.#subscription?.close();
     }
   }
@@ -237,6 +258,7 @@ class Loader {
       queuedRows: this.#flusher.queuedRows,
       warehouseDown: this.#flusher.warehouseDown || this.#startsFailing,
       busGapsRecorded: this.#busGaps,
+      ...(this.#flusher.failing ? { failing: this.#flusher.failing } : {}),
     };
   }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { reconcileAccountData, type AccountReconciliation, type ReconcileOptions } from './reconcile-account.ts';
-import { readCaptureGaps } from './warehouse-coverage.ts';
+import { readCaptureGaps, readIdentityGaps } from './warehouse-coverage.ts';
 import { readLedgerInputs } from './warehouse-inputs.ts';
 import { selectObjects } from './warehouse-query.ts';
 import { readVenueReports } from './warehouse-reports.ts';
@@ -39,7 +39,7 @@ export async function listAccounts(client: ClickHouseClient): Promise<string[]> 
 export async function reconcileAccount(client: ClickHouseClient, account: string, options: ReconcileOptions): Promise<AccountReconciliation> {
   const inputs = await readLedgerInputs(client, account, options.toMs);
   const reports = await readVenueReports(client, { account, fromMs: options.fromMs, toMs: options.toMs });
-  const gaps = await readCaptureGaps(client, account, options.toMs);
+  const gaps = [...(await readCaptureGaps(client, account, options.toMs)), ...(await readIdentityGaps(client, account))];
   return reconcileAccountData(account, inputs, reports, gaps, options);
 }
 

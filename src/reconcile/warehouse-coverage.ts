@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { CoverageGap, CoverageInput } from './coverage.ts';
+import { describeConflict, findConflicts, NATURAL_KEYS } from '../warehouse/identity-conflicts.ts';
 import { atOrBefore, msOf, selectObjects } from './warehouse-query.ts';
 
 /**
@@ -44,4 +45,26 @@ export async function readCaptureGaps(client: ClickHouseClient, account: string,
     toMs: msOf(row.end),
     reason: `${row.stream}${row.channel ? `/${row.channel}` : ''} gap ${new Date(msOf(row.start)).toISOString()} to ${new Date(msOf(row.end)).toISOString()} (${row.reason}${row.recovery ? `, recovery ${row.recovery}` : ''})`,
   }));
+}
+
+/**
+ * Ids of the account's fills or orders that name two different entities (identity-conflicts.ts):
+ * the fills view keeps one fill per id, so the ledger cannot be rebuilt with certainty from the
+ * first such fill's time on. Each is a gap on the fills: of its token when the rows agree on it,
+ * of every position and account-wide figure otherwise.
+ */
+export async function readIdentityGaps(client: ClickHouseClient, account: string): Promise<CoverageGap[]> {
+  const gaps: CoverageGap[] = [];
+  for (const spec of NATURAL_KEYS.filter((key) => key.key.includes('account'))) {
+    for (const conflict of await findConflicts(client, spec, { account })) {
+      gaps.push({
+        input: 'fills',
+        fromMs: conflict.firstAtMs > 0 ? conflict.firstAtMs : -Infinity,
+        toMs: Infinity,
+        ...(conflict.tokenIds.length === 1 ? { tokenId: conflict.tokenIds[0] } : {}),
+        reason: `${describeConflict(conflict)}: the venue reused an id; the warehouse keeps every row but cannot tell them apart`,
+      });
+    }
+  }
+  return gaps;
 }

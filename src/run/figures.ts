@@ -22,6 +22,16 @@ export interface PipelineFigures {
   openGaps: number;
   /** Paged reads refused because the venue handed a cursor out twice, per endpoint (counter). */
   cursorLoops: Record<string, number>;
+  /** The venue does not answer at all: since when (wall-clock ms) and why (gauge). */
+  venueUnreachable?: Trouble;
+  /** The loaders cannot store what they hold (a table missing, the warehouse down): since when and why (gauge). */
+  loaderFailing?: Trouble;
+}
+
+/** Something wrong right now: since when (wall-clock ms) and the last reason given. */
+export interface Trouble {
+  sinceMs: number;
+  reason: string;
 }
 
 export function emptyFigures(): PipelineFigures {
@@ -39,9 +49,9 @@ export function captureFigures(capture: CaptureStats): Pick<PipelineFigures, 'fr
 }
 
 /** What the loaders know of the figures. Dead letters are a figure of their own, not rows of a data table. */
-export function loadFigures(loaders: LoaderStats): Pick<PipelineFigures, 'rowsLoaded' | 'deadLetters' | 'lagRecords'> {
+export function loadFigures(loaders: LoaderStats): Pick<PipelineFigures, 'rowsLoaded' | 'deadLetters' | 'lagRecords' | 'loaderFailing'> {
   const rowsLoaded = Object.fromEntries(Object.entries(loaders.rows).filter(([table]) => table !== 'dead_letters'));
-  return { rowsLoaded, deadLetters: loaders.deadLetters, lagRecords: loaders.lagByTopic };
+  return { rowsLoaded, deadLetters: loaders.deadLetters, lagRecords: loaders.lagByTopic, loaderFailing: loaders.failing };
 }
 
 export const sum = (values: Record<string, number>): number => Object.values(values).reduce((a, b) => a + b, 0);

@@ -1,5 +1,6 @@
 import { cursorLoopsRefused } from '../api/paging.ts';
 import type { RateLimiter } from '../api/index.ts';
+import type { Reachability } from '../api/reachability.ts';
 import type { CaptureHandle } from '../capture/start-capture.ts';
 import type { Loaders } from '../load/index.ts';
 import type { Logger } from '../util/log.ts';
@@ -10,7 +11,10 @@ import { healthRows } from './pipeline-health.ts';
 import { formatStatus } from './status-line.ts';
 
 export interface HealthSources {
-  capture: CaptureHandle;
+  /** Capture once it has started (it waits for the venue's catalogue first). */
+  capture: () => CaptureHandle | undefined;
+  /** Whether the venue answers at all. */
+  reachability?: Reachability;
   loaders: Loaders;
   /** The account's limiter, shared by capture's re-seeds and the sync jobs. */
   limiter: RateLimiter;
@@ -51,9 +55,17 @@ export class HealthSampler {
 
   /** The figures as of now. */
   async figures(): Promise<PipelineFigures> {
-    const capture = captureFigures(this.sources.capture.stats());
+    const started = this.sources.capture();
+    const capture = started ? captureFigures(started.stats()) : { frames: {}, reconnects: {}, http429: {}, openGaps: 0 };
     const loaders = loadFigures(await this.sources.loaders.stats());
-    return { ...capture, ...loaders, http429: { ...capture.http429, account: this.sources.limiter.stats().refused }, cursorLoops: cursorLoopsRefused() };
+    const venue = this.sources.reachability?.state();
+    return {
+      ...capture,
+      ...loaders,
+      http429: { ...capture.http429, account: this.sources.limiter.stats().refused },
+      cursorLoops: cursorLoopsRefused(),
+      venueUnreachable: venue && !venue.reachable ? { sinceMs: venue.unreachableSinceMs!, reason: venue.reason ?? '' } : undefined,
+    };
   }
 
   async sample(store = false): Promise<void> {

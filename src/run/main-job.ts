@@ -13,6 +13,7 @@ import { startLoaders, type Loaders } from '../load/index.ts';
 import { startSimulator, type SimulatorHandle } from '../simulator/index.ts';
 import { createSyncVenue, startEmbeddedScheduler, WarehouseCheckpointStore, type EmbeddedScheduler, type SyncVenue } from '../sync/index.ts';
 import { syncLimiter } from '../sync/venue.ts';
+import { Reachability } from '../api/reachability.ts';
 import { createLogger, type Logger } from '../util/log.ts';
 import { Secret } from '../util/secret.ts';
 import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../warehouse/embedded-endpoint.ts';
@@ -22,6 +23,8 @@ import { openEmbeddedWarehouse, openServerWarehouse, type EmbeddedWarehouse, typ
 import type { ServerTarget } from '../warehouse/target.ts';
 import { HealthSampler } from './health-sampler.ts';
 import { PipelineMetrics } from './metrics.ts';
+import { IdentityCheck } from './identity-check.ts';
+import { assertPortFree, portRefused } from './http-port.ts';
 
 /**
  * The main job: venue (the simulator in-process unless a base URL is given) → capture and sync →
@@ -44,19 +47,35 @@ export interface MainJobOptions {
   simulator: { seed: number; rate: number };
   /** Called every sample with the status line's text. */
   onStatus?(line: string): void;
+  /**
+   * Called once the loopback port answers, before capture waits for the venue's catalogue (a venue
+   * that does not answer keeps that wait going; the status line says so meanwhile).
+   */
+  onServing?(serving: Serving): void;
   /** Aborted during start-up (a signal): stop waiting for the venue; the job comes up idle, to be stopped. */
   signal?: AbortSignal;
+  /** How long the stop keeps trying a failing warehouse before it gives up on what is unstored (default 30 s). */
+  stopTimeoutMs?: number;
   log?: Logger;
 }
 
-export interface MainJob {
+export interface Serving {
   readonly dataDir: string;
   /** Base URL of the loopback port: ClickHouse HTTP interface at `/`, `/dashboards/`, `/metrics`. */
   readonly httpUrl: string;
   readonly venueUrl: string;
   readonly simulator: SimulatorHandle | null;
+}
+
+export interface MainJob extends Serving {
   /** Flushes what was captured into the warehouse and stops everything, in order. */
-  stop(): Promise<void>;
+  stop(): Promise<StopReport>;
+}
+
+/** How a stop went: clean, or what stayed undone (records left unloaded, a part that failed to stop). */
+export interface StopReport {
+  clean: boolean;
+  problems: string[];
 }
 
 export const LOADER_GROUP = 'tapehouse-loaders';
@@ -64,12 +83,23 @@ export const LOADER_GROUP = 'tapehouse-loaders';
 export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
   const log = options.log ?? createLogger('run');
   const dataDir = resolve(options.dataDir);
+  // A port another process holds is a setting to change, said before anything else starts.
+  await assertPortFree(options.httpPort);
   mkdirSync(dataDir, { recursive: true });
-  const stack: Array<() => Promise<void>> = [];
-  const stopAll = async () => {
+  // Each part's stop may name what it left undone (records it could not load).
+  const stack: Array<() => Promise<string | void>> = [];
+  const stopAll = async (): Promise<StopReport> => {
+    const problems: string[] = [];
     while (stack.length > 0) {
-      await stack.pop()!().catch((err: unknown) => log.error({ err }, 'stopping a part failed'));
+      try {
+        const problem = await stack.pop()!();
+        if (problem) problems.push(problem);
+      } catch (err) {
+        log.error({ err }, 'stopping a part failed');
+        problems.push(`stopping a part failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
     }
+    return { clean: problems.length === 0, problems };
   };
 
   try {
@@ -78,10 +108,14 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
     const warehouse: Warehouse = embedded ?? openServerWarehouse(options.server!);
     stack.push(() => warehouse.close());
     const applied = await migrate(warehouse.client);
+    if (applied.recreated.length > 0) log.warn({ recreated: applied.recreated }, 'tables or views the schema needs were missing (dropped outside the migrations): created again, empty');
     log.info({ applied: applied.applied.length }, 'warehouse schema up to date');
 
     const venue = await openVenue(options);
     if (venue.simulator) stack.push(() => venue.simulator!.close());
+    // Every reader of the venue (capture's REST reads, the sync jobs) shares one view of whether it answers.
+    const reachability = new Reachability(venue.url, { log: log.child({ part: 'venue' }) });
+    stack.push(async () => reachability.close());
 
     // One bus, and the loaders subscribed to every topic before any producer starts: the embedded
     // bus blocks publishers of a topic nobody reads once it is full.
@@ -89,13 +123,21 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
     stack.push(() => bus.close());
     // /metrics: the sampler's figures, and the loaders' freshness and insert times as they come.
     const metrics = new PipelineMetrics();
+    // Checked once more after the loaders stored everything (it is popped after them).
+    const identities = new IdentityCheck(warehouse, log.child({ part: 'identities' }));
+    stack.push(() => identities.stop());
     const loaders: Loaders = await startLoaders({ bus, warehouse, group: LOADER_GROUP, log: log.child({ part: 'load' }), onBatchStored: metrics.batchStored });
-    stack.push(() => loaders.stop());
+    stack.push(async () => {
+      const outcome = await loaders.stop({ timeoutMs: options.stopTimeoutMs });
+      if (outcome.unstoredRecords > 0) {
+        return `${outcome.unstoredRecords} records stayed unloaded${outcome.reason ? ` (${outcome.reason})` : ''}; the next start records them as a gap`;
+      }
+    });
 
     // Capture and sync read the venue as one account: one limiter for both, with the sync jobs'
     // reserve against headers that arrive out of order.
     const limiter = syncLimiter();
-    const syncVenue: SyncVenue = createSyncVenue({ baseUrl: venue.url, token: venue.token, limiter, logger: log.child({ part: 'sync' }) });
+    const syncVenue: SyncVenue = createSyncVenue({ baseUrl: venue.url, token: venue.token, limiter, reachability, logger: log.child({ part: 'sync' }) });
     stack.push(() => syncVenue.close());
     const scheduler: EmbeddedScheduler = startEmbeddedScheduler({
       client: syncVenue,
@@ -107,8 +149,26 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
     });
     stack.push(() => scheduler.stop());
 
-    const capture: CaptureHandle = await startCapture({
-      client: new VenueClient({ baseUrl: venue.url, token: venue.token, limiter }),
+    // The loopback port and the figures before capture: while capture waits for a venue that does
+    // not answer, the status line, /metrics and `tapehouse status` say so.
+    const started: { capture?: CaptureHandle } = {};
+    // Stopped after the figures' last sample and the port, before the sync jobs and the loaders.
+    stack.push(async () => {
+      await started.capture?.stop();
+      await started.capture?.drain();
+    });
+    const sampler = new HealthSampler({ capture: () => started.capture, loaders, limiter, reachability, warehouse, onStatus: options.onStatus, log, metrics });
+    const port = await servePort(options.httpPort, embedded ?? warehouse, sampler, stack, { ...DEFAULT_LIMITS, ...options.resultBounds }).catch((err: unknown) => {
+      throw portRefused(options.httpPort, err);
+    });
+    sampler.start();
+    stack.push(() => sampler.stop());
+    identities.start();
+    const serving: Serving = { dataDir, httpUrl: port.url, venueUrl: venue.url, simulator: venue.simulator };
+    options.onServing?.(serving);
+
+    started.capture = await startCapture({
+      client: new VenueClient({ baseUrl: venue.url, token: venue.token, limiter, reachability }),
       bus,
       baseUrl: venue.url,
       token: venue.token,
@@ -117,24 +177,8 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
       log: log.child({ part: 'capture' }),
       signal: options.signal,
     });
-    stack.push(async () => {
-      await capture.stop();
-      await capture.drain();
-    });
 
-    // The loopback port: ClickHouse-compatible reads (embedded), dashboards, metrics.
-    const sampler = new HealthSampler({ capture, loaders, limiter, warehouse, onStatus: options.onStatus, log, metrics });
-    const port = await servePort(options.httpPort, embedded ?? warehouse, sampler, stack, { ...DEFAULT_LIMITS, ...options.resultBounds });
-    sampler.start();
-    stack.push(() => sampler.stop());
-
-    return {
-      dataDir,
-      httpUrl: port.url,
-      venueUrl: venue.url,
-      simulator: venue.simulator,
-      stop: stopAll,
-    };
+    return { ...serving, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;
@@ -161,7 +205,7 @@ async function servePort(
   port: number,
   warehouse: Warehouse,
   sampler: HealthSampler,
-  stack: Array<() => Promise<void>>,
+  stack: Array<() => Promise<string | void>>,
   limits: QueryLimits,
 ): Promise<{ url: string }> {
   // Embedded: reads go through the endpoint's own read-only sessions, never the writer's session.

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { StoredBatch } from '../load/index.ts';
 import type { QueryTimer } from '../warehouse/timed-executor.ts';
-import { emptyFigures, increase, type PipelineFigures } from './figures.ts';
+import { emptyFigures, increase, type PipelineFigures, type Trouble } from './figures.ts';
 
 /**
  * The parts of the pipeline a process runs. Its `/metrics` carries their series and no others, so
@@ -32,6 +32,9 @@ export class PipelineMetrics {
   readonly #lag?: Gauge<string>;
   readonly #openGaps?: Gauge<string>;
   readonly #cursorLoops?: Counter<string>;
+  // 1 while it lasts, with since (Unix seconds) and the last reason as labels; `tapehouse status` reads them back.
+  readonly #venueUnreachable?: Gauge<string>;
+  readonly #loaderFailing?: Gauge<string>;
   readonly #freshness?: Histogram<string>;
   readonly #insert?: Histogram<string>;
   readonly #query?: Histogram<string>;
@@ -48,11 +51,13 @@ export class PipelineMetrics {
     if (has('capture') || has('sync')) {
       this.#http429 = new Counter({ name: 'tapehouse_http_429_total', help: '429 answers earned from the venue', labelNames: ['component'], registers });
       this.#cursorLoops = new Counter({ name: 'tapehouse_cursor_loops_total', help: 'Paged reads stopped because the venue handed a cursor out twice', labelNames: ['endpoint'], registers });
+      this.#venueUnreachable = new Gauge({ name: 'tapehouse_venue_unreachable', help: 'The venue does not answer at all (1 while so)', labelNames: ['since', 'reason'], registers });
     }
     if (has('load')) {
       this.#rows = new Counter({ name: 'tapehouse_rows_loaded_total', help: 'Rows stored in the warehouse', labelNames: ['table'], registers });
       this.#deadLetters = new Counter({ name: 'tapehouse_dead_letters_total', help: 'Records dead-lettered', registers });
       this.#lag = new Gauge({ name: 'tapehouse_bus_lag_records', help: 'Records on the bus not yet loaded', labelNames: ['topic'], registers });
+      this.#loaderFailing = new Gauge({ name: 'tapehouse_loader_failing', help: 'The loaders cannot store what they hold (1 while so)', labelNames: ['since', 'reason'], registers });
       this.#freshness = new Histogram({
         name: 'tapehouse_freshness_seconds',
         help: 'Per record: from its receipt (a stream frame, a REST page) to its rows stored in the warehouse',
@@ -94,6 +99,8 @@ export class PipelineMetrics {
     if (this.#deadLetters && now.deadLetters !== undefined && now.deadLetters > before.deadLetters) this.#deadLetters.inc(now.deadLetters - before.deadLetters);
     if (this.#lag && now.lagRecords) for (const [topic, lag] of Object.entries(now.lagRecords)) this.#lag.set({ topic }, lag);
     if (this.#openGaps && now.openGaps !== undefined) this.#openGaps.set(now.openGaps);
+    setTrouble(this.#venueUnreachable, now.venueUnreachable);
+    setTrouble(this.#loaderFailing, now.loaderFailing);
     this.#last = { ...before, ...structuredClone(now) };
   }
 
@@ -117,4 +124,12 @@ export class PipelineMetrics {
   get contentType(): string {
     return this.registry.contentType;
   }
+}
+
+/** One sample while the trouble lasts (its labels say since when and why), 0 without labels once over. */
+function setTrouble(gauge: Gauge<string> | undefined, trouble: Trouble | undefined): void {
+  if (!gauge) return;
+  gauge.reset();
+  if (trouble) gauge.set({ since: String(Math.floor(trouble.sinceMs / 1000)), reason: trouble.reason.slice(0, 300) }, 1);
+  else gauge.set(0);
 }

@@ -10,6 +10,7 @@ export function formatStatus(before: PipelineFigures, now: PipelineFigures, inte
     .map(([table, n]) => `${table} ${n}`)
     .join(', ');
   return [
+    ...troubles(now),
     `frames ${perSecond(sum(increase(before.frames, now.frames)))}/s`,
     `rows ${sum(now.rowsLoaded)}${rows ? ` (${rows}${Object.keys(now.rowsLoaded).length > 4 ? ', …' : ''})` : ''}`,
     `bus lag ${sum(now.lagRecords)}`,
@@ -18,6 +19,19 @@ export function formatStatus(before: PipelineFigures, now: PipelineFigures, inte
     `429s ${sum(now.http429)}`,
     `dead letters ${now.deadLetters}`,
   ].join(' · ');
+}
+
+/** What is wrong right now leads the line: a figure of 0 next to it would otherwise look fine. */
+function troubles(now: PipelineFigures): string[] {
+  const out: string[] = [];
+  if (now.venueUnreachable) out.push(`venue unreachable since ${clockTime(now.venueUnreachable.sinceMs)} (${now.venueUnreachable.reason})`);
+  if (now.loaderFailing) out.push(`LOADER FAILING since ${clockTime(now.loaderFailing.sinceMs)}: ${now.loaderFailing.reason}`);
+  return out;
+}
+
+/** 14:03:07 in UTC, as the logs and the warehouse keep time. */
+function clockTime(ms: number): string {
+  return `${new Date(ms).toISOString().slice(11, 19)} UTC`;
 }
 
 /**

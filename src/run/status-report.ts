@@ -16,8 +16,17 @@ export async function liveStatus(dataDir: string): Promise<string | null> {
     .filter((m) => m.name === 'tapehouse_rows_loaded_total')
     .sort((a, b) => b.value - a.value)
     .map((m) => `  ${m.labels.table?.padEnd(24)} ${m.value}`);
+  const troubles = metrics
+    .filter((m) => (m.name === 'tapehouse_venue_unreachable' || m.name === 'tapehouse_loader_failing') && m.value > 0)
+    .map((m) => {
+      const since = new Date(Number(m.labels.since) * 1000).toISOString();
+      return m.name === 'tapehouse_venue_unreachable'
+        ? `VENUE UNREACHABLE since ${since}: ${m.labels.reason ?? ''}`
+        : `LOADER FAILING since ${since}: ${m.labels.reason ?? ''} (what it holds is not stored; a stop now ends with exit code 1)`;
+    });
   return [
     `tapehouse run is running (pid ${endpoint.pid}, since ${endpoint.started_at}); endpoint ${endpoint.url}`,
+    ...troubles,
     `frames received   ${total('tapehouse_frames_total')}`,
     `reconnects        ${total('tapehouse_reconnects_total')}`,
     `429s earned       ${total('tapehouse_http_429_total')}`,
@@ -74,7 +83,7 @@ export function parsePrometheus(text: string): Sample[] {
     const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)$/.exec(line);
     if (!match) continue;
     const labels: Record<string, string> = {};
-    for (const [, key, value] of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[key!] = value!;
+    for (const [, key, value] of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[key!] = value!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
     samples.push({ name: match[1]!, labels, value: Number(match[3]) });
   }
   return samples;

@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { systemClock, type Clock } from '../api/clock.ts';
+import { codeInfo } from '../api/codes.ts';
 import { syncDeps, type SyncDepsOptions } from './deps.ts';
 import { classifyFailure, type FailureDecision } from './failure.ts';
 import { JOB_NAMES, SYNC_JOBS, type JobName } from './jobs.ts';
@@ -56,7 +57,9 @@ export function startEmbeddedScheduler(options: EmbeddedSchedulerOptions): Embed
         failures += 1;
         const decision = classifyFailure(error);
         options.onFailure?.(job, error, decision);
-        deps.logger.warn({ job, type: decision.type, retryable: decision.retryable, reason: decision.reason }, 'sync job failed');
+        // A venue that has not computed something yet (pnl_not_ready) is an expected state, not a failure to warn of.
+        const level = codeInfo(decision.type)?.kind === 'not_ready' ? 'debug' : 'warn';
+        deps.logger[level]({ job, type: decision.type, retryable: decision.retryable, reason: decision.reason }, 'sync job failed');
         waitMs = decision.retryable ? (decision.delayMs ?? Math.min(interval, FIRST_RETRY_MS * 2 ** (failures - 1))) : interval;
       }
       await clock.sleep(waitMs, stopping.signal).catch(() => undefined);

@@ -8,6 +8,7 @@ import { HttpTransport } from '../api/http.ts';
 import { bodyWithCursor } from '../api/paging.ts';
 import { checkPageSize, PAGE_SIZE } from '../api/params.ts';
 import { RateLimiter } from '../api/rate-limit/limiter.ts';
+import type { Reachability } from '../api/reachability.ts';
 import type { BucketShape } from '../api/rate-limit/token-bucket.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../api/recovery.ts';
 import type { EventListQuery } from '../api/resources/catalogue.ts';
@@ -109,6 +110,8 @@ export interface SyncVenueOptions {
   pnlRetry?: Partial<RetryPolicy>;
   positionsRetry?: Partial<Pick<RetryPolicy, 'maxAttempts' | 'baseDelayMs' | 'maxDelayMs'>>;
   random?: () => number;
+  /** Shared with the venue's other readers (capture): during an outage requests go one at a time, with backoff. */
+  reachability?: Reachability;
 }
 
 /** Builds the clients of the sync jobs: everything authenticated shares one limiter and one "not offered" memory. */
@@ -122,14 +125,14 @@ export function createSyncVenue(options: SyncVenueOptions): SyncVenue {
   // One connection pool for every reader of the venue.
   const ownPool = options.dispatcher === undefined ? new Agent({ keepAliveTimeout: 30_000, connections: 16 }) : undefined;
   const dispatcher = options.dispatcher ?? (ownPool as Agent);
-  const common = { baseUrl: options.baseUrl, availability, clock, logger, dispatcher, retry: options.retry, random };
+  const common = { baseUrl: options.baseUrl, availability, clock, logger, dispatcher, retry: options.retry, random, reachability: options.reachability };
   const client = new VenueClient({ ...common, token, limiter, pnlRetry: options.pnlRetry, positionsRetry: options.positionsRetry });
   const catalogueToken = options.catalogueWithToken ? token : undefined;
   const catalogue = options.catalogueWithToken ? client : new VenueClient({ ...common, limiter });
   const reader = (withToken: TokenSource | undefined): PageReader => {
     const transport = new HttpTransport({ baseUrl: options.baseUrl, token: withToken, dispatcher, logger });
     return new PageReader(
-      new VenueCaller({ transport, limiter, availability, clock, random, retry: { ...DEFAULT_RETRY_POLICY, ...options.retry }, logger }),
+      new VenueCaller({ transport, limiter, availability, clock, random, retry: { ...DEFAULT_RETRY_POLICY, ...options.retry }, logger, reachability: options.reachability }),
     );
   };
   const pages = reader(token);

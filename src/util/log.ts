@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { dropOutput } from './closed-output.ts';
 
 /**
  * The one logger factory. JSON lines (pino) on stderr so stdout stays for command output.
@@ -17,9 +18,12 @@ export const REDACT_PATHS = [
 ];
 
 export function createLogger(name: string, level = process.env.TAPEHOUSE_LOG_LEVEL ?? 'info'): Logger {
+  const destination = pino.destination({ dest: 2, sync: false });
+  // stderr closed under us (a pipe whose reader exited): logs are dropped, the process goes on.
+  destination.on('error', dropOutput);
   return pino(
     { name, level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, formatters: { log: (object) => scrub(object, 0) as Record<string, unknown> } },
-    pino.destination({ dest: 2, sync: false }),
+    destination,
   );
 }
 

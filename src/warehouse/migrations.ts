@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { DATABASE } from './database.ts';
+import { existingObjects, expectedObjects, recreateObjects } from './schema-objects.ts';
+import { runMigrationStatement } from './migration-statement.ts';
+import { applyStorageSettings } from './storage-settings.ts';
 import { splitStatements } from './sql-lexer.ts';
 
 /** The numbered migrations shipped with tapehouse. */
@@ -61,6 +64,8 @@ const BOOTSTRAP = [
 export interface MigrateResult {
   applied: Migration[];
   alreadyApplied: number;
+  /** Tables and views the migrations define that were missing (dropped by hand) and were created again, empty. */
+  recreated: string[];
 }
 
 /**
@@ -93,7 +98,7 @@ export async function migrate(client: ClickHouseClient, migrations: Migration[] 
   for (const migration of pending) {
     for (const statement of splitStatements(migration.sql)) {
       try {
-        await client.command({ query: statement });
+        await runMigrationStatement(client, statement);
       } catch (err) {
         throw new MigrationError(`${migration.file}: ${(err as Error).message}\nin statement:\n${statement}`);
       }
@@ -103,7 +108,12 @@ export async function migrate(client: ClickHouseClient, migrations: Migration[] 
       query_params: { version: migration.version, name: migration.name, checksum: migration.checksum },
     });
   }
-  return { applied: pending, alreadyApplied: applied.length };
+  // Applied is not the same as present: what the migrations define and is missing is created again.
+  const existing = await existingObjects(client);
+  const missing = new Set([...expectedObjects(migrations)].filter((name) => !existing.has(name)));
+  const recreated = missing.size === 0 ? [] : await recreateObjects(client, migrations, missing);
+  await applyStorageSettings(client);
+  return { applied: pending, alreadyApplied: applied.length, recreated };
 }
 
 async function appliedMigrations(client: ClickHouseClient): Promise<AppliedMigration[]> {

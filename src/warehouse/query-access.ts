@@ -1,9 +1,11 @@
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
-import { DataDirectoryBusy } from './data-dir.ts';
+import { ChdbReadSessions } from './chdb-read-sessions.ts';
+import { statementFormat } from './sql-clauses.ts';
+import { chdbPathOf, DataDirectoryBusy } from './data-dir.ts';
 import { DATABASE } from './database.ts';
 import { liveEndpoint } from './endpoint-file.ts';
 import { describeTarget, type WarehouseTarget } from './target.ts';
-import { openEmbeddedWarehouse, openServerWarehouse } from './warehouse.ts';
+import { openEmbeddedWarehouse, openServerWarehouse, type EmbeddedWarehouse } from './warehouse.ts';
 
 /** Somewhere to run ad-hoc SQL: the data directory itself, its owner's endpoint, or a server. */
 export interface QueryRunner {
@@ -18,28 +20,71 @@ export interface QueryRunner {
   close(): Promise<void>;
 }
 
+export interface QueryAccess {
+  /**
+   * Let statements write (INSERT, DDL, …). Off by default: the warehouse is written by the job and
+   * by `tapehouse migrate`; a stray `DROP TABLE` through an ad-hoc query must not break it. Only
+   * possible on a data directory no job holds, or a server.
+   */
+  allowWrites?: boolean;
+}
+
 /**
- * Opens the data directory when no one else holds it (and then writes are allowed, as in
- * clickhouse-local); when another process owns it, goes through the read-only endpoint that
- * process publishes in endpoint.json. Unqualified table names resolve in `tapehouse` once it exists.
+ * Opens the data directory when no one else holds it; when another process owns it, goes through
+ * the read-only endpoint that process publishes in endpoint.json. Either way statements run
+ * read-only (ClickHouse's readonly = 2: no INSERT, no DDL, no SYSTEM) unless `allowWrites`.
+ * Unqualified table names resolve in `tapehouse` once it exists.
  */
-export async function openQueryRunner(target: WarehouseTarget): Promise<QueryRunner> {
+export async function openQueryRunner(target: WarehouseTarget, access: QueryAccess = {}): Promise<QueryRunner> {
   if (target.kind === 'server') {
     const warehouse = openServerWarehouse(target);
-    return runnerOver(warehouse.client, describeTarget(target), await hasTapehouseDatabase(warehouse.client));
+    return runnerOver(warehouse.client, describeTarget(target), await hasTapehouseDatabase(warehouse.client), !access.allowWrites);
   }
+  let warehouse: EmbeddedWarehouse;
   try {
-    const warehouse = await openEmbeddedWarehouse(target.dataDir);
-    const useTapehouse = await hasTapehouseDatabase(warehouse.client);
-    if (useTapehouse) await warehouse.client.command({ query: `USE ${DATABASE}` });
-    return runnerOver(warehouse.client, describeTarget(target), false);
+    warehouse = await openEmbeddedWarehouse(target.dataDir);
   } catch (err) {
     if (!(err instanceof DataDirectoryBusy)) throw err;
     const endpoint = await liveEndpoint(target.dataDir);
     if (!endpoint) throw new DataDirectoryBusy(target.dataDir, undefined);
+    if (access.allowWrites) throw new WritesRefused(`${target.dataDir} is held by process ${endpoint.pid} (a running job), whose endpoint is read-only: stop it first to write`);
     const client = createClient({ url: endpoint.url, request_timeout: 300_000, log: { level: ClickHouseLogLevel.OFF } });
-    return runnerOver(client, `the endpoint ${endpoint.url} of process ${endpoint.pid}`, await hasTapehouseDatabase(client));
+    return runnerOver(client, `the endpoint ${endpoint.url} of process ${endpoint.pid}`, await hasTapehouseDatabase(client), false);
   }
+  const database = (await hasTapehouseDatabase(warehouse.client)) ? DATABASE : 'default';
+  if (access.allowWrites) {
+    await warehouse.client.command({ query: `USE ${database}` });
+    return runnerOver(warehouse.client, describeTarget(target), false, false);
+  }
+  // Read-only sessions of this process on the directory it now holds, as the endpoint serves them.
+  const readers = new ChdbReadSessions(chdbPathOf(target.dataDir));
+  return {
+    via: describeTarget(target),
+    async run(statement, defaultFormat, params) {
+      const format = statementFormat(statement) ?? defaultFormat;
+      const chunks: Buffer[] = [];
+      for await (const chunk of readers.stream({ sql: statement, database, format, queryParams: params ?? {} })) chunks.push(chunk.data);
+      return Buffer.concat(chunks);
+    },
+    async close() {
+      await readers.close();
+      await warehouse.close();
+    },
+  };
+}
+
+/** `allowWrites` where writing is not possible (a running job holds the data directory). */
+export class WritesRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WritesRefused';
+  }
+}
+
+/** ClickHouse refused a statement because the session is read-only (code 164, READONLY). */
+export function isReadOnlyRefusal(error: unknown): boolean {
+  const { code, type, message } = (error ?? {}) as { code?: unknown; type?: unknown; message?: unknown };
+  return String(code) === '164' || type === 'READONLY' || /\(READONLY\)|readonly mode/.test(String(message ?? ''));
 }
 
 async function hasTapehouseDatabase(client: ClickHouseClient): Promise<boolean> {
@@ -51,8 +96,13 @@ async function hasTapehouseDatabase(client: ClickHouseClient): Promise<boolean> 
   return Number(row?.n ?? 0) > 0;
 }
 
-/** `databaseParam`: send database=tapehouse with each query (HTTP has no session to USE it in). */
-function runnerOver(client: ClickHouseClient, via: string, databaseParam: boolean): QueryRunner {
+/**
+ * `databaseParam`: send database=tapehouse with each query (HTTP has no session to USE it in).
+ * `readOnly`: send readonly=2 with each query (a server); a user the server already keeps
+ * read-only cannot change that setting, and is asked again without it.
+ */
+function runnerOver(client: ClickHouseClient, via: string, databaseParam: boolean, readOnly: boolean): QueryRunner {
+  let askReadOnly = readOnly;
   return {
     via,
     async run(statement, defaultFormat, params) {
@@ -60,11 +110,23 @@ function runnerOver(client: ClickHouseClient, via: string, databaseParam: boolea
       // on chDB default_format is an output option, not a SET.
       const settings: Record<string, string> = { default_format: defaultFormat };
       if (databaseParam) settings.database = DATABASE;
-      const result = await client.exec({ query: statement, clickhouse_settings: settings, query_params: params });
-      const chunks: Buffer[] = [];
-      for await (const chunk of result.stream) chunks.push(Buffer.from(chunk as Uint8Array));
-      return Buffer.concat(chunks);
+      if (askReadOnly) {
+        try {
+          return await execute(client, statement, { ...settings, readonly: '2' }, params);
+        } catch (err) {
+          if (!/Cannot modify 'readonly' setting/.test(String((err as Error).message))) throw err;
+          askReadOnly = false; // the server keeps this user read-only already
+        }
+      }
+      return execute(client, statement, settings, params);
     },
     close: () => client.close(),
   };
+}
+
+async function execute(client: ClickHouseClient, statement: string, settings: Record<string, string>, params: Readonly<Record<string, string>> | undefined): Promise<Buffer> {
+  const result = await client.exec({ query: statement, clickhouse_settings: settings, query_params: params });
+  const chunks: Buffer[] = [];
+  for await (const chunk of result.stream) chunks.push(Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks);
 }

@@ -33,11 +33,11 @@ export interface TargetOptions {
  */
 export function resolveTarget(options: TargetOptions, env: NodeJS.ProcessEnv = process.env): WarehouseTarget {
   if (options.dataDir !== undefined && options.clickhouseUrl !== undefined) {
-    throw new Error('give either --data-dir or --clickhouse-url, not both');
+    throw new SettingError('give either --data-dir (TAPEHOUSE_DATA_DIR) or --clickhouse-url (TAPEHOUSE_CLICKHOUSE_URL), not both');
   }
   const url = options.clickhouseUrl ?? (options.dataDir === undefined ? env.TAPEHOUSE_CLICKHOUSE_URL : undefined);
-  if (url === undefined || url === '') return { kind: 'chdb', dataDir: options.dataDir ?? DEFAULT_DATA_DIR };
-  if (!/^https?:\/\//.test(url)) throw new Error(`ClickHouse URL must start with http:// or https://: ${url}`);
+  if (url === undefined || url === '') return { kind: 'chdb', dataDir: options.dataDir ?? (env.TAPEHOUSE_DATA_DIR || DEFAULT_DATA_DIR) };
+  if (!/^https?:\/\//.test(url)) throw new SettingError(`--clickhouse-url (TAPEHOUSE_CLICKHOUSE_URL): ${JSON.stringify(url)} does not start with http:// or https://`);
   if (carriesCredentials(url)) {
     // Not repeated in the message: it holds a password.
     throw new SettingError('the ClickHouse URL carries credentials (user:password@), which are refused: set TAPEHOUSE_CLICKHOUSE_USER and TAPEHOUSE_CLICKHOUSE_PASSWORD instead');
@@ -66,7 +66,7 @@ function carriesCredentials(url: string): boolean {
 
 function readPem(path: string | undefined, variable: string): Buffer | undefined {
   if (!path) return undefined;
-  if (!existsSync(path)) throw new Error(`${variable} names ${path}, which does not exist`);
+  if (!existsSync(path)) throw new SettingError(`${variable} names ${path}, which does not exist`);
   return readFileSync(path);
 }
 

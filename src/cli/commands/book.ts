@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { SettingError } from '../../util/setting-error.ts';
 import { bookAt } from '../../capture/book-history.ts';
 import { openQueryRunner } from '../../warehouse/query-access.ts';
 import { resolveTarget } from '../../warehouse/target.ts';
@@ -18,8 +19,8 @@ export function registerBook(program: Command): void {
     .action(async (token: string, options: { at: string; depth: string; format: string; dataDir?: string; clickhouseUrl?: string }) => {
       const atMs = parseInstant(options.at);
       const depth = Number(options.depth);
-      if (!Number.isInteger(depth) || depth < 1) throw new Error(`--depth: ${JSON.stringify(options.depth)} is not a positive whole number`);
-      if (options.format !== 'table' && options.format !== 'json') throw new Error('--format: table or json');
+      if (!Number.isInteger(depth) || depth < 1) throw new SettingError(`--depth: ${JSON.stringify(options.depth)} is not a positive whole number`);
+      if (options.format !== 'table' && options.format !== 'json') throw new SettingError('--format: table or json');
       const runner = await openQueryRunner(resolveTarget({ dataDir: options.dataDir, clickhouseUrl: options.clickhouseUrl }));
       try {
         const book = await bookAt(runner, token, atMs);
@@ -51,7 +52,7 @@ function parseInstant(text: string): number {
   if (text === 'now') return Date.now();
   if (/^\d{10,16}$/.test(text)) return Number(text);
   const ms = Date.parse(text);
-  if (Number.isNaN(ms)) throw new Error(`--at: ${JSON.stringify(text)} is not a time (ISO 8601, epoch ms, or now)`);
+  if (Number.isNaN(ms)) throw new SettingError(`--at: ${JSON.stringify(text)} is not a time (ISO 8601, epoch ms, or now)`);
   return ms;
 }
 

@@ -16,6 +16,7 @@ export function registerMigrate(program: Command): void {
       try {
         const result = await migrate(warehouse.client);
         for (const migration of result.applied) process.stdout.write(`applied ${migration.file}\n`);
+        for (const name of result.recreated) process.stdout.write(`recreated ${name}: it was missing (dropped outside the migrations); it starts empty\n`);
         const total = result.alreadyApplied + result.applied.length;
         process.stdout.write(`${describeTarget(target)}: schema up to date (${total} migrations applied)\n`);
       } finally {

@@ -1,5 +1,6 @@
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { SettingError } from '../../util/setting-error.ts';
 import { COST_METHODS, type CostMethod } from '../../reconcile/cost-basis.ts';
 import { END_OF_TIME_MS, reconcile, START_OF_TIME_MS } from '../../reconcile/reconcile.ts';
 import { render, type ReportFormat } from '../../reconcile/render.ts';
@@ -59,10 +60,11 @@ export function registerReconcile(program: Command): void {
     .option('--clickhouse-url <url>', 'ClickHouse server URL (user and password from TAPEHOUSE_CLICKHOUSE_USER / _PASSWORD)')
     .option('--format <format>', 'table, json or csv', parseFormat, 'table' as ReportFormat)
     .option('--method <method>', 'cost basis: average (the venue\'s) or fifo', parseMethod, 'average' as CostMethod)
-    .option('--tolerance <micro>', 'differences up to this many micro-units count as equal', parseTolerance, 0n)
+    // A bigint default is shown by its text: commander would JSON.stringify it in --help, and fail.
+    .addOption(new Option('--tolerance <micro>', 'differences up to this many micro-units count as equal').argParser(parseTolerance).default(0n, '0'))
     .option('--no-store', 'print the report without storing it in the reconciliations table')
     .action(async (options: ReconcileCliOptions) => {
-      if (options.from !== undefined && options.to !== undefined && options.from > options.to) throw new Error('--from is after --to');
+      if (options.from !== undefined && options.to !== undefined && options.from > options.to) throw new SettingError('--from is after --to');
       const access = await openAccess(resolveTarget(options));
       try {
         const run = await reconcile(access.client, {
@@ -86,22 +88,22 @@ export function registerReconcile(program: Command): void {
 
 function parseTime(value: string): number {
   const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw new Error(`not a time: ${value} (expected ISO 8601, e.g. 2025-01-06T12:00:00Z)`);
+  if (Number.isNaN(ms)) throw new SettingError(`not a time: ${value} (expected ISO 8601, e.g. 2025-01-06T12:00:00Z)`);
   return ms;
 }
 
 function parseFormat(value: string): ReportFormat {
   if (value === 'table' || value === 'json' || value === 'csv') return value;
-  throw new Error(`--format must be table, json or csv (got ${value})`);
+  throw new SettingError(`--format must be table, json or csv (got ${value})`);
 }
 
 function parseMethod(value: string): CostMethod {
   const method = COST_METHODS.find((m) => m === value);
-  if (!method) throw new Error(`--method must be ${COST_METHODS.join(' or ')} (got ${value})`);
+  if (!method) throw new SettingError(`--method must be ${COST_METHODS.join(' or ')} (got ${value})`);
   return method;
 }
 
 function parseTolerance(value: string): bigint {
-  if (!/^\d+$/.test(value)) throw new Error(`--tolerance is a whole number of micro-units (got ${value})`);
+  if (!/^\d+$/.test(value)) throw new SettingError(`--tolerance is a whole number of micro-units (got ${value})`);
   return BigInt(value);
 }

@@ -1,7 +1,7 @@
 import { relative } from 'node:path';
 import type { Command } from 'commander';
 import { readAccessToken } from '../../api/token.ts';
-import { startMainJob, type MainJob } from '../../run/main-job.ts';
+import { startMainJob, type MainJob, type Serving } from '../../run/main-job.ts';
 import { StatusReporter } from '../../run/status-line.ts';
 import { createLogger } from '../../util/log.ts';
 import { resolveTarget } from '../../warehouse/target.ts';
@@ -32,7 +32,10 @@ Ctrl-C flushes what was captured and stops; the next start records the stopped i
 async function run(flags: Record<string, unknown>): Promise<number> {
   const settings = resolveSettings(RUN_SETTINGS, flags);
   const log = createLogger('run');
-  const token = settings.baseUrl ? await readAccessToken({ tokenFile: settings.tokenFile }) : null;
+  // Read even for the built-in simulator (which has its own demo token): a token file that was
+  // asked for and cannot be read is a bad setting either way, not one silently ignored.
+  const token = settings.baseUrl || settings.tokenFile !== undefined ? await readAccessToken({ tokenFile: settings.tokenFile }) : null;
+  if (!settings.baseUrl && token) log.info('--token-file is read but not used: the built-in simulator has its own demo account');
   const target = resolveTarget({ clickhouseUrl: settings.clickhouseUrl, dataDir: settings.clickhouseUrl ? undefined : settings.dataDir });
   const reporter = new StatusReporter(process.stdout, settings.status ?? (process.stdout.isTTY ? 'line' : 'log'));
   // Listen before starting anything: a signal during start-up stops the job once it is up,
@@ -52,20 +55,27 @@ async function run(flags: Record<string, unknown>): Promise<number> {
     resultBounds: { maxResultRows: settings.maxResultRows, maxResultBytes: settings.maxResultBytes },
     simulator: { seed: settings.seed, rate: settings.rate },
     onStatus: (line) => reporter.show(line, Date.now()),
+    onServing: (serving) => printWelcome(serving, target.kind === 'chdb'),
     log,
     signal: startUp.signal,
   });
-  printWelcome(job, target.kind === 'chdb');
 
   const stopped = await stopRequested;
   reporter.end();
   process.stdout.write(`stopping (${stopped}): flushing what was captured…\n`);
-  await job.stop();
+  const report = await job.stop();
+  if (!report.clean) {
+    // Never "stopped cleanly" when something stayed undone: scripts see it in the exit code.
+    const text = `stopped, but not cleanly: ${report.problems.join('; ')}\n`;
+    process.stdout.write(text);
+    if (!process.stdout.isTTY) process.stderr.write(text);
+    return 1;
+  }
   process.stdout.write('stopped cleanly.\n');
   return 0;
 }
 
-function printWelcome(job: MainJob, embedded: boolean): void {
+function printWelcome(job: Serving, embedded: boolean): void {
   const dir = relative(process.cwd(), job.dataDir) || '.';
   const lines = [
     `tapehouse is running: venue ${job.simulator ? `${job.venueUrl} (built-in simulator)` : job.venueUrl}`,
@@ -79,12 +89,16 @@ function printWelcome(job: MainJob, embedded: boolean): void {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-/** Resolves on SIGINT or SIGTERM, or after `durationMs`; a second signal exits at once. */
+/**
+ * Resolves on SIGINT, SIGTERM or SIGHUP, or after `durationMs`. A second SIGINT or SIGTERM exits at
+ * once (the user insists); SIGHUP never does: a terminal closing during the flush must not cut it.
+ */
 function untilStopped(durationMs: number | undefined): Promise<string> {
   return new Promise((resolve) => {
     let stopping = false;
     const stop = (why: string) => {
       if (stopping) {
+        if (why === 'SIGHUP') return;
         process.stderr.write('second signal: exiting without a clean stop\n');
         process.exit(130);
       }
@@ -93,6 +107,8 @@ function untilStopped(durationMs: number | undefined): Promise<string> {
     };
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGTERM', () => stop('SIGTERM'));
+    // The terminal went away: stop as on Ctrl-C (its output has nowhere to go; the flush goes on).
+    process.on('SIGHUP', () => stop('SIGHUP'));
     if (durationMs !== undefined) setTimeout(() => stop(`--duration reached`), durationMs).unref();
   });
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { openQueryRunner } from '../../warehouse/query-access.ts';
+import { SettingError } from '../../util/setting-error.ts';
+import { isReadOnlyRefusal, openQueryRunner, WritesRefused, type QueryRunner } from '../../warehouse/query-access.ts';
 import { renderTable, TABLE_SOURCE_FORMAT } from '../../warehouse/result-table.ts';
 import { statementFormat } from '../../warehouse/sql-clauses.ts';
 import { splitStatements } from '../../warehouse/sql-lexer.ts';
@@ -19,6 +20,7 @@ interface SqlOptions {
   dataDir?: string;
   clickhouseUrl?: string;
   format: OutputFormat;
+  allowWrites?: boolean;
 }
 
 /**
@@ -34,15 +36,34 @@ export function registerSql(program: Command): void {
     .option('--data-dir <dir>', 'embedded warehouse data directory (default ./data)')
     .option('--clickhouse-url <url>', 'ClickHouse server URL (user and password from TAPEHOUSE_CLICKHOUSE_USER / _PASSWORD)')
     .option('--format <format>', 'table, json (one object per line) or csv', parseFormat, 'table' as OutputFormat)
+    .option('--allow-writes', 'let the statements write (INSERT, DDL); only with no job holding the data directory. Without it the warehouse is read-only here: schema changes go through tapehouse migrate')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  tapehouse sql "SELECT count() FROM trades"
+  tapehouse sql --format json "SELECT * FROM candles_1m ORDER BY bucket DESC LIMIT 5"
+  echo "SELECT 1; SELECT 2" | tapehouse sql -
+The warehouse is read-only to tapehouse sql (whether or not a job runs): a DROP, INSERT or ALTER
+is refused with exit code 2 unless --allow-writes is given on a data directory no job holds.`,
+    )
     .action(async (query: string, options: SqlOptions) => {
       const sql = query === '-' ? readFileSync(0, 'utf8') : query;
       const statements = splitStatements(sql);
-      if (statements.length === 0) throw new Error('no SQL to run');
-      const runner = await openQueryRunner(resolveTarget(options));
+      if (statements.length === 0) throw new SettingError('no SQL to run');
+      let runner: QueryRunner;
+      try {
+        runner = await openQueryRunner(resolveTarget(options), { allowWrites: options.allowWrites });
+      } catch (err) {
+        if (err instanceof WritesRefused) throw new SettingError(`--allow-writes: ${err.message}`);
+        throw err;
+      }
       try {
         for (const statement of statements) {
           const own = statementFormat(statement);
-          const output = await runner.run(statement, SOURCE_FORMAT[options.format]);
+          const output = await runner.run(statement, SOURCE_FORMAT[options.format]).catch((err: unknown) => {
+            throw isReadOnlyRefusal(err) ? readOnlyRefusal(err) : err;
+          });
           const text = own === undefined && options.format === 'table' ? renderTable(output.toString('utf8')) : output;
           process.stdout.write(text);
         }
@@ -52,7 +73,16 @@ export function registerSql(program: Command): void {
     });
 }
 
+/** A write the read-only session refused: bad usage, with the ways to do it properly. */
+function readOnlyRefusal(err: unknown): SettingError {
+  const first = (err instanceof Error ? err.message : String(err)).split('\n', 1)[0];
+  return new SettingError(
+    `${first}\ntapehouse sql is read-only: schema changes go through tapehouse migrate (which also recreates what is missing); ` +
+      'a deliberate write takes --allow-writes, with no job holding the data directory',
+  );
+}
+
 function parseFormat(value: string): OutputFormat {
   if (value === 'table' || value === 'json' || value === 'csv') return value;
-  throw new Error(`--format must be table, json or csv (got ${value})`);
+  throw new SettingError(`--format must be table, json or csv (got ${value})`);
 }

@@ -10,6 +10,9 @@ const GRID_LINE = '#2c3036';
 /** Draws `data` ({frames, error, problem}) for `panel` into its body element. */
 export function drawPanel(body, panel, data, range) {
   const message = messageOf(data);
+  // A stat's "no value" text (Grafana's noValue: "never run", "not running") says what nothing means.
+  const noValue = panel.fieldConfig?.defaults?.noValue;
+  if (message?.kind === 'empty' && panel.type === 'stat' && noValue) return drawHtml(body, `<div class="stat"><div class="stat-item"><div class="stat-value no-value">${escape(noValue)}</div></div></div>`);
   if (message) return showMessage(body, message.text, message.kind);
   switch (panel.type) {
     case 'stat':

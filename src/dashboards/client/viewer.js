@@ -13,7 +13,9 @@ const body = document.body;
 const base = body.dataset.base ?? '';
 const uid = body.dataset.uid;
 
-const state = { from: 'now-6h', to: 'now', refreshMs: 5000, variables: {} };
+// fit: the range is the dashboard's default (not chosen here or in the URL), so the server starts
+// it where the data starts: a first run's minutes fill the charts instead of their last pixels.
+const state = { from: 'now-6h', to: 'now', refreshMs: 5000, variables: {}, fit: true };
 let dashboard;
 let timer;
 let inFlight = false;
@@ -21,6 +23,7 @@ let pending = false;
 
 function readUrl() {
   const params = new URLSearchParams(window.location.search);
+  state.fit = !params.has('from') && !params.has('to');
   state.from = params.get('from') ?? dashboard.time?.from ?? state.from;
   state.to = params.get('to') ?? dashboard.time?.to ?? state.to;
   const refresh = params.get('refresh') ?? dashboard.refresh;
@@ -38,7 +41,8 @@ function parseRefresh(text) {
 }
 
 function writeUrl() {
-  const params = new URLSearchParams({ from: state.from, to: state.to, refresh: state.refreshMs ? `${state.refreshMs / 1000}s` : 'off' });
+  const params = new URLSearchParams(state.fit ? {} : { from: state.from, to: state.to });
+  params.set('refresh', state.refreshMs ? `${state.refreshMs / 1000}s` : 'off');
   for (const [name, values] of Object.entries(state.variables)) for (const value of values) params.append(`var-${name}`, value);
   history.replaceState(null, '', `${window.location.pathname}?${params}`);
 }
@@ -69,6 +73,7 @@ function controls() {
   const rangeSelect = select(RANGES, state.to === 'now' ? state.from : '', (value) => {
     state.from = value;
     state.to = 'now';
+    state.fit = false;
     refreshNow();
   });
   const refreshSelect = select(REFRESHES, state.refreshMs, (value) => {
@@ -146,7 +151,7 @@ async function refresh() {
     const response = await fetch(`${base}/api/dashboards/${encodeURIComponent(uid)}/data`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ from: state.from, to: state.to, variables: state.variables }),
+      body: JSON.stringify({ from: state.from, to: state.to, variables: state.variables, fit: state.fit }),
     });
     const data = await response.json();
     if (!response.ok) throw new Error(data.error ?? response.statusText);
@@ -157,7 +162,8 @@ async function refresh() {
       const element = document.querySelector(`[data-panel-id="${panel.id}"] .panel-body`);
       drawPanel(element, panel, data.panels[panel.id] ?? { frames: [] }, data.range);
     }
-    status.textContent = `updated ${new Date().toISOString().slice(11, 19)} UTC`;
+    const fitted = data.range.fitted ? ` · since the data starts, ${new Date(data.range.from).toISOString().slice(0, 16).replace('T', ' ')} UTC` : '';
+    status.textContent = `updated ${new Date().toISOString().slice(11, 19)} UTC${fitted}`;
     status.className = '';
     body.dataset.refreshes = String(Number(body.dataset.refreshes ?? 0) + 1);
   } catch (err) {

@@ -67,6 +67,7 @@ export class Flusher {
   #held = false;
   /** The `before` rows of the round under way, until the warehouse took them or the round gave them up. */
   #recordingBefore: Promise<unknown> | undefined;
+  #failing: { sinceMs: number; reason: string } | undefined;
   readonly done: Promise<void>;
 
   constructor(private readonly options: FlusherOptions) {
@@ -136,6 +137,28 @@ export class Flusher {
     return this.#down;
   }
 
+  /** Since when (wall-clock ms) and why the warehouse calls fail, while they do. */
+  get failing(): { sinceMs: number; reason: string } | undefined {
+    return this.#failing && { ...this.#failing };
+  }
+
+  /**
+   * A batch's encoding, retried like the inserts when it fails for a reason other than a value
+   * (those are dead letters already): a table that is missing holds the batch, visibly, instead
+   * of ending the pipeline.
+   */
+  #prepared(entry: Entry): Promise<PreparedBatch> {
+    return this.#retry(async () => {
+      try {
+        return await entry.prepared;
+      } catch (error) {
+        entry.prepared = prepareBatch(entry.batch, this.options.context);
+        entry.prepared.catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
   /** Resolves once everything queued is stored and recorded `after`. */
   async whenIdle(): Promise<void> {
     while (this.#busy || this.#queue.length > 0 || this.#stored.length > 0) await this.#idle.wait();
@@ -173,7 +196,7 @@ export class Flusher {
       this.#busy = true;
       const round = this.#takeRound();
       const recording = (async () => {
-        const ready = await Promise.all(round.map(async (entry) => ({ entry, prepared: await entry.prepared })));
+        const ready = await Promise.all(round.map(async (entry) => ({ entry, prepared: await this.#prepared(entry) })));
         return { ready, live: await this.#record(ready) };
       })();
       this.#recordingBefore = recording;
@@ -295,13 +318,16 @@ export class Flusher {
     const hooks: RetryHooks = {
       giveUp: this.options.giveUp,
       onFailure: (error, attempt, waitMs) => {
-        this.options.log.warn({ attempt, waitMs, reason: errorSummary(error) }, 'warehouse call failed; retrying');
+        const reason = errorSummary(error);
+        this.#failing = { sinceMs: this.#failing?.sinceMs ?? Date.now(), reason };
+        this.options.log.warn({ attempt, waitMs, reason }, 'warehouse call failed; retrying');
         if (!this.#down) {
           this.#down = true;
           this.options.onWarehouseDown();
         }
       },
       onRecovered: () => {
+        this.#failing = undefined;
         this.#down = false;
         this.options.onWarehouseUp();
       },

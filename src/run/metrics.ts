@@ -32,7 +32,7 @@ export class PipelineMetrics {
   readonly #lag?: Gauge<string>;
   readonly #openGaps?: Gauge<string>;
   readonly #cursorLoops?: Counter<string>;
-  // 1 while it lasts, with since (Unix seconds) and the last reason as labels; `tapehouse status` reads them back.
+  // Since when (Unix seconds) while it lasts, with the last reason as a label; `tapehouse status` reads them back.
   readonly #venueUnreachable?: Gauge<string>;
   readonly #loaderFailing?: Gauge<string>;
   readonly #freshness?: Histogram<string>;
@@ -51,13 +51,13 @@ export class PipelineMetrics {
     if (has('capture') || has('sync')) {
       this.#http429 = new Counter({ name: 'tapehouse_http_429_total', help: '429 answers earned from the venue', labelNames: ['component'], registers });
       this.#cursorLoops = new Counter({ name: 'tapehouse_cursor_loops_total', help: 'Paged reads stopped because the venue handed a cursor out twice', labelNames: ['endpoint'], registers });
-      this.#venueUnreachable = new Gauge({ name: 'tapehouse_venue_unreachable', help: 'The venue does not answer at all (1 while so)', labelNames: ['since', 'reason'], registers });
+      this.#venueUnreachable = new Gauge({ name: 'tapehouse_venue_unreachable_since_seconds', help: 'Since when (Unix time) the venue does not answer at all; 0 while it answers', labelNames: ['reason'], registers });
     }
     if (has('load')) {
       this.#rows = new Counter({ name: 'tapehouse_rows_loaded_total', help: 'Rows stored in the warehouse', labelNames: ['table'], registers });
       this.#deadLetters = new Counter({ name: 'tapehouse_dead_letters_total', help: 'Records dead-lettered', registers });
       this.#lag = new Gauge({ name: 'tapehouse_bus_lag_records', help: 'Records on the bus not yet loaded', labelNames: ['topic'], registers });
-      this.#loaderFailing = new Gauge({ name: 'tapehouse_loader_failing', help: 'The loaders cannot store what they hold (1 while so)', labelNames: ['since', 'reason'], registers });
+      this.#loaderFailing = new Gauge({ name: 'tapehouse_loader_failing_since_seconds', help: 'Since when (Unix time) the loaders cannot store what they hold; 0 while they can', labelNames: ['reason'], registers });
       this.#freshness = new Histogram({
         name: 'tapehouse_freshness_seconds',
         help: 'Per record: from its receipt (a stream frame, a REST page) to its rows stored in the warehouse',
@@ -126,10 +126,10 @@ export class PipelineMetrics {
   }
 }
 
-/** One sample while the trouble lasts (its labels say since when and why), 0 without labels once over. */
+/** While the trouble lasts, one sample: since when (Unix seconds), its reason as a label; 0 without labels once over. */
 function setTrouble(gauge: Gauge<string> | undefined, trouble: Trouble | undefined): void {
   if (!gauge) return;
   gauge.reset();
-  if (trouble) gauge.set({ since: String(Math.floor(trouble.sinceMs / 1000)), reason: trouble.reason.slice(0, 300) }, 1);
+  if (trouble) gauge.set({ reason: trouble.reason.slice(0, 300) }, Math.floor(trouble.sinceMs / 1000));
   else gauge.set(0);
 }

@@ -17,10 +17,10 @@ export async function liveStatus(dataDir: string): Promise<string | null> {
     .sort((a, b) => b.value - a.value)
     .map((m) => `  ${m.labels.table?.padEnd(24)} ${m.value}`);
   const troubles = metrics
-    .filter((m) => (m.name === 'tapehouse_venue_unreachable' || m.name === 'tapehouse_loader_failing') && m.value > 0)
+    .filter((m) => (m.name === 'tapehouse_venue_unreachable_since_seconds' || m.name === 'tapehouse_loader_failing_since_seconds') && m.value > 0)
     .map((m) => {
-      const since = new Date(Number(m.labels.since) * 1000).toISOString();
-      return m.name === 'tapehouse_venue_unreachable'
+      const since = new Date(m.value * 1000).toISOString();
+      return m.name === 'tapehouse_venue_unreachable_since_seconds'
         ? `VENUE UNREACHABLE since ${since}: ${m.labels.reason ?? ''}`
         : `LOADER FAILING since ${since}: ${m.labels.reason ?? ''} (what it holds is not stored; a stop now ends with exit code 1)`;
     });

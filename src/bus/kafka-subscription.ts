@@ -278,6 +278,13 @@ function toDelivery(message: KafkaMessage): Delivery {
 /** Joins tried before giving up on retriable errors (about 10 s with the backoff). */
 const JOIN_ATTEMPTS = 8;
 
+/**
+ * A retriable answer, also when kafkajs's own retries of it ran out first (on a broker that has
+ * just started, "This is not the correct coordinator for this group" outlasts them): the join is
+ * then tried again as a whole.
+ */
 function isRetriable(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { retriable?: unknown }).retriable === true;
+  if (typeof error !== 'object' || error === null) return false;
+  const { retriable, name, cause } = error as { retriable?: unknown; name?: unknown; cause?: unknown };
+  return retriable === true || (name === 'KafkaJSNumberOfRetriesExceeded' && isRetriable(cause));
 }

@@ -96,7 +96,7 @@ describe('Temporal Schedules of the sync jobs (real dev server)', () => {
         [CLI, 'schedules', 'apply', '--jobs', 'pnl', '--paused', '--id-prefix', `${idPrefix}late-`, '--temporal-address', `127.0.0.1:${late}`, '--wait-for-temporal', '60s'],
         { env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'info' } },
       );
-      expect(stdout).toBe(`created ${idPrefix}late-pnl every 30s (overlap skip)\n`);
+      expect(stdout).toBe(`created ${idPrefix}late-pnl every 30s (overlap skip), paused\n`);
       expect(stderr).toContain('Temporal not answering yet; trying again');
       expect(stderr).toContain('Temporal answers');
     } finally {

@@ -80,6 +80,14 @@ export interface StopReport {
 
 export const LOADER_GROUP = 'tapehouse-loaders';
 
+/** One part to stop, named for the log. Parts stop in the reverse of their start. */
+interface StopStep {
+  part: string;
+  stop(): Promise<string | void>;
+}
+
+const SLOW_STOP_MS = 10_000;
+
 export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
   const log = options.log ?? createLogger('run');
   const dataDir = resolve(options.dataDir);
@@ -87,16 +95,22 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
   await assertPortFree(options.httpPort);
   mkdirSync(dataDir, { recursive: true });
   // Each part's stop may name what it left undone (records it could not load).
-  const stack: Array<() => Promise<string | void>> = [];
+  const stack: StopStep[] = [];
   const stopAll = async (): Promise<StopReport> => {
     const problems: string[] = [];
     while (stack.length > 0) {
+      const { part, stop } = stack.pop()!;
+      // A part slow to stop says so, so that a stop that never ends names what it waits for.
+      const startedMs = Date.now();
+      const slow = setInterval(() => log.warn({ part, waitedMs: Date.now() - startedMs }, 'still stopping'), SLOW_STOP_MS);
       try {
-        const problem = await stack.pop()!();
+        const problem = await stop();
         if (problem) problems.push(problem);
       } catch (err) {
-        log.error({ err }, 'stopping a part failed');
-        problems.push(`stopping a part failed: ${err instanceof Error ? err.message : String(err)}`);
+        log.error({ err, part }, 'stopping a part failed');
+        problems.push(`stopping ${part} failed: ${err instanceof Error ? err.message : String(err)}`);
+      } finally {
+        clearInterval(slow);
       }
     }
     return { clean: problems.length === 0, problems };
@@ -106,39 +120,39 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
     // Warehouse first: nothing is captured that could not be stored.
     const embedded = options.server ? null : await openEmbeddedWarehouse(dataDir);
     const warehouse: Warehouse = embedded ?? openServerWarehouse(options.server!);
-    stack.push(() => warehouse.close());
+    stack.push({ part: 'warehouse', stop: () => warehouse.close() });
     const applied = await migrate(warehouse.client);
     if (applied.recreated.length > 0) log.warn({ recreated: applied.recreated }, 'tables or views the schema needs were missing (dropped outside the migrations): created again, empty');
     log.info({ applied: applied.applied.length }, 'warehouse schema up to date');
 
     const venue = await openVenue(options);
-    if (venue.simulator) stack.push(() => venue.simulator!.close());
+    if (venue.simulator) stack.push({ part: 'simulator', stop: () => venue.simulator!.close() });
     // Every reader of the venue (capture's REST reads, the sync jobs) shares one view of whether it answers.
     const reachability = new Reachability(venue.url, { log: log.child({ part: 'venue' }) });
-    stack.push(async () => reachability.close());
+    stack.push({ part: 'venue reachability', stop: async () => reachability.close() });
 
     // One bus, and the loaders subscribed to every topic before any producer starts: the embedded
     // bus blocks publishers of a topic nobody reads once it is full.
     const bus = new EmbeddedBus();
-    stack.push(() => bus.close());
+    stack.push({ part: 'bus', stop: () => bus.close() });
     // /metrics: the sampler's figures, and the loaders' freshness and insert times as they come.
     const metrics = new PipelineMetrics();
     // Checked once more after the loaders stored everything (it is popped after them).
     const identities = new IdentityCheck(warehouse, log.child({ part: 'identities' }));
-    stack.push(() => identities.stop());
+    stack.push({ part: 'identity check', stop: () => identities.stop() });
     const loaders: Loaders = await startLoaders({ bus, warehouse, group: LOADER_GROUP, log: log.child({ part: 'load' }), onBatchStored: metrics.batchStored });
-    stack.push(async () => {
+    stack.push({ part: 'loaders', stop: async () => {
       const outcome = await loaders.stop({ timeoutMs: options.stopTimeoutMs });
       if (outcome.unstoredRecords > 0) {
         return `${outcome.unstoredRecords} records stayed unloaded${outcome.reason ? ` (${outcome.reason})` : ''}; the next start records them as a gap`;
       }
-    });
+    } });
 
     // Capture and sync read the venue as one account: one limiter for both, with the sync jobs'
     // reserve against headers that arrive out of order.
     const limiter = syncLimiter();
     const syncVenue: SyncVenue = createSyncVenue({ baseUrl: venue.url, token: venue.token, limiter, reachability, logger: log.child({ part: 'sync' }) });
-    stack.push(() => syncVenue.close());
+    stack.push({ part: 'sync venue client', stop: () => syncVenue.close() });
     const scheduler: EmbeddedScheduler = startEmbeddedScheduler({
       client: syncVenue,
       bus,
@@ -147,22 +161,22 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
       logger: log.child({ part: 'sync' }),
       onReport: (report) => log.debug({ part: 'sync', job: report.job, outcome: report.outcome, records: report.records, pages: report.pages }, 'sync job ran'),
     });
-    stack.push(() => scheduler.stop());
+    stack.push({ part: 'sync jobs', stop: () => scheduler.stop() });
 
     // The loopback port and the figures before capture: while capture waits for a venue that does
     // not answer, the status line, /metrics and `tapehouse status` say so.
     const started: { capture?: CaptureHandle } = {};
     // Stopped after the figures' last sample and the port, before the sync jobs and the loaders.
-    stack.push(async () => {
+    stack.push({ part: 'capture', stop: async () => {
       await started.capture?.stop();
       await started.capture?.drain();
-    });
+    } });
     const sampler = new HealthSampler({ capture: () => started.capture, loaders, limiter, reachability, warehouse, onStatus: options.onStatus, log, metrics });
     const port = await servePort(options.httpPort, embedded ?? warehouse, sampler, stack, { ...DEFAULT_LIMITS, ...options.resultBounds }).catch((err: unknown) => {
       throw portRefused(options.httpPort, err);
     });
     sampler.start();
-    stack.push(() => sampler.stop());
+    stack.push({ part: 'figures', stop: () => sampler.stop() });
     identities.start();
     const serving: Serving = { dataDir, httpUrl: port.url, venueUrl: venue.url, simulator: venue.simulator };
     options.onServing?.(serving);
@@ -205,7 +219,7 @@ async function servePort(
   port: number,
   warehouse: Warehouse,
   sampler: HealthSampler,
-  stack: Array<() => Promise<string | void>>,
+  stack: StopStep[],
   limits: QueryLimits,
 ): Promise<{ url: string }> {
   // Embedded: reads go through the endpoint's own read-only sessions, never the writer's session.
@@ -230,10 +244,10 @@ async function servePort(
   };
   if (isEmbedded(warehouse)) {
     const endpoint: EmbeddedEndpoint = await serveEmbeddedEndpoint(warehouse, { port, routes, limits, onQuery: sampler.metrics.queryTimer });
-    stack.push(() => endpoint.close());
+    stack.push({ part: 'endpoint', stop: () => endpoint.close() });
     const client = createClient({ url: endpoint.url, clickhouse_settings: { output_format_json_quote_64bit_integers: 1 } });
     reader = client;
-    stack.push(() => client.close());
+    stack.push({ part: 'endpoint reader', stop: () => client.close() });
     return { url: endpoint.url };
   }
   const server: Server = createServer((request, response) => {
@@ -244,7 +258,7 @@ async function servePort(
       .catch(() => response.writeHead(500).end());
   });
   await new Promise<void>((ok, fail) => server.once('error', fail).listen(port, '127.0.0.1', ok));
-  stack.push(() => new Promise<void>((ok) => server.close(() => ok())));
+  stack.push({ part: 'http port', stop: () => new Promise<void>((ok) => server.close(() => ok())) });
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 

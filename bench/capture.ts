@@ -20,9 +20,9 @@ import { MarketConnection, type MarketContext } from '../src/capture/market-conn
 import { SeenTrades } from '../src/capture/market-records.ts';
 import { newCounters } from '../src/capture/stats.ts';
 import { ManualClock, startSimulator } from '../src/simulator/index.ts';
-import { systemStreamClock } from '../src/streams/clock.ts';
 import { ConnectionBudget } from '../src/streams/connection-budget.ts';
 import type { Frame } from '../src/streams/types.ts';
+import { systemClock } from '../src/util/clock.ts';
 
 /** Seconds of measurement per contender. */
 const SECONDS = 3;
@@ -79,7 +79,7 @@ function connectionFor(batcher: BookBatcher): MarketConnection {
     url: 'ws://127.0.0.1:9/trade/v1/market-stream',
     token: null,
     budget: new ConnectionBudget(),
-    clock: systemStreamClock,
+    clock: systemClock,
     silenceMs: 30_000,
     books,
     trades: new SeenTrades(),

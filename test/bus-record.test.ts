@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeRecord, encodeRecord, nowMicros, PayloadError, RECORD_KINDS, toJsonPayload, type BusRecord } from '../src/bus/record.ts';
+import { decodeRecord, encodeRecord, PayloadError, RECORD_KINDS, toJsonPayload, type BusRecord } from '../src/bus/record.ts';
+import { nowMicros } from '../src/util/clock.ts';
 
 const INT64_MAX = 2n ** 63n - 1n;
 

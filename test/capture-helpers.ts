@@ -8,10 +8,10 @@ import type { BusRecord } from '../src/bus/record.ts';
 import { TOPICS, type TopicCatalogue } from '../src/bus/topics.ts';
 import { startCapture, type CaptureHandle, type CaptureOptions } from '../src/capture/start-capture.ts';
 import { ManualClock, startSimulator, type SimulatorHandle, type SimulatorOptions } from '../src/simulator/index.ts';
-import type { StreamClock } from '../src/streams/clock.ts';
 import { ConnectionBudgets } from '../src/streams/connection-budget.ts';
 import { createLogger } from '../src/util/log.ts';
 import { Secret } from '../src/util/secret.ts';
+import type { Clock } from '../src/util/clock.ts';
 
 interface Sleeper {
   at: number;
@@ -24,7 +24,7 @@ interface Sleeper {
  * end when the test moves the venue's time past them, and frames are stamped with venue time, so
  * capture and ground truth share one time line and a slow machine never fakes a silence.
  */
-export class SteppedClock implements StreamClock {
+export class SteppedClock implements Clock {
   #sleepers: Sleeper[] = [];
   #order = 0;
   constructor(readonly venue: ManualClock) {}

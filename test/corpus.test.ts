@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { Availability } from '../src/api/availability.ts';
 import { VenueClient } from '../src/api/client.ts';
-import { ManualClock } from '../src/api/clock.ts';
 import { ExchangeUnavailableError, ResponseShapeError, TransportError, VenueError } from '../src/api/errors.ts';
 import { CursorLoopError } from '../src/api/paging.ts';
 import { IpLimits } from '../src/api/rate-limit/ip-limits.ts';
@@ -23,13 +22,13 @@ import { RecordPublisher } from '../src/capture/publisher.ts';
 import { newCounters, type CaptureCounters } from '../src/capture/stats.ts';
 import { StreamMark } from '../src/capture/stream-mark.ts';
 import { startLoaders, type Loaders } from '../src/load/index.ts';
-import { systemStreamClock, type StreamClock } from '../src/streams/clock.ts';
 import { ConnectionBudget } from '../src/streams/connection-budget.ts';
 import type { MessageSink, OpenConnection, Transport } from '../src/streams/transport.ts';
 import { createLogger } from '../src/util/log.ts';
 import { Secret } from '../src/util/secret.ts';
 import { accountInputs, busInputs, marketInputs, portfolioInputs, restInputs, type BusInput, type CorpusInput, type Family, type RestInput, type StreamInput } from './corpus/inputs.ts';
 import { migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixtures.ts';
+import { type Clock, ManualClock, systemClock } from '../src/util/clock.ts';
 
 /**
  * The hostile-input corpus (test/corpus/) through the real code paths: market frames into a
@@ -85,7 +84,7 @@ interface FrameNote {
 const notes = new Map<StreamInput, FrameNote>();
 
 /** A wall clock set by the test; waits only end when aborted (no watchdog fires mid-input). */
-class StillClock implements StreamClock {
+class StillClock implements Clock {
   nowUs = BASE_US;
   now(): number {
     return Number(this.nowUs / 1000n);
@@ -124,7 +123,7 @@ class HandTransport implements Transport {
   }
 }
 
-function marketConnection(publish: (records: BusRecord[]) => void, counters: CaptureCounters, clock: StreamClock, books: TokenBooks, url = 'ws://127.0.0.1:9/trade/v1/market-stream'): MarketConnection {
+function marketConnection(publish: (records: BusRecord[]) => void, counters: CaptureCounters, clock: Clock, books: TokenBooks, url = 'ws://127.0.0.1:9/trade/v1/market-stream'): MarketConnection {
   const ctx: MarketContext = {
     url,
     token: null,
@@ -519,7 +518,7 @@ describe('hostile-input corpus', () => {
     });
     const published: BusRecord[] = [];
     const books = new TokenBooks(0n);
-    const connection = marketConnection((records) => published.push(...records), newCounters(), systemStreamClock, books, `ws://127.0.0.1:${(server.address() as AddressInfo).port}/trade/v1/market-stream`);
+    const connection = marketConnection((records) => published.push(...records), newCounters(), systemClock, books, `ws://127.0.0.1:${(server.address() as AddressInfo).port}/trade/v1/market-stream`);
     connection.start();
     while (!published.some((r) => r.kind === 'trade' && (r.payload as { trade_id?: string }).trade_id === 't-2')) await new Promise((resolve) => setTimeout(resolve, 20));
     await connection.stop();

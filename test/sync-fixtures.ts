@@ -3,7 +3,6 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { Agent, type Dispatcher } from 'undici';
 import { Availability } from '../src/api/availability.ts';
-import type { Clock } from '../src/api/clock.ts';
 import { IpLimits } from '../src/api/rate-limit/ip-limits.ts';
 import { RateLimiter } from '../src/api/rate-limit/limiter.ts';
 import type { Bus, PublishOptions } from '../src/bus/bus.ts';
@@ -14,6 +13,7 @@ import { syncDeps, type SyncDeps, type SyncTuning } from '../src/sync/deps.ts';
 import { createSyncVenue, type SyncVenue } from '../src/sync/venue.ts';
 import { ManualClock, startSimulator, type SimulatorHandle, type SimulatorOptions } from '../src/simulator/index.ts';
 import { Secret } from '../src/util/secret.ts';
+import { nowMicros, type Clock } from '../src/util/clock.ts';
 
 /** Test set-up of the sync jobs: the simulator, the jobs' clients, an embedded bus, checkpoints in memory. */
 
@@ -106,6 +106,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   for (let t = 0; t < (options.warmUpMs ?? 0); t += 500) sim.advance(500);
   const clock: Clock = {
     now: () => venueTime.now(),
+    epochMicros: nowMicros,
     sleep: async (ms, signal) => {
       signal?.throwIfAborted();
       sim.advance(Math.ceil(ms));
@@ -202,6 +203,11 @@ export class SharedTime implements Clock {
 
   now(): number {
     return this.#now;
+  }
+
+  /** Records keep the real wall time: only the waits are virtual. */
+  epochMicros(): bigint {
+    return nowMicros();
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -75,25 +75,6 @@ export interface BusRecord {
   raw: string | null;
 }
 
-// The wall clock has only milliseconds; the monotonic clock has microseconds but drifts from the
-// wall clock over days (NTP keeps slewing the latter). Read the monotonic clock from an anchor on
-// the wall clock, and re-anchor whenever they part by more than a millisecond.
-let anchorWallMs = Date.now();
-let anchorMonotonicMs = performance.now();
-
-/** Our receive time: µs since the epoch, within a millisecond of the wall clock. */
-export function nowMicros(): bigint {
-  const monotonic = performance.now();
-  const wall = Date.now();
-  let estimate = anchorWallMs + (monotonic - anchorMonotonicMs);
-  if (Math.abs(estimate - wall) > 1) {
-    anchorWallMs = wall;
-    anchorMonotonicMs = monotonic;
-    estimate = wall;
-  }
-  return BigInt(Math.round(estimate * 1000));
-}
-
 // ---- encoding ------------------------------------------------------------------------------
 
 /** The record as JSON text (for Kafka it is sent as UTF-8 bytes). */

@@ -1,7 +1,7 @@
 import type { VenueClient } from '../api/client.ts';
 import type { BusRecord } from '../bus/record.ts';
-import type { StreamClock } from '../streams/clock.ts';
 import type { ConnectionBudget } from '../streams/connection-budget.ts';
+import { backoffStep } from '../util/backoff.ts';
 import type { Logger } from '../util/log.ts';
 import type { Secret } from '../util/secret.ts';
 import { nextAnchorMs } from './anchors.ts';
@@ -19,6 +19,7 @@ import { scoped } from './scoped-signal.ts';
 import { Reseeder, type ReseedOutcome, type ReseedTask } from './reseeder.ts';
 import type { CaptureCounters } from './stats.ts';
 import type { StreamMark } from './stream-mark.ts';
+import type { Clock } from '../util/clock.ts';
 
 export interface MarketCaptureOptions {
   client: VenueClient;
@@ -26,7 +27,7 @@ export interface MarketCaptureOptions {
   url: string;
   token: Secret | null;
   budget: ConnectionBudget;
-  clock: StreamClock;
+  clock: Clock;
   counters: CaptureCounters;
   publish(records: BusRecord[]): void;
   mark: StreamMark;
@@ -43,6 +44,9 @@ export interface MarketCaptureOptions {
   bookBatch?: BookBatchLimits;
   log?: Logger;
 }
+
+/** Retries of the first catalogue read: 1 s doubling up to 30 s. */
+const CATALOGUE_RETRY = { firstMs: 1_000, maxMs: 30_000 };
 
 /** Status kinds after which an event's markets may have changed: its detail is read again at once. */
 const CATALOGUE_KINDS = new Set(['current_market_changed', 'market_resolution_completed', 'market_resolved', 'payouts_resolved']);
@@ -123,7 +127,7 @@ export class MarketCapture {
       } catch (err) {
         if (signal.aborted) return;
         this.o.log?.warn({ err, attempt }, 'catalogue read failed; retrying');
-        await this.o.clock.sleep(Math.min(30_000, 1_000 * 2 ** Math.min(attempt, 5)), signal).catch(() => undefined);
+        await this.o.clock.sleep(backoffStep(attempt + 1, CATALOGUE_RETRY), signal).catch(() => undefined);
         if (signal.aborted) return;
       }
     }

@@ -1,6 +1,5 @@
 import type { BusRecord } from '../bus/record.ts';
 import { StreamHolder } from './stream-holder.ts';
-import type { StreamClock } from '../streams/clock.ts';
 import type { ConnectionBudget } from '../streams/connection-budget.ts';
 import { ReconnectingStream } from '../streams/reconnecting-stream.ts';
 import type { CoverageLoss, Frame, StreamSession } from '../streams/types.ts';
@@ -16,6 +15,7 @@ import { tradeContent, tradeKey } from '../api/trade-key.ts';
 import { quoteRecord, SeenTrades, statusRecord, tradeRecord, type MarketFrame } from './market-records.ts';
 import { qualityRecord, type Origin } from './records.ts';
 import { countLoss, type CaptureCounters } from './stats.ts';
+import type { Clock } from '../util/clock.ts';
 
 const BOOK_CHANNELS = ['orderbook', 'best_quote', 'trades'];
 const STATUS_CHANNEL = 'market_status';
@@ -26,7 +26,7 @@ export interface MarketContext {
   url: string;
   token: Secret | null;
   budget: ConnectionBudget;
-  clock: StreamClock;
+  clock: Clock;
   silenceMs: number;
   log?: Logger;
   books: TokenBooks;

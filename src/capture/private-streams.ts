@@ -1,6 +1,5 @@
 import type { BusRecord, Json } from '../bus/record.ts';
 import { StreamHolder } from './stream-holder.ts';
-import type { StreamClock } from '../streams/clock.ts';
 import type { ConnectionBudget } from '../streams/connection-budget.ts';
 import { ReconnectingStream } from '../streams/reconnecting-stream.ts';
 import type { Transport } from '../streams/transport.ts';
@@ -14,11 +13,12 @@ import { MAX_NESTING, normaliseMicros } from './micro-fields.ts';
 import { qualityRecord, record, type QualityProblem } from './records.ts';
 import { countLoss, type CaptureCounters } from './stats.ts';
 import type { StreamMark } from './stream-mark.ts';
+import type { Clock } from '../util/clock.ts';
 
 export interface PrivateStreamOptions {
   transport: Transport;
   budget: ConnectionBudget;
-  clock: StreamClock;
+  clock: Clock;
   silenceMs: number;
   counters: CaptureCounters;
   publish(records: BusRecord[]): void;

@@ -1,11 +1,12 @@
 import { BusError, type Bus } from '../bus/bus.ts';
 import type { BusRecord } from '../bus/record.ts';
 import type { TopicCatalogue } from '../bus/topics.ts';
-import type { StreamClock } from '../streams/clock.ts';
+import { backoffStep } from '../util/backoff.ts';
 import type { Logger } from '../util/log.ts';
 import { readBookUpdates } from './book-change-form.ts';
 import { isoToMicros } from './frame.ts';
 import { qualityRecord } from './records.ts';
+import type { Clock } from '../util/clock.ts';
 
 interface TopicQueue {
   pending: BusRecord[];
@@ -46,7 +47,7 @@ export class RecordPublisher {
   constructor(
     private readonly bus: Bus,
     private readonly topics: TopicCatalogue,
-    private readonly clock: StreamClock,
+    private readonly clock: Clock,
     private readonly log?: Logger,
     private readonly retryDelayMs = 1_000,
     /**
@@ -141,7 +142,7 @@ export class RecordPublisher {
           return;
         }
         this.log?.warn({ err, topic, records: batch.length, attempt }, 'publishing capture records failed; retrying');
-        await this.clock.sleep(Math.min(30_000, this.retryDelayMs * 2 ** Math.min(attempt - 1, 5)));
+        await this.clock.sleep(backoffStep(attempt, { firstMs: this.retryDelayMs, maxMs: 30_000 }));
       }
     }
   }

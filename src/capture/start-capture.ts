@@ -2,7 +2,6 @@ import type { VenueClient } from '../api/client.ts';
 import type { Bus } from '../bus/bus.ts';
 import type { BusRecord } from '../bus/record.ts';
 import { TOPICS, type TopicCatalogue } from '../bus/topics.ts';
-import { systemStreamClock, type StreamClock } from '../streams/clock.ts';
 import { ConnectionBudgets } from '../streams/connection-budget.ts';
 import { SseTransport } from '../streams/sse-transport.ts';
 import { WebSocketTransport } from '../streams/websocket-transport.ts';
@@ -15,6 +14,7 @@ import { AccountCapture, PortfolioCapture } from './private-streams.ts';
 import { RecordPublisher } from './publisher.ts';
 import { newCounters, RateMeter, type CaptureCounters } from './stats.ts';
 import { StreamMark } from './stream-mark.ts';
+import { type Clock, systemClock } from '../util/clock.ts';
 
 export const STREAM_PATHS = { market: '/trade/v1/market-stream', account: '/trade/v1/account-stream', portfolio: '/trade/v1/portfolio/stream' } as const;
 
@@ -44,7 +44,7 @@ export interface CaptureOptions {
   markEveryMs?: number;
   /** More records than this waiting for the bus pause the streams until a fifth of it is left. */
   maxQueuedRecords?: number;
-  clock?: StreamClock;
+  clock?: Clock;
   /** Attempt budgets per endpoint (§8.5), shared with any other stream of the process. */
   budgets?: ConnectionBudgets;
   log?: Logger;
@@ -114,7 +114,7 @@ function socketUrl(baseUrl: string, path: string): string {
 /** Starts capturing the venue's streams into the bus. Resolves once the catalogue is read and the sockets are opening. */
 export async function startCapture(options: CaptureOptions): Promise<CaptureHandle> {
   const o = { ...CAPTURE_DEFAULTS, ...options };
-  const clock = o.clock ?? systemStreamClock;
+  const clock = o.clock ?? systemClock;
   const log = o.log ?? createLogger('capture');
   const token = o.token ?? null;
   const store = o.coverageStore ?? new MemoryCoverageStore();

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { nowMicros, toJsonPayload, type BusRecord, type Json, type RecordKind } from '../bus/record.ts';
+import { toJsonPayload, type BusRecord, type Json, type RecordKind } from '../bus/record.ts';
+import { nowMicros } from '../util/clock.ts';
 
 /** Where a record came from: the job and the page of its pass (from 0). */
 export interface SyncOrigin {

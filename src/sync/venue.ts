@@ -2,7 +2,6 @@ import { Agent, type Dispatcher } from 'undici';
 import { Availability, processAvailability } from '../api/availability.ts';
 import { VenueCaller, type Fetched } from '../api/caller.ts';
 import { VenueClient } from '../api/client.ts';
-import { systemClock, type Clock } from '../api/clock.ts';
 import { ENDPOINTS } from '../api/endpoints.ts';
 import { HttpTransport } from '../api/http.ts';
 import { bodyWithCursor } from '../api/paging.ts';
@@ -25,6 +24,7 @@ import {
 import { fixedToken, type TokenSource } from '../api/token.ts';
 import { createLogger, type Logger } from '../util/log.ts';
 import type { Secret } from '../util/secret.ts';
+import { type Clock, systemClock } from '../util/clock.ts';
 
 /**
  * One page of a cursor-paged list, read at a cursor of our choosing. The client's page iterators

@@ -4,10 +4,11 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { positionAfter } from '../../src/bus/bus.ts';
 import { KafkaBus } from '../../src/bus/kafka.ts';
-import { nowMicros, type BusRecord, type RecordKind } from '../../src/bus/record.ts';
+import { type BusRecord, type RecordKind } from '../../src/bus/record.ts';
 import { createTopicCatalogue, type TopicCatalogue } from '../../src/bus/topics.ts';
 import { createLogger } from '../../src/util/log.ts';
 import { KAFKA_BROKERS, TEMPORAL_ADDRESS, requireService } from './services.ts';
+import { nowMicros } from '../../src/util/clock.ts';
 
 /** Shared set-up of the Temporal + Kafka sync suites: services, a topic prefix of their own, clean-up. */
 export interface SyncServices {

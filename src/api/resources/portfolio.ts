@@ -1,6 +1,5 @@
 import type { Logger } from '../../util/log.ts';
 import type { Fetched, VenueCaller } from '../caller.ts';
-import type { Clock } from '../clock.ts';
 import { ENDPOINTS, endpointName } from '../endpoints.ts';
 import { ExchangeUnavailableError } from '../errors.ts';
 import type { QueryValue } from '../http.ts';
@@ -25,6 +24,7 @@ import {
   type SummaryResponse,
   type SupportedAssetsResponse,
 } from '../schemas/index.ts';
+import type { Clock } from '../../util/clock.ts';
 
 /** GET /trade/v1/lp-incentives query (§4.1); all optional. */
 export interface LpIncentivesQuery {
@@ -75,7 +75,7 @@ export class PortfolioReads {
       const unavailable = answer.value.unavailable_exchanges ?? [];
       if (!unavailable.includes(SERVICE)) return answer;
       if (attempt >= positionsRetry.maxAttempts) throw new ExchangeUnavailableError(unavailable, attempt);
-      const delayMs = backoffDelay(attempt, { ...positionsRetry, retryAfterJitterMs: 0 }, random);
+      const delayMs = backoffDelay(attempt, positionsRetry, random);
       logger.info({ attempt, delayMs: Math.round(delayMs) }, 'positions unavailable for SERVICE, reading again');
       await clock.sleep(delayMs, signal);
     }

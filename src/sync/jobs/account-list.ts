@@ -42,7 +42,7 @@ export const ORDER_LIST: AccountList<OrdersPage, Order> = {
   kind: 'order',
   key: 'orders',
   items: (page) => page.orders,
-  fetch: (deps, cursor, signal) => deps.venue.pages.orders({ limit: deps.tuning.pageSize.orders }, cursor, signal),
+  fetch: (deps, cursor, signal) => deps.venue.client.orders.ordersPage({ limit: deps.tuning.pageSize.orders }, cursor, signal),
   timeOf: (order) => timeMs(order.created_at),
   settled: orderSettled,
   followToEnd: true,
@@ -57,7 +57,7 @@ export const OPEN_ORDERS: AccountList<OrdersPage, Order> = {
   ...ORDER_LIST,
   name: 'open-orders',
   endpoint: endpointName(ENDPOINTS.openOrders),
-  fetch: (deps, cursor, signal) => deps.venue.pages.openOrders({ limit: deps.tuning.pageSize.openOrders }, cursor, signal),
+  fetch: (deps, cursor, signal) => deps.venue.client.orders.openOrdersPage({ limit: deps.tuning.pageSize.openOrders }, cursor, signal),
 };
 
 /** GET /trade/v1/portfolio/trades (cost 5 a page): the account's fills, incremental down to the frontier. */
@@ -67,7 +67,7 @@ export const PORTFOLIO_TRADES: AccountList<PortfolioTradesPage, Fill> = {
   kind: 'fill',
   key: 'trades',
   items: (page) => page.trades,
-  fetch: (deps, cursor, signal) => deps.venue.pages.trades(deps.tuning.pageSize.trades, cursor, signal),
+  fetch: (deps, cursor, signal) => deps.venue.client.portfolio.tradesPage({ limit: deps.tuning.pageSize.trades }, cursor, signal),
   timeOf: (fill) => timeMs(fill.executed_at),
   settled: fillSettled,
   lateFills: true,
@@ -80,7 +80,7 @@ export const ACTIVITIES: AccountList<ActivitiesPage, Activity> = {
   kind: 'activity',
   key: 'activities',
   items: (page) => page.activities,
-  fetch: (deps, cursor, signal) => deps.venue.pages.activities(deps.tuning.pageSize.activities, cursor, signal),
+  fetch: (deps, cursor, signal) => deps.venue.client.portfolio.activitiesPage({ limit: deps.tuning.pageSize.activities }, cursor, signal),
   timeOf: (activity) => timeMs(activity.created_at),
   settled: activitySettled,
   provisional: { idOf: (activity) => activity.id, statusOf: (activity) => activity.status },

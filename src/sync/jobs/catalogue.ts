@@ -32,7 +32,7 @@ export async function syncCatalogue(run: JobRun): Promise<void> {
     endpoint: endpointName(ENDPOINTS.events),
     key: 'events',
     items: (page: EventsResponse) => page.events,
-    fetch: (cursor, signal) => deps.venue.cataloguePages.events({ limit: deps.tuning.pageSize.events }, cursor, signal),
+    fetch: (cursor, signal) => deps.venue.catalogue.catalogue.eventsPage({ limit: deps.tuning.pageSize.events }, cursor, signal),
     handle: async (items, _page, origin) => {
       const records: BusRecord[] = [];
       for (const item of items) {

@@ -375,6 +375,7 @@ function typedError(err: unknown): string {
  */
 function bytesBus(inner: EmbeddedBus, wireAt: Map<bigint, string>): Bus {
   return {
+    durable: inner.durable,
     publish: (topic, records) => inner.publish(topic, records),
     committedOffsets: (group, topic) => inner.committedOffsets(group, topic),
     lag: (group, topics) => inner.lag(group, topics),

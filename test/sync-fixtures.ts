@@ -42,6 +42,10 @@ export class RecordingBus implements Bus {
 
   constructor(private readonly inner: Bus = new EmbeddedBus({ capacity: { records: 1_000_000, bytes: 1 << 30 } })) {}
 
+  get durable(): boolean {
+    return this.inner.durable;
+  }
+
   async publish(topic: string, records: readonly BusRecord[], options?: PublishOptions): Promise<void> {
     this.#calls += 1;
     if (this.failOn.has(this.#calls)) throw new Error(`publish ${this.#calls} failed (test)`);

@@ -8,6 +8,13 @@ import type { BusRecord } from './record.ts';
  */
 export interface Bus {
   /**
+   * Whether records and offsets outlive this process: Kafka's do; the embedded bus starts again
+   * empty, at offset 0, in every process (the loaders then keep its offsets apart per run, and
+   * record what a killed run left unstored as gaps).
+   */
+  readonly durable: boolean;
+
+  /**
    * Appends the records, in order, to the topic's partitions by key. Resolves once they are
    * durable (Kafka: acknowledged by all in-sync replicas) — or, on the embedded bus, stored in
    * memory; it waits while a slow consumer leaves no room. Records with one key keep the order

@@ -34,6 +34,7 @@ const DEFAULT_MAX_BATCH_RECORDS = 5_000;
  * gap when it starts again.
  */
 export class EmbeddedBus implements Bus {
+  readonly durable = false;
   private readonly index: TopicIndex;
   private readonly logs = new Map<string, PartitionLog[]>();
   private readonly groups: GroupRegistry;

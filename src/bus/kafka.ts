@@ -54,6 +54,7 @@ const MESSAGE_OVERHEAD_BYTES = 64;
  * Kafka's Java partitioner, the same as partitioner.ts. Consumers: see kafka-subscription.ts.
  */
 export class KafkaBus implements Bus {
+  readonly durable = true;
   private readonly index: TopicIndex;
   private readonly serial = new SerialQueues();
   private readonly subscriptions = new Set<KafkaSubscription>();

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { BatchOutcome, Batch as BusBatch, Bus, CommitPosition, Delivery, Subscription, TopicPartition } from '../bus/bus.ts';
-import { EmbeddedBus } from '../bus/embedded.ts';
 import { TOPICS } from '../bus/topics.ts';
 import { createLogger, type Logger } from '../util/log.ts';
 import type { Warehouse } from '../warehouse/warehouse.ts';
@@ -159,7 +158,7 @@ class Loader {
     this.#group = options.group;
     this.#topics = options.topics ?? TOPICS.topics.map((spec) => spec.name);
     this.#limits = { ...DEFAULT_BATCH_LIMITS, ...options.batch };
-    this.#durable = options.busEpoch !== undefined || !(options.bus instanceof EmbeddedBus);
+    this.#durable = options.busEpoch !== undefined || options.bus.durable;
     const epoch = options.busEpoch ?? (this.#durable ? '' : epochOf(options.bus));
     this.#scope = { group: options.group, epoch, loaderId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}` };
     this.#log = (options.log ?? createLogger('load')).child({ group: options.group });

@@ -5,7 +5,7 @@
  * parts below it, so that nothing climbs back up and no two parts depend on each other:
  *
  *   util                                   (logging, secrets, time, small helpers: imports no part)
- *   records                                (the payload of every record kind)              → util
+ *   records                                (the record envelope, the payload of every kind) → util (+ api types)
  *   api, warehouse, simulator              (the venue's client, ClickHouse, the venue)     → util
  *   bus                                    (the record envelope and its two transports)    → util, records
  *   streams                                (WebSocket and SSE connections)                 → util, api
@@ -47,7 +47,20 @@ function onlyIn(pkg, where, why) {
 module.exports = {
   forbidden: [
     layer('util', [], 'util is the floor: every part may use it, so it uses none.'),
-    layer('records', ['util'], 'the record contract is shared by producers and loaders: it depends on neither.'),
+    {
+      name: 'records-imports-only-util-and-api-types',
+      comment: "the record contract is shared by producers and loaders: it depends on neither; a sync kind's payload is the venue's item as the api types it.",
+      severity: 'error',
+      from: { path: under('records') },
+      to: { path: [allBut('records', 'util', 'api'), '^workflows/'] },
+    },
+    {
+      name: 'records-name-api-types-only',
+      comment: 'the contract may name what the api parses, never run api code.',
+      severity: 'error',
+      from: { path: under('records') },
+      to: { path: under('api'), dependencyTypesNot: ['type-only'] },
+    },
     layer('api', ['util'], "the venue's typed client knows nothing of what we do with its answers."),
     layer('warehouse', ['util'], 'opening ClickHouse and running migrations serves every part, and depends on none.'),
     layer('simulator', ['util'], 'the simulator is the venue: it must not lean on our own reading of the interface (conformance over self-consistency).'),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EmbeddedBus } from '../src/bus/embedded.ts';
 import { EventDetailSchema } from '../src/api/schemas/index.ts';
-import type { BusRecord } from '../src/bus/record.ts';
+import type { ReceivedRecord } from '../src/bus/record.ts';
 import { CatalogueReader, capturedMarkets } from '../src/capture/catalogue.ts';
 import { VenueClient } from '../src/api/client.ts';
 import { CursorLoopError } from '../src/api/paging.ts';
@@ -10,7 +10,7 @@ import { gapsOf } from './capture-checks.ts';
 import { SMALL_CATALOGUE, steppedRun, steppedVenue } from './capture-helpers.ts';
 
 type Payload = Record<string, unknown>;
-const payloads = (records: readonly BusRecord[], kind: BusRecord['kind']): Payload[] => records.filter((r) => r.kind === kind).map((r) => r.payload as Payload);
+const payloads = (records: readonly ReceivedRecord[], kind: ReceivedRecord['kind']): Payload[] => records.filter((r) => r.kind === kind).map((r) => r.payload as Payload);
 
 describe('capture follows the catalogue', () => {
   it('takes what trades, whatever its state string; leaves out the rest with a reason', () => {

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decodeRecord, encodeRecord, type BusRecord } from '../src/bus/record.ts';
+import { decodeRecord, encodeRecord, type BusRecord, type ReceivedRecord } from '../src/bus/record.ts';
 import { nextAnchorMs } from '../src/capture/anchors.ts';
 import { BookBatcher } from '../src/capture/book-batcher.ts';
-import { canonicalMs, readBookUpdates, type BookUpdate } from '../src/capture/book-change-form.ts';
+import { canonicalMs, readBookUpdates, type BookUpdate } from '../src/records/book-change-form.ts';
 import { replayBookRecords } from '../src/capture/book-replay.ts';
 import { TokenBooks, type BookFrame, type RestBook } from '../src/capture/books.ts';
 import { inShard } from '../src/capture/catalogue.ts';
@@ -52,7 +52,7 @@ describe('micro values', () => {
 });
 
 /** The book updates of `book_change` records as a reader sees them: levels as [price, size] pairs. */
-function updatesOf(records: readonly BusRecord[]) {
+function updatesOf(records: readonly ReceivedRecord[]) {
   const pairs = (flat: ReadonlyArray<number | string>) => Array.from({ length: flat.length / 2 }, (_, i) => [String(flat[2 * i]), String(flat[2 * i + 1])]);
   return records
     .filter((r) => r.kind === 'book_change')
@@ -266,7 +266,7 @@ describe('book updates in batches', () => {
       const frame = snapshotFrame(i + 1, T0 + i * 10, i + 1, bids, [[520000 + (i % 2) * 1000, 70]]);
       return i % 5 === 4 ? { ...frame, venueTime: `${iso(T0 + i * 10).slice(0, -1)}250Z` } : frame;
     });
-    const run = (batched: boolean): BusRecord[] => {
+    const run = (batched: boolean): ReceivedRecord[] => {
       const out: BusRecord[] = [];
       const batcher = new BookBatcher((records) => out.push(...records), () => 0n);
       const books = new TokenBooks(0n, 'market', batched ? (u) => batcher.add(u) : undefined);
@@ -307,11 +307,11 @@ describe('book updates in batches', () => {
     batcher.add(update('a1', 'A', 1));
     batcher.add(update('b1', 'B', 2));
     batcher.add(update('a2', 'A', 3));
-    const trade: BusRecord = { kind: 'trade', key: 'A', venueTime: null, receivedAtUs: 4n, source: { type: 'stream', connection: 'c1', frame: 4 }, payload: {}, raw: '{}' };
+    const trade = { kind: 'trade', key: 'A', venueTime: null, receivedAtUs: 4n, source: { type: 'stream', connection: 'c1', frame: 4 }, payload: {}, raw: '{}' } as ReceivedRecord as BusRecord;
     batcher.pass([trade]);
     expect(summary()).toEqual([['trade']]); // other records pass; updates stay held
     expect(batcher.heldSinceUs()).toBe(0n);
-    const gap: BusRecord = { kind: 'capture_gap', key: 'market', venueTime: null, receivedAtUs: 5n, source: { type: 'stream', connection: 'c1', frame: 4 }, payload: {}, raw: null };
+    const gap = { kind: 'capture_gap', key: 'market', venueTime: null, receivedAtUs: 5n, source: { type: 'stream', connection: 'c1', frame: 4 }, payload: {}, raw: null } as ReceivedRecord as BusRecord;
     batcher.pass([gap]);
     expect(summary()).toEqual([['A:1,3', 'B:2', 'capture_gap']]);
     expect(batcher.heldSinceUs()).toBeNull();

@@ -10,7 +10,7 @@ import { IpLimits } from '../src/api/rate-limit/ip-limits.ts';
 import { RateLimiter } from '../src/api/rate-limit/limiter.ts';
 import type { Bus, Delivery } from '../src/bus/bus.ts';
 import { EmbeddedBus } from '../src/bus/embedded.ts';
-import { decodeRecord, type BusRecord } from '../src/bus/record.ts';
+import { decodeRecord, type ReceivedRecord } from '../src/bus/record.ts';
 import { createTopicCatalogue, type TopicCatalogue } from '../src/bus/topics.ts';
 import { TokenBooks } from '../src/capture/books.ts';
 import { MemoryCoverageStore } from '../src/capture/coverage-store.ts';
@@ -123,7 +123,7 @@ class HandTransport implements Transport {
   }
 }
 
-function marketConnection(publish: (records: BusRecord[]) => void, counters: CaptureCounters, clock: Clock, books: TokenBooks, url = 'ws://127.0.0.1:9/trade/v1/market-stream'): MarketConnection {
+function marketConnection(publish: (records: ReceivedRecord[]) => void, counters: CaptureCounters, clock: Clock, books: TokenBooks, url = 'ws://127.0.0.1:9/trade/v1/market-stream'): MarketConnection {
   const ctx: MarketContext = {
     url,
     token: null,
@@ -147,7 +147,7 @@ function marketConnection(publish: (records: BusRecord[]) => void, counters: Cap
 }
 
 /** Feeds one input (after its set-up frames) to a fresh market connection. */
-function feedMarket(input: StreamInput, index: number, publish: (records: BusRecord[]) => void): FrameNote {
+function feedMarket(input: StreamInput, index: number, publish: (records: ReceivedRecord[]) => void): FrameNote {
   const counters = newCounters();
   const clock = new StillClock();
   const books = new TokenBooks(BigInt(index + 1) * 1_000_000n);
@@ -176,7 +176,7 @@ function feedMarket(input: StreamInput, index: number, publish: (records: BusRec
 }
 
 /** A started account or portfolio capture on a connection the test hands messages through. */
-async function privateCapture(family: 'account' | 'portfolio', clock: StillClock, counters: CaptureCounters, publish: (records: BusRecord[]) => void) {
+async function privateCapture(family: 'account' | 'portfolio', clock: StillClock, counters: CaptureCounters, publish: (records: ReceivedRecord[]) => void) {
   const transport = new HandTransport();
   const options = {
     transport,
@@ -196,7 +196,7 @@ async function privateCapture(family: 'account' | 'portfolio', clock: StillClock
 }
 
 /** Feeds one input (after its set-up frames) through a reconnecting stream into a fresh account or portfolio capture. */
-async function feedPrivate(input: StreamInput, index: number, publish: (records: BusRecord[]) => void): Promise<FrameNote> {
+async function feedPrivate(input: StreamInput, index: number, publish: (records: ReceivedRecord[]) => void): Promise<FrameNote> {
   const counters = newCounters();
   const clock = new StillClock();
   let emitted = 0;
@@ -487,7 +487,7 @@ describe('hostile-input corpus', () => {
 
     it('a market connection that took every hostile frame in a row still records the next good trade', () => {
       const counters = newCounters();
-      const published: BusRecord[] = [];
+      const published: ReceivedRecord[] = [];
       const connection = marketConnection((records) => published.push(...records), counters, new StillClock(), new TokenBooks(0n));
       market.forEach((input, i) => {
         for (const raw of [...input.before, input.raw]) connection.receive({ connectionId: 'row', frameNo: i, receivedAtUs: BASE_US + BigInt(i), raw });
@@ -517,7 +517,7 @@ describe('hostile-input corpus', () => {
         if (n === 1) send(`{"type":"trades","seq":${++seq},"data":{"x":"${'y'.repeat(17 * 1024 * 1024)}"}}`);
       });
     });
-    const published: BusRecord[] = [];
+    const published: ReceivedRecord[] = [];
     const books = new TokenBooks(0n);
     const connection = marketConnection((records) => published.push(...records), newCounters(), systemClock, books, `ws://127.0.0.1:${(server.address() as AddressInfo).port}/trade/v1/market-stream`);
     connection.start();
@@ -534,7 +534,7 @@ describe('hostile-input corpus', () => {
     { family: 'account' as const, inputs: account, good: { type: 'account_events', seq: 1_000_000, data: { kind: 'order_accepted', order: { internal_id: 'after-all', status: 'LIVE' } } } },
     { family: 'portfolio' as const, inputs: portfolio, good: { type: 'portfolio.sync', seq: '1000000', stream_id: 's-1', positions: { as_of: '2026-03-02T09:00:00.000Z', positions: [] } } },
   ])('a $family capture that took every hostile frame in a row still records the next good one', async ({ family, inputs, good }) => {
-    const published: BusRecord[] = [];
+    const published: ReceivedRecord[] = [];
     const { capture, transport } = await privateCapture(family, new StillClock(), newCounters(), (records) => published.push(...records));
     for (const input of inputs) for (const raw of [...input.before, input.raw]) transport.sink!.message(raw);
     published.length = 0;
@@ -582,7 +582,7 @@ describe('hostile-input corpus', () => {
       for (const [offset, input] of bus.entries()) {
         wireAt.set(BigInt(offset), input.wire);
         inputAt.set(String(offset), input);
-        const placeholder: BusRecord = { kind: 'trade', key: 'k', venueTime: null, receivedAtUs: 1n, source: { type: 'stream', connection: 'corpus', frame: offset }, payload: {}, raw: null };
+        const placeholder: ReceivedRecord = { kind: 'trade', key: 'k', venueTime: null, receivedAtUs: 1n, source: { type: 'stream', connection: 'corpus', frame: offset }, payload: {}, raw: null };
         await inner.publish(topic, [placeholder]);
       }
       const loaders = await startLoaders({ bus: bytesBus(inner, wireAt), warehouse: w.warehouse, group: 'corpus-bus', topics: [topic], batch: { maxDelayMs: 20 }, log });
@@ -609,7 +609,7 @@ describe('hostile-input corpus', () => {
 
 describe('public fills on the trades channel (§2.3, §6.2)', () => {
   it('keeps every fill of a trade, drops a frame sent twice, and keeps and reports the same key with other content', () => {
-    const published: BusRecord[] = [];
+    const published: ReceivedRecord[] = [];
     const counters = newCounters();
     const connection = marketConnection((records) => published.push(...records), counters, new StillClock(), new TokenBooks(1_000_000n));
     const fill = (seq: number, fillId: string, price: string) =>

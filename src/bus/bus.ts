@@ -1,4 +1,4 @@
-import type { BusRecord } from './record.ts';
+import type { ReceivedRecord } from './record.ts';
 
 /**
  * The bus: producers publish keyed records to topics; consumer groups read them back in batches
@@ -21,7 +21,7 @@ export interface Bus {
    * of the calls and of the array. Rejects, publishing none of the call, when the topic is not in
    * the catalogue or a record is larger than the topic allows.
    */
-  publish(topic: string, records: readonly BusRecord[], options?: PublishOptions): Promise<void>;
+  publish(topic: string, records: readonly ReceivedRecord[], options?: PublishOptions): Promise<void>;
 
   /**
    * Starts delivering the topics to `onBatch`, for the group, from the group's last commit (from
@@ -104,7 +104,7 @@ export interface Batch {
 
 /** One message: its record, or — when the bytes are not a record — why, with the bytes. */
 export type Delivery =
-  | { offset: bigint; ok: true; record: BusRecord }
+  | { offset: bigint; ok: true; record: ReceivedRecord }
   | { offset: bigint; ok: false; reason: string; bytes: Uint8Array };
 
 /** "The group has consumed the partition up to, not including, `next`" (Kafka's convention). */

@@ -1,5 +1,5 @@
 import type { BusRecord } from '../bus/record.ts';
-import { bookChangeRecord, bookKey, type BookUpdate } from './book-change-form.ts';
+import { bookChangeRecord, bookKey, type BookUpdate } from '../records/book-change-form.ts';
 
 export interface BookBatchLimits {
   /** Updates held at most (all keys together) before everything is written. */

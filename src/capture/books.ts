@@ -1,5 +1,6 @@
-import type { BusRecord, Json } from '../bus/record.ts';
-import { bookChangeRecord, bookKey, type BookUpdate, type UpdateKind } from './book-change-form.ts';
+import type { BookSnapshotPayload, SnapshotReason } from '../records/book-snapshot.ts';
+import type { BusRecord } from '../records/record.ts';
+import { bookChangeRecord, bookKey, type BookUpdate, type UpdateKind } from '../records/book-change-form.ts';
 import { BookLadder, type Level, type LevelChange } from './book-ladder.ts';
 import { parseLevels, type LevelProblem } from './book-levels.ts';
 import { checkLadder } from './book-quality.ts';
@@ -7,8 +8,7 @@ import { hasUnknownKeys, isFrameProblem, isoToMicros, microsToIso, parseFrame, t
 import { qualityRecord, record, type Origin } from './records.ts';
 import { levelsOf, scanSnapshot, type ScannedSnapshot, type SideTexts } from './snapshot-scan.ts';
 
-/** Why a full book_snapshot record was written. */
-export type SnapshotReason = 'connect' | 'reconnect' | 'sequence_reset' | 'frames_missed' | 'resubscribe' | 'subscribe' | 'anchor' | 'hour' | 'first_book';
+export type { SnapshotReason };
 
 /** A book frame as capture reads it (`data` of an `orderbook` frame). */
 export interface BookFrame {
@@ -260,7 +260,7 @@ export class TokenBooks {
   #snapshotRecord(book: TokenBook, reason: SnapshotReason, source: 'rest' | 'stream', venueTime: string | null, asOfUs: bigint, raw: string | null): BusRecord {
     book.based = true;
     const { bids, asks } = book.ladder.levels();
-    const payload = {
+    const payload: BookSnapshotPayload = {
       token_id: book.tokenId,
       condition_id: book.conditionId,
       sequence: book.sequence.toString(),
@@ -298,7 +298,7 @@ function isEmptyArray(value: unknown): boolean {
 }
 
 
-function levelJson(level: Level): Json {
+function levelJson(level: Level): [string, string] {
   return [String(level.priceMicro), level.sizeMicro];
 }
 

@@ -1,15 +1,15 @@
 import { BusError, type Bus } from '../bus/bus.ts';
-import type { BusRecord } from '../bus/record.ts';
+import type { ReceivedRecord } from '../bus/record.ts';
 import type { TopicCatalogue } from '../bus/topics.ts';
 import { backoffStep } from '../util/backoff.ts';
 import type { Logger } from '../util/log.ts';
-import { readBookUpdates } from './book-change-form.ts';
+import { readBookUpdates } from '../records/book-change-form.ts';
 import { isoToMicros } from './frame.ts';
 import { qualityRecord } from './records.ts';
 import type { Clock } from '../util/clock.ts';
 
 interface TopicQueue {
-  pending: BusRecord[];
+  pending: ReceivedRecord[];
   /** The earliest instant a pending record accounts for (µs): see accountsFromUs. */
   pendingSinceUs: bigint | null;
   /** Same for the batch being published now. */
@@ -23,7 +23,7 @@ interface TopicQueue {
  * the loss it records. Until a gap record is durable, coverage may not be claimed past its start:
  * a capture killed with it unpublished would otherwise leave that loss recorded nowhere.
  */
-function accountsFromUs(record: BusRecord, handedOverUs: bigint): bigint {
+function accountsFromUs(record: ReceivedRecord, handedOverUs: bigint): bigint {
   if (record.kind !== 'capture_gap') return handedOverUs;
   const start = isoToMicros((record.payload as { gap_start?: string | null }).gap_start ?? null);
   return start !== null && start < handedOverUs ? start : handedOverUs;
@@ -60,7 +60,7 @@ export class RecordPublisher {
     private readonly lowWater = 10_000,
   ) {}
 
-  push(records: readonly BusRecord[]): void {
+  push(records: readonly ReceivedRecord[]): void {
     const now = this.clock.epochMicros();
     for (const record of records) {
       const topic = this.topics.topicFor(record.kind);
@@ -129,7 +129,7 @@ export class RecordPublisher {
     if ([...this.#queues.values()].every((q) => !q.running)) for (const resolve of this.#idle.splice(0)) resolve();
   }
 
-  async #publish(topic: string, batch: BusRecord[]): Promise<void> {
+  async #publish(topic: string, batch: ReceivedRecord[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.bus.publish(topic, batch);
@@ -148,7 +148,7 @@ export class RecordPublisher {
   }
 
   /** Finds the records the bus refuses as too large; each becomes a data-quality record. */
-  async #publishOneByOne(topic: string, batch: BusRecord[]): Promise<void> {
+  async #publishOneByOne(topic: string, batch: ReceivedRecord[]): Promise<void> {
     for (let i = 0; i < batch.length; i++) {
       const record = batch[i]!;
       try {
@@ -165,7 +165,7 @@ export class RecordPublisher {
     }
   }
 
-  #count(records: readonly BusRecord[]): void {
+  #count(records: readonly ReceivedRecord[]): void {
     this.published += records.length;
     for (const r of records) this.byKind.set(r.kind, (this.byKind.get(r.kind) ?? 0) + 1);
   }

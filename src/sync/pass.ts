@@ -2,7 +2,9 @@ import type { Fetched } from '../api/caller.ts';
 import { InvalidRequestError } from '../api/errors.ts';
 import { CursorLoopError, CursorTrail, pageItems, type PageItem } from '../api/paging.ts';
 import type { Pagination } from '../api/schemas/common.ts';
-import type { BusRecord, Json } from '../bus/record.ts';
+import type { DataQualityPayload } from '../records/data-quality.ts';
+import type { Json } from '../records/json.ts';
+import type { BusRecord } from '../records/record.ts';
 import { syncRecord, type SyncOrigin } from './records.ts';
 import type { JobRun } from './run.ts';
 
@@ -117,7 +119,7 @@ export async function runPass<Page extends ListPage, Item>(run: JobRun, spec: Pa
 
 /** The `data_quality` record of a cursor loop: where (endpoint, job, page) and which cursor. */
 function cursorLoopRecord(run: JobRun, error: CursorLoopError, page: number): BusRecord {
-  const finding = { problem: 'cursor_loop', detail: `${error.message} (job ${run.job}, page ${page} of the pass)`, stream: 'sync', endpoint: error.endpoint, cursor: error.cursor };
+  const finding: DataQualityPayload = { problem: 'cursor_loop', detail: `${error.message} (job ${run.job}, page ${page} of the pass)`, stream: 'sync', endpoint: error.endpoint, cursor: error.cursor };
   return syncRecord('data_quality', run.scope === '' ? 'sync' : run.scope, finding, undefined, undefined, run.origin(undefined));
 }
 

@@ -69,7 +69,7 @@ async function readDetail(run: JobRun, item: PageItem<EventListItem>): Promise<{
 
 function detailRecords(detail: EventDetail, raw: unknown, origin: SyncOrigin): BusRecord[] {
   const rawMarkets = (raw as { markets?: unknown[] }).markets ?? [];
-  const records = [syncRecord('event', detail.id, detail, raw, undefined, origin)];
+  const records: BusRecord[] = [syncRecord('event', detail.id, detail, raw, undefined, origin)];
   for (const [i, market] of (detail.markets ?? []).entries()) {
     records.push(syncRecord('market', market.condition_id ?? market.id, withEvent(market, detail.id), rawMarkets[i], undefined, origin));
   }

@@ -15,8 +15,8 @@ import { createTopicCatalogue, type TopicCatalogue } from '../src/bus/topics.ts'
 import { TokenBooks } from '../src/capture/books.ts';
 import { MemoryCoverageStore } from '../src/capture/coverage-store.ts';
 import { isFrameProblem, parseFrame } from '../src/capture/frame.ts';
-import { MarketConnection, type MarketContext } from '../src/capture/market-connection.ts';
-import { SeenTrades } from '../src/capture/market-records.ts';
+import { MarketConnection, type MarketOwner } from '../src/capture/market-connection.ts';
+import { MarketFeed } from '../src/capture/market-feed.ts';
 import { AccountCapture, PortfolioCapture } from '../src/capture/private-streams.ts';
 import { RecordPublisher } from '../src/capture/publisher.ts';
 import { newCounters, type CaptureCounters } from '../src/capture/stats.ts';
@@ -123,34 +123,20 @@ class HandTransport implements Transport {
   }
 }
 
-function marketConnection(publish: (records: ReceivedRecord[]) => void, counters: CaptureCounters, clock: Clock, books: TokenBooks, url = 'ws://127.0.0.1:9/trade/v1/market-stream'): MarketConnection {
-  const ctx: MarketContext = {
-    url,
-    token: null,
-    budget: new ConnectionBudget(),
-    clock,
-    silenceMs: 30_000,
-    log,
-    books,
-    trades: new SeenTrades(),
-    counters,
-    publish,
-    reseed: () => undefined,
-    onBookFrame: (frame, out) => books.onFrame(frame, out),
-    onStatus: () => undefined,
-    onAdded: () => undefined,
-    onCovered: () => undefined,
-  };
-  const connection = new MarketConnection(ctx, 'corpus');
+function marketConnection(publish: (records: readonly ReceivedRecord[]) => void, counters: CaptureCounters, clock: Clock, books: TokenBooks, url = 'ws://127.0.0.1:9/trade/v1/market-stream'): MarketConnection {
+  // One update a record, written at once: what a frame makes is there when it returns.
+  const feed = new MarketFeed({ sink: { write: publish }, clock, books, batch: { maxUpdates: 1, maxDelayMs: 0, maxBytes: 1 } });
+  const owner: MarketOwner = { reseed: () => undefined, statusSeen: () => undefined, added: () => undefined, covered: () => undefined };
+  const connection = new MarketConnection({ url, token: null, budget: new ConnectionBudget(), clock, silenceMs: 30_000, log, counters, feed, owner }, 'corpus');
   connection.add(new Map([['tok-1', 'cond-1']]), ['ev-1']);
   return connection;
 }
 
 /** Feeds one input (after its set-up frames) to a fresh market connection. */
-function feedMarket(input: StreamInput, index: number, publish: (records: ReceivedRecord[]) => void): FrameNote {
+function feedMarket(input: StreamInput, index: number, publish: (records: readonly ReceivedRecord[]) => void): FrameNote {
   const counters = newCounters();
   const clock = new StillClock();
-  const books = new TokenBooks(BigInt(index + 1) * 1_000_000n);
+  const books = new TokenBooks({ sequenceBase: BigInt(index + 1) * 1_000_000n });
   let emitted = 0;
   const connection = marketConnection(
     (records) => {
@@ -176,7 +162,7 @@ function feedMarket(input: StreamInput, index: number, publish: (records: Receiv
 }
 
 /** A started account or portfolio capture on a connection the test hands messages through. */
-async function privateCapture(family: 'account' | 'portfolio', clock: StillClock, counters: CaptureCounters, publish: (records: ReceivedRecord[]) => void) {
+async function privateCapture(family: 'account' | 'portfolio', clock: StillClock, counters: CaptureCounters, publish: (records: readonly ReceivedRecord[]) => void) {
   const transport = new HandTransport();
   const options = {
     transport,
@@ -184,7 +170,7 @@ async function privateCapture(family: 'account' | 'portfolio', clock: StillClock
     clock,
     silenceMs: 30_000,
     counters,
-    publish,
+    sink: { write: publish },
     mark: new StreamMark(new MemoryCoverageStore(), family, 'none'),
     account: 'acct-1',
     log,
@@ -196,7 +182,7 @@ async function privateCapture(family: 'account' | 'portfolio', clock: StillClock
 }
 
 /** Feeds one input (after its set-up frames) through a reconnecting stream into a fresh account or portfolio capture. */
-async function feedPrivate(input: StreamInput, index: number, publish: (records: ReceivedRecord[]) => void): Promise<FrameNote> {
+async function feedPrivate(input: StreamInput, index: number, publish: (records: readonly ReceivedRecord[]) => void): Promise<FrameNote> {
   const counters = newCounters();
   const clock = new StillClock();
   let emitted = 0;
@@ -437,7 +423,7 @@ describe('hostile-input corpus', () => {
   describe('stream frames, through capture, the bus and the loaders into chDB', () => {
     const catalogue: TopicCatalogue = createTopicCatalogue(CAPTURE_PREFIX);
     const captureBus = new EmbeddedBus({ topics: catalogue.topics, capacity: { records: 1_000_000, bytes: 1024 * 1024 * 1024 } });
-    const publisher = new RecordPublisher(captureBus, catalogue, new StillClock(), log);
+    const publisher = new RecordPublisher({ bus: captureBus, topics: catalogue, clock: new StillClock(), log });
 
     it.each(streamInputs.map((input, index) => ({ input, index, label: `${input.family}/${input.name}` })))(
       '$label: no crash, no hang',
@@ -488,7 +474,7 @@ describe('hostile-input corpus', () => {
     it('a market connection that took every hostile frame in a row still records the next good trade', () => {
       const counters = newCounters();
       const published: ReceivedRecord[] = [];
-      const connection = marketConnection((records) => published.push(...records), counters, new StillClock(), new TokenBooks(0n));
+      const connection = marketConnection((records) => published.push(...records), counters, new StillClock(), new TokenBooks({ sequenceBase: 0n }));
       market.forEach((input, i) => {
         for (const raw of [...input.before, input.raw]) connection.receive({ connectionId: 'row', frameNo: i, receivedAtUs: BASE_US + BigInt(i), raw });
       });
@@ -518,7 +504,7 @@ describe('hostile-input corpus', () => {
       });
     });
     const published: ReceivedRecord[] = [];
-    const books = new TokenBooks(0n);
+    const books = new TokenBooks({ sequenceBase: 0n });
     const connection = marketConnection((records) => published.push(...records), newCounters(), systemClock, books, `ws://127.0.0.1:${(server.address() as AddressInfo).port}/trade/v1/market-stream`);
     connection.start();
     while (!published.some((r) => r.kind === 'trade' && (r.payload as { trade_id?: string }).trade_id === 't-2')) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -611,7 +597,7 @@ describe('public fills on the trades channel (§2.3, §6.2)', () => {
   it('keeps every fill of a trade, drops a frame sent twice, and keeps and reports the same key with other content', () => {
     const published: ReceivedRecord[] = [];
     const counters = newCounters();
-    const connection = marketConnection((records) => published.push(...records), counters, new StillClock(), new TokenBooks(1_000_000n));
+    const connection = marketConnection((records) => published.push(...records), counters, new StillClock(), new TokenBooks({ sequenceBase: 1_000_000n }));
     const fill = (seq: number, fillId: string, price: string) =>
       JSON.stringify({ type: 'trades', seq, ts: '2025-01-06T12:00:00.100Z', data: { kind: 'trade', trade_id: 'T1', fill_id: fillId, token_id: 'tok-1', side: 'BUY', price_micro: price, shares_micro: '5000000', executed_at: '2025-01-06T12:00:00.100Z' } });
     const frames = [fill(1, 'F1', '510000'), fill(2, 'F2', '520000'), fill(3, 'F3', '530000'), fill(4, 'F2', '520000'), fill(5, 'F3', '540000')];

@@ -3,6 +3,7 @@ import type { Unread } from '../records/json.ts';
 import type { Payload } from '../records/payloads.ts';
 import type { PortfolioSyncPayload } from '../records/portfolio-sync.ts';
 import type { BusRecord } from '../records/record.ts';
+import type { RecordSink } from './record-sink.ts';
 import { StreamHolder } from './stream-holder.ts';
 import type { ConnectionBudget } from '../streams/connection-budget.ts';
 import { ReconnectingStream } from '../streams/reconnecting-stream.ts';
@@ -25,7 +26,8 @@ export interface PrivateStreamOptions {
   clock: Clock;
   silenceMs: number;
   counters: CaptureCounters;
-  publish(records: BusRecord[]): void;
+  /** Where the records go (the publisher). */
+  sink: RecordSink;
   mark: StreamMark;
   /** Label of the account the token belongs to: the key of its records. */
   account: string;
@@ -118,12 +120,12 @@ abstract class PrivateStream extends StreamHolder {
   }
 
   #onFrame(frame: Frame): void {
-    const seen = intake(frame, this.coverage, this.o.counters, this.o.publish);
+    const seen = intake(frame, this.coverage, this.o.counters, this.o.sink);
     if (!seen) return;
     const out: BusRecord[] = [];
     if (seen.missed > 0 && !this.awaiting) this.gapSince('frames_missed', `${seen.missed} frame numbers skipped before ${seen.parsed.seq}`, seen.previous, seen, out, seen.missed);
     this.route(seen, frame, out);
-    if (out.length > 0) this.o.publish(out);
+    if (out.length > 0) this.o.sink.write(out);
   }
 
   #onLost(loss: CoverageLoss): void {

@@ -3,6 +3,7 @@ import type { ReceivedRecord } from '../bus/record.ts';
 import type { TopicCatalogue } from '../bus/topics.ts';
 import { backoffStep } from '../util/backoff.ts';
 import type { Logger } from '../util/log.ts';
+import type { RecordSink } from './record-sink.ts';
 import { readBookUpdates } from '../records/book-change-form.ts';
 import { isoToMicros } from './frame.ts';
 import { qualityRecord } from './records.ts';
@@ -36,29 +37,55 @@ function accountsFromUs(record: ReceivedRecord, handedOverUs: bigint): bigint {
  * retry that stored twice is deduplicated by the loader); a record the bus refuses as too large
  * becomes a data-quality record saying so.
  */
-export class RecordPublisher {
+export interface RecordPublisherOptions {
+  bus: Bus;
+  topics: TopicCatalogue;
+  clock: Clock;
+  log?: Logger;
+  /** First wait after a failed publish (doubling up to 30 s; default 1 s). */
+  retryDelayMs?: number;
+  /**
+   * Called with true when more than `highWater` records wait for the bus (stop reading the
+   * venue), with false once fewer than `lowWater` do: a slow bus slows capture down instead of
+   * growing its memory without bound.
+   */
+  onPressure?(slowDown: boolean): void;
+  /** Default 50 000 and a fifth of it. */
+  highWater?: number;
+  lowWater?: number;
+}
+
+export class RecordPublisher implements RecordSink {
   readonly #queues = new Map<string, TopicQueue>();
   readonly #idle: Array<() => void> = [];
   #stopped = false;
   #pressed = false;
   published = 0;
   byKind = new Map<string, number>();
+  private readonly bus: Bus;
+  private readonly topics: TopicCatalogue;
+  private readonly clock: Clock;
+  private readonly log: Logger | undefined;
+  private readonly retryDelayMs: number;
+  private readonly onPressure: (slowDown: boolean) => void;
+  private readonly highWater: number;
+  private readonly lowWater: number;
 
-  constructor(
-    private readonly bus: Bus,
-    private readonly topics: TopicCatalogue,
-    private readonly clock: Clock,
-    private readonly log?: Logger,
-    private readonly retryDelayMs = 1_000,
-    /**
-     * Called with true when more than `highWater` records wait for the bus (stop reading the
-     * venue), with false once fewer than `lowWater` do: a slow bus slows capture down instead of
-     * growing its memory without bound.
-     */
-    private readonly onPressure: (slowDown: boolean) => void = () => undefined,
-    private readonly highWater = 50_000,
-    private readonly lowWater = 10_000,
-  ) {}
+  constructor(options: RecordPublisherOptions) {
+    this.bus = options.bus;
+    this.topics = options.topics;
+    this.clock = options.clock;
+    this.log = options.log;
+    this.retryDelayMs = options.retryDelayMs ?? 1_000;
+    this.onPressure = options.onPressure ?? (() => undefined);
+    this.highWater = options.highWater ?? 50_000;
+    this.lowWater = options.lowWater ?? Math.floor(this.highWater / 5);
+  }
+
+  /** The sink's side: the same as `push`. */
+  write(records: readonly ReceivedRecord[]): void {
+    this.push(records);
+  }
 
   push(records: readonly ReceivedRecord[]): void {
     const now = this.clock.epochMicros();

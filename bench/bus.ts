@@ -7,19 +7,19 @@
  */
 import { positionAfter } from '../src/bus/bus.ts';
 import { EmbeddedBus } from '../src/bus/embedded.ts';
-import { decodeRecord, encodeRecord, type BusRecord, type Json } from '../src/bus/record.ts';
+import { decodeRecord, encodeRecord, type ReceivedRecord, type Json } from '../src/bus/record.ts';
 import { TOPICS } from '../src/bus/topics.ts';
 
 const CODEC_SECONDS = 3;
 
 /** A mix like the market stream's: mostly trades and quotes, some full-depth book snapshots. */
-function sampleRecords(count: number): BusRecord[] {
-  const records: BusRecord[] = [];
+function sampleRecords(count: number): ReceivedRecord[] {
+  const records: ReceivedRecord[] = [];
   for (let i = 0; i < count; i++) {
     const condition = `0x${(i % 97).toString(16).padStart(64, 'a')}`;
     const token = `${condition.slice(0, 40)}${i % 2}`;
     let payload: Json;
-    let kind: BusRecord['kind'];
+    let kind: ReceivedRecord['kind'];
     if (i % 10 === 0) {
       kind = 'book_snapshot';
       const levels = (side: number) =>
@@ -52,7 +52,7 @@ function measure(seconds: number, pass: () => number): { passesPerSecond: number
   return { passesPerSecond: passes / elapsed, bytesPerSecond: bytes / elapsed };
 }
 
-function benchCodec(records: readonly BusRecord[]): void {
+function benchCodec(records: readonly ReceivedRecord[]): void {
   let sink = 0;
   const codec = measure(CODEC_SECONDS, () => {
     let bytes = 0;
@@ -82,7 +82,7 @@ function benchCodec(records: readonly BusRecord[]): void {
   if (sink < 0) console.log(sink);
 }
 
-async function benchEmbedded(records: readonly BusRecord[], rounds: number): Promise<void> {
+async function benchEmbedded(records: readonly ReceivedRecord[], rounds: number): Promise<void> {
   const topic = TOPICS.topicFor('trade');
   const bus = new EmbeddedBus();
   const total = records.length * rounds;

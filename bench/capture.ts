@@ -13,16 +13,16 @@
  */
 import { gzipSync } from 'node:zlib';
 import WebSocket from 'ws';
-import { encodeRecord } from '../src/bus/record.ts';
-import { BOOK_BATCH_DEFAULTS, BookBatcher, type BookBatchLimits } from '../src/capture/book-batcher.ts';
+import { encodeRecord, type BusRecord } from '../src/bus/record.ts';
+import { BOOK_BATCH_DEFAULTS, type BookBatchLimits } from '../src/capture/book-batcher.ts';
 import { TokenBooks } from '../src/capture/books.ts';
-import { MarketConnection, type MarketContext } from '../src/capture/market-connection.ts';
-import { SeenTrades } from '../src/capture/market-records.ts';
+import { MarketConnection, type MarketOwner } from '../src/capture/market-connection.ts';
+import { MarketFeed } from '../src/capture/market-feed.ts';
 import { newCounters } from '../src/capture/stats.ts';
 import { ManualClock, startSimulator } from '../src/simulator/index.ts';
-import { systemStreamClock } from '../src/streams/clock.ts';
 import { ConnectionBudget } from '../src/streams/connection-budget.ts';
 import type { Frame } from '../src/streams/types.ts';
+import { systemClock } from '../src/util/clock.ts';
 
 /** Seconds of measurement per contender. */
 const SECONDS = 3;
@@ -72,26 +72,11 @@ function deepBookFrames(count: number): string[] {
   return frames;
 }
 
-/** A market connection that is never opened: recorded frames go straight into its frame path, book updates into a batcher. */
-function connectionFor(batcher: BookBatcher): MarketConnection {
-  const books = new TokenBooks(0n, 'market', (update) => batcher.add(update));
-  const ctx: MarketContext = {
-    url: 'ws://127.0.0.1:9/trade/v1/market-stream',
-    token: null,
-    budget: new ConnectionBudget(),
-    clock: systemStreamClock,
-    silenceMs: 30_000,
-    books,
-    trades: new SeenTrades(),
-    counters: newCounters(),
-    publish: (records) => batcher.pass(records),
-    reseed: () => undefined,
-    onBookFrame: (frame, out) => ctx.books.onFrame(frame, out),
-    onStatus: () => undefined,
-    onAdded: () => undefined,
-    onCovered: () => undefined,
-  };
-  return new MarketConnection(ctx, 'bench');
+/** A market connection that is never opened: recorded frames go straight into its frame path, down to the feed (books, batcher, sink). */
+function connectionFor(feed: MarketFeed): MarketConnection {
+  const owner: MarketOwner = { reseed: () => undefined, statusSeen: () => undefined, added: () => undefined, covered: () => undefined };
+  const options = { url: 'ws://127.0.0.1:9/trade/v1/market-stream', token: null, budget: new ConnectionBudget(), clock: systemClock, silenceMs: 30_000, counters: newCounters(), feed, owner };
+  return new MarketConnection(options, 'bench');
 }
 
 interface Pass {
@@ -108,17 +93,22 @@ interface Pass {
 function capturePass(frames: readonly string[], times: readonly bigint[], keep?: string[], limits: BookBatchLimits = BOOK_BATCH_DEFAULTS): Pass {
   const pass: Pass = { bytes: 0, frames: frames.length, changeBytes: 0, changeRecords: 0, bookFrames: 0, bookFrameBytes: 0 };
   let nowUs = 0n;
-  const batcher = new BookBatcher((records) => {
-    for (const r of records) {
-      const wire = encodeRecord(r);
-      if (r.kind === 'book_change') {
-        pass.changeBytes += wire.length;
-        pass.changeRecords += 1;
-        keep?.push(wire);
+  const sink = {
+    write(records: readonly BusRecord[]): void {
+      for (const r of records) {
+        const wire = encodeRecord(r);
+        if (r.kind === 'book_change') {
+          pass.changeBytes += wire.length;
+          pass.changeRecords += 1;
+          keep?.push(wire);
+        }
       }
-    }
-  }, () => nowUs, limits);
-  const connection = connectionFor(batcher);
+    },
+  };
+  // Time as the frames say (the batcher's time bound acts as it would live).
+  const clock = { now: () => Number(nowUs / 1000n), sleep: systemClock.sleep, epochMicros: () => nowUs };
+  const feed = new MarketFeed({ sink, clock, batch: limits, books: new TokenBooks({ sequenceBase: 0n }) });
+  const connection = connectionFor(feed);
   const connectionId = 'c0ffee00-0000-4000-8000-000000000000';
   for (let i = 0; i < frames.length; i++) {
     const raw = frames[i]!;
@@ -131,7 +121,7 @@ function capturePass(frames: readonly string[], times: readonly bigint[], keep?:
     const frame: Frame = { connectionId, frameNo: i, receivedAtUs: nowUs, raw };
     connection.receive(frame);
   }
-  batcher.flush();
+  feed.flush();
   return pass;
 }
 

@@ -11,7 +11,7 @@ import {
   TradingError,
   VenueError,
 } from '../src/api/errors.ts';
-import { errorFromAnswer, parseRetryAfter } from '../src/api/problem.ts';
+import { errorFromAnswer } from '../src/api/problem.ts';
 import { PROBLEM_HEADERS, problem, stubVenue } from './api-fixtures.ts';
 
 const REQUEST_ID = PROBLEM_HEADERS['x-request-id'];
@@ -136,11 +136,6 @@ describe('answers that are not ordinary problems', () => {
     const error = errorFromAnswer(answer(503, problem(503, 'dependency_unavailable', { recovery: 'soon' })), 'GET /x');
     expect(error).toBeInstanceOf(ServiceError);
     expect(error.recovery).toBeUndefined();
-  });
-
-  it('Retry-After as an HTTP date', () => {
-    expect(parseRetryAfter('Wed, 21 Oct 2015 07:28:30 GMT', Date.parse('Wed, 21 Oct 2015 07:28:00 GMT'))).toBe(30);
-    expect(parseRetryAfter('soon')).toBeUndefined();
   });
 });
 

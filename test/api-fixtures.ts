@@ -6,11 +6,11 @@
 import { MockAgent } from 'undici';
 import { Availability } from '../src/api/availability.ts';
 import { VenueClient, type VenueClientOptions } from '../src/api/client.ts';
-import { ManualClock } from '../src/api/clock.ts';
 import { IpLimits } from '../src/api/rate-limit/ip-limits.ts';
 import { RateLimiter } from '../src/api/rate-limit/limiter.ts';
 import { createLogger } from '../src/util/log.ts';
 import { Secret } from '../src/util/secret.ts';
+import { ManualClock } from '../src/util/clock.ts';
 
 export const BASE_URL = 'http://venue.test';
 export const TOKEN = 'pat_live_9f8e7d6c5b4a';

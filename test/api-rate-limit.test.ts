@@ -1,14 +1,14 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../src/api/clock.ts';
 import { VenueClient } from '../src/api/client.ts';
 import { IpLimits } from '../src/api/rate-limit/ip-limits.ts';
 import { RateLimiter, type AdmissionRequest } from '../src/api/rate-limit/limiter.ts';
-import { SlidingWindow } from '../src/api/rate-limit/sliding-window.ts';
 import { TokenBucket } from '../src/api/rate-limit/token-bucket.ts';
 import { startSimulator } from '../src/simulator/index.ts';
 import { Secret } from '../src/util/secret.ts';
 import { JSON_HEADERS, PROBLEM_HEADERS, problem, rebatesPayload, stubVenue, summaryPayload } from './api-fixtures.ts';
+import { ManualClock } from '../src/util/clock.ts';
+import { SlidingWindow } from '../src/util/sliding-window.ts';
 
 const read = (readCost = 1, path = '/trade/v1/portfolio/pnl'): AdmissionRequest => ({ path, readCost, authenticated: true });
 

@@ -3,12 +3,12 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Availability } from '../src/api/availability.ts';
 import { VenueClient } from '../src/api/client.ts';
-import type { Clock } from '../src/api/clock.ts';
 import { itemsOf } from '../src/api/paging.ts';
 import { IpLimits } from '../src/api/rate-limit/ip-limits.ts';
 import { RateLimiter } from '../src/api/rate-limit/limiter.ts';
 import { ManualClock, startSimulator, type SimulatorHandle } from '../src/simulator/index.ts';
 import { Secret } from '../src/util/secret.ts';
+import { nowMicros, type Clock } from '../src/util/clock.ts';
 
 /**
  * The client against the venue simulator, which was written independently from the interface
@@ -26,7 +26,7 @@ describe('the client against the simulator', () => {
     for (let i = 0; i < 60; i += 1) sim.advance(500);
     // One virtual time for both sides: when the client waits (pacing, backoff), the venue's time
     // moves by as much, so its buckets refill exactly as they would in real time.
-    const clock: Clock = { now: () => venueTime.now(), sleep: async (ms) => sim.advance(Math.ceil(ms)) };
+    const clock: Clock = { now: () => venueTime.now(), sleep: async (ms) => sim.advance(Math.ceil(ms)), epochMicros: nowMicros };
     client = new VenueClient({
       baseUrl: sim.url,
       token: new Secret(sim.demoToken),

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BusError, positionAfter, type Batch, type Bus, type CommitPosition, type Subscription, type TopicPartition } from '../src/bus/bus.ts';
 import { partitionFor } from '../src/bus/partitioner.ts';
-import type { BusRecord } from '../src/bus/record.ts';
+import type { ReceivedRecord } from '../src/bus/record.ts';
 import { createTopicCatalogue, type TopicSpec } from '../src/bus/topics.ts';
 
 /**
@@ -18,7 +18,7 @@ export interface Received {
   topic: string;
   partition: number;
   offset: bigint;
-  record: BusRecord;
+  record: ReceivedRecord;
 }
 
 /** A subscription that keeps what it receives, and lets a test wait for a count of records. */
@@ -71,7 +71,7 @@ export async function collect(bus: Bus, group: string, topics: readonly string[]
 }
 
 /** A trade of one outcome of a condition; `seq` orders the records of a key. */
-export function tradeRecord(condition: string, outcome: string, seq: number, raw: string | null = null): BusRecord {
+export function tradeRecord(condition: string, outcome: string, seq: number, raw: string | null = null): ReceivedRecord {
   return {
     kind: 'trade',
     key: condition,
@@ -84,8 +84,8 @@ export function tradeRecord(condition: string, outcome: string, seq: number, raw
 }
 
 /** For each condition and seq, a trade on both outcomes: keys interleaved as a live feed would. */
-export function tradeFeed(conditions: number, perOutcome: number, tag = randomUUID().slice(0, 8)): BusRecord[] {
-  const records: BusRecord[] = [];
+export function tradeFeed(conditions: number, perOutcome: number, tag = randomUUID().slice(0, 8)): ReceivedRecord[] {
+  const records: ReceivedRecord[] = [];
   for (let seq = 0; seq < perOutcome; seq++) {
     for (let c = 0; c < conditions; c++) {
       records.push(tradeRecord(`0x${tag}-${c}`, 'yes', seq * 2), tradeRecord(`0x${tag}-${c}`, 'no', seq * 2 + 1));
@@ -94,7 +94,7 @@ export function tradeFeed(conditions: number, perOutcome: number, tag = randomUU
   return records;
 }
 
-const identify = (record: BusRecord) => `${(record.payload as { token_id: string }).token_id}#${record.source.type === 'stream' ? record.source.frame : -1}`;
+const identify = (record: ReceivedRecord) => `${(record.payload as { token_id: string }).token_id}#${record.source.type === 'stream' ? record.source.frame : -1}`;
 const where = (r: Received) => `${r.partition}@${r.offset}`;
 
 /** Positions that commit everything received. */

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { decodeRecord, encodeRecord, nowMicros, PayloadError, RECORD_KINDS, toJsonPayload, type BusRecord } from '../src/bus/record.ts';
+import { decodeRecord, encodeRecord, PayloadError, RECORD_KINDS, toJsonPayload, type ReceivedRecord } from '../src/bus/record.ts';
+import { nowMicros } from '../src/util/clock.ts';
 
 const INT64_MAX = 2n ** 63n - 1n;
 
-function trade(overrides: Partial<BusRecord> = {}): BusRecord {
+function trade(overrides: Partial<ReceivedRecord> = {}): ReceivedRecord {
   return {
     kind: 'trade',
     key: '0xcondition-1',
@@ -16,7 +17,7 @@ function trade(overrides: Partial<BusRecord> = {}): BusRecord {
   };
 }
 
-function roundTrip(record: BusRecord): BusRecord {
+function roundTrip(record: ReceivedRecord): ReceivedRecord {
   const decoded = decodeRecord(encodeRecord(record));
   if (!decoded.ok) throw new Error(decoded.reason);
   return decoded.record;
@@ -48,7 +49,7 @@ describe('record envelope codec', () => {
   });
 
   it('writes a bigint that bypassed the payload type exactly rather than failing', () => {
-    const payload = { price_micro: 12_345_678_901_234_567_890n } as unknown as BusRecord['payload'];
+    const payload = { price_micro: 12_345_678_901_234_567_890n } as unknown as ReceivedRecord['payload'];
     expect(roundTrip(trade({ payload })).payload).toEqual({ price_micro: '12345678901234567890' });
   });
 

@@ -3,7 +3,7 @@ import { BookLadder, type Level } from '../src/capture/book-ladder.ts';
 import { parseLevels } from '../src/capture/book-levels.ts';
 import { checkLadder } from '../src/capture/book-quality.ts';
 import { replayBook, replayBookRecords, type ChangeRow, type SnapshotRow } from '../src/capture/book-replay.ts';
-import { TokenBooks, type BookFrame } from '../src/capture/books.ts';
+import { recordsOf, TokenBooks, type BookFrame } from '../src/capture/books.ts';
 import type { BusRecord } from '../src/bus/record.ts';
 
 const lv = (priceMicro: number, sizeMicro: string): Level => ({ priceMicro, sizeMicro });
@@ -161,17 +161,17 @@ describe('a capture run taking up a book', () => {
   it("writes a token's first full book of the run as a snapshot at once, so replay never builds on an earlier run's snapshot", () => {
     const t0 = Date.UTC(2026, 0, 1);
     // The earlier run: its first book, then a change; then it is killed (what followed is lost).
-    const earlier = new TokenBooks(1_000n);
+    const earlier = new TokenBooks({ sequenceBase: 1_000n });
     const before: BusRecord[] = [];
-    earlier.onFrame(frame([[480000, '100'], [470000, '50']], [[530000, '10']], t0, 1), before);
-    earlier.onFrame(frame([[480000, '100'], [470000, '50']], [[530000, '20']], t0 + 1_000, 2), before);
+    before.push(...recordsOf(earlier.onFrame(frame([[480000, '100'], [470000, '50']], [[530000, '10']], t0, 1))));
+    before.push(...recordsOf(earlier.onFrame(frame([[480000, '100'], [470000, '50']], [[530000, '20']], t0 + 1_000, 2))));
     // The next run sees the book again, before any REST re-seed answers.
-    const later = new TokenBooks(2_000n);
+    const later = new TokenBooks({ sequenceBase: 2_000n });
     const after: BusRecord[] = [];
-    later.onFrame(frame([[480000, '90']], [[520000, '70']], t0 + 60_000, 1), after);
+    after.push(...recordsOf(later.onFrame(frame([[480000, '90']], [[520000, '70']], t0 + 60_000, 1))));
     expect(after.map((r) => r.kind)).toEqual(['book_change', 'book_snapshot']);
     expect(after[1]!.payload).toMatchObject({ reason: 'first_book', source: 'stream' });
-    later.onFrame(frame([[480000, '95']], [[520000, '70']], t0 + 61_000, 2), after);
+    after.push(...recordsOf(later.onFrame(frame([[480000, '95']], [[520000, '70']], t0 + 61_000, 2))));
     expect(after.filter((r) => r.kind === 'book_snapshot')).toHaveLength(1);
 
     const at = (ms: number) => replayBookRecords([...before, ...after], 'T', BigInt(ms) * 1000n + 999n)!.ladder.levels();

@@ -1,16 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { EmbeddedBus } from '../src/bus/embedded.ts';
 import { EventDetailSchema } from '../src/api/schemas/index.ts';
-import type { BusRecord } from '../src/bus/record.ts';
+import type { ReceivedRecord } from '../src/bus/record.ts';
 import { CatalogueReader, capturedMarkets } from '../src/capture/catalogue.ts';
 import { VenueClient } from '../src/api/client.ts';
 import { CursorLoopError } from '../src/api/paging.ts';
 import { quietSimulator } from './simulator-helpers.ts';
 import { gapsOf } from './capture-checks.ts';
 import { SMALL_CATALOGUE, steppedRun, steppedVenue } from './capture-helpers.ts';
+import { nowMicros } from '../src/util/clock.ts';
 
 type Payload = Record<string, unknown>;
-const payloads = (records: readonly BusRecord[], kind: BusRecord['kind']): Payload[] => records.filter((r) => r.kind === kind).map((r) => r.payload as Payload);
+const payloads = (records: readonly ReceivedRecord[], kind: ReceivedRecord['kind']): Payload[] => records.filter((r) => r.kind === kind).map((r) => r.payload as Payload);
 
 describe('capture follows the catalogue', () => {
   it('takes what trades, whatever its state string; leaves out the rest with a reason', () => {
@@ -108,7 +109,7 @@ describe('capture follows the catalogue', () => {
     const { sim } = await quietSimulator({ venue: { catalogue: { games: 0, propositions: 120, multiOutcome: 0, recurring: 0 } } });
     try {
       const client = new VenueClient({ baseUrl: sim.url });
-      const reader = new CatalogueReader(client, () => sim.venue.options.clock.now());
+      const reader = new CatalogueReader({ client, clock: { now: () => sim.venue.options.clock.now(), sleep: async () => undefined, epochMicros: nowMicros } });
       const full = await reader.read();
       expect(full.cursorLoop).toBeUndefined();
       expect(full.events.size).toBeGreaterThan(100); // two pages of 100

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tradeKey } from '../src/api/trade-key.ts';
 import { EmbeddedBus } from '../src/bus/embedded.ts';
-import type { BusRecord } from '../src/bus/record.ts';
+import type { ReceivedRecord } from '../src/bus/record.ts';
 import { bookRowsOf, replayBook } from '../src/capture/book-replay.ts';
 import { isoToMicros } from '../src/capture/frame.ts';
 import type { GapScope } from '../src/capture/gaps.ts';
@@ -24,7 +24,7 @@ export interface Gap {
  * The coverage gaps of a stream's records. Markets capture chose to leave out (`not_captured`:
  * gaps of no length naming why) are a listing choice, not a loss of coverage: only with `leftOut`.
  */
-export function gapsOf(records: readonly BusRecord[], stream = 'market', leftOut = false): Gap[] {
+export function gapsOf(records: readonly ReceivedRecord[], stream = 'market', leftOut = false): Gap[] {
   return records
     .filter((r) => r.kind === 'capture_gap' && (r.payload as { stream: string }).stream === stream)
     .filter((r) => leftOut || (r.payload as { reason: string }).reason !== 'not_captured')
@@ -58,7 +58,7 @@ export interface TradeCheck {
  * Every ground-truth public fill between `fromMs` and `toMs` (by its natural key, trade and fill
  * id): captured exactly once, or inside a gap of its scope.
  */
-export function checkTrades(gt: GroundTruth, records: readonly BusRecord[], gaps: readonly Gap[], tokensOf: (conditionId: string) => string[], fromMs: number, toMs: number): TradeCheck {
+export function checkTrades(gt: GroundTruth, records: readonly ReceivedRecord[], gaps: readonly Gap[], tokensOf: (conditionId: string) => string[], fromMs: number, toMs: number): TradeCheck {
   const counts = new Map<string, number>();
   for (const r of records) {
     if (r.kind !== 'trade') continue;
@@ -88,7 +88,7 @@ const levelsOf = (ls: GtBook['bids']): Array<[number, string]> => ls.map((l) => 
  * Books replayed from the records at instants outside gaps equal the ground truth: one sample per
  * ground-truth change (the instant just before the token's next change), up to `limit` per token.
  */
-export function checkBooks(gt: GroundTruth, records: readonly BusRecord[], gaps: readonly Gap[], fromMs: number, toMs: number, limit = 20): BookCheck {
+export function checkBooks(gt: GroundTruth, records: readonly ReceivedRecord[], gaps: readonly Gap[], fromMs: number, toMs: number, limit = 20): BookCheck {
   const byToken = new Map<string, GtBook[]>();
   for (const b of gt.books) {
     const list = byToken.get(b.token_id) ?? [];

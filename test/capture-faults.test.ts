@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tradeKey } from '../src/api/trade-key.ts';
 import { EmbeddedBus } from '../src/bus/embedded.ts';
-import type { BusRecord } from '../src/bus/record.ts';
-import { readBookUpdates } from '../src/capture/book-change-form.ts';
+import type { ReceivedRecord } from '../src/bus/record.ts';
+import { readBookUpdates } from '../src/records/book-change-form.ts';
 import { FileCoverageStore } from '../src/capture/coverage-store.ts';
 import { isoToMicros } from '../src/capture/frame.ts';
 import type { FaultSpec } from '../src/simulator/index.ts';
@@ -13,7 +13,7 @@ import { gapsOf } from './capture-checks.ts';
 import { SMALL_CATALOGUE, steppedRun, steppedVenue, type SteppedRun, type SteppedRunOptions } from './capture-helpers.ts';
 
 type Payload = Record<string, unknown>;
-const payloads = (records: readonly BusRecord[], kind: BusRecord['kind']): Payload[] => records.filter((r) => r.kind === kind).map((r) => r.payload as Payload);
+const payloads = (records: readonly ReceivedRecord[], kind: ReceivedRecord['kind']): Payload[] => records.filter((r) => r.kind === kind).map((r) => r.payload as Payload);
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -4,14 +4,14 @@ import { IpLimits } from '../src/api/rate-limit/ip-limits.ts';
 import { RateLimiter } from '../src/api/rate-limit/limiter.ts';
 import type { Bus } from '../src/bus/bus.ts';
 import { positionAfter } from '../src/bus/bus.ts';
-import type { BusRecord } from '../src/bus/record.ts';
+import type { ReceivedRecord } from '../src/bus/record.ts';
 import { TOPICS, type TopicCatalogue } from '../src/bus/topics.ts';
 import { startCapture, type CaptureHandle, type CaptureOptions } from '../src/capture/start-capture.ts';
 import { ManualClock, startSimulator, type SimulatorHandle, type SimulatorOptions } from '../src/simulator/index.ts';
-import type { StreamClock } from '../src/streams/clock.ts';
 import { ConnectionBudgets } from '../src/streams/connection-budget.ts';
 import { createLogger } from '../src/util/log.ts';
 import { Secret } from '../src/util/secret.ts';
+import type { Clock } from '../src/util/clock.ts';
 
 interface Sleeper {
   at: number;
@@ -24,7 +24,7 @@ interface Sleeper {
  * end when the test moves the venue's time past them, and frames are stamped with venue time, so
  * capture and ground truth share one time line and a slow machine never fakes a silence.
  */
-export class SteppedClock implements StreamClock {
+export class SteppedClock implements Clock {
   #sleepers: Sleeper[] = [];
   #order = 0;
   constructor(readonly venue: ManualClock) {}
@@ -73,7 +73,7 @@ export interface SteppedRun {
   clock: SteppedClock;
   venue: SteppedVenue;
   capture: CaptureHandle;
-  records: BusRecord[];
+  records: ReceivedRecord[];
   /** Moves venue time by `ms` in steps of `stepMs`, letting capture catch up after each. */
   run(ms: number, stepMs?: number): Promise<void>;
   /** Runs until every socket covers its subjects. */
@@ -111,8 +111,8 @@ async function settleFrozen(capture: CaptureHandle, limitMs = 30_000): Promise<v
 }
 
 /** Reads everything published on the capture topics back, in a group of its own. */
-export async function collect(bus: Bus, into: BusRecord[], topics: TopicCatalogue = TOPICS, group = 'capture-test'): Promise<() => Promise<void>> {
-  const names = ['trade', 'book_change', 'quote', 'market_status', 'capture_gap', 'data_quality', 'account_event', 'portfolio_sync'].map((k) => topics.topicFor(k as BusRecord['kind']));
+export async function collect(bus: Bus, into: ReceivedRecord[], topics: TopicCatalogue = TOPICS, group = 'capture-test'): Promise<() => Promise<void>> {
+  const names = ['trade', 'book_change', 'quote', 'market_status', 'capture_gap', 'data_quality', 'account_event', 'portfolio_sync'].map((k) => topics.topicFor(k as ReceivedRecord['kind']));
   const subscription = await bus.subscribe({
     group,
     topics: [...new Set(names)],
@@ -203,7 +203,7 @@ async function whileTicking<T>(venue: SteppedVenue, promise: Promise<T>, stepMs 
 export async function steppedRun(options: SteppedRunOptions): Promise<SteppedRun> {
   const venue = options.venue ?? (await steppedVenue(options));
   const { sim, clock, client } = venue;
-  const records: BusRecord[] = [];
+  const records: ReceivedRecord[] = [];
   const stopCollecting = await collect(options.bus, records, options.topics);
   const capture = await whileTicking(
     venue,

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decodeRecord, encodeRecord, type BusRecord } from '../src/bus/record.ts';
+import { decodeRecord, encodeRecord, type BusRecord, type ReceivedRecord } from '../src/bus/record.ts';
 import { nextAnchorMs } from '../src/capture/anchors.ts';
 import { BookBatcher } from '../src/capture/book-batcher.ts';
-import { canonicalMs, readBookUpdates, type BookUpdate } from '../src/capture/book-change-form.ts';
+import { canonicalMs, readBookUpdates, type BookUpdate } from '../src/records/book-change-form.ts';
 import { replayBookRecords } from '../src/capture/book-replay.ts';
-import { TokenBooks, type BookFrame, type RestBook } from '../src/capture/books.ts';
+import { recordsOf, TokenBooks, type BookFrame, type RestBook } from '../src/capture/books.ts';
 import { inShard } from '../src/capture/catalogue.ts';
 import { ConnectionPlan } from '../src/capture/connection-plan.ts';
 import { ConnectionCoverage, endOf, startOf } from '../src/capture/coverage.ts';
@@ -52,7 +52,7 @@ describe('micro values', () => {
 });
 
 /** The book updates of `book_change` records as a reader sees them: levels as [price, size] pairs. */
-function updatesOf(records: readonly BusRecord[]) {
+function updatesOf(records: readonly ReceivedRecord[]) {
   const pairs = (flat: ReadonlyArray<number | string>) => Array.from({ length: flat.length / 2 }, (_, i) => [String(flat[2 * i]), String(flat[2 * i + 1])]);
   return records
     .filter((r) => r.kind === 'book_change')
@@ -73,12 +73,12 @@ function snapshotFrame(frameNo: number, atMs: number, sequence: number, bids: Ar
 
 describe('token books', () => {
   it('turn replacement snapshots into level-change records with a growing capture sequence, and skip frames older than the ladder', () => {
-    const books = new TokenBooks(1_000n);
+    const books = new TokenBooks({ sequenceBase: 1_000n });
     const out: BusRecord[] = [];
-    books.onFrame(snapshotFrame(1, T0, 10, [[480000, 100]], [[520000, 70]]), out);
-    books.onFrame(snapshotFrame(2, T0 + 5, 11, [[480000, 90]], [[520000, 70]]), out);
-    books.onFrame(snapshotFrame(3, T0 + 6, 11, [[480000, 90]], [[520000, 70]]), out); // nothing changed: no record
-    books.onFrame(snapshotFrame(4, T0 + 7, 9, [[400000, 1]], []), out); // older than the ladder: skipped
+    out.push(...recordsOf(books.onFrame(snapshotFrame(1, T0, 10, [[480000, 100]], [[520000, 70]]))));
+    out.push(...recordsOf(books.onFrame(snapshotFrame(2, T0 + 5, 11, [[480000, 90]], [[520000, 70]]))));
+    out.push(...recordsOf(books.onFrame(snapshotFrame(3, T0 + 6, 11, [[480000, 90]], [[520000, 70]])))); // nothing changed: no record
+    out.push(...recordsOf(books.onFrame(snapshotFrame(4, T0 + 7, 9, [[400000, 1]], [])))); // older than the ladder: skipped
     expect(updatesOf(out)).toEqual([
       { token: 'tok', condition: 'cond', sequence: '1001', venueSequence: 10, update: 'snapshot', bids: [['480000', '100']], asks: [['520000', '70']], raw: null },
       { token: 'tok', condition: 'cond', sequence: '1002', venueSequence: 11, update: 'snapshot', bids: [['480000', '90']], asks: [], raw: null },
@@ -92,37 +92,37 @@ describe('token books', () => {
   });
 
   it('keep the raw frame of a delta, and of a snapshot that carried fields they do not read', () => {
-    const books = new TokenBooks(0n);
+    const books = new TokenBooks({ sequenceBase: 0n });
     const out: BusRecord[] = [];
-    books.onFrame(snapshotFrame(1, T0, 1, [[480000, 100]], [], ',"x":1}'), out);
+    out.push(...recordsOf(books.onFrame(snapshotFrame(1, T0, 1, [[480000, 100]], [], ',"x":1}'))));
     const delta = { kind: 'delta', token_id: 'tok', condition_id: 'cond', sequence: 2, changes: [{ side: 'bid', price_micro: '480000', shares_micro: '0' }, { side: 'ask', price_micro: '530000', shares_micro: '5' }] };
     const raw = JSON.stringify({ type: 'orderbook', seq: 2, ts: iso(T0 + 1), data: delta });
-    books.onFrame({ origin: origin(2, T0 + 1), venueTime: iso(T0 + 1), data: delta, raw, unknownEnvelope: false }, out);
+    out.push(...recordsOf(books.onFrame({ origin: origin(2, T0 + 1), venueTime: iso(T0 + 1), data: delta, raw, unknownEnvelope: false })));
     const updates = updatesOf(out);
     expect(updates[0]!.raw).toContain('"x":1');
     expect(updates[1]).toMatchObject({ raw, update: 'delta', bids: [['480000', '0']], asks: [['530000', '5']] });
   });
 
   it('record a crossed book once, as the venue sent it, and again only after it uncrossed', () => {
-    const books = new TokenBooks(0n);
+    const books = new TokenBooks({ sequenceBase: 0n });
     const out: BusRecord[] = [];
-    books.onFrame(snapshotFrame(1, T0, 1, [[550000, 1]], [[540000, 1]]), out);
-    books.onFrame(snapshotFrame(2, T0 + 1, 2, [[550000, 2]], [[540000, 1]]), out);
-    books.onFrame(snapshotFrame(3, T0 + 2, 3, [[530000, 2]], [[540000, 1]]), out);
-    books.onFrame(snapshotFrame(4, T0 + 3, 4, [[540000, 2]], [[540000, 1]]), out);
+    out.push(...recordsOf(books.onFrame(snapshotFrame(1, T0, 1, [[550000, 1]], [[540000, 1]]))));
+    out.push(...recordsOf(books.onFrame(snapshotFrame(2, T0 + 1, 2, [[550000, 2]], [[540000, 1]]))));
+    out.push(...recordsOf(books.onFrame(snapshotFrame(3, T0 + 2, 3, [[530000, 2]], [[540000, 1]]))));
+    out.push(...recordsOf(books.onFrame(snapshotFrame(4, T0 + 3, 4, [[540000, 2]], [[540000, 1]]))));
     const quality = out.filter((r) => r.kind === 'data_quality').map((r) => (r.payload as Payload).problem);
     expect(quality).toEqual(['crossed_book', 'locked_book']);
     expect(books.ladder('tok')?.bestBid()).toBe(540000);
   });
 
   it('apply a REST re-seed only when it is not older than the ladder, and always write the whole ladder with the reason', () => {
-    const books = new TokenBooks(0n);
+    const books = new TokenBooks({ sequenceBase: 0n });
     const out: BusRecord[] = [];
-    books.onFrame(snapshotFrame(1, T0, 5, [[480000, 100]], []), out);
+    out.push(...recordsOf(books.onFrame(snapshotFrame(1, T0, 5, [[480000, 100]], []))));
     const rest = (sequence: number, shares: bigint): RestBook => ({ conditionId: 'cond', sequence, asOf: iso(T0 + 10), bids: [{ price_micro: 480000n, shares_micro: shares }], asks: [], raw: '{"rest":true}' });
-    books.reseed('tok', rest(4, 1n), 'reconnect', origin(9, T0 + 10), out);
-    books.reseed('tok', rest(6, 50n), 'sequence_reset', origin(10, T0 + 11), out);
-    books.reseed('tok', rest(6, 60n), 'anchor', origin(11, T0 + 12), out);
+    out.push(...recordsOf(books.reseed('tok', rest(4, 1n), 'reconnect', origin(9, T0 + 10))));
+    out.push(...recordsOf(books.reseed('tok', rest(6, 50n), 'sequence_reset', origin(10, T0 + 11))));
+    out.push(...recordsOf(books.reseed('tok', rest(6, 60n), 'anchor', origin(11, T0 + 12))));
     const summary = out.map((r) => {
       if (r.kind === 'book_change') {
         const [u] = updatesOf([r]);
@@ -136,8 +136,8 @@ describe('token books', () => {
       ['book_snapshot', 'reconnect', 'stream', '[["480000","100"]]'], // REST older than the stream: the ladder stands
       ['book_change', 'reseed', null, '[["480000","50"]]'],
       ['book_snapshot', 'sequence_reset', 'rest', '[["480000","50"]]'],
+      ['book_change', 'reseed', null, '[["480000","60"]]'], // a re-seed's changes come first (recordsOf), as the batcher writes them
       ['data_quality', 'rest_book_mismatch', null, 'null'],
-      ['book_change', 'reseed', null, '[["480000","60"]]'],
       ['book_snapshot', 'anchor', 'rest', '[["480000","60"]]'],
     ]);
     expect(out[4]!.raw).toBe('{"rest":true}');
@@ -145,12 +145,12 @@ describe('token books', () => {
   });
 
   it('replay from the records as published (through the wire codec) to the ladder at any instant', () => {
-    const books = new TokenBooks(0n);
+    const books = new TokenBooks({ sequenceBase: 0n });
     const out: BusRecord[] = [];
-    books.onFrame(snapshotFrame(1, T0, 1, [[480000, 100]], [[520000, 7]]), out);
+    out.push(...recordsOf(books.onFrame(snapshotFrame(1, T0, 1, [[480000, 100]], [[520000, 7]]))));
     out.push(books.snapshot('tok', 'hour', BigInt(T0 + 10) * 1000n)!);
-    books.onFrame(snapshotFrame(2, T0 + 20, 2, [[480000, 90], [470000, 3]], []), out);
-    books.onFrame(snapshotFrame(3, T0 + 30, 3, [[470000, 3]], [[510000, 1]]), out);
+    out.push(...recordsOf(books.onFrame(snapshotFrame(2, T0 + 20, 2, [[480000, 90], [470000, 3]], []))));
+    out.push(...recordsOf(books.onFrame(snapshotFrame(3, T0 + 30, 3, [[470000, 3]], [[510000, 1]]))));
     const wire = out.map((r) => {
       const decoded = decodeRecord(encodeRecord(r));
       if (!decoded.ok) throw new Error(decoded.reason);
@@ -266,15 +266,16 @@ describe('book updates in batches', () => {
       const frame = snapshotFrame(i + 1, T0 + i * 10, i + 1, bids, [[520000 + (i % 2) * 1000, 70]]);
       return i % 5 === 4 ? { ...frame, venueTime: `${iso(T0 + i * 10).slice(0, -1)}250Z` } : frame;
     });
-    const run = (batched: boolean): BusRecord[] => {
+    const run = (batched: boolean): ReceivedRecord[] => {
       const out: BusRecord[] = [];
-      const batcher = new BookBatcher((records) => out.push(...records), () => 0n);
-      const books = new TokenBooks(0n, 'market', batched ? (u) => batcher.add(u) : undefined);
+      const batcher = new BookBatcher({ sink: { write: (records) => out.push(...records) }, nowUs: () => 0n });
+      const books = new TokenBooks({ sequenceBase: 0n });
       frames.forEach((frame, i) => {
-        const records: BusRecord[] = [];
-        books.onFrame(frame, records);
+        const output = books.onFrame(frame);
+        if (batched) for (const u of output.updates) batcher.add(u);
+        const records: BusRecord[] = batched ? output.records : recordsOf(output);
         if (i === 0) records.push(snapshotOf(books, T0));
-        batcher.pass(records);
+        batcher.write(records);
       });
       batcher.flush();
       return out.map((r) => {
@@ -298,7 +299,7 @@ describe('book updates in batches', () => {
   it('hold updates until a snapshot or gap passes, a limit is reached or time is up, and write held records first, keys in order', () => {
     const published: BusRecord[][] = [];
     let nowUs = 0n;
-    const batcher = new BookBatcher((records) => published.push(records), () => nowUs, { maxUpdates: 4, maxDelayMs: 1_000, maxBytes: 1_000_000 });
+    const batcher = new BookBatcher({ sink: { write: (records) => published.push([...records]) }, nowUs: () => nowUs, limits: { maxUpdates: 4, maxDelayMs: 1_000, maxBytes: 1_000_000 } });
     const update = (tokenId: string, conditionId: string, frameNo: number, connectionId = 'c1'): BookUpdate => ({
       tokenId, conditionId, sequence: BigInt(frameNo), venueSequence: frameNo, update: 'snapshot', venueTime: iso(T0 + frameNo),
       origin: { connectionId, frameNo, receivedAtUs: BigInt(T0 + frameNo) * 1000n }, changes: [{ side: 'bid', priceMicro: 480000, sizeMicro: String(frameNo) }], raw: null,
@@ -307,12 +308,12 @@ describe('book updates in batches', () => {
     batcher.add(update('a1', 'A', 1));
     batcher.add(update('b1', 'B', 2));
     batcher.add(update('a2', 'A', 3));
-    const trade: BusRecord = { kind: 'trade', key: 'A', venueTime: null, receivedAtUs: 4n, source: { type: 'stream', connection: 'c1', frame: 4 }, payload: {}, raw: '{}' };
-    batcher.pass([trade]);
+    const trade = { kind: 'trade', key: 'A', venueTime: null, receivedAtUs: 4n, source: { type: 'stream', connection: 'c1', frame: 4 }, payload: {}, raw: '{}' } as ReceivedRecord as BusRecord;
+    batcher.write([trade]);
     expect(summary()).toEqual([['trade']]); // other records pass; updates stay held
     expect(batcher.heldSinceUs()).toBe(0n);
-    const gap: BusRecord = { kind: 'capture_gap', key: 'market', venueTime: null, receivedAtUs: 5n, source: { type: 'stream', connection: 'c1', frame: 4 }, payload: {}, raw: null };
-    batcher.pass([gap]);
+    const gap = { kind: 'capture_gap', key: 'market', venueTime: null, receivedAtUs: 5n, source: { type: 'stream', connection: 'c1', frame: 4 }, payload: {}, raw: null } as ReceivedRecord as BusRecord;
+    batcher.write([gap]);
     expect(summary()).toEqual([['A:1,3', 'B:2', 'capture_gap']]);
     expect(batcher.heldSinceUs()).toBeNull();
     for (let n = 10; n < 14; n++) batcher.add(update('b1', 'B', n));
@@ -346,13 +347,13 @@ describe('publishing', () => {
     const stopCollecting = await collect(bus, received, topics);
     let nowUs = 1_000n;
     const clock = { now: () => Number(nowUs / 1000n), sleep: async () => undefined, epochMicros: () => nowUs };
-    const publisher = new RecordPublisher(bus, topics, clock);
-    const books = new TokenBooks(0n);
+    const publisher = new RecordPublisher({ bus, topics: topics, clock });
+    const books = new TokenBooks({ sequenceBase: 0n });
     const records: BusRecord[] = [];
-    books.onFrame(snapshotFrame(1, T0, 1, [[480000, 100]], []), records);
+    records.push(...recordsOf(books.onFrame(snapshotFrame(1, T0, 1, [[480000, 100]], []))));
     const deep = (size: number) => Array.from({ length: 300 }, (_, i) => [100000 + i * 1000, i === 0 ? size : 1 + i] as [number, number]);
-    books.onFrame(snapshotFrame(2, T0 + 1, 2, deep(1), [], ',"x":1}'), records); // 300 levels and the raw frame: too large
-    books.onFrame(snapshotFrame(3, T0 + 2, 3, deep(9), []), records); // one level resized: small
+    records.push(...recordsOf(books.onFrame(snapshotFrame(2, T0 + 1, 2, deep(1), [], ',"x":1}')))); // 300 levels and the raw frame: too large
+    records.push(...recordsOf(books.onFrame(snapshotFrame(3, T0 + 2, 3, deep(9), [])))); // one level resized: small
     publisher.push(records);
     nowUs = 2_000n;
     expect(publisher.durableThroughUs()).toBe(1_000n);
@@ -381,7 +382,7 @@ describe('what the coverage mark may claim', () => {
     const bus = new EmbeddedBus({ capacity: { records: 1 } });
     let nowUs = 10_000_000n;
     const clock = { now: () => Number(nowUs / 1000n), sleep: async () => undefined, epochMicros: () => nowUs };
-    const publisher = new RecordPublisher(bus, TOPICS, clock);
+    const publisher = new RecordPublisher({ bus, topics: TOPICS, clock });
     const gap = (startUs: bigint) => gapRecord({ stream: 'market', reason: 'silence', detail: 'no frame for 30 s', scope: WHOLE_STREAM, startUs, endUs: nowUs, recovery: 'books_reseeded' }, origin(1, 0));
     publisher.push([gap(9_000_000n)]);
     await new Promise((r) => setTimeout(r, 10));
@@ -408,11 +409,11 @@ describe('back-pressure from the bus', () => {
     const bus = new EmbeddedBus({ capacity: { records: 5 } });
     const signals: boolean[] = [];
     const clock = { now: () => 0, sleep: async () => undefined, epochMicros: () => 1n };
-    const publisher = new RecordPublisher(bus, TOPICS, clock, undefined, undefined, (slow) => signals.push(slow), 40, 10);
-    const books = new TokenBooks(0n);
+    const publisher = new RecordPublisher({ bus, topics: TOPICS, clock, onPressure: (slow) => signals.push(slow), highWater: 40, lowWater: 10 });
+    const books = new TokenBooks({ sequenceBase: 0n });
     for (let i = 0; i < 60; i++) {
       const out: BusRecord[] = [];
-      books.onFrame(snapshotFrame(i + 1, T0 + i, i + 1, [[480000, i + 1]], []), out);
+      out.push(...recordsOf(books.onFrame(snapshotFrame(i + 1, T0 + i, i + 1, [[480000, i + 1]], []))));
       publisher.push(out);
     }
     await new Promise((r) => setTimeout(r, 20));

@@ -1,7 +1,7 @@
 import WebSocket from 'ws';
 import { describe, expect, it } from 'vitest';
 import type { BusRecord } from '../src/bus/record.ts';
-import type { BookUpdate } from '../src/capture/book-change-form.ts';
+import type { BookUpdate } from '../src/records/book-change-form.ts';
 import { TokenBooks, type BookFrame } from '../src/capture/books.ts';
 import { isFrameProblem, parseFrame, type ParsedFrame } from '../src/capture/frame.ts';
 import { scanSnapshot } from '../src/capture/snapshot-scan.ts';
@@ -72,8 +72,7 @@ interface Path {
 }
 
 function path(): Path {
-  const updates: BookUpdate[] = [];
-  return { books: new TokenBooks(1_000n, 'market', (u) => updates.push(u)), updates, records: [] };
+  return { books: new TokenBooks({ sequenceBase: 1_000n }), updates: [], records: [] };
 }
 
 /** One frame through capture's book path: `fast` as capture reads frames, else JSON.parse of the whole frame. */
@@ -83,7 +82,9 @@ function feed(p: Path, raw: string, frameNo: number, fast: boolean): boolean {
   const parsed: ParsedFrame | ReturnType<typeof parseFrame> = scanned ?? parseFrame(raw);
   if (!isFrameProblem(parsed)) {
     const frame: BookFrame = { origin, venueTime: parsed.ts, data: parsed.data, raw, unknownEnvelope: parsed.unknownFields, scanned: parsed.scanned };
-    p.books.onFrame(frame, p.records);
+    const output = p.books.onFrame(frame);
+    p.updates.push(...output.updates);
+    p.records.push(...output.records);
   }
   return scanned !== null;
 }
@@ -150,17 +151,17 @@ describe('the fast path of snapshot book frames', () => {
   });
 
   it('reads a side it found unchanged from its text when the ladder moved between the scan and the frame', () => {
-    const books = new TokenBooks(0n);
+    const books = new TokenBooks({ sequenceBase: 0n });
     const frame = (asks: string): string =>
       `{"type":"orderbook","seq":1,"ts":"2025-01-06T12:00:00.000Z","data":{"kind":"snapshot","token_id":"42","condition_id":"0xc","market_id":"m","sequence":3,"bids":[{"price_micro":"480000","shares_micro":"5"}],"asks":[${asks}]}}`;
-    const feedScanned = (parsed: ParsedFrame, out: BusRecord[]): void =>
-      books.onFrame({ origin: { connectionId: 'c1', frameNo: 1, receivedAtUs: 1n }, venueTime: parsed.ts, data: parsed.data, raw: '', unknownEnvelope: false, scanned: parsed.scanned }, out);
-    feedScanned(books.parseSnapshotFrame(frame('{"price_micro":"520000","shares_micro":"7"}'))!, []);
+    const feedScanned = (parsed: ParsedFrame): void =>
+      void books.onFrame(({ origin: { connectionId: 'c1', frameNo: 1, receivedAtUs: 1n }, venueTime: parsed.ts, data: parsed.data, raw: '', unknownEnvelope: false, scanned: parsed.scanned }));
+    feedScanned(books.parseSnapshotFrame(frame('{"price_micro":"520000","shares_micro":"7"}'))!);
     const next = books.parseSnapshotFrame(frame('{"price_micro":"530000","shares_micro":"1"}'))!;
     expect(next.scanned?.bids.levels).toBeNull(); // unchanged at the scan
     // A REST re-seed lands in between and moves the bids.
-    books.reseed('42', { conditionId: '0xc', sequence: null, asOf: null, bids: [{ price_micro: 470000n, shares_micro: 2n }], asks: [], raw: '{}' }, 'reconnect', { connectionId: 'c1', frameNo: 1, receivedAtUs: 2n }, []);
-    feedScanned(next, []);
+    books.reseed('42', { conditionId: '0xc', sequence: null, asOf: null, bids: [{ price_micro: 470000n, shares_micro: 2n }], asks: [], raw: '{}' }, 'reconnect', { connectionId: 'c1', frameNo: 1, receivedAtUs: 2n });
+    feedScanned(next);
     expect(books.ladder('42')?.levels()).toEqual({ bids: [{ priceMicro: 480000, sizeMicro: '5' }], asks: [{ priceMicro: 530000, sizeMicro: '1' }] });
   });
 });

@@ -4,32 +4,31 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { Availability } from '../src/api/availability.ts';
 import { VenueClient } from '../src/api/client.ts';
-import { ManualClock } from '../src/api/clock.ts';
 import { ExchangeUnavailableError, ResponseShapeError, TransportError, VenueError } from '../src/api/errors.ts';
 import { CursorLoopError } from '../src/api/paging.ts';
 import { IpLimits } from '../src/api/rate-limit/ip-limits.ts';
 import { RateLimiter } from '../src/api/rate-limit/limiter.ts';
 import type { Bus, Delivery } from '../src/bus/bus.ts';
 import { EmbeddedBus } from '../src/bus/embedded.ts';
-import { decodeRecord, type BusRecord } from '../src/bus/record.ts';
+import { decodeRecord, type ReceivedRecord } from '../src/bus/record.ts';
 import { createTopicCatalogue, type TopicCatalogue } from '../src/bus/topics.ts';
 import { TokenBooks } from '../src/capture/books.ts';
 import { MemoryCoverageStore } from '../src/capture/coverage-store.ts';
 import { isFrameProblem, parseFrame } from '../src/capture/frame.ts';
-import { MarketConnection, type MarketContext } from '../src/capture/market-connection.ts';
-import { SeenTrades } from '../src/capture/market-records.ts';
+import { MarketConnection, type MarketOwner } from '../src/capture/market-connection.ts';
+import { MarketFeed } from '../src/capture/market-feed.ts';
 import { AccountCapture, PortfolioCapture } from '../src/capture/private-streams.ts';
 import { RecordPublisher } from '../src/capture/publisher.ts';
 import { newCounters, type CaptureCounters } from '../src/capture/stats.ts';
 import { StreamMark } from '../src/capture/stream-mark.ts';
 import { startLoaders, type Loaders } from '../src/load/index.ts';
-import { systemStreamClock, type StreamClock } from '../src/streams/clock.ts';
 import { ConnectionBudget } from '../src/streams/connection-budget.ts';
 import type { MessageSink, OpenConnection, Transport } from '../src/streams/transport.ts';
 import { createLogger } from '../src/util/log.ts';
 import { Secret } from '../src/util/secret.ts';
 import { accountInputs, busInputs, marketInputs, portfolioInputs, restInputs, type BusInput, type CorpusInput, type Family, type RestInput, type StreamInput } from './corpus/inputs.ts';
 import { migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixtures.ts';
+import { type Clock, ManualClock, systemClock } from '../src/util/clock.ts';
 
 /**
  * The hostile-input corpus (test/corpus/) through the real code paths: market frames into a
@@ -85,7 +84,7 @@ interface FrameNote {
 const notes = new Map<StreamInput, FrameNote>();
 
 /** A wall clock set by the test; waits only end when aborted (no watchdog fires mid-input). */
-class StillClock implements StreamClock {
+class StillClock implements Clock {
   nowUs = BASE_US;
   now(): number {
     return Number(this.nowUs / 1000n);
@@ -124,34 +123,20 @@ class HandTransport implements Transport {
   }
 }
 
-function marketConnection(publish: (records: BusRecord[]) => void, counters: CaptureCounters, clock: StreamClock, books: TokenBooks, url = 'ws://127.0.0.1:9/trade/v1/market-stream'): MarketConnection {
-  const ctx: MarketContext = {
-    url,
-    token: null,
-    budget: new ConnectionBudget(),
-    clock,
-    silenceMs: 30_000,
-    log,
-    books,
-    trades: new SeenTrades(),
-    counters,
-    publish,
-    reseed: () => undefined,
-    onBookFrame: (frame, out) => books.onFrame(frame, out),
-    onStatus: () => undefined,
-    onAdded: () => undefined,
-    onCovered: () => undefined,
-  };
-  const connection = new MarketConnection(ctx, 'corpus');
+function marketConnection(publish: (records: readonly ReceivedRecord[]) => void, counters: CaptureCounters, clock: Clock, books: TokenBooks, url = 'ws://127.0.0.1:9/trade/v1/market-stream'): MarketConnection {
+  // One update a record, written at once: what a frame makes is there when it returns.
+  const feed = new MarketFeed({ sink: { write: publish }, clock, books, batch: { maxUpdates: 1, maxDelayMs: 0, maxBytes: 1 } });
+  const owner: MarketOwner = { reseed: () => undefined, statusSeen: () => undefined, added: () => undefined, covered: () => undefined };
+  const connection = new MarketConnection({ url, token: null, budget: new ConnectionBudget(), clock, silenceMs: 30_000, log, counters, feed, owner }, 'corpus');
   connection.add(new Map([['tok-1', 'cond-1']]), ['ev-1']);
   return connection;
 }
 
 /** Feeds one input (after its set-up frames) to a fresh market connection. */
-function feedMarket(input: StreamInput, index: number, publish: (records: BusRecord[]) => void): FrameNote {
+function feedMarket(input: StreamInput, index: number, publish: (records: readonly ReceivedRecord[]) => void): FrameNote {
   const counters = newCounters();
   const clock = new StillClock();
-  const books = new TokenBooks(BigInt(index + 1) * 1_000_000n);
+  const books = new TokenBooks({ sequenceBase: BigInt(index + 1) * 1_000_000n });
   let emitted = 0;
   const connection = marketConnection(
     (records) => {
@@ -177,7 +162,7 @@ function feedMarket(input: StreamInput, index: number, publish: (records: BusRec
 }
 
 /** A started account or portfolio capture on a connection the test hands messages through. */
-async function privateCapture(family: 'account' | 'portfolio', clock: StillClock, counters: CaptureCounters, publish: (records: BusRecord[]) => void) {
+async function privateCapture(family: 'account' | 'portfolio', clock: StillClock, counters: CaptureCounters, publish: (records: readonly ReceivedRecord[]) => void) {
   const transport = new HandTransport();
   const options = {
     transport,
@@ -185,7 +170,7 @@ async function privateCapture(family: 'account' | 'portfolio', clock: StillClock
     clock,
     silenceMs: 30_000,
     counters,
-    publish,
+    sink: { write: publish },
     mark: new StreamMark(new MemoryCoverageStore(), family, 'none'),
     account: 'acct-1',
     log,
@@ -197,7 +182,7 @@ async function privateCapture(family: 'account' | 'portfolio', clock: StillClock
 }
 
 /** Feeds one input (after its set-up frames) through a reconnecting stream into a fresh account or portfolio capture. */
-async function feedPrivate(input: StreamInput, index: number, publish: (records: BusRecord[]) => void): Promise<FrameNote> {
+async function feedPrivate(input: StreamInput, index: number, publish: (records: readonly ReceivedRecord[]) => void): Promise<FrameNote> {
   const counters = newCounters();
   const clock = new StillClock();
   let emitted = 0;
@@ -376,6 +361,7 @@ function typedError(err: unknown): string {
  */
 function bytesBus(inner: EmbeddedBus, wireAt: Map<bigint, string>): Bus {
   return {
+    durable: inner.durable,
     publish: (topic, records) => inner.publish(topic, records),
     committedOffsets: (group, topic) => inner.committedOffsets(group, topic),
     lag: (group, topics) => inner.lag(group, topics),
@@ -437,7 +423,7 @@ describe('hostile-input corpus', () => {
   describe('stream frames, through capture, the bus and the loaders into chDB', () => {
     const catalogue: TopicCatalogue = createTopicCatalogue(CAPTURE_PREFIX);
     const captureBus = new EmbeddedBus({ topics: catalogue.topics, capacity: { records: 1_000_000, bytes: 1024 * 1024 * 1024 } });
-    const publisher = new RecordPublisher(captureBus, catalogue, new StillClock(), log);
+    const publisher = new RecordPublisher({ bus: captureBus, topics: catalogue, clock: new StillClock(), log });
 
     it.each(streamInputs.map((input, index) => ({ input, index, label: `${input.family}/${input.name}` })))(
       '$label: no crash, no hang',
@@ -487,8 +473,8 @@ describe('hostile-input corpus', () => {
 
     it('a market connection that took every hostile frame in a row still records the next good trade', () => {
       const counters = newCounters();
-      const published: BusRecord[] = [];
-      const connection = marketConnection((records) => published.push(...records), counters, new StillClock(), new TokenBooks(0n));
+      const published: ReceivedRecord[] = [];
+      const connection = marketConnection((records) => published.push(...records), counters, new StillClock(), new TokenBooks({ sequenceBase: 0n }));
       market.forEach((input, i) => {
         for (const raw of [...input.before, input.raw]) connection.receive({ connectionId: 'row', frameNo: i, receivedAtUs: BASE_US + BigInt(i), raw });
       });
@@ -517,9 +503,9 @@ describe('hostile-input corpus', () => {
         if (n === 1) send(`{"type":"trades","seq":${++seq},"data":{"x":"${'y'.repeat(17 * 1024 * 1024)}"}}`);
       });
     });
-    const published: BusRecord[] = [];
-    const books = new TokenBooks(0n);
-    const connection = marketConnection((records) => published.push(...records), newCounters(), systemStreamClock, books, `ws://127.0.0.1:${(server.address() as AddressInfo).port}/trade/v1/market-stream`);
+    const published: ReceivedRecord[] = [];
+    const books = new TokenBooks({ sequenceBase: 0n });
+    const connection = marketConnection((records) => published.push(...records), newCounters(), systemClock, books, `ws://127.0.0.1:${(server.address() as AddressInfo).port}/trade/v1/market-stream`);
     connection.start();
     while (!published.some((r) => r.kind === 'trade' && (r.payload as { trade_id?: string }).trade_id === 't-2')) await new Promise((resolve) => setTimeout(resolve, 20));
     await connection.stop();
@@ -534,7 +520,7 @@ describe('hostile-input corpus', () => {
     { family: 'account' as const, inputs: account, good: { type: 'account_events', seq: 1_000_000, data: { kind: 'order_accepted', order: { internal_id: 'after-all', status: 'LIVE' } } } },
     { family: 'portfolio' as const, inputs: portfolio, good: { type: 'portfolio.sync', seq: '1000000', stream_id: 's-1', positions: { as_of: '2026-03-02T09:00:00.000Z', positions: [] } } },
   ])('a $family capture that took every hostile frame in a row still records the next good one', async ({ family, inputs, good }) => {
-    const published: BusRecord[] = [];
+    const published: ReceivedRecord[] = [];
     const { capture, transport } = await privateCapture(family, new StillClock(), newCounters(), (records) => published.push(...records));
     for (const input of inputs) for (const raw of [...input.before, input.raw]) transport.sink!.message(raw);
     published.length = 0;
@@ -582,7 +568,7 @@ describe('hostile-input corpus', () => {
       for (const [offset, input] of bus.entries()) {
         wireAt.set(BigInt(offset), input.wire);
         inputAt.set(String(offset), input);
-        const placeholder: BusRecord = { kind: 'trade', key: 'k', venueTime: null, receivedAtUs: 1n, source: { type: 'stream', connection: 'corpus', frame: offset }, payload: {}, raw: null };
+        const placeholder: ReceivedRecord = { kind: 'trade', key: 'k', venueTime: null, receivedAtUs: 1n, source: { type: 'stream', connection: 'corpus', frame: offset }, payload: {}, raw: null };
         await inner.publish(topic, [placeholder]);
       }
       const loaders = await startLoaders({ bus: bytesBus(inner, wireAt), warehouse: w.warehouse, group: 'corpus-bus', topics: [topic], batch: { maxDelayMs: 20 }, log });
@@ -609,9 +595,9 @@ describe('hostile-input corpus', () => {
 
 describe('public fills on the trades channel (§2.3, §6.2)', () => {
   it('keeps every fill of a trade, drops a frame sent twice, and keeps and reports the same key with other content', () => {
-    const published: BusRecord[] = [];
+    const published: ReceivedRecord[] = [];
     const counters = newCounters();
-    const connection = marketConnection((records) => published.push(...records), counters, new StillClock(), new TokenBooks(1_000_000n));
+    const connection = marketConnection((records) => published.push(...records), counters, new StillClock(), new TokenBooks({ sequenceBase: 1_000_000n }));
     const fill = (seq: number, fillId: string, price: string) =>
       JSON.stringify({ type: 'trades', seq, ts: '2025-01-06T12:00:00.100Z', data: { kind: 'trade', trade_id: 'T1', fill_id: fillId, token_id: 'tok-1', side: 'BUY', price_micro: price, shares_micro: '5000000', executed_at: '2025-01-06T12:00:00.100Z' } });
     const frames = [fill(1, 'F1', '510000'), fill(2, 'F2', '520000'), fill(3, 'F3', '530000'), fill(4, 'F2', '520000'), fill(5, 'F3', '540000')];

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { BusRecord } from '../src/bus/record.ts';
+import type { ReceivedRecord } from '../src/bus/record.ts';
 import type { Batch } from '../src/load/batching/batch.ts';
 import { PartitionBatcher, type BatchLimits, type PartitionStart } from '../src/load/batching/partition-batcher.ts';
 import type { MappedRow } from '../src/load/mapping/types.ts';
 
 const LIMITS: BatchLimits = { maxRows: 4, maxBytes: 1_000_000, maxDelayMs: 1_000 };
 
-function record(offset: number): BusRecord {
+function record(offset: number): ReceivedRecord {
   return {
     kind: 'trade',
     key: 'c',

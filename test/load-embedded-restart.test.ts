@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedBus } from '../src/bus/embedded.ts';
 import { partitionFor } from '../src/bus/partitioner.ts';
-import { nowMicros } from '../src/bus/record.ts';
 import { createTopicCatalogue } from '../src/bus/topics.ts';
 import { startLoaders, type Loaders } from '../src/load/index.ts';
 import { createLogger } from '../src/util/log.ts';
 import { compareTables, expectedKeys, MARKET_KINDS, NATURAL_KEYS, RecordGenerator, type Generated } from './load-fixtures.ts';
 import { mortal } from './load-warehouses.ts';
 import { migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixtures.ts';
+import { nowMicros } from '../src/util/clock.ts';
 
 /**
  * The embedded bus keeps records in memory: a process killed with records published but not yet

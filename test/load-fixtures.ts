@@ -1,5 +1,5 @@
-import type { BusRecord, Json, RecordKind } from '../src/bus/record.ts';
-import { bookChangeRecord, type BookUpdate } from '../src/capture/book-change-form.ts';
+import type { ReceivedRecord, Json, RecordKind } from '../src/bus/record.ts';
+import { bookChangeRecord, type BookUpdate } from '../src/records/book-change-form.ts';
 import type { TopicCatalogue } from '../src/bus/topics.ts';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { Prng } from '../src/simulator/prng.ts';
@@ -18,7 +18,7 @@ export interface Expected {
 
 export interface Generated {
   topic: string;
-  record: BusRecord;
+  record: ReceivedRecord;
   rows: Expected[];
 }
 
@@ -140,7 +140,7 @@ export class RecordGenerator {
     const at = Number(receivedAtUs / 1000n);
     if (kind === 'bad') return this.#bad(n, at);
     const built = this.#build(kind, n, at, receivedAtUs);
-    const record: BusRecord = {
+    const record: ReceivedRecord = {
       kind,
       key: built.key,
       venueTime: built.venueTime === undefined ? new Date(at).toISOString() : built.venueTime,
@@ -180,7 +180,7 @@ export class RecordGenerator {
       }
       case 'book_change': {
         // As capture publishes them: several consecutive updates of one market's tokens in one
-        // record (src/capture/book-change-form.ts), each its own per-token sequence and levels.
+        // record (src/records/book-change-form.ts), each its own per-token sequence and levels.
         // The first update draws from the generator as one-update records did (the mix of what
         // follows stays the same); the others, up to `bookUpdates`, from a generator of their own.
         const extra = new Prng(n);
@@ -347,7 +347,7 @@ export class RecordGenerator {
         : flavour === 1
           ? { bad_id: badId, kind: 'market_halted', condition_id: t.conditionId, status_at: 'yesterday' } // no time
           : { bad_id: badId, token_id: t.tokenId, sequence: '1', bids: [['12.5', '1']], asks: [] }; // no integer
-    const record: BusRecord = {
+    const record: ReceivedRecord = {
       kind,
       key: t.conditionId,
       venueTime: new Date(at).toISOString(),

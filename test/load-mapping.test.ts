@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Delivery } from '../src/bus/bus.ts';
-import { decodeRecord, encodeRecord, type BusRecord, type Json, type RecordKind } from '../src/bus/record.ts';
-import { bookChangeRecord, type BookUpdate } from '../src/capture/book-change-form.ts';
+import { decodeRecord, encodeRecord, type ReceivedRecord, type Json, type RecordKind } from '../src/bus/record.ts';
+import { bookChangeRecord, type BookUpdate } from '../src/records/book-change-form.ts';
 import { TOPICS } from '../src/bus/topics.ts';
 import { mapDelivery } from '../src/load/mapping/map-delivery.ts';
 import { RecordGenerator } from './load-fixtures.ts';
@@ -9,7 +9,7 @@ import { RecordGenerator } from './load-fixtures.ts';
 const SOURCE = { topic: 'tapehouse.x', partition: 2, group: 'loaders' };
 const RECEIVED_US = 1_772_442_000_123_456n; // 2026-03-02T09:00:00.123456Z
 
-function record(kind: RecordKind, payload: Json, extra: Partial<BusRecord> = {}): BusRecord {
+function record(kind: RecordKind, payload: Json, extra: Partial<ReceivedRecord> = {}): ReceivedRecord {
   return {
     kind,
     key: 'acct-1',
@@ -23,13 +23,13 @@ function record(kind: RecordKind, payload: Json, extra: Partial<BusRecord> = {})
 }
 
 /** A record as a loader receives it: through the wire form. */
-function decode(wire: string): BusRecord {
+function decode(wire: string): ReceivedRecord {
   const decoded = decodeRecord(wire);
   if (!decoded.ok) throw new Error(decoded.reason);
   return decoded.record;
 }
 
-function map(r: BusRecord, offset = 41n) {
+function map(r: ReceivedRecord, offset = 41n) {
   return mapDelivery({ offset, ok: true, record: r }, SOURCE);
 }
 
@@ -101,7 +101,7 @@ describe('mapping a record to rows', () => {
       update({ origin: at(12, 2_000), sequence: 1700000000000000003n, venueSequence: 414, update: 'reseed', venueTime: null, changes: [{ side: 'ask', priceMicro: 470000, sizeMicro: '0' }] }),
     ];
     // The earlier form: one record per update, its own envelope, raw frame in the envelope.
-    const single = (u: BookUpdate): BusRecord => ({
+    const single = (u: BookUpdate): ReceivedRecord => ({
       kind: 'book_change',
       key: '0xc1',
       venueTime: u.venueTime,

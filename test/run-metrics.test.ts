@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedBus } from '../src/bus/embedded.ts';
-import { nowMicros } from '../src/bus/record.ts';
 import { createTopicCatalogue } from '../src/bus/topics.ts';
 import { startLoaders } from '../src/load/index.ts';
 import { PipelineMetrics } from '../src/run/metrics.ts';
@@ -10,6 +9,7 @@ import { createLogger } from '../src/util/log.ts';
 import { serveEmbeddedEndpoint } from '../src/warehouse/embedded-endpoint.ts';
 import { MARKET_KINDS, RecordGenerator } from './load-fixtures.ts';
 import { migratedWarehouse, type TestWarehouse } from './warehouse-fixtures.ts';
+import { nowMicros } from '../src/util/clock.ts';
 
 const log = createLogger('metrics.test', 'silent');
 

@@ -2,13 +2,13 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { ManualClock } from '../src/api/clock.ts';
 import { ConnectionBudget, ConnectionBudgets } from '../src/streams/connection-budget.ts';
 import { ReconnectingStream } from '../src/streams/reconnecting-stream.ts';
 import { SseTransport } from '../src/streams/sse-transport.ts';
 import { WebSocketTransport } from '../src/streams/websocket-transport.ts';
 import type { AttemptFailure, CoverageLoss, Frame, StreamHandlers } from '../src/streams/types.ts';
 import { Secret } from '../src/util/secret.ts';
+import { ManualClock } from '../src/util/clock.ts';
 
 /** Records everything a stream hands to capture, and lets a test wait for a condition. */
 class Recorder implements StreamHandlers {

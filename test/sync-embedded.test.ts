@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Availability } from '../src/api/availability.ts';
 import { IpLimits } from '../src/api/rate-limit/ip-limits.ts';
 import { RateLimiter } from '../src/api/rate-limit/limiter.ts';
-import type { BusRecord } from '../src/bus/record.ts';
+import type { ReceivedRecord } from '../src/bus/record.ts';
 import { TOPICS } from '../src/bus/topics.ts';
 import { renderFill, renderOrder } from '../src/simulator/http/render/order.ts';
 import { counterpartOf, openPositions, renderActivity, renderPosition } from '../src/simulator/http/render/portfolio.ts';
@@ -22,7 +22,7 @@ describe('the embedded scheduler over a few simulated minutes', () => {
   let sim: SimulatorHandle;
   const time = new SharedTime(() => inFlight.count() > 0, () => sim.tick());
   const bus = new RecordingBus();
-  const delivered: BusRecord[] = [];
+  const delivered: ReceivedRecord[] = [];
   const reports: JobReport[] = [];
   const { logger, lines } = captureLogger();
   let venue: SyncVenue;
@@ -75,7 +75,7 @@ describe('the embedded scheduler over a few simulated minutes', () => {
     await sim.close();
   });
 
-  const of = (kind: BusRecord['kind']): BusRecord[] => delivered.filter((r) => r.kind === kind);
+  const of = (kind: ReceivedRecord['kind']): ReceivedRecord[] => delivered.filter((r) => r.kind === kind);
   const account = (): SimulatorHandle['venue']['demo']['account'] => sim.venue.demo.account;
 
   it('ran every job, none failing', () => {

@@ -3,17 +3,17 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { Agent, type Dispatcher } from 'undici';
 import { Availability } from '../src/api/availability.ts';
-import type { Clock } from '../src/api/clock.ts';
 import { IpLimits } from '../src/api/rate-limit/ip-limits.ts';
 import { RateLimiter } from '../src/api/rate-limit/limiter.ts';
 import type { Bus, PublishOptions } from '../src/bus/bus.ts';
 import { EmbeddedBus } from '../src/bus/embedded.ts';
-import type { BusRecord } from '../src/bus/record.ts';
+import type { ReceivedRecord } from '../src/bus/record.ts';
 import { MemoryCheckpointStore } from '../src/sync/checkpoint.ts';
 import { syncDeps, type SyncDeps, type SyncTuning } from '../src/sync/deps.ts';
 import { createSyncVenue, type SyncVenue } from '../src/sync/venue.ts';
 import { ManualClock, startSimulator, type SimulatorHandle, type SimulatorOptions } from '../src/simulator/index.ts';
 import { Secret } from '../src/util/secret.ts';
+import { nowMicros, type Clock } from '../src/util/clock.ts';
 
 /** Test set-up of the sync jobs: the simulator, the jobs' clients, an embedded bus, checkpoints in memory. */
 
@@ -35,21 +35,25 @@ export class RequestLog {
 
 /** A bus that keeps a copy of every record it confirmed, in order. */
 export class RecordingBus implements Bus {
-  readonly records: BusRecord[] = [];
+  readonly records: ReceivedRecord[] = [];
   /** Fails the publish calls whose number (from 1) is listed, before anything is stored. */
   failOn = new Set<number>();
   #calls = 0;
 
   constructor(private readonly inner: Bus = new EmbeddedBus({ capacity: { records: 1_000_000, bytes: 1 << 30 } })) {}
 
-  async publish(topic: string, records: readonly BusRecord[], options?: PublishOptions): Promise<void> {
+  get durable(): boolean {
+    return this.inner.durable;
+  }
+
+  async publish(topic: string, records: readonly ReceivedRecord[], options?: PublishOptions): Promise<void> {
     this.#calls += 1;
     if (this.failOn.has(this.#calls)) throw new Error(`publish ${this.#calls} failed (test)`);
     await this.inner.publish(topic, records, options);
     this.records.push(...records);
   }
 
-  of(kind: BusRecord['kind']): BusRecord[] {
+  of(kind: ReceivedRecord['kind']): ReceivedRecord[] {
     return this.records.filter((record) => record.kind === kind);
   }
 
@@ -106,6 +110,7 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   for (let t = 0; t < (options.warmUpMs ?? 0); t += 500) sim.advance(500);
   const clock: Clock = {
     now: () => venueTime.now(),
+    epochMicros: nowMicros,
     sleep: async (ms, signal) => {
       signal?.throwIfAborted();
       sim.advance(Math.ceil(ms));
@@ -152,7 +157,7 @@ export function asWire(value: unknown): unknown {
  * The newest observation per natural id, as a loader keeps it: by the venue's time of the answer
  * (`venue_time`), then by bus order — two jobs reading the same orders can publish out of order.
  */
-export function latestBy(records: readonly BusRecord[], id: (payload: Record<string, unknown>) => string): Map<string, Record<string, unknown>> {
+export function latestBy(records: readonly ReceivedRecord[], id: (payload: Record<string, unknown>) => string): Map<string, Record<string, unknown>> {
   const latest = new Map<string, { at: number; payload: Record<string, unknown> }>();
   for (const record of records) {
     const payload = record.payload as Record<string, unknown>;
@@ -202,6 +207,11 @@ export class SharedTime implements Clock {
 
   now(): number {
     return this.#now;
+  }
+
+  /** Records keep the real wall time: only the waits are virtual. */
+  epochMicros(): bigint {
+    return nowMicros();
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {

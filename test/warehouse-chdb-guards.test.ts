@@ -1,8 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertClientHonoursConnection, compareVersions, installedClientVersion } from '../src/warehouse/client-version.ts';
-import { endpointFileOf } from '../src/warehouse/data-dir.ts';
-import { readEndpointFile } from '../src/warehouse/endpoint-file.ts';
+import { endpointFileOf, readEndpointFile } from '../src/warehouse/endpoint-file.ts';
 import { PerCallSettingsRefused } from '../src/warehouse/settings-guard.ts';
 import { openEmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
 import { migrate } from '../src/warehouse/migrations.ts';

@@ -1,6 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { endpointFileOf } from '../src/warehouse/data-dir.ts';
+import { endpointFileOf } from '../src/warehouse/endpoint-file.ts';
 import { loadMigrations } from '../src/warehouse/migrations.ts';
 import { serveEmbeddedEndpoint } from '../src/warehouse/embedded-endpoint.ts';
 import { openEmbeddedWarehouse } from '../src/warehouse/warehouse.ts';

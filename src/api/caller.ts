@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import type { Logger } from '../util/log.ts';
 import type { Availability } from './availability.ts';
-import type { Clock } from './clock.ts';
 import { codeInfo } from './codes.ts';
 import { endpointName, fillRoute, type Endpoint } from './endpoints.ts';
 import { NotOfferedError, ResponseShapeError, TransportError, type VenueError } from './errors.ts';
@@ -11,6 +10,7 @@ import type { HttpTransport, QueryValue } from './http.ts';
 import type { RateLimiter } from './rate-limit/limiter.ts';
 import type { Reachability } from './reachability.ts';
 import { backoffDelay, decideRecovery, type RandomSource, type RetryPolicy } from './recovery.ts';
+import type { Clock } from '../util/clock.ts';
 
 /** A parsed answer with the body as received: unknown fields and exact wire values travel along. */
 export interface Fetched<T> {

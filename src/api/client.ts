@@ -3,7 +3,6 @@ import { createLogger, type Logger } from '../util/log.ts';
 import { Secret } from '../util/secret.ts';
 import { processAvailability, type Availability } from './availability.ts';
 import { VenueCaller } from './caller.ts';
-import { systemClock, type Clock } from './clock.ts';
 import { HttpTransport, type Timeouts } from './http.ts';
 import { RateLimiter } from './rate-limit/limiter.ts';
 import type { Reachability } from './reachability.ts';
@@ -12,6 +11,7 @@ import { CatalogueReads } from './resources/catalogue.ts';
 import { OrderReads } from './resources/orders.ts';
 import { DEFAULT_PNL_RETRY, DEFAULT_POSITIONS_RETRY, PortfolioReads, type PortfolioOptions } from './resources/portfolio.ts';
 import { fixedToken, type TokenSource } from './token.ts';
+import { type Clock, systemClock } from '../util/clock.ts';
 
 export interface VenueClientOptions {
   baseUrl: string;

@@ -105,29 +105,32 @@ export function bodyWithCursor(filters: Readonly<Record<string, unknown>>, curso
   return cursor === undefined ? filters : { ...filters, cursor };
 }
 
-/** One item of a page with its own raw JSON, for callers that want records rather than pages. */
-export interface PagedItem<Item, Page> {
+/** One item of a page: the parsed value and its own JSON as received. */
+export interface PageItem<Item> {
   value: Item;
   raw: unknown;
+}
+
+/** One item of a page with its own raw JSON and its page, for callers that want records rather than pages. */
+export interface PagedItem<Item, Page> extends PageItem<Item> {
   page: Fetched<Page>;
 }
 
 type ItemOf<List> = List extends readonly (infer Item)[] ? Item : never;
 
 /** Flattens pages into their items (`key` is the page's array: `orders`, `activities`, `events`, `trades`). */
-export async function* itemsOf<Page, Key extends keyof Page>(
+export async function* itemsOf<Page, Key extends keyof Page & string>(
   pages: AsyncIterable<Fetched<Page>>,
   key: Key,
 ): AsyncGenerator<PagedItem<ItemOf<Page[Key]>, Page>, void, undefined> {
   for await (const page of pages) {
-    const items = page.value[key] as readonly ItemOf<Page[Key]>[];
-    const rawItems = rawArray(page.raw, key);
-    for (const [index, value] of items.entries()) yield { value, raw: rawItems[index], page };
+    for (const item of pageItems(page, page.value[key] as readonly ItemOf<Page[Key]>[], key)) yield { ...item, page };
   }
 }
 
-function rawArray(raw: unknown, key: PropertyKey): readonly unknown[] {
-  if (typeof raw !== 'object' || raw === null) return [];
-  const value = (raw as Record<PropertyKey, unknown>)[key];
-  return Array.isArray(value) ? value : [];
+/** A page's parsed items, each with its own JSON as received (the body's array `key`). */
+export function pageItems<Item>(page: Fetched<unknown>, items: readonly Item[], key: string): Array<PageItem<Item>> {
+  const raw = page.raw as Record<string, unknown> | null;
+  const rawItems = typeof raw === 'object' && raw !== null && Array.isArray(raw[key]) ? (raw[key] as unknown[]) : [];
+  return items.map((value, index) => ({ value, raw: rawItems[index] }));
 }

@@ -1,3 +1,4 @@
+import { parseRetryAfter } from '../util/retry-after.ts';
 import { venueErrorFor, type ErrorSource, type VenueError } from './errors.ts';
 import { ProblemSchema, type Problem } from './schemas/problem.ts';
 
@@ -60,14 +61,4 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** `Retry-After` as seconds: a delay in seconds, or an HTTP date (converted against the wall clock). */
-export function parseRetryAfter(value: string | undefined, wallNowMs = Date.now()): number | undefined {
-  if (value === undefined) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed);
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, (date - wallNowMs) / 1000);
 }

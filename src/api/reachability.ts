@@ -1,5 +1,6 @@
 import type { Logger } from '../util/log.ts';
-import { systemClock, type Clock } from './clock.ts';
+import { backoffStep } from '../util/backoff.ts';
+import { type Clock, systemClock } from '../util/clock.ts';
 
 /** When the venue does not answer at all (connection refused, timeouts), how often it is tried again. */
 export const PROBE_BACKOFF = { firstMs: 1_000, maxMs: 30_000 } as const;
@@ -86,7 +87,7 @@ export class Reachability {
       const down = this.#down;
       down.failures += 1;
       down.reason = reason;
-      down.nextAt = clock.now() + Math.min(PROBE_BACKOFF.maxMs, PROBE_BACKOFF.firstMs * 2 ** Math.min(down.failures - 1, 10));
+      down.nextAt = clock.now() + backoffStep(down.failures, PROBE_BACKOFF);
     }
     this.#wake();
   }

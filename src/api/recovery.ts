@@ -1,3 +1,4 @@
+import { backoffDelay as jitteredStep, type RandomSource } from '../util/backoff.ts';
 import { codeInfo } from './codes.ts';
 import type { VenueError } from './errors.ts';
 import { RECOVERY_STRATEGIES, type KnownRecoveryStrategy } from './schemas/failure.ts';
@@ -40,8 +41,7 @@ export type RecoveryDecision =
   | { action: 'check_status'; resource: Record<string, unknown> & { kind: string } }
   | { action: 'stop'; reason: string };
 
-/** Random numbers in [0, 1); injected so tests see exact delays. */
-export type RandomSource = () => number;
+export type { RandomSource };
 
 export function effectiveStrategy(error: VenueError): KnownRecoveryStrategy {
   const info = codeInfo(decisionCode(error));
@@ -74,10 +74,9 @@ export function decideRecovery(error: VenueError, attempt: number, policy: Retry
   }
 }
 
-/** Exponential backoff with "equal jitter": half the step fixed, half random, so waits never collapse to zero. */
-export function backoffDelay(attempt: number, policy: RetryPolicy, random: RandomSource): number {
-  const step = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, attempt - 1));
-  return step / 2 + random() * (step / 2);
+/** The policy's backoff (util/backoff.ts: exponential, "equal jitter", so waits never collapse to zero). */
+export function backoffDelay(attempt: number, policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>, random: RandomSource): number {
+  return jitteredStep(attempt, { firstMs: policy.baseDelayMs, maxMs: policy.maxDelayMs }, random);
 }
 
 /**

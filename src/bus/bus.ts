@@ -1,4 +1,4 @@
-import type { BusRecord } from './record.ts';
+import type { ReceivedRecord } from './record.ts';
 
 /**
  * The bus: producers publish keyed records to topics; consumer groups read them back in batches
@@ -8,13 +8,20 @@ import type { BusRecord } from './record.ts';
  */
 export interface Bus {
   /**
+   * Whether records and offsets outlive this process: Kafka's do; the embedded bus starts again
+   * empty, at offset 0, in every process (the loaders then keep its offsets apart per run, and
+   * record what a killed run left unstored as gaps).
+   */
+  readonly durable: boolean;
+
+  /**
    * Appends the records, in order, to the topic's partitions by key. Resolves once they are
    * durable (Kafka: acknowledged by all in-sync replicas) — or, on the embedded bus, stored in
    * memory; it waits while a slow consumer leaves no room. Records with one key keep the order
    * of the calls and of the array. Rejects, publishing none of the call, when the topic is not in
    * the catalogue or a record is larger than the topic allows.
    */
-  publish(topic: string, records: readonly BusRecord[], options?: PublishOptions): Promise<void>;
+  publish(topic: string, records: readonly ReceivedRecord[], options?: PublishOptions): Promise<void>;
 
   /**
    * Starts delivering the topics to `onBatch`, for the group, from the group's last commit (from
@@ -97,7 +104,7 @@ export interface Batch {
 
 /** One message: its record, or — when the bytes are not a record — why, with the bytes. */
 export type Delivery =
-  | { offset: bigint; ok: true; record: BusRecord }
+  | { offset: bigint; ok: true; record: ReceivedRecord }
   | { offset: bigint; ok: false; reason: string; bytes: Uint8Array };
 
 /** "The group has consumed the partition up to, not including, `next`" (Kafka's convention). */

@@ -4,7 +4,7 @@ import { PartitionLog, type Capacity } from './embedded-log.ts';
 import { EmbeddedSubscription } from './embedded-subscription.ts';
 import { prepareRecords, TopicIndex, type Outgoing } from './outgoing.ts';
 import { partitionFor } from './partitioner.ts';
-import type { BusRecord } from './record.ts';
+import type { ReceivedRecord } from './record.ts';
 import { SerialQueues } from './serial.ts';
 import { TOPICS, type TopicSpec } from './topics.ts';
 
@@ -34,6 +34,7 @@ const DEFAULT_MAX_BATCH_RECORDS = 5_000;
  * gap when it starts again.
  */
 export class EmbeddedBus implements Bus {
+  readonly durable = false;
   private readonly index: TopicIndex;
   private readonly logs = new Map<string, PartitionLog[]>();
   private readonly groups: GroupRegistry;
@@ -52,7 +53,7 @@ export class EmbeddedBus implements Bus {
     this.maxBatchRecords = options.maxBatchRecords ?? DEFAULT_MAX_BATCH_RECORDS;
   }
 
-  async publish(topic: string, records: readonly BusRecord[], options: PublishOptions = {}): Promise<void> {
+  async publish(topic: string, records: readonly ReceivedRecord[], options: PublishOptions = {}): Promise<void> {
     this.assertOpen();
     options.signal?.throwIfAborted();
     const outgoing = prepareRecords(this.index.get(topic), records);

@@ -5,7 +5,7 @@ import { kafkaLogCreator } from './kafka-log.ts';
 import { KafkaSubscription } from './kafka-subscription.ts';
 import { BATCH_OVERHEAD_BYTES, ensureTopics } from './kafka-topics.ts';
 import { prepareRecords, TopicIndex, type Outgoing } from './outgoing.ts';
-import type { BusRecord } from './record.ts';
+import type { ReceivedRecord } from './record.ts';
 import { SerialQueues } from './serial.ts';
 import { TOPICS, type TopicSpec } from './topics.ts';
 
@@ -54,6 +54,7 @@ const MESSAGE_OVERHEAD_BYTES = 64;
  * Kafka's Java partitioner, the same as partitioner.ts. Consumers: see kafka-subscription.ts.
  */
 export class KafkaBus implements Bus {
+  readonly durable = true;
   private readonly index: TopicIndex;
   private readonly serial = new SerialQueues();
   private readonly subscriptions = new Set<KafkaSubscription>();
@@ -128,7 +129,7 @@ export class KafkaBus implements Bus {
    * for the calls that follow. The abandoned send may still land later: a rejected publish may
    * have stored part or all of its records (see README.md).
    */
-  async publish(topic: string, records: readonly BusRecord[], options: PublishOptions = {}): Promise<void> {
+  async publish(topic: string, records: readonly ReceivedRecord[], options: PublishOptions = {}): Promise<void> {
     this.assertOpen();
     const spec = this.index.get(topic);
     const outgoing = prepareRecords(spec, records);

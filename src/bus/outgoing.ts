@@ -1,5 +1,5 @@
 import { BusError } from './bus.ts';
-import { encodeRecord, type BusRecord } from './record.ts';
+import { encodeRecord, type ReceivedRecord } from './record.ts';
 import type { TopicSpec } from './topics.ts';
 
 /** A record ready for a partition: its key and its wire form. */
@@ -16,7 +16,7 @@ export interface Outgoing {
  * Encodes a publish call's records and checks them against the topic's limit before anything is
  * written, so a refused call leaves nothing half-published.
  */
-export function prepareRecords(spec: TopicSpec, records: readonly BusRecord[]): Outgoing[] {
+export function prepareRecords(spec: TopicSpec, records: readonly ReceivedRecord[]): Outgoing[] {
   return records.map((record) => {
     const value = encodeRecord(record);
     const bytes = Buffer.byteLength(value, 'utf8');

@@ -14,90 +14,21 @@
  * loader can dead-letter them and go on.
  */
 
+import type { Json } from '../records/json.ts';
+import { isRecordKind } from '../records/kinds.ts';
+import type { ReceivedRecord, RecordSource } from '../records/record.ts';
+
+// The record contract lives in src/records; the envelope's names are also the bus's.
+export { PayloadError, toJsonPayload, type Json } from '../records/json.ts';
+export { isRecordKind, RECORD_KINDS, type RecordKind } from '../records/kinds.ts';
+export type { BusRecord, ReceivedRecord, RecordSource } from '../records/record.ts';
+
 export const ENVELOPE_VERSION = 1;
-
-export const RECORD_KINDS = [
-  // market stream, via capture
-  'trade',
-  'book_change',
-  'book_snapshot',
-  'quote',
-  'market_status',
-  // capture's own findings: lost coverage, impossible books
-  'capture_gap',
-  'data_quality',
-  // account socket and portfolio SSE, via capture
-  'account_event',
-  'portfolio_sync',
-  // REST resources, via the sync jobs
-  'event',
-  'market',
-  'order',
-  'fill',
-  'position',
-  'portfolio_summary',
-  'pnl_settled',
-  'rebates',
-  'activity',
-  'lp_incentive',
-  'withdrawal_assets',
-] as const;
-
-export type RecordKind = (typeof RECORD_KINDS)[number];
-
-const KNOWN_KINDS: ReadonlySet<string> = new Set(RECORD_KINDS);
-
-export function isRecordKind(value: string): value is RecordKind {
-  return KNOWN_KINDS.has(value);
-}
-
-/** Plain JSON data. A payload is always this: bigints are decimal strings by then. */
-export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
-
-/** Where a record came from, precise enough to find it again. */
-export type RecordSource =
-  /** A WebSocket or SSE connection of ours, and the frame's number on it (from 0). */
-  | { type: 'stream'; connection: string; frame: number }
-  /** A REST sync job run, and the page of the resource it was on (from 0). */
-  | { type: 'sync'; job: string; page: number };
-
-export interface BusRecord {
-  kind: RecordKind;
-  /** Partition key: records with one key keep their order (see topics.ts for each topic's key). */
-  key: string;
-  /** The venue's own time for the frame, as the venue wrote it; null when the frame has none. */
-  venueTime: string | null;
-  /** When we received it: microseconds since the Unix epoch. */
-  receivedAtUs: bigint;
-  source: RecordSource;
-  payload: Json;
-  /** The frame or response body text exactly as received, or null when there is none. */
-  raw: string | null;
-}
-
-// The wall clock has only milliseconds; the monotonic clock has microseconds but drifts from the
-// wall clock over days (NTP keeps slewing the latter). Read the monotonic clock from an anchor on
-// the wall clock, and re-anchor whenever they part by more than a millisecond.
-let anchorWallMs = Date.now();
-let anchorMonotonicMs = performance.now();
-
-/** Our receive time: µs since the epoch, within a millisecond of the wall clock. */
-export function nowMicros(): bigint {
-  const monotonic = performance.now();
-  const wall = Date.now();
-  let estimate = anchorWallMs + (monotonic - anchorMonotonicMs);
-  if (Math.abs(estimate - wall) > 1) {
-    anchorWallMs = wall;
-    anchorMonotonicMs = monotonic;
-    estimate = wall;
-  }
-  return BigInt(Math.round(estimate * 1000));
-}
 
 // ---- encoding ------------------------------------------------------------------------------
 
 /** The record as JSON text (for Kafka it is sent as UTF-8 bytes). */
-export function encodeRecord(record: BusRecord): string {
+export function encodeRecord(record: ReceivedRecord): string {
   // Same key order for every record: V8 stringifies objects of one shape fastest.
   const wire = {
     v: ENVELOPE_VERSION,
@@ -118,56 +49,9 @@ export function encodeRecord(record: BusRecord): string {
   }
 }
 
-export class PayloadError extends Error {
-  constructor(
-    readonly path: string,
-    readonly reason: string,
-  ) {
-    super(`payload${path}: ${reason}`);
-    this.name = 'PayloadError';
-  }
-}
-
-/**
- * Turns parsed data (which holds bigints for `_micro` amounts) into a JSON payload: bigints become
- * decimal strings, absent object fields are dropped. Anything JSON cannot carry faithfully
- * (NaN, Infinity, functions, Maps, class instances) is a PayloadError naming where it is, rather
- * than the silent `null` or `{}` JSON.stringify would write.
- */
-export function toJsonPayload(value: unknown, path = ''): Json {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return value;
-    case 'bigint':
-      return value.toString(10);
-    case 'number':
-      if (!Number.isFinite(value)) throw new PayloadError(path, `${value} has no JSON form`);
-      return value;
-    case 'object':
-      if (value === null) return null;
-      if (Array.isArray(value)) return value.map((item, i) => (item === undefined ? null : toJsonPayload(item, `${path}[${i}]`)));
-      return objectPayload(value, path);
-    default:
-      throw new PayloadError(path, `a ${typeof value} has no JSON form`);
-  }
-}
-
-function objectPayload(value: object, path: string): Json {
-  const proto: unknown = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) {
-    throw new PayloadError(path, `${value.constructor?.name ?? 'object'} is not plain data`);
-  }
-  const out: { [key: string]: Json } = {};
-  for (const [key, item] of Object.entries(value)) {
-    if (item !== undefined) out[key] = toJsonPayload(item, `${path}.${key}`);
-  }
-  return out;
-}
-
 // ---- decoding ------------------------------------------------------------------------------
 
-export type DecodeResult = { ok: true; record: BusRecord } | { ok: false; reason: string };
+export type DecodeResult = { ok: true; record: ReceivedRecord } | { ok: false; reason: string };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const DECIMAL_DIGITS = /^[0-9]{1,19}$/;
@@ -213,6 +97,8 @@ function fromWire(wire: unknown): DecodeResult {
   if (w.raw !== null && typeof w.raw !== 'string') return fail(`raw must be a string or null, got ${describe(w.raw)}`);
   return {
     ok: true,
+    // The payload is as its producer wrote it (typed there), or as an older version or another
+    // tool did: the loaders read it tolerantly (src/load/mapping), which is the check.
     record: {
       kind: w.kind,
       key: w.key,

@@ -1,5 +1,6 @@
-import type { BusRecord } from '../bus/record.ts';
-import { bookChangeRecord, bookKey, type BookUpdate } from './book-change-form.ts';
+import { bookChangeRecord, bookKey, type BookUpdate } from '../records/book-change-form.ts';
+import type { BusRecord } from '../records/record.ts';
+import type { RecordSink } from './record-sink.ts';
 
 export interface BookBatchLimits {
   /** Updates held at most (all keys together) before everything is written. */
@@ -26,18 +27,30 @@ const bytesOf = (update: BookUpdate): number => 40 + 18 * update.changes.length 
  * - when `maxUpdates` (or about `maxBytes`) are held, when the oldest waited `maxDelayMs` (`flushDue`, called on a timer
  *   and on every update), when a key's updates would come from another connection, and on `flush()`.
  */
-export class BookBatcher {
+export interface BookBatcherOptions {
+  /** Where records go, held updates first when they must precede. */
+  sink: RecordSink;
+  /** Wall time in µs (the oldest held update's age). */
+  nowUs(): bigint;
+  limits?: BookBatchLimits;
+}
+
+export class BookBatcher implements RecordSink {
   readonly #held = new Map<string, BookUpdate[]>();
   #count = 0;
   #bytes = 0;
   /** When the oldest held update was handed over (µs), for the durable-through instant. */
   #sinceUs: bigint | null = null;
 
-  constructor(
-    private readonly push: (records: BusRecord[]) => void,
-    private readonly nowUs: () => bigint,
-    private readonly limits: BookBatchLimits = BOOK_BATCH_DEFAULTS,
-  ) {}
+  readonly #sink: RecordSink;
+  readonly #nowUs: () => bigint;
+  readonly #limits: BookBatchLimits;
+
+  constructor(options: BookBatcherOptions) {
+    this.#sink = options.sink;
+    this.#nowUs = options.nowUs;
+    this.#limits = options.limits ?? BOOK_BATCH_DEFAULTS;
+  }
 
   /** One update: held until the next flush. */
   add(update: BookUpdate): void {
@@ -54,28 +67,29 @@ export class BookBatcher {
     held.push(update);
     this.#count += 1;
     this.#bytes += bytesOf(update);
-    this.#sinceUs ??= this.nowUs();
-    if (this.#count >= this.limits.maxUpdates || this.#bytes >= this.limits.maxBytes) this.flush();
+    this.#sinceUs ??= this.#nowUs();
+    if (this.#count >= this.#limits.maxUpdates || this.#bytes >= this.#limits.maxBytes) this.flush();
     else this.flushDue();
   }
 
   /** Records on their way to the bus: what is held goes first when they need it to. */
-  pass(records: BusRecord[]): void {
+  write(records: readonly BusRecord[]): void {
+    if (records.length === 0) return;
     if (this.#count > 0 && records.some((r) => r.kind === 'book_snapshot' || r.kind === 'capture_gap')) {
-      this.push([...this.#take(), ...records]);
+      this.#sink.write([...this.#take(), ...records]);
     } else {
-      this.push(records);
+      this.#sink.write(records);
     }
   }
 
   /** Writes what is held when the oldest update has waited long enough. */
   flushDue(): void {
-    if (this.#sinceUs !== null && this.nowUs() - this.#sinceUs >= BigInt(this.limits.maxDelayMs) * 1000n) this.flush();
+    if (this.#sinceUs !== null && this.#nowUs() - this.#sinceUs >= BigInt(this.#limits.maxDelayMs) * 1000n) this.flush();
   }
 
   /** Writes everything held. */
   flush(): void {
-    if (this.#count > 0) this.push(this.#take());
+    if (this.#count > 0) this.#sink.write(this.#take());
   }
 
   /** Everything handed over before this instant has left the batcher (null: nothing held). */

@@ -1,4 +1,5 @@
 import type { Level } from './book-ladder.ts';
+import { decimalAt } from '../util/decimal.ts';
 
 /**
  * Parses the levels of a book frame or REST order book into ladder levels, collecting what is
@@ -95,17 +96,6 @@ function digits(text: string, max: number): number {
   if (length === 0 || length > max) return Number.NaN;
   const n = decimalAt(text, 0, length);
   return n < 0 ? Number.NaN : n;
-}
-
-/** The value of the `length` decimal digits at `start`, or -1 when one is not a digit (hot paths: no regex, no allocation). */
-export function decimalAt(text: string, start: number, length: number): number {
-  let value = 0;
-  for (let i = start; i < start + length; i++) {
-    const digit = text.charCodeAt(i) - 48;
-    if (digit < 0 || digit > 9) return -1;
-    value = value * 10 + digit;
-  }
-  return value;
 }
 
 const INT64_MAX_TEXT = '9223372036854775807';

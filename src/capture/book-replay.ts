@@ -1,5 +1,5 @@
-import type { BusRecord } from '../bus/record.ts';
-import { readBookUpdates } from './book-change-form.ts';
+import type { ReceivedRecord } from '../bus/record.ts';
+import { readBookUpdates } from '../records/book-change-form.ts';
 import { BookLadder, type Level, type LevelChange, type Side } from './book-ladder.ts';
 import { isoToMicros } from './frame.ts';
 
@@ -54,7 +54,7 @@ export function replayBook(snapshots: readonly SnapshotRow[], changes: readonly 
  * kinds and tokens are ignored). A snapshot holds from its `as_of`; a change from the venue's time
  * of its frame, or our receive time when the frame had none.
  */
-export function bookRowsOf(records: readonly BusRecord[], tokenId: string): { snapshots: SnapshotRow[]; changes: ChangeRow[] } {
+export function bookRowsOf(records: readonly ReceivedRecord[], tokenId: string): { snapshots: SnapshotRow[]; changes: ChangeRow[] } {
   const snapshots: SnapshotRow[] = [];
   const changes: ChangeRow[] = [];
   for (const r of records) {
@@ -78,7 +78,7 @@ export function bookRowsOf(records: readonly BusRecord[], tokenId: string): { sn
 }
 
 /** The ladder of a token at an instant (µs since the epoch), from published records; null before its first snapshot. */
-export function replayBookRecords(records: readonly BusRecord[], tokenId: string, atUs: bigint): ReplayedBook | null {
+export function replayBookRecords(records: readonly ReceivedRecord[], tokenId: string, atUs: bigint): ReplayedBook | null {
   const { snapshots, changes } = bookRowsOf(records, tokenId);
   return replayBook(snapshots, changes, atUs);
 }

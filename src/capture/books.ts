@@ -1,5 +1,6 @@
-import type { BusRecord, Json } from '../bus/record.ts';
-import { bookChangeRecord, bookKey, type BookUpdate, type UpdateKind } from './book-change-form.ts';
+import type { BookSnapshotPayload, SnapshotReason } from '../records/book-snapshot.ts';
+import type { BusRecord } from '../records/record.ts';
+import { bookChangeRecord, bookKey, type BookUpdate, type UpdateKind } from '../records/book-change-form.ts';
 import { BookLadder, type Level, type LevelChange } from './book-ladder.ts';
 import { parseLevels, type LevelProblem } from './book-levels.ts';
 import { checkLadder } from './book-quality.ts';
@@ -7,8 +8,7 @@ import { hasUnknownKeys, isFrameProblem, isoToMicros, microsToIso, parseFrame, t
 import { qualityRecord, record, type Origin } from './records.ts';
 import { levelsOf, scanSnapshot, type ScannedSnapshot, type SideTexts } from './snapshot-scan.ts';
 
-/** Why a full book_snapshot record was written. */
-export type SnapshotReason = 'connect' | 'reconnect' | 'sequence_reset' | 'frames_missed' | 'resubscribe' | 'subscribe' | 'anchor' | 'hour' | 'first_book';
+export type { SnapshotReason };
 
 /** A book frame as capture reads it (`data` of an `orderbook` frame). */
 export interface BookFrame {
@@ -60,6 +60,19 @@ const NO_TEXTS: SideTexts = { bids: null, asks: null };
 const SNAPSHOT_FIELDS = new Set(['kind', 'token_id', 'condition_id', 'market_id', 'sequence', 'initial', 'bids', 'asks']);
 const DELTA_FIELDS = new Set(['kind', 'token_id', 'condition_id', 'market_id', 'sequence', 'changes']);
 
+/** What a book frame or a re-seed made: the book updates (level changes, in order) and the other records (snapshots, findings). */
+export interface BookOutput {
+  updates: BookUpdate[];
+  records: BusRecord[];
+}
+
+export interface TokenBooksOptions {
+  /** The first capture sequence of a token: the run's start time in µs × 1000. */
+  sequenceBase: bigint;
+  /** Named by data-quality records (default `market`). */
+  stream?: string;
+}
+
 /**
  * Every token's book as capture keeps it, and the records that describe it: `book_change` (the
  * levels a frame changed, with a per-token capture sequence) and `book_snapshot` (the whole
@@ -75,15 +88,14 @@ export class TokenBooks {
   readonly #sequences = new Map<string, bigint>();
   staleFrames = 0;
 
-  /**
-   * `onUpdate` takes every book update (a BookBatcher gathers them into records); without it each
-   * update becomes a `book_change` record of its own, in `out` with the frame's other records.
-   */
-  constructor(
-    private readonly sequenceBase: bigint,
-    private readonly stream = 'market',
-    private readonly onUpdate?: (update: BookUpdate) => void,
-  ) {}
+  readonly #sequenceBase: bigint;
+  readonly #stream: string;
+
+  /** Frames and re-seeds return what they made (BookOutput): the caller gathers the updates into records (BookBatcher). */
+  constructor(options: TokenBooksOptions) {
+    this.#sequenceBase = options.sequenceBase;
+    this.#stream = options.stream ?? 'market';
+  }
 
   has(tokenId: string): boolean {
     return this.#books.has(tokenId);
@@ -129,15 +141,21 @@ export class TokenBooks {
   }
 
   /** An `orderbook` frame: level changes, skipped when stale, quality findings. */
-  onFrame(frame: BookFrame, out: BusRecord[]): void {
+  onFrame(frame: BookFrame): BookOutput {
+    const out: BookOutput = { updates: [], records: [] };
+    this.#frame(frame, out);
+    return out;
+  }
+
+  #frame(frame: BookFrame, out: BookOutput): void {
     const { data } = frame;
     const kind = data.kind;
     const tokenId = typeof data.token_id === 'string' && data.token_id !== '' ? data.token_id : null;
     const conditionId = typeof data.condition_id === 'string' ? data.condition_id : null;
     if (kind !== 'snapshot' && kind !== 'delta') {
-      return void out.push(this.#quality(frame, 'unknown_book_kind', `book frame kind ${JSON.stringify(kind)} is not snapshot or delta`, tokenId, conditionId));
+      return void out.records.push(this.#quality(frame, 'unknown_book_kind', `book frame kind ${JSON.stringify(kind)} is not snapshot or delta`, tokenId, conditionId));
     }
-    if (tokenId === null) return void out.push(this.#quality(frame, 'malformed_book', 'a book frame needs a token_id', null, conditionId));
+    if (tokenId === null) return void out.records.push(this.#quality(frame, 'malformed_book', 'a book frame needs a token_id', null, conditionId));
     const venueSequence = readSequence(data.sequence);
     const book = this.#book(tokenId, conditionId, frame.origin);
     if (venueSequence !== null && book.venueSequence !== null && venueSequence < book.venueSequence) {
@@ -164,7 +182,7 @@ export class TokenBooks {
       changes = book.ladder.apply(readDelta(data.changes, problems));
       book.sideTexts = NO_TEXTS;
     }
-    if (problems.length > 0) out.push(this.#levelProblems(frame, problems, tokenId, book.conditionId));
+    if (problems.length > 0) out.records.push(this.#levelProblems(frame, problems, tokenId, book.conditionId));
     book.venueSequence = venueSequence ?? book.venueSequence;
     book.venueTime = frame.venueTime;
     book.receivedAtUs = frame.origin.receivedAtUs;
@@ -178,7 +196,7 @@ export class TokenBooks {
     // The first full book of a token in this run (a restart, a token taken up again) is written
     // whole at once: its changes are relative to an empty ladder, and a replay must not apply
     // them to a snapshot an earlier run left behind (the REST re-seed may come seconds later).
-    if (kind === 'snapshot' && !book.based) out.push(this.#snapshotRecord(book, 'first_book', 'stream', frame.venueTime, this.#instantOf(book), null));
+    if (kind === 'snapshot' && !book.based) out.records.push(this.#snapshotRecord(book, 'first_book', 'stream', frame.venueTime, this.#instantOf(book), null));
     this.#check(book, out);
   }
 
@@ -186,23 +204,24 @@ export class TokenBooks {
    * A REST order book after a (re)connect or reset: applied when it is not older than the ladder
    * (its changes recorded as `reseed`), then the whole ladder written as a snapshot with the reason.
    */
-  reseed(tokenId: string, rest: RestBook, reason: SnapshotReason, origin: Origin, out: BusRecord[]): void {
+  reseed(tokenId: string, rest: RestBook, reason: SnapshotReason, origin: Origin): BookOutput {
+    const out: BookOutput = { updates: [], records: [] };
     const book = this.#book(tokenId, rest.conditionId, origin);
     const stale = rest.sequence !== null && book.venueSequence !== null && rest.sequence < book.venueSequence;
     if (stale) {
       // The stream is already past the REST answer: the ladder is the newer truth.
-      out.push(this.#snapshotRecord(book, reason, 'stream', null, this.#instantOf(book), null));
-      return;
+      out.records.push(this.#snapshotRecord(book, reason, 'stream', null, this.#instantOf(book), null));
+      return out;
     }
     const bids = parseLevels(rest.bids.map(restLevel), 'bids', false);
     const asks = parseLevels(rest.asks.map(restLevel), 'asks', false);
     const frame: BookFrame = { origin, venueTime: rest.asOf, data: {}, raw: rest.raw, unknownEnvelope: false };
-    if (bids.problems.length + asks.problems.length > 0) out.push(this.#levelProblems(frame, [...bids.problems, ...asks.problems], tokenId, book.conditionId));
+    if (bids.problems.length + asks.problems.length > 0) out.records.push(this.#levelProblems(frame, [...bids.problems, ...asks.problems], tokenId, book.conditionId));
     const sameSequence = rest.sequence !== null && rest.sequence === book.venueSequence;
     const changes = book.ladder.replace(bids.levels, asks.levels);
     book.sideTexts = NO_TEXTS;
     if (sameSequence && changes.length > 0) {
-      out.push(this.#quality(frame, 'rest_book_mismatch', `REST book at venue sequence ${rest.sequence} differs from the streamed one in ${changes.length} levels; REST kept`, tokenId, book.conditionId));
+      out.records.push(this.#quality(frame, 'rest_book_mismatch', `REST book at venue sequence ${rest.sequence} differs from the streamed one in ${changes.length} levels; REST kept`, tokenId, book.conditionId));
     }
     book.venueSequence = rest.sequence ?? book.venueSequence;
     const asOfUs = isoToMicros(rest.asOf) ?? origin.receivedAtUs;
@@ -211,8 +230,9 @@ export class TokenBooks {
     book.receivedAtUs = origin.receivedAtUs;
     book.origin = origin;
     if (changes.length > 0) this.#change(book, 'reseed', changes, origin, rest.asOf, null, out);
-    out.push(this.#snapshotRecord(book, reason, 'rest', rest.asOf, asOfUs > previous ? asOfUs : previous, rest.raw));
+    out.records.push(this.#snapshotRecord(book, reason, 'rest', rest.asOf, asOfUs > previous ? asOfUs : previous, rest.raw));
     this.#check(book, out);
+    return out;
   }
 
   /** The ladder as it stands, as a snapshot record (anchors; re-seeds without REST). */
@@ -230,7 +250,7 @@ export class TokenBooks {
         tokenId,
         conditionId: conditionId ?? '',
         ladder: new BookLadder(),
-        sequence: this.#sequences.get(tokenId) ?? this.sequenceBase,
+        sequence: this.#sequences.get(tokenId) ?? this.#sequenceBase,
         venueSequence: null,
         venueTime: null,
         receivedAtUs: origin.receivedAtUs,
@@ -250,17 +270,15 @@ export class TokenBooks {
     return isoToMicros(book.venueTime) ?? book.receivedAtUs;
   }
 
-  #change(book: TokenBook, update: UpdateKind, changes: readonly LevelChange[], origin: Origin, venueTime: string | null, raw: string | null, out: BusRecord[]): void {
+  #change(book: TokenBook, update: UpdateKind, changes: readonly LevelChange[], origin: Origin, venueTime: string | null, raw: string | null, out: BookOutput): void {
     book.sequence += 1n;
-    const u: BookUpdate = { tokenId: book.tokenId, conditionId: book.conditionId, sequence: book.sequence, venueSequence: book.venueSequence, update, venueTime, origin, changes, raw };
-    if (this.onUpdate) this.onUpdate(u);
-    else out.push(bookChangeRecord([u]));
+    out.updates.push({ tokenId: book.tokenId, conditionId: book.conditionId, sequence: book.sequence, venueSequence: book.venueSequence, update, venueTime, origin, changes, raw });
   }
 
   #snapshotRecord(book: TokenBook, reason: SnapshotReason, source: 'rest' | 'stream', venueTime: string | null, asOfUs: bigint, raw: string | null): BusRecord {
     book.based = true;
     const { bids, asks } = book.ladder.levels();
-    const payload = {
+    const payload: BookSnapshotPayload = {
       token_id: book.tokenId,
       condition_id: book.conditionId,
       sequence: book.sequence.toString(),
@@ -274,13 +292,13 @@ export class TokenBooks {
     return record('book_snapshot', bookKey(book), book.origin, venueTime, payload, raw);
   }
 
-  #check(book: TokenBook, out: BusRecord[]): void {
+  #check(book: TokenBook, out: BookOutput): void {
     const issue = checkLadder(book.ladder);
     if (issue?.problem === book.flagged) return;
     book.flagged = issue?.problem ?? null;
     if (!issue) return;
     const frame: BookFrame = { origin: book.origin, venueTime: book.venueTime, data: {}, raw: '', unknownEnvelope: false };
-    out.push(this.#quality(frame, issue.problem, `${issue.detail} (capture sequence ${book.sequence})`, book.tokenId, book.conditionId, null));
+    out.records.push(this.#quality(frame, issue.problem, `${issue.detail} (capture sequence ${book.sequence})`, book.tokenId, book.conditionId, null));
   }
 
   #levelProblems(frame: BookFrame, problems: LevelProblem[], tokenId: string, conditionId: string): BusRecord {
@@ -289,8 +307,13 @@ export class TokenBooks {
   }
 
   #quality(frame: BookFrame, problem: Parameters<typeof qualityRecord>[0]['problem'], detail: string, tokenId: string | null, conditionId: string | null, raw: string | null = frame.raw): BusRecord {
-    return qualityRecord({ problem, detail, stream: this.stream, tokenId, conditionId }, frame.origin, frame.venueTime, raw);
+    return qualityRecord({ problem, detail, stream: this.#stream, tokenId, conditionId }, frame.origin, frame.venueTime, raw);
   }
+}
+
+/** The output as records, each update a `book_change` record of its own (without a batcher: tests, tools). */
+export function recordsOf(output: BookOutput): BusRecord[] {
+  return [...output.updates.map((u) => bookChangeRecord([u])), ...output.records];
 }
 
 function isEmptyArray(value: unknown): boolean {
@@ -298,7 +321,7 @@ function isEmptyArray(value: unknown): boolean {
 }
 
 
-function levelJson(level: Level): Json {
+function levelJson(level: Level): [string, string] {
   return [String(level.priceMicro), level.sizeMicro];
 }
 

@@ -2,6 +2,7 @@ import { NotFoundError } from '../api/errors.ts';
 import { CursorLoopError } from '../api/paging.ts';
 import type { VenueClient } from '../api/client.ts';
 import type { EventDetail, EventListItem, Market } from '../api/schemas/index.ts';
+import type { Clock } from '../util/clock.ts';
 
 /**
  * What market capture subscribes, read from the catalogue (events list, then event detail): what
@@ -139,17 +140,39 @@ export interface CatalogueRead {
  * event's detail only when it is new, its list entry changed, or its last detail is older than
  * `detailMaxAgeMs`. Events of other shards are skipped before any detail is read.
  */
+export interface CatalogueReaderOptions {
+  client: VenueClient;
+  /** Its `now` times detail reads; its wall time stamps when a market was last seen. */
+  clock: Clock;
+  /** Capture a share of the events (`--shard i/n`). */
+  shard?: Shard;
+  /** An event's detail is read again at least this often (default 10 min). */
+  detailMaxAgeMs?: number;
+}
+
 export class CatalogueReader {
   readonly #known = new Map<string, Known>();
 
-  constructor(
-    private readonly client: VenueClient,
-    private readonly now: () => number,
-    private readonly shard?: Shard,
-    private readonly detailMaxAgeMs = 10 * 60_000,
-    /** Wall time in µs (the records' clock). */
-    private readonly nowUs: () => bigint = () => BigInt(Date.now()) * 1000n,
-  ) {}
+  private readonly client: VenueClient;
+  private readonly shard: Shard | undefined;
+  private readonly detailMaxAgeMs: number;
+  readonly #clock: Clock;
+
+  constructor(options: CatalogueReaderOptions) {
+    this.client = options.client;
+    this.#clock = options.clock;
+    this.shard = options.shard;
+    this.detailMaxAgeMs = options.detailMaxAgeMs ?? 10 * 60_000;
+  }
+
+  private now(): number {
+    return this.#clock.now();
+  }
+
+  /** Wall time in µs (the records' clock). */
+  private nowUs(): bigint {
+    return this.#clock.epochMicros();
+  }
 
   async read(signal?: AbortSignal): Promise<CatalogueRead> {
     const listed = new Map<string, EventListItem>();

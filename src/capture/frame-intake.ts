@@ -1,4 +1,4 @@
-import type { BusRecord } from '../bus/record.ts';
+import type { RecordSink } from './record-sink.ts';
 import type { Frame } from '../streams/types.ts';
 import type { ConnectionCoverage, Stamp } from './coverage.ts';
 import { isFrameProblem, parseFrame, type FrameProblem, type ParsedFrame } from './frame.ts';
@@ -25,7 +25,7 @@ export function intake(
   frame: Frame,
   coverage: ConnectionCoverage,
   counters: CaptureCounters,
-  publish: (records: BusRecord[]) => void,
+  sink: RecordSink,
   parse: (raw: string) => ParsedFrame | FrameProblem = parseFrame,
 ): Intake | null {
   counters.frames += 1;
@@ -34,7 +34,7 @@ export function intake(
   const origin = originOf(frame);
   const parsed = parse(frame.raw);
   if (isFrameProblem(parsed)) {
-    publish([qualityRecord({ problem: parsed.problem, detail: parsed.detail, stream: coverage.stream }, origin, null, frame.raw)]);
+    sink.write([qualityRecord({ problem: parsed.problem, detail: parsed.detail, stream: coverage.stream }, origin, null, frame.raw)]);
     return null;
   }
   const missed = coverage.admit(parsed.seq);

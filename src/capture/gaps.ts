@@ -1,4 +1,5 @@
-import type { BusRecord, Json } from '../bus/record.ts';
+import type { CaptureGapPayload, GapReason, GapRecovery, GapScope } from '../records/capture-gap.ts';
+import type { BusRecord } from '../records/record.ts';
 import { microsToIso } from './frame.ts';
 import { record, type Origin } from './records.ts';
 
@@ -10,39 +11,7 @@ import { record, type Origin } from './records.ts';
  * anything the venue published and we did not receive lies inside.
  */
 
-export type GapReason =
-  /** The connection closed (by the venue, the network, or a refused reconnect after it). */
-  | 'disconnected'
-  /** No frame, not even a heartbeat, within the silence tolerance. */
-  | 'silence'
-  /** The venue asked for a reconnect (error frame action), or capture dropped a connection it could not trust. */
-  | 'reconnect_requested'
-  /** The venue's frame numbers jumped: frames were lost on a connection that stayed open. */
-  | 'frames_missed'
-  /** The venue said its sequence was reset: local state invalid. */
-  | 'sequence_reset'
-  /** The venue dropped one subscription (error frame action `resubscribe`). */
-  | 'subscription_dropped'
-  /** Capture unsubscribed on purpose (the market resolved or left the catalogue): coverage ends here. */
-  | 'unsubscribed'
-  /** Capture was not running (from the last instant the previous run had covered and published). */
-  | 'capture_not_running'
-  /** A market that was already trading when capture first learnt of it. */
-  | 'subscribed_late'
-  /** A listed market capture chose not to subscribe (the detail says why); a gap of no length, written once. */
-  | 'not_captured';
-
-/** What is recovered for a gap: books by a REST re-seed, account state by the sync jobs, a portfolio by its next full sync. */
-export type GapRecovery = 'books_reseeded' | 'rest_sync' | 'next_full_sync' | 'none';
-
-export interface GapScope {
-  /** Everything this stream (of this capture process) covers. */
-  all: boolean;
-  channels: string[];
-  token_ids: string[];
-  condition_ids: string[];
-  event_ids: string[];
-}
+export type { GapReason, GapRecovery, GapScope };
 
 export const WHOLE_STREAM: GapScope = { all: true, channels: [], token_ids: [], condition_ids: [], event_ids: [] };
 
@@ -61,8 +30,8 @@ export interface GapFacts {
   framesMissed?: number | null;
 }
 
-export function gapRecord(facts: GapFacts, origin: Origin): BusRecord {
-  const payload: { [key: string]: Json } = {
+export function gapRecord(facts: GapFacts, origin: Origin): BusRecord<'capture_gap'> {
+  const payload: CaptureGapPayload = {
     stream: facts.stream,
     reason: facts.reason,
     detail: facts.detail,

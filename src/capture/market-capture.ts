@@ -1,24 +1,26 @@
 import type { VenueClient } from '../api/client.ts';
 import type { BusRecord } from '../bus/record.ts';
-import type { StreamClock } from '../streams/clock.ts';
 import type { ConnectionBudget } from '../streams/connection-budget.ts';
+import { backoffStep } from '../util/backoff.ts';
 import type { Logger } from '../util/log.ts';
 import type { Secret } from '../util/secret.ts';
 import { nextAnchorMs } from './anchors.ts';
-import { BOOK_BATCH_DEFAULTS, BookBatcher, type BookBatchLimits } from './book-batcher.ts';
-import { readSequence, TokenBooks, type BookFrame, type RestBook, type SnapshotReason } from './books.ts';
+import { BOOK_BATCH_DEFAULTS, type BookBatchLimits } from './book-batcher.ts';
+import { readSequence, type RestBook, type SnapshotReason, type TokenBooks } from './books.ts';
 import { CatalogueReader, inShard, type CaptureEvent, type CaptureMarket, type CatalogueRead, type Shard, type SkippedMarket } from './catalogue.ts';
 import { ConnectionPlan } from './connection-plan.ts';
 import { endOf, startOf, type Stamp } from './coverage.ts';
 import type { JsonObject } from './frame.ts';
 import { gapRecord, scopeOf } from './gaps.ts';
-import { MarketConnection, type MarketContext } from './market-connection.ts';
-import { SeenTrades } from './market-records.ts';
+import { MarketConnection, type MarketConnectionOptions, type MarketOwner } from './market-connection.ts';
+import { MarketFeed } from './market-feed.ts';
+import type { RecordSink } from './record-sink.ts';
 import { qualityRecord, type Origin } from './records.ts';
 import { scoped } from './scoped-signal.ts';
 import { Reseeder, type ReseedOutcome, type ReseedTask } from './reseeder.ts';
 import type { CaptureCounters } from './stats.ts';
 import type { StreamMark } from './stream-mark.ts';
+import type { Clock } from '../util/clock.ts';
 
 export interface MarketCaptureOptions {
   client: VenueClient;
@@ -26,9 +28,10 @@ export interface MarketCaptureOptions {
   url: string;
   token: Secret | null;
   budget: ConnectionBudget;
-  clock: StreamClock;
+  clock: Clock;
   counters: CaptureCounters;
-  publish(records: BusRecord[]): void;
+  /** Where the records go (the publisher). */
+  sink: RecordSink;
   mark: StreamMark;
   silenceMs: number;
   tokensPerConnection: number;
@@ -44,6 +47,9 @@ export interface MarketCaptureOptions {
   log?: Logger;
 }
 
+/** Retries of the first catalogue read: 1 s doubling up to 30 s. */
+const CATALOGUE_RETRY = { firstMs: 1_000, maxMs: 30_000 };
+
 /** Status kinds after which an event's markets may have changed: its detail is read again at once. */
 const CATALOGUE_KINDS = new Set(['current_market_changed', 'market_resolution_completed', 'market_resolved', 'payouts_resolved']);
 
@@ -51,11 +57,9 @@ const CATALOGUE_KINDS = new Set(['current_market_changed', 'market_resolution_co
  * Market capture: follows the catalogue, spreads its markets over sockets, keeps a book per token,
  * re-seeds books from REST, writes anchor snapshots, and records what it did not cover.
  */
-export class MarketCapture {
-  readonly books: TokenBooks;
-  readonly #batcher: BookBatcher;
+export class MarketCapture implements MarketOwner {
+  readonly #feed: MarketFeed;
   readonly #reseeder: Reseeder;
-  readonly #trades = new SeenTrades();
   readonly #plan: ConnectionPlan;
   readonly #connections: MarketConnection[] = [];
   readonly #reader: CatalogueReader;
@@ -68,20 +72,17 @@ export class MarketCapture {
   readonly #pinned = new Map<string, number>();
   /** Tokens found already trading: the gap from when they could have started to their acknowledgement. */
   readonly #late = new Map<string, bigint>();
-  /** Without REST books: the snapshot is written from the next streamed book of the token. */
-  readonly #awaitingStreamBook = new Map<string, SnapshotReason>();
   readonly #refreshing = new Set<string>();
   readonly #stopping = new AbortController();
   readonly #loops: Array<Promise<void>> = [];
-  readonly #ctx: MarketContext;
+  readonly #connectionOptions: MarketConnectionOptions;
   #previousReadUs: bigint | null = null;
   #paused = false;
 
   constructor(private readonly o: MarketCaptureOptions) {
-    this.#batcher = new BookBatcher((records) => o.publish(records), () => o.clock.epochMicros(), o.bookBatch);
-    this.books = new TokenBooks(o.clock.epochMicros() * 1000n, 'market', (update) => this.#batcher.add(update));
+    this.#feed = new MarketFeed({ sink: o.sink, clock: o.clock, batch: o.bookBatch });
     this.#plan = new ConnectionPlan(o.tokensPerConnection);
-    this.#reader = new CatalogueReader(o.client, () => o.clock.now(), o.shard, undefined, () => o.clock.epochMicros());
+    this.#reader = new CatalogueReader({ client: o.client, clock: o.clock, shard: o.shard });
     const fetch = o.token
       ? async (tokenId: string, signal: AbortSignal): Promise<RestBook> => {
           const { value, raw } = await o.client.orders.orderbook(tokenId, signal);
@@ -89,23 +90,7 @@ export class MarketCapture {
         }
       : null;
     this.#reseeder = new Reseeder(fetch, (task, outcome) => this.#reseeded(task, outcome), o.clock, o.reseedConcurrency);
-    this.#ctx = {
-      url: o.url,
-      token: o.token,
-      budget: o.budget,
-      clock: o.clock,
-      silenceMs: o.silenceMs,
-      log: o.log,
-      books: this.books,
-      trades: this.#trades,
-      counters: o.counters,
-      publish: (records) => this.#publish(records),
-      reseed: (tokens, reason, origin) => this.#reseeder.request(tokens.filter((t) => this.#subscribed(t)), reason, origin),
-      onBookFrame: (frame, out) => this.#onBookFrame(frame, out),
-      onStatus: (data, stamp) => this.#onStatus(data, stamp),
-      onAdded: (tokens, stamp, origin) => this.#closeLate(tokens, stamp, origin),
-      onCovered: (connection, stamp, origin) => this.#onCovered(connection, stamp, origin),
-    };
+    this.#connectionOptions = { url: o.url, token: o.token, budget: o.budget, clock: o.clock, silenceMs: o.silenceMs, log: o.log, counters: o.counters, feed: this.#feed, owner: this };
   }
 
   /** Reads the catalogue (retrying until it answers), subscribes, and starts the schedules. */
@@ -123,7 +108,7 @@ export class MarketCapture {
       } catch (err) {
         if (signal.aborted) return;
         this.o.log?.warn({ err, attempt }, 'catalogue read failed; retrying');
-        await this.o.clock.sleep(Math.min(30_000, 1_000 * 2 ** Math.min(attempt, 5)), signal).catch(() => undefined);
+        await this.o.clock.sleep(backoffStep(attempt + 1, CATALOGUE_RETRY), signal).catch(() => undefined);
         if (signal.aborted) return;
       }
     }
@@ -131,7 +116,7 @@ export class MarketCapture {
     this.#loops.push(
       this.#every(this.o.catalogueRefreshMs, () => this.#refresh()),
       this.#anchors(),
-      this.#every(Math.max(1, batchDelayMs / 4), async () => this.#batcher.flushDue()),
+      this.#every(Math.max(1, batchDelayMs / 4), async () => this.#feed.flushDue()),
     );
   }
 
@@ -140,22 +125,22 @@ export class MarketCapture {
     this.#reseeder.stop();
     await Promise.all(this.#connections.map((c) => c.stop()));
     await Promise.all(this.#loops);
-    this.#batcher.flush();
+    this.#feed.flush();
   }
 
   /** Hands every held book update to the bus now (drain, stop). */
   flush(): void {
-    this.#batcher.flush();
+    this.#feed.flush();
   }
 
   /** When the oldest book update not yet handed to the bus was made (µs); null when none is held. */
   heldSinceUs(): bigint | null {
-    return this.#batcher.heldSinceUs();
+    return this.#feed.heldSinceUs();
   }
 
-  /** Every record of market capture goes through the batcher, which writes held updates first when they must precede. */
-  #publish(records: BusRecord[]): void {
-    this.#batcher.pass(records);
+  /** Every token's book (tests, `tapehouse book`, figures). */
+  get books(): TokenBooks {
+    return this.#feed.books;
   }
 
   /** Back-pressure: every socket stops reading until `resume` (new sockets start paused). */
@@ -301,7 +286,7 @@ export class MarketCapture {
       const detail = `${reason}; markets ${markets.map((m) => m.marketId).join(', ')}`;
       records.push(gapRecord({ stream: 'market', reason: 'not_captured', detail, scope, startUs: nowUs, endUs: null, recovery: 'none' }, origin));
     }
-    this.#publish(records);
+    this.#feed.write(records);
   }
 
   /** The listing stopped at a cursor the venue handed out twice: a data-quality record (the next read tries again). */
@@ -309,7 +294,7 @@ export class MarketCapture {
     if (!read.cursorLoop) return;
     this.o.log?.warn({ endpoint: read.cursorLoop.endpoint }, 'catalogue listing stopped at a repeated cursor; keeping what it had read');
     const origin: Origin = { connectionId: 'catalogue', frameNo: 0, receivedAtUs: this.o.clock.epochMicros() };
-    this.#publish([qualityRecord({ problem: 'cursor_loop', detail: read.cursorLoop.message, stream: 'market' }, origin, null, null)]);
+    this.#feed.write([qualityRecord({ problem: 'cursor_loop', detail: read.cursorLoop.message, stream: 'market' }, origin, null, null)]);
   }
 
   /**
@@ -339,17 +324,16 @@ export class MarketCapture {
     if (connection !== undefined) this.#connections[connection]?.remove(market.tokenIds, eventGoneFrom === connection ? [market.eventId] : [], detail);
     if (eventGoneFrom !== undefined && eventGoneFrom !== connection) this.#connections[eventGoneFrom]?.remove([], [market.eventId], detail);
     for (const t of market.tokenIds) {
-      this.books.forget(t);
+      this.#feed.forget(t);
       this.#reseeder.cancel(t);
       this.#late.delete(t);
-      this.#awaitingStreamBook.delete(t);
     }
   }
 
   #connection(index: number): MarketConnection {
     let connection = this.#connections[index];
     if (!connection) {
-      connection = new MarketConnection(this.#ctx, `market-${index + 1}`);
+      connection = new MarketConnection(this.#connectionOptions, `market-${index + 1}`);
       this.#connections[index] = connection;
       if (this.#paused) connection.pause();
       if (!this.#stopping.signal.aborted) connection.start();
@@ -357,35 +341,21 @@ export class MarketCapture {
     return connection;
   }
 
-  #onBookFrame(frame: BookFrame, out: BusRecord[]): void {
-    this.books.onFrame(frame, out);
-    const tokenId = frame.data.token_id;
-    if (typeof tokenId !== 'string') return;
-    const reason = this.#awaitingStreamBook.get(tokenId);
-    if (reason === undefined) return;
-    this.#awaitingStreamBook.delete(tokenId);
-    const snapshot = this.books.snapshot(tokenId, reason, frame.origin.receivedAtUs);
-    if (snapshot) out.push(snapshot);
-  }
-
   #reseeded(task: ReseedTask, outcome: ReseedOutcome): void {
     if (!this.#subscribed(task.tokenId)) return;
     const nowUs = this.o.clock.epochMicros();
     const origin: Origin = { ...task.origin, receivedAtUs: nowUs };
-    const out: BusRecord[] = [];
     if (outcome.ok) {
       this.o.counters.reseeds += 1;
-      this.books.reseed(task.tokenId, outcome.book, task.reason, origin, out);
+      this.#feed.reseeded(task.tokenId, outcome.book, task.reason, origin);
     } else if (outcome.unavailable) {
-      this.#awaitingStreamBook.set(task.tokenId, task.reason);
+      this.#feed.awaitStreamBook(task.tokenId, task.reason);
     } else {
       this.o.counters.reseedFailures += 1;
       const conditionId = this.#conditionOf(task.tokenId);
-      out.push(qualityRecord({ problem: 'reseed_failed', detail: `REST order book not read: ${(outcome.error as Error).message}; the streamed ladder is written instead`, stream: 'market', tokenId: task.tokenId, conditionId }, origin, null, null));
-      const snapshot = this.books.snapshot(task.tokenId, task.reason, nowUs);
-      if (snapshot) out.push(snapshot);
+      const failed = qualityRecord({ problem: 'reseed_failed', detail: `REST order book not read: ${(outcome.error as Error).message}; the streamed ladder is written instead`, stream: 'market', tokenId: task.tokenId, conditionId }, origin, null, null);
+      this.#feed.snapshot([task.tokenId], task.reason, nowUs, [failed]);
     }
-    if (out.length > 0) this.#publish(out);
   }
 
   #conditionOf(tokenId: string): string | null {
@@ -396,12 +366,22 @@ export class MarketCapture {
     return null;
   }
 
-  #onCovered(connection: MarketConnection, stamp: Stamp, origin: Origin): void {
+  // ---- what the connections tell (MarketOwner) ----
+
+  reseed(tokens: readonly string[], reason: SnapshotReason, origin: Origin): void {
+    this.#reseeder.request(tokens.filter((t) => this.#subscribed(t)), reason, origin);
+  }
+
+  added(tokens: readonly string[], stamp: Stamp, origin: Origin): void {
+    this.#closeLate(tokens, stamp, origin);
+  }
+
+  covered(connection: MarketConnection, stamp: Stamp, origin: Origin): void {
     this.#closeLate([...connection.tokens.keys()], stamp, origin);
     const waiting = this.#connections.some((c) => (c.tokens.size > 0 || c.events.size > 0) && !c.coverage.everCovered);
     if (waiting) return;
     const gap = this.o.mark.resumed(stamp, origin);
-    if (gap) this.#publish([gap]);
+    if (gap) this.#feed.write([gap]);
   }
 
   /** Tokens that were already trading when subscribed are covered now: their gap. */
@@ -416,11 +396,11 @@ export class MarketCapture {
     }
     for (const [since, group] of late) {
       const scope = scopeOf(['orderbook', 'best_quote', 'trades', 'market_status'], group, []);
-      this.#publish([gapRecord({ stream: 'market', reason: 'subscribed_late', detail: 'the market may have traded before capture subscribed it', scope, startUs: since, endUs: endOf(stamp), recovery: 'books_reseeded' }, origin)]);
+      this.#feed.write([gapRecord({ stream: 'market', reason: 'subscribed_late', detail: 'the market may have traded before capture subscribed it', scope, startUs: since, endUs: endOf(stamp), recovery: 'books_reseeded' }, origin)]);
     }
   }
 
-  #onStatus(data: JsonObject, stamp: Stamp): void {
+  statusSeen(data: JsonObject, stamp: Stamp): void {
     const kind = typeof data.kind === 'string' ? data.kind : '';
     const eventId = typeof data.event_id === 'string' ? data.event_id : null;
     if (!eventId || !CATALOGUE_KINDS.has(kind)) return;
@@ -464,13 +444,7 @@ export class MarketCapture {
       } catch {
         return;
       }
-      const nowUs = this.o.clock.epochMicros();
-      const out: BusRecord[] = [];
-      for (const tokenId of this.books.tokens()) {
-        const snapshot = this.books.snapshot(tokenId, next.hour ? 'hour' : 'anchor', nowUs);
-        if (snapshot) out.push(snapshot);
-      }
-      if (out.length > 0) this.#publish(out);
+      this.#feed.snapshot(this.#feed.books.tokens(), next.hour ? 'hour' : 'anchor', this.o.clock.epochMicros());
     }
   }
 }

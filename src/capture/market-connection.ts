@@ -1,47 +1,52 @@
-import type { BusRecord } from '../bus/record.ts';
+import type { BusRecord } from '../records/record.ts';
 import { StreamHolder } from './stream-holder.ts';
-import type { StreamClock } from '../streams/clock.ts';
 import type { ConnectionBudget } from '../streams/connection-budget.ts';
 import { ReconnectingStream } from '../streams/reconnecting-stream.ts';
 import type { CoverageLoss, Frame, StreamSession } from '../streams/types.ts';
 import { WebSocketTransport } from '../streams/websocket-transport.ts';
 import type { Logger } from '../util/log.ts';
 import type { Secret } from '../util/secret.ts';
-import type { BookFrame, SnapshotReason, TokenBooks } from './books.ts';
+import type { SnapshotReason } from './books.ts';
 import { attemptFailed, ConnectionCoverage, LOSS_REASONS, type Stamp } from './coverage.ts';
 import { parseFrame, type FrameProblem, type JsonObject, type ParsedFrame } from './frame.ts';
 import { intake } from './frame-intake.ts';
 import { gapRecord, scopeOf, type GapScope } from './gaps.ts';
 import { tradeContent, tradeKey } from '../api/trade-key.ts';
-import { quoteRecord, SeenTrades, statusRecord, tradeRecord, type MarketFrame } from './market-records.ts';
+import type { MarketFeed } from './market-feed.ts';
+import { quoteRecord, statusRecord, tradeRecord, type MarketFrame } from './market-records.ts';
 import { qualityRecord, type Origin } from './records.ts';
 import { countLoss, type CaptureCounters } from './stats.ts';
+import type { Clock } from '../util/clock.ts';
 
 const BOOK_CHANNELS = ['orderbook', 'best_quote', 'trades'];
 const STATUS_CHANNEL = 'market_status';
 const ALL_CHANNELS = [...BOOK_CHANNELS, STATUS_CHANNEL];
 
-/** What every market connection of a capture shares. */
-export interface MarketContext {
+/** How every market connection of a capture connects. */
+export interface MarketConnectionOptions {
   url: string;
   token: Secret | null;
   budget: ConnectionBudget;
-  clock: StreamClock;
+  clock: Clock;
   silenceMs: number;
   log?: Logger;
-  books: TokenBooks;
-  trades: SeenTrades;
   counters: CaptureCounters;
-  publish(records: BusRecord[]): void;
+  /** Where frames go down to: books, trades seen, and the record sink. */
+  feed: MarketFeed;
+  /** What the market capture that owns the connection follows. */
+  owner: MarketOwner;
+}
+
+/** What a market connection tells the market capture that owns it (which follows the catalogue and re-seeds books). */
+export interface MarketOwner {
+  /** Books to read again from REST (their tokens' subscriptions are acknowledged again, or were reset). */
   reseed(tokens: readonly string[], reason: SnapshotReason, origin: Origin): void;
-  /** An orderbook frame: its level changes into `out`. */
-  onBookFrame(frame: BookFrame, out: BusRecord[]): void;
   /** A market_status frame, after its record (the catalogue follows recurring events with it). */
-  onStatus(data: JsonObject, stamp: Stamp): void;
+  statusSeen(data: JsonObject, stamp: Stamp): void;
   /** A subscription of tokens added to a live connection is acknowledged. */
-  onAdded(tokens: readonly string[], stamp: Stamp, origin: Origin): void;
+  added(tokens: readonly string[], stamp: Stamp, origin: Origin): void;
   /** The connection covers its subjects (again). */
-  onCovered(connection: MarketConnection, stamp: Stamp, origin: Origin): void;
+  covered(connection: MarketConnection, stamp: Stamp, origin: Origin): void;
 }
 
 type Purpose = 'open' | 'add' | 'resubscribe';
@@ -82,7 +87,7 @@ export class MarketConnection extends StreamHolder {
   #covers = 0;
 
   constructor(
-    private readonly ctx: MarketContext,
+    private readonly ctx: MarketConnectionOptions,
     readonly name: string,
   ) {
     super();
@@ -160,7 +165,7 @@ export class MarketConnection extends StreamHolder {
     const scope = scopeOf(gone.size > 0 ? (goneEvents.length > 0 ? ALL_CHANNELS : BOOK_CHANNELS) : [STATUS_CHANNEL], gone, goneEvents);
     const last = this.coverage.lastFrame;
     const origin: Origin = { connectionId: last?.origin.connectionId ?? this.name, frameNo: last?.origin.frameNo ?? 0, receivedAtUs: nowUs };
-    this.ctx.publish([gapRecord({ stream: 'market', reason: 'unsubscribed', detail, scope, startUs: nowUs, endUs: null, recovery: 'none' }, origin)]);
+    this.ctx.feed.write([gapRecord({ stream: 'market', reason: 'unsubscribed', detail, scope, startUs: nowUs, endUs: null, recovery: 'none' }, origin)]);
   }
 
   #id(): string {
@@ -206,19 +211,11 @@ export class MarketConnection extends StreamHolder {
 
   /** One frame of this connection (the stream delivers here; the benchmark feeds recorded frames). */
   receive(frame: Frame): void {
-    const seen = intake(frame, this.coverage, this.ctx.counters, this.ctx.publish, this.#parse);
+    const { feed } = this.ctx;
+    const seen = intake(frame, this.coverage, this.ctx.counters, feed, this.#parse);
     if (!seen) return;
     const { parsed, origin, stamp, previous, missed } = seen;
-    const out: BusRecord[] = [];
-    if ((missed > 0 || parsed.type === 'sequence_reset') && this.#live) this.#lostFrames(parsed, missed, previous, stamp, origin, out);
-    this.#route(parsed, frame, origin, stamp, previous, out);
-    if (out.length > 0) this.ctx.publish(out);
-  }
-
-  /** Snapshot book frames as the venue lays them out take the fast path; every other frame, and any doubt, JSON.parse. */
-  readonly #parse = (raw: string): ParsedFrame | FrameProblem => this.ctx.books.parseSnapshotFrame(raw) ?? parseFrame(raw);
-
-  #route(parsed: ParsedFrame, frame: Frame, origin: Origin, stamp: Stamp, previous: Stamp | null, out: BusRecord[]): void {
+    if ((missed > 0 || parsed.type === 'sequence_reset') && this.#live) this.#lostFrames(parsed, missed, previous, stamp, origin);
     const { data } = parsed;
     switch (parsed.type) {
       case 'heartbeat':
@@ -229,44 +226,44 @@ export class MarketConnection extends StreamHolder {
       case 'subscribed':
         return this.#onAck(data, stamp, origin);
       case 'error':
-        return this.#onError(parsed, frame, origin, previous ?? stamp, out);
+        return this.#onError(parsed, frame, origin, previous ?? stamp);
       case 'orderbook':
         this.#dataArrived(stamp, origin);
-        return this.ctx.onBookFrame({ origin, venueTime: parsed.ts, data, raw: frame.raw, unknownEnvelope: parsed.unknownFields, scanned: parsed.scanned }, out);
+        return feed.book({ origin, venueTime: parsed.ts, data, raw: frame.raw, unknownEnvelope: parsed.unknownFields, scanned: parsed.scanned });
       case 'trades':
         this.#dataArrived(stamp, origin);
-        return this.#onTrade(parsed, frame, origin, out);
+        return feed.write(this.#trade(parsed, frame, origin));
       case 'best_quote':
         this.#dataArrived(stamp, origin);
-        return void out.push(quoteRecord(this.#marketFrame(parsed, frame, origin)));
+        return feed.write([quoteRecord(this.#marketFrame(parsed, frame, origin))]);
       case STATUS_CHANNEL:
         this.#dataArrived(stamp, origin);
-        out.push(statusRecord(this.#marketFrame(parsed, frame, origin)));
-        return this.ctx.onStatus(data, stamp);
+        feed.write([statusRecord(this.#marketFrame(parsed, frame, origin))]);
+        return this.ctx.owner.statusSeen(data, stamp);
       default:
-        out.push(qualityRecord({ problem: 'unknown_frame_type', detail: `frame type ${JSON.stringify(parsed.type)}`, stream: 'market', frameSeq: parsed.seq }, origin, parsed.ts, frame.raw));
+        feed.write([qualityRecord({ problem: 'unknown_frame_type', detail: `frame type ${JSON.stringify(parsed.type)}`, stream: 'market', frameSeq: parsed.seq }, origin, parsed.ts, frame.raw)]);
     }
   }
 
+  /** Snapshot book frames as the venue lays them out take the fast path; every other frame, and any doubt, JSON.parse. */
+  readonly #parse = (raw: string): ParsedFrame | FrameProblem => this.ctx.feed.books.parseSnapshotFrame(raw) ?? parseFrame(raw);
+
   /** A public fill: once per natural key and content; the same key with other content is kept too, and reported. */
-  #onTrade(parsed: ParsedFrame, frame: Frame, origin: Origin, out: BusRecord[]): void {
+  #trade(parsed: ParsedFrame, frame: Frame, origin: Origin): BusRecord[] {
     const trade = tradeRecord(this.#marketFrame(parsed, frame, origin));
     const payload = trade.payload as Record<string, unknown>;
     const key = trade.kind === 'trade' ? tradeKey(payload) : null;
-    if (key !== null) {
-      const seen = this.ctx.trades.admit(key, tradeContent(payload));
-      if (seen === 'duplicate') {
-        this.ctx.counters.duplicates += 1;
-        return;
-      }
-      if (seen === 'conflict') {
-        const detail = `trade ${String(payload.trade_id)}${typeof payload.fill_id === 'string' ? ` fill ${payload.fill_id}` : ''} seen before with other content; both kept`;
-        const tokenId = typeof payload.token_id === 'string' ? payload.token_id : null;
-        const conditionId = typeof payload.condition_id === 'string' ? payload.condition_id : null;
-        out.push(qualityRecord({ problem: 'conflicting_trade', detail, stream: 'market', tokenId, conditionId, frameSeq: parsed.seq }, origin, parsed.ts, frame.raw));
-      }
+    if (key === null) return [trade];
+    const seen = this.ctx.feed.trades.admit(key, tradeContent(payload));
+    if (seen === 'duplicate') {
+      this.ctx.counters.duplicates += 1;
+      return [];
     }
-    out.push(trade);
+    if (seen === 'new') return [trade];
+    const detail = `trade ${String(payload.trade_id)}${typeof payload.fill_id === 'string' ? ` fill ${payload.fill_id}` : ''} seen before with other content; both kept`;
+    const tokenId = typeof payload.token_id === 'string' ? payload.token_id : null;
+    const conditionId = typeof payload.condition_id === 'string' ? payload.condition_id : null;
+    return [qualityRecord({ problem: 'conflicting_trade', detail, stream: 'market', tokenId, conditionId, frameSeq: parsed.seq }, origin, parsed.ts, frame.raw), trade];
   }
 
   #marketFrame(parsed: ParsedFrame, frame: Frame, origin: Origin): MarketFrame {
@@ -292,8 +289,8 @@ export class MarketConnection extends StreamHolder {
       if (this.#openAwaiting === 0) this.#covered(stamp, origin);
     } else if (pending.purpose === 'add') {
       if (pending.tokens.length > 0) {
-        this.ctx.reseed(pending.tokens, 'subscribe', origin);
-        this.ctx.onAdded(pending.tokens, stamp, origin);
+        this.ctx.owner.reseed(pending.tokens, 'subscribe', origin);
+        this.ctx.owner.added(pending.tokens, stamp, origin);
       }
     } else if (pending.loss) {
       this.#closeSubjectLoss(pending.loss, stamp, origin);
@@ -310,13 +307,13 @@ export class MarketConnection extends StreamHolder {
       if (subjectGap) records.push(subjectGap);
     }
     this.#subjectLosses = [];
-    if (records.length > 0) this.ctx.publish(records);
+    this.ctx.feed.write(records);
     this.#covers += 1;
     const tokens = [...this.tokens.keys()];
     // A new connection may number the venue's books afresh: the first frame after this is the base.
-    this.ctx.books.resetVenueSequences(tokens);
-    this.ctx.reseed(tokens, this.#covers === 1 ? 'connect' : 'reconnect', origin);
-    this.ctx.onCovered(this, stamp, origin);
+    this.ctx.feed.books.resetVenueSequences(tokens);
+    this.ctx.owner.reseed(tokens, this.#covers === 1 ? 'connect' : 'reconnect', origin);
+    this.ctx.owner.covered(this, stamp, origin);
   }
 
   #closeSubjectLoss(loss: SubjectLoss, stamp: Stamp, origin: Origin): void {
@@ -324,28 +321,28 @@ export class MarketConnection extends StreamHolder {
     if (index < 0) return;
     this.#subjectLosses.splice(index, 1);
     const gap = this.coverage.gapUntil('subscription_dropped', loss.detail, loss.scope, loss.since, stamp, origin);
-    if (gap) this.ctx.publish([gap]);
-    if (loss.reseed) this.ctx.reseed(loss.scope.token_ids, 'resubscribe', origin);
+    if (gap) this.ctx.feed.write([gap]);
+    if (loss.reseed) this.ctx.owner.reseed(loss.scope.token_ids, 'resubscribe', origin);
   }
 
   /** Frame numbers jumped, or the venue reset its sequence: a gap over the whole connection, books re-seeded. */
-  #lostFrames(parsed: ParsedFrame, missed: number, previous: Stamp | null, stamp: Stamp, origin: Origin, out: BusRecord[]): void {
+  #lostFrames(parsed: ParsedFrame, missed: number, previous: Stamp | null, stamp: Stamp, origin: Origin): void {
     const reset = parsed.type === 'sequence_reset';
     const detail = reset ? `sequence_reset: ${JSON.stringify(parsed.data.reason ?? '')}` : `${missed} frame numbers skipped before ${parsed.seq}`;
     const gap = this.coverage.gapUntil(reset ? 'sequence_reset' : 'frames_missed', detail, this.scope(), previous, stamp, origin, missed > 0 ? missed : null);
-    if (gap) out.push(gap);
+    if (gap) this.ctx.feed.write([gap]);
     const tokens = [...this.tokens.keys()];
-    if (reset) this.ctx.books.resetVenueSequences(tokens);
-    this.ctx.reseed(tokens, reset ? 'sequence_reset' : 'frames_missed', origin);
+    if (reset) this.ctx.feed.books.resetVenueSequences(tokens);
+    this.ctx.owner.reseed(tokens, reset ? 'sequence_reset' : 'frames_missed', origin);
   }
 
-  #onError(parsed: ParsedFrame, frame: Frame, origin: Origin, since: Stamp, out: BusRecord[]): void {
+  #onError(parsed: ParsedFrame, frame: Frame, origin: Origin, since: Stamp): void {
     const { data } = parsed;
     const failure = (data.failure ?? {}) as JsonObject;
     const action = typeof data.action === 'string' ? data.action : 'unknown';
     const code = typeof failure.code === 'string' ? failure.code : 'unknown';
     const rejected = Array.isArray(data.rejected);
-    out.push(qualityRecord({ problem: rejected ? 'subscription_rejected' : 'venue_error', detail: `${code}, action ${action}`, stream: 'market', frameSeq: parsed.seq }, origin, parsed.ts, frame.raw));
+    this.ctx.feed.write([qualityRecord({ problem: rejected ? 'subscription_rejected' : 'venue_error', detail: `${code}, action ${action}`, stream: 'market', frameSeq: parsed.seq }, origin, parsed.ts, frame.raw)]);
     this.ctx.counters.errorFrames += 1;
     if (action === 'keep') return;
     if (action === 'resubscribe') return this.#resubscribe(data.subject, since, `venue dropped the subscription (${code})`);

@@ -1,4 +1,7 @@
-import type { BusRecord, Json } from '../bus/record.ts';
+import type { MarketStatusPayload } from '../records/market-status.ts';
+import type { QuotePayload } from '../records/quote.ts';
+import type { BusRecord } from '../records/record.ts';
+import type { TradePayload } from '../records/trade.ts';
 import type { JsonObject } from './frame.ts';
 import { PRICE_ONE_MICRO } from './book-levels.ts';
 import { MAX_NESTING, normaliseMicros } from './micro-fields.ts';
@@ -79,7 +82,8 @@ export function tradeRecord(frame: MarketFrame): BusRecord {
   // A trade happens at a price strictly inside (0, 1), for at least one micro-share.
   const range = rangeProblem(data, ['price_micro'], ['shares_micro'], 1);
   if (range) return invalid(frame, range.problem, range.detail, tokenId, conditionId);
-  return record('trade', conditionId ?? tokenId, frame.origin, text(data.executed_at) ?? frame.ts, data as Json, frame.raw);
+  // Checked above: the fields the contract requires are there, as decimal strings; the rest is kept as sent.
+  return record('trade', conditionId ?? tokenId, frame.origin, text(data.executed_at) ?? frame.ts, data as TradePayload, frame.raw);
 }
 
 export function quoteRecord(frame: MarketFrame): BusRecord {
@@ -89,7 +93,7 @@ export function quoteRecord(frame: MarketFrame): BusRecord {
   // A side may be empty (null); a quoted price lies inside (0, 1) and a quoted size is not negative.
   const range = rangeProblem(frame.data, ['best_bid_micro', 'best_ask_micro'], ['best_bid_size_micro', 'best_ask_size_micro'], 0);
   if (range) return invalid(frame, range.problem, range.detail, tokenId, conditionId);
-  return record('quote', conditionId ?? tokenId, frame.origin, frame.ts, frame.data as Json, frame.raw);
+  return record('quote', conditionId ?? tokenId, frame.origin, frame.ts, frame.data as QuotePayload, frame.raw);
 }
 
 export function statusRecord(frame: MarketFrame): BusRecord {
@@ -102,7 +106,7 @@ export function statusRecord(frame: MarketFrame): BusRecord {
   if (!kind || !(conditionId ?? eventId)) return invalid(frame, 'malformed_status', 'a status event needs a kind and a condition_id or event_id', null, conditionId);
   // Unknown kinds are kept as they are (tolerant reader): the loader stores the string.
   const key = EVENT_SCOPED_STATUS.has(kind) ? (eventId ?? conditionId) : (conditionId ?? eventId);
-  return record('market_status', key as string, frame.origin, frame.ts, data as Json, frame.raw);
+  return record('market_status', key as string, frame.origin, frame.ts, data as MarketStatusPayload, frame.raw);
 }
 
 /**

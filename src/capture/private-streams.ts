@@ -1,6 +1,10 @@
-import type { BusRecord, Json } from '../bus/record.ts';
+import type { AccountEventPayload } from '../records/account-event.ts';
+import type { Unread } from '../records/json.ts';
+import type { Payload } from '../records/payloads.ts';
+import type { PortfolioSyncPayload } from '../records/portfolio-sync.ts';
+import type { BusRecord } from '../records/record.ts';
+import type { RecordSink } from './record-sink.ts';
 import { StreamHolder } from './stream-holder.ts';
-import type { StreamClock } from '../streams/clock.ts';
 import type { ConnectionBudget } from '../streams/connection-budget.ts';
 import { ReconnectingStream } from '../streams/reconnecting-stream.ts';
 import type { Transport } from '../streams/transport.ts';
@@ -14,14 +18,16 @@ import { MAX_NESTING, normaliseMicros } from './micro-fields.ts';
 import { qualityRecord, record, type QualityProblem } from './records.ts';
 import { countLoss, type CaptureCounters } from './stats.ts';
 import type { StreamMark } from './stream-mark.ts';
+import type { Clock } from '../util/clock.ts';
 
 export interface PrivateStreamOptions {
   transport: Transport;
   budget: ConnectionBudget;
-  clock: StreamClock;
+  clock: Clock;
   silenceMs: number;
   counters: CaptureCounters;
-  publish(records: BusRecord[]): void;
+  /** Where the records go (the publisher). */
+  sink: RecordSink;
   mark: StreamMark;
   /** Label of the account the token belongs to: the key of its records. */
   account: string;
@@ -98,28 +104,28 @@ abstract class PrivateStream extends StreamHolder {
   }
 
   /** The frame's data as a payload (micros normalised), or a data-quality record when a micro value is not one. */
-  protected payload(data: JsonObject, seen: Intake, frame: Frame, out: BusRecord[]): Json | null {
+  protected payload(data: JsonObject, seen: Intake, frame: Frame, out: BusRecord[]): AccountEventPayload | null {
     const problems: string[] = [];
     if (!normaliseMicros(data, problems)) {
       out.push(this.quality('too_deep', `data nested deeper than ${MAX_NESTING} levels`, seen, frame));
       return null;
     }
-    if (problems.length === 0) return { ...data, account: this.o.account } as Json;
+    if (problems.length === 0) return { ...(data as Unread), account: this.o.account };
     out.push(this.quality('bad_micro_value', problems.join('; '), seen, frame));
     return null;
   }
 
-  protected keyed(kind: 'account_event' | 'portfolio_sync', seen: Intake, venueTime: string | null, payload: Json, raw: string): BusRecord {
+  protected keyed<K extends 'account_event' | 'portfolio_sync'>(kind: K, seen: Intake, venueTime: string | null, payload: Payload<K>, raw: string): BusRecord<K> {
     return record(kind, this.o.account, seen.origin, venueTime, payload, raw);
   }
 
   #onFrame(frame: Frame): void {
-    const seen = intake(frame, this.coverage, this.o.counters, this.o.publish);
+    const seen = intake(frame, this.coverage, this.o.counters, this.o.sink);
     if (!seen) return;
     const out: BusRecord[] = [];
     if (seen.missed > 0 && !this.awaiting) this.gapSince('frames_missed', `${seen.missed} frame numbers skipped before ${seen.parsed.seq}`, seen.previous, seen, out, seen.missed);
     this.route(seen, frame, out);
-    if (out.length > 0) this.o.publish(out);
+    if (out.length > 0) this.o.sink.write(out);
   }
 
   #onLost(loss: CoverageLoss): void {
@@ -211,6 +217,7 @@ export class PortfolioCapture extends PrivateStream {
     if (typeof positions !== 'object' || positions === null || Array.isArray(positions)) return void out.push(this.quality('malformed_portfolio_sync', 'a portfolio sync needs positions (the positions response, an object)', seen, frame));
     const payload = this.payload(parsed.data, seen, frame, out);
     const asOf = typeof positions.as_of === 'string' ? positions.as_of : null;
-    if (payload !== null) out.push(this.keyed('portfolio_sync', seen, asOf, payload, frame.raw));
+    // `positions` is an object (checked above): the payload is a portfolio sync.
+    if (payload !== null) out.push(this.keyed('portfolio_sync', seen, asOf, payload as PortfolioSyncPayload, frame.raw));
   }
 }

@@ -1,14 +1,16 @@
 import { BusError, type Bus } from '../bus/bus.ts';
-import type { BusRecord } from '../bus/record.ts';
+import type { ReceivedRecord } from '../bus/record.ts';
 import type { TopicCatalogue } from '../bus/topics.ts';
-import type { StreamClock } from '../streams/clock.ts';
+import { backoffStep } from '../util/backoff.ts';
 import type { Logger } from '../util/log.ts';
-import { readBookUpdates } from './book-change-form.ts';
+import type { RecordSink } from './record-sink.ts';
+import { readBookUpdates } from '../records/book-change-form.ts';
 import { isoToMicros } from './frame.ts';
 import { qualityRecord } from './records.ts';
+import type { Clock } from '../util/clock.ts';
 
 interface TopicQueue {
-  pending: BusRecord[];
+  pending: ReceivedRecord[];
   /** The earliest instant a pending record accounts for (µs): see accountsFromUs. */
   pendingSinceUs: bigint | null;
   /** Same for the batch being published now. */
@@ -22,7 +24,7 @@ interface TopicQueue {
  * the loss it records. Until a gap record is durable, coverage may not be claimed past its start:
  * a capture killed with it unpublished would otherwise leave that loss recorded nowhere.
  */
-function accountsFromUs(record: BusRecord, handedOverUs: bigint): bigint {
+function accountsFromUs(record: ReceivedRecord, handedOverUs: bigint): bigint {
   if (record.kind !== 'capture_gap') return handedOverUs;
   const start = isoToMicros((record.payload as { gap_start?: string | null }).gap_start ?? null);
   return start !== null && start < handedOverUs ? start : handedOverUs;
@@ -35,31 +37,57 @@ function accountsFromUs(record: BusRecord, handedOverUs: bigint): bigint {
  * retry that stored twice is deduplicated by the loader); a record the bus refuses as too large
  * becomes a data-quality record saying so.
  */
-export class RecordPublisher {
+export interface RecordPublisherOptions {
+  bus: Bus;
+  topics: TopicCatalogue;
+  clock: Clock;
+  log?: Logger;
+  /** First wait after a failed publish (doubling up to 30 s; default 1 s). */
+  retryDelayMs?: number;
+  /**
+   * Called with true when more than `highWater` records wait for the bus (stop reading the
+   * venue), with false once fewer than `lowWater` do: a slow bus slows capture down instead of
+   * growing its memory without bound.
+   */
+  onPressure?(slowDown: boolean): void;
+  /** Default 50 000 and a fifth of it. */
+  highWater?: number;
+  lowWater?: number;
+}
+
+export class RecordPublisher implements RecordSink {
   readonly #queues = new Map<string, TopicQueue>();
   readonly #idle: Array<() => void> = [];
   #stopped = false;
   #pressed = false;
   published = 0;
   byKind = new Map<string, number>();
+  private readonly bus: Bus;
+  private readonly topics: TopicCatalogue;
+  private readonly clock: Clock;
+  private readonly log: Logger | undefined;
+  private readonly retryDelayMs: number;
+  private readonly onPressure: (slowDown: boolean) => void;
+  private readonly highWater: number;
+  private readonly lowWater: number;
 
-  constructor(
-    private readonly bus: Bus,
-    private readonly topics: TopicCatalogue,
-    private readonly clock: StreamClock,
-    private readonly log?: Logger,
-    private readonly retryDelayMs = 1_000,
-    /**
-     * Called with true when more than `highWater` records wait for the bus (stop reading the
-     * venue), with false once fewer than `lowWater` do: a slow bus slows capture down instead of
-     * growing its memory without bound.
-     */
-    private readonly onPressure: (slowDown: boolean) => void = () => undefined,
-    private readonly highWater = 50_000,
-    private readonly lowWater = 10_000,
-  ) {}
+  constructor(options: RecordPublisherOptions) {
+    this.bus = options.bus;
+    this.topics = options.topics;
+    this.clock = options.clock;
+    this.log = options.log;
+    this.retryDelayMs = options.retryDelayMs ?? 1_000;
+    this.onPressure = options.onPressure ?? (() => undefined);
+    this.highWater = options.highWater ?? 50_000;
+    this.lowWater = options.lowWater ?? Math.floor(this.highWater / 5);
+  }
 
-  push(records: readonly BusRecord[]): void {
+  /** The sink's side: the same as `push`. */
+  write(records: readonly ReceivedRecord[]): void {
+    this.push(records);
+  }
+
+  push(records: readonly ReceivedRecord[]): void {
     const now = this.clock.epochMicros();
     for (const record of records) {
       const topic = this.topics.topicFor(record.kind);
@@ -128,7 +156,7 @@ export class RecordPublisher {
     if ([...this.#queues.values()].every((q) => !q.running)) for (const resolve of this.#idle.splice(0)) resolve();
   }
 
-  async #publish(topic: string, batch: BusRecord[]): Promise<void> {
+  async #publish(topic: string, batch: ReceivedRecord[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.bus.publish(topic, batch);
@@ -141,13 +169,13 @@ export class RecordPublisher {
           return;
         }
         this.log?.warn({ err, topic, records: batch.length, attempt }, 'publishing capture records failed; retrying');
-        await this.clock.sleep(Math.min(30_000, this.retryDelayMs * 2 ** Math.min(attempt - 1, 5)));
+        await this.clock.sleep(backoffStep(attempt, { firstMs: this.retryDelayMs, maxMs: 30_000 }));
       }
     }
   }
 
   /** Finds the records the bus refuses as too large; each becomes a data-quality record. */
-  async #publishOneByOne(topic: string, batch: BusRecord[]): Promise<void> {
+  async #publishOneByOne(topic: string, batch: ReceivedRecord[]): Promise<void> {
     for (let i = 0; i < batch.length; i++) {
       const record = batch[i]!;
       try {
@@ -164,7 +192,7 @@ export class RecordPublisher {
     }
   }
 
-  #count(records: readonly BusRecord[]): void {
+  #count(records: readonly ReceivedRecord[]): void {
     this.published += records.length;
     for (const r of records) this.byKind.set(r.kind, (this.byKind.get(r.kind) ?? 0) + 1);
   }

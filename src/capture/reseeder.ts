@@ -1,8 +1,8 @@
 import { NotOfferedError, RateLimitedError } from '../api/errors.ts';
-import type { StreamClock } from '../streams/clock.ts';
 import type { SnapshotReason, RestBook } from './books.ts';
 import type { Origin } from './records.ts';
 import { scoped } from './scoped-signal.ts';
+import type { Clock } from '../util/clock.ts';
 
 export type FetchBook = (tokenId: string, signal: AbortSignal) => Promise<RestBook>;
 
@@ -35,7 +35,7 @@ export class Reseeder {
   constructor(
     private fetch: FetchBook | null,
     private readonly done: (task: ReseedTask, outcome: ReseedOutcome) => void,
-    private readonly clock: StreamClock,
+    private readonly clock: Clock,
     private readonly concurrency = 4,
     private readonly retryDelaysMs: readonly number[] = [5_000, 20_000],
   ) {}

@@ -1,19 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { BatchOutcome, Batch as BusBatch, Bus, CommitPosition, Delivery, Subscription, TopicPartition } from '../bus/bus.ts';
-import { EmbeddedBus } from '../bus/embedded.ts';
-import { nowMicros } from '../bus/record.ts';
 import { TOPICS } from '../bus/topics.ts';
 import { createLogger, type Logger } from '../util/log.ts';
 import type { Warehouse } from '../warehouse/warehouse.ts';
 import { BusCommits } from './bus-commits.ts';
 import { PartitionBatcher, type BatchLimits, type PartitionStart } from './batching/partition-batcher.ts';
 import { Flusher } from './inserting/flusher.ts';
-import { GaveUp } from './inserting/backoff.ts';
 import { mapDelivery, type DeliverySource } from './mapping/map-delivery.ts';
 import { openEpoch, recordDrained, type EpochScope } from './state/bus-coverage.ts';
 import { recordExpired } from './state/bus-expiry.ts';
 import { partitionKey, readPartitionStarts, type OffsetsScope } from './state/loader-offsets.ts';
+import { backoffStep, GaveUp } from '../util/backoff.ts';
+import { nowMicros, systemClock, type Clock } from '../util/clock.ts';
 
 export interface LoaderOptions {
   bus: Bus;
@@ -34,6 +33,8 @@ export interface LoaderOptions {
   log?: Logger;
   /** Told of every batch once stored (the process's metrics: freshness, insert time). */
   onBatchStored?(stored: StoredBatch): void;
+  /** The waits between retries (default: the system clock). */
+  clock?: Clock;
 }
 
 /** A batch just stored: its records' receive times and how long its inserts took. */
@@ -90,6 +91,10 @@ const epochs = new WeakMap<Bus, string>();
 // Rows mapped between two pauses for I/O (a millisecond or two of work).
 const YIELD_EVERY_ROWS = 1_000;
 
+/** Retries of a failed subscription (1 s doubling up to 30 s) and of reading where partitions stand (0.5 s up to 5 s). */
+const RESUBSCRIBE_BACKOFF = { firstMs: 1_000, maxMs: 30_000 };
+const STARTS_BACKOFF = { firstMs: 500, maxMs: 5_000 };
+
 /** The embedded bus's offsets are only meaningful within one instance: each gets its own epoch. */
 function epochOf(bus: Bus): string {
   let epoch = epochs.get(bus);
@@ -119,6 +124,7 @@ class Loader {
   readonly #limits: BatchLimits;
   readonly #scope: OffsetsScope;
   readonly #log: Logger;
+  readonly #clock: Clock;
   readonly #durable: boolean;
   readonly #batchers = new Map<string, PartitionBatcher | Promise<PartitionBatcher>>();
   readonly #stored = new Map<string, bigint>();
@@ -148,10 +154,11 @@ class Loader {
 
   constructor(private readonly options: LoaderOptions) {
     this.#bus = options.bus;
+    this.#clock = options.clock ?? systemClock;
     this.#group = options.group;
     this.#topics = options.topics ?? TOPICS.topics.map((spec) => spec.name);
     this.#limits = { ...DEFAULT_BATCH_LIMITS, ...options.batch };
-    this.#durable = options.busEpoch !== undefined || !(options.bus instanceof EmbeddedBus);
+    this.#durable = options.busEpoch !== undefined || options.bus.durable;
     const epoch = options.busEpoch ?? (this.#durable ? '' : epochOf(options.bus));
     this.#scope = { group: options.group, epoch, loaderId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}` };
     this.#log = (options.log ?? createLogger('load')).child({ group: options.group });
@@ -162,6 +169,7 @@ class Loader {
       commits: this.#commits,
       log: this.#log,
       giveUp: this.#giveUp.signal,
+      clock: options.clock,
       maxQueuedRows: 4 * this.#limits.maxRows,
       onWarehouseDown: () => this.#setFlow({ warehouseDown: true }),
       onWarehouseUp: () => this.#setFlow({ warehouseDown: false }),
@@ -344,7 +352,7 @@ class Loader {
         return;
       } catch (failure) {
         this.#log.warn({ err: failure, attempt }, 'resubscribing failed; trying again');
-        await new Promise((resolve) => setTimeout(resolve, Math.min(30_000, 500 * 2 ** attempt)));
+        await this.#clock.sleep(backoffStep(attempt, RESUBSCRIBE_BACKOFF));
       }
     }
   }
@@ -416,7 +424,7 @@ class Loader {
         this.#startsFailing = true;
         if (generation !== this.#generation || this.#stopping) throw error;
         this.#log.warn({ attempt, err: error }, 'reading where the assigned partitions stand failed; trying again');
-        await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 250 * 2 ** attempt)));
+        await this.#clock.sleep(backoffStep(attempt, STARTS_BACKOFF));
       }
     }
   }

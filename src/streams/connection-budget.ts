@@ -1,5 +1,5 @@
-import { SlidingWindow } from '../api/rate-limit/sliding-window.ts';
-import { systemClock, type Clock } from '../api/clock.ts';
+import { type Clock, systemClock } from '../util/clock.ts';
+import { SlidingWindow } from '../util/sliding-window.ts';
 
 /**
  * §8.5: each stream endpoint allows 300 connection attempts per IP per 60 s, failed attempts and

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { backoffDelay, type RandomSource, type RetryPolicy } from '../api/recovery.ts';
 import type { Logger } from '../util/log.ts';
-import { systemStreamClock, type StreamClock } from './clock.ts';
 import type { ConnectionBudget } from './connection-budget.ts';
 import { ConnectRefused, type OpenConnection, type Transport } from './transport.ts';
 import type { CoverageLoss, CoverageLossReason, StreamHandlers, StreamSession } from './types.ts';
+import { type Clock, systemClock } from '../util/clock.ts';
 
 export interface ReconnectOptions {
   /** Attempts budget of the endpoint (§8.5), shared with the process's other connections to it. */
@@ -17,7 +17,7 @@ export interface ReconnectOptions {
   /** A connection that stayed open this long resets the backoff. */
   stableAfterMs?: number;
   /** Drives the watchdog, backoff and budget, and stamps frames (default: the system clock). */
-  clock?: StreamClock;
+  clock?: Clock;
   random?: RandomSource;
   log?: Logger;
 }
@@ -41,7 +41,7 @@ export class ReconnectingStream {
     private readonly handlers: StreamHandlers,
     options: ReconnectOptions,
   ) {
-    this.#options = { ...DEFAULTS, clock: systemStreamClock, random: Math.random, ...options };
+    this.#options = { ...DEFAULTS, clock: systemClock, random: Math.random, ...options };
   }
 
   start(): void {
@@ -188,7 +188,7 @@ class Session implements StreamSession {
 
   constructor(
     private readonly streamName: string,
-    private readonly clock: StreamClock,
+    private readonly clock: Clock,
   ) {
     this.lastActivityMs = clock.now();
   }

@@ -1,7 +1,8 @@
 import { createParser } from 'eventsource-parser';
 import { request, type Dispatcher } from 'undici';
 import type { Secret } from '../util/secret.ts';
-import { ConnectRefused, isRedirect, parseRetryAfter, RedirectRefused, type MessageSink, type OpenConnection, type Transport } from './transport.ts';
+import { ConnectRefused, isRedirect, RedirectRefused, type MessageSink, type OpenConnection, type Transport } from './transport.ts';
+import { parseRetryAfter } from '../util/retry-after.ts';
 
 export interface SseTransportOptions {
   /** http(s) URL of the event stream (`/trade/v1/portfolio/stream`). */
@@ -39,7 +40,7 @@ export class SseTransport implements Transport {
     }
     if (response.statusCode !== 200) {
       const body = (await response.body.text().catch(() => '')).slice(0, 2048);
-      throw new ConnectRefused(response.statusCode, parseRetryAfter(response.headers['retry-after']), body);
+      throw new ConnectRefused(response.statusCode, parseRetryAfter(response.headers['retry-after']) ?? null, body);
     }
     let closeDetail = 'stream ended by the server';
     const parser = createParser({

@@ -61,12 +61,3 @@ export class RedirectRefused extends ConnectRefused {
     this.location = target;
   }
 }
-
-/** `Retry-After` in seconds (delta form; an HTTP date is converted), or null. */
-export function parseRetryAfter(value: string | string[] | undefined | null, nowMs = Date.now()): number | null {
-  const text = Array.isArray(value) ? value[0] : value;
-  if (!text) return null;
-  if (/^\d+$/.test(text.trim())) return Number(text.trim());
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - nowMs) / 1000));
-}

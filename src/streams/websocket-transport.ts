@@ -1,6 +1,7 @@
 import WebSocket from 'ws';
 import type { Secret } from '../util/secret.ts';
-import { ConnectRefused, isRedirect, parseRetryAfter, RedirectRefused, type MessageSink, type OpenConnection, type Transport } from './transport.ts';
+import { ConnectRefused, isRedirect, RedirectRefused, type MessageSink, type OpenConnection, type Transport } from './transport.ts';
+import { parseRetryAfter } from '../util/retry-after.ts';
 
 export interface WebSocketTransportOptions {
   /** ws:// or wss:// URL of the socket (`/trade/v1/market-stream`, `/trade/v1/account-stream`). */
@@ -50,9 +51,9 @@ export class WebSocketTransport implements Transport {
           if (body.length < 2048) body += chunk;
         });
         response.on('end', () => {
-          reject(new ConnectRefused(response.statusCode ?? 0, parseRetryAfter(response.headers['retry-after']), body.slice(0, 2048)));
+          reject(new ConnectRefused(response.statusCode ?? 0, parseRetryAfter(response.headers['retry-after']) ?? null, body.slice(0, 2048)));
         });
-        response.on('error', () => reject(new ConnectRefused(response.statusCode ?? 0, parseRetryAfter(response.headers['retry-after']), '')));
+        response.on('error', () => reject(new ConnectRefused(response.statusCode ?? 0, parseRetryAfter(response.headers['retry-after']) ?? null, '')));
       });
       // After the open, errors always end in 'close', which resolves `ended` with the error's text.
       socket.on('error', (err) => {

@@ -1,6 +1,6 @@
-import { nowMicros } from '../bus/record.ts';
 import type { Warehouse } from '../warehouse/warehouse.ts';
 import type { Checkpoint, CheckpointStore } from './checkpoint.ts';
+import { nowMicros } from '../util/clock.ts';
 
 const TABLE = 'tapehouse.sync_checkpoints';
 const LATEST = 'tapehouse.sync_checkpoints_latest';

@@ -1,11 +1,12 @@
 import { setMaxListeners } from 'node:events';
-import { systemClock, type Clock } from '../api/clock.ts';
 import { codeInfo } from '../api/codes.ts';
 import { syncDeps, type SyncDepsOptions } from './deps.ts';
 import { classifyFailure, type FailureDecision } from './failure.ts';
 import { JOB_NAMES, SYNC_JOBS, type JobName } from './jobs.ts';
 import { runSyncJob, type JobReport } from './run-job.ts';
 import type { SyncVenue } from './venue.ts';
+import { type Clock, systemClock } from '../util/clock.ts';
+import { backoffStep } from '../util/backoff.ts';
 
 export interface EmbeddedSchedulerOptions extends Omit<SyncDepsOptions, 'venue'> {
   /** The venue clients of the account (one shared limiter). */
@@ -60,7 +61,7 @@ export function startEmbeddedScheduler(options: EmbeddedSchedulerOptions): Embed
         // A venue that has not computed something yet (pnl_not_ready) is an expected state, not a failure to warn of.
         const level = codeInfo(decision.type)?.kind === 'not_ready' ? 'debug' : 'warn';
         deps.logger[level]({ job, type: decision.type, retryable: decision.retryable, reason: decision.reason }, 'sync job failed');
-        waitMs = decision.retryable ? (decision.delayMs ?? Math.min(interval, FIRST_RETRY_MS * 2 ** (failures - 1))) : interval;
+        waitMs = decision.retryable ? (decision.delayMs ?? backoffStep(failures, { firstMs: FIRST_RETRY_MS, maxMs: interval })) : interval;
       }
       await clock.sleep(waitMs, stopping.signal).catch(() => undefined);
     }

@@ -1,16 +1,14 @@
 import type { Fetched } from '../api/caller.ts';
 import { InvalidRequestError } from '../api/errors.ts';
-import { CursorLoopError, CursorTrail } from '../api/paging.ts';
+import { CursorLoopError, CursorTrail, pageItems, type PageItem } from '../api/paging.ts';
 import type { Pagination } from '../api/schemas/common.ts';
-import type { BusRecord, Json } from '../bus/record.ts';
+import type { DataQualityPayload } from '../records/data-quality.ts';
+import type { Json } from '../records/json.ts';
+import type { BusRecord } from '../records/record.ts';
 import { syncRecord, type SyncOrigin } from './records.ts';
 import type { JobRun } from './run.ts';
 
-/** One item of a page: the parsed value and its JSON as received. */
-export interface PageItem<Item> {
-  value: Item;
-  raw: unknown;
-}
+export type { PageItem };
 
 /** A cursor-paged answer. */
 export interface ListPage {
@@ -121,7 +119,7 @@ export async function runPass<Page extends ListPage, Item>(run: JobRun, spec: Pa
 
 /** The `data_quality` record of a cursor loop: where (endpoint, job, page) and which cursor. */
 function cursorLoopRecord(run: JobRun, error: CursorLoopError, page: number): BusRecord {
-  const finding = { problem: 'cursor_loop', detail: `${error.message} (job ${run.job}, page ${page} of the pass)`, stream: 'sync', endpoint: error.endpoint, cursor: error.cursor };
+  const finding: DataQualityPayload = { problem: 'cursor_loop', detail: `${error.message} (job ${run.job}, page ${page} of the pass)`, stream: 'sync', endpoint: error.endpoint, cursor: error.cursor };
   return syncRecord('data_quality', run.scope === '' ? 'sync' : run.scope, finding, undefined, undefined, run.origin(undefined));
 }
 
@@ -145,13 +143,6 @@ function readPassData(data: Json | undefined): PassData {
   const number = (value: Json | undefined): number | undefined => (typeof value === 'number' ? value : undefined);
   const cursors = Array.isArray(data.cursors) ? data.cursors.filter((c): c is string => typeof c === 'string') : undefined;
   return { stopBeforeMs: number(data.stopBeforeMs), untilMs: number(data.untilMs), newestMs: number(data.newestMs), oldestOpenMs: number(data.oldestOpenMs), cursors };
-}
-
-/** A page's items with their own JSON as received (the body's array `key`). */
-export function pageItems<Item>(page: Fetched<unknown>, items: readonly Item[], key: string): Array<PageItem<Item>> {
-  const raw = page.raw as Record<string, unknown> | null;
-  const rawItems = raw && Array.isArray(raw[key]) ? (raw[key] as unknown[]) : [];
-  return items.map((value, index) => ({ value, raw: rawItems[index] }));
 }
 
 /** `Date.parse` that gives undefined instead of NaN. */

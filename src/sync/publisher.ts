@@ -1,5 +1,5 @@
 import type { Bus } from '../bus/bus.ts';
-import type { BusRecord } from '../bus/record.ts';
+import type { ReceivedRecord } from '../bus/record.ts';
 import type { TopicCatalogue } from '../bus/topics.ts';
 import { observationKey } from './records.ts';
 
@@ -13,12 +13,12 @@ export class PublishedMemory {
 
   constructor(readonly capacity = 500_000) {}
 
-  has(record: BusRecord): boolean {
+  has(record: ReceivedRecord): boolean {
     const key = memoryKey(record);
     return key !== undefined && this.#keys.has(key);
   }
 
-  remember(records: readonly BusRecord[]): void {
+  remember(records: readonly ReceivedRecord[]): void {
     for (const record of records) {
       const key = memoryKey(record);
       if (key !== undefined) this.#touch(key);
@@ -49,19 +49,19 @@ export class PublishedMemory {
   }
 
   /** The records whose observation is new to this process. */
-  unpublished(records: readonly BusRecord[]): BusRecord[] {
+  unpublished(records: readonly ReceivedRecord[]): ReceivedRecord[] {
     return records.filter((record) => !this.has(record));
   }
 }
 
-function memoryKey(record: BusRecord): string | undefined {
+function memoryKey(record: ReceivedRecord): string | undefined {
   const key = observationKey(record);
   return key === undefined ? undefined : `${record.kind}:${record.key}:${key}`;
 }
 
 /** Publishes records to their kinds' topics; resolves once the bus says all of them are durable. `signal` cancels (a stopping job). */
-export async function publishAll(bus: Bus, topics: TopicCatalogue, records: readonly BusRecord[], signal?: AbortSignal): Promise<void> {
-  const byTopic = new Map<string, BusRecord[]>();
+export async function publishAll(bus: Bus, topics: TopicCatalogue, records: readonly ReceivedRecord[], signal?: AbortSignal): Promise<void> {
+  const byTopic = new Map<string, ReceivedRecord[]>();
   for (const record of records) {
     const topic = topics.topicFor(record.kind);
     const list = byTopic.get(topic);

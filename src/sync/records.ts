@@ -1,5 +1,9 @@
 import { createHash } from 'node:crypto';
-import { nowMicros, toJsonPayload, type BusRecord, type Json, type RecordKind } from '../bus/record.ts';
+import { toJsonPayload, type Json } from '../records/json.ts';
+import type { RecordKind } from '../records/kinds.ts';
+import type { Payload, SyncSources } from '../records/payloads.ts';
+import type { BusRecord, ReceivedRecord } from '../records/record.ts';
+import { nowMicros } from '../util/clock.ts';
 
 /** Where a record came from: the job and the page of its pass (from 0). */
 export interface SyncOrigin {
@@ -7,30 +11,33 @@ export interface SyncOrigin {
   page: number;
 }
 
+/** What a sync record of kind K is made of: the REST item as the client parsed it, or (gaps, findings) the payload itself. */
+export type SyncSource<K extends RecordKind> = K extends keyof SyncSources ? SyncSources[K] : Payload<K>;
+
 /**
- * A sync record: the parsed item as payload (bigints as decimal strings), the item's JSON as
- * received as `raw`, and the venue's time of the answer (`as_of`) when it gave one.
+ * A sync record: the parsed item as payload (bigints as decimal strings: src/records), the item's
+ * JSON as received as `raw`, and the venue's time of the answer (`as_of`) when it gave one.
  */
-export function syncRecord(kind: RecordKind, key: string, value: unknown, raw: unknown, venueTime: string | undefined, origin: SyncOrigin): BusRecord {
+export function syncRecord<K extends RecordKind>(kind: K, key: string, value: SyncSource<K>, raw: unknown, venueTime: string | undefined, origin: SyncOrigin): BusRecord<K> {
   return {
     kind,
     key,
     venueTime: venueTime ?? null,
     receivedAtUs: nowMicros(),
     source: { type: 'sync', job: origin.job, page: origin.page },
-    payload: toJsonPayload(value),
+    payload: toJsonPayload(value) as Payload<K>,
     raw: raw === undefined ? null : JSON.stringify(raw),
-  };
+  } as BusRecord<K>;
 }
 
-type Payload = { [key: string]: Json };
+type Fields = { readonly [key: string]: Json | undefined };
 
 /**
  * What tells one kind's observations apart (README: "dedup keys"). Orders, fills and activities
  * change state under one id, so the state is part of the key; catalogue entries have no state
  * field, so their whole content is.
  */
-const OBSERVATION: Partial<Record<RecordKind, (payload: Payload) => Array<Json | undefined>>> = {
+const OBSERVATION: Partial<Record<RecordKind, (payload: Fields) => Array<Json | undefined>>> = {
   order: (p) => [p.internal_id, p.status, p.size_matched_micro],
   fill: (p) => [p.fill_id ?? p.trade_id, p.status],
   activity: (p) => [p.id, p.status, p.fill_status, p.filled_shares_micro],
@@ -47,14 +54,14 @@ const OBSERVATION: Partial<Record<RecordKind, (payload: Payload) => Array<Json |
  * kinds without a venue time (rebates, LP incentives, withdrawal assets): every read is its own
  * observation, told apart by its receive time.
  */
-export function observationKey(record: Pick<BusRecord, 'kind' | 'payload'>): string | undefined {
+export function observationKey(record: Pick<ReceivedRecord, 'kind' | 'payload'>): string | undefined {
   const payload = record.payload;
   const parts = OBSERVATION[record.kind];
   if (!parts || typeof payload !== 'object' || payload === null || Array.isArray(payload)) return undefined;
   return parts(payload).map(keyPart).join('|');
 }
 
-function contentDigest(payload: Payload): string {
+function contentDigest(payload: Fields): string {
   return createHash('sha256').update(JSON.stringify(payload)).digest('base64url').slice(0, 22);
 }
 

@@ -1,5 +1,6 @@
 import { NotOfferedError } from '../api/errors.ts';
-import type { BusRecord } from '../bus/record.ts';
+import type { CaptureGapPayload } from '../records/capture-gap.ts';
+import type { BusRecord } from '../records/record.ts';
 import { resumeFrom, type Checkpoint, type CheckpointPosition, type Unavailability } from './checkpoint.ts';
 import type { SyncDeps } from './deps.ts';
 import { SYNC_JOBS, type JobName, type SyncJob } from './jobs.ts';
@@ -111,7 +112,7 @@ async function recordUnavailable(run: JobRun, error: NotOfferedError, previous: 
 
 /** The span since the last check in which the job's resource was not covered. */
 function gapRecord(run: JobRun, error: NotOfferedError, code: string, from: string, to: string): BusRecord {
-  const gap = {
+  const gap: CaptureGapPayload = {
     stream: 'sync',
     channel: run.job,
     subject_kind: run.scope === '' ? 'venue' : 'account',

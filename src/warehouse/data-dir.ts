@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { isProcessAlive, type EndpointInfo } from './endpoint-file.ts';
+import { alive } from '../util/file-lock.ts';
+import type { EndpointInfo } from './endpoint-file.ts';
 
 /** Default data directory of the embedded warehouse (relative to the working directory). */
 export const DEFAULT_DATA_DIR = './data';
@@ -8,10 +9,6 @@ export const DEFAULT_DATA_DIR = './data';
 /** chDB keeps its files in a subdirectory, so the data directory can hold other state beside it. */
 export function chdbPathOf(dataDir: string): string {
   return join(resolve(dataDir), 'clickhouse');
-}
-
-export function endpointFileOf(dataDir: string): string {
-  return join(resolve(dataDir), 'endpoint.json');
 }
 
 /** chDB allows one process per data directory; this is what a second one gets. */
@@ -47,5 +44,5 @@ export function dataDirectoryHolder(dataDir: string): number | undefined {
     return undefined;
   }
   const pid = Number(/^PID: (\d+)/m.exec(status)?.[1]);
-  return Number.isInteger(pid) && pid !== process.pid && isProcessAlive(pid) ? pid : undefined;
+  return Number.isInteger(pid) && pid !== process.pid && alive(pid) ? pid : undefined;
 }

@@ -1,5 +1,11 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { endpointFileOf } from './data-dir.ts';
+import { join, resolve } from 'node:path';
+import { alive } from '../util/file-lock.ts';
+
+/** Where the process owning a data directory says how to reach it. */
+export function endpointFileOf(dataDir: string): string {
+  return join(resolve(dataDir), 'endpoint.json');
+}
 
 /** What the process owning a data directory publishes about its read-only HTTP endpoint. */
 export interface EndpointInfo {
@@ -30,23 +36,14 @@ export function readEndpointFile(dataDir: string): EndpointInfo | undefined {
 /** Removes the file if it is ours (or stale); never another live process's. */
 export function removeEndpointFile(dataDir: string, owner: number = process.pid): void {
   const info = readEndpointFile(dataDir);
-  if (info && info.pid !== owner && isProcessAlive(info.pid)) return;
+  if (info && info.pid !== owner && alive(info.pid)) return;
   rmSync(endpointFileOf(dataDir), { force: true });
-}
-
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** The endpoint of the process owning the data directory, if the file names a live one that answers /ping. */
 export async function liveEndpoint(dataDir: string, timeoutMs = 2000): Promise<EndpointInfo | undefined> {
   const info = readEndpointFile(dataDir);
-  if (!info || !isProcessAlive(info.pid)) return undefined;
+  if (!info || !alive(info.pid)) return undefined;
   try {
     const response = await fetch(new URL('/ping', info.url), { signal: AbortSignal.timeout(timeoutMs) });
     return response.ok ? info : undefined;

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import type { ChdbConnection } from 'chdb/connection';
 import { openChdbSession } from './chdb-client.ts';
-import { endpointFileOf } from './data-dir.ts';
+import { endpointFileOf } from './endpoint-file.ts';
 import {
   chdbTransport,
   httpTransport,

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bus } from '../../src/bus/bus.ts';
 import { EmbeddedBus } from '../../src/bus/embedded.ts';
 import { KafkaBus } from '../../src/bus/kafka.ts';
-import type { BusRecord } from '../../src/bus/record.ts';
+import type { ReceivedRecord } from '../../src/bus/record.ts';
 import { createTopicCatalogue, type TopicCatalogue } from '../../src/bus/topics.ts';
 import { createLogger } from '../../src/util/log.ts';
 import { SMALL_CATALOGUE, steppedRun } from '../capture-helpers.ts';
@@ -27,13 +27,13 @@ afterAll(async () => {
 });
 
 /** A record as content: what the venue sent and what capture made of it, not when or on which socket we read it. */
-function normalised(record: BusRecord): string {
+function normalised(record: ReceivedRecord): string {
   const { receivedAtUs: _at, source, ...rest } = record;
   const text = JSON.stringify({ ...rest, source: source.type === 'stream' ? { frame: source.frame } : source });
   return text.replace(/"stream_id\\?":\\?"[0-9a-f-]{36}\\?"/g, '"stream_id":"…"');
 }
 
-async function captureOnce(bus: Bus, topics: TopicCatalogue): Promise<{ records: BusRecord[]; published: number }> {
+async function captureOnce(bus: Bus, topics: TopicCatalogue): Promise<{ records: ReceivedRecord[]; published: number }> {
   const run = await steppedRun({
     bus,
     topics,

@@ -9,7 +9,6 @@
  */
 import { appendFileSync } from 'node:fs';
 import { EmbeddedBus } from '../../src/bus/embedded.ts';
-import { nowMicros } from '../../src/bus/record.ts';
 import { createTopicCatalogue } from '../../src/bus/topics.ts';
 import { startLoaders } from '../../src/load/index.ts';
 import { publishAll } from '../../src/sync/publisher.ts';
@@ -17,6 +16,7 @@ import { createLogger } from '../../src/util/log.ts';
 import { migrate } from '../../src/warehouse/migrations.ts';
 import { openEmbeddedWarehouse } from '../../src/warehouse/warehouse.ts';
 import { MARKET_KINDS, RecordGenerator } from '../load-fixtures.ts';
+import { nowMicros } from '../../src/util/clock.ts';
 
 let producing = true;
 process.on('SIGTERM', () => (producing = false));

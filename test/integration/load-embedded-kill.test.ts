@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { partitionFor } from '../../src/bus/partitioner.ts';
-import { nowMicros } from '../../src/bus/record.ts';
 import { createTopicCatalogue } from '../../src/bus/topics.ts';
 import { openEmbeddedWarehouse, type EmbeddedWarehouse } from '../../src/warehouse/warehouse.ts';
 import { NATURAL_KEYS, type Expected } from '../load-fixtures.ts';
 import { rows } from '../warehouse-fixtures.ts';
 import { sleep, spawnNode, type Child } from './load-helpers.ts';
+import { nowMicros } from '../../src/util/clock.ts';
 
 /**
  * The embedded path across a real process restart: a process running the embedded bus, the

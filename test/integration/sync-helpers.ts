@@ -4,10 +4,11 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { positionAfter } from '../../src/bus/bus.ts';
 import { KafkaBus } from '../../src/bus/kafka.ts';
-import { nowMicros, type BusRecord, type RecordKind } from '../../src/bus/record.ts';
+import { type ReceivedRecord, type RecordKind } from '../../src/bus/record.ts';
 import { createTopicCatalogue, type TopicCatalogue } from '../../src/bus/topics.ts';
 import { createLogger } from '../../src/util/log.ts';
 import { KAFKA_BROKERS, TEMPORAL_ADDRESS, requireService } from './services.ts';
+import { nowMicros } from '../../src/util/clock.ts';
 
 /** Shared set-up of the Temporal + Kafka sync suites: services, a topic prefix of their own, clean-up. */
 export interface SyncServices {
@@ -54,8 +55,8 @@ export async function syncServices(): Promise<SyncServices> {
  * Reads a kind's topic back, as a loader would, for as long as the test runs: the records made
  * from now on (earlier tests of the suite share the topics).
  */
-export async function readBack(services: SyncServices, kind: RecordKind): Promise<{ records: BusRecord[]; stop(): Promise<void> }> {
-  const records: BusRecord[] = [];
+export async function readBack(services: SyncServices, kind: RecordKind): Promise<{ records: ReceivedRecord[]; stop(): Promise<void> }> {
+  const records: ReceivedRecord[] = [];
   const since = nowMicros();
   const subscription = await services.bus.subscribe({
     group: `reader-${randomUUID().slice(0, 8)}`,

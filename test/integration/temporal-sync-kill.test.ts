@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nowMicros } from '../../src/bus/record.ts';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.ts';
 import type { syncJobWorkflow } from '../../workflows/sync-workflows.ts';
 import { KAFKA_BROKERS, TEMPORAL_ADDRESS } from './services.ts';
 import { eventually, readBack, syncServices, taskQueue, type SyncServices } from './sync-helpers.ts';
+import { nowMicros } from '../../src/util/clock.ts';
 
 const CLI = fileURLToPath(new URL('../../bin/tapehouse.js', import.meta.url));
 const PAGE = 10;

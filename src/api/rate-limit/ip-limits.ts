@@ -1,5 +1,5 @@
-import { SlidingWindow } from './sliding-window.ts';
 import { TokenBucket, type BucketShape } from './token-bucket.ts';
+import { SlidingWindow } from '../../util/sliding-window.ts';
 
 /** Which per-IP limits a path falls under (§8.3, §8.4). */
 export type PathFamily = 'trade' | 'api' | 'web';

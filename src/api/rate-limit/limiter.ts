@@ -1,9 +1,9 @@
-import { systemClock, type Clock } from '../clock.ts';
-import { parseRetryAfter } from '../problem.ts';
+import { parseRetryAfter } from '../../util/retry-after.ts';
 import { AccountReadBucket, READ_TIERS } from './account-bucket.ts';
 import { readRateLimitHeaders } from './headers.ts';
 import { pathFamily, processIpLimits, type IpLimits } from './ip-limits.ts';
 import type { BucketShape } from './token-bucket.ts';
+import { type Clock, systemClock } from '../../util/clock.ts';
 
 export interface RateLimiterOptions {
   /** The account's read bucket; default the authenticated tier (burst 100, refill 50/s). */

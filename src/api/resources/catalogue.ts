@@ -35,9 +35,13 @@ export class CatalogueReads {
     if (query.filter === SPORTS_LIVE) throw new InvalidArgumentError('filter=sports_live answers sections without pagination: use sportsLive()');
     checkPageSize('events', query.limit, PAGE_SIZE.events);
     const fingerprint = Object.freeze({ ...query });
-    return followCursor(endpointName(ENDPOINTS.events), (cursor) =>
-      this.caller.call({ endpoint: ENDPOINTS.events, query: { ...fingerprint, cursor }, schema: EventsResponseSchema, signal }),
-    );
+    return followCursor(endpointName(ENDPOINTS.events), (cursor) => this.eventsPage(fingerprint, cursor, signal));
+  }
+
+  /** One page of the events list at `cursor` (a pass resuming from a saved one): `query` must stay identical while paging (it is the cursor's fingerprint). */
+  eventsPage(query: EventListQuery, cursor: string | undefined, signal?: AbortSignal): Promise<Fetched<EventsResponse>> {
+    checkPageSize('events', query.limit, PAGE_SIZE.events);
+    return this.caller.call({ endpoint: ENDPOINTS.events, query: { ...query, cursor }, schema: EventsResponseSchema, signal });
   }
 
   /** filter=sports_live: leaf-category `sections` (with their events), one answer, no pagination. */

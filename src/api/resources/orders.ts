@@ -49,9 +49,19 @@ export class OrderReads {
     return this.#listPages(ENDPOINTS.ordersList, body, signal);
   }
 
+  /** One page of POST /trade/v1/orders/list at `cursor` (a pass resuming from a saved one); the same `body` on every page. */
+  ordersPage(body: ListBody, cursor: string | undefined, signal?: AbortSignal): Promise<Fetched<OrdersPage>> {
+    return this.#page(ENDPOINTS.ordersList, body, cursor, signal);
+  }
+
   /** Every page of POST /trade/v1/portfolio/open-orders/list (read cost 5 each). */
   openOrderPages(body: ListBody = {}, signal?: AbortSignal): AsyncGenerator<Fetched<OrdersPage>, void, undefined> {
     return this.#listPages(ENDPOINTS.openOrders, body, signal);
+  }
+
+  /** One page of POST /trade/v1/portfolio/open-orders/list at `cursor`. */
+  openOrdersPage(body: ListBody, cursor: string | undefined, signal?: AbortSignal): Promise<Fetched<OrdersPage>> {
+    return this.#page(ENDPOINTS.openOrders, body, cursor, signal);
   }
 
   orderbook(tokenId: string, signal?: AbortSignal): Promise<Fetched<Orderbook>> {
@@ -63,10 +73,14 @@ export class OrderReads {
   }
 
   #listPages(endpoint: Endpoint, body: ListBody, signal: AbortSignal | undefined): AsyncGenerator<Fetched<OrdersPage>, void, undefined> {
+    // Checked now, not at the first page: a bad size is the caller's mistake, told at the call.
     checkPageSize(endpointName(endpoint), body.limit, PAGE_SIZE.unbounded);
     const filters = Object.freeze({ ...body });
-    return followCursor(endpointName(endpoint), (cursor) =>
-      this.caller.call({ endpoint, body: bodyWithCursor(filters, cursor), schema: OrdersPageSchema, signal }),
-    );
+    return followCursor(endpointName(endpoint), (cursor) => this.#page(endpoint, filters, cursor, signal));
+  }
+
+  #page(endpoint: Endpoint, body: ListBody, cursor: string | undefined, signal: AbortSignal | undefined): Promise<Fetched<OrdersPage>> {
+    checkPageSize(endpointName(endpoint), body.limit, PAGE_SIZE.unbounded);
+    return this.caller.call({ endpoint, body: bodyWithCursor(body, cursor), schema: OrdersPageSchema, signal });
   }
 }

@@ -1,6 +1,5 @@
 import type { Logger } from '../../util/log.ts';
 import type { Fetched, VenueCaller } from '../caller.ts';
-import type { Clock } from '../clock.ts';
 import { ENDPOINTS, endpointName } from '../endpoints.ts';
 import { ExchangeUnavailableError } from '../errors.ts';
 import type { QueryValue } from '../http.ts';
@@ -25,6 +24,7 @@ import {
   type SummaryResponse,
   type SupportedAssetsResponse,
 } from '../schemas/index.ts';
+import type { Clock } from '../../util/clock.ts';
 
 /** GET /trade/v1/lp-incentives query (§4.1); all optional. */
 export interface LpIncentivesQuery {
@@ -75,7 +75,7 @@ export class PortfolioReads {
       const unavailable = answer.value.unavailable_exchanges ?? [];
       if (!unavailable.includes(SERVICE)) return answer;
       if (attempt >= positionsRetry.maxAttempts) throw new ExchangeUnavailableError(unavailable, attempt);
-      const delayMs = backoffDelay(attempt, { ...positionsRetry, retryAfterJitterMs: 0 }, random);
+      const delayMs = backoffDelay(attempt, positionsRetry, random);
       logger.info({ attempt, delayMs: Math.round(delayMs) }, 'positions unavailable for SERVICE, reading again');
       await clock.sleep(delayMs, signal);
     }
@@ -84,17 +84,24 @@ export class PortfolioReads {
   /** GET /trade/v1/portfolio/trades. Query and shape not shown: extra query is passed through, `cursor` followed if given. */
   tradePages(query: Readonly<Record<string, QueryValue>> = {}, signal?: AbortSignal): AsyncGenerator<Fetched<PortfolioTradesPage>, void, undefined> {
     const fixed = Object.freeze({ ...query });
-    return followCursor(endpointName(ENDPOINTS.portfolioTrades), (cursor) =>
-      this.caller.call({ endpoint: ENDPOINTS.portfolioTrades, query: { ...fixed, cursor }, schema: PortfolioTradesPageSchema, signal }),
-    );
+    return followCursor(endpointName(ENDPOINTS.portfolioTrades), (cursor) => this.tradesPage(fixed, cursor, signal));
+  }
+
+  /** One page of GET /trade/v1/portfolio/trades at `cursor`; the same `query` on every page. */
+  tradesPage(query: Readonly<Record<string, QueryValue>>, cursor: string | undefined, signal?: AbortSignal): Promise<Fetched<PortfolioTradesPage>> {
+    return this.caller.call({ endpoint: ENDPOINTS.portfolioTrades, query: { ...query, cursor }, schema: PortfolioTradesPageSchema, signal });
   }
 
   /** GET /trade/v1/portfolio/activities, every page; `limit` 1 to 500. */
   activityPages(query: { limit?: number } = {}, signal?: AbortSignal): AsyncGenerator<Fetched<ActivitiesPage>, void, undefined> {
     checkPageSize('activities', query.limit, PAGE_SIZE.activities);
-    return followCursor(endpointName(ENDPOINTS.activities), (cursor) =>
-      this.caller.call({ endpoint: ENDPOINTS.activities, query: { limit: query.limit, cursor }, schema: ActivitiesPageSchema, signal }),
-    );
+    return followCursor(endpointName(ENDPOINTS.activities), (cursor) => this.activitiesPage(query, cursor, signal));
+  }
+
+  /** One page of GET /trade/v1/portfolio/activities at `cursor`; `limit` 1 to 500. */
+  activitiesPage(query: { limit?: number }, cursor: string | undefined, signal?: AbortSignal): Promise<Fetched<ActivitiesPage>> {
+    checkPageSize('activities', query.limit, PAGE_SIZE.activities);
+    return this.caller.call({ endpoint: ENDPOINTS.activities, query: { limit: query.limit, cursor }, schema: ActivitiesPageSchema, signal });
   }
 
   /** POST /trade/v1/portfolio/activities/list (request and response not shown): filters and cursor in the body, activities pages back. */

@@ -1,4 +1,4 @@
-import type { BusRecord } from '../../bus/record.ts';
+import type { ReceivedRecord } from '../../bus/record.ts';
 import type { Row, TableName } from '../mapping/types.ts';
 
 /** An inclusive range of offsets of one topic-partition. */
@@ -20,7 +20,7 @@ export interface Batch {
   /** Rows per table, in offset order. */
   tables: Map<TableName, Row[]>;
   /** The records behind the rows, for dead-lettering one whose value the warehouse refuses. */
-  records: Map<bigint, BusRecord>;
+  records: Map<bigint, ReceivedRecord>;
   rowCount: number;
   /** Newest receive time among the records (µs; 0 when none decoded). */
   maxReceivedUs: bigint;

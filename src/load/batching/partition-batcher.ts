@@ -1,4 +1,4 @@
-import type { BusRecord } from '../../bus/record.ts';
+import type { ReceivedRecord } from '../../bus/record.ts';
 import type { MappedRow, Row, TableName } from '../mapping/types.ts';
 import type { Batch, OffsetRange } from './batch.ts';
 
@@ -22,7 +22,7 @@ export interface PartitionStart {
 interface OpenBatch {
   range: OffsetRange;
   tables: Map<TableName, Row[]>;
-  records: Map<bigint, BusRecord>;
+  records: Map<bigint, ReceivedRecord>;
   rowCount: number;
   bytes: number;
   maxReceivedUs: bigint;
@@ -70,7 +70,7 @@ export class PartitionBatcher {
   }
 
   /** Adds a delivery's rows (from mapDelivery); returns the batches this completes. */
-  add(offset: bigint, rows: readonly MappedRow[], record: BusRecord | undefined): Batch[] {
+  add(offset: bigint, rows: readonly MappedRow[], record: ReceivedRecord | undefined): Batch[] {
     const done: Batch[] = [];
     this.#passUnfinished(offset, done);
     const pending = this.#unfinished[0];

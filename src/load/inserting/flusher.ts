@@ -1,13 +1,13 @@
-import { nowMicros } from '../../bus/record.ts';
 import { Signal } from '../../bus/signal.ts';
 import type { Logger } from '../../util/log.ts';
 import type { Batch } from '../batching/batch.ts';
 import type { BusCommits } from '../bus-commits.ts';
 import type { TableName } from '../mapping/types.ts';
 import { offsetRows, partitionKey, type OffsetsScope } from '../state/loader-offsets.ts';
-import { retryForever, type RetryHooks } from './backoff.ts';
 import { dropRecord, encodeTable, prepareBatch, type BatchContext, type PreparedBatch } from './prepare.ts';
 import { errorSummary, refusedRow } from './warehouse-errors.ts';
+import { retryForever, type RetryHooks } from '../../util/backoff.ts';
+import { nowMicros, type Clock } from '../../util/clock.ts';
 
 export interface FlusherOptions {
   context: BatchContext;
@@ -23,6 +23,8 @@ export interface FlusherOptions {
   maxQueuedRows: number;
   /** Called after each batch is stored (all its tables acknowledged), with the time that took. */
   onStored(prepared: PreparedBatch, insertMs: number): void;
+  /** The waits between retries (default: the system clock). */
+  clock?: Clock;
 }
 
 interface Entry {
@@ -332,6 +334,6 @@ export class Flusher {
         this.options.onWarehouseUp();
       },
     };
-    return retryForever(operation, hooks);
+    return retryForever(operation, hooks, { clock: this.options.clock, what: 'the warehouse' });
   }
 }

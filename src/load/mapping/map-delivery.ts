@@ -1,5 +1,5 @@
 import type { Delivery } from '../../bus/bus.ts';
-import { encodeRecord, type BusRecord } from '../../bus/record.ts';
+import { encodeRecord, type ReceivedRecord } from '../../bus/record.ts';
 import { MappingError } from './fields.ts';
 import { MAPPERS } from './registry.ts';
 import type { MappedRow, Row, TableName } from './types.ts';
@@ -38,7 +38,7 @@ export function mapDelivery(delivery: Delivery, source: DeliverySource): MappedR
   return rows;
 }
 
-function stamp(rows: MappedRow[], record: BusRecord, offset: bigint, source: DeliverySource, raw: string): void {
+function stamp(rows: MappedRow[], record: ReceivedRecord, offset: bigint, source: DeliverySource, raw: string): void {
   const sync = record.source.type === 'sync' ? record.source : undefined;
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!.row;
@@ -60,7 +60,7 @@ function stamp(rows: MappedRow[], record: BusRecord, offset: bigint, source: Del
 export type DeadLetterCode = 'invalid_json' | 'invalid_envelope' | MappingError['code'] | 'mapping_failed' | 'value_out_of_range' | 'rejected_by_warehouse';
 
 /** A dead_letters row for a record that decoded but could not be stored in `table`. */
-export function deadLetter(record: BusRecord, offset: bigint, source: DeliverySource, table: TableName | '', code: DeadLetterCode, reason: string): MappedRow {
+export function deadLetter(record: ReceivedRecord, offset: bigint, source: DeliverySource, table: TableName | '', code: DeadLetterCode, reason: string): MappedRow {
   const row: Row = {
     topic: source.topic,
     partition: source.partition,
@@ -78,7 +78,7 @@ export function deadLetter(record: BusRecord, offset: bigint, source: DeliverySo
 }
 
 /** The record's wire form; for a payload JSON cannot write again (nested too deep), the envelope and raw frame with a note instead. */
-function wireOf(record: BusRecord): string {
+function wireOf(record: ReceivedRecord): string {
   try {
     return encodeRecord(record);
   } catch (error) {

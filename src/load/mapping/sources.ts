@@ -1,4 +1,4 @@
-import type { BusRecord } from '../../bus/record.ts';
+import type { ReceivedRecord } from '../../bus/record.ts';
 
 // The read each sync job makes, as the `source` column names it (sql/README.md, "The account").
 const REST_READS: Readonly<Record<string, string>> = {
@@ -13,6 +13,6 @@ const REST_READS: Readonly<Record<string, string>> = {
 };
 
 /** Which read gave a record: `rest:<read>` for a sync job's page, `<stream>` otherwise. */
-export function sourceOf(record: BusRecord, stream: string): string {
+export function sourceOf(record: ReceivedRecord, stream: string): string {
   return record.source.type === 'sync' ? (REST_READS[record.source.job] ?? `rest:${record.source.job}`) : stream;
 }

@@ -1,4 +1,4 @@
-import type { BusRecord } from '../../bus/record.ts';
+import type { ReceivedRecord } from '../../bus/record.ts';
 import { isObject, payloadObject, type Payload } from './fields.ts';
 
 /**
@@ -6,7 +6,7 @@ import { isObject, payloadObject, type Payload } from './fields.ts';
  * the whole frame (`{type, seq, ts, data}`) is read through to its data, keeping the frame's `ts`
  * when the data has none, so either form maps the same.
  */
-export function streamPayload(record: BusRecord): Payload {
+export function streamPayload(record: ReceivedRecord): Payload {
   const p = payloadObject(record.payload);
   const data = p.data;
   if (typeof p.type !== 'string' || !isObject(data)) return p;

@@ -1,4 +1,4 @@
-import type { BusRecord } from '../../bus/record.ts';
+import type { ReceivedRecord } from '../../bus/record.ts';
 import type { CellValue } from '../../warehouse/insert/tsv-encoders.ts';
 
 /** Every table a loader writes to (sql/README.md documents each). */
@@ -48,5 +48,5 @@ export interface Mapper {
    * JSON stands in for the missing raw frame, so what the mapping drops is still kept.
    */
   readonly coversPayload?: boolean;
-  map(record: BusRecord): MappedRow[];
+  map(record: ReceivedRecord): MappedRow[];
 }

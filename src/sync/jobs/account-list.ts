@@ -1,20 +1,24 @@
 import type { Fetched } from '../../api/caller.ts';
 import { ENDPOINTS, endpointName } from '../../api/endpoints.ts';
 import type { Activity, ActivitiesPage, Fill, Order, OrdersPage, PortfolioTradesPage } from '../../api/schemas/index.ts';
-import type { Json, RecordKind } from '../../bus/record.ts';
+import type { Json } from '../../records/json.ts';
+import type { SyncSources } from '../../records/payloads.ts';
 import type { SyncDeps, SyncTuning } from '../deps.ts';
 import { nextFrontier, runPass, timeMs, type ListPage, type PageItem } from '../pass.ts';
-import { syncRecord } from '../records.ts';
+import { syncRecord, type SyncSource } from '../records.ts';
 import type { JobRun } from '../run.ts';
 import { activitySettled, fillSettled, lateFillFloor, orderSettled, ProvisionalSince } from '../settling.ts';
 import type { JobOptions } from './options.ts';
 
 /** An account list read newest first, one record per item. */
-export interface AccountList<Page extends ListPage & { as_of?: string | undefined }, Item> {
+/** The record kinds of the account lists, and what each list's items are. */
+export type ListKind = 'order' | 'fill' | 'activity';
+
+export interface AccountList<Page extends ListPage & { as_of?: string | undefined }, Item extends SyncSources[Kind], Kind extends ListKind = ListKind> {
   name: string;
   /** The paged read, as `endpointName` writes it. */
   endpoint: string;
-  kind: RecordKind;
+  kind: Kind;
   /** The page's items, and the name of their array in the body. */
   items(page: Page): readonly Item[];
   key: string;
@@ -36,13 +40,13 @@ export interface AccountList<Page extends ListPage & { as_of?: string | undefine
  * order's current state is seen, and only states not published before go on the bus (an order is
  * one record per observed status and matched size).
  */
-export const ORDER_LIST: AccountList<OrdersPage, Order> = {
+export const ORDER_LIST: AccountList<OrdersPage, Order, 'order'> = {
   name: 'orders',
   endpoint: endpointName(ENDPOINTS.ordersList),
   kind: 'order',
   key: 'orders',
   items: (page) => page.orders,
-  fetch: (deps, cursor, signal) => deps.venue.pages.orders({ limit: deps.tuning.pageSize.orders }, cursor, signal),
+  fetch: (deps, cursor, signal) => deps.venue.client.orders.ordersPage({ limit: deps.tuning.pageSize.orders }, cursor, signal),
   timeOf: (order) => timeMs(order.created_at),
   settled: orderSettled,
   followToEnd: true,
@@ -53,34 +57,34 @@ export const ORDER_LIST: AccountList<OrdersPage, Order> = {
  * the end. Frequent and small, it catches fills and cancels of resting orders between passes of
  * the order list.
  */
-export const OPEN_ORDERS: AccountList<OrdersPage, Order> = {
+export const OPEN_ORDERS: AccountList<OrdersPage, Order, 'order'> = {
   ...ORDER_LIST,
   name: 'open-orders',
   endpoint: endpointName(ENDPOINTS.openOrders),
-  fetch: (deps, cursor, signal) => deps.venue.pages.openOrders({ limit: deps.tuning.pageSize.openOrders }, cursor, signal),
+  fetch: (deps, cursor, signal) => deps.venue.client.orders.openOrdersPage({ limit: deps.tuning.pageSize.openOrders }, cursor, signal),
 };
 
 /** GET /trade/v1/portfolio/trades (cost 5 a page): the account's fills, incremental down to the frontier. */
-export const PORTFOLIO_TRADES: AccountList<PortfolioTradesPage, Fill> = {
+export const PORTFOLIO_TRADES: AccountList<PortfolioTradesPage, Fill, 'fill'> = {
   name: 'portfolio-trades',
   endpoint: endpointName(ENDPOINTS.portfolioTrades),
   kind: 'fill',
   key: 'trades',
   items: (page) => page.trades,
-  fetch: (deps, cursor, signal) => deps.venue.pages.trades(deps.tuning.pageSize.trades, cursor, signal),
+  fetch: (deps, cursor, signal) => deps.venue.client.portfolio.tradesPage({ limit: deps.tuning.pageSize.trades }, cursor, signal),
   timeOf: (fill) => timeMs(fill.executed_at),
   settled: fillSettled,
   lateFills: true,
 };
 
 /** GET /trade/v1/portfolio/activities (cost 5 a page, up to 500 each): cursor-paged, incremental down to the frontier. */
-export const ACTIVITIES: AccountList<ActivitiesPage, Activity> = {
+export const ACTIVITIES: AccountList<ActivitiesPage, Activity, 'activity'> = {
   name: 'activities',
   endpoint: endpointName(ENDPOINTS.activities),
   kind: 'activity',
   key: 'activities',
   items: (page) => page.activities,
-  fetch: (deps, cursor, signal) => deps.venue.pages.activities(deps.tuning.pageSize.activities, cursor, signal),
+  fetch: (deps, cursor, signal) => deps.venue.client.portfolio.activitiesPage({ limit: deps.tuning.pageSize.activities }, cursor, signal),
   timeOf: (activity) => timeMs(activity.created_at),
   settled: activitySettled,
   provisional: { idOf: (activity) => activity.id, statusOf: (activity) => activity.status },
@@ -103,10 +107,10 @@ export function readProvisional(state: Json | undefined): ProvisionalSince {
  * read — and moves the frontier when it completes. Lists followed to the end have no frontier. A
  * backfill reads its window instead and leaves the frontier alone.
  */
-export async function syncAccountList<Page extends ListPage & { as_of?: string | undefined }, Item>(
+export async function syncAccountList<Page extends ListPage & { as_of?: string | undefined }, Kind extends ListKind, Item extends SyncSources[Kind]>(
   run: JobRun,
   options: JobOptions,
-  list: AccountList<Page, Item>,
+  list: AccountList<Page, Item, Kind>,
 ): Promise<void> {
   const { deps } = run;
   const frontier = readFrontier(run.checkpoint.state);
@@ -123,7 +127,7 @@ export async function syncAccountList<Page extends ListPage & { as_of?: string |
     stopBeforeMs: options.window?.fromMs ?? (incremental ? frontier : undefined),
     untilMs: options.window?.toMs,
     handle: async (items, page, origin) => ({
-      records: items.map((item) => syncRecord(list.kind, deps.account, item.value, item.raw, page.value.as_of, origin)),
+      records: items.map((item) => syncRecord<Kind>(list.kind, deps.account, item.value as SyncSource<Kind>, item.raw, page.value.as_of, origin)),
       openTimesMs: openTimes(items, list, deps, provisional),
     }),
     finish: (summary): Json | undefined => {
@@ -137,7 +141,7 @@ export async function syncAccountList<Page extends ListPage & { as_of?: string |
   });
 }
 
-function openTimes<Item>(items: ReadonlyArray<PageItem<Item>>, list: Pick<AccountList<ListPage, Item>, 'timeOf' | 'settled' | 'provisional'>, deps: SyncDeps, provisional: ProvisionalSince): number[] {
+function openTimes<Item extends SyncSources[ListKind]>(items: ReadonlyArray<PageItem<Item>>, list: Pick<AccountList<ListPage, Item>, 'timeOf' | 'settled' | 'provisional'>, deps: SyncDeps, provisional: ProvisionalSince): number[] {
   const nowMs = deps.now();
   const times: number[] = [];
   for (const { value } of items) {

@@ -32,7 +32,7 @@ export async function syncCatalogue(run: JobRun): Promise<void> {
     endpoint: endpointName(ENDPOINTS.events),
     key: 'events',
     items: (page: EventsResponse) => page.events,
-    fetch: (cursor, signal) => deps.venue.cataloguePages.events({ limit: deps.tuning.pageSize.events }, cursor, signal),
+    fetch: (cursor, signal) => deps.venue.catalogue.catalogue.eventsPage({ limit: deps.tuning.pageSize.events }, cursor, signal),
     handle: async (items, _page, origin) => {
       const records: BusRecord[] = [];
       for (const item of items) {
@@ -69,7 +69,7 @@ async function readDetail(run: JobRun, item: PageItem<EventListItem>): Promise<{
 
 function detailRecords(detail: EventDetail, raw: unknown, origin: SyncOrigin): BusRecord[] {
   const rawMarkets = (raw as { markets?: unknown[] }).markets ?? [];
-  const records = [syncRecord('event', detail.id, detail, raw, undefined, origin)];
+  const records: BusRecord[] = [syncRecord('event', detail.id, detail, raw, undefined, origin)];
   for (const [i, market] of (detail.markets ?? []).entries()) {
     records.push(syncRecord('market', market.condition_id ?? market.id, withEvent(market, detail.id), rawMarkets[i], undefined, origin));
   }

@@ -24,7 +24,7 @@ export async function syncOrderTrades(run: JobRun, options: JobOptions): Promise
     endpoint: endpointName(ENDPOINTS.ordersList),
     key: 'orders',
     items: (page: OrdersPage) => page.orders,
-    fetch: (cursor, signal) => deps.venue.pages.orders({ limit: deps.tuning.pageSize.orders }, cursor, signal),
+    fetch: (cursor, signal) => deps.venue.client.orders.ordersPage({ limit: deps.tuning.pageSize.orders }, cursor, signal),
     timeOf: (order) => timeMs(order.created_at),
     stopBeforeMs: options.window?.fromMs ?? frontier,
     untilMs: options.window?.toMs,

@@ -1,5 +1,5 @@
-import { PayloadError, type BusRecord, type Json } from '../../../bus/record.ts';
-import { isBatchForm, readBookUpdates, type ReadUpdate } from '../../../capture/book-change-form.ts';
+import { PayloadError, type ReceivedRecord, type Json } from '../../../bus/record.ts';
+import { isBatchForm, readBookUpdates, type ReadUpdate } from '../../../records/book-change-form.ts';
 import { arrayField, checkedPrice, checkedSize, integer, isObject, MappingError, payloadObject, requiredInteger, requiredText, text, timeMs, type Payload } from '../fields.ts';
 import { eventMs } from '../record-times.ts';
 import { bookSide, streamPayload } from '../stream-payload.ts';
@@ -8,7 +8,7 @@ import type { MappedRow, Mapper, Row } from '../types.ts';
 /**
  * Book updates' level changes (capture diffs replacement snapshots, or applies a delta): one
  * book_changes row per level. Capture writes records of many updates in its lean form
- * (src/capture/book-change-form.ts): each update's rows carry its own sequence, venue time,
+ * (src/records/book-change-form.ts): each update's rows carry its own sequence, venue time,
  * receive time (`_received_at`) and raw frame (`_raw`, on its first row, when capture kept it).
  * Records of one update in the earlier form — `bids`/`asks` lists of `[price, size]` pairs with
  * `sequence`, `venue_sequence` and `update` — are read too, and a `changes` list of
@@ -42,7 +42,7 @@ export const bookChangeMapper: Mapper = {
 
 const UPDATE_KINDS = { snapshot: 'snapshot', delta: 'delta', reseed: 'reseed' } as const;
 
-function batchRows(record: BusRecord): MappedRow[] {
+function batchRows(record: ReceivedRecord): MappedRow[] {
   let updates: ReadUpdate[];
   try {
     updates = readBookUpdates(record);

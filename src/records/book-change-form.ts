@@ -1,7 +1,7 @@
-import { PayloadError, type BusRecord, type Json } from '../bus/record.ts';
-import type { LevelChange } from './book-ladder.ts';
-import { decimalAt } from './book-levels.ts';
-import { sourceOf, type Origin } from './records.ts';
+import { decimalAt } from '../util/decimal.ts';
+import { PayloadError, type Json } from './json.ts';
+import type { BookChangePayload, BookUpdateEntry, LevelChange } from './book-change.ts';
+import { sourceOf, type BusRecord, type Origin, type ReceivedRecord } from './record.ts';
 
 /**
  * The wire form of `book_change` records: one record holds one or more consecutive book updates of
@@ -28,6 +28,8 @@ import { sourceOf, type Origin } from './records.ts';
  */
 
 export type UpdateKind = 'snapshot' | 'delta' | 'reseed';
+
+export type { BookChangePayload, BookUpdateEntry, LevelChange };
 
 /** One update as capture makes it. */
 export interface BookUpdate {
@@ -62,7 +64,7 @@ export interface ReadUpdate {
   raw: string | null;
 }
 
-const CODES: Readonly<Record<UpdateKind, string>> = { snapshot: 's', delta: 'd', reseed: 'r' };
+const CODES: Readonly<Record<UpdateKind, 's' | 'd' | 'r'>> = { snapshot: 's', delta: 'd', reseed: 'r' };
 const KINDS: Readonly<Record<string, UpdateKind>> = { s: 'snapshot', d: 'delta', r: 'reseed' };
 
 /** The key of a token's book records: its condition, or the token when the condition is unknown. */
@@ -71,14 +73,14 @@ export function bookKey(update: { tokenId: string; conditionId: string }): strin
 }
 
 /** One record of consecutive updates sharing a key and a connection, in the order made. */
-export function bookChangeRecord(updates: readonly BookUpdate[]): BusRecord {
+export function bookChangeRecord(updates: readonly BookUpdate[]): BusRecord<'book_change'> {
   const first = updates[0]!;
   let lastMs = canonicalMs(first.venueTime);
   let lastUs = first.origin.receivedAtUs;
   let lastFrame = first.origin.frameNo;
-  const tokens: Json[] = [];
+  const tokens: BookChangePayload['t'] = [];
   const index = new Map<string, number>();
-  const entries: Json[] = [];
+  const entries: BookUpdateEntry[] = [];
   for (const u of updates) {
     let ti = index.get(u.tokenId);
     if (ti === undefined) {
@@ -87,13 +89,13 @@ export function bookChangeRecord(updates: readonly BookUpdate[]): BusRecord {
       tokens.push([u.tokenId, u.sequence.toString()]);
     }
     const ms = lastMs === null ? null : canonicalMs(u.venueTime);
-    const bids: Json[] = [];
-    const asks: Json[] = [];
+    const bids: Array<number | string> = [];
+    const asks: Array<number | string> = [];
     for (const c of u.changes) {
       // Sizes are canonical decimal strings: up to 15 digits they are exact as JSON numbers.
       (c.side === 'bid' ? bids : asks).push(c.priceMicro, c.sizeMicro.length <= 15 ? Number(c.sizeMicro) : c.sizeMicro);
     }
-    const entry: Json[] = [
+    const entry: BookUpdateEntry = [
       ti,
       Number(u.origin.receivedAtUs - lastUs),
       ms === null ? u.venueTime : ms - lastMs!,
@@ -161,12 +163,12 @@ function isoMs(text: string): number | null {
 }
 
 /** Whether a `book_change` record has this form (earlier records held one frame's levels as `bids`/`asks` pairs). */
-export function isBatchForm(payload: Json): boolean {
-  return typeof payload === 'object' && payload !== null && !Array.isArray(payload) && Array.isArray(payload.u);
+export function isBatchForm(payload: unknown): boolean {
+  return typeof payload === 'object' && payload !== null && !Array.isArray(payload) && Array.isArray((payload as { u?: unknown }).u);
 }
 
 /** The updates of a `book_change` record of this form, in order; throws PayloadError (naming the part) when it does not fit. */
-export function readBookUpdates(record: BusRecord): ReadUpdate[] {
+export function readBookUpdates(record: Pick<ReceivedRecord, 'key' | 'venueTime' | 'receivedAtUs' | 'source'> & { payload: unknown }): ReadUpdate[] {
   const p = record.payload as { t?: Json; u?: Json };
   if (!Array.isArray(p.t)) throw new PayloadError('.t', 'is not a list of [token_id, sequence]');
   if (!Array.isArray(p.u) || p.u.length === 0) throw new PayloadError('.u', 'is not a non-empty list of updates');

@@ -1,0 +1,121 @@
+/**
+ * The layout, enforced (`npm run lint` runs `npm run lint:layers`, which is this file).
+ *
+ * Parts are the folders of src/ (DESIGN.md, "Parts"), plus workflows/. Each may import only the
+ * parts below it, so that nothing climbs back up and no two parts depend on each other:
+ *
+ *   util                                   (logging, secrets, time, small helpers: imports no part)
+ *   records                                (the record envelope, the payload of every kind) → util (+ api types)
+ *   api, warehouse, simulator              (the venue's client, ClickHouse, the venue)     → util
+ *   bus                                    (the record envelope and its two transports)    → util, records
+ *   streams                                (WebSocket and SSE connections)                 → util, api
+ *   capture                                (frames into records)   → util, records, api, streams, bus (+ warehouse types)
+ *   sync                                   (REST into records)     → util, records, api, bus, warehouse
+ *   load                                   (records into tables)   → util, records, bus, warehouse
+ *   reconcile, dashboards                  (reading the warehouse) → util, warehouse
+ *   workflows                              (Temporal)              → util, api, bus, sync, warehouse
+ *   run                                    (wires the parts into the main job: may import every part but cli)
+ *   cli                                    (the commands: may import everything)
+ *
+ * The rules below say what each part may NOT import (the complement of the line above), so a new
+ * part or folder fails loudly until it is placed. The reasons are in docs/layout.md.
+ */
+
+const PARTS = ['util', 'records', 'api', 'warehouse', 'simulator', 'bus', 'streams', 'capture', 'sync', 'load', 'reconcile', 'dashboards', 'run', 'cli'];
+
+/** `src/<part>/` for each part named. */
+const under = (...parts) => `^src/(${parts.join('|')})/`;
+/** Every part of src/ but those named (and the importer itself, which dependency-cruiser never flags). */
+const allBut = (...allowed) => under(...PARTS.filter((p) => !allowed.includes(p)));
+
+/** `part` imports only `allowed` (besides itself). */
+function layer(part, allowed, why) {
+  return {
+    name: `${part}-imports-only-${allowed.length ? allowed.join('-') : 'itself'}`,
+    comment: why,
+    severity: 'error',
+    from: { path: under(part) },
+    to: { path: [allBut(part, ...allowed), '^workflows/'] },
+  };
+}
+
+/** The npm package `pkg` is imported only from paths matching `where`. */
+function onlyIn(pkg, where, why) {
+  return { name: `${pkg.replace(/\W/g, '')}-only-in-${where.replace(/\W/g, '')}`, comment: why, severity: 'error', from: { pathNot: where }, to: { path: `node_modules/${pkg}/` } };
+}
+
+module.exports = {
+  forbidden: [
+    layer('util', [], 'util is the floor: every part may use it, so it uses none.'),
+    {
+      name: 'records-imports-only-util-and-api-types',
+      comment: "the record contract is shared by producers and loaders: it depends on neither; a sync kind's payload is the venue's item as the api types it.",
+      severity: 'error',
+      from: { path: under('records') },
+      to: { path: [allBut('records', 'util', 'api'), '^workflows/'] },
+    },
+    {
+      name: 'records-name-api-types-only',
+      comment: 'the contract may name what the api parses, never run api code.',
+      severity: 'error',
+      from: { path: under('records') },
+      to: { path: under('api'), dependencyTypesNot: ['type-only'] },
+    },
+    layer('api', ['util'], "the venue's typed client knows nothing of what we do with its answers."),
+    layer('warehouse', ['util'], 'opening ClickHouse and running migrations serves every part, and depends on none.'),
+    layer('simulator', ['util'], 'the simulator is the venue: it must not lean on our own reading of the interface (conformance over self-consistency).'),
+    layer('bus', ['util', 'records'], 'the bus carries records; it does not know who makes or stores them.'),
+    layer('streams', ['util', 'api'], 'connections reuse the api errors and recovery, nothing of capture.'),
+    {
+      name: 'capture-imports-only-util-records-api-streams-bus',
+      comment: 'capture turns frames into records; the warehouse only as types (`tapehouse book` replays from it).',
+      severity: 'error',
+      from: { path: under('capture') },
+      to: { path: [allBut('capture', 'util', 'records', 'api', 'streams', 'bus', 'warehouse'), '^workflows/'] },
+    },
+    {
+      name: 'capture-reads-no-warehouse-code',
+      comment: 'capture may name a warehouse type, never run warehouse code.',
+      severity: 'error',
+      from: { path: under('capture') },
+      to: { path: under('warehouse'), dependencyTypesNot: ['type-only'] },
+    },
+    layer('sync', ['util', 'records', 'api', 'bus', 'warehouse'], 'the sync jobs page REST into records (checkpoints may live in the warehouse).'),
+    layer('load', ['util', 'records', 'bus', 'warehouse'], 'the loaders read records as the contract says, never through a producer (load does not import capture).'),
+    layer('reconcile', ['util', 'warehouse'], 'the reconciler reads the warehouse only.'),
+    layer('dashboards', ['util', 'warehouse'], 'the dashboards read the warehouse only.'),
+    layer('run', ['util', 'records', 'api', 'warehouse', 'simulator', 'bus', 'streams', 'capture', 'sync', 'load', 'reconcile', 'dashboards'], 'run wires the parts; only the commands sit above it.'),
+    {
+      name: 'workflows-import-only-util-api-bus-sync-warehouse',
+      comment: "Temporal's workflows and worker run the sync jobs: no capture, load, run, cli or simulator.",
+      severity: 'error',
+      from: { path: '^workflows/' },
+      to: { path: allBut('util', 'records', 'api', 'bus', 'sync', 'warehouse') },
+    },
+    {
+      name: 'no-tests-or-benches-in-code',
+      comment: 'what ships never imports test/ or bench/.',
+      severity: 'error',
+      from: { path: '^(src|workflows)/' },
+      to: { path: '^(test|bench)/' },
+    },
+    {
+      name: 'no-circular',
+      comment: 'no file cycles (the simulator is restructured on its own; see docs/layout.md).',
+      severity: 'error',
+      from: { pathNot: '^src/simulator/' },
+      to: { circular: true },
+    },
+    onlyIn('kafkajs', '^src/bus/', 'kafkajs is unmaintained: it stays behind the Bus interface (DEVELOPERS.md).'),
+    onlyIn('(chdb|lz4-wasm-nodejs)', '^src/warehouse/', 'chDB is one of two warehouses: everything else goes through the warehouse part.'),
+    onlyIn('@temporalio', '^(workflows|src/cli)/', 'the sync jobs are plain functions; Temporal is one of their two schedulers.'),
+    onlyIn('commander', '^src/cli/', 'the command line is one part.'),
+    onlyIn('pino', '^src/util/log\\.ts$', 'logs go through createLogger() (redaction of the token).'),
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    // Type-only imports count: a type is a dependency on the part that owns it.
+    tsPreCompilationDeps: true,
+  },
+};

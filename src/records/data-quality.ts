@@ -1,0 +1,50 @@
+/** What was wrong with what the venue sent (src/capture/README.md, `data_quality`). */
+export type QualityProblem =
+  | 'invalid_json'
+  | 'not_an_object'
+  | 'wrong_types'
+  | 'unknown_frame_type'
+  | 'unknown_book_kind'
+  | 'malformed_book'
+  | 'malformed_trade'
+  | 'malformed_quote'
+  | 'malformed_status'
+  | 'malformed_account_event'
+  | 'malformed_portfolio_sync'
+  | 'bad_micro_value'
+  | 'too_deep'
+  | 'malformed_level'
+  | 'price_out_of_range'
+  | 'negative_or_fractional_size'
+  | 'zero_size_level'
+  | 'duplicate_price'
+  | 'crossed_book'
+  | 'locked_book'
+  | 'subscription_rejected'
+  | 'venue_error'
+  | 'rest_book_mismatch'
+  | 'reseed_failed'
+  | 'record_too_large'
+  | 'conflicting_trade'
+  | 'cursor_loop';
+
+/**
+ * `data_quality` — topic capture.quality, key condition_id (or the stream). A finding about what
+ * the venue sent; `raw` holds the offending frame (at most its first 64 Ki characters). Made by
+ * capture (src/capture/records.ts) and by the sync jobs (a cursor loop, stream `sync`); stored in
+ * `data_quality`.
+ */
+export type DataQualityPayload = {
+  problem: QualityProblem;
+  detail: string;
+  /** market, account, portfolio, or sync. */
+  stream: string;
+  token_id?: string | null;
+  condition_id?: string | null;
+  frame_seq?: number | null;
+  raw_chars?: number;
+  raw_truncated?: boolean;
+  /** The sync jobs' cursor loop: the paged read and the cursor handed out twice. */
+  endpoint?: string;
+  cursor?: string;
+};

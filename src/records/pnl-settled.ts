@@ -1,0 +1,12 @@
+import type { SettledPnl } from '../api/schemas/portfolio.ts';
+import type { Wire } from './json.ts';
+
+/** What a `pnl_settled` record is made from: the item as the venue's client parsed it (src/api/schemas). */
+export type PnlSettledSource = SettledPnl;
+
+/**
+ * `pnl_settled` — sync.pnl; stored in `pnl_settled`. Made by the `pnl` job.
+ * The REST item as the client parsed it, `_micro` bigints as decimal strings, unknown fields kept;
+ * `raw` holds its JSON as received.
+ */
+export type PnlSettledPayload = Wire<PnlSettledSource>;

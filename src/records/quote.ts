@@ -1,0 +1,18 @@
+import type { Unread } from './json.ts';
+
+/**
+ * `quote` — topic market.quotes, key condition_id. The `best_quote` frame's data (null: an empty
+ * side). Made by capture (src/capture/market-records.ts); stored in `quotes`.
+ */
+export interface QuotePayload extends Unread {
+  token_id: string;
+  condition_id?: string;
+  market_id?: string;
+  /** The venue's book sequence. */
+  sequence?: number | string;
+  best_bid_micro?: string | null;
+  best_ask_micro?: string | null;
+  best_bid_size_micro?: string | null;
+  best_ask_size_micro?: string | null;
+  kind?: string;
+}

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isTerminal } from '../src/simulator/engine/types.ts';
+import { decodeState, encodeState } from '../src/simulator/state/codec.ts';
 import { ManualClock, SEQUENCE_SPAN, startSimulator, type SimulatorHandle, type SimulatorOptions, type Venue } from '../src/simulator/index.ts';
 import { api, quietSimulator, settle, tradingSimulator, unbalancedAccounts, venueImbalanceMicro } from './simulator-helpers.ts';
 
@@ -193,6 +194,20 @@ describe('a saved venue', () => {
     const garbage = join(dir, 'garbage.json');
     writeFileSync(garbage, '{"format": "tapehouse-venue-st');
     await expect(startSimulator({ rate: 0, clock: new ManualClock(), state: { file: garbage } })).rejects.toThrow(/^venue state .*garbage\.json is not a venue state/);
+  });
+});
+
+describe("the saved venue's encoding", () => {
+  it('gives back every value as it was: bigints, long and short strings, absent fields, tables, nested tables', () => {
+    const long = 'a string long enough to be written once: "quoted", \\ and é';
+    const rows = Array.from({ length: 2_500 }, (_, i) => ({ id: `${long} ${i % 3}`, n: BigInt(i) * -1_000_000_000_000n, at: i, maybe: i % 2 ? undefined : { nested: [1n, long, { deep: [long] }] }, list: Array.from({ length: i % 11 }, (_, k) => ({ k, big: BigInt(k) })) }));
+    const value = { rows, short: 'x', none: undefined, empty: [], flags: [true, false], zero: 0n };
+    let json = '';
+    const strings = encodeState(value, (piece) => (json += piece));
+    expect(strings.length).toBe(4);
+    const back = decodeState(JSON.parse(json), strings);
+    const { none: _none, ...expected } = value;
+    expect(back).toEqual({ ...expected, rows: rows.map((r) => (r.maybe === undefined ? { id: r.id, n: r.n, at: r.at, list: r.list } : r)) });
   });
 });
 

@@ -37,7 +37,7 @@ export interface SimulatorOptions {
   /** Appends the ground-truth log to this folder; the accounting state every `accountingEveryMs` (10 s). */
   groundTruth?: { dir: string; accountingEveryMs?: number };
   /**
-   * Saves the venue in `file` every `saveEveryMs` (10 s) of venue time and at `close()`, and goes
+   * Saves the venue in `file` every `saveEveryMs` (15 s) of venue time and at `close()`, and goes
    * on from it at the next start (README, "A world that goes on"). `firstGeneration` numbers a new
    * world (no file yet): 0 draws the seed's own streams.
    */

@@ -64,7 +64,7 @@ export function registerSimulate(program: Command): void {
     .option('--resolution-delay-s <n>', 'seconds from the end of trading to a proposal, and from a proposal to the resolution', integer('resolution-delay-s', 0), seconds(DEFAULT_LIFECYCLE.challengeMs))
     .option('--cases <wide|narrow>', 'wide: every case the interface allows (public fills of several makers, DRAFT live markets, late fills, short pages, repeated cursors, …); narrow: one reading of each', choice('cases', ['wide', 'narrow'] as const), 'wide')
     .option('--recurring-cadence-s <n>', 'cycle length of every recurring event (default: their own, 15 min to 1 day)', integer('recurring-cadence-s', 1))
-    .option('--state-file <file>', 'save the venue in this file (every 10 s and at the stop) and go on from it at the next start')
+    .option('--state-file <file>', 'save the venue in this file (every 15 s and at the stop) and go on from it at the next start')
     .action(async (opts: SimulateOptions) => {
       const lifecycle: Partial<LifecycleConfig> | false = opts.lifecycle && {
         haltEveryMs: opts.haltEveryS * 1000,

@@ -1,5 +1,6 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
-import { mkdir, open, rename } from 'node:fs/promises';
+import { close, closeSync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { rename } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { dirname } from 'node:path';
 import { lockStateFile } from '../../util/file-lock.ts';
 import { SettingError } from '../../util/setting-error.ts';
@@ -9,6 +10,8 @@ import { decodeState, encodeState } from './codec.ts';
 /** What the file says it is; a reader refuses any other format and any version above its own. */
 export const STATE_FORMAT = 'tapehouse-venue-state';
 export const STATE_VERSION = 1;
+/** The venue's own tokens are in the file (no real credential, but nobody else's to read). */
+const OWNER_ONLY = 0o600;
 
 /** One save of a venue. */
 export interface SavedVenue {
@@ -66,40 +69,51 @@ export class VenueStateFile {
 
   /** Saves at once (start and stop). */
   saveSync(saved: SavedVenue): void {
-    const text = render(saved);
-    mkdirSync(dirname(this.path), { recursive: true });
-    const temporary = this.#temporary();
-    const fd = openSync(temporary, 'w');
+    const fd = this.#write(saved);
     try {
-      writeSync(fd, text);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
-    renameSync(temporary, this.path);
+    renameSync(this.#temporary(), this.path);
   }
 
   /**
-   * Saves without holding the venue's thread for the disk (the world is copied to text at once).
-   * A save still being written makes this one a no-op: the next one comes soon enough.
+   * Saves the world as it is now (its text is written at once, in pieces) and leaves the flush
+   * to disk and the rename to the thread pool. A save still being flushed makes this one a no-op:
+   * the next one comes soon enough.
    */
   save(saved: SavedVenue): Promise<void> {
     if (this.#writing) return this.#writing;
-    const text = render(saved);
-    const write = async (): Promise<void> => {
-      await mkdir(dirname(this.path), { recursive: true });
-      const temporary = this.#temporary();
-      const handle = await open(temporary, 'w');
+    const fd = this.#write(saved);
+    const finish = async (): Promise<void> => {
       try {
-        await handle.writeFile(text);
-        await handle.sync();
+        await promisify(fsync)(fd);
       } finally {
-        await handle.close();
+        await promisify(close)(fd);
       }
-      await rename(temporary, this.path);
+      await rename(this.#temporary(), this.path);
     };
-    this.#writing = write().finally(() => (this.#writing = undefined));
+    this.#writing = finish().finally(() => (this.#writing = undefined));
     return this.#writing;
+  }
+
+  /** The file's text into a temporary file: the header first (readable by any version), then the world and its strings (codec.ts). */
+  #write(saved: SavedVenue): number {
+    mkdirSync(dirname(this.path), { recursive: true });
+    const fd = openSync(this.#temporary(), 'w', OWNER_ONLY);
+    try {
+      const header = JSON.stringify({ format: STATE_FORMAT, version: STATE_VERSION, generation: saved.generation, clean: saved.clean, saved_at: new Date().toISOString() });
+      writeSync(fd, `${header.slice(0, -1)},"world":`);
+      const strings = encodeState(saved.world, (text) => writeSync(fd, text));
+      writeSync(fd, ',"strings":[');
+      for (let i = 0; i < strings.length; i += 4096) writeSync(fd, `${i > 0 ? ',' : ''}${strings.slice(i, i + 4096).map((text) => JSON.stringify(text)).join(',')}`);
+      writeSync(fd, ']}\n');
+      return fd;
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
   }
 
   /** Waits for a save being written. */
@@ -117,11 +131,4 @@ export class VenueStateFile {
         'or move the file away to start a new venue world (src/simulator/README.md, "A world that goes on").',
     );
   }
-}
-
-/** The header first (readable by any version), then the strings and the world (codec.ts). */
-function render(saved: SavedVenue): string {
-  const header = JSON.stringify({ format: STATE_FORMAT, version: STATE_VERSION, generation: saved.generation, clean: saved.clean, saved_at: new Date().toISOString() });
-  const { strings, json } = encodeState(saved.world);
-  return `${header.slice(0, -1)},"strings":${JSON.stringify(strings)},"world":${json}}\n`;
 }

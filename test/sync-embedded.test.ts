@@ -28,7 +28,9 @@ describe('the embedded scheduler over a few simulated minutes', () => {
   let venue: SyncVenue;
 
   beforeAll(async () => {
-    sim = await startSimulator({ seed: 3, rate: 20, clock: { now: () => time.now() } });
+    // The venue keeps its whole history here (19 simulated minutes; by default settled orders leave
+    // its memory after 10): what the sync jobs saw is compared with all of it.
+    sim = await startSimulator({ seed: 3, rate: 20, clock: { now: () => time.now() }, venue: { retention: { settledMs: Infinity } } });
     // Read back from the bus, as a loader would.
     await bus.subscribe({
       group: 'check',

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -10,7 +10,7 @@ import { startCapture, type CaptureHandle } from '../capture/start-capture.ts';
 import { createDashboardsApp } from '../dashboards/index.ts';
 import { runQueryThroughClient } from '../dashboards/run-query.ts';
 import { startLoaders, type Loaders } from '../load/index.ts';
-import { startSimulator, type SimulatorHandle } from '../simulator/index.ts';
+import { startVenueProcess, type VenueProcess } from '../simulator/process/start-venue-process.ts';
 import { createSyncVenue, startEmbeddedScheduler, WarehouseCheckpointStore, type EmbeddedScheduler, type SyncVenue } from '../sync/index.ts';
 import { syncLimiter } from '../sync/venue.ts';
 import { Reachability } from '../api/reachability.ts';
@@ -25,6 +25,7 @@ import { HealthSampler } from './health-sampler.ts';
 import { PipelineMetrics } from './metrics.ts';
 import { IdentityCheck } from './identity-check.ts';
 import { assertPortFree, portRefused } from './http-port.ts';
+import { registerVenueMetrics } from './venue-metrics.ts';
 
 /**
  * The main job: venue (the simulator in-process unless a base URL is given) → capture and sync →
@@ -64,7 +65,10 @@ export interface Serving {
   /** Base URL of the loopback port: ClickHouse HTTP interface at `/`, `/dashboards/`, `/metrics`. */
   readonly httpUrl: string;
   readonly venueUrl: string;
-  readonly simulator: SimulatorHandle | null;
+  /** The built-in venue (its own process), or null for a venue at `baseUrl`. */
+  readonly simulator: VenueProcess | null;
+  /** Where the built-in venue is saved between runs. */
+  readonly venueStateFile: string | null;
 }
 
 export interface MainJob extends Serving {
@@ -117,6 +121,11 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
   };
 
   try {
+    // The built-in venue starts in its own process meanwhile (it reads its saved world); stopped
+    // last, after everything that reads it.
+    const venueStarting = openVenue(options, dataDir, log);
+    venueStarting.catch(() => undefined); // awaited below; a failure meanwhile is not unhandled
+    stack.push({ part: 'simulator', stop: async () => (await venueStarting.catch(() => null))?.simulator?.close() });
     // Warehouse first: nothing is captured that could not be stored.
     const embedded = options.server ? null : await openEmbeddedWarehouse(dataDir);
     const warehouse: Warehouse = embedded ?? openServerWarehouse(options.server!);
@@ -125,8 +134,7 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
     if (applied.recreated.length > 0) log.warn({ recreated: applied.recreated }, 'tables or views the schema needs were missing (dropped outside the migrations): created again, empty');
     log.info({ applied: applied.applied.length }, 'warehouse schema up to date');
 
-    const venue = await openVenue(options);
-    if (venue.simulator) stack.push({ part: 'simulator', stop: () => venue.simulator!.close() });
+    const venue = await venueStarting;
     // Every reader of the venue (capture's REST reads, the sync jobs) shares one view of whether it answers.
     const reachability = new Reachability(venue.url, { log: log.child({ part: 'venue' }) });
     stack.push({ part: 'venue reachability', stop: async () => reachability.close() });
@@ -137,6 +145,7 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
     stack.push({ part: 'bus', stop: () => bus.close() });
     // /metrics: the sampler's figures, and the loaders' freshness and insert times as they come.
     const metrics = new PipelineMetrics();
+    if (venue.simulator) registerVenueMetrics(metrics.registry, venue.simulator);
     // Checked once more after the loaders stored everything (it is popped after them).
     const identities = new IdentityCheck(warehouse, log.child({ part: 'identities' }));
     stack.push({ part: 'identity check', stop: () => identities.stop() });
@@ -178,7 +187,7 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
     sampler.start();
     stack.push({ part: 'figures', stop: () => sampler.stop() });
     identities.start();
-    const serving: Serving = { dataDir, httpUrl: port.url, venueUrl: venue.url, simulator: venue.simulator };
+    const serving: Serving = { dataDir, httpUrl: port.url, venueUrl: venue.url, simulator: venue.simulator, venueStateFile: venue.simulator ? venueStateFileOf(dataDir) : null };
     options.onServing?.(serving);
 
     started.capture = await startCapture({
@@ -202,16 +211,40 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
 interface Venue {
   url: string;
   token: Secret;
-  simulator: SimulatorHandle | null;
+  simulator: VenueProcess | null;
 }
 
-async function openVenue(options: MainJobOptions): Promise<Venue> {
+/** Where the built-in venue of a data directory is saved (DESIGN.md: a world that goes on). */
+export function venueStateFileOf(dataDir: string): string {
+  return join(resolve(dataDir), 'venue', 'state.json');
+}
+
+/**
+ * The venue: the one at `baseUrl`, or the built-in simulator in a process of its own, saved under
+ * the data directory and resumed from there at every start (src/simulator/README.md).
+ */
+async function openVenue(options: MainJobOptions, dataDir: string, log: Logger): Promise<Venue> {
   if (options.baseUrl) {
     if (!options.token) throw new Error('a venue at --base-url needs an access token: --token-file F or TAPEHOUSE_TOKEN');
     return { url: options.baseUrl, token: options.token, simulator: null };
   }
-  const simulator = await startSimulator({ seed: options.simulator.seed, rate: options.simulator.rate, lifecycle: true });
+  const file = venueStateFileOf(dataDir);
+  const simulator = await startVenueProcess(
+    { seed: options.simulator.seed, rate: options.simulator.rate, lifecycle: true, state: { file, firstGeneration: newWorldGeneration(dataDir, file) } },
+    { log: log.child({ part: 'venue' }) },
+  );
+  log.info({ file, generation: simulator.generation, resumed: simulator.resumed, venuePid: simulator.pid }, simulator.resumed ? 'the built-in venue goes on from its saved world' : 'the built-in venue starts a new world');
   return { url: simulator.url, token: new Secret(simulator.demoToken), simulator };
+}
+
+/**
+ * The generation of a new built-in world. A data directory whose pipeline already captured a venue
+ * but holds no saved one (a tapehouse from before venues were saved, or the state file moved
+ * away) may hold the ids of the seed's own streams: a new world there draws other ones (prng.ts).
+ */
+function newWorldGeneration(dataDir: string, stateFile: string): number {
+  if (existsSync(stateFile) || !existsSync(join(dataDir, 'capture-coverage.json'))) return 0;
+  return 1 + (Math.floor(Date.now() / 1000) % 1_000_000);
 }
 
 /** Serves the loopback port and registers its closing; reads go through their own sessions. */

@@ -28,6 +28,11 @@ export class ManualClock implements Clock {
   }
 }
 
+/** A clock that never reads earlier than `floorMs` (a saved venue on a machine whose clock went back). */
+export function notBefore(clock: Clock, floorMs: number): Clock {
+  return { now: () => Math.max(clock.now(), floorMs) };
+}
+
 export function isoTime(ms: number): string {
   return new Date(ms).toISOString();
 }

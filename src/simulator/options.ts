@@ -23,7 +23,7 @@ export interface SimulatorOptions {
     features?: Partial<DeploymentConfig['features']>;
     limits?: Partial<DeploymentConfig['limits']>;
   };
-  venue?: Partial<Omit<VenueOptions, 'seed' | 'clock' | 'rate' | 'demoToken' | 'lifecycle' | 'cases'>>;
+  venue?: Partial<Omit<VenueOptions, 'seed' | 'clock' | 'rate' | 'demoToken' | 'lifecycle' | 'cases' | 'generation'>>;
   /** The interface's cases the venue shows (cases.ts): DEFAULT_CASES, changed by these; NARROW_CASES for exact tests. */
   cases?: Partial<InterfaceCases>;
   /** Streams: heartbeat period, book frames (snapshot or delta), portfolio cadence, price feeds, limits. */
@@ -36,6 +36,12 @@ export interface SimulatorOptions {
   controlPort?: number;
   /** Appends the ground-truth log to this folder; the accounting state every `accountingEveryMs` (10 s). */
   groundTruth?: { dir: string; accountingEveryMs?: number };
+  /**
+   * Saves the venue in `file` every `saveEveryMs` (15 s) of venue time and at `close()`, and goes
+   * on from it at the next start (README, "A world that goes on"). `firstGeneration` numbers a new
+   * world (no file yet): 0 draws the seed's own streams.
+   */
+  state?: { file: string; saveEveryMs?: number; firstGeneration?: number };
 }
 
 export function resolveDeployment(d: SimulatorOptions['deployment'] = {}): DeploymentConfig {

@@ -88,3 +88,17 @@ export class Prng {
     return out.slice(0, digits);
   }
 }
+
+/** The generators of one venue run, by label. */
+export type PrngStreams = (label: string) => Prng;
+
+/**
+ * The streams of a seed in one generation of a saved venue (README, "A world that goes on"). Each
+ * start of a saved venue is a new generation, saved before anything is served: its streams are
+ * forked anew from the seed, the label and the generation, so a start never draws again what an
+ * earlier start drew — ids included, even when it resumes from a save older than what the earlier
+ * start had issued (a kill). Generation 0 is the seed's own streams, as an unsaved venue has them.
+ */
+export function prngStreams(seed: number, generation: number): PrngStreams {
+  return (label) => Prng.forStream(seed, generation === 0 ? label : `${label}#${generation}`);
+}

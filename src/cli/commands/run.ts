@@ -77,8 +77,11 @@ async function run(flags: Record<string, unknown>): Promise<number> {
 
 function printWelcome(job: Serving, embedded: boolean): void {
   const dir = relative(process.cwd(), job.dataDir) || '.';
+  const near = relative(process.cwd(), job.venueStateFile ?? '');
+  const saved = near.startsWith('..') ? job.venueStateFile : near;
+  const builtIn = job.simulator && `(built-in simulator, ${job.simulator.resumed ? 'resumed from' : 'a new world saved in'} ${saved})`;
   const lines = [
-    `tapehouse is running: venue ${job.simulator ? `${job.venueUrl} (built-in simulator)` : job.venueUrl}`,
+    `tapehouse is running: venue ${job.venueUrl}${builtIn ? ` ${builtIn}` : ''}`,
     embedded ? `data: ${job.dataDir} (chDB)` : 'data: the ClickHouse server',
     `query it:   npx tapehouse sql --data-dir ${dir} "SELECT count() FROM trades"`,
     `endpoint:   ${job.httpUrl}  (ClickHouse HTTP interface, read-only; Grafana and @clickhouse/client can use it)`,

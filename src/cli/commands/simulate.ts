@@ -38,6 +38,7 @@ interface SimulateOptions {
   resolutionDelayS: number;
   recurringCadenceS?: number;
   cases: 'wide' | 'narrow';
+  stateFile?: string;
 }
 
 const seconds = (ms: number): number => ms / 1000;
@@ -63,6 +64,7 @@ export function registerSimulate(program: Command): void {
     .option('--resolution-delay-s <n>', 'seconds from the end of trading to a proposal, and from a proposal to the resolution', integer('resolution-delay-s', 0), seconds(DEFAULT_LIFECYCLE.challengeMs))
     .option('--cases <wide|narrow>', 'wide: every case the interface allows (public fills of several makers, DRAFT live markets, late fills, short pages, repeated cursors, …); narrow: one reading of each', choice('cases', ['wide', 'narrow'] as const), 'wide')
     .option('--recurring-cadence-s <n>', 'cycle length of every recurring event (default: their own, 15 min to 1 day)', integer('recurring-cadence-s', 1))
+    .option('--state-file <file>', 'save the venue in this file (every 15 s and at the stop) and go on from it at the next start')
     .action(async (opts: SimulateOptions) => {
       const lifecycle: Partial<LifecycleConfig> | false = opts.lifecycle && {
         haltEveryMs: opts.haltEveryS * 1000,
@@ -83,11 +85,13 @@ export function registerSimulate(program: Command): void {
         controlPort: opts.controlPort,
         groundTruth: opts.groundTruth === undefined ? undefined : { dir: opts.groundTruth },
         cases: opts.cases === 'narrow' ? NARROW_CASES : WIDE_CASES,
+        state: opts.stateFile === undefined ? undefined : { file: opts.stateFile },
       });
       process.stdout.write(`simulator listening on ${sim.url}\n`);
       process.stdout.write(`demo token (orders:read portfolio:read): ${sim.demoToken}\n`);
       if (sim.controlUrl) process.stdout.write(`fault control on ${sim.controlUrl}\n`);
       if (sim.groundTruth) process.stdout.write(`ground truth in ${sim.groundTruth.dir}\n`);
+      if (opts.stateFile) process.stdout.write(`${sim.resumed ? 'resumed from' : 'a new world saved in'} ${opts.stateFile} (generation ${sim.generation})\n`);
       await new Promise<void>((resolve) => {
         const stop = (): void => {
           process.off('SIGINT', stop);

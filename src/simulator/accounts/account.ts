@@ -31,6 +31,32 @@ export interface Activity {
   amountMicro: bigint;
 }
 
+/** An account in a saved venue: its money and history; its orders by id (the exchange saves them). */
+export interface AccountState {
+  id: string;
+  label: string;
+  walletAddress: string;
+  money: Record<(typeof MONEY_FIELDS)[number], bigint>;
+  positions: Position[];
+  orderIds: string[];
+  fills: SimFill[];
+  activities: Activity[];
+  tier: RateTier;
+  frozen: boolean;
+}
+
+const MONEY_FIELDS = [
+  'collateralMicro',
+  'reservedCollateralMicro',
+  'depositsMicro',
+  'withdrawalsMicro',
+  'feesPaidMicro',
+  'makerRebatesMicro',
+  'lpIncentivesMicro',
+  'vipRebatesMicro',
+  'realisedPnlMicro',
+] as const;
+
 /** The ground truth of one user's money (README, "Accounting"). */
 export class Account {
   collateralMicro = 0n;
@@ -67,5 +93,36 @@ export class Account {
   availableShares(tokenId: string): bigint {
     const p = this.positions.get(tokenId);
     return p ? p.sharesMicro - p.reservedSharesMicro : 0n;
+  }
+
+  snapshot(): AccountState {
+    return {
+      id: this.id,
+      label: this.label,
+      walletAddress: this.walletAddress,
+      money: Object.fromEntries(MONEY_FIELDS.map((f) => [f, this[f]])) as AccountState['money'],
+      positions: [...this.positions.values()],
+      orderIds: this.orders.map((o) => o.id),
+      fills: this.fills,
+      activities: this.activities,
+      tier: this.tier,
+      frozen: this.frozen,
+    };
+  }
+
+  /** The account of a saved venue; `orderById` gives the exchange's restored orders (one object for both). */
+  static restore(state: AccountState, orderById: (id: string) => SimOrder | undefined): Account {
+    const account = new Account(state.id, state.label, state.walletAddress);
+    for (const f of MONEY_FIELDS) account[f] = state.money[f];
+    for (const p of state.positions) account.positions.set(p.tokenId, p);
+    for (const id of state.orderIds) {
+      const order = orderById(id);
+      if (order) account.orders.push(order);
+    }
+    for (const fill of state.fills) account.fills.push(fill);
+    for (const activity of state.activities) account.activities.push(activity);
+    account.tier = state.tier;
+    account.frozen = state.frozen;
+    return account;
   }
 }

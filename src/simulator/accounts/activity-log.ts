@@ -5,7 +5,17 @@ import type { Account, Activity, ActivityType } from './account.ts';
 export class ActivityLog {
   #seq = 0;
 
-  constructor(private readonly ids: Prng) {}
+  constructor(
+    private readonly ids: Prng,
+    /** A resumed venue's last sequence number: numbering goes on from there. */
+    lastSeq = 0,
+  ) {
+    this.#seq = lastSeq;
+  }
+
+  get lastSeq(): number {
+    return this.#seq;
+  }
 
   record(
     account: Account,

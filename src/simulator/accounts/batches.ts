@@ -34,6 +34,12 @@ export interface AccountBatch {
 
 const HALF = 500_000n;
 
+/** The batches of a saved venue and each account's batch sequence. */
+export interface BatchesState {
+  batches: AccountBatch[];
+  seq: Array<[accountId: string, seq: number]>;
+}
+
 /**
  * Owner-signed account batches (§2.4): SPLIT turns collateral into one share of each outcome,
  * MERGE the reverse. Both count as trades at ½ per outcome, so cost basis and realised PnL follow
@@ -50,6 +56,15 @@ export class AccountBatches {
     private readonly events: VenueEvents,
     private readonly delayMs: number,
   ) {}
+
+  snapshot(): BatchesState {
+    return { batches: [...this.#byHash.values()], seq: [...this.#seq] };
+  }
+
+  restore(state: BatchesState): void {
+    for (const batch of state.batches) this.#byHash.set(batch.hash, batch);
+    for (const [accountId, seq] of state.seq) this.#seq.set(accountId, seq);
+  }
 
   get(hash: string): AccountBatch | undefined {
     return this.#byHash.get(hash);

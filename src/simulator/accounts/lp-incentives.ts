@@ -7,6 +7,13 @@ import type { AccountRegistry } from './registry.ts';
 
 const DAY_MS = 86_400_000;
 
+/** Scoring of a saved venue: this epoch's scores and the schedule. */
+export interface LpState {
+  scores: Array<[conditionId: string, scores: Array<[accountId: string, score: number]>]>;
+  epochStartMs: number;
+  nextSampleMs: number;
+}
+
 /**
  * Liquidity-provider scoring, Polymarket style: every sample, each resting order of at least the
  * market's minimum shares within `max_spread` of the midpoint scores shares × ((max − distance) / max)².
@@ -28,6 +35,17 @@ export class LpIncentives {
   ) {
     this.#epochStartMs = Math.floor(startMs / DAY_MS) * DAY_MS;
     this.#nextSampleMs = startMs;
+  }
+
+  snapshot(): LpState {
+    return { scores: [...this.#scores].map(([c, m]) => [c, [...m]]), epochStartMs: this.#epochStartMs, nextSampleMs: this.#nextSampleMs };
+  }
+
+  /** A resumed venue's epoch: epochs that ended while it was not running are paid at the next tick. */
+  restore(state: LpState): void {
+    this.#scores = new Map(state.scores.map(([c, list]) => [c, new Map(list)]));
+    this.#epochStartMs = state.epochStartMs;
+    this.#nextSampleMs = state.nextSampleMs;
   }
 
   epochStartMs(): number {

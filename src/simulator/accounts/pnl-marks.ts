@@ -21,6 +21,12 @@ export interface PnlBucket {
   blockTimeMs: number;
 }
 
+/** The marks of a saved venue. */
+export interface PnlState {
+  buckets: Array<[accountId: string, buckets: PnlBucket[]]>;
+  nextRunMs: number;
+}
+
 export const CHAIN_ID = 137;
 const BLOCK_MS = 2_000;
 const GENESIS_BLOCK = 60_000_000;
@@ -42,6 +48,16 @@ export class PnlMarks {
     readonly intervalMs: number,
   ) {
     this.#nextRunMs = genesisMs + intervalMs;
+  }
+
+  snapshot(): PnlState {
+    return { buckets: [...this.#buckets], nextRunMs: this.#nextRunMs };
+  }
+
+  /** A resumed venue's marks; a run missed while it was not running happens at the next tick. */
+  restore(state: PnlState): void {
+    for (const [accountId, buckets] of state.buckets) this.#buckets.set(accountId, buckets);
+    this.#nextRunMs = state.nextRunMs;
   }
 
   latest(accountId: string): PnlBucket | undefined {

@@ -1,5 +1,6 @@
 import type { Prng } from '../prng.ts';
-import { Account } from './account.ts';
+import type { SimOrder } from '../engine/types.ts';
+import { Account, type AccountState } from './account.ts';
 
 /** Scopes of §5.2 plus the ones this simulator names for rows the interface leaves "not shown" (README). */
 export const ALL_SCOPES = [
@@ -30,6 +31,13 @@ export interface IdentityToken {
   secret: string;
   accountId: string;
   expiresAtMs: number;
+}
+
+/** Users and credentials in a saved venue; accounts in the order they were created. */
+export interface RegistryState {
+  accounts: AccountState[];
+  tokens: Array<Omit<AccessToken, 'scopes'> & { scopes: Scope[] }>;
+  identity: IdentityToken[];
 }
 
 export const PAT_PREFIX = 'pat_';
@@ -88,5 +96,24 @@ export class AccountRegistry {
 
   identityBySecret(secret: string): IdentityToken | undefined {
     return this.#identity.get(secret);
+  }
+
+  snapshot(): RegistryState {
+    return {
+      accounts: this.all().map((a) => a.snapshot()),
+      tokens: [...this.#tokenById.values()].map((t) => ({ ...t, scopes: [...t.scopes] })),
+      identity: [...this.#identity.values()],
+    };
+  }
+
+  /** Takes a saved venue's users back (into an empty registry). */
+  restore(state: RegistryState, orderById: (id: string) => SimOrder | undefined): void {
+    for (const a of state.accounts) this.#accounts.set(a.id, Account.restore(a, orderById));
+    for (const t of state.tokens) {
+      const token: AccessToken = { ...t, scopes: new Set(t.scopes) };
+      this.#tokens.set(token.secret, token);
+      this.#tokenById.set(token.id, token);
+    }
+    for (const i of state.identity) this.#identity.set(i.secret, i);
   }
 }

@@ -33,10 +33,10 @@ export interface GeneratedCatalogue {
   markets: SimMarket[];
 }
 
-/** Same seed and start time → the same catalogue, to the id. */
-export function generateCatalogue(seed: number, nowMs: number, shape: CatalogueShape = DEFAULT_CATALOGUE_SHAPE): GeneratedCatalogue {
+/** Same seed (or the same generator) and start time → the same catalogue, to the id. */
+export function generateCatalogue(seed: number | Prng, nowMs: number, shape: CatalogueShape = DEFAULT_CATALOGUE_SHAPE): GeneratedCatalogue {
   const tree = new CategoryTree();
-  const ctx = new GenContext(Prng.forStream(seed, 'catalogue'), nowMs, tree, shape.haltRate);
+  const ctx = new GenContext(typeof seed === 'number' ? Prng.forStream(seed, 'catalogue') : seed, nowMs, tree, shape.haltRate);
   generateGames(ctx, shape.games);
   generatePropositions(ctx, shape.propositions);
   generateMultiOutcome(ctx, shape.multiOutcome);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Account } from '../accounts/account.ts';
+import type { Account, Activity } from '../accounts/account.ts';
 import type { ActivityLog } from '../accounts/activity-log.ts';
 import { reserveShares } from '../accounts/ledger.ts';
 import type { AccountRegistry } from '../accounts/registry.ts';
@@ -51,7 +51,34 @@ interface CancelAllJob {
   dueAtMs: number;
 }
 
+/** Notional traded in one minute of a market (volume_24h is read from these). */
+interface VolumeBucket {
+  minute: number;
+  notionalMicro: bigint;
+}
+
+/**
+ * The exchange of a saved venue: every order it holds (all accounts, placement order), the books
+ * as the order ids resting at each level in time priority, and the work still to come.
+ */
+export interface ExchangeState {
+  orders: SimOrder[];
+  books: Array<{ conditionId: string; sequence: number; resting: string[] }>;
+  pending: string[];
+  gtd: string[];
+  cancelAllJobs: CancelAllJob[];
+  unconfirmed: Array<[accountId: string, fillId: string]>;
+  lastTrade0: Array<[conditionId: string, price0Micro: bigint]>;
+  recentVolume: Array<[conditionId: string, buckets: VolumeBucket[]]>;
+  lateReports: LateReport[];
+  orderSeq: number;
+  fillSeq: number;
+  lateFillAccountId: string | undefined;
+  ledger: { feeRevenueMicro: bigint; rebatesPaidMicro: bigint; lpIncentivesPaidMicro: bigint; escrow: Array<[conditionId: string, escrowMicro: bigint]> };
+}
+
 const DAY_MS = 86_400_000;
+const MINUTE_MS = 60_000;
 
 /** Order intake, matching and order lifecycle for every market (§3.1). */
 export class Exchange {
@@ -66,10 +93,12 @@ export class Exchange {
   #cancelAllJobs: CancelAllJob[] = [];
   #unconfirmed: SimFill[] = [];
   readonly #lastTrade0 = new Map<string, bigint>();
-  readonly #recentVolume = new Map<string, Array<{ atMs: number; notionalMicro: bigint }>>();
+  readonly #recentVolume = new Map<string, VolumeBucket[]>();
   #lateReports: LateReport[] = [];
   #orderSeq = 0;
   #fillSeq = 0;
+  /** Where a book first seen now starts numbering its changes (a resumed venue: restore). */
+  #bookSequenceFloor = 0;
   /** The account on the other side of late fills (§3.1); none: no late fills. */
   lateFillAccountId: string | undefined;
 
@@ -89,6 +118,7 @@ export class Exchange {
     let book = this.#books.get(market.conditionId);
     if (!book) {
       book = new MarketBook(market.conditionId, market.tickMicro);
+      book.sequence = this.#bookSequenceFloor;
       this.#books.set(market.conditionId, book);
     }
     return book;
@@ -218,11 +248,12 @@ export class Exchange {
     return p === undefined ? undefined : toOutcomePrice(p, index);
   }
 
+  /** Notional of the last 24 hours, to the minute (the oldest minute counts whole). */
   volume24hMicro(market: SimMarket): bigint {
     const since = this.clock.now() - DAY_MS;
-    const list = (this.#recentVolume.get(market.conditionId) ?? []).filter((v) => v.atMs > since);
-    this.#recentVolume.set(market.conditionId, list);
-    return list.reduce((s, v) => s + v.notionalMicro, 0n);
+    let total = 0n;
+    for (const bucket of this.#recentVolume.get(market.conditionId) ?? []) if ((bucket.minute + 1) * MINUTE_MS > since) total += bucket.notionalMicro;
+    return total;
   }
 
   fillsOf(order: SimOrder): SimFill[] {
@@ -239,6 +270,102 @@ export class Exchange {
       if (market) out.push({ market, book });
     }
     return out;
+  }
+
+  /**
+   * Settled orders leave memory (their fills and activities with them): those settled — terminal,
+   * no late fill still to report, fills confirmed — before `cutoffMs`, and beyond the newest
+   * `maxPerAccount` settled ones of an account. Open orders stay whatever their age, so every list
+   * and every order's fills stay whole for what the venue still holds. Returns how many left.
+   */
+  forgetSettled(cutoffMs: number, maxPerAccount: number): number {
+    const settledBefore = this.clock.now() - this.config.settlementDelayMs;
+    const isSettled = (o: SimOrder): boolean => isTerminal(o.status) && o.reported === undefined && o.updatedAtMs < settledBefore;
+    let forgotten = 0;
+    for (const account of this.accounts.all()) {
+      const settled = account.orders.filter(isSettled);
+      const excess = settled.length - maxPerAccount;
+      const gone = new Set<string>();
+      settled.forEach((o, i) => {
+        if (o.updatedAtMs >= cutoffMs && i >= excess) return;
+        gone.add(o.id);
+        this.orders.delete(o.id);
+        if (o.orderHash !== undefined) this.ordersByHash.delete(o.orderHash);
+      });
+      // Activities that mirror no order (deposits, splits, merges) go by their own time.
+      const activityStays = (a: Activity): boolean => (a.orderId === undefined ? a.createdAtMs >= cutoffMs : !gone.has(a.orderId));
+      if (gone.size === 0 && account.activities.every(activityStays)) continue;
+      keepIf(account.orders, (o) => !gone.has(o.id));
+      keepIf(account.fills, (f) => !gone.has(f.orderId));
+      keepIf(account.activities, activityStays);
+      forgotten += gone.size;
+    }
+    return forgotten;
+  }
+
+  snapshot(): ExchangeState {
+    const books: ExchangeState['books'] = [];
+    for (const [conditionId, book] of this.#books) books.push({ conditionId, sequence: book.sequence, resting: book.restingOrders().map((o) => o.id) });
+    return {
+      orders: [...this.orders.values()],
+      books,
+      pending: this.#pending.map((o) => o.id),
+      gtd: [...this.#gtd].map((o) => o.id),
+      cancelAllJobs: this.#cancelAllJobs,
+      unconfirmed: this.#unconfirmed.map((f) => [f.accountId, f.fillId]),
+      lastTrade0: [...this.#lastTrade0],
+      recentVolume: [...this.#recentVolume],
+      lateReports: this.#lateReports,
+      orderSeq: this.#orderSeq,
+      fillSeq: this.#fillSeq,
+      lateFillAccountId: this.lateFillAccountId,
+      ledger: {
+        feeRevenueMicro: this.venue.feeRevenueMicro,
+        rebatesPaidMicro: this.venue.rebatesPaidMicro,
+        lpIncentivesPaidMicro: this.venue.lpIncentivesPaidMicro,
+        escrow: [...this.venue.escrowByCondition],
+      },
+    };
+  }
+
+  /**
+   * Takes a saved venue's exchange back, its orders being `orders` (the objects the accounts were
+   * restored with). Sequences (orders, fills, every book's) go on from at least `sequenceFloor`:
+   * a venue resumed from a save older than what it had issued never numbers anything twice.
+   */
+  restore(state: ExchangeState, orders: ReadonlyMap<string, SimOrder>, sequenceFloor: number): void {
+    const order = (id: string): SimOrder => {
+      const found = orders.get(id);
+      if (!found) throw new Error(`saved exchange names order ${id}, which it does not hold`);
+      return found;
+    };
+    this.#bookSequenceFloor = sequenceFloor;
+    for (const o of orders.values()) {
+      this.orders.set(o.id, o);
+      if (o.orderHash !== undefined) this.ordersByHash.set(o.orderHash, o);
+    }
+    for (const saved of state.books) {
+      const market = this.catalogue.marketByCondition(saved.conditionId);
+      if (!market) continue;
+      const book = this.book(market);
+      book.sequence = Math.max(saved.sequence, sequenceFloor);
+      for (const id of saved.resting) book.add(order(id));
+    }
+    this.#pending = state.pending.map(order);
+    for (const id of state.gtd) this.#gtd.add(order(id));
+    this.#cancelAllJobs = state.cancelAllJobs;
+    const fill = ([accountId, fillId]: [string, string]): SimFill | undefined => this.accounts.get(accountId)?.fills.find((f) => f.fillId === fillId);
+    this.#unconfirmed = state.unconfirmed.map(fill).filter((f): f is SimFill => f !== undefined);
+    for (const [conditionId, price] of state.lastTrade0) this.#lastTrade0.set(conditionId, price);
+    for (const [conditionId, buckets] of state.recentVolume) this.#recentVolume.set(conditionId, buckets);
+    this.#lateReports = state.lateReports;
+    this.#orderSeq = Math.max(state.orderSeq, sequenceFloor);
+    this.#fillSeq = Math.max(state.fillSeq, sequenceFloor);
+    this.lateFillAccountId = state.lateFillAccountId;
+    this.venue.feeRevenueMicro = state.ledger.feeRevenueMicro;
+    this.venue.rebatesPaidMicro = state.ledger.rebatesPaidMicro;
+    this.venue.lpIncentivesPaidMicro = state.ledger.lpIncentivesPaidMicro;
+    for (const [conditionId, escrow] of state.ledger.escrow) this.venue.escrowByCondition.set(conditionId, escrow);
   }
 
   #submit(order: SimOrder): void {
@@ -319,11 +446,26 @@ export class Exchange {
   #recordMatch(match: Match, market: SimMarket, price0: bigint): void {
     const at = match.takerFill.executedAtMs;
     market.volumeMicro += match.notionalMicro;
-    const recent = this.#recentVolume.get(market.conditionId) ?? [];
-    recent.push({ atMs: at, notionalMicro: match.notionalMicro });
-    this.#recentVolume.set(market.conditionId, recent);
+    this.#recordVolume(market.conditionId, at, match.notionalMicro);
     this.#lastTrade0.set(market.conditionId, price0);
     this.#unconfirmed.push(match.takerFill, match.makerFill);
+  }
+
+  /** Per-minute volume, a day of it per market: bounded whatever the rate. */
+  #recordVolume(conditionId: string, atMs: number, notionalMicro: bigint): void {
+    const minute = Math.floor(atMs / MINUTE_MS);
+    let buckets = this.#recentVolume.get(conditionId);
+    if (!buckets) {
+      buckets = [];
+      this.#recentVolume.set(conditionId, buckets);
+    }
+    const last = buckets.at(-1);
+    if (last?.minute === minute) last.notionalMicro += notionalMicro;
+    else buckets.push({ minute, notionalMicro });
+    const oldest = minute - DAY_MS / MINUTE_MS;
+    let stale = 0;
+    while (stale < buckets.length && buckets[stale]!.minute < oldest) stale++;
+    if (stale > 0) buckets.splice(0, stale);
   }
 
   /** What the world hears of a match, at `atMs`: the public fill, and each side's account fill. */
@@ -552,4 +694,11 @@ export class Exchange {
     if (!account) throw new Error(`unknown account ${id}`);
     return account;
   }
+}
+
+/** Keeps the items `keep` says, in order, in the same array (other parts hold it). */
+function keepIf<T>(items: T[], keep: (item: T) => boolean): void {
+  let kept = 0;
+  for (const item of items) if (keep(item)) items[kept++] = item;
+  items.length = kept;
 }

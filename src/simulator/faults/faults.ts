@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import { Agenda } from '../lifecycle/agenda.ts';
+import { closureAgenda } from '../lifecycle/agenda.ts';
 import type { Prng } from '../prng.ts';
 import type { StreamServer } from '../streams/stream-server.ts';
 import { durationOf, isRestFault, parseFaultSpec, type FaultSpec } from './fault-spec.ts';
@@ -31,7 +31,7 @@ export class Faults {
   readonly rest: RestFaults;
   readonly #active: FaultRecord[] = [];
   readonly #ended: FaultRecord[] = [];
-  readonly #later = new Agenda();
+  readonly #later = closureAgenda();
   readonly #listeners: Array<(f: FaultRecord) => void> = [];
   #nextId = 1;
 

@@ -26,7 +26,7 @@ export function targets(streams: StreamServer, spec: FaultSpec): StreamConnectio
  * Applies a stream fault now and returns what it hit (the scope the ground truth records).
  * `endMs` is when a fault with a duration stops; `later` runs the end of a delayed one.
  */
-export function applyStreamFault(streams: StreamServer, spec: FaultSpec, nowMs: number, endMs: number, later: Agenda): Record<string, unknown> {
+export function applyStreamFault(streams: StreamServer, spec: FaultSpec, nowMs: number, endMs: number, later: Agenda<(nowMs: number) => void>): Record<string, unknown> {
   const endpoint = spec.endpoint ?? 'market';
   if (spec.kind === 'refuse_connections') {
     streams.refuse(endpoint, endMs);

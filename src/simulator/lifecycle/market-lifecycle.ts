@@ -4,13 +4,42 @@ import type { SimEvent, SimMarket } from '../catalogue/types.ts';
 import type { Exchange } from '../engine/exchange.ts';
 import type { VenueEvents } from '../events.ts';
 import type { Prng } from '../prng.ts';
-import { Agenda } from './agenda.ts';
+import { Agenda, type AgendaEntry } from './agenda.ts';
 import type { LifecycleConfig } from './config.ts';
 import { decidePayouts } from './payouts.ts';
 import { liveCycle, rollRecurring } from './recurring-roll.ts';
 import { MarketResolution, type Payouts } from './resolution.ts';
 
 const HALT_REASONS = ['Trading paused pending review', 'Official data feed delayed', 'Rules clarification in progress'];
+
+/** Payouts decided for markets, by condition id (plain data: jobs are saved with the venue). */
+type PayoutList = Array<[conditionId: string, payouts: Payouts]>;
+
+/**
+ * What the lifecycle has to do later, as plain data so a saved venue takes its pending proposals,
+ * disputes, resolutions and redemptions with it (a closure could not be saved).
+ */
+export type LifecycleJob =
+  | { kind: 'resume'; conditionId: string }
+  /** An ended event's first proposal, for every market it closed. */
+  | { kind: 'propose_event'; eventId: string; payouts: PayoutList }
+  | { kind: 'dispute'; eventId: string; conditionId: string }
+  /** The disputed market proposed again (round 2). */
+  | { kind: 'repropose'; eventId: string; conditionId: string; payouts: Payouts }
+  | { kind: 'settle_event'; eventId: string; payouts: PayoutList }
+  /** Redemption and `market_resolution_completed`, naming the cycle that replaced a recurring one. */
+  | { kind: 'redeem'; payouts: PayoutList; replacementId?: string }
+  | { kind: 'propose'; conditionId: string; payouts: Payouts }
+  | { kind: 'resolve'; conditionId: string; payouts: Payouts };
+
+/** The lifecycle's state in a saved venue. */
+export interface LifecycleState {
+  agenda: Array<AgendaEntry<LifecycleJob>>;
+  ending: string[];
+  nextHaltMs: number;
+  nextEndMs: number;
+  initiallyOpen: number;
+}
 
 /**
  * Moves the running venue's markets through their lives on the clock: random halts and resumes,
@@ -20,11 +49,11 @@ const HALT_REASONS = ['Trading paused pending review', 'Official data feed delay
  */
 export class MarketLifecycle {
   readonly resolution: MarketResolution;
-  readonly #agenda = new Agenda();
+  readonly #agenda = new Agenda<LifecycleJob>((job, at) => this.#run(job, at));
   readonly #ending = new Set<string>();
   #nextHaltMs: number;
   #nextEndMs: number;
-  readonly #initiallyOpen: number;
+  #initiallyOpen: number;
 
   constructor(
     private readonly catalogue: Catalogue,
@@ -34,14 +63,30 @@ export class MarketLifecycle {
     private readonly rng: Prng,
     private readonly config: LifecycleConfig,
     startMs: number,
+    /** A resumed venue's lifecycle: its pending jobs and schedule instead of a new one's. */
+    saved?: LifecycleState,
   ) {
     this.resolution = new MarketResolution(catalogue, exchange, accounts, events);
+    if (saved) {
+      this.#agenda.restore(saved.agenda);
+      for (const id of saved.ending) this.#ending.add(id);
+      this.#initiallyOpen = saved.initiallyOpen;
+      // Random happenings are not replayed for the time the venue was not running: the next ones
+      // are drawn from now (jobs already scheduled — resumes, proposals, resolutions — do run).
+      this.#nextHaltMs = saved.nextHaltMs > startMs ? saved.nextHaltMs : startMs + this.#gap(config.haltEveryMs);
+      this.#nextEndMs = saved.nextEndMs > startMs ? saved.nextEndMs : startMs + this.#gap(config.endEventEveryMs);
+      return;
+    }
     this.#nextHaltMs = startMs + this.#gap(config.haltEveryMs);
     this.#nextEndMs = startMs + this.#gap(config.endEventEveryMs);
     this.#initiallyOpen = this.#endable().length;
     for (const market of catalogue.markets) {
-      if (market.haltedAtMs !== undefined && market.state === 'ACTIVE') this.#agenda.at(startMs + config.haltDurationMs, (at) => this.#resume(market, at));
+      if (market.haltedAtMs !== undefined && market.state === 'ACTIVE') this.#agenda.at(startMs + config.haltDurationMs, { kind: 'resume', conditionId: market.conditionId });
     }
+  }
+
+  snapshot(): LifecycleState {
+    return { agenda: [...this.#agenda.entries()], ending: [...this.#ending], nextHaltMs: this.#nextHaltMs, nextEndMs: this.#nextEndMs, initiallyOpen: this.#initiallyOpen };
   }
 
   tick(nowMs: number): void {
@@ -62,44 +107,60 @@ export class MarketLifecycle {
     event.isLive = false;
     event.endMs = Math.min(event.endMs, nowMs);
     this.#openDraftEvent(nowMs);
-    const payouts = decidePayouts(markets, (m) => this.exchange.markPriceMicro(m, 0), this.rng, this.config.splitRate);
+    const decided = decidePayouts(markets, (m) => this.exchange.markPriceMicro(m, 0), this.rng, this.config.splitRate);
+    // In the markets' order, as their frames go out.
+    const payouts: PayoutList = markets.map((m) => [m.conditionId, decided.get(m.conditionId) ?? missingPayouts(m.conditionId)]);
     const { proposeAfterMs, challengeMs } = this.config;
-    this.#agenda.at(nowMs + proposeAfterMs, (at) => {
-      for (const market of markets) this.resolution.propose(market, payoutsOf(payouts, market), 1, at);
-      event.state = 'PROPOSED';
-      event.resolutionStatus = 'PROPOSED';
-    });
+    this.#agenda.at(nowMs + proposeAfterMs, { kind: 'propose_event', eventId: event.id, payouts });
     const challengedAt = nowMs + proposeAfterMs + challengeMs;
     const disputed = markets.length > 0 && this.rng.chance(this.config.disputeRate) ? this.rng.pick(markets) : undefined;
     if (!disputed) {
-      this.#agenda.at(challengedAt, (at) => this.#settle(event, markets, payouts, at));
+      this.#agenda.at(challengedAt, { kind: 'settle_event', eventId: event.id, payouts });
       return;
     }
-    this.#agenda.at(challengedAt, () => {
-      this.resolution.dispute(disputed);
-      event.state = 'DISPUTED';
-      event.resolutionStatus = 'DISPUTED';
-    });
-    this.#agenda.at(challengedAt + challengeMs, (at) => {
-      this.resolution.propose(disputed, payoutsOf(payouts, disputed), 2, at);
-      event.state = 'PROPOSED';
-      event.resolutionStatus = 'PROPOSED';
-    });
-    this.#agenda.at(challengedAt + 2 * challengeMs, (at) => this.#settle(event, markets, payouts, at));
+    this.#agenda.at(challengedAt, { kind: 'dispute', eventId: event.id, conditionId: disputed.conditionId });
+    this.#agenda.at(challengedAt + challengeMs, { kind: 'repropose', eventId: event.id, conditionId: disputed.conditionId, payouts: payoutsOf(payouts, disputed.conditionId) });
+    this.#agenda.at(challengedAt + 2 * challengeMs, { kind: 'settle_event', eventId: event.id, payouts });
   }
 
-  #settle(event: SimEvent, markets: SimMarket[], payouts: Map<string, Payouts>, atMs: number): void {
-    for (const market of markets) this.resolution.resolve(market, payoutsOf(payouts, market), atMs);
-    event.state = 'CLOSED';
-    event.resolutionStatus = 'RESOLVED';
-    this.#agenda.at(atMs + this.config.redeemDelayMs, (at) => {
-      for (const market of markets) this.#redeemAndComplete(market, payoutsOf(payouts, market), undefined, at);
-    });
+  #run(job: LifecycleJob, at: number): void {
+    const event = 'eventId' in job ? this.catalogue.eventById(job.eventId) : undefined;
+    switch (job.kind) {
+      case 'resume':
+        return this.#resume(this.#market(job.conditionId), at);
+      case 'propose_event':
+        for (const [conditionId, payouts] of job.payouts) this.resolution.propose(this.#market(conditionId), payouts, 1, at);
+        return setEventState(event, 'PROPOSED', 'PROPOSED');
+      case 'dispute':
+        this.resolution.dispute(this.#market(job.conditionId));
+        return setEventState(event, 'DISPUTED', 'DISPUTED');
+      case 'repropose':
+        this.resolution.propose(this.#market(job.conditionId), job.payouts, 2, at);
+        return setEventState(event, 'PROPOSED', 'PROPOSED');
+      case 'settle_event':
+        for (const [conditionId, payouts] of job.payouts) this.resolution.resolve(this.#market(conditionId), payouts, at);
+        setEventState(event, 'CLOSED', 'RESOLVED');
+        return this.#agenda.at(at + this.config.redeemDelayMs, { kind: 'redeem', payouts: job.payouts });
+      case 'redeem': {
+        const replacement = job.replacementId === undefined ? undefined : this.catalogue.marketById(job.replacementId);
+        for (const [conditionId, payouts] of job.payouts) {
+          const market = this.#market(conditionId);
+          const redeemed = this.resolution.redeem(market, at);
+          this.resolution.complete(market, payouts, replacement, redeemed, at);
+        }
+        return;
+      }
+      case 'propose':
+        return this.resolution.propose(this.#market(job.conditionId), job.payouts, 1, at);
+      case 'resolve':
+        return this.resolution.resolve(this.#market(job.conditionId), job.payouts, at);
+    }
   }
 
-  #redeemAndComplete(market: SimMarket, payouts: Payouts, replacement: SimMarket | undefined, atMs: number): void {
-    const redeemed = this.resolution.redeem(market, atMs);
-    this.resolution.complete(market, payouts, replacement, redeemed, atMs);
+  #market(conditionId: string): SimMarket {
+    const market = this.catalogue.marketByCondition(conditionId);
+    if (!market) throw new Error(`lifecycle job for unknown condition ${conditionId}`);
+    return market;
   }
 
   #rollRecurring(nowMs: number): void {
@@ -117,9 +178,10 @@ export class MarketLifecycle {
     const payouts = decidePayouts([closed], (m) => this.exchange.markPriceMicro(m, 0), this.rng, 0).get(closed.conditionId) ?? [0n, 1_000_000n];
     const { proposeAfterMs, challengeMs, redeemDelayMs } = this.config;
     const proposeAt = nowMs + proposeAfterMs;
-    this.#agenda.at(proposeAt, (at) => this.resolution.propose(closed, payouts, 1, at));
-    this.#agenda.at(proposeAt + challengeMs, (at) => this.resolution.resolve(closed, payouts, at));
-    this.#agenda.at(proposeAt + challengeMs + redeemDelayMs, (at) => this.#redeemAndComplete(closed, payouts, next, at));
+    const conditionId = closed.conditionId;
+    this.#agenda.at(proposeAt, { kind: 'propose', conditionId, payouts });
+    this.#agenda.at(proposeAt + challengeMs, { kind: 'resolve', conditionId, payouts });
+    this.#agenda.at(proposeAt + challengeMs + redeemDelayMs, { kind: 'redeem', payouts: [[conditionId, payouts]], replacementId: next.id });
   }
 
   #haltOne(nowMs: number): void {
@@ -129,7 +191,7 @@ export class MarketLifecycle {
     if (candidates.length === 0) return;
     const market = this.rng.pick(candidates);
     this.catalogue.halt(market.conditionId, this.rng.pick(HALT_REASONS), nowMs);
-    this.#agenda.at(nowMs + this.config.haltDurationMs, (at) => this.#resume(market, at));
+    this.#agenda.at(nowMs + this.config.haltDurationMs, { kind: 'resume', conditionId: market.conditionId });
   }
 
   #resume(market: SimMarket, nowMs: number): void {
@@ -170,8 +232,16 @@ export class MarketLifecycle {
   }
 }
 
-function payoutsOf(payouts: Map<string, Payouts>, market: SimMarket): Payouts {
-  const p = payouts.get(market.conditionId);
-  if (!p) throw new Error(`no payouts decided for ${market.conditionId}`);
-  return p;
+function payoutsOf(payouts: PayoutList, conditionId: string): Payouts {
+  return payouts.find(([id]) => id === conditionId)?.[1] ?? missingPayouts(conditionId);
+}
+
+function missingPayouts(conditionId: string): never {
+  throw new Error(`no payouts decided for ${conditionId}`);
+}
+
+function setEventState(event: SimEvent | undefined, state: SimEvent['state'], resolutionStatus: SimEvent['resolutionStatus']): void {
+  if (!event) return;
+  event.state = state;
+  event.resolutionStatus = resolutionStatus;
 }

@@ -4,7 +4,6 @@ import { WebSocketServer, type ServerOptions } from 'ws';
 import type { Account } from '../accounts/account.ts';
 import type { AccessToken, Scope } from '../accounts/registry.ts';
 import { authenticateAccessToken, requireScope } from '../http/auth.ts';
-import { Prng } from '../prng.ts';
 import { Rejection } from '../problems.ts';
 import type { Venue } from '../venue.ts';
 import { AccountStream } from './account-stream.ts';
@@ -78,7 +77,7 @@ export class StreamServer {
     this.market = new MarketStream(venue, this.feed, settings, config.bookFrames);
     this.account = new AccountStream(venue, settings);
     this.portfolio = new PortfolioStream(venue, settings, config.portfolioSyncMs, positionsUnavailable);
-    const prng = (label: string): Prng => Prng.forStream(venue.options.seed, label);
+    const prng = venue.prng;
     this.prices = new PriceStream('prices', 'SERVICE', settings, prng('prices'), config.priceIntervalMs);
     this.oraclePro = new PriceStream('oracle_pro', 'oracle-pro', settings, prng('oracle-pro'), config.priceIntervalMs);
     this.#attempts = new ConnectionAttempts(limits.attemptsPerMinute);

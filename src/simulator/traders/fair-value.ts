@@ -9,6 +9,17 @@ export class FairValue {
     this.#logit = Math.log(p / (1 - p));
   }
 
+  /** Where the walk stands (log-odds), to save and take back. */
+  get logit(): number {
+    return this.#logit;
+  }
+
+  static atLogit(logit: number): FairValue {
+    const fair = new FairValue(500_000n);
+    fair.#logit = logit;
+    return fair;
+  }
+
   step(rng: Prng): void {
     this.#logit = Math.max(-4, Math.min(4, this.#logit + this.volatility * rng.normal()));
   }

@@ -4,7 +4,7 @@ import type { Exchange } from '../engine/exchange.ts';
 import { isTerminal, type SimOrder } from '../engine/types.ts';
 import type { Prng } from '../prng.ts';
 import { onTick, type FairValue } from './fair-value.ts';
-import { tryPlace, type TraderStats } from './place.ts';
+import { heldIds, restoreHeldOrders, tryPlace, type HeldOrders, type OrderLookup, type TraderStats } from './place.ts';
 
 /**
  * A market maker replaces its quotes in one market around the fair value: one bid and one ask in
@@ -19,6 +19,16 @@ export class MarketMaker {
     private readonly exchange: Exchange,
     private readonly stats: TraderStats,
   ) {}
+
+  /** The orders it keeps track of, by market (a saved venue). */
+  held(): HeldOrders {
+    return heldIds(this.#quotes);
+  }
+
+  /** Takes saved tracking back; orders the venue no longer holds are left out. */
+  restoreHeld(held: HeldOrders, orderById: OrderLookup): void {
+    restoreHeldOrders(this.#quotes, held, orderById);
+  }
 
   requote(market: SimMarket, fair: FairValue, rng: Prng): void {
     for (const order of this.#quotes.get(market.conditionId) ?? []) {

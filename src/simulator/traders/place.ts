@@ -36,3 +36,20 @@ export function tryPlace(exchange: Exchange, stats: TraderStats, accountId: stri
     return undefined;
   }
 }
+
+/** Orders a trader keeps track of per market, by id (a saved venue). */
+export type HeldOrders = Array<[conditionId: string, orderIds: string[]]>;
+export type OrderLookup = (id: string) => SimOrder | undefined;
+
+export function heldIds(held: Map<string, SimOrder[]>): HeldOrders {
+  return [...held].map(([conditionId, orders]) => [conditionId, orders.map((o) => o.id)]);
+}
+
+/** The orders of `ids` the venue still holds (settled ones may have left memory). */
+export function ordersOf(ids: string[], orderById: OrderLookup): SimOrder[] {
+  return ids.map(orderById).filter((o): o is SimOrder => o !== undefined);
+}
+
+export function restoreHeldOrders(into: Map<string, SimOrder[]>, held: HeldOrders, orderById: OrderLookup): void {
+  for (const [conditionId, ids] of held) into.set(conditionId, ordersOf(ids, orderById));
+}

@@ -3,7 +3,7 @@ import type { SimMarket } from '../catalogue/types.ts';
 import type { Exchange } from '../engine/exchange.ts';
 import { isTerminal, type SimOrder } from '../engine/types.ts';
 import type { Prng } from '../prng.ts';
-import { tryPlace, type TraderStats } from './place.ts';
+import { heldIds, restoreHeldOrders, tryPlace, type HeldOrders, type OrderLookup, type TraderStats } from './place.ts';
 
 /** The depth starts outside the market makers' quotes, which sit 1 to 3 ticks from the fair value. */
 const INNER_TICKS = 4;
@@ -31,6 +31,16 @@ export class RestingDepth {
     /** How far the ladder reaches from the fair value, in ticks; below INNER_TICKS there is none. */
     private readonly ticks: number,
   ) {}
+
+  /** The orders it keeps track of, by market (a saved venue). */
+  held(): HeldOrders {
+    return heldIds(this.#orders);
+  }
+
+  /** Takes saved tracking back; orders the venue no longer holds are left out. */
+  restoreHeld(held: HeldOrders, orderById: OrderLookup): void {
+    restoreHeldOrders(this.#orders, held, orderById);
+  }
 
   /** Places the ladder of a market seen for the first time. */
   ensure(market: SimMarket, fair: number): void {

@@ -3,7 +3,7 @@ import type { SimMarket } from '../catalogue/types.ts';
 import type { Exchange } from '../engine/exchange.ts';
 import { isTerminal, type SimOrder } from '../engine/types.ts';
 import type { Prng } from '../prng.ts';
-import { tryPlace, type TraderStats } from './place.ts';
+import { ordersOf, tryPlace, type OrderLookup, type TraderStats } from './place.ts';
 
 /**
  * A taker crosses the spread: market buys with a collateral budget, limit fill-and-kill buys a
@@ -19,6 +19,15 @@ export class Taker {
     private readonly stats: TraderStats,
     private readonly nowMs: () => number,
   ) {}
+
+  /** Its resting orders (a saved venue). */
+  held(): string[] {
+    return this.#resting.map((o) => o.id);
+  }
+
+  restoreHeld(ids: string[], orderById: OrderLookup): void {
+    this.#resting = ordersOf(ids, orderById);
+  }
 
   act(market: SimMarket, rng: Prng): void {
     const outcome = rng.pick(market.outcomes);

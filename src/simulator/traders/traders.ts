@@ -5,9 +5,18 @@ import type { Exchange } from '../engine/exchange.ts';
 import type { Prng } from '../prng.ts';
 import { FairValue } from './fair-value.ts';
 import { MarketMaker } from './market-maker.ts';
-import { newStats, type TraderStats } from './place.ts';
+import { newStats, type HeldOrders, type OrderLookup, type TraderStats } from './place.ts';
 import { RestingDepth } from './resting-depth.ts';
 import { Taker } from './taker.ts';
+
+/** The order flow of a saved venue: where each market's fair value stands, and what each trader tracks. */
+export interface TradersState {
+  stats: TraderStats;
+  fair: Array<[conditionId: string, logit: number]>;
+  makers: HeldOrders[];
+  takers: string[][];
+  depth: HeldOrders;
+}
 
 export interface TraderAccounts {
   makers: Account[];
@@ -39,12 +48,18 @@ export class Traders {
     nowMs: () => number,
     /** Steps (book changes) per second; 0 stops the flow. */
     public rate: number,
+    /** A resumed venue's flow: it goes on from now, with the books it had (nothing is placed at start). */
+    saved?: { state: TradersState; orderById: OrderLookup },
   ) {
     this.#makers = accounts.makers.map((a) => new MarketMaker(a, exchange, this.stats));
     this.#takers = accounts.takers.map((a) => new Taker(a, exchange, this.stats, nowMs));
     this.#startMs = nowMs();
     const depth = accounts.depth;
     this.#depth = depth ? new RestingDepth(depth.account, exchange, this.stats, depth.rng, depth.ticks) : undefined;
+    if (saved) {
+      this.#restore(saved.state, saved.orderById);
+      return;
+    }
     // With order flow, markets open now get their depth before anyone watches; later ones when
     // first traded. Without (rate 0, a quiet venue for exact tests), books start empty.
     if (rate > 0) {
@@ -53,6 +68,24 @@ export class Traders {
       }
       exchange.processDue();
     }
+  }
+
+  snapshot(): TradersState {
+    return {
+      stats: this.stats,
+      fair: [...this.#fair].map(([c, f]) => [c, f.logit]),
+      makers: this.#makers.map((m) => m.held()),
+      takers: this.#takers.map((t) => t.held()),
+      depth: this.#depth?.held() ?? [],
+    };
+  }
+
+  #restore(state: TradersState, orderById: OrderLookup): void {
+    Object.assign(this.stats, state.stats);
+    for (const [conditionId, logit] of state.fair) this.#fair.set(conditionId, FairValue.atLogit(logit));
+    this.#makers.forEach((m, i) => m.restoreHeld(state.makers[i] ?? [], orderById));
+    this.#takers.forEach((t, i) => t.restoreHeld(state.takers[i] ?? [], orderById));
+    this.#depth?.restoreHeld(state.depth, orderById);
   }
 
   /** Runs the steps that clock time says are due, at most `maxSteps` of them. */

@@ -3,7 +3,7 @@ import type { Activity } from '../../accounts/account.ts';
 import { isoTime } from '../../clock.ts';
 import { isReported, isTerminal } from '../../engine/types.ts';
 import { reportedFills, reportedPnlBucket, reportedPosition } from '../../misreport.ts';
-import { Prng } from '../../prng.ts';
+import type { Prng } from '../../prng.ts';
 import { Rejection } from '../../problems.ts';
 import { requireAccount, type RequestContext, type Reply, type RouteSpec } from '../context.ts';
 import { BodyReader } from '../body-reader.ts';
@@ -29,7 +29,7 @@ function positionsUnavailable(ctx: RequestContext): boolean {
   if (rate <= 0) return false;
   let rng = unavailability.get(ctx.venue);
   if (!rng) {
-    rng = Prng.forStream(ctx.venue.options.seed, 'positions-unavailable');
+    rng = ctx.venue.prng('positions-unavailable');
     unavailability.set(ctx.venue, rng);
   }
   return rng.chance(rate);

@@ -92,7 +92,7 @@ describe('exactly once', () => {
     if (kills >= KILLS) {
       // The last life runs to the end.
       const bus = await busWith(records, catalogue, group, commits);
-      const loaders = await startLoaders({ bus, warehouse: w.warehouse, group, topics: catalogue.topics.map((s) => s.name), batch, busEpoch: 'durable', log });
+      const loaders = await startLoaders({ bus, warehouse: noting(w.warehouse, seen), group, topics: catalogue.topics.map((s) => s.name), batch, busEpoch: 'durable', log });
       await drained(loaders);
       await loaders.stop();
     }

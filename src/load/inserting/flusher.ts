@@ -57,11 +57,14 @@ const MAX_ROUND_ROWS = 500_000;
  * One lane's insert pipeline. Batches go out in rounds; a round takes everything queued:
  *
  *   1. its batches merged, per partition one range, and encoded: ONE insert per table for all of
- *      them, with the round's deduplication token — done on the JS thread while the previous
- *      round is still in the engine, whenever batches are queued by then;
- *   2. one loader_offsets insert: `after` for the previous round, `before` for this one;
- *   3. bus commits for the previous round (its `after` is now durable);
- *   4. the inserts: data tables together, dead letters last.
+ *      them, with the round's deduplication token;
+ *   2. one loader_offsets insert: `before` for this round, `after` for the rounds stored since the
+ *      last one; then their bus commits (their `after` is now durable);
+ *   3. the inserts: data tables together, dead letters last.
+ *
+ * Steps 1 and 2 of a round run while the round before it is in the engine (as soon as batches are
+ * queued), so the next round's data goes to the engine the moment the engine is free: the offsets
+ * insert is out of the data's way.
  *
  * So the number of inserts does not grow with partitions, nor with how many batches piled up while
  * the engine was slow: a slow round makes the next one larger, not longer to come. A rebuilt
@@ -81,11 +84,12 @@ export class Flusher {
   readonly #idle = new Signal();
   #queuedRows = 0;
   #busy = false;
-  /** The last round stored, waiting for its `after` rows, and since when. */
-  #stored: { round: Round; atMs: number } | undefined;
-  /** The round whose inserts are under way. */
-  #sending: Round | undefined;
-  /** The next round, formed and encoded while the one before is in the engine. */
+  /** Rounds stored, waiting for their `after` rows, and since when the newest is. */
+  #stored: Round[] = [];
+  #storedAtMs = 0;
+  /** Rounds recorded `before` and not yet stored: the one whose inserts are under way, and the next. */
+  readonly #recorded = new Set<Round>();
+  /** The next round: formed, encoded and its `before` rows recorded while the one before is in the engine. */
   #next: Promise<Round> | undefined;
   #closing = false;
   #releasing = false;
@@ -129,7 +133,7 @@ export class Flusher {
   hold(): Promise<void> {
     this.#held = true;
     // (A round already stored before this is whole in the warehouse: its `after` may be written.)
-    if (this.#sending) this.#sending.crossed = true;
+    for (const round of this.#recorded) round.crossed = true;
     return Promise.resolve(this.#recordingBefore).then(() => undefined, () => undefined);
   }
 
@@ -174,7 +178,7 @@ export class Flusher {
 
   /** Resolves once everything queued is stored and recorded `after`. */
   async whenIdle(): Promise<void> {
-    while (this.#busy || this.#queue.length > 0 || this.#next !== undefined || this.#stored !== undefined) await this.#idle.wait();
+    while (this.#busy || this.#queue.length > 0 || this.#next !== undefined || this.#stored.length > 0) await this.#idle.wait();
   }
 
   /** Lets deliveries waiting for room go on (a stop is about to store what they hold). */
@@ -195,10 +199,9 @@ export class Flusher {
   async #run(): Promise<void> {
     for (;;) {
       if ((this.#queue.length === 0 && this.#next === undefined) || this.#held) {
-        const stored = this.#stored;
         // A round crossed by a rebalance waits for the assignment before its `after` (#settle).
-        if (stored && !(this.#held && stored.round.crossed)) {
-          const wait = stored.atMs + this.options.afterDelayMs - performance.now();
+        if (this.#stored.length > 0 && !(this.#held && this.#stored.every((round) => round.crossed))) {
+          const wait = this.#storedAtMs + this.options.afterDelayMs - performance.now();
           if (wait > 0 && !this.#closing && !this.#held) {
             // The next round's offsets insert carries these `after` rows, if it comes soon.
             await Promise.race([this.#wake.wait(), new Promise((resolve) => setTimeout(resolve, wait))]);
@@ -212,64 +215,94 @@ export class Flusher {
         this.#idle.notify();
         // Stopping in the middle of a rebalance: what is queued may no longer be ours; it stays on the bus.
         if (this.#closing) return;
-        await this.#wake.wait();
+        await Promise.race([this.#wake.wait(), this.#released.wait()]);
         continue;
       }
       this.#busy = true;
-      const next = this.#next ?? this.#form();
+      const next = this.#next ?? this.#prepare();
       this.#next = undefined;
-      const recording = next.then(async (round) => ({ round, live: await this.#record(round.batches) }));
-      this.#recordingBefore = recording;
-      const { round, live } = await recording;
-      this.#recordingBefore = undefined;
-      round.beforeUs = nowMicros();
-      // Its `before` rows landed after a rebalance began (sent before it): a round crossed by it.
-      round.crossed = this.#held;
-      // Not recorded: lost to another loader (dropped), or held back by a rebalance (queued again,
-      // first, for once the new assignment says whether they are still ours).
-      const left = round.batches.filter((item) => !live.includes(item)).flatMap((item) => item.entries);
-      this.#queue.unshift(...left.filter((entry) => !this.#stale(entry)));
-      this.#release(left.filter((entry) => this.#stale(entry)));
-      if (live.length < round.batches.length) {
-        round.batches = live;
-        round.inserts = await this.#retry(() => encodeRound(live, this.options.context));
+      const round = await next;
+      if (round.batches.length === 0) {
+        this.#busy = false;
+        continue;
       }
-      this.#sending = round;
       const started = performance.now();
       const sending = this.#send(round);
       sending.catch(() => undefined);
-      // The next round is formed and encoded now, while the engine works on this one.
-      if (this.#queue.length > 0 && !this.#held) {
-        this.#next = this.#form();
-        this.#next.catch(() => undefined);
-      }
+      await this.#prepareWhile(sending);
       await sending;
-      this.#sending = undefined;
       if (round.crossed) await this.#settle(round);
+      this.#recorded.delete(round);
       const insertMs = performance.now() - started;
       for (const item of round.batches) {
         this.options.onStored(item.batch, insertMs);
         this.#release(item.entries);
       }
-      if (round.batches.length > 0) this.#stored = { round, atMs: performance.now() };
+      if (round.batches.length > 0) {
+        this.#stored.push(round);
+        this.#storedAtMs = performance.now();
+      }
       this.#busy = false;
     }
   }
 
-  /** The next round taken from the queue, merged and encoded (retried while the warehouse is down). */
-  async #form(): Promise<Round> {
+  /**
+   * While a round is in the engine: the next one is formed, encoded and its `before` rows recorded
+   * (with the `after` rows of rounds stored before) as soon as batches are queued, so that it goes
+   * to the engine the moment this one is done — the offsets insert is out of the data's way.
+   */
+  async #prepareWhile(sending: Promise<void>): Promise<void> {
+    let done = false;
+    const finished = sending.then(
+      () => (done = true),
+      () => (done = true),
+    );
+    while (!done) {
+      if (this.#queue.length > 0 && !this.#held && !this.#closing) {
+        this.#next = this.#prepare();
+        this.#next.catch(() => undefined);
+        return;
+      }
+      await Promise.race([this.#wake.wait(), finished]);
+    }
+  }
+
+  /** The next round taken from the queue, merged, encoded and recorded `before` (retried while the warehouse is down). */
+  async #prepare(): Promise<Round> {
     const round: Round = { id: randomUUID(), batches: [], inserts: [], beforeUs: 0n, crossed: false };
-    round.batches = formRound(this.#takeRound(), round.id, this.options.context.epoch);
-    round.inserts = await this.#retry(() => encodeRound(round.batches, this.options.context));
+    const recording = (async () => {
+      round.batches = formRound(this.#takeRound(), round.id, this.options.context.epoch);
+      round.inserts = await this.#retry(() => encodeRound(round.batches, this.options.context));
+      return this.#record(round.batches);
+    })();
+    this.#recordingBefore = recording;
+    const live = await recording.finally(() => {
+      if (this.#recordingBefore === recording) this.#recordingBefore = undefined;
+    });
+    round.beforeUs = nowMicros();
+    // Its `before` rows landed after a rebalance began (sent before it): a round crossed by it (as
+    // is one recorded before a rebalance and not stored when it begins, see hold()).
+    round.crossed = this.#held && live.length > 0;
+    if (live.length > 0) this.#recorded.add(round);
+    // Not recorded: lost to another loader (dropped), or held back by a rebalance (queued again,
+    // first, for once the new assignment says whether they are still ours).
+    const left = round.batches.filter((item) => !live.includes(item)).flatMap((item) => item.entries);
+    this.#queue.unshift(...left.filter((entry) => !this.#stale(entry)));
+    this.#release(left.filter((entry) => this.#stale(entry)));
+    if (live.length < round.batches.length) {
+      round.batches = live;
+      round.inserts = await this.#retry(() => encodeRound(live, this.options.context));
+    }
     return round;
   }
 
   /**
    * The next round: everything queued, up to MAX_ROUND partitions and MAX_ROUND_ROWS rows. Per
-   * partition one range — its batches merged while they follow each other — so at most two of a
-   * partition are ever between `before` and `after` (this round's, and the previous round's until
-   * this round's offsets insert records its `after`), which is all a restart has to look for. A
-   * rebuilt batch goes alone; whatever of its partition came after it waits for the next round.
+   * partition one range — its batches merged while they follow each other — so at most three of a
+   * partition are ever between `before` and `after` (the round in the engine, the next one recorded
+   * meanwhile, and the one before them until the next one's offsets insert records its `after`),
+   * which is all a restart has to look for. A rebuilt batch goes alone; whatever of its partition
+   * came after it waits for the next round.
    */
   #takeRound(): Entry[] {
     const round: Entry[] = [];
@@ -322,7 +355,9 @@ export class Flusher {
    */
   async #record(next: readonly RoundBatch[]): Promise<RoundBatch[]> {
     const { scope } = this.options;
-    const stored = this.#stored?.round.batches ?? [];
+    // Rounds crossed by a rebalance wait for the assignment (#settle) before their `after`.
+    const rounds = this.#stored.filter((round) => !(round.crossed && this.#held));
+    const stored = rounds.flatMap((round) => round.batches);
     let live: RoundBatch[] = [];
     const rowsNow = () => {
       const at = nowMicros();
@@ -331,7 +366,7 @@ export class Flusher {
       return [...rows(stored, 'after'), ...rows(live, 'before')];
     };
     if (rowsNow().length > 0) await this.#retry(() => this.options.context.warehouse.insertRows('loader_offsets', rowsNow()));
-    this.#stored = undefined;
+    this.#stored = this.#stored.filter((round) => !rounds.includes(round));
     if (stored.length > 0) {
       void this.options.commits.commit(stored.map(({ batch }) => ({ topic: batch.topic, partition: batch.partition, next: batch.range.last + 1n })));
     }

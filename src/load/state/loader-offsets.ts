@@ -53,9 +53,9 @@ interface RangeState {
   recorded_us: string;
 }
 
-// The few newest ranges per partition are enough: at most two batches of a partition are ever
-// between their before and after (a round takes one batch per partition; the previous round's
-// after is recorded with this round's before).
+// The few newest ranges per partition are enough: at most three ranges of a partition are ever
+// between their before and after (a round takes one range per partition; the next round's before
+// is recorded while this round is in the engine, with the after of the round before it).
 const NEWEST_RANGES = 8;
 
 /**

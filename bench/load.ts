@@ -1,107 +1,184 @@
 /**
- * The loaders' speed into chDB, end to end (embedded bus → decode → map → encode → insert, with
- * offsets recorded and commits), next to the engine's own rate for the same table in the same run
- * (`INSERT … SELECT FROM generateRandom` of book_changes' columns), and bytes on disk per book change.
+ * The loaders against the engine inserting the loaders' OWN bytes: every insert a loader run sends
+ * (its rounds' data, its loader_offsets rows) is recorded as it goes to chDB — statement and
+ * payload —, then the same inserts are sent again straight to the engine, with nothing else to do
+ * (fresh deduplication tokens, the same tables and materialized views). That replay is the
+ * yardstick: the loaders do all of it plus decoding, mapping, encoding and their bookkeeping, so
+ * it is a true upper bound of their speed. The replay runs one insert at a time and two at a time
+ * (the loaders send a round's tables together); the faster of the two is the yardstick.
  *
- * Workload: book changes as capture publishes them — records of consecutive book updates of one
- * market (1 to 11 updates, 6 on average: what capture makes of the simulator's stream, 12,738 book
- * frames in 2,129 records in `npm run bench -- capture`), each update 1 to 5 levels, no raw frame —
- * 40 tokens, published to the embedded bus before the clock starts; and the same with one update
- * per record, the most envelope per row. Engine and loader take turns, best of three each, the
- * loaders with their default batch bounds (the time bound shortened, so the last partial batches
- * do not wait at the end). Each stage of the loader is also timed alone on the same records, so
- * the report says where the time goes; the engine alone on the loaders' bytes is timed for both
- * insert formats (Native read from a file, the loaders' way on chDB; TabSeparated through chdb's
- * raw insert, the fallback), best of three. CPU time is reported by thread (Linux), since on two
- * cores the JS thread, the engine's inserts and its merges compete.
+ * Two workloads:
+ * - live-shaped: a mix like the venue's (book changes of 1 to 11 updates, quotes, trades, status,
+ *   account and catalogue records) published at a steady pace across every topic and partition, the
+ *   loaders with their default bounds (the short lane's rounds every 200 ms, the bulk lane's every
+ *   second): many small rounds. The pace is fixed, so the ratio is by CPU time (all threads of the
+ *   process: JS, the engine's inserts and merges): rows per CPU second, loader ÷ replay.
+ *   The bench makes the records as it publishes them (a live feed's do not all live at once); the
+ *   CPU that takes, measured alone, is also printed taken off.
+ * - backlog: book-change records as capture publishes them (6 updates a record on average), all on
+ *   the bus before the loaders start: rounds as large as they come (the time bound shortened to
+ *   100 ms, so the last partial batches do not wait out a second at the end). Ratio by wall clock
+ *   and by CPU.
  *
- * Run: npm run bench -- load   (about 60 s on two busy cores)
+ * Engine, loader and replay take turns, best of three each, so a burst of load elsewhere on the
+ * machine hits all alike. The load average at the start is printed: on a busy machine the figures
+ * are the contended ones.
+ *
+ * The clock stops once every row is stored (the last round's `after` row and commit may follow).
+ *
+ * Run: npm run bench -- load [--live-seconds 15] [--live-rate 1500]   (about 3 minutes)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EmbeddedBus } from '../src/bus/embedded.ts';
-import { decodeRecord, encodeRecord, type BusRecord } from '../src/bus/record.ts';
 import { createTopicCatalogue } from '../src/bus/topics.ts';
-import { dedupToken } from '../src/load/batching/batch.ts';
-import { DEFAULT_BATCH_LIMITS, startLoaders } from '../src/load/loader.ts';
-import { mapDelivery } from '../src/load/mapping/map-delivery.ts';
-import type { Row } from '../src/load/mapping/types.ts';
+import { startLoaders, type Loaders } from '../src/load/loader.ts';
+import type { BatchLimits } from '../src/load/batching/partition-batcher.ts';
 import { createLogger } from '../src/util/log.ts';
-import { sqlString } from '../src/warehouse/database.ts';
-import { chdbTransport, readColumns, RowInserter, type PreparedInsert } from '../src/warehouse/insert/insert-rows.ts';
+import { chdbTransport, RowInserter, type InsertStatement, type InsertTransport } from '../src/warehouse/insert/insert-rows.ts';
 import { migrate } from '../src/warehouse/migrations.ts';
-import { openEmbeddedWarehouse, type EmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
-import { RecordGenerator } from '../test/load-fixtures.ts';
-import { threadCpu, threadCpuSince, type ThreadCpu } from './thread-cpu.ts';
+import { openEmbeddedWarehouse, type EmbeddedWarehouse, type Warehouse } from '../src/warehouse/warehouse.ts';
+import { drained, RecordGenerator, type Generated } from '../test/load-fixtures.ts';
+import { threadCpu, threadCpuSince } from './thread-cpu.ts';
 
-const BATCHED_RECORDS = 20_000;
-const SINGLE_RECORDS = 100_000;
-// The loaders' default bounds; the time bound short, so the last partial batch of each partition
-// does not wait a second at the end of the run (in a steady stream it never matters).
-const BATCH = { ...DEFAULT_BATCH_LIMITS, maxDelayMs: 100 };
+const args = process.argv.slice(2);
+const option = (name: string, fallback: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
+};
+const LIVE_SECONDS = Number(option('live-seconds', '15'));
+const LIVE_RATE = Number(option('live-rate', '1500'));
+const BACKLOG_RECORDS = 20_000;
 const ROUNDS = 3;
 const catalogue = createTopicCatalogue('bench');
-const topic = catalogue.topicFor('book_change');
+const log = createLogger('bench', 'warn');
 
-async function scalar(w: EmbeddedWarehouse, query: string): Promise<number> {
-  const result = await w.client.query({ query, format: 'JSONEachRow' });
-  const [row] = await result.json<Record<string, string>>();
-  return Number(Object.values(row ?? {})[0]);
+/** One insert as the loaders sent it. */
+interface Sent {
+  statement: InsertStatement;
+  payload: Buffer;
 }
 
-async function freshCopy(w: EmbeddedWarehouse, name: string): Promise<string> {
-  await w.client.command({ query: `DROP TABLE IF EXISTS tapehouse.${name} SYNC` });
-  await w.client.command({ query: `CREATE TABLE tapehouse.${name} AS tapehouse.book_changes` });
-  return `tapehouse.${name}`;
-}
-
-const seconds = (ms: number) => ms / 1000;
-/** CPU time of this process (every thread: JS and the engine's), in ms. */
-const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
-const rate = (rows: number, ms: number) => Math.round(rows / seconds(ms));
-const fmt = (n: number) => n.toLocaleString('en').padStart(10);
-
-/** A workload as the bus carries it: only the wire text is kept (the bench's own objects would make the collector's work, not the loaders'). */
-interface Workload {
-  name: string;
-  wire: string[];
-  rows: number;
-}
-
-function workload(name: string, records: number, bookUpdates: number): Workload {
-  const generated = new RecordGenerator(3, catalogue, { kinds: new Set(['book_change']), bookUpdates }).take(records);
-  return { name, wire: generated.map((g) => encodeRecord(g.record)), rows: generated.reduce((n, g) => n + g.rows.length, 0) };
-}
-
-interface Best {
+interface Run {
   ms: number;
   cpuMs: number;
   threads: string;
-  stored: number;
+  rows: number;
+  inserts: number;
 }
 
-/** One end-to-end run: everything on a fresh bus first, then the clock runs until all is committed. */
-async function loadOnce(w: EmbeddedWarehouse, work: Workload, group: string): Promise<Best> {
-  await w.client.command({ query: 'TRUNCATE TABLE tapehouse.book_changes' });
-  const bus = new EmbeddedBus({ topics: catalogue.topics, capacity: { records: work.wire.length, bytes: 1 << 30 } });
-  for (let i = 0; i < work.wire.length; i += 5_000) {
-    const records = work.wire.slice(i, i + 5_000).map((text) => (decodeRecord(text) as { record: BusRecord }).record);
-    await bus.publish(topic, records);
-  }
-  const threads: ThreadCpu = threadCpu();
+const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
+const perSecond = (rows: number, ms: number) => Math.round(rows / (ms / 1000));
+const fmt = (n: number) => n.toLocaleString('en').padStart(10);
+
+/** The warehouse as the loaders get it, recording every insert on its way to chDB. */
+function recording(w: EmbeddedWarehouse, sent: Sent[]): Warehouse {
+  const real = chdbTransport(w.connection);
+  const transport: InsertTransport = {
+    native: real.native,
+    send: (statement, payload) => {
+      sent.push({ statement, payload });
+      return real.send(statement, payload);
+    },
+  };
+  const inserter = new RowInserter(w.client, transport);
+  return { ...w, insertRows: (t, r, o) => inserter.insertRows(t, r, o), prepareInsert: (t, r, o) => inserter.prepareInsert(t, r, o) };
+}
+
+/** Every table of the warehouse emptied (rollups and latest stores too), so each run starts alike. */
+async function emptyTables(w: EmbeddedWarehouse): Promise<void> {
+  const result = await w.client.query({
+    query: "SELECT name FROM system.tables WHERE database = 'tapehouse' AND engine LIKE '%MergeTree' AND name NOT IN ('schema_migrations')",
+    format: 'JSONEachRow',
+  });
+  for (const { name } of await result.json<{ name: string }>()) await w.client.command({ query: `TRUNCATE TABLE tapehouse.${name}` });
+}
+
+/** The loaders over `publish`'s records, from start to everything committed, recording their inserts. */
+async function loadOnce(w: EmbeddedWarehouse, group: string, rows: number, batch: Partial<BatchLimits>, publish: (bus: EmbeddedBus) => Promise<void>, before: (bus: EmbeddedBus) => Promise<void>): Promise<{ run: Run; sent: Sent[] }> {
+  await emptyTables(w);
+  const bus = new EmbeddedBus({ topics: catalogue.topics, capacity: { records: 1_000_000, bytes: 1 << 30 } });
+  await before(bus);
+  const sent: Sent[] = [];
+  const threads = threadCpu();
   const started = performance.now();
   const cpu = process.cpuUsage();
-  const loaders = await startLoaders({ bus, warehouse: w, group, topics: [topic], batch: BATCH, log: createLogger('bench', 'warn') });
+  const loaders = await startLoaders({ bus, warehouse: recording(w, sent), group, topics: catalogue.topics.map((s) => s.name), batch, log });
+  await publish(bus);
+  await stored(loaders, rows);
+  const run = { ms: performance.now() - started, cpuMs: cpuMs(process.cpuUsage(cpu)), threads: threadCpuSince(threads), rows: 0, inserts: sent.length };
+  run.rows = Object.values((await loaders.stats()).rows).reduce((a, b) => a + b, 0);
+  await drained(loaders);
+  await loaders.stop();
+  await bus.close();
+  return { run, sent };
+}
+
+/** The engine inserting the recorded bytes again, `parallel` at a time, in order, with fresh tokens. */
+async function replay(w: EmbeddedWarehouse, sent: readonly Sent[], parallel: number, round: number): Promise<Run> {
+  await emptyTables(w);
+  const transport = chdbTransport(w.connection);
+  const threads = threadCpu();
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  for (let i = 0; i < sent.length; i += parallel) {
+    await Promise.all(
+      sent.slice(i, i + parallel).map(({ statement, payload }, k) => {
+        const token = statement.settings.insert_deduplication_token;
+        const settings = token === undefined ? statement.settings : { ...statement.settings, insert_deduplication_token: `${String(token)}:replay-${round}-${i + k}` };
+        return transport.send({ ...statement, settings }, payload);
+      }),
+    );
+  }
+  return { ms: performance.now() - started, cpuMs: cpuMs(process.cpuUsage(cpu)), threads: threadCpuSince(threads), rows: 0, inserts: sent.length };
+}
+
+interface Workload {
+  name: string;
+  /** CPU the bench spends making the live records as it publishes them (not the loaders'), ms. */
+  makingCpuMs?: number;
+  /** The records, made afresh for each run (a live feed's records do not all live at once). */
+  records(): RecordGenerator;
+  count: number;
+  rows: number;
+  paced: boolean;
+}
+
+/** The records at LIVE_RATE, made as they are published (the bench's own objects stay out of the heap). */
+async function publishPaced(bus: EmbeddedBus, work: Workload): Promise<void> {
+  const tickMs = 50;
+  const perTick = Math.max(1, Math.round((LIVE_RATE * tickMs) / 1000));
+  const generator = work.records();
+  const started = performance.now();
+  for (let done = 0, tick = 0; done < work.count; done += perTick, tick++) {
+    const wait = started + tick * tickMs - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    for (const { topic, record } of generator.take(Math.min(perTick, work.count - done))) await bus.publish(topic, [record]);
+  }
+}
+
+/** Resolves once every row of the workload is stored (not waiting for the last round's `after` and commit). */
+async function stored(loaders: Loaders, rows: number): Promise<void> {
   for (;;) {
     const stats = await loaders.stats();
-    if (stats.lag === 0 && stats.queuedRows === 0) break;
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    if (stats.queuedRows === 0 && (stats.lag === 0 || Object.values(stats.rows).reduce((a, b) => a + b, 0) >= rows)) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
-  const best = { ms: performance.now() - started, cpuMs: cpuMs(process.cpuUsage(cpu)), threads: threadCpuSince(threads), stored: 0 };
-  await loaders.stop();
-  best.stored = await scalar(w, 'SELECT count() FROM tapehouse.book_changes');
-  return best;
+}
+
+async function publishAll(bus: EmbeddedBus, records: readonly Generated[]): Promise<void> {
+  for (let i = 0; i < records.length; i += 1_000) {
+    const slice = records.slice(i, i + 1_000);
+    const byTopic = new Map<string, Generated['record'][]>();
+    for (const { topic, record } of slice) byTopic.set(topic, [...(byTopic.get(topic) ?? []), record]);
+    for (const [topic, list] of byTopic) await bus.publish(topic, list);
+  }
+}
+
+function workload(name: string, paced: boolean, count: number, records: () => RecordGenerator): Workload {
+  const sample = records().take(count);
+  return { name, paced, count, records, rows: sample.reduce((n, g) => n + g.rows.length, 0) };
 }
 
 async function main(): Promise<void> {
@@ -109,150 +186,61 @@ async function main(): Promise<void> {
   const w = await openEmbeddedWarehouse(dir);
   try {
     await migrate(w.client);
-    const batched = workload('as capture batches them (6 updates a record)', BATCHED_RECORDS, 11);
-    const single = workload('one update per record', SINGLE_RECORDS, 1);
-    for (const work of [batched, single]) {
-      const meanBytes = work.wire.reduce((n, text) => n + text.length, 0) / work.wire.length;
-      console.log(
-        `${work.name}: ${work.wire.length.toLocaleString('en')} book-change records, ${work.rows.toLocaleString('en')} rows ` +
-          `(${(work.rows / work.wire.length).toFixed(2)} per record, ${meanBytes.toFixed(0)} bytes each on the bus)`,
-      );
-    }
-    console.log(`loaders' batches: up to ${BATCH.maxRows.toLocaleString('en')} rows; ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} at the start\n`);
-    const rows = batched.rows;
-    const wire = batched.wire;
+    const live = workload('live-shaped', true, LIVE_SECONDS * LIVE_RATE, () => new RecordGenerator(7, catalogue, { bookUpdates: 11 }));
+    const making = process.cpuUsage();
+    live.records().take(live.count);
+    live.makingCpuMs = cpuMs(process.cpuUsage(making));
+    const backlog = workload('backlog', false, BACKLOG_RECORDS, () => new RecordGenerator(3, catalogue, { kinds: new Set(['book_change']), bookUpdates: 11 }));
+    console.log(`live-shaped: ${live.count.toLocaleString('en')} records (the whole mix), ${live.rows.toLocaleString('en')} rows, published at ${LIVE_RATE} records/s for ${LIVE_SECONDS} s across every topic and partition`);
+    console.log(`backlog: ${backlog.count.toLocaleString('en')} book-change records, ${backlog.rows.toLocaleString('en')} rows, all on the bus before the loaders start`);
+    console.log(`${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} at the start\n`);
 
-    // 1. The engine alone: the same number of rows of the same columns, generated inside chDB.
-    // 2. The loader, end to end, on each workload. They take turns, best of ROUNDS each, so a
-    //    burst of load elsewhere on the machine hits all alike.
-    const specs = await readColumns(w.client, 'tapehouse.book_changes');
-    const columns = specs.filter((c) => c.defaultKind === '' || c.defaultKind === 'DEFAULT').map((c) => c.name);
-    const structure = columns.map((c) => `${c} ${specs.find((s) => s.name === c)!.type}`).join(', ');
-    let engine: Best = { ms: Infinity, cpuMs: Infinity, threads: '', stored: 0 };
-    const loaded = new Map<Workload, Best>();
-    for (let round = 1; round <= ROUNDS; round++) {
-      const table = await freshCopy(w, 'bench_engine');
-      const threads = threadCpu();
-      const engineStarted = performance.now();
-      const engineCpu = process.cpuUsage();
-      await w.client.command({
-        query: `INSERT INTO ${table} (${columns.join(', ')})
-                SELECT * REPLACE (toDateTime64('2026-03-02 00:00:00', 3, 'UTC') + toIntervalMillisecond(rand() % 2000000000) AS changed_at, '' AS _raw)
-                FROM generateRandom(${sqlString(structure)}, ${round}, 80, 4) LIMIT ${rows}`,
-      });
-      const ms = performance.now() - engineStarted;
-      if (ms < engine.ms) engine = { ms, cpuMs: cpuMs(process.cpuUsage(engineCpu)), threads: threadCpuSince(threads), stored: rows };
-      // The batched workload last: the bytes on disk below are of its rows.
-      for (const work of [single, batched]) {
-        const run = await loadOnce(w, work, `bench-${work.wire.length}-${round}`);
-        if (run.ms < (loaded.get(work)?.ms ?? Infinity)) loaded.set(work, run);
+    for (const work of [live, backlog]) {
+      let loader: Run | undefined;
+      let engine: Run | undefined;
+      let engineHow = '';
+      for (let round = 1; round <= ROUNDS; round++) {
+        const group = `bench-${work.name}-${round}`;
+        const { run, sent } = await loadOnce(
+          w,
+          group,
+          work.rows,
+          // A backlog's last partial batches would wait out the 1 s bound at the end: shortened.
+          work.paced ? {} : { maxDelayMs: 100 },
+          (bus) => (work.paced ? publishPaced(bus, work) : Promise.resolve()),
+          (bus) => (work.paced ? Promise.resolve() : publishAll(bus, work.records().take(work.count))),
+        );
+        const better = (a: Run | undefined, b: Run) => (a === undefined || (work.paced ? b.cpuMs < a.cpuMs : b.ms < a.ms) ? b : a);
+        loader = better(loader, run);
+        for (const parallel of [1, 2]) {
+          const yard = await replay(w, sent, parallel, round);
+          yard.rows = run.rows;
+          if (better(engine, yard) === yard) {
+            engine = yard;
+            engineHow = parallel === 1 ? 'one insert at a time' : 'two at a time';
+          }
+        }
       }
-    }
-    const engineRate = rate(rows, engine.ms);
-    const engineCpuRate = rate(rows, engine.cpuMs);
-    console.log(`engine: INSERT … SELECT FROM generateRandom       ${fmt(engineRate)} rows/s  ${fmt(engineCpuRate)} rows per CPU second`);
-    console.log(`        CPU by thread: ${engine.threads}`);
-    for (const work of [batched, single]) {
-      const run = loaded.get(work)!;
-      const loaderRate = rate(work.rows, run.ms);
-      const loaderCpuRate = rate(work.rows, run.cpuMs);
-      console.log(
-        `loader: bus → chDB, end to end (exactly once)      ${fmt(loaderRate)} rows/s  ${fmt(loaderCpuRate)} rows per CPU second  ` +
-          `ratio ${(loaderRate / engineRate).toFixed(2)} (by CPU ${(loaderCpuRate / engineCpuRate).toFixed(2)})  ${run.stored === work.rows ? 'every row stored once' : `STORED ${run.stored} OF ${work.rows}`}`,
-      );
-      console.log(`        ${work.name}; CPU by thread: ${run.threads}`);
-    }
-
-    // 3. Each stage alone, on the same records (one thread, one after the other); the inserts best
-    //    of ROUNDS, each into a fresh copy of the table.
-    const stage = (name: string, run: () => void | Promise<void>, fresh = false, before?: () => Promise<void>) => ({ name, run, fresh, before });
-    const source = { topic, partition: 0, group: 'bench' };
-    const tabSeparated = new RowInserter(w.client, { ...chdbTransport(w.connection), native: false });
-    let deliveries: ReturnType<typeof decodeRecord>[] = [];
-    let mapped: Row[] = [];
-    let native: PreparedInsert[] = [];
-    let text: PreparedInsert[] = [];
-    // The encode stages keep no payload (a loader holds a few batches, not all of them: holding
-    // every payload would time the garbage collector instead); the insert stages encode theirs
-    // first, off the clock.
-    const encode = async (prepare: EmbeddedWarehouse['prepareInsert'], keep: boolean) => {
-      const payloads: PreparedInsert[] = [];
-      for (let i = 0; i < mapped.length; i += BATCH.maxRows) {
-        const range = { first: BigInt(i), last: BigInt(i + BATCH.maxRows - 1) };
-        const prepared = await prepare('bench_stage', mapped.slice(i, i + BATCH.maxRows), { dedupToken: dedupToken('bench_stage', topic, 0, range, '') });
-        if (keep) payloads.push(prepared);
-      }
-      return payloads;
-    };
-    const nativeInsert = (...args: Parameters<EmbeddedWarehouse['prepareInsert']>) => w.prepareInsert(...args);
-    const textInsert = (...args: Parameters<EmbeddedWarehouse['prepareInsert']>) => tabSeparated.prepareInsert(...args);
-    const stages = [
-      stage('decode the bus messages (JSON.parse)', () => {
-        deliveries = wire.map((text) => decodeRecord(text));
-      }),
-      stage('map to rows with provenance', () => {
-        mapped = [];
-        deliveries.forEach((d, i) => {
-          if (d.ok) for (const { row } of mapDelivery({ offset: BigInt(i), ok: true, record: d.record }, source)) mapped.push(row);
-        });
-      }),
-      stage('encode Native (the loaders, on chDB)', async () => {
-        await encode(nativeInsert, false);
-      }),
-      stage('insert Native from a file (engine)', async () => {
-        for (const payload of native) await payload.send();
-      }, true, async () => {
-        native = await encode(nativeInsert, true);
-        if (native.some((p) => p.format !== 'Native')) console.log('WARNING: a batch went as TabSeparated');
-      }),
-      stage('encode TabSeparated (fallback, server)', async () => {
-        await encode(textInsert, false);
-      }),
-      stage('insert TabSeparated, raw insert (engine)', async () => {
-        for (const payload of text) await payload.send();
-      }, true, async () => {
-        text = await encode(textInsert, true);
-        native = [];
-      }),
-    ];
-    await freshCopy(w, 'bench_stage');
-    w.forgetSchemas();
-    const stageMs: number[] = [];
-    for (const { run, fresh, before } of stages) {
-      await before?.();
-      let best = Infinity;
-      for (let round = 0; round < (fresh ? ROUNDS : 1); round++) {
-        if (fresh) await freshCopy(w, 'bench_stage');
-        const at = performance.now();
-        await run();
-        best = Math.min(best, performance.now() - at);
-      }
-      stageMs.push(best);
-    }
-
-    console.log(`\neach stage alone, on one thread, ${batched.name} (inserts: the engine alone on the loaders' bytes):`);
-    const loaderPath = [0, 1, 2, 3]; // decode, map, encode Native, insert Native
-    const serial = loaderPath.reduce((sum, i) => sum + stageMs[i]!, 0);
-    stages.forEach(({ name, fresh }, i) => {
-      const share = loaderPath.includes(i) ? `  (${Math.round((stageMs[i]! / serial) * 100)}% of the loaders' serial sum)` : '';
-      const ratio = fresh ? `  ÷ engine ${(rate(rows, stageMs[i]!) / engineRate).toFixed(2)}` : '';
-      console.log(`  ${name.padEnd(42)} ${fmt(rate(rows, stageMs[i]!))} rows/s  ${((stageMs[i]! * 1000) / rows).toFixed(2).padStart(5)} µs/row${ratio}${share}`);
-    });
-
-    await w.client.command({ query: 'OPTIMIZE TABLE tapehouse.book_changes FINAL' });
-    const bytes = await scalar(w, "SELECT sum(bytes_on_disk) FROM system.parts WHERE active AND database = 'tapehouse' AND table = 'book_changes'");
-    const partRows = await scalar(w, "SELECT sum(rows) FROM system.parts WHERE active AND database = 'tapehouse' AND table = 'book_changes'");
-    console.log(`\nbytes on disk per book change, ${batched.name} (after OPTIMIZE FINAL): ${(bytes / partRows).toFixed(2)} (${partRows.toLocaleString('en')} rows)`);
-    const result = await w.client.query({
-      query: "SELECT name, data_compressed_bytes AS compressed FROM system.columns WHERE database = 'tapehouse' AND table = 'book_changes' ORDER BY compressed DESC",
-      format: 'JSONEachRow',
-    });
-    for (const column of await result.json<{ name: string; compressed: string }>()) {
-      console.log(`  ${column.name.padEnd(20)} ${(Number(column.compressed) / partRows).toFixed(2).padStart(6)} B/row`);
+      report(work, loader!, engine!, engineHow);
     }
   } finally {
     await w.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function report(work: Workload, loader: Run, engine: Run, how: string): void {
+  const rows = loader.rows;
+  console.log(`${work.name} (best of ${ROUNDS}; ${rows.toLocaleString('en')} rows stored, ${loader.inserts} inserts, loader_offsets included):`);
+  console.log(`  loader, bus → chDB, exactly once   ${fmt(perSecond(rows, loader.ms))} rows/s  ${fmt(perSecond(rows, loader.cpuMs))} rows per CPU second  (${loader.threads})`);
+  console.log(`  engine alone on the loader's bytes ${fmt(perSecond(rows, engine.ms))} rows/s  ${fmt(perSecond(rows, engine.cpuMs))} rows per CPU second  (${how}; ${engine.threads})`);
+  const byCpu = engine.cpuMs / loader.cpuMs;
+  if (work.paced) {
+    const own = loader.cpuMs - (work.makingCpuMs ?? 0);
+    console.log(`  loader ÷ engine on its own bytes, by CPU: ${byCpu.toFixed(2)}; ${(engine.cpuMs / own).toFixed(2)} without the ${Math.round(work.makingCpuMs ?? 0)} ms the bench spends making the records it publishes`);
+    console.log(`  (the pace is fixed: wall-clock rates are the pace, not the speed)\n`);
+  } else {
+    console.log(`  loader ÷ engine on its own bytes: ${(engine.ms / loader.ms).toFixed(2)} by wall clock, ${byCpu.toFixed(2)} by CPU\n`);
   }
 }
 

@@ -11,10 +11,13 @@ const names = readdirSync(dir)
   .filter((f) => f.endsWith('.ts') && f !== 'run.ts')
   .map((f) => f.slice(0, -3))
   .sort();
-const wanted = process.argv.slice(2);
+// Names first, then options for them: `npm run bench -- main-job --rates 20,200`.
+const firstOption = process.argv.slice(2).findIndex((arg) => arg.startsWith('--'));
+const wanted = firstOption < 0 ? process.argv.slice(2) : process.argv.slice(2, 2 + firstOption);
+const passed = firstOption < 0 ? [] : process.argv.slice(2 + firstOption);
 
 if (wanted.length === 0) {
-  process.stdout.write(`usage: npm run bench -- NAME [NAME…] | all\nbenchmarks: ${names.join(', ')}\n`);
+  process.stdout.write(`usage: npm run bench -- NAME [NAME…] | all [--option value…]\nbenchmarks: ${names.join(', ')}\n`);
   process.exit(0);
 }
 const chosen = wanted.includes('all') ? names : wanted;
@@ -24,6 +27,6 @@ for (const name of chosen) {
     process.exit(2);
   }
   process.stdout.write(`\n=== bench/${name}.ts\n`);
-  const run = spawnSync(process.execPath, ['--import', 'tsx', `${dir}${name}.ts`], { stdio: 'inherit' });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', `${dir}${name}.ts`, ...passed], { stdio: 'inherit' });
   if (run.status !== 0) process.exit(run.status ?? 1);
 }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bus } from '../src/bus/bus.ts';
 import { EmbeddedBus, type EmbeddedBusOptions } from '../src/bus/embedded.ts';
-import { encodeRecord } from '../src/bus/record.ts';
+import { decodeRecord, encodeRecord } from '../src/bus/record.ts';
 import { createTopicCatalogue, type TopicSpec } from '../src/bus/topics.ts';
 import { busContract, collect, tradeFeed, tradeRecord } from './bus-contract.ts';
 
@@ -57,6 +57,31 @@ describe('embedded bus', () => {
     await blocked;
     await consumer.waitFor(6);
     expect(consumer.received.map((r) => r.record)).toEqual(feed);
+  });
+
+  it('hands records over without a JSON round trip, yet exactly as Kafka would: what JSON changes arrives changed, a bad envelope as bytes', async () => {
+    const bus = open();
+    const plain = tradeRecord('0xplain', 'yes', 1, '{"frame":"with \\"quotes\\" and ünïcode"}');
+    // Not plain JSON data (a cast let it through): a bigint, an undefined field, -0, NaN, a Date.
+    const odd = { ...tradeRecord('0xodd', 'yes', 2), payload: { big: 12n, gone: undefined, zero: -0, nan: Number.NaN, at: new Date(0) } as never };
+    const badKey = { ...tradeRecord('0xbad', 'yes', 3), key: '' };
+    await bus.publish(trades.name, [plain, odd, badKey]);
+    const messages: Array<{ ok: boolean; record?: unknown; reason?: string }> = [];
+    const subscription = await bus.subscribe({
+      group: 'parity',
+      topics: [trades.name],
+      onBatch: async (batch) => {
+        for (const m of batch.messages) messages.push(m.ok ? { ok: true, record: m.record } : { ok: false, reason: m.reason });
+      },
+    });
+    while (messages.length < 3) await settle();
+    await subscription.close();
+    // The plain record is the very object published (nothing encoded, nothing parsed)…
+    expect(messages[0]!.record).toBe(plain);
+    // …and the others are what decoding their JSON gives, as from Kafka.
+    expect(messages[1]).toEqual({ ok: true, record: (decodeRecord(encodeRecord(odd)) as { record: unknown }).record });
+    expect((messages[1]!.record as { payload: unknown }).payload).toEqual({ big: '12', zero: 0, nan: null, at: '1970-01-01T00:00:00.000Z' });
+    expect(messages[2]).toEqual({ ok: false, reason: (decodeRecord(encodeRecord(badKey)) as { reason: string }).reason });
   });
 
   it('bounds the bytes a partition holds, not only the record count', async () => {

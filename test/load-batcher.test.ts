@@ -34,6 +34,9 @@ function feed(batcher: PartitionBatcher, offsets: number[], perRecord = 1): Batc
 const ranges = (batches: Batch[]) => batches.map((b) => [Number(b.range.first), Number(b.range.last)]);
 const fresh: PartitionStart = { stored: -1n, unfinished: [] };
 
+/** A range recorded `before` with a round's token and never `after`. */
+const unfinished = (first: bigint, last: bigint) => ({ first, last, tokens: new Map([['trades', 'trades:round:r1']]), recordedAtUs: 0n });
+
 describe('PartitionBatcher', () => {
   it('cuts a batch once it holds maxRows rows, at a record boundary', () => {
     const batcher = new PartitionBatcher('t', 0, fresh, LIMITS);
@@ -59,27 +62,28 @@ describe('PartitionBatcher', () => {
 
   it('rebuilds a range left unfinished by a crash exactly, whatever the bounds say, then goes on as usual', () => {
     // The crashed loader had recorded `before` for 10..16 (seven records, more than maxRows now).
-    const start: PartitionStart = { stored: 9n, unfinished: [{ first: 10n, last: 16n }] };
+    const start: PartitionStart = { stored: 9n, unfinished: [unfinished(10n, 16n)] };
     const batcher = new PartitionBatcher('t', 0, start, LIMITS);
     const batches = feed(batcher, [8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]);
     expect(ranges(batches)).toEqual([
       [10, 16],
       [17, 20],
     ]);
-    expect(batches[0]!.rebuilt).toBe(true);
+    // With the tokens it was recorded with.
+    expect(batches[0]!.rebuilt?.tokens.get('trades')).toBe('trades:round:r1');
     expect(batches[0]!.tables.get('trades')).toHaveLength(7);
-    expect(batches[1]!.rebuilt).toBe(false);
+    expect(batches[1]!.rebuilt).toBeUndefined();
   });
 
   it('keeps the recorded range of an unfinished batch even when some of its offsets never come again', () => {
-    const start: PartitionStart = { stored: -1n, unfinished: [{ first: 0n, last: 5n }] };
+    const start: PartitionStart = { stored: -1n, unfinished: [unfinished(0n, 5n)] };
     const batcher = new PartitionBatcher('t', 0, start, LIMITS);
     // Offsets 3 and 5 are gone (compaction): the batch is still [0, 5], cut when 6 arrives.
     expect(ranges(feed(batcher, [0, 1, 2, 4, 6]))).toEqual([[0, 5]]);
   });
 
   it('never lets a new batch reach into an unfinished range', () => {
-    const start: PartitionStart = { stored: 1n, unfinished: [{ first: 4n, last: 6n }] };
+    const start: PartitionStart = { stored: 1n, unfinished: [unfinished(4n, 6n)] };
     const batcher = new PartitionBatcher('t', 0, start, LIMITS);
     // Offset 3 (a hole before it was recorded, say) starts an ordinary batch, cut as 4 arrives.
     expect(ranges(feed(batcher, [3, 4, 5, 6]))).toEqual([
@@ -98,7 +102,7 @@ describe('PartitionBatcher', () => {
     now = 1_000;
     expect(ranges([batcher.sealIfDue()!])).toEqual([[0, 1]]);
 
-    const rebuilding = new PartitionBatcher('t', 1, { stored: -1n, unfinished: [{ first: 0n, last: 9n }] }, LIMITS, clock);
+    const rebuilding = new PartitionBatcher('t', 1, { stored: -1n, unfinished: [unfinished(0n, 9n)] }, LIMITS, clock);
     feed(rebuilding, [0, 1]);
     now = 10_000;
     expect(rebuilding.sealIfDue()).toBeUndefined();

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedBus } from '../src/bus/embedded.ts';
 import { partitionFor } from '../src/bus/partitioner.ts';
 import { createTopicCatalogue } from '../src/bus/topics.ts';
-import { startLoaders, type Loaders } from '../src/load/index.ts';
+import { startLoaders } from '../src/load/index.ts';
 import { createLogger } from '../src/util/log.ts';
-import { compareTables, expectedKeys, MARKET_KINDS, NATURAL_KEYS, RecordGenerator, type Generated } from './load-fixtures.ts';
+import { compareTables, expectedKeys, MARKET_KINDS, NATURAL_KEYS, RecordGenerator, type Generated, drained, publishAll } from './load-fixtures.ts';
 import { mortal } from './load-warehouses.ts';
 import { migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixtures.ts';
 import { nowMicros } from '../src/util/clock.ts';
@@ -33,17 +33,7 @@ let lastUs = 0n;
 /** Receive times from the wall clock, strictly increasing (as capture's are). */
 const clock = () => (lastUs = nowMicros() > lastUs ? nowMicros() : lastUs + 1n);
 
-async function drained(loaders: Loaders): Promise<void> {
-  for (;;) {
-    const stats = await loaders.stats();
-    if (stats.lag === 0 && stats.queuedRows === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
-async function publish(bus: EmbeddedBus, records: readonly Generated[]): Promise<void> {
-  for (const { topic, record } of records) await bus.publish(topic, [record]);
-}
 
 interface BusGap {
   channel: string;
@@ -78,10 +68,10 @@ describe('the embedded bus across a process restart', () => {
     const death = mortal(w.warehouse, Number.POSITIVE_INFINITY, false);
     const run1 = await startLoaders({ bus: first, warehouse: death.warehouse, group: 'main', topics, batch: { maxDelayMs: 50 }, log });
     const storedLot = generator.take(800);
-    await publish(first, storedLot);
+    await publishAll(first, storedLot);
     await drained(run1);
     const lostLot = generator.take(400);
-    await publish(first, lostLot);
+    await publishAll(first, lostLot);
     death.kill();
 
     // Run 2: a new process (a new bus), the same warehouse.
@@ -90,7 +80,7 @@ describe('the embedded bus across a process restart', () => {
     const run2 = await startLoaders({ bus: second, warehouse: w.warehouse, group: 'main', topics, batch: { maxDelayMs: 50 }, log });
     const restartTo = nowMicros();
     const laterLot = generator.take(300);
-    await publish(second, laterLot);
+    await publishAll(second, laterLot);
     await drained(run2);
     expect((await run2.stats()).busGapsRecorded).toBe(catalogue.topics.reduce((n, spec) => n + spec.partitions, 0));
     await run2.stop();

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedBus } from '../src/bus/embedded.ts';
 import { createTopicCatalogue, type TopicCatalogue } from '../src/bus/topics.ts';
-import { startLoaders, type Loaders } from '../src/load/index.ts';
+import { startLoaders } from '../src/load/index.ts';
 import { Prng } from '../src/simulator/prng.ts';
 import { createLogger } from '../src/util/log.ts';
 import type { Warehouse } from '../src/warehouse/warehouse.ts';
-import { compareTables, expectedKeys, RecordGenerator, type Generated } from './load-fixtures.ts';
+import { compareTables, expectedKeys, RecordGenerator, type Generated, drained } from './load-fixtures.ts';
 import { flaky, mortal } from './load-warehouses.ts';
 import { migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixtures.ts';
 
@@ -59,14 +59,6 @@ async function commitsOf(bus: EmbeddedBus, catalogue: TopicCatalogue, group: str
   return commits;
 }
 
-/** Resolves once the group has committed everything on the bus (so all of it is stored). */
-async function drained(loaders: Loaders): Promise<void> {
-  for (;;) {
-    const stats = await loaders.stats();
-    if (stats.lag === 0 && stats.queuedRows === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 async function expectExactlyPublished(records: readonly Generated[], prefix: string): Promise<void> {
   const checks = await compareTables(w.warehouse.client, expectedKeys(records), `${prefix}.`);
@@ -100,7 +92,7 @@ describe('exactly once', () => {
     if (kills >= KILLS) {
       // The last life runs to the end.
       const bus = await busWith(records, catalogue, group, commits);
-      const loaders = await startLoaders({ bus, warehouse: w.warehouse, group, topics: catalogue.topics.map((s) => s.name), batch, busEpoch: 'durable', log });
+      const loaders = await startLoaders({ bus, warehouse: noting(w.warehouse, seen), group, topics: catalogue.topics.map((s) => s.name), batch, busEpoch: 'durable', log });
       await drained(loaders);
       await loaders.stop();
     }

@@ -1,4 +1,6 @@
 import type { ReceivedRecord, Json, RecordKind } from '../src/bus/record.ts';
+import type { EmbeddedBus } from '../src/bus/embedded.ts';
+import type { Loaders } from '../src/load/index.ts';
 import { bookChangeRecord, type BookUpdate } from '../src/records/book-change-form.ts';
 import type { TopicCatalogue } from '../src/bus/topics.ts';
 import type { ClickHouseClient } from '@clickhouse/client';
@@ -419,4 +421,18 @@ export async function compareTables(client: ClickHouseClient, expected: Map<stri
     });
   }
   return checks;
+}
+
+/** Resolves once the group has committed everything on the bus (so all of it is stored). */
+export async function drained(loaders: Loaders): Promise<void> {
+  for (;;) {
+    const stats = await loaders.stats();
+    if (stats.lag === 0 && stats.queuedRows === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Publishes generated records one by one, in order (so each gets the same offset every time). */
+export async function publishAll(bus: EmbeddedBus, records: readonly Generated[]): Promise<void> {
+  for (const { topic, record } of records) await bus.publish(topic, [record]);
 }

@@ -1,3 +1,4 @@
+import type { Delivery } from './bus.ts';
 import { Signal } from './signal.ts';
 
 /** How much one partition of the embedded bus may hold before publishers wait. */
@@ -6,14 +7,18 @@ export interface Capacity {
   bytes: number;
 }
 
+/** What a delivery of the entry carries (its offset aside): the record, or bytes that are not one. */
+export type KeptDelivery = Delivery extends infer D ? (D extends unknown ? Omit<D, 'offset'> : never) : never;
+
 export interface LogEntry {
   key: string;
-  /** The record's wire form (the same text Kafka would carry). */
-  value: string;
+  /** What consumers get: the record as published (see embedded-records.ts), as Kafka would hand it over. */
+  delivery: KeptDelivery;
+  /** About its size on the wire, counted against the partition's capacity. */
   bytes: number;
 }
 
-const DROPPED: LogEntry = { key: '', value: '', bytes: 0 };
+const DROPPED: LogEntry = { key: '', delivery: { ok: false, reason: 'dropped', bytes: new Uint8Array() }, bytes: 0 };
 
 /**
  * One topic-partition of the embedded bus: an append-only log whose head is dropped once every

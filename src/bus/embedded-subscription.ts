@@ -1,6 +1,5 @@
 import { BusError, type Batch, type CommitPosition, type Delivery, type SubscribeOptions, type Subscription, type SubscriptionEnd } from './bus.ts';
 import type { LogEntry, PartitionLog } from './embedded-log.ts';
-import { decodeRecord } from './record.ts';
 import { Signal } from './signal.ts';
 
 /** What a subscription needs from the bus that owns it. */
@@ -135,7 +134,5 @@ export class EmbeddedSubscription implements Subscription {
 }
 
 function toDelivery(offset: number, entry: LogEntry): Delivery {
-  const decoded = decodeRecord(entry.value);
-  if (decoded.ok) return { offset: BigInt(offset), ok: true, record: decoded.record };
-  return { offset: BigInt(offset), ok: false, reason: decoded.reason, bytes: Buffer.from(entry.value, 'utf8') };
+  return { offset: BigInt(offset), ...entry.delivery };
 }

@@ -1,8 +1,9 @@
 import { BusError, type Bus, type CommitPosition, type PartitionLag, type SubscribeOptions, type Subscription, type PublishOptions } from './bus.ts';
 import { GroupRegistry } from './embedded-groups.ts';
-import { PartitionLog, type Capacity } from './embedded-log.ts';
+import { PartitionLog, type Capacity, type LogEntry } from './embedded-log.ts';
+import { keptEntries } from './embedded-records.ts';
 import { EmbeddedSubscription } from './embedded-subscription.ts';
-import { prepareRecords, TopicIndex, type Outgoing } from './outgoing.ts';
+import { TopicIndex } from './outgoing.ts';
 import { partitionFor } from './partitioner.ts';
 import type { ReceivedRecord } from './record.ts';
 import { SerialQueues } from './serial.ts';
@@ -22,8 +23,8 @@ const DEFAULT_MAX_BATCH_RECORDS = 5_000;
 
 /**
  * The in-process bus: the same contract as Kafka, inside one process. Records are partitioned by
- * key with Kafka's own partitioner and kept in their wire form, so consumers see exactly what
- * they would read from Kafka.
+ * key with Kafka's own partitioner and kept as objects, without a JSON round trip, handed over as
+ * Kafka would hand them (embedded-records.ts).
  *
  * Back-pressure: each topic-partition holds at most `capacity` records (and bytes) that some
  * group has not committed yet; `publish` waits for room, so a slow loader slows capture and
@@ -56,8 +57,8 @@ export class EmbeddedBus implements Bus {
   async publish(topic: string, records: readonly ReceivedRecord[], options: PublishOptions = {}): Promise<void> {
     this.assertOpen();
     options.signal?.throwIfAborted();
-    const outgoing = prepareRecords(this.index.get(topic), records);
-    await this.serial.run(topic, () => this.append(topic, outgoing));
+    const entries = keptEntries(this.index.get(topic), records);
+    await this.serial.run(topic, () => this.append(topic, entries));
   }
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
@@ -101,9 +102,9 @@ export class EmbeddedBus implements Bus {
     await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
   }
 
-  private async append(topic: string, outgoing: readonly Outgoing[]): Promise<void> {
+  private async append(topic: string, entries: readonly LogEntry[]): Promise<void> {
     const logs = this.logs.get(topic)!;
-    for (const record of outgoing) {
+    for (const record of entries) {
       const log = logs[partitionFor(record.key, logs.length)]!;
       while (!log.hasRoomFor(record.bytes)) {
         this.assertOpen();

@@ -15,6 +15,7 @@ import type { JsonObject } from './frame.ts';
 import { intake, type Intake } from './frame-intake.ts';
 import { WHOLE_STREAM, type GapReason, type GapRecovery } from './gaps.ts';
 import { MAX_NESTING, normaliseMicros } from './micro-fields.ts';
+import { PositionChain } from './position-chain.ts';
 import { qualityRecord, record, type QualityProblem } from './records.ts';
 import { countLoss, type CaptureCounters } from './stats.ts';
 import type { StreamMark } from './stream-mark.ts';
@@ -115,7 +116,7 @@ abstract class PrivateStream extends StreamHolder {
     return null;
   }
 
-  protected keyed<K extends 'account_event' | 'portfolio_sync'>(kind: K, seen: Intake, venueTime: string | null, payload: Payload<K>, raw: string): BusRecord<K> {
+  protected keyed<K extends 'account_event' | 'portfolio_sync'>(kind: K, seen: Intake, venueTime: string | null, payload: Payload<K>, raw: string | null): BusRecord<K> {
     return record(kind, this.o.account, seen.origin, venueTime, payload, raw);
   }
 
@@ -198,15 +199,18 @@ export class AccountCapture extends PrivateStream {
 /**
  * The portfolio SSE (§6.4): every `portfolio.sync` is the full positions and summary, so a gap
  * loses only the states in between (recovery `next_full_sync`). Coverage resumes with the first
- * sync of a connection.
+ * sync of a connection. Positions are published as changes between anchors (position-chain.ts).
  */
 export class PortfolioCapture extends PrivateStream {
+  readonly #chain = new PositionChain();
+
   constructor(o: PrivateStreamOptions) {
     super(o, 'portfolio', 'next_full_sync');
   }
 
   protected opened(): void {
-    // Nothing to send: the stream starts with a sync.
+    // Nothing to send: the stream starts with a sync, which anchors a new chain of positions.
+    this.#chain.reset();
   }
 
   protected route(seen: Intake, frame: Frame, out: BusRecord[]): void {
@@ -217,7 +221,11 @@ export class PortfolioCapture extends PrivateStream {
     if (typeof positions !== 'object' || positions === null || Array.isArray(positions)) return void out.push(this.quality('malformed_portfolio_sync', 'a portfolio sync needs positions (the positions response, an object)', seen, frame));
     const payload = this.payload(parsed.data, seen, frame, out);
     const asOf = typeof positions.as_of === 'string' ? positions.as_of : null;
+    // Events missed: the changes of the next one would be against a state we never saw.
+    if (seen.missed > 0) this.#chain.reset();
+    if (payload === null) return void this.#chain.reset();
     // `positions` is an object (checked above): the payload is a portfolio sync.
-    if (payload !== null) out.push(this.keyed('portfolio_sync', seen, asOf, payload as PortfolioSyncPayload, frame.raw));
+    const shaped = this.#chain.shape(payload as JsonObject, frame.raw, seen.origin.receivedAtUs);
+    out.push(this.keyed('portfolio_sync', seen, asOf, shaped.payload as PortfolioSyncPayload, shaped.raw));
   }
 }

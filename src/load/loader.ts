@@ -7,6 +7,7 @@ import type { Warehouse } from '../warehouse/warehouse.ts';
 import { BusCommits } from './bus-commits.ts';
 import { PartitionBatcher, type BatchLimits, type PartitionStart } from './batching/partition-batcher.ts';
 import { Flusher } from './inserting/flusher.ts';
+import type { Batch } from './batching/batch.ts';
 import { mapDelivery, type DeliverySource } from './mapping/map-delivery.ts';
 import { openEpoch, recordDrained, type EpochScope } from './state/bus-coverage.ts';
 import { recordExpired } from './state/bus-expiry.ts';
@@ -86,6 +87,21 @@ export interface Loaders {
 // loader 0.5 → 0.65-0.7 of the engine). A live stream is cut by the 1 s bound long before.
 export const DEFAULT_BATCH_LIMITS: BatchLimits = { maxRows: 50_000, maxBytes: 32 * 1024 * 1024, maxDelayMs: 1_000 };
 
+/**
+ * The short lane: trades, quotes and market status go to the warehouse in rounds of their own, cut
+ * every 200 ms at most, so that a burst of catalogue or account data (or of book changes) never
+ * holds them behind it. Everything else goes in the bulk lane, cut by the batch bounds.
+ */
+const SHORT_LANE_TOPICS = ['market.trades', 'market.quotes', 'market.status'];
+export const SHORT_LANE_DELAY_MS = 200;
+
+type LaneName = 'short' | 'bulk';
+
+/** The lane of a topic of the catalogue (any prefix). */
+export function laneOf(topic: string): LaneName {
+  return SHORT_LANE_TOPICS.some((suffix) => topic === suffix || topic.endsWith(`.${suffix}`)) ? 'short' : 'bulk';
+}
+
 const epochs = new WeakMap<Bus, string>();
 
 // Rows mapped between two pauses for I/O (a millisecond or two of work).
@@ -132,7 +148,9 @@ class Loader {
   readonly #rows: Record<string, number> = {};
   readonly #giveUp = new AbortController();
   readonly #commits: BusCommits;
-  readonly #flusher: Flusher;
+  /** One insert pipeline per lane. */
+  readonly #lanes = new Map<LaneName, Flusher>();
+  readonly #laneLimits = new Map<LaneName, BatchLimits>();
   #assigned = new Set<string>();
   /** Grows with every assignment: work for an earlier one is abandoned. */
   #generation = 0;
@@ -163,40 +181,58 @@ class Loader {
     this.#scope = { group: options.group, epoch, loaderId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}` };
     this.#log = (options.log ?? createLogger('load')).child({ group: options.group });
     this.#commits = new BusCommits(() => this.#subscription, this.#log);
-    this.#flusher = new Flusher({
-      context: { warehouse: options.warehouse, group: options.group, epoch },
-      scope: this.#scope,
-      commits: this.#commits,
-      log: this.#log,
-      giveUp: this.#giveUp.signal,
-      clock: options.clock,
-      maxQueuedRows: 4 * this.#limits.maxRows,
-      onWarehouseDown: () => this.#setFlow({ warehouseDown: true }),
-      onWarehouseUp: () => this.#setFlow({ warehouseDown: false }),
-      onStored: (prepared, insertMs) => {
-        const { batch } = prepared;
-        this.#batches += 1;
-        this.#stored.set(partitionKey(batch.topic, batch.partition), batch.range.last);
-        for (const insert of prepared.inserts) {
-          this.#rows[insert.table] = (this.#rows[insert.table] ?? 0) + insert.rows.length;
-          if (insert.table === 'dead_letters') this.#deadLetters += insert.rows.length;
-        }
-        if (options.onBatchStored) {
-          const receivedAtUs = Array.from(batch.records.values(), (record) => record.receivedAtUs);
-          options.onBatchStored({ topic: batch.topic, insertMs, storedAtUs: nowMicros(), receivedAtUs });
-        }
-      },
-    });
-    this.#flusher.done.catch((error: unknown) => {
-      if (!(error instanceof GaveUp)) this.#log.error({ err: error }, 'the insert pipeline failed; nothing more is stored until a restart');
-    });
+    for (const lane of ['short', 'bulk'] as const) {
+      const limits = lane === 'short' ? { ...this.#limits, maxDelayMs: Math.min(this.#limits.maxDelayMs, SHORT_LANE_DELAY_MS) } : this.#limits;
+      this.#laneLimits.set(lane, limits);
+      const flusher = new Flusher({
+        lane,
+        context: { warehouse: options.warehouse, group: options.group, epoch },
+        scope: this.#scope,
+        commits: this.#commits,
+        log: this.#log,
+        giveUp: this.#giveUp.signal,
+        clock: options.clock,
+        maxQueuedRows: 4 * this.#limits.maxRows,
+        // A round's `after` rows ride on the next round's `before` insert when one follows soon.
+        afterDelayMs: limits.maxDelayMs,
+        onWarehouseDown: () => this.#setFlow({ warehouseDown: true }),
+        onWarehouseUp: () => this.#setFlow({ warehouseDown: this.#flushers.some((other) => other.warehouseDown) }),
+        onStored: (batch, insertMs) => this.#onStored(batch, insertMs),
+      });
+      flusher.done.catch((error: unknown) => {
+        if (!(error instanceof GaveUp)) this.#log.error({ err: error, lane }, 'the insert pipeline failed; nothing more is stored until a restart');
+      });
+      this.#lanes.set(lane, flusher);
+    }
+  }
+
+  get #flushers(): Flusher[] {
+    return [...this.#lanes.values()];
+  }
+
+  #flusherOf(topic: string): Flusher {
+    return this.#lanes.get(laneOf(topic))!;
+  }
+
+  #onStored(batch: Batch, insertMs: number): void {
+    this.#batches += 1;
+    this.#stored.set(partitionKey(batch.topic, batch.partition), batch.range.last);
+    for (const [table, rows] of batch.tables) {
+      if (rows.length === 0) continue;
+      this.#rows[table] = (this.#rows[table] ?? 0) + rows.length;
+      if (table === 'dead_letters') this.#deadLetters += rows.length;
+    }
+    if (this.options.onBatchStored) {
+      const receivedAtUs = Array.from(batch.records.values(), (record) => record.receivedAtUs);
+      this.options.onBatchStored({ topic: batch.topic, insertMs, storedAtUs: nowMicros(), receivedAtUs });
+    }
   }
 
   async start(): Promise<void> {
     if (!this.#durable) await this.#openEpoch();
     // Where each partition stands is read on each assignment, when the partition is ours.
     await this.#subscribe();
-    const tick = Math.max(10, Math.min(100, Math.floor(this.#limits.maxDelayMs / 10)));
+    const tick = Math.max(10, Math.min(100, Math.floor(Math.min(...[...this.#laneLimits.values()].map((l) => l.maxDelayMs)) / 10)));
     this.#timer = setInterval(() => this.#sealDue(tick), tick);
     this.#timer.unref();
   }
@@ -215,15 +251,15 @@ class Loader {
     clearInterval(this.#timer);
     try {
       this.#subscription?.pause();
-      this.#flusher.releaseWaiters();
+      for (const flusher of this.#flushers) flusher.releaseWaiters();
       await this.#inBatch;
       for (const batcher of this.#batchers.values()) {
         if (batcher instanceof PartitionBatcher) {
           const batch = batcher.sealForStop();
-          if (batch) this.#flusher.enqueue(batch);
+          if (batch) this.#flusherOf(batch.topic).enqueue(batch);
         }
       }
-      await this.#flusher.close();
+      await Promise.all(this.#flushers.map((flusher) => flusher.close()));
       // A stop does not wait out a rebalance (another loader leaving at the same time) for its last commits.
       this.#commits.stopRetrying();
       await this.#commits.commit([]);
@@ -233,7 +269,7 @@ class Loader {
         await this.#subscription?.close();
         throw error;
       }
-      reason = this.#flusher.failing?.reason ?? String(error.lastError);
+      reason = this.#flushers.find((flusher) => flusher.failing)?.failing?.reason ?? String(error.lastError);
       this.#log.warn({ reason }, 'stopped with the warehouse still failing; unstored records stay on the bus');
     } finally {
       clearTimeout(deadline);
@@ -251,6 +287,7 @@ class Loader {
 
   async stats(): Promise<LoaderStats> {
     const lags = await this.#bus.lag(this.#group, this.#topics);
+    const failing = this.#flushers.map((flusher) => flusher.failing).find((reason) => reason !== undefined);
     const lagByTopic: Record<string, number> = {};
     let lag = 0;
     for (const entry of lags) {
@@ -263,10 +300,10 @@ class Loader {
       batches: this.#batches,
       lag,
       lagByTopic,
-      queuedRows: this.#flusher.queuedRows,
-      warehouseDown: this.#flusher.warehouseDown || this.#startsFailing,
+      queuedRows: this.#flushers.reduce((sum, flusher) => sum + flusher.queuedRows, 0),
+      warehouseDown: this.#flushers.some((flusher) => flusher.warehouseDown) || this.#startsFailing,
       busGapsRecorded: this.#busGaps,
-      ...(this.#flusher.failing ? { failing: this.#flusher.failing } : {}),
+      ...(failing ? { failing } : {}),
     };
   }
 
@@ -309,13 +346,13 @@ class Loader {
   }
 
   /**
-   * No room for more rows: deliveries pause (the batch handler returns, it does not wait — a
-   * Kafka member waiting inside a batch cannot rejoin a rebalance) until the queue has room.
+   * No room for more rows in a lane: deliveries pause (the batch handler returns, it does not wait —
+   * a Kafka member waiting inside a batch cannot rejoin a rebalance) until that lane has room.
    */
-  #full(): void {
+  #full(flusher: Flusher): void {
     if (this.#queueFull) return;
     this.#setFlow({ queueFull: true });
-    void this.#flusher.room().then(() => this.#setFlow({ queueFull: false }));
+    void flusher.room().then(() => this.#setFlow({ queueFull: false }));
   }
 
   async #subscribe(): Promise<void> {
@@ -342,8 +379,8 @@ class Loader {
   /** The bus stopped delivering (a Kafka consumer crash): once what is queued is stored, read again from the warehouse's state. */
   async #resubscribe(error: unknown): Promise<void> {
     this.#log.warn({ err: error }, 'bus subscription failed; resubscribing once the queued batches are stored');
-    this.#flusher.release();
-    await this.#flusher.whenIdle();
+    for (const flusher of this.#flushers) flusher.release();
+    await Promise.all(this.#flushers.map((flusher) => flusher.whenIdle()));
     this.#batchers.clear();
     this.#assigned = new Set();
     for (let attempt = 1; !this.#stopping; attempt++) {
@@ -364,7 +401,7 @@ class Loader {
    */
   #revoke(): Promise<void> {
     this.#rebalancing = true;
-    return this.#flusher.hold();
+    return Promise.all(this.#flushers.map((flusher) => flusher.hold())).then(() => undefined);
   }
 
   /**
@@ -383,7 +420,7 @@ class Loader {
       if (next.has(key)) continue;
       const [topic, partition] = splitKey(key);
       this.#batchers.delete(key);
-      this.#flusher.forget(topic, partition);
+      this.#flusherOf(topic).forget(topic, partition);
       this.#commits.forget(topic, partition);
     }
     // Gained: new to this loader, or kept but whose state was still being read for an assignment
@@ -391,7 +428,7 @@ class Loader {
     const gained = [...next].filter((key) => !this.#assigned.has(key) || !(this.#batchers.get(key) instanceof PartitionBatcher));
     this.#assigned = next;
     this.#rebalancing = false;
-    this.#flusher.release();
+    for (const flusher of this.#flushers) flusher.release();
     const positions: CommitPosition[] = [];
     for (const key of next) {
       const batcher = this.#batchers.get(key);
@@ -405,7 +442,7 @@ class Loader {
       const batcher = starts.then((map) => {
         const start = map.get(key) ?? { stored: -1n, unfinished: [] };
         this.#stored.set(key, start.stored);
-        return new PartitionBatcher(topic, partition, start, this.#limits);
+        return new PartitionBatcher(topic, partition, start, this.#laneLimits.get(laneOf(topic))!);
       });
       batcher.catch(() => undefined); // superseded: the next assignment reads again
       this.#batchers.set(key, batcher);
@@ -436,8 +473,9 @@ class Loader {
     if (!this.#assigned.has(key) || this.#stopping || !first) return;
     // A rebalance under way, or no room: read again from here later.
     if (this.#rebalancing) return { next: first.offset };
-    if (!this.#flusher.hasRoom) {
-      this.#full();
+    const flusher = this.#flusherOf(batch.topic);
+    if (!flusher.hasRoom) {
+      this.#full(flusher);
       return { next: first.offset };
     }
     const pending = this.#batchers.get(key);
@@ -460,15 +498,15 @@ class Loader {
     for (const delivery of batch.messages) {
       if (this.#stopping || this.#batchers.get(key) !== batcher) return; // lost meanwhile, or stopping
       if (this.#rebalancing) return { next: delivery.offset };
-      if (!this.#flusher.hasRoom) {
-        this.#full();
+      if (!flusher.hasRoom) {
+        this.#full(flusher);
         return { next: delivery.offset };
       }
       last = delivery.offset;
       if (!batcher.takes(delivery.offset)) continue;
       const rows = mapDelivery(delivery, source);
       const sealed = batcher.add(delivery.offset, rows, delivery.ok ? delivery.record : undefined);
-      for (const done of sealed) this.#flusher.enqueue(done);
+      for (const done of sealed) flusher.enqueue(done);
       sinceYield += rows.length;
       // Every so often, and whenever a batch is cut, let I/O in: the inserts' answers come back
       // as I/O callbacks, and a thread that maps on without a pause would leave the engine idle
@@ -517,11 +555,29 @@ class Loader {
     return first.offset > logStart ? logStart : undefined;
   }
 
+  /**
+   * A lane's open batches all go once its oldest record will have waited the lane's time bound
+   * within `aheadMs` (the time until the timer looks again): one round then carries all of its
+   * partitions, rather than one round per partition as each comes due.
+   */
   #sealDue(aheadMs: number): void {
-    for (const batcher of this.#batchers.values()) {
-      if (!(batcher instanceof PartitionBatcher)) continue;
-      const batch = batcher.sealIfDue(aheadMs);
-      if (batch) this.#flusher.enqueue(batch);
+    const now = performance.now();
+    for (const [lane, limits] of this.#laneLimits) {
+      const open: PartitionBatcher[] = [];
+      let oldest = Infinity;
+      for (const batcher of this.#batchers.values()) {
+        if (!(batcher instanceof PartitionBatcher) || laneOf(batcher.topic) !== lane) continue;
+        const since = batcher.openSince;
+        if (since === undefined) continue;
+        open.push(batcher);
+        if (since < oldest) oldest = since;
+      }
+      if (open.length === 0 || now + aheadMs - oldest < limits.maxDelayMs) continue;
+      const flusher = this.#lanes.get(lane)!;
+      for (const batcher of open) {
+        const batch = batcher.sealOpen();
+        if (batch) flusher.enqueue(batch);
+      }
     }
   }
 }

@@ -75,22 +75,23 @@ export interface ReportWindow {
 
 // The newest usable positions read (as positions_latest picks it), at or before the window's end.
 const SNAPSHOT_SQL = `
-SELECT toUnixTimestamp64Milli(as_of) AS at, source, _topic AS topic, _partition AS part, toString(_offset) AS off
+SELECT toUnixTimestamp64Milli(as_of) AS at, source
 FROM tapehouse.position_snapshots
 WHERE account = {account:String} AND empty(unavailable_exchanges) AND ${atOrBefore('as_of', 'to')} AND ${atOrAfter('as_of', 'from')}
 ORDER BY as_of DESC, _received_at DESC, _offset DESC
 LIMIT 1`;
 
+// That read's positions, put back together as positions_as_of does (sql/0110: a read of the
+// portfolio stream's chain stores only what changed since the read before it).
 const POSITIONS_SQL = `
 SELECT token_id, condition_id, toString(shares_micro) AS shares, toString(avg_price_micro) AS avg_price,
        toString(current_price_micro) AS price, toString(open_cost_basis_micro) AS basis, toString(profit_loss_micro) AS pnl
-FROM tapehouse.positions
-WHERE account = {account:String} AND as_of = fromUnixTimestamp64Milli({at:Int64}, 'UTC')
-  AND _topic = {topic:String} AND _partition = {part:UInt32} AND _offset = {off:UInt64}
+FROM tapehouse.positions_as_of(at = fromUnixTimestamp64Milli({at:Int64}, 'UTC'))
+WHERE account = {account:String}
 ORDER BY token_id`;
 
 async function readPositions(client: ClickHouseClient, w: ReportWindow): Promise<PositionsSnapshot | undefined> {
-  const [snapshot] = await selectObjects<{ at: string | number; source: string; topic: string; part: number; off: string }>(client, SNAPSHOT_SQL, {
+  const [snapshot] = await selectObjects<{ at: string | number; source: string }>(client, SNAPSHOT_SQL, {
     account: w.account,
     from: w.fromMs,
     to: w.toMs,
@@ -100,9 +101,6 @@ async function readPositions(client: ClickHouseClient, w: ReportWindow): Promise
   const rows = await selectObjects<Record<'token_id' | 'condition_id' | 'shares' | 'avg_price' | 'price' | 'basis' | 'pnl', string | null>>(client, POSITIONS_SQL, {
     account: w.account,
     at,
-    topic: snapshot.topic,
-    part: snapshot.part,
-    off: snapshot.off,
   });
   return {
     asOfMs: at,

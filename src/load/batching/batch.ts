@@ -8,6 +8,17 @@ export interface OffsetRange {
 }
 
 /**
+ * A range recorded `before` an insert and never `after` (a crash, or a partition that changed
+ * hands): rebuilt exactly, and inserted with the tokens it was recorded with.
+ */
+export interface UnfinishedRange extends OffsetRange {
+  /** Per table, the deduplication token its `before` row recorded (a round's, or the range's own). */
+  tokens: ReadonlyMap<string, string>;
+  /** When its `before` was first recorded (µs): the rows it may have left are in parts written since. */
+  recordedAtUs: bigint;
+}
+
+/**
  * The rows of a contiguous range of one partition's offsets, ready to insert: one insert per
  * table, each with the deduplication token of (table, topic, partition, range). The range is what
  * `loader_offsets` records before the inserts, so after a crash the same batch is rebuilt from the
@@ -24,12 +35,27 @@ export interface Batch {
   rowCount: number;
   /** Newest receive time among the records (µs; 0 when none decoded). */
   maxReceivedUs: bigint;
-  /** Rebuilt from a range recorded before a crash (the same range, so the same tokens). */
-  rebuilt: boolean;
+  /** Rebuilt from a range recorded before a crash: the same range, inserted with the tokens recorded then. */
+  rebuilt?: UnfinishedRange;
 }
 
-/** The deduplication token of one table's insert of a batch; `epoch` only on the embedded bus. */
+/**
+ * The range's own deduplication token for one table: a range inserted alone (before rounds, and
+ * when rows a round left out are added, see inserting/landed-rows.ts); `epoch` only on the
+ * embedded bus.
+ */
 export function dedupToken(table: string, topic: string, partition: number, range: OffsetRange, epoch: string): string {
   const token = `${table}:${topic}:${partition}:${range.first}-${range.last}`;
   return epoch === '' ? token : `${token}@${epoch}`;
+}
+
+/** The token of one table's insert of a round: the rows of every batch in it, one INSERT. */
+export function roundToken(table: string, round: string, epoch: string): string {
+  const token = `${table}:round:${round}`;
+  return epoch === '' ? token : `${token}@${epoch}`;
+}
+
+/** The token a batch's rows of `table` go with when it is inserted alone. */
+export function batchToken(batch: Batch, table: string, epoch: string): string {
+  return batch.rebuilt?.tokens.get(table) ?? dedupToken(table, batch.topic, batch.partition, batch.range, epoch);
 }

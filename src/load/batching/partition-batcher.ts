@@ -1,6 +1,6 @@
 import type { ReceivedRecord } from '../../bus/record.ts';
 import type { MappedRow, Row, TableName } from '../mapping/types.ts';
-import type { Batch, OffsetRange } from './batch.ts';
+import type { Batch, OffsetRange, UnfinishedRange } from './batch.ts';
 
 export interface BatchLimits {
   /** A batch is cut once it holds this many rows… */
@@ -16,7 +16,7 @@ export interface PartitionStart {
   /** Last offset known stored (an `after` range), or -1 when none. */
   stored: bigint;
   /** Ranges recorded `before` an insert but never `after` it, oldest first: rebuilt exactly. */
-  unfinished: OffsetRange[];
+  unfinished: UnfinishedRange[];
 }
 
 interface OpenBatch {
@@ -40,7 +40,7 @@ interface OpenBatch {
 export class PartitionBatcher {
   /** Lowest offset not yet taken into a batch. */
   #next: bigint;
-  readonly #unfinished: OffsetRange[];
+  readonly #unfinished: UnfinishedRange[];
   #open: OpenBatch | undefined;
 
   constructor(
@@ -107,6 +107,16 @@ export class PartitionBatcher {
     return this.#seal();
   }
 
+  /** When the open batch got its first record (`now()` clock), if there is one that may be cut now (not an unfinished range). */
+  get openSince(): number | undefined {
+    return this.#open && !this.#open.fixed ? this.#open.openedAt : undefined;
+  }
+
+  /** The open batch, whatever its age (its lane goes to the warehouse now), unless it is an unfinished range. */
+  sealOpen(): Batch | undefined {
+    return this.#open && !this.#open.fixed ? this.#seal() : undefined;
+  }
+
   /**
    * Everything batchable now, at a stop. An unfinished range still missing records is left out
    * (the next start rebuilds it), and so is anything taken after it.
@@ -124,7 +134,7 @@ export class PartitionBatcher {
     }
   }
 
-  #openAt(offset: bigint, pending: OffsetRange | undefined): OpenBatch {
+  #openAt(offset: bigint, pending: UnfinishedRange | undefined): OpenBatch {
     const fixed = pending !== undefined && offset >= pending.first;
     return {
       range: { first: fixed ? pending.first : offset, last: offset },
@@ -141,7 +151,8 @@ export class PartitionBatcher {
   #seal(): Batch {
     const open = this.#open!;
     this.#open = undefined;
-    const range = open.fixed ? this.#unfinished.shift()! : open.range;
+    const rebuilt = open.fixed ? this.#unfinished.shift()! : undefined;
+    const range = rebuilt ?? open.range;
     return {
       topic: this.topic,
       partition: this.partition,
@@ -150,7 +161,7 @@ export class PartitionBatcher {
       records: open.records,
       rowCount: open.rowCount,
       maxReceivedUs: open.maxReceivedUs,
-      rebuilt: open.fixed,
+      ...(rebuilt ? { rebuilt } : {}),
     };
   }
 }

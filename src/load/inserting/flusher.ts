@@ -1,15 +1,20 @@
+import { randomUUID } from 'node:crypto';
 import { Signal } from '../../bus/signal.ts';
 import type { Logger } from '../../util/log.ts';
 import type { Batch } from '../batching/batch.ts';
 import type { BusCommits } from '../bus-commits.ts';
 import type { TableName } from '../mapping/types.ts';
 import { offsetRows, partitionKey, type OffsetsScope } from '../state/loader-offsets.ts';
-import { dropRecord, encodeTable, prepareBatch, type BatchContext, type PreparedBatch } from './prepare.ts';
+import { addMissingRows } from './landed-rows.ts';
+import { dropRecord, encodeInsert, encodeRound, type BatchContext, type RoundInsert } from './prepare.ts';
+import { follows, formRound, insertGroups, rowAt, type Entry, type RoundBatch } from './round.ts';
 import { errorSummary, refusedRow } from './warehouse-errors.ts';
 import { retryForever, type RetryHooks } from '../../util/backoff.ts';
 import { nowMicros, type Clock } from '../../util/clock.ts';
 
 export interface FlusherOptions {
+  /** Which lane of the loader this is (logs). */
+  lane: string;
   context: BatchContext;
   scope: OffsetsScope;
   commits: BusCommits;
@@ -21,33 +26,52 @@ export interface FlusherOptions {
   giveUp: AbortSignal;
   /** Deliveries wait (`room()`) while more rows than this are queued. */
   maxQueuedRows: number;
-  /** Called after each batch is stored (all its tables acknowledged), with the time that took. */
-  onStored(prepared: PreparedBatch, insertMs: number): void;
+  /**
+   * How long a stored round's `after` rows may wait for the next round's offsets insert to carry
+   * them when nothing else is queued (ms); 0: written at once.
+   */
+  afterDelayMs: number;
+  /** Called after each batch is stored (all its tables acknowledged), with the time its round's inserts took. */
+  onStored(batch: Batch, insertMs: number): void;
   /** The waits between retries (default: the system clock). */
   clock?: Clock;
 }
 
-interface Entry {
-  batch: Batch;
-  prepared: Promise<PreparedBatch>;
-  /** Rows it counts for in `queuedRows` (dead-lettering may change the batch's own count). */
-  rows: number;
-  /** The partition's ownership when it was cut: a batch of an ownership since lost is never recorded `before`. */
-  owned: number;
+/** A round: its batches (one per partition), their inserts, and what a rebalance during it did. */
+interface Round {
+  id: string;
+  batches: RoundBatch[];
+  /** The data tables' inserts, encoded (dead letters are encoded last, once the data is in). */
+  inserts: RoundInsert[];
+  /** When its `before` rows were written (µs): parts holding its rows were written since. */
+  beforeUs: bigint;
+  /** A rebalance began while its inserts were not all acknowledged: its partitions may have changed hands. */
+  crossed: boolean;
 }
 
-// A round records at most this many batches in one loader_offsets insert.
+// A round records at most this many partitions' batches in one loader_offsets insert.
 const MAX_ROUND = 64;
+// Rows of one round: each table's insert stays one block of the engine (max_insert_block_size is
+// 1,048,449), so a value the engine refuses fails the whole insert and nothing of it lands.
+const MAX_ROUND_ROWS = 500_000;
 
 /**
- * The insert pipeline. Batches are encoded as soon as they are cut (on the JS thread, while the
- * previous insert runs in the engine), then go out in rounds:
+ * One lane's insert pipeline. Batches go out in rounds; a round takes everything queued:
  *
- *   1. one loader_offsets insert: `after` for the previous round, `before` for this one;
- *   2. bus commits for the previous round (its `after` is now durable);
- *   3. the batches' inserts, all handed to the engine at once (each batch's tables in order),
- *      each table with its deduplication token;
- * and when nothing else waits, the round's `after` rows and commits right away.
+ *   1. its batches merged, per partition one range, and encoded: ONE insert per table for all of
+ *      them, with the round's deduplication token;
+ *   2. one loader_offsets insert: `before` for this round, `after` for the rounds stored since the
+ *      last one; then their bus commits (their `after` is now durable);
+ *   3. the inserts: data tables together, dead letters last.
+ *
+ * Steps 1 and 2 of a round run while the round before it is in the engine (as soon as batches are
+ * queued), so the next round's data goes to the engine the moment the engine is free: the offsets
+ * insert is out of the data's way.
+ *
+ * So the number of inserts does not grow with partitions, nor with how many batches piled up while
+ * the engine was slow: a slow round makes the next one larger, not longer to come. A rebuilt
+ * batch (a range recorded before a crash) goes with the tokens it was recorded with, and what its
+ * round's token may have left out is added (landed-rows.ts).
  *
  * Every warehouse call is retried with backoff while the warehouse is down (the bus is paused
  * meanwhile); a value the engine refuses makes that record a dead letter instead.
@@ -56,12 +80,19 @@ export class Flusher {
   readonly #queue: Entry[] = [];
   readonly #wake = new Signal();
   readonly #room = new Signal();
+  readonly #released = new Signal();
   /** Per partition, how often it was lost: batches cut before the last loss are stale. */
   readonly #losses = new Map<string, number>();
   readonly #idle = new Signal();
   #queuedRows = 0;
   #busy = false;
-  #stored: PreparedBatch[] = [];
+  /** Rounds stored, waiting for their `after` rows, and since when the newest is. */
+  #stored: Round[] = [];
+  #storedAtMs = 0;
+  /** Rounds recorded `before` and not yet stored: the one whose inserts are under way, and the next. */
+  readonly #recorded = new Set<Round>();
+  /** The next round: formed, encoded and its `before` rows recorded while the one before is in the engine. */
+  #next: Promise<Round> | undefined;
   #closing = false;
   #releasing = false;
   #down = false;
@@ -76,11 +107,9 @@ export class Flusher {
     this.done = this.#run();
   }
 
-  /** Queues a batch; its encoding starts now. */
+  /** Queues a batch for the next round. */
   enqueue(batch: Batch): void {
-    const prepared = prepareBatch(batch, this.options.context);
-    prepared.catch(() => undefined); // surfaced by the round that awaits it
-    this.#queue.push({ batch, prepared, rows: batch.rowCount, owned: this.#losses.get(partitionKey(batch.topic, batch.partition)) ?? 0 });
+    this.#queue.push({ batch, rows: batch.rowCount, owned: this.#losses.get(partitionKey(batch.topic, batch.partition)) ?? 0 });
     this.#queuedRows += batch.rowCount;
     this.#wake.notify();
   }
@@ -99,16 +128,21 @@ export class Flusher {
    * A rebalance began: the partitions may go to another loader, which will read their state from
    * `loader_offsets`. No new round starts; resolves once the round under way has its `before`
    * rows in the warehouse or has given them up (then they are never written). Inserts already
-   * recorded `before` go on: the new owner rebuilds those ranges with the same tokens.
+   * recorded `before` go on: the new owner rebuilds those ranges with the same tokens — and since
+   * it sends only its own batches with this round's token, the rounds under way are looked at
+   * again once the assignment is known (see #settle).
    */
   hold(): Promise<void> {
     this.#held = true;
+    // (A round already stored before this is whole in the warehouse: its `after` may be written.)
+    for (const round of this.#recorded) round.crossed = true;
     return Promise.resolve(this.#recordingBefore).then(() => undefined, () => undefined);
   }
 
   /** The new assignment is known (lost partitions forgotten): rounds go on. */
   release(): void {
     this.#held = false;
+    this.#released.notify();
     this.#wake.notify();
   }
 
@@ -144,26 +178,9 @@ export class Flusher {
     return this.#failing && { ...this.#failing };
   }
 
-  /**
-   * A batch's encoding, retried like the inserts when it fails for a reason other than a value
-   * (those are dead letters already): a table that is missing holds the batch, visibly, instead
-   * of ending the pipeline.
-   */
-  #prepared(entry: Entry): Promise<PreparedBatch> {
-    return this.#retry(async () => {
-      try {
-        return await entry.prepared;
-      } catch (error) {
-        entry.prepared = prepareBatch(entry.batch, this.options.context);
-        entry.prepared.catch(() => undefined);
-        throw error;
-      }
-    });
-  }
-
   /** Resolves once everything queued is stored and recorded `after`. */
   async whenIdle(): Promise<void> {
-    while (this.#busy || this.#queue.length > 0 || this.#stored.length > 0) await this.#idle.wait();
+    while (this.#busy || this.#queue.length > 0 || this.#next !== undefined || this.#stored.length > 0) await this.#idle.wait();
   }
 
   /** Lets deliveries waiting for room go on (a stop is about to store what they hold). */
@@ -177,72 +194,141 @@ export class Flusher {
     this.#closing = true;
     this.#wake.notify();
     this.#room.notify();
+    this.#released.notify();
     return this.done;
   }
 
   async #run(): Promise<void> {
     for (;;) {
-      if (this.#queue.length === 0 || this.#held) {
-        if (this.#stored.length > 0) {
+      if ((this.#queue.length === 0 && this.#next === undefined) || this.#held) {
+        // A round crossed by a rebalance waits for the assignment before its `after` (#settle).
+        if (this.#stored.length > 0 && !(this.#held && this.#stored.every((round) => round.crossed))) {
+          const wait = this.#storedAtMs + this.options.afterDelayMs - performance.now();
+          if (wait > 0 && !this.#closing && !this.#held) {
+            // The next round's offsets insert carries these `after` rows, if it comes soon.
+            await Promise.race([this.#wake.wait(), new Promise((resolve) => setTimeout(resolve, wait))]);
+            continue;
+          }
           this.#busy = true;
-          await this.#record<{ entry: Entry; prepared: PreparedBatch }>([]);
+          await this.#record([]);
           this.#busy = false;
           continue;
         }
         this.#idle.notify();
         // Stopping in the middle of a rebalance: what is queued may no longer be ours; it stays on the bus.
         if (this.#closing) return;
-        await this.#wake.wait();
+        await Promise.race([this.#wake.wait(), this.#released.wait()]);
         continue;
       }
       this.#busy = true;
-      const round = this.#takeRound();
-      const recording = (async () => {
-        const ready = await Promise.all(round.map(async (entry) => ({ entry, prepared: await this.#prepared(entry) })));
-        return { ready, live: await this.#record(ready) };
-      })();
-      this.#recordingBefore = recording;
-      const { ready, live } = await recording;
-      this.#recordingBefore = undefined;
-      // Not recorded: lost to another loader (dropped), or held back by a rebalance (queued again,
-      // first, for once the new assignment says whether they are still ours).
-      const left = ready.filter((item) => !live.includes(item));
-      this.#queue.unshift(...left.filter(({ entry }) => !this.#stale(entry)).map(({ entry }) => entry));
-      this.#release(left.filter(({ entry }) => this.#stale(entry)).map(({ entry }) => entry));
-      // The round's batches go to the engine together: it takes the next insert as soon as it is
-      // done with one, without waiting for the JS thread (busy encoding the next batches) to ask.
-      // Each batch frees its room in the queue as soon as it is stored.
-      const sent = await Promise.allSettled(
-        live.map(async ({ entry, prepared }) => {
-          await this.#send(prepared);
-          this.#release([entry]);
-        }),
-      );
-      const failed = sent.find((outcome) => outcome.status === 'rejected');
-      if (failed) throw failed.reason;
-      this.#stored = live.map(({ prepared }) => prepared);
+      const next = this.#next ?? this.#prepare();
+      this.#next = undefined;
+      const round = await next;
+      if (round.batches.length === 0) {
+        this.#busy = false;
+        continue;
+      }
+      const started = performance.now();
+      const sending = this.#send(round);
+      sending.catch(() => undefined);
+      await this.#prepareWhile(sending);
+      await sending;
+      if (round.crossed) await this.#settle(round);
+      this.#recorded.delete(round);
+      const insertMs = performance.now() - started;
+      for (const item of round.batches) {
+        this.options.onStored(item.batch, insertMs);
+        this.#release(item.entries);
+      }
+      if (round.batches.length > 0) {
+        this.#stored.push(round);
+        this.#storedAtMs = performance.now();
+      }
       this.#busy = false;
     }
   }
 
   /**
-   * The next round: the oldest queued batch of each partition, MAX_ROUND at most. One per partition
-   * keeps at most two of a partition between `before` and `after` at any instant (this round's,
-   * and the previous round's until this round's offsets insert records its `after`), which is all
-   * a restart has to look for.
+   * While a round is in the engine: the next one is formed, encoded and its `before` rows recorded
+   * (with the `after` rows of rounds stored before) as soon as batches are queued, so that it goes
+   * to the engine the moment this one is done — the offsets insert is out of the data's way.
+   */
+  async #prepareWhile(sending: Promise<void>): Promise<void> {
+    let done = false;
+    const finished = sending.then(
+      () => (done = true),
+      () => (done = true),
+    );
+    while (!done) {
+      if (this.#queue.length > 0 && !this.#held && !this.#closing) {
+        this.#next = this.#prepare();
+        this.#next.catch(() => undefined);
+        return;
+      }
+      await Promise.race([this.#wake.wait(), finished]);
+    }
+  }
+
+  /** The next round taken from the queue, merged, encoded and recorded `before` (retried while the warehouse is down). */
+  async #prepare(): Promise<Round> {
+    const round: Round = { id: randomUUID(), batches: [], inserts: [], beforeUs: 0n, crossed: false };
+    const recording = (async () => {
+      round.batches = formRound(this.#takeRound(), round.id, this.options.context.epoch);
+      round.inserts = await this.#retry(() => encodeRound(round.batches, this.options.context));
+      return this.#record(round.batches);
+    })();
+    this.#recordingBefore = recording;
+    const live = await recording.finally(() => {
+      if (this.#recordingBefore === recording) this.#recordingBefore = undefined;
+    });
+    round.beforeUs = nowMicros();
+    // Its `before` rows landed after a rebalance began (sent before it): a round crossed by it (as
+    // is one recorded before a rebalance and not stored when it begins, see hold()).
+    round.crossed = this.#held && live.length > 0;
+    if (live.length > 0) this.#recorded.add(round);
+    // Not recorded: lost to another loader (dropped), or held back by a rebalance (queued again,
+    // first, for once the new assignment says whether they are still ours).
+    const left = round.batches.filter((item) => !live.includes(item)).flatMap((item) => item.entries);
+    this.#queue.unshift(...left.filter((entry) => !this.#stale(entry)));
+    this.#release(left.filter((entry) => this.#stale(entry)));
+    if (live.length < round.batches.length) {
+      round.batches = live;
+      round.inserts = await this.#retry(() => encodeRound(live, this.options.context));
+    }
+    return round;
+  }
+
+  /**
+   * The next round: everything queued, up to MAX_ROUND partitions and MAX_ROUND_ROWS rows. Per
+   * partition one range — its batches merged while they follow each other — so at most three of a
+   * partition are ever between `before` and `after` (the round in the engine, the next one recorded
+   * meanwhile, and the one before them until the next one's offsets insert records its `after`),
+   * which is all a restart has to look for. A rebuilt batch goes alone; whatever of its partition
+   * came after it waits for the next round.
    */
   #takeRound(): Entry[] {
     const round: Entry[] = [];
-    const partitions = new Set<string>();
-    for (let i = 0; i < this.#queue.length && round.length < MAX_ROUND; ) {
+    const last = new Map<string, Batch | null>();
+    let rows = 0;
+    for (let i = 0; i < this.#queue.length; ) {
       const entry = this.#queue[i]!;
       const key = partitionKey(entry.batch.topic, entry.batch.partition);
-      if (partitions.has(key)) {
+      if (this.#stale(entry)) {
+        this.#queue.splice(i, 1);
+        this.#release([entry]);
+        continue;
+      }
+      const previous = last.get(key);
+      const fits = previous === undefined ? last.size < MAX_ROUND && (round.length === 0 || rows + entry.rows <= MAX_ROUND_ROWS) : previous !== null && follows(previous, entry.batch) && rows + entry.rows <= MAX_ROUND_ROWS;
+      if (!fits) {
+        // Nothing more of this partition in this round: its batches stay in order.
+        last.set(key, null);
         i++;
         continue;
       }
-      partitions.add(key);
+      last.set(key, entry.batch);
       round.push(entry);
+      rows += entry.rows;
       this.#queue.splice(i, 1);
     }
     return round;
@@ -259,61 +345,108 @@ export class Flusher {
     return (this.#losses.get(partitionKey(entry.batch.topic, entry.batch.partition)) ?? 0) !== entry.owned;
   }
 
+  #lost(item: RoundBatch): boolean {
+    return item.entries.some((entry) => this.#stale(entry));
+  }
+
   /**
    * One loader_offsets insert: `after` for what was stored since the last one, `before` for the
    * batches of `next` still ours; then the commits. Returns the batches recorded `before`. Every
    * attempt leaves out those lost meanwhile, and all of them once a rebalance began: a partition
    * handed to another loader (during an outage, say) gets no late `before` row from here.
    */
-  async #record<T extends { entry: Entry; prepared: PreparedBatch }>(next: readonly T[]): Promise<T[]> {
+  async #record(next: readonly RoundBatch[]): Promise<RoundBatch[]> {
     const { scope } = this.options;
-    const stored = this.#stored;
-    let live: T[] = [];
+    // Rounds crossed by a rebalance wait for the assignment (#settle) before their `after`.
+    const rounds = this.#stored.filter((round) => !(round.crossed && this.#held));
+    const stored = rounds.flatMap((round) => round.batches);
+    let live: RoundBatch[] = [];
     const rowsNow = () => {
       const at = nowMicros();
-      live = this.#held ? [] : next.filter(({ entry }) => !this.#stale(entry));
-      return [...stored.flatMap((p) => offsetRows(p, 'after', scope, at)), ...live.flatMap(({ prepared }) => offsetRows(prepared, 'before', scope, at))];
+      live = this.#held ? [] : next.filter((item) => !this.#lost(item));
+      const rows = (items: readonly RoundBatch[], state: 'before' | 'after') => items.flatMap((item) => offsetRows(item.batch, item.tokenOf, state, scope, at));
+      return [...rows(stored, 'after'), ...rows(live, 'before')];
     };
     if (rowsNow().length > 0) await this.#retry(() => this.options.context.warehouse.insertRows('loader_offsets', rowsNow()));
-    this.#stored = [];
+    this.#stored = this.#stored.filter((round) => !rounds.includes(round));
     if (stored.length > 0) {
       void this.options.commits.commit(stored.map(({ batch }) => ({ topic: batch.topic, partition: batch.partition, next: batch.range.last + 1n })));
     }
     return live;
   }
 
-  async #send(prepared: PreparedBatch): Promise<void> {
-    const started = performance.now();
-    for (let i = 0; i < prepared.inserts.length; i++) {
-      for (;;) {
-        const insert = prepared.inserts[i]!;
-        const refused = await this.#retry(async () => {
-          try {
-            await insert.prepared.send();
-            return undefined;
-          } catch (error) {
-            const row = refusedRow(error);
-            if (row === undefined || insert.table === 'dead_letters') throw error;
-            return { row, error };
-          }
-        });
-        if (!refused) break;
-        await this.#deadLetterRefused(prepared, i, refused.row, refused.error);
-      }
+  /**
+   * The round's inserts: the data tables' together, then the dead letters (which a refused value
+   * may still add to), per token one INSERT.
+   */
+  async #send(round: Round): Promise<void> {
+    const sent = await Promise.allSettled(round.inserts.map((insert) => this.#insert(insert)));
+    const failed = sent.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
+    for (const [token, items] of insertGroups(round.batches, 'dead_letters')) {
+      await this.#insert(await this.#retry(() => encodeInsert('dead_letters', token, items, this.options.context)));
     }
-    this.options.onStored(prepared, performance.now() - started);
   }
 
-  /** The engine refused a row's value: its record leaves that table as a dead letter; the table and the dead letters are encoded again. */
-  async #deadLetterRefused(prepared: PreparedBatch, index: number, row: number, error: unknown): Promise<void> {
-    const { batch, inserts } = prepared;
-    const table: TableName = inserts[index]!.table;
-    const offset = inserts[index]!.rows[row]?._offset;
-    if (typeof offset !== 'bigint') throw error;
+  /** One INSERT; a value the engine refuses makes its record a dead letter, and the rest goes again. */
+  async #insert(insert: RoundInsert): Promise<void> {
+    const { table, token, items } = insert;
+    let prepared = insert.prepared;
+    for (;;) {
+      const refused = await this.#retry(async () => {
+        try {
+          await prepared.send();
+          return undefined;
+        } catch (error) {
+          const at = refusedRow(error);
+          if (at === undefined || table === 'dead_letters') throw error;
+          return { at, error };
+        }
+      });
+      if (!refused) break;
+      this.#deadLetterRefused(table, items, refused.at, refused.error);
+      prepared = (await this.#retry(() => encodeInsert(table, token, items, this.options.context))).prepared;
+    }
+    // A rebuilt batch recorded with a round's token: that round's other batches may have been sent
+    // by another loader, with the same token and without these rows.
+    const shared = items.filter((item) => item.batch.rebuilt?.tokens.get(table) === token && token.includes(':round:'));
+    for (const item of shared) await this.#addMissing(table, item, item.batch.rebuilt!.recordedAtUs);
+  }
+
+  /** Rows of `item` the stored rounds left out (landed-rows.ts), added with the range's own token. */
+  async #addMissing(table: TableName, item: RoundBatch, sinceUs: bigint): Promise<void> {
+    const rows = item.batch.tables.get(table) ?? [];
+    const added = await this.#retry(() => addMissingRows(this.options.context.warehouse, table, item.batch, rows, sinceUs, this.options.context.epoch));
+    if (added > 0) {
+      const { batch } = item;
+      this.options.log.warn({ lane: this.options.lane, table, topic: batch.topic, partition: batch.partition, first: String(batch.range.first), last: String(batch.range.last), added }, 'rows a round left out (its batches were sent by more than one loader) added');
+    }
+  }
+
+  /**
+   * A round whose inserts a rebalance crossed: once the assignment is known, if any of its
+   * partitions went to another loader — which sends its rebuilt batches with this round's token —
+   * the batches kept are looked at and what is missing is added; the lost ones are left to their
+   * new owner (no `after` from here).
+   */
+  async #settle(round: Round): Promise<void> {
+    while (this.#held && !this.#closing) await this.#released.wait();
+    if (!round.batches.some((item) => this.#lost(item))) return;
+    const kept = round.batches.filter((item) => !this.#lost(item));
+    this.#release(round.batches.filter((item) => this.#lost(item)).flatMap((item) => item.entries));
+    round.batches = kept;
+    if (this.#closing) return;
+    for (const item of kept) for (const table of item.batch.tables.keys()) await this.#addMissing(table, item, round.beforeUs - 1_000_000n);
+  }
+
+  /** The engine refused a row's value: its record leaves that table as a dead letter. */
+  #deadLetterRefused(table: TableName, items: readonly RoundBatch[], at: number, error: unknown): void {
+    const place = rowAt(items, table, at);
+    const offset = place?.item.batch.tables.get(table)?.[place.index]?._offset;
+    if (!place || typeof offset !== 'bigint') throw error;
+    const { batch } = place.item;
     this.options.log.warn({ table, topic: batch.topic, partition: batch.partition, offset: String(offset), reason: errorSummary(error) }, 'warehouse refused a row: dead letter');
     dropRecord(batch, offset, table, 'rejected_by_warehouse', errorSummary(error), this.options.context, table);
-    inserts[index] = await encodeTable(batch, table, this.options.context);
-    inserts[inserts.length - 1] = await encodeTable(batch, 'dead_letters', this.options.context);
   }
 
   #retry<T>(operation: () => Promise<T>): Promise<T> {
@@ -322,7 +455,7 @@ export class Flusher {
       onFailure: (error, attempt, waitMs) => {
         const reason = errorSummary(error);
         this.#failing = { sinceMs: this.#failing?.sinceMs ?? Date.now(), reason };
-        this.options.log.warn({ attempt, waitMs, reason }, 'warehouse call failed; retrying');
+        this.options.log.warn({ lane: this.options.lane, attempt, waitMs, reason }, 'warehouse call failed; retrying');
         if (!this.#down) {
           this.#down = true;
           this.options.onWarehouseDown();

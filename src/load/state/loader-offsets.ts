@@ -1,8 +1,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { Row } from '../mapping/types.ts';
-import type { OffsetRange } from '../batching/batch.ts';
+import type { Batch, UnfinishedRange } from '../batching/batch.ts';
 import type { PartitionStart } from '../batching/partition-batcher.ts';
-import type { PreparedBatch } from '../inserting/prepare.ts';
 
 /**
  * The loaders' progress in the warehouse (`loader_offsets`), the source of truth for where to
@@ -20,9 +19,11 @@ export interface OffsetsScope {
 
 export type BatchState = 'before' | 'after';
 
-/** The rows recording a batch's state: one per table it inserts into (one with no table when it has no rows). */
-export function offsetRows(prepared: PreparedBatch, state: BatchState, scope: OffsetsScope, recordedAtUs: bigint): Row[] {
-  const { batch } = prepared;
+/**
+ * The rows recording a batch's state: one per table it inserts into, with the rows it holds for
+ * it and the deduplication token they go with (one row with no table when it has no rows).
+ */
+export function offsetRows(batch: Batch, tokenOf: (table: string) => string, state: BatchState, scope: OffsetsScope, recordedAtUs: bigint): Row[] {
   const common = {
     consumer_group: scope.group,
     bus_epoch: scope.epoch,
@@ -35,9 +36,9 @@ export function offsetRows(prepared: PreparedBatch, state: BatchState, scope: Of
     loader_id: scope.loaderId,
     recorded_at: recordedAtUs,
   };
-  const rows = prepared.inserts
-    .filter((insert) => insert.rows.length > 0)
-    .map((insert): Row => ({ ...common, target_table: insert.table, row_count: insert.rows.length, dedup_token: insert.token }));
+  const rows = [...batch.tables]
+    .filter(([, tableRows]) => tableRows.length > 0)
+    .map(([table, tableRows]): Row => ({ ...common, target_table: table, row_count: tableRows.length, dedup_token: tokenOf(table) }));
   return rows.length > 0 ? rows : [{ ...common, target_table: '', row_count: 0, dedup_token: '' }];
 }
 
@@ -47,11 +48,14 @@ interface RangeState {
   first: string;
   last: string;
   done: number;
+  /** [table, token] of its `before` rows. */
+  tokens: Array<[string, string]>;
+  recorded_us: string;
 }
 
-// The few newest ranges per partition are enough: at most two batches of a partition are ever
-// between their before and after (a round takes one batch per partition; the previous round's
-// after is recorded with this round's before).
+// The few newest ranges per partition are enough: at most three ranges of a partition are ever
+// between their before and after (a round takes one range per partition; the next round's before
+// is recorded while this round is in the engine, with the after of the round before it).
 const NEWEST_RANGES = 8;
 
 /**
@@ -60,7 +64,9 @@ const NEWEST_RANGES = 8;
  */
 export async function readPartitionStarts(client: ClickHouseClient, scope: OffsetsScope, topics: readonly string[]): Promise<Map<string, PartitionStart>> {
   const result = await client.query({
-    query: `SELECT topic, partition, toString(min_offset) AS first, toString(max_offset) AS last, max(state = 'after') AS done
+    query: `SELECT topic, partition, toString(min_offset) AS first, toString(max_offset) AS last, max(state = 'after') AS done,
+                   groupUniqArrayIf((toString(target_table), dedup_token), state = 'before' AND target_table != '') AS tokens,
+                   toString(toUnixTimestamp64Micro(minIf(recorded_at, state = 'before'))) AS recorded_us
             FROM tapehouse.loader_offsets
             WHERE consumer_group = {group:String} AND bus_epoch = {epoch:String} AND topic IN {topics:Array(String)}
             GROUP BY topic, partition, min_offset, max_offset
@@ -83,10 +89,10 @@ export async function readPartitionStarts(client: ClickHouseClient, scope: Offse
 
 /** Unfinished ranges down to the newest finished one, which is where storing stands. */
 function startOf(newestFirst: readonly RangeState[]): PartitionStart {
-  const unfinished: OffsetRange[] = [];
+  const unfinished: UnfinishedRange[] = [];
   for (const range of newestFirst) {
     if (Number(range.done) === 1) return { stored: BigInt(range.last), unfinished };
-    unfinished.unshift({ first: BigInt(range.first), last: BigInt(range.last) });
+    unfinished.unshift({ first: BigInt(range.first), last: BigInt(range.last), tokens: new Map(range.tokens), recordedAtUs: BigInt(range.recorded_us) });
   }
   // No finished range in view: storing stands just below the oldest unfinished one.
   return { stored: unfinished[0] ? unfinished[0].first - 1n : -1n, unfinished };

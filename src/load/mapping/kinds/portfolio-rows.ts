@@ -1,4 +1,4 @@
-import { arrayField, flag, integer, numberField, payloadObject, requiredInteger, requiredText, text, timeField, type Payload } from '../fields.ts';
+import { arrayField, flag, integer, MappingError, numberField, payloadObject, requiredInteger, requiredText, text, timeField, type Payload } from '../fields.ts';
 import type { MappedRow } from '../types.ts';
 
 /**
@@ -15,17 +15,53 @@ export interface SnapshotOrigin {
   streamSeq?: string;
 }
 
-/** One position_snapshots row (even for no positions: it says which rows form the snapshot) and a positions row each. */
-export function positionsRows(response: Payload, origin: SnapshotOrigin): MappedRow[] {
+/**
+ * Where a read stands in its chain (capture's `position_chain`, src/capture/position-chain.ts): an
+ * anchor holds every position, a change read only those that changed and the tokens gone.
+ */
+export interface ChainLink {
+  id: string;
+  anchor: boolean;
+  anchorAsOf: number;
+  positionCount: number;
+  removed: string[];
+}
+
+/** The chain link of a portfolio stream payload, if capture put one (a whole read has none). */
+export function chainLink(p: Payload): ChainLink | undefined {
+  const link = p.position_chain;
+  if (link === undefined) return undefined;
+  const chain = payloadObject(link, 'position_chain');
+  const count = chain.position_count;
+  if (typeof chain.anchor !== 'boolean' || typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) {
+    throw new MappingError('position_chain', 'needs anchor (boolean) and position_count (integer ≥ 0)');
+  }
+  const anchorAsOf = timeField(chain, 'anchor_as_of');
+  if (anchorAsOf === undefined) throw new MappingError('position_chain.anchor_as_of', 'is missing', 'invalid_time');
+  return { id: requiredText(chain, 'id'), anchor: chain.anchor, anchorAsOf, positionCount: count, removed: arrayField(chain, 'removed').map(String) };
+}
+
+/**
+ * One position_snapshots row (even for no positions: it says which rows form the snapshot) and a
+ * positions row each — for a change read of a chain, a row per position that changed and one per
+ * token gone (`removed`, no shares).
+ */
+export function positionsRows(response: Payload, origin: SnapshotOrigin, link?: ChainLink): MappedRow[] {
   const asOf = timeField(response, 'as_of') ?? origin.observedAt;
   const positions = arrayField(response, 'positions').map((position, i) => payloadObject(position, `positions[${i}]`));
+  const chain = link?.id ?? '';
+  const changes = positions.length + (link?.removed.length ?? 0);
   const rows: MappedRow[] = [
     {
       table: 'position_snapshots',
       row: {
         account: origin.account,
         as_of: asOf,
-        position_count: positions.length,
+        position_count: link ? link.positionCount : positions.length,
+        anchor: link ? link.anchor : true,
+        change_count: changes,
+        chain,
+        chain_start: link ? link.anchorAsOf : asOf,
         unavailable_exchanges: arrayField(response, 'unavailable_exchanges').map(String),
         stream_id: origin.streamId ?? '',
         stream_seq: origin.streamSeq ?? '',
@@ -33,7 +69,10 @@ export function positionsRows(response: Payload, origin: SnapshotOrigin): Mapped
       },
     },
   ];
-  for (const position of positions) rows.push({ table: 'positions', row: positionRow(position, origin, asOf) });
+  for (const position of positions) rows.push({ table: 'positions', row: { ...positionRow(position, origin, asOf), chain, removed: false } });
+  for (const token of link?.removed ?? []) {
+    rows.push({ table: 'positions', row: { account: origin.account, as_of: asOf, token_id: token, shares_micro: 0, source: origin.source, chain, removed: true } });
+  }
   return rows;
 }
 

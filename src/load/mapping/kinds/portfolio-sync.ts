@@ -2,11 +2,12 @@ import { arrayField, MappingError, objectField, payloadObject, text } from '../f
 import { observedMs } from '../record-times.ts';
 import { streamPayload } from '../stream-payload.ts';
 import type { MappedRow, Mapper } from '../types.ts';
-import { positionsRows, summaryRow, type SnapshotOrigin } from './portfolio-rows.ts';
+import { chainLink, positionsRows, summaryRow, type SnapshotOrigin } from './portfolio-rows.ts';
 
 /**
- * A `portfolio.sync` event of the portfolio stream (§6.4): full positions and summaries each time,
- * so one position snapshot with its positions, and a portfolio_summaries row per exchange.
+ * A `portfolio.sync` event of the portfolio stream (§6.4): one position snapshot with its positions
+ * — all of them for an anchor of capture's chain, only the changes otherwise —, and a
+ * portfolio_summaries row per exchange.
  */
 export const portfolioSyncMapper: Mapper = {
   table: 'position_snapshots',
@@ -21,7 +22,7 @@ export const portfolioSyncMapper: Mapper = {
     };
     const rows: MappedRow[] = [];
     const positions = objectField(p, 'positions');
-    if (positions) rows.push(...positionsRows(positions, origin));
+    if (positions) rows.push(...positionsRows(positions, origin, chainLink(p)));
     const summaries = arrayField(objectField(p, 'summary') ?? {}, 'summaries');
     summaries.forEach((summary, i) => rows.push(summaryRow(payloadObject(summary, `summary.summaries[${i}]`), origin)));
     if (rows.length === 0) throw new MappingError('positions', 'a portfolio.sync event with neither positions nor summaries');

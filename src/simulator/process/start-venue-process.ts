@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Logger } from 'pino';
+import type { Logger } from '../../util/log.ts';
 import { createLogger } from '../../util/log.ts';
 import { SettingError } from '../../util/setting-error.ts';
 import type { FromVenue, ToVenue, VenueProcessOptions } from './protocol.ts';

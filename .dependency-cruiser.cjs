@@ -39,6 +39,11 @@ function layer(part, allowed, why) {
   };
 }
 
+/** `src/simulator/<folder>` does not import the simulator's folders named. */
+function simLayer(folder, forbidden, why) {
+  return { name: `simulator-${folder}-one-way`, comment: why, severity: 'error', from: { path: `^src/simulator/${folder}/` }, to: { path: `^src/simulator/(${forbidden.join('|')})/` } };
+}
+
 /** The npm package `pkg` is imported only from paths matching `where`. */
 function onlyIn(pkg, where, why) {
   return { name: `${pkg.replace(/\W/g, '')}-only-in-${where.replace(/\W/g, '')}`, comment: why, severity: 'error', from: { pathNot: where }, to: { path: `node_modules/${pkg}/` } };
@@ -101,11 +106,19 @@ module.exports = {
     },
     {
       name: 'no-circular',
-      comment: 'no file cycles (the simulator is restructured on its own; see docs/layout.md).',
+      comment: 'no file cycles.',
       severity: 'error',
-      from: { pathNot: '^src/simulator/' },
+      from: {},
       to: { circular: true },
     },
+    // Inside the simulator, its folders depend one way (docs/layout.md, "The simulator's folders").
+    simLayer('catalogue', ['accounts', 'engine', 'lifecycle', 'traders', 'wire', 'access', 'streams', 'faults', 'http', 'ground-truth', 'state', 'process'], 'the catalogue is what is listed; it knows no account or order.'),
+    simLayer('accounts', ['engine', 'lifecycle', 'traders', 'wire', 'access', 'streams', 'faults', 'http', 'ground-truth', 'state', 'process'], 'accounts hold balances and positions; the exchange moves them, never the other way.'),
+    simLayer('engine', ['lifecycle', 'traders', 'wire', 'access', 'streams', 'faults', 'http', 'ground-truth', 'state', 'process'], 'the exchange matches and settles; who trades and how it is shown are above it.'),
+    simLayer('wire', ['lifecycle', 'traders', 'access', 'streams', 'faults', 'http', 'ground-truth', 'state', 'process'], 'the wire forms REST and streams share: they use it, it uses neither.'),
+    simLayer('access', ['engine', 'lifecycle', 'traders', 'wire', 'streams', 'faults', 'http', 'ground-truth', 'state', 'process'], 'tokens and rate limits, shared by REST and streams.'),
+    simLayer('streams', ['http', 'faults', 'ground-truth', 'state', 'process'], 'the streams do not know the REST server, which hands them upgrades.'),
+    simLayer('faults', ['http', 'ground-truth', 'state', 'process'], 'faults act on streams and are read by the REST server: one way.'),
     onlyIn('kafkajs', '^src/bus/', 'kafkajs is unmaintained: it stays behind the Bus interface (DEVELOPERS.md).'),
     onlyIn('(chdb|lz4-wasm-nodejs)', '^src/warehouse/', 'chDB is one of two warehouses: everything else goes through the warehouse part.'),
     onlyIn('@temporalio', '^(workflows|src/cli)/', 'the sync jobs are plain functions; Temporal is one of their two schedulers.'),

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isTerminal } from '../src/simulator/engine/types.ts';
+import { isTerminal } from '../src/simulator/orders.ts';
 import { ManualClock, type SimulatorHandle } from '../src/simulator/index.ts';
 import { Venue } from '../src/simulator/venue.ts';
 import { api, quietSimulator, unbackedEscrow, unbalancedAccounts, venueImbalanceMicro } from './simulator-helpers.ts';

@@ -1,4 +1,4 @@
-import { accountTotals } from '../src/simulator/accounts/valuation.ts';
+import { accountTotals } from '../src/simulator/engine/valuation.ts';
 import type { SimMarket } from '../src/simulator/catalogue/types.ts';
 import { ManualClock, startSimulator, type SimulatorHandle, type SimulatorOptions, type Venue } from '../src/simulator/index.ts';
 

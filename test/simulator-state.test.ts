@@ -2,7 +2,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isTerminal } from '../src/simulator/engine/types.ts';
+import { isTerminal } from '../src/simulator/orders.ts';
 import { decodeState, encodeState } from '../src/simulator/state/codec.ts';
 import { ManualClock, SEQUENCE_SPAN, startSimulator, type SimulatorHandle, type SimulatorOptions, type Venue } from '../src/simulator/index.ts';
 import { api, quietSimulator, settle, tradingSimulator, unbalancedAccounts, venueImbalanceMicro } from './simulator-helpers.ts';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { isReported } from '../src/simulator/engine/types.ts';
-import { renderActivity } from '../src/simulator/http/render/portfolio.ts';
-import { renderFill, renderOrder } from '../src/simulator/http/render/order.ts';
+import { isReported } from '../src/simulator/orders.ts';
+import { renderActivity } from '../src/simulator/wire/render/portfolio.ts';
+import { renderFill, renderOrder } from '../src/simulator/wire/render/order.ts';
 import { runSyncJob } from '../src/sync/run-job.ts';
 import { asWire, harness, latestBy, type Harness } from './sync-fixtures.ts';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PlaceRequest } from '../src/simulator/engine/place-request.ts';
-import { isReported } from '../src/simulator/engine/types.ts';
+import { isReported } from '../src/simulator/orders.ts';
 import { runSyncJob } from '../src/sync/run-job.ts';
 import { ProvisionalSince } from '../src/sync/settling.ts';
 import { harness, latestBy, type Harness } from './sync-fixtures.ts';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExchangeUnavailableError, PermissionError } from '../src/api/errors.ts';
-import { counterpartOf, openPositions, renderPosition, renderSummary } from '../src/simulator/http/render/portfolio.ts';
+import { counterpartOf, openPositions, renderPosition, renderSummary } from '../src/simulator/wire/render/portfolio.ts';
 import { classifyFailure } from '../src/sync/failure.ts';
 import { positionOf, type Checkpoint } from '../src/sync/checkpoint.ts';
 import { runSyncJob } from '../src/sync/run-job.ts';

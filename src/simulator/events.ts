@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { SimFill, SimOrder } from './engine/types.ts';
+import type { SimFill, SimOrder } from './orders.ts';
 
 /**
  * What happens inside the venue, as it happens. The REST part does not need these; the streams,

@@ -8,7 +8,7 @@ import { FaultProfile } from './faults/profile.ts';
 import { GroundTruthRecorder } from './ground-truth/recorder.ts';
 import { createVenueServer } from './http/server.ts';
 import { resolveDeployment, resolveLifecycle, resolveStreams, type SimulatorOptions } from './options.ts';
-import { RateLimitTally, type RateLimitCounts } from './http/limits/rate-limit-tally.ts';
+import { RateLimitTally, type RateLimitCounts } from './access/limits/rate-limit-tally.ts';
 import { VenueStateFile, type SavedVenue } from './state/state-file.ts';
 import { StreamServer } from './streams/stream-server.ts';
 import { Venue, type Credentials } from './venue.ts';

@@ -1,4 +1,4 @@
-import type { SimFill, SimOrder } from '../engine/types.ts';
+import type { SimFill, SimOrder } from '../orders.ts';
 
 export type RateTier = 'authenticated' | 'higher';
 

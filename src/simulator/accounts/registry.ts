@@ -1,5 +1,5 @@
 import type { Prng } from '../prng.ts';
-import type { SimOrder } from '../engine/types.ts';
+import type { SimOrder } from '../orders.ts';
 import { Account, type AccountState } from './account.ts';
 
 /** Scopes of §5.2 plus the ones this simulator names for rows the interface leaves "not shown" (README). */

@@ -1,6 +1,6 @@
 import { MICRO, notionalFloor } from '../money.ts';
 import { takerFee, type FeeSchedule } from './fees.ts';
-import type { SimOrder } from './types.ts';
+import type { SimOrder } from '../orders.ts';
 
 /**
  * How much more an incoming order may take: shares for limit orders and market sells, collateral

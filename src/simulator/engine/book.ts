@@ -1,5 +1,5 @@
 import type { BookLevel } from '../events.ts';
-import { remainingShares, type SimOrder } from './types.ts';
+import { remainingShares, type SimOrder } from '../orders.ts';
 
 /**
  * One binary market's order book, kept as a single ladder in outcome-0 prices (§1.2).

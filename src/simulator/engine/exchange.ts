@@ -14,7 +14,7 @@ import { MarketBook, toOutcomePrice } from './book.ts';
 import type { FeeSchedule } from './fees.ts';
 import type { OrderLimits, PlaceRequest } from './place-request.ts';
 import { settleMatch, type Match, type SettleContext } from './settle.ts';
-import { isTerminal, remainingShares, type SimFill, type SimOrder } from './types.ts';
+import { isTerminal, remainingShares, type SimFill, type SimOrder } from '../orders.ts';
 import { reservationFor, validatePlacement } from './validate.ts';
 import { VenueLedger } from './venue-ledger.ts';
 import { canFillCompletely, crosses, limitTick, oppositeSide, wouldCross } from './walk.ts';

@@ -1,4 +1,4 @@
-import type { OrderType, Side, TimeInForce } from './types.ts';
+import type { OrderType, Side, TimeInForce } from '../orders.ts';
 
 /** An order placement as the engine receives it (§2.1 request fields), already type-checked. */
 export interface PlaceRequest {

@@ -4,7 +4,7 @@ import { notionalFloor } from '../money.ts';
 import type { Prng } from '../prng.ts';
 import { toOutcomePrice } from './book.ts';
 import { makerRebate, takerFee, type FeeSchedule } from './fees.ts';
-import type { FillKind, SimFill, SimOrder } from './types.ts';
+import type { FillKind, SimFill, SimOrder } from '../orders.ts';
 import type { VenueLedger } from './venue-ledger.ts';
 
 export interface SettleContext {

@@ -1,7 +1,7 @@
 import type { FeeSchedule } from './fees.ts';
 import { TakerAllowance } from './allowance.ts';
 import { ladderSideOf, toOutcomePrice, type Level, type MarketBook } from './book.ts';
-import { remainingShares, type SimOrder } from './types.ts';
+import { remainingShares, type SimOrder } from '../orders.ts';
 
 /** The taker's limit as an outcome-0 tick, or undefined for a market order. */
 export function limitTick(book: MarketBook, order: SimOrder): number | undefined {

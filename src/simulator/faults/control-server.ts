@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { StreamServer } from '../streams/stream-server.ts';
 import { FaultSpecError, parseFaultSpec } from './fault-spec.ts';
 import { faultJson, type Faults } from './faults.ts';
-import type { RateLimitTally } from '../http/limits/rate-limit-tally.ts';
+import type { RateLimitTally } from '../access/limits/rate-limit-tally.ts';
 
 export interface ControlServer {
   url: string;

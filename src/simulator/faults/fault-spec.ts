@@ -101,3 +101,13 @@ export function durationOf(spec: FaultSpec): number {
 export function isRestFault(kind: FaultKind): kind is RestFaultKind {
   return (REST_FAULTS as readonly string[]).includes(kind);
 }
+
+/** One injected fault: what, where it hit, from when to when. */
+export interface FaultRecord {
+  id: string;
+  spec: FaultSpec;
+  startMs: number;
+  endMs: number;
+  /** What it hit: the endpoint and connections (with their subjects) of a stream fault, the paths of a REST one. */
+  scope: Record<string, unknown>;
+}

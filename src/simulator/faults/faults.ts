@@ -2,19 +2,11 @@ import type { Clock } from '../clock.ts';
 import { closureAgenda } from '../lifecycle/agenda.ts';
 import type { Prng } from '../prng.ts';
 import type { StreamServer } from '../streams/stream-server.ts';
-import { durationOf, isRestFault, parseFaultSpec, type FaultSpec } from './fault-spec.ts';
+import { durationOf, isRestFault, parseFaultSpec, type FaultRecord, type FaultSpec } from './fault-spec.ts';
 import { RestFaults } from './rest-faults.ts';
 import { applyStreamFault, targets } from './stream-faults.ts';
 
-/** One injected fault: what, where it hit, from when to when. */
-export interface FaultRecord {
-  id: string;
-  spec: FaultSpec;
-  startMs: number;
-  endMs: number;
-  /** What it hit: the endpoint and connections (with their subjects) of a stream fault, the paths of a REST one. */
-  scope: Record<string, unknown>;
-}
+export type { FaultRecord };
 
 /** A record in the ground truth's and the control endpoint's form. */
 export function faultJson(f: FaultRecord): Record<string, unknown> {

@@ -1,6 +1,6 @@
 import type { Prng } from '../prng.ts';
 import { Rejection, type Recovery } from '../problems.ts';
-import type { FaultRecord } from './faults.ts';
+import type { FaultRecord } from './fault-spec.ts';
 
 /** What the REST server asks while it serves a request; see http/server.ts. */
 export interface RestFaultHooks {

@@ -1,10 +1,10 @@
-import { accountTotals } from '../accounts/valuation.ts';
+import { accountTotals } from '../engine/valuation.ts';
 import { isoTime } from '../clock.ts';
 import type { BookLevel } from '../events.ts';
 import type { FaultRecord, Faults } from '../faults/faults.ts';
 import { faultJson } from '../faults/faults.ts';
-import { toJson } from '../http/json.ts';
-import { renderFill } from '../http/render/order.ts';
+import { toJson } from '../wire/json.ts';
+import { renderFill } from '../wire/render/order.ts';
 import type { BookFeed } from '../streams/book-feed.ts';
 import { statusRecord } from '../streams/wire.ts';
 import type { Venue } from '../venue.ts';

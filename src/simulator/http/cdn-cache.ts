@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toJson } from './json.ts';
+import { toJson } from '../wire/json.ts';
 
 /**
  * §8.4 "Responses served from the CDN cache spend no budget": the public catalogue's GETs without

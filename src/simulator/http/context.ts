@@ -3,8 +3,10 @@ import type { Account } from '../accounts/account.ts';
 import type { AccessToken, Scope } from '../accounts/registry.ts';
 import type { RestFaultHooks } from '../faults/rest-faults.ts';
 import type { Venue } from '../venue.ts';
-import type { BucketName } from './limits/account-limits.ts';
-import type { DeploymentConfig } from './deployment.ts';
+import type { BucketName } from '../access/limits/account-limits.ts';
+import type { DeploymentConfig, FeatureName } from './deployment.ts';
+
+export type { FeatureName };
 
 export interface Reply {
   status: number;
@@ -29,7 +31,6 @@ export interface RequestContext {
   token: AccessToken | undefined;
 }
 
-export type FeatureName = 'signed_orders' | 'account_batches' | 'withdrawals' | 'lp_incentives' | 'token_management';
 
 export interface RouteSpec {
   method: 'GET' | 'POST' | 'DELETE';

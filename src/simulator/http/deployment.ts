@@ -1,4 +1,5 @@
-import type { FeatureName } from './context.ts';
+/** A part of the interface a deployment may leave out: not routed (404) or routed but unconfigured (503). */
+export type FeatureName = 'signed_orders' | 'account_batches' | 'withdrawals' | 'lp_incentives' | 'token_management';
 
 /** How a feature shows when it is off: not routed at all (404) or routed but unconfigured (503). */
 export type FeatureMode = 'on' | 'absent' | 'unconfigured';

@@ -1,5 +1,5 @@
 import type { PlaceRequest } from '../engine/place-request.ts';
-import type { OrderType, Side, TimeInForce } from '../engine/types.ts';
+import type { OrderType, Side, TimeInForce } from '../orders.ts';
 import { validationFailed, type FieldError } from '../problems.ts';
 
 /** Type checks of an order placement body (§2.1 fields, plus the market-buy budget; README). */

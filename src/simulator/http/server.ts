@@ -4,14 +4,14 @@ import type { Duplex } from 'node:stream';
 import { createLogger } from '../../util/log.ts';
 import { Rejection } from '../problems.ts';
 import type { Venue } from '../venue.ts';
-import { authenticateAccessToken, authenticateIdentity, requireScope } from './auth.ts';
+import { authenticateAccessToken, authenticateIdentity, requireScope } from '../access/auth.ts';
 import { parseJsonBody, readBody } from './body.ts';
 import type { RequestContext, RouteSpec } from './context.ts';
 import type { DeploymentConfig } from './deployment.ts';
-import { sendJson } from './json.ts';
-import { AccountLimiter } from './limits/account-limits.ts';
-import { EdgeLimiter, IpLimiter } from './limits/ip-limits.ts';
-import { sendEdgeRateLimited, sendProblem } from './problem.ts';
+import { sendJson } from '../wire/json.ts';
+import { AccountLimiter } from '../access/limits/account-limits.ts';
+import { EdgeLimiter, IpLimiter } from '../access/limits/ip-limits.ts';
+import { sendEdgeRateLimited, sendProblem } from '../wire/problem.ts';
 import { Router } from './router.ts';
 import { CdnCache } from './cdn-cache.ts';
 import { batchRoutes } from './routes/batches.ts';
@@ -22,7 +22,7 @@ import { portfolioRoutes } from './routes/portfolio.ts';
 import { RETIRED_PATHS, tokenRoutes } from './routes/tokens.ts';
 import type { RestFaultHooks } from '../faults/rest-faults.ts';
 import { rateLimitedRefusal, refuseUpgrade } from '../streams/refusal.ts';
-import { RateLimitTally } from './limits/rate-limit-tally.ts';
+import { RateLimitTally } from '../access/limits/rate-limit-tally.ts';
 
 const log = createLogger('simulator.http');
 

@@ -2,7 +2,7 @@ import type { WebSocket } from 'ws';
 import type { Account } from '../accounts/account.ts';
 import type { AccessToken } from '../accounts/registry.ts';
 import type { AccountEvent } from '../events.ts';
-import { toJson } from '../http/json.ts';
+import { toJson } from '../wire/json.ts';
 import type { Venue } from '../venue.ts';
 import { parseClientMessage } from './client-message.ts';
 import { frameTail } from './envelope.ts';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Account } from '../accounts/account.ts';
-import { toJson } from '../http/json.ts';
-import { counterpartOf, openPositions, renderPosition, renderSummary } from '../http/render/portfolio.ts';
+import { toJson } from '../wire/json.ts';
+import { counterpartOf, openPositions, renderPosition, renderSummary } from '../wire/render/portfolio.ts';
 import type { Venue } from '../venue.ts';
 import { openConnection, type StreamSettings } from './connection.ts';
 import { SseConnection } from './sse-connection.ts';

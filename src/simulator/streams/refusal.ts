@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { toJson } from '../http/json.ts';
-import { edgeRateLimitedBody, problemBody } from '../http/problem.ts';
+import { toJson } from '../wire/json.ts';
+import { edgeRateLimitedBody, problemBody } from '../wire/problem.ts';
 import type { Rejection } from '../problems.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { Account } from '../accounts/account.ts';
 import type { SimMarket } from '../catalogue/types.ts';
 import type { Exchange } from '../engine/exchange.ts';
-import { isTerminal, type SimOrder } from '../engine/types.ts';
+import { isTerminal, type SimOrder } from '../orders.ts';
 import type { Prng } from '../prng.ts';
 import { onTick, type FairValue } from './fair-value.ts';
 import { heldIds, restoreHeldOrders, tryPlace, type HeldOrders, type OrderLookup, type TraderStats } from './place.ts';

@@ -1,6 +1,6 @@
 import type { Exchange } from '../engine/exchange.ts';
 import type { PlaceRequest } from '../engine/place-request.ts';
-import type { SimOrder } from '../engine/types.ts';
+import type { SimOrder } from '../orders.ts';
 import { Rejection } from '../problems.ts';
 
 /** Counters a run can be checked with. */

@@ -1,5 +1,5 @@
 import { isoTime } from '../../clock.ts';
-import type { AccountBatch, BatchOp } from '../../accounts/batches.ts';
+import type { AccountBatch, BatchOp } from '../../engine/batches.ts';
 import { Rejection, validationFailed, type FieldError } from '../../problems.ts';
 import { BodyReader } from '../body-reader.ts';
 import { requireAccount, type RequestContext, type Reply, type RouteSpec } from '../context.ts';

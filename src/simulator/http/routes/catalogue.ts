@@ -5,7 +5,7 @@ import { fingerprint } from '../cursor.ts';
 import { listPage } from '../list-page.ts';
 import { ListingIndex, matchingEvents, sortKeyOf, type EventsFilter } from '../events-query.ts';
 import { QueryReader } from '../query.ts';
-import { renderEventDetail, renderEventListItem } from '../render/event.ts';
+import { renderEventDetail, renderEventListItem } from '../../wire/render/event.ts';
 
 const indexes = new WeakMap<object, ListingIndex>();
 

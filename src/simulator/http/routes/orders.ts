@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isoTime } from '../../clock.ts';
-import { asReported, isReported, isTerminal, type OrderStatus, type SimOrder } from '../../engine/types.ts';
+import { asReported, isReported, isTerminal, type OrderStatus, type SimOrder } from '../../orders.ts';
 import { reportedFills } from '../../misreport.ts';
 import { Rejection, validationFailed } from '../../problems.ts';
 import { requireAccount, type RequestContext, type Reply, type RouteSpec } from '../context.ts';
@@ -8,7 +8,7 @@ import { BodyReader } from '../body-reader.ts';
 import { fingerprint } from '../cursor.ts';
 import { listPage } from '../list-page.ts';
 import { parsePlaceBody } from '../place-body.ts';
-import { renderFill, renderOrder } from '../render/order.ts';
+import { renderFill, renderOrder } from '../../wire/render/order.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_SIGNED_BATCH = 32;

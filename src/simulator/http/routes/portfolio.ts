@@ -1,7 +1,7 @@
-import { CHAIN_ID } from '../../accounts/pnl-marks.ts';
+import { CHAIN_ID } from '../../engine/pnl-marks.ts';
 import type { Activity } from '../../accounts/account.ts';
 import { isoTime } from '../../clock.ts';
-import { isReported, isTerminal } from '../../engine/types.ts';
+import { isReported, isTerminal } from '../../orders.ts';
 import { reportedFills, reportedPnlBucket, reportedPosition } from '../../misreport.ts';
 import type { Prng } from '../../prng.ts';
 import { Rejection } from '../../problems.ts';
@@ -10,9 +10,9 @@ import { BodyReader } from '../body-reader.ts';
 import { fingerprint } from '../cursor.ts';
 import { listPage } from '../list-page.ts';
 import { QueryReader } from '../query.ts';
-import { lookupMaps } from '../render/lookups.ts';
-import { renderFill, renderOrder } from '../render/order.ts';
-import { counterpartOf, openPositions, renderActivity, renderPosition, renderSummary } from '../render/portfolio.ts';
+import { lookupMaps } from '../../wire/render/lookups.ts';
+import { renderFill, renderOrder } from '../../wire/render/order.ts';
+import { counterpartOf, openPositions, renderActivity, renderPosition, renderSummary } from '../../wire/render/portfolio.ts';
 
 const asOf = (ctx: RequestContext): string => isoTime(ctx.nowMs);
 

@@ -1,7 +1,7 @@
 import { isoTime } from '../../clock.ts';
 import { ALL_SCOPES, type Scope } from '../../accounts/registry.ts';
 import { Rejection, validationFailed } from '../../problems.ts';
-import { authenticateIdentity } from '../auth.ts';
+import { authenticateIdentity } from '../../access/auth.ts';
 import { BodyReader } from '../body-reader.ts';
 import type { RequestContext, Reply, RouteSpec } from '../context.ts';
 

@@ -1,7 +1,7 @@
 import type { Catalogue } from '../catalogue/catalogue.ts';
-import type { Exchange } from '../engine/exchange.ts';
+import type { Exchange } from './exchange.ts';
 import { notionalFloor } from '../money.ts';
-import type { Account, Position } from './account.ts';
+import type { Account, Position } from '../accounts/account.ts';
 
 export interface PositionValue {
   markMicro: bigint;

@@ -1,5 +1,5 @@
 import { isoTime } from '../../clock.ts';
-import { asReported, isTerminal, type SimFill, type SimOrder } from '../../engine/types.ts';
+import { asReported, isTerminal, type SimFill, type SimOrder } from '../../orders.ts';
 
 const iso = (ms: number | undefined): string | undefined => (ms === undefined ? undefined : isoTime(ms));
 

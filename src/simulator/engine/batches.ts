@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Catalogue } from '../catalogue/catalogue.ts';
-import type { VenueLedger } from '../engine/venue-ledger.ts';
-import type { Failure } from '../engine/types.ts';
+import type { VenueLedger } from './venue-ledger.ts';
+import type { Failure } from '../orders.ts';
 import type { VenueEvents } from '../events.ts';
 import { Rejection, codeInfo, type ProblemCode } from '../problems.ts';
-import type { Account } from './account.ts';
-import type { ActivityLog } from './activity-log.ts';
-import { buyShares, sellShares } from './ledger.ts';
+import type { Account } from '../accounts/account.ts';
+import type { ActivityLog } from '../accounts/activity-log.ts';
+import { buyShares, sellShares } from '../accounts/ledger.ts';
 
 export interface BatchOp {
   kind: 'SPLIT' | 'MERGE';

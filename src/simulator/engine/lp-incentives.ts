@@ -1,9 +1,9 @@
 import type { Catalogue } from '../catalogue/catalogue.ts';
-import type { Exchange } from '../engine/exchange.ts';
+import type { Exchange } from './exchange.ts';
 import type { VenueEvents } from '../events.ts';
-import { remainingShares } from '../engine/types.ts';
-import { creditLpIncentive } from './ledger.ts';
-import type { AccountRegistry } from './registry.ts';
+import { remainingShares } from '../orders.ts';
+import { creditLpIncentive } from '../accounts/ledger.ts';
+import type { AccountRegistry } from '../accounts/registry.ts';
 
 const DAY_MS = 86_400_000;
 

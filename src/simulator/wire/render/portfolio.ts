@@ -1,7 +1,7 @@
 import type { Account, Activity, Position } from '../../accounts/account.ts';
-import { accountTotals, valuePosition } from '../../accounts/valuation.ts';
+import { accountTotals, valuePosition } from '../../engine/valuation.ts';
 import { isoTime } from '../../clock.ts';
-import { asReported } from '../../engine/types.ts';
+import { asReported } from '../../orders.ts';
 import type { Venue } from '../../venue.ts';
 import { averageFillPriceMicro } from './order.ts';
 

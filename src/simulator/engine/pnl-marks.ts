@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Catalogue } from '../catalogue/catalogue.ts';
-import type { Exchange } from '../engine/exchange.ts';
+import type { Exchange } from './exchange.ts';
 import type { Prng } from '../prng.ts';
-import type { AccountRegistry } from './registry.ts';
+import type { AccountRegistry } from '../accounts/registry.ts';
 import { accountTotals } from './valuation.ts';
 
 /** One settled-PnL bucket (§2.5): a mark of the account's custody at a block. */

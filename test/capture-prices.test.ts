@@ -7,7 +7,7 @@ import { parsePriceEvent, pricePayload } from '../src/capture/price-streams.ts';
 import { isFrameProblem } from '../src/capture/frame.ts';
 import { startLoaders } from '../src/load/index.ts';
 import { createLogger } from '../src/util/log.ts';
-import { SMALL_CATALOGUE, steppedRun, type SteppedRun } from './capture-helpers.ts';
+import { SMALL_CATALOGUE, steppedRun, steppedVenue, type SteppedRun } from './capture-helpers.ts';
 import { migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixtures.ts';
 
 /**
@@ -30,21 +30,33 @@ afterAll(async () => {
 interface PriceRun {
   run: SteppedRun;
   topics: TopicCatalogue;
+  /** What `before` set up against the venue, let go. */
+  venue: { release(): void };
   /** Stops the loaders once they have everything (they drain the embedded bus first). */
   load(): Promise<void>;
 }
 
 /** Capture of the price feeds only, against a simulator that serves them (or not), on its own topics, loaded into chDB. */
-async function priceRun(prefix: string, served: boolean, capture: Record<string, unknown> = {}): Promise<PriceRun> {
+async function priceRun(
+  prefix: string,
+  served: 'on' | 'unconfigured' | 'absent',
+  capture: Record<string, unknown> = {},
+  streams: Record<string, unknown> = {},
+  /** Done against the venue before capture starts; returns how to undo it. */
+  before: (url: string) => Promise<() => void> = async () => () => undefined,
+): Promise<PriceRun> {
   const topics = createTopicCatalogue(prefix);
   const bus = new EmbeddedBus({ topics: topics.topics });
   // The loaders' group first: the embedded bus keeps a record only for the groups it knows.
   const loaders = await startLoaders({ bus, warehouse: w.warehouse, group: `${prefix}-load`, topics: topics.topics.map((t) => t.name), batch: { maxDelayMs: 20 }, log });
-  const simulator = { seed: 11, rate: 1, venue: { catalogue: SMALL_CATALOGUE }, streams: { priceStreams: served ? ('on' as const) : ('unconfigured' as const) } };
-  const run = await steppedRun({ bus, topics, simulator, capture: { streams: PRICE_ONLY, ...capture } });
+  const simulator = { seed: 11, rate: 1, venue: { catalogue: SMALL_CATALOGUE }, streams: { priceStreams: served, ...streams } };
+  const venue = await steppedVenue({ simulator });
+  const release = await before(venue.sim.url);
+  const run = await steppedRun({ bus, topics, venue, capture: { streams: PRICE_ONLY, ...capture } });
   return {
     run,
     topics,
+    venue: { release },
     async load() {
       expect(await loaders.stop()).toEqual({ unstoredRecords: 0 });
       await bus.close();
@@ -52,17 +64,20 @@ async function priceRun(prefix: string, served: boolean, capture: Record<string,
   };
 }
 
-/** The price as micro-units, read from the venue's decimal text by hand (not by capture's reader). */
-function microOf(text: string): bigint {
+/** `micro` is the venue's decimal text in micro-units, to within half a micro-unit (read by hand, not by capture's reader). */
+function withinHalfMicro(micro: bigint, text: string): boolean {
   const [whole, fraction = ''] = text.split('.');
-  return BigInt(whole!) * 1_000_000n + BigInt(fraction.padEnd(6, '0'));
+  const scale = 10n ** BigInt(Math.max(6, fraction.length));
+  const exact = BigInt(whole! + fraction.padEnd(Math.max(6, fraction.length), '0'));
+  const diff = micro * (scale / 1_000_000n) - exact;
+  return (diff < 0n ? -diff : diff) * 2n <= scale / 1_000_000n;
 }
 
 const payloads = (records: readonly ReceivedRecord[], kind: ReceivedRecord['kind']): Payload[] => records.filter((r) => r.kind === kind).map((r) => r.payload as Payload);
 
 describe('price feeds', () => {
   it('both feeds land in their tables as micro-units; a drop and a silence are gaps; capture re-connects and goes on', async () => {
-    const { run, topics, load } = await priceRun('pr1', true);
+    const { run, topics, load } = await priceRun('pr1', 'on');
     await run.run(5_000);
     const droppedAt = run.sim.venue.options.clock.now();
     run.sim.faults.inject({ kind: 'drop_connection', endpoint: 'prices' });
@@ -82,9 +97,11 @@ describe('price feeds', () => {
       expect(new Set(stored.map((r) => r.symbol))).toEqual(new Set(['BTC', 'ETH']));
       expect(stored.length).toBeGreaterThan(20);
       for (const r of stored) {
-        expect(BigInt(r.price_micro)).toBe(microOf(r.price_text));
+        expect(withinHalfMicro(BigInt(r.price_micro), r.price_text), `${r.price_micro} for ${r.price_text}`).toBe(true);
         expect(r.source).toBe(source);
       }
+      // The feed's own precision is kept in price_text: the oracle writes 8 decimals, the service 2.
+      expect(stored.every((r) => r.price_text.split('.')[1]!.length === (source === 'SERVICE' ? 2 : 8))).toBe(true);
       expect(new Set(stored.map((r) => `${r.connection_id}|${r.event_id}`)).size).toBe(stored.length);
       expect(stored.length).toBe(payloads(run.records, table === 'prices' ? 'price' : 'oracle_pro_price').length);
     }
@@ -120,7 +137,7 @@ describe('price feeds', () => {
   });
 
   it('a deployment without price feeds: endpoint_not_offered gaps from each check to the next and to the stop, asked again later, no crash', async () => {
-    const { run, topics, load } = await priceRun('pr2', false, { notOfferedRetryMs: 10_000 });
+    const { run, topics, load } = await priceRun('pr2', 'unconfigured', { notOfferedRetryMs: 10_000 });
     await run.run(2_000);
     const checkedAt = run.sim.venue.options.clock.now();
     expect(run.capture.stats().unavailableStreams.sort()).toEqual(['oracle_pro', 'prices']);
@@ -139,13 +156,45 @@ describe('price feeds', () => {
       const mine = gaps.filter((g) => g.stream === stream);
       // The first check (a gap of no length), the second one 10 s later, and the stop.
       expect(mine).toHaveLength(3);
-      for (const g of mine) expect(g).toMatchObject({ reason: 'endpoint_not_offered', recovery: 'none' });
-      expect(mine[0]!.detail).toContain('503 price_stream_not_configured');
+      for (const g of mine) expect(g).toMatchObject({ reason: 'endpoint_not_offered', recovery: 'none', detail: expect.stringContaining('503 price_stream_not_configured') });
       expect(mine[0]!.start_ms).toBe(mine[0]!.end_ms);
       expect(Number(mine[0]!.end_ms)).toBeLessThanOrEqual(checkedAt);
       for (let i = 1; i < mine.length; i++) expect(mine[i]!.start_ms).toBe(mine[i - 1]!.end_ms);
       expect(Number(mine.at(-1)!.end_ms)).toBe(stoppedAt);
     }
+  });
+
+  it('a deployment that routes no price feed (404 route_not_found) is recorded the same way', async () => {
+    const { run, topics, load } = await priceRun('pr3', 'absent');
+    await run.run(1_000);
+    expect(run.capture.stats().unavailableStreams.sort()).toEqual(['oracle_pro', 'prices']);
+    await run.stop();
+    await load();
+    const gaps = await rows<{ stream: string; detail: string }>(w.warehouse.client, `SELECT stream, detail FROM tapehouse.capture_gaps WHERE _topic LIKE '${topics.prefix}.%' AND reason = 'endpoint_not_offered' ORDER BY stream, gap_start, gap_end`);
+    expect(gaps.map((g) => g.stream)).toEqual(['oracle_pro', 'oracle_pro', 'prices', 'prices']);
+    for (const g of gaps) expect(g.detail).toContain('404 route_not_found');
+  });
+
+  it('the shared symbol budget spent (503 price_stream_capacity_exceeded) is waited out with backoff, not taken for a feed not offered', async () => {
+    // Room for 4 symbols; another client holds 2 of them: one feed fits, the other waits until that client goes.
+    const { run, topics, load, venue } = await priceRun('pr4', 'on', {}, { priceSymbolCapacity: 4 }, async (url) => {
+      const other = new AbortController();
+      const response = await fetch(`${url}/api/v1/prices/stream?symbols=BTC,ETH`, { signal: other.signal });
+      expect(response.status).toBe(200);
+      return () => other.abort();
+    });
+    await run.run(5_000);
+    const stats = run.capture.stats();
+    expect(stats.unavailableStreams).toEqual([]);
+    expect(stats.counters.failedAttempts).toBeGreaterThan(1);
+    expect(Object.keys(stats.framesByStream)).toHaveLength(1);
+    venue.release();
+    await run.run(35_000, 1_000);
+    await run.stop();
+    await load();
+    expect(Object.keys(run.capture.stats().framesByStream).sort()).toEqual(['oracle_pro', 'prices']);
+    const notOffered = await rows(w.warehouse.client, `SELECT * FROM tapehouse.capture_gaps WHERE _topic LIKE '${topics.prefix}.%' AND reason = 'endpoint_not_offered'`);
+    expect(notOffered).toEqual([]);
   });
 });
 

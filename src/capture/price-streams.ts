@@ -109,7 +109,7 @@ export class PriceCapture extends StreamHolder {
 
   /** Stops; a feed still not offered gets its last gap, up to now. */
   override async stop(): Promise<void> {
-    if (this.#unavailable) this.#notOfferedGap('capture stopped');
+    if (this.#unavailable) this.#notOfferedGap(`${this.#unavailable.detail}; capture stopped`);
     await super.stop();
   }
 

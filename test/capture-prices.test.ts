@@ -85,6 +85,10 @@ describe('price feeds', () => {
     const silentAt = run.sim.venue.options.clock.now();
     run.sim.faults.inject({ kind: 'silence', endpoint: 'oracle_pro', duration_ms: 3_000 });
     await run.run(6_000);
+    // What the venue may also send: a broken event (a data-quality row with its text), events with unknown fields (kept).
+    run.sim.faults.inject({ kind: 'malformed_frames', endpoint: 'prices', variant: 'invalid_json' });
+    run.sim.faults.inject({ kind: 'malformed_frames', endpoint: 'prices', variant: 'unknown_fields', count: 2 });
+    await run.run(2_000);
     await run.stop();
     expect(run.capture.stats().unavailableStreams).toEqual([]);
     await load();
@@ -105,6 +109,12 @@ describe('price feeds', () => {
       expect(new Set(stored.map((r) => `${r.connection_id}|${r.event_id}`)).size).toBe(stored.length);
       expect(stored.length).toBe(payloads(run.records, table === 'prices' ? 'price' : 'oracle_pro_price').length);
     }
+
+    const quality = await rows<{ stream: string; problem: string; raw: string }>(client, `SELECT stream, problem, _raw AS raw FROM tapehouse.data_quality WHERE ${where}`);
+    expect(quality.map((q) => [q.stream, q.problem])).toEqual([['prices', 'invalid_json']]);
+    expect(quality[0]!.raw.length).toBeGreaterThan(0);
+    const unknown = await rows<{ n: string }>(client, `SELECT toString(count()) AS n FROM tapehouse.prices WHERE ${where} AND position(_raw, 'x_venue_hint') > 0`);
+    expect(Number(unknown[0]!.n)).toBeGreaterThanOrEqual(1);
 
     const gaps = await rows<{ stream: string; reason: string; recovery: string; start_ms: string; end_ms: string }>(
       client,

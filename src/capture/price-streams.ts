@@ -208,7 +208,8 @@ export function pricePayload(parsed: ParsedFrame, eventId: string | undefined): 
   const price = priceMicro(data);
   if (typeof price === 'string') return price;
   const payload: PricePayload = { ...(data as PricePayload), symbol, price_micro: price.micro, price_text: price.text };
-  if (parsed.ts !== null) payload.observed_at = parsed.ts;
+  // The event's own observed_at stays as sent; an event with only `ts` gets it under that name.
+  if (parsed.ts !== null && data.observed_at === undefined) payload.observed_at = parsed.ts;
   if (eventId !== undefined) payload.event_id = eventId;
   return payload;
 }

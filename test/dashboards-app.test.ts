@@ -76,7 +76,7 @@ describe('the viewer mounted on a host server', () => {
   it('runs every panel of a dashboard for a time range and returns each one frames', async () => {
     const { status, body } = await data('tapehouse-markets', RANGE);
     expect(status).toBe(200);
-    expect(Object.keys(body.panels)).toHaveLength(10);
+    expect(Object.keys(body.panels)).toHaveLength(11);
     for (const panel of Object.values(body.panels)) {
       expect(panel.error).toBeUndefined();
       expect(panel.frames.length).toBeGreaterThan(0);

@@ -271,5 +271,15 @@ export async function fillDashboardWarehouse(warehouse: Warehouse, options: Seed
   check('avg_price_micro', markets[0]!.tokens[0], 412_000, 415_000, 'different', 'fills fill-1, fill-7 give 0.412');
   check('profit_loss_micro', markets[1]!.tokens[0], 1_500_000, 1_250_000, 'unproven', 'capture gap in fills 10:05-10:06');
 
+  // The price feeds: a price per symbol every 10 s, as capture stores them (sql/0120).
+  for (let at = start, n = 0; at <= end; at += 10_000, n += 1) {
+    for (const [symbol, base] of [['BTC', 97_000], ['ETH', 3_400]] as const) {
+      const micro = base * 1_000_000 + Math.floor(rand() * 50_000_000);
+      const price = { symbol, price_micro: micro, price_text: (micro / 1e6).toFixed(6), observed_at: iso(at), event_id: String(n), connection_id: 'c-1' };
+      add('prices', { ...price, source: 'SERVICE', ...bus('tapehouse.prices.stream', at) });
+      add('oracle_pro_prices', { ...price, price_micro: micro + 1_000, source: 'oracle-pro', ...bus('tapehouse.prices.oracle_pro', at) });
+    }
+  }
+
   for (const [table, tableRows] of rows) await warehouse.insertRows(table, tableRows);
 }

@@ -48,6 +48,8 @@ export const NATURAL_KEYS: Readonly<Record<string, string>> = {
   lp_incentives: 'market_id',
   withdrawal_assets: 'token_address',
   dead_letters: "JSONExtractString(JSONExtractRaw(raw, 'payload'), 'bad_id')",
+  prices: "concat(symbol, '|', event_id)",
+  oracle_pro_prices: "concat(symbol, '|', event_id)",
 };
 
 type Payload = { [key: string]: Json };
@@ -85,6 +87,8 @@ const MIX: ReadonlyArray<[kind: RecordKind | 'bad', weight: number]> = [
   ['lp_incentive', 2],
   ['withdrawal_assets', 2],
   ['bad', 5],
+  ['price', 2],
+  ['oracle_pro_price', 2],
 ];
 const TOTAL_WEIGHT = MIX.reduce((sum, [, weight]) => sum + weight, 0);
 
@@ -301,6 +305,13 @@ export class RecordGenerator {
       case 'withdrawal_assets': {
         const payload = { note: 'n', wallet_address: '0xabc', supported_assets: [{ address_type: 'EVM', chain_id: 137, chain_name: 'Polygon', token: { address: `0xtoken${n}`, decimals: 6, symbol: 'USDC' } }] };
         return { key: ACCOUNT, payload, rows: [{ table: 'withdrawal_assets', key: `0xtoken${n}` }], sync: 'withdrawal_assets' };
+      }
+      case 'price':
+      case 'oracle_pro_price': {
+        // As capture publishes a price event: as sent, plus the price in micro-units and the SSE id.
+        const symbol = n % 2 ? 'BTC' : 'ETH';
+        const payload = { type: 'price', symbol, price: `${97_000 + (n % 100)}.25`, price_micro: String((97_000 + (n % 100)) * 1_000_000 + 250_000), price_text: `${97_000 + (n % 100)}.25`, observed_at: iso, source: 'SERVICE', event_id: String(n) };
+        return { key: symbol, payload, rows: [{ table: kind === 'price' ? 'prices' : 'oracle_pro_prices', key: `${symbol}|${n}` }] };
       }
     }
   }

@@ -87,5 +87,22 @@ describe('price streams', () => {
     expect(new Set(oracle.events.map((e) => e.data.symbol))).toEqual(new Set(['BTC', 'ETH']));
     expect(oracle.events[0]?.data.source).toBe('oracle-pro');
     expect(await sse('/api/v1/prices/stream?symbols=DOGE')).toMatchObject({ status: 422, body: { code: 'price_feed_not_found' } });
+    // The oracle quotes 8 decimals: more than micro-units keep.
+    expect(oracle.events[0]?.data.price).toMatch(/^\d+\.\d{8}$/);
+  });
+
+  it('answer 404 route_not_found where the deployment routes none', async () => {
+    t = await tradingSimulator({ streams: { priceStreams: 'absent' } });
+    for (const path of ['/api/v1/prices/stream', '/api/v1/prices/oracle-pro/stream']) {
+      expect(await sse(path)).toMatchObject({ status: 404, body: { code: 'route_not_found' } });
+    }
+  });
+
+  it('answer 503 price_stream_capacity_exceeded (strategy retry) past the shared symbol budget, and admit what still fits', async () => {
+    t = await tradingSimulator({ streams: { priceStreams: 'on', priceSymbolCapacity: 3 } });
+    await sse('/api/v1/prices/stream?symbols=BTC,ETH');
+    const refused = await sse('/api/v1/prices/oracle-pro/stream?symbols=BTC,ETH');
+    expect(refused).toMatchObject({ status: 503, body: { code: 'price_stream_capacity_exceeded', recovery: { strategy: 'retry' } } });
+    expect(await sse('/api/v1/prices/oracle-pro/stream?symbols=ETH')).toMatchObject({ status: 200 });
   });
 });

@@ -57,6 +57,9 @@ const LAYOUT: readonly Layout[] = [
   { suffix: 'sync.activities', kinds: ['activity'], key: 'account', ...SYNC },
   { suffix: 'sync.lp_incentives', kinds: ['lp_incentive'], key: 'account', ...SYNC },
   { suffix: 'sync.withdrawal_assets', kinds: ['withdrawal_assets'], key: 'account', ...SYNC },
+  // Price feeds: keyed by symbol, so one asset's prices stay in order; few symbols, few partitions.
+  { suffix: 'prices.stream', kinds: ['price'], key: 'symbol', partitions: 3, ...MARKET },
+  { suffix: 'prices.oracle_pro', kinds: ['oracle_pro_price'], key: 'symbol', partitions: 3, ...MARKET },
 ];
 
 export const DEFAULT_TOPIC_PREFIX = 'tapehouse';

@@ -10,7 +10,13 @@ import type { CoverageStore } from './coverage-store.ts';
 import type { MarketCapture } from './market-capture.ts';
 import type { CaptureCounters } from './stats.ts';
 
-export const STREAM_PATHS = { market: '/trade/v1/market-stream', account: '/trade/v1/account-stream', portfolio: '/trade/v1/portfolio/stream' } as const;
+export const STREAM_PATHS = {
+  market: '/trade/v1/market-stream',
+  account: '/trade/v1/account-stream',
+  portfolio: '/trade/v1/portfolio/stream',
+  prices: '/api/v1/prices/stream',
+  oraclePro: '/api/v1/prices/oracle-pro/stream',
+} as const;
 
 export interface CaptureOptions {
   client: VenueClient;
@@ -22,8 +28,15 @@ export interface CaptureOptions {
   topics?: TopicCatalogue;
   /** Label of the account the token belongs to (key of its records). */
   account?: string;
-  /** Which streams to capture; account and portfolio default to on when there is a token. */
-  streams?: { market?: boolean; account?: boolean; portfolio?: boolean };
+  /**
+   * Which streams to capture; account and portfolio default to on when there is a token, the two
+   * price feeds (`prices`, `oraclePro`) to on (a deployment without them gets `endpoint_not_offered` gaps).
+   */
+  streams?: { market?: boolean; account?: boolean; portfolio?: boolean; prices?: boolean; oraclePro?: boolean };
+  /** Only these symbols on the price feeds (`?symbols=`); absent: what each feed sends by default. */
+  priceSymbols?: readonly string[];
+  /** A price feed this deployment does not offer is asked again this long after. */
+  notOfferedRetryMs?: number;
   tokensPerConnection?: number;
   /** No frame for this long means the view is untrusted (heartbeats come about every 10 s). */
   silenceMs?: number;
@@ -58,6 +71,7 @@ export const CAPTURE_DEFAULTS = {
   reseedConcurrency: 4,
   markEveryMs: 2_000,
   maxQueuedRecords: 50_000,
+  notOfferedRetryMs: 30 * 60_000,
 };
 
 export interface CaptureStats {
@@ -70,11 +84,13 @@ export interface CaptureStats {
   queuedRecords: number;
   /** Connections lost (closed, silent, dropped), our own stops excepted. */
   reconnects: number;
-  /** `frames` and `reconnects` per stream (market, account, portfolio). */
+  /** `frames` and `reconnects` per stream (market, account, portfolio, prices, oracle_pro). */
   framesByStream: Record<string, number>;
   reconnectsByStream: Record<string, number>;
-  /** Scopes not covered right now. */
+  /** Scopes not covered right now (a feed the deployment does not offer is not one: see `unavailableStreams`). */
   openGaps: number;
+  /** Streams the deployment answered it does not offer (the price feeds), asked again later. */
+  unavailableStreams: string[];
   gapsRecorded: number;
   /** Refused stream connection attempts (429) and REST 429s seen by re-seeds. */
   refused429: number;

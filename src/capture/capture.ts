@@ -8,6 +8,7 @@ import { createLogger, type Logger } from '../util/log.ts';
 import { CoverageMarks } from './coverage-marks.ts';
 import { MemoryCoverageStore } from './coverage-store.ts';
 import { MarketCapture } from './market-capture.ts';
+import { PRICE_FEEDS, PriceCapture } from './price-streams.ts';
 import { AccountCapture, PortfolioCapture } from './private-streams.ts';
 import { RecordPublisher } from './publisher.ts';
 import type { RecordSink } from './record-sink.ts';
@@ -23,13 +24,13 @@ function socketUrl(baseUrl: string, path: string): string {
 type Settings = typeof CAPTURE_DEFAULTS & CaptureOptions;
 
 /**
- * A capture: the streams (market, account, portfolio), the record sink they write to (counting
+ * A capture: the streams (market, account, portfolio, the price feeds), the record sink they write to (counting
  * gaps and findings on the way to the publisher), and the coverage marks. Built by `start`, which
  * reads the previous run's marks and the catalogue before the streams open.
  */
 export class Capture implements CaptureHandle, RecordSink {
   readonly market: MarketCapture | null = null;
-  readonly #privates: Array<AccountCapture | PortfolioCapture> = [];
+  readonly #privates: Array<AccountCapture | PortfolioCapture | PriceCapture> = [];
   readonly #publisher: RecordPublisher;
   readonly #marks: CoverageMarks;
   readonly #counters: CaptureCounters = newCounters();
@@ -66,7 +67,7 @@ export class Capture implements CaptureHandle, RecordSink {
       handedOverThroughUs: () => this.#handedOverThroughUs(),
       log: this.#log,
     });
-    const wanted = { market: true, account: token !== null, portfolio: token !== null, ...o.streams };
+    const wanted = { market: true, account: token !== null, portfolio: token !== null, prices: true, oraclePro: true, ...o.streams };
     const common = { clock, silenceMs: o.silenceMs, counters: this.#counters, sink: this, log: this.#log };
     if (wanted.market) {
       const market: MarketCapture = new MarketCapture({
@@ -96,6 +97,13 @@ export class Capture implements CaptureHandle, RecordSink {
     if (wanted.portfolio && token && firstShard) {
       const transport = new SseTransport({ url: new URL(STREAM_PATHS.portfolio, o.baseUrl).toString(), token });
       const capture: PortfolioCapture = new PortfolioCapture({ ...common, transport, budget: budgets.for(STREAM_PATHS.portfolio), mark: this.#marks.add('portfolio', 'next_full_sync', () => capture.coveredThroughUs()), account });
+      this.#privates.push(capture);
+    }
+    // The price feeds are the venue's, not an account's: one capture (the first shard) takes them.
+    for (const feed of PRICE_FEEDS) {
+      if (!firstShard || !(feed.stream === 'prices' ? wanted.prices : wanted.oraclePro)) continue;
+      const { stream, path } = feed;
+      const capture: PriceCapture = new PriceCapture({ ...common, feed, baseUrl: o.baseUrl, symbols: o.priceSymbols, budget: budgets.for(path), mark: this.#marks.add(stream, 'none', () => capture.coveredThroughUs()), notOfferedRetryMs: o.notOfferedRetryMs });
       this.#privates.push(capture);
     }
   }
@@ -166,6 +174,7 @@ export class Capture implements CaptureHandle, RecordSink {
       framesByStream: { ...counters.framesByStream },
       reconnectsByStream: { ...counters.lossesByStream },
       openGaps: (market?.openGaps ?? 0) + this.#privates.filter((p) => p.coverage.everCovered && !p.covered).length,
+      unavailableStreams: this.#privates.filter((p) => p instanceof PriceCapture && p.unavailable).map((p) => p.coverage.stream),
       gapsRecorded: counters.gaps,
       refused429: counters.refused429,
       rest429: market?.rest429 ?? 0,

@@ -1,6 +1,6 @@
 import type { Unread } from './json.ts';
 
-/** Why coverage was lost (src/capture/README.md, "Gaps"; the sync jobs add `endpoint_not_offered`). */
+/** Why coverage was lost (src/capture/README.md, "Gaps"; the sync jobs and the price streams add `endpoint_not_offered`). */
 export type GapReason =
   /** The connection closed (by the venue, the network, or a refused reconnect after it). */
   | 'disconnected'
@@ -22,7 +22,7 @@ export type GapReason =
   | 'subscribed_late'
   /** A listed market capture chose not to subscribe (the detail says why); a gap of no length, written once. */
   | 'not_captured'
-  /** A sync job's endpoint is not offered by this venue (the sync jobs' gap). */
+  /** A sync job's endpoint, or a price stream, is not offered by this venue (from the previous check to this one). */
   | 'endpoint_not_offered';
 
 /** What is recovered for a gap: books by a REST re-seed, account state by the sync jobs, a portfolio by its next full sync. */
@@ -44,7 +44,7 @@ export type GapScope = {
  * `capture_gaps` row per channel × subject.
  */
 export interface CaptureGapPayload extends Unread {
-  /** market, account, portfolio, or sync. */
+  /** market, account, portfolio, prices, oracle_pro, or sync. */
   stream: string;
   reason: GapReason;
   detail: string;

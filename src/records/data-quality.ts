@@ -26,7 +26,8 @@ export type QualityProblem =
   | 'reseed_failed'
   | 'record_too_large'
   | 'conflicting_trade'
-  | 'cursor_loop';
+  | 'cursor_loop'
+  | 'malformed_price';
 
 /**
  * `data_quality` — topic capture.quality, key condition_id (or the stream). A finding about what

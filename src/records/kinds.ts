@@ -24,6 +24,9 @@ export const RECORD_KINDS = [
   'activity',
   'lp_incentive',
   'withdrawal_assets',
+  // price feeds (SSE), via capture
+  'price',
+  'oracle_pro_price',
 ] as const;
 
 export type RecordKind = (typeof RECORD_KINDS)[number];

@@ -15,6 +15,7 @@ import type { PnlSettledPayload, PnlSettledSource } from './pnl-settled.ts';
 import type { PortfolioSummaryPayload, PortfolioSummarySource } from './portfolio-summary.ts';
 import type { PortfolioSyncPayload } from './portfolio-sync.ts';
 import type { PositionPayload, PositionSource } from './position.ts';
+import type { PricePayload } from './price.ts';
 import type { QuotePayload } from './quote.ts';
 import type { RebatesPayload, RebatesSource } from './rebates.ts';
 import type { TradePayload } from './trade.ts';
@@ -46,6 +47,9 @@ export interface Payloads {
   activity: ActivityPayload;
   lp_incentive: LpIncentivePayload;
   withdrawal_assets: WithdrawalAssetsPayload;
+  // price feeds (SSE), via capture
+  price: PricePayload;
+  oracle_pro_price: PricePayload;
 }
 
 /** What each sync kind is made from: the venue's item as the client parsed it (bigints and all). */

@@ -230,7 +230,8 @@ async function openVenue(options: MainJobOptions, dataDir: string, log: Logger):
   }
   const file = venueStateFileOf(dataDir);
   const simulator = await startVenueProcess(
-    { seed: options.simulator.seed, rate: options.simulator.rate, lifecycle: true, state: { file, firstGeneration: newWorldGeneration(dataDir, file) } },
+    // The built-in venue serves the price feeds (the simulator's own default is a deployment without them).
+    { seed: options.simulator.seed, rate: options.simulator.rate, lifecycle: true, streams: { priceStreams: 'on' }, state: { file, firstGeneration: newWorldGeneration(dataDir, file) } },
     { log: log.child({ part: 'venue' }) },
   );
   log.info({ file, generation: simulator.generation, resumed: simulator.resumed, venuePid: simulator.pid }, simulator.resumed ? 'the built-in venue goes on from its saved world' : 'the built-in venue starts a new world');

@@ -3,7 +3,7 @@ import { backoffDelay, type RandomSource, type RetryPolicy } from '../api/recove
 import type { Logger } from '../util/log.ts';
 import type { ConnectionBudget } from './connection-budget.ts';
 import { ConnectRefused, type OpenConnection, type Transport } from './transport.ts';
-import type { CoverageLoss, CoverageLossReason, StreamHandlers, StreamSession } from './types.ts';
+import type { CoverageLoss, CoverageLossReason, Frame, StreamHandlers, StreamSession } from './types.ts';
 import { type Clock, systemClock } from '../util/clock.ts';
 
 export interface ReconnectOptions {
@@ -94,14 +94,14 @@ export class ReconnectingStream {
       const session = new Session(this.transport.name, clock);
       try {
         connection = await this.transport.open(
-          { message: (raw) => session.deliver(raw, this.handlers), activity: () => session.touch() },
+          { message: (raw, eventId) => session.deliver(raw, this.handlers, eventId), activity: () => session.touch() },
           signal,
         );
       } catch (err) {
         if (signal.aborted) return;
         failures += 1;
-        this.#reportAttemptFailure(err, failures);
-        await clock.sleep(this.#retryDelay(err, failures, policy), signal);
+        const asked = this.#reportAttemptFailure(err, failures);
+        await clock.sleep(asked ?? this.#retryDelay(err, failures, policy), signal);
         continue;
       }
       session.attach(connection);
@@ -162,16 +162,19 @@ export class ReconnectingStream {
     return backoff;
   }
 
-  #reportAttemptFailure(err: unknown, attempt: number): void {
+  /** Tells the handlers; returns the wait they ask for before the next attempt, if any. */
+  #reportAttemptFailure(err: unknown, attempt: number): number | undefined {
     const refused = err instanceof ConnectRefused ? err : null;
     const failure = {
       attempt,
       status: refused?.status ?? null,
+      code: refused?.code ?? null,
       retryAfterSeconds: refused?.retryAfterSeconds ?? null,
       detail: err instanceof Error ? err.message : String(err),
     };
-    this.handlers.onAttemptFailed?.(failure);
+    const asked = this.handlers.onAttemptFailed?.(failure);
     this.#options.log?.warn({ stream: this.transport.name, ...failure }, 'stream connection attempt failed');
+    return typeof asked === 'number' ? asked : undefined;
   }
 }
 
@@ -200,11 +203,13 @@ class Session implements StreamSession {
   }
 
   /** Called by the transport for every message, from the moment the connection opens. */
-  deliver(raw: string, handlers: StreamHandlers): void {
+  deliver(raw: string, handlers: StreamHandlers, eventId?: string): void {
     const receivedAtUs = this.clock.epochMicros();
     this.#lastFrameAtUs = receivedAtUs;
     this.lastActivityMs = this.clock.now();
-    handlers.onFrame({ connectionId: this.connectionId, frameNo: this.#frameNo++, receivedAtUs, raw }, this);
+    const frame: Frame = { connectionId: this.connectionId, frameNo: this.#frameNo++, receivedAtUs, raw };
+    if (eventId !== undefined) frame.eventId = eventId;
+    handlers.onFrame(frame, this);
   }
 
   touch(): void {

@@ -44,7 +44,7 @@ export class SseTransport implements Transport {
     }
     let closeDetail = 'stream ended by the server';
     const parser = createParser({
-      onEvent: (event) => sink.message(event.data),
+      onEvent: (event) => sink.message(event.data, event.id),
       onComment: () => sink.activity(),
     });
     // While paused the body is not read: the venue's bytes wait in the network buffers.

@@ -20,8 +20,8 @@ export interface OpenConnection {
 
 /** Where a transport delivers what it receives. */
 export interface MessageSink {
-  /** One frame (WebSocket message, SSE event data). */
-  message(raw: string): void;
+  /** One frame (WebSocket message, SSE event data); an SSE event's `id:` comes with it. */
+  message(raw: string, eventId?: string): void;
   /** Proof of life that is not a frame (an SSE comment line): feeds the silence watchdog only. */
   activity(): void;
 }
@@ -38,6 +38,8 @@ export interface Transport {
 
 /** The server answered a connection attempt with an HTTP status instead of a stream. */
 export class ConnectRefused extends Error {
+  /** The answer's `code` (problem+json or the edge's JSON), when its body had one. */
+  readonly code: string | null;
   constructor(
     readonly status: number,
     readonly retryAfterSeconds: number | null,
@@ -45,6 +47,18 @@ export class ConnectRefused extends Error {
   ) {
     super(`connection refused with HTTP ${status}${detail ? `: ${detail}` : ''}`);
     this.name = 'ConnectRefused';
+    this.code = codeOf(detail);
+  }
+}
+
+/** `code` of a JSON error body, or null (the body may be anything, or cut short). */
+function codeOf(body: string): string | null {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    const code = typeof parsed === 'object' && parsed !== null ? (parsed as { code?: unknown }).code : undefined;
+    return typeof code === 'string' ? code : null;
+  } catch {
+    return null;
   }
 }
 

@@ -12,6 +12,8 @@ export interface Frame {
   /** When we received it, µs since the Unix epoch. */
   receivedAtUs: bigint;
   raw: string;
+  /** The SSE event's `id:` line, when it had one (the venue's number of the event). */
+  eventId?: string;
 }
 
 /** Why coverage of a stream was lost. */
@@ -40,6 +42,8 @@ export interface AttemptFailure {
   attempt: number;
   /** HTTP status of a refused upgrade or SSE request, when there was one. */
   status: number | null;
+  /** The refusal's `code` (problem+json), when its body had one. */
+  code: string | null;
   /** Seconds the server asked us to wait (Retry-After), when it did. */
   retryAfterSeconds: number | null;
   detail: string;
@@ -60,5 +64,9 @@ export interface StreamHandlers {
   onOpen?(session: StreamSession): void | Promise<void>;
   onFrame(frame: Frame, session: StreamSession): void;
   onCoverageLost?(loss: CoverageLoss): void;
-  onAttemptFailed?(failure: AttemptFailure): void;
+  /**
+   * A failed attempt. A number returned is the wait (ms) before the next attempt instead of the
+   * backoff (an endpoint this deployment does not offer is asked again much later).
+   */
+  onAttemptFailed?(failure: AttemptFailure): number | void;
 }

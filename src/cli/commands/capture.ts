@@ -46,6 +46,7 @@ The last instant covered is kept in --coverage-file; the next start records the 
   for (const knob of Object.values(KNOBS)) command.option(knob.flag, `${knob.what} (${knob.env}, default ${knob.fallback})`);
   command.option('--coverage-file <file>', 'where the last covered instant per stream is kept, one file per process (TAPEHOUSE_COVERAGE_FILE, default .tapehouse/capture-coverage.json, or …-shard-I-of-N.json with --shard)');
   command.option('--no-account-stream', 'leave the account socket and the portfolio stream out');
+  command.option('--no-price-streams', 'leave the two price feeds out (/api/v1/prices/stream, /api/v1/prices/oracle-pro/stream)');
   command.option(READ_SHARE_FLAG, readShareHelp);
   refusePlainToken(command).action(async (flags: Record<string, unknown>) => {
     process.exitCode = await capture(flags);
@@ -78,6 +79,7 @@ async function capture(flags: Record<string, unknown>): Promise<number> {
   // Each process rewrites the whole file from its own marks: two on one file lose each other's gaps.
   lockStateFile(coverageFile, 'capture coverage file', '--coverage-file or TAPEHOUSE_COVERAGE_FILE');
   const withAccount = flags.accountStream !== false;
+  const withPrices = flags.priceStreams !== false;
   let served: MetricsEndpoint | null = null;
   try {
     served = await serveMetricsIfAsked(settings, ['capture'], log);
@@ -88,7 +90,7 @@ async function capture(flags: Record<string, unknown>): Promise<number> {
       baseUrl: settings.baseUrl,
       token,
       account: settings.account,
-      streams: { account: withAccount && token !== null, portfolio: withAccount && token !== null },
+      streams: { account: withAccount && token !== null, portfolio: withAccount && token !== null, prices: withPrices, oraclePro: withPrices },
       shard: settings.shard,
       tokensPerConnection: knob('tokensPerConnection', flags),
       silenceMs: knob('silenceMs', flags),

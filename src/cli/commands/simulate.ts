@@ -31,7 +31,7 @@ interface SimulateOptions {
   controlPort?: number;
   bookFrames: 'snapshot' | 'delta';
   heartbeatMs: number;
-  priceStreams: 'on' | 'off';
+  priceStreams: 'on' | 'off' | 'absent';
   lifecycle: boolean;
   haltEveryS: number;
   endEventEveryS: number;
@@ -57,7 +57,7 @@ export function registerSimulate(program: Command): void {
     .option('--control-port <n>', 'serve the fault-control endpoint on this loopback port (0 picks one)', integer('control-port', 0))
     .option('--book-frames <kind>', 'orderbook frames: snapshot (every change replaces the ladder) or delta', choice('book-frames', ['snapshot', 'delta'] as const), DEFAULT_STREAMS.bookFrames)
     .option('--heartbeat-ms <n>', 'heartbeat period of every stream', integer('heartbeat-ms', 1), DEFAULT_STREAMS.heartbeatMs)
-    .option('--price-streams <on|off>', 'serve the price streams, or answer 503 price_stream_not_configured', choice('price-streams', ['on', 'off'] as const), 'off')
+    .option('--price-streams <on|off|absent>', 'serve the price streams, answer 503 price_stream_not_configured (off), or route them nowhere: 404 route_not_found (absent)', choice('price-streams', ['on', 'off', 'absent'] as const), 'off')
     .option('--no-lifecycle', 'keep every market in its generated state (no halts, resolutions or recurring rolls)')
     .option('--halt-every-s <n>', 'mean seconds between two market halts (0: none)', integer('halt-every-s', 0), seconds(DEFAULT_LIFECYCLE.haltEveryMs))
     .option('--end-event-every-s <n>', 'mean seconds between two events ending and going to resolution (0: none)', integer('end-event-every-s', 0), seconds(DEFAULT_LIFECYCLE.endEventEveryMs))
@@ -79,7 +79,7 @@ export function registerSimulate(program: Command): void {
         rate: opts.rate,
         deployment: { positionsUnavailableRate: POSITIONS_UNAVAILABLE_RATE },
         venue: opts.recurringCadenceS === undefined ? {} : { catalogue: { recurringCadenceSeconds: opts.recurringCadenceS } },
-        streams: { bookFrames: opts.bookFrames, heartbeatMs: opts.heartbeatMs, priceStreams: opts.priceStreams === 'on' ? 'on' : 'unconfigured' },
+        streams: { bookFrames: opts.bookFrames, heartbeatMs: opts.heartbeatMs, priceStreams: opts.priceStreams === 'off' ? 'unconfigured' : opts.priceStreams },
         lifecycle,
         faults: opts.faults,
         controlPort: opts.controlPort,

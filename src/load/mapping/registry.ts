@@ -15,6 +15,7 @@ import { pnlSettledMapper } from './kinds/pnl-settled.ts';
 import { portfolioSummaryMapper } from './kinds/portfolio-summary.ts';
 import { portfolioSyncMapper } from './kinds/portfolio-sync.ts';
 import { positionMapper } from './kinds/position.ts';
+import { oracleProPriceMapper, pricesMapper } from './kinds/price.ts';
 import { quoteMapper } from './kinds/quote.ts';
 import { rebatesMapper } from './kinds/rebates.ts';
 import { tradeMapper } from './kinds/trade.ts';
@@ -43,4 +44,6 @@ export const MAPPERS: Readonly<Record<RecordKind, Mapper>> = {
   activity: activityMapper,
   lp_incentive: lpIncentiveMapper,
   withdrawal_assets: withdrawalAssetsMapper,
+  price: pricesMapper,
+  oracle_pro_price: oracleProPriceMapper,
 };

@@ -24,7 +24,9 @@ export type TableName =
   | 'activity_observations'
   | 'lp_incentives'
   | 'withdrawal_assets'
-  | 'dead_letters';
+  | 'dead_letters'
+  | 'prices'
+  | 'oracle_pro_prices';
 
 /** A row being built: column → value; provenance columns are added by the loader. */
 export type Row = Record<string, CellValue>;

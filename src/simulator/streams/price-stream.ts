@@ -15,7 +15,7 @@ interface PriceConnection {
 /**
  * A price feed over SSE (`/api/v1/prices/stream`, `/api/v1/prices/oracle-pro/stream`), when the
  * deployment offers one: every `intervalMs`, one `price` event per subscribed symbol, each price a
- * seeded random walk shared by every subscriber.
+ * seeded random walk shared by every subscriber, written with `decimals` decimals.
  */
 export class PriceStream {
   readonly #connections = new Set<PriceConnection>();
@@ -28,12 +28,21 @@ export class PriceStream {
     private readonly settings: StreamSettings,
     private readonly rng: Prng,
     private readonly intervalMs: number,
+    /** Decimals of the prices it writes. */
+    private readonly decimals: number,
   ) {
     this.#nextMs = settings.clock.now();
   }
 
   get connections(): SseConnection[] {
     return [...this.#connections].map((c) => c.conn);
+  }
+
+  /** Symbols subscribed over the open connections (the shared symbol budget counts them). */
+  symbolsHeld(): number {
+    let held = 0;
+    for (const entry of this.#connections) if (!entry.conn.closed) held += entry.symbols.length;
+    return held;
   }
 
   /** The symbols a `symbols=` query names, or the first unknown one. */
@@ -67,7 +76,7 @@ export class PriceStream {
   }
 
   #send(entry: PriceConnection, symbol: string, nowMs: number): void {
-    const price = (this.#prices.get(symbol) ?? 0).toFixed(2);
+    const price = (this.#prices.get(symbol) ?? 0).toFixed(this.decimals);
     entry.conn.event('price', () => JSON.stringify({ type: 'price', symbol, price, observed_at: new Date(nowMs).toISOString(), source: this.source }), nowMs);
   }
 }

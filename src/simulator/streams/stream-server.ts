@@ -24,9 +24,17 @@ export interface StreamsConfig {
   bookFrames: BookFrames;
   /** The portfolio stream syncs at least this often, besides on every change. */
   portfolioSyncMs: number;
-  /** Price streams served (`on`) or answered 503 `price_stream_not_configured`. */
-  priceStreams: 'on' | 'unconfigured';
+  /**
+   * Price streams served (`on`), answered 503 `price_stream_not_configured` (`unconfigured`), or not
+   * routed at all: 404 `route_not_found` (`absent`) — §7.5's two ways a deployment leaves them out.
+   */
+  priceStreams: 'on' | 'unconfigured' | 'absent';
   priceIntervalMs: number;
+  /**
+   * The "shared symbol budget" of §7.5: symbols subscribed at once over every price-stream
+   * connection; an attempt that would pass it gets 503 `price_stream_capacity_exceeded`. 0: no limit.
+   */
+  priceSymbolCapacity: number;
   limits: StreamLimits;
 }
 
@@ -36,6 +44,7 @@ export const DEFAULT_STREAMS: StreamsConfig = {
   portfolioSyncMs: 30_000,
   priceStreams: 'unconfigured',
   priceIntervalMs: 1_000,
+  priceSymbolCapacity: 0,
   limits: DEFAULT_STREAM_LIMITS,
 };
 
@@ -78,8 +87,9 @@ export class StreamServer {
     this.account = new AccountStream(venue, settings);
     this.portfolio = new PortfolioStream(venue, settings, config.portfolioSyncMs, positionsUnavailable);
     const prng = venue.prng;
-    this.prices = new PriceStream('prices', 'SERVICE', settings, prng('prices'), config.priceIntervalMs);
-    this.oraclePro = new PriceStream('oracle_pro', 'oracle-pro', settings, prng('oracle-pro'), config.priceIntervalMs);
+    // The oracle quotes 8 decimals (as price oracles do): more than a client's micro-units keep.
+    this.prices = new PriceStream('prices', 'SERVICE', settings, prng('prices'), config.priceIntervalMs, 2);
+    this.oraclePro = new PriceStream('oracle_pro', 'oracle-pro', settings, prng('oracle-pro'), config.priceIntervalMs, 8);
     this.#attempts = new ConnectionAttempts(limits.attemptsPerMinute);
     // A client that never answers a close frame holds its socket 2 s, not ws's default 30 s (shutdown
     // waits for it). ws takes `closeTimeout` (documented in its source); @types/ws does not list it yet.
@@ -162,9 +172,14 @@ export class StreamServer {
         return { token, account };
       }
       if (endpoint === 'prices' || endpoint === 'oracle_pro') {
+        if (this.config.priceStreams === 'absent') throw new Rejection('route_not_found', `No route for ${new URL(req.url ?? '/', 'http://127.0.0.1').pathname}.`);
         if (this.config.priceStreams !== 'on') throw new Rejection('price_stream_not_configured', 'Price streaming is not offered in this deployment.');
         const parsed = PriceStream.parseSymbols(new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get('symbols'));
         if ('unknown' in parsed) throw new Rejection('price_feed_not_found', `No price source for ${parsed.unknown}.`);
+        const capacity = this.config.priceSymbolCapacity;
+        if (capacity > 0 && this.prices.symbolsHeld() + this.oraclePro.symbolsHeld() + parsed.symbols.length > capacity) {
+          throw new Rejection('price_stream_capacity_exceeded', `The price streams' shared budget of ${capacity} symbols is spent.`);
+        }
         return { symbols: parsed.symbols };
       }
       return {};

@@ -261,6 +261,32 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     expect(rows.find((r) => r.field === 'lp_incentive_micro')?.status).toBe('ok');
   });
 
+  it('names the settled-PnL figures of buckets the venue served while the PnL job was down: unproven because of that gap, never ok or different', async () => {
+    const account = 'taker-2';
+    const down = [START + 5 * PNL_MS, START + 6 * PNL_MS];
+    // As if the PnL job had been down for those two buckets: they were never stored, and the job
+    // recorded the gap when the next bucket came (src/sync/jobs/pnl.ts).
+    for (const table of ['pnl_settled', 'pnl_settled_latest_store']) {
+      await store.warehouse.client.command({ query: `ALTER TABLE tapehouse.${table} DELETE WHERE account = '${account}' AND toUnixTimestamp64Milli(bucket_at) IN (${down.join(', ')}) SETTINGS mutations_sync = 2` });
+    }
+    const detail = `settled PnL: 2 bucket(s) at the learnt cadence of ${PNL_MS / 1000} s between bucket … and bucket … were served by the venue while not observed`;
+    await store.warehouse.insertRows('capture_gaps', [{
+      stream: 'sync', channel: 'pnl', subject_kind: 'account', subject: account, gap_start: down[0]! - PNL_MS, gap_end: down[1]! + PNL_MS,
+      reason: 'buckets_not_observed', recovery: 'none', detail, _topic: 'tapehouse.capture.gaps', _partition: 0, _offset: 3, _received_at: BigInt(down[1]! + PNL_MS) * 1000n,
+    }]);
+    const again = await reconcile(store.warehouse.client, { accounts: [account], method: 'average', toleranceMicro: 0n, rules: DEFAULT_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
+    const result = again.accounts[0]!;
+    expect(result.compared).toMatchObject({ buckets: RUN_MS / PNL_MS - 2, unobservedBucketGaps: 1 });
+    const unproven = result.rows.filter((r) => r.status !== 'ok');
+    expect(unproven.map((r) => [r.scope, r.field, r.status, r.reportedAtMs])).toEqual(
+      ['collateral_micro', 'cumulative_inflow_micro', 'cumulative_outflow_micro', 'lifetime_pnl_micro', 'position_count'].map((field) => ['pnl_settled', field, 'unproven', down[1]! + PNL_MS]),
+    );
+    for (const r of unproven) expect(r.detail).toContain(`no bucket observed between ${new Date(down[0]! - PNL_MS).toISOString()} and ${new Date(down[1]! + PNL_MS).toISOString()} — capture gap sync/pnl`);
+    // Outside the window the gap spans, it is not named.
+    const later = await reconcile(store.warehouse.client, { accounts: [account], method: 'average', toleranceMicro: 0n, rules: DEFAULT_VENUE_RULES, fromMs: down[1]! + 2 * PNL_MS, toMs: END_OF_TIME_MS });
+    expect(notOk(later.accounts[0]!.rows)).toEqual([]);
+  });
+
   it('never says ok over a fill id that names two different fills (a venue that reused its ids): from that fill on, unproven', async () => {
     const account = honest().map((a) => a.account).find((label) => label !== 'taker-1' && accountRun(label).coverage.fills > 20)!;
     const [fill] = await selectRows<Record<string, unknown>>(

@@ -3,7 +3,7 @@ import { describeFill, explainPosition, formatShares, formatUnits, isoTime } fro
 import type { FillCompleteness } from './fill-completeness.ts';
 import type { AccountFigures, TokenFigures } from './ledger.ts';
 import { averagePrice, notional } from './venue-rules.ts';
-import type { PositionsSnapshot, VenuePnlBucket, VenueRebates, VenueSummary } from './warehouse-reports.ts';
+import type { PositionsSnapshot, UnobservedBuckets, VenuePnlBucket, VenueRebates, VenueSummary } from './warehouse-reports.ts';
 
 /**
  * The comparer: our rebuilt figures against the venue's, one row per figure. Each function takes
@@ -109,6 +109,21 @@ export function compareBucket(judge: Judge, bucket: VenuePnlBucket, ours: Accoun
     compare(judge, { ...at, field: 'lifetime_pnl_micro', ours: lifetime, theirs: bucket.lifetimePnlMicro }),
     compare(judge, { ...at, field: 'position_count', ours: BigInt(openPositions), theirs: bucket.positionCount }),
   ].map((row) => ({ ...row, reportedAtMs: bucket.bucketAtMs }));
+}
+
+const BUCKET_FIELDS = ['collateral_micro', 'cumulative_inflow_micro', 'cumulative_outflow_micro', 'lifetime_pnl_micro', 'position_count'] as const;
+
+/**
+ * Buckets the venue served that nobody saw (the PnL job was down or failing): each of a bucket's
+ * figures, unproven because of that gap — there is no figure of theirs to hold ours against, so
+ * neither is shown (0) and the row is never ok nor different. Reported at the bucket seen after
+ * them: by then they had been served.
+ */
+export function compareUnobservedBuckets(judge: Judge, gap: UnobservedBuckets): ComparisonRow[] {
+  const because = `no bucket observed between ${isoTime(gap.afterMs)} and ${isoTime(gap.beforeMs)} — capture gap sync/pnl (buckets_not_observed): ${gap.detail}`;
+  return BUCKET_FIELDS.map((field) =>
+    compare(judge, { scope: 'pnl_settled', field, ours: 0n, theirs: 0n, reportedAtMs: gap.beforeMs, figure: { kind: 'account' }, unprovenBecause: because }),
+  );
 }
 
 /** Maker rebates (rebuilt from maker fills by the venue's rule), LP incentives (from their payouts) and the total. */

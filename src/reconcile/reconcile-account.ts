@@ -6,6 +6,7 @@ import {
   compareRedemptions,
   compareRebates,
   compareSummary,
+  compareUnobservedBuckets,
   type LedgerAt,
   type ResolvedBy,
 } from './compare.ts';
@@ -57,7 +58,7 @@ export interface AccountReconciliation {
   ledger: { account: AccountFigures; tokens: TokenFigures[]; markets: MarketFigures[] };
   coverage: Coverage;
   /** Which of the venue's reports were compared. */
-  compared: { positionsAsOfMs?: number; summaryAsOfMs?: number; buckets: number; rebatesAtMs?: number };
+  compared: { positionsAsOfMs?: number; summaryAsOfMs?: number; buckets: number; rebatesAtMs?: number; unobservedBucketGaps: number };
 }
 
 /**
@@ -100,6 +101,7 @@ export function reconcileAccountData(account: string, inputs: LedgerInputs, repo
     const at = atLight.get(bucket.markAtMs)!;
     rows.push(...compareBucket(judge, bucket, at.account, at.open));
   }
+  for (const gap of reports.unobservedBuckets ?? []) rows.push(...compareUnobservedBuckets(judge, gap));
   if (rebates) rows.push(...compareRebates(judge, rebates, atLight.get(rebates.observedAtMs)!.account));
   // Figures from the whole history count when the venue reported them within the window.
   const inWindow = (row: ComparisonRow): boolean => row.reportedAtMs >= options.fromMs;
@@ -132,6 +134,7 @@ export function reconcileAccountData(account: string, inputs: LedgerInputs, repo
       positionsAsOfMs: positions?.asOfMs,
       summaryAsOfMs: summary?.asOfMs,
       buckets: reports.buckets.length,
+      unobservedBucketGaps: reports.unobservedBuckets?.length ?? 0,
       rebatesAtMs: rebates?.observedAtMs,
     },
   };

@@ -43,7 +43,7 @@ export function renderReport(run: Reconciliation): string {
     const seen = [
       a.compared.positionsAsOfMs === undefined ? 'no positions read' : `positions as of ${isoTime(a.compared.positionsAsOfMs)}`,
       a.compared.summaryAsOfMs === undefined ? 'no summary' : `summary as of ${isoTime(a.compared.summaryAsOfMs)}`,
-      `${a.compared.buckets} settled-PnL buckets`,
+      `${a.compared.buckets} settled-PnL buckets${a.compared.unobservedBucketGaps > 0 ? ` (and ${a.compared.unobservedBucketGaps} span(s) of buckets the venue served unobserved)` : ''}`,
       a.compared.rebatesAtMs === undefined ? 'no rebates read' : `rebates read ${isoTime(a.compared.rebatesAtMs)}`,
     ];
     lines.push(`  compared: ${seen.join(', ')}`, coverageLine(a));

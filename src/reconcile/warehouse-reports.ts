@@ -59,10 +59,21 @@ export interface OrderMatch {
   matchedMicro: bigint;
 }
 
+/** Settled-PnL buckets the venue served while the PnL job did not read it (capture_gaps sync/pnl, `buckets_not_observed`). */
+export interface UnobservedBuckets {
+  /** The bucket seen before and the bucket seen after (exclusive bounds), epoch ms. */
+  afterMs: number;
+  beforeMs: number;
+  /** The recorded gap in words. */
+  detail: string;
+}
+
 export interface VenueReports {
   positions: PositionsSnapshot | undefined;
   summary: VenueSummary | undefined;
   buckets: VenuePnlBucket[];
+  /** Buckets the venue served that were never observed, in the window (absent: none recorded). */
+  unobservedBuckets?: UnobservedBuckets[];
   rebates: VenueRebates | undefined;
   orders: OrderMatch[];
 }
@@ -172,6 +183,23 @@ async function readBuckets(client: ClickHouseClient, w: ReportWindow): Promise<V
   }));
 }
 
+// Buckets served while unobserved, overlapping the window: the last bucket seen before them may lie before it.
+const UNOBSERVED_SQL = `
+SELECT toUnixTimestamp64Milli(gap_start) AS after, toUnixTimestamp64Milli(gap_end) AS before, detail
+FROM tapehouse.capture_gaps
+WHERE stream = 'sync' AND channel = 'pnl' AND reason = 'buckets_not_observed' AND subject = {account:String}
+  AND ${atOrBefore('gap_start', 'to')} AND ${atOrAfter('gap_end', 'from')}
+ORDER BY gap_start, gap_end`;
+
+async function readUnobservedBuckets(client: ClickHouseClient, w: ReportWindow): Promise<UnobservedBuckets[]> {
+  const rows = await selectObjects<{ after: string | number; before: string | number; detail: string }>(client, UNOBSERVED_SQL, { account: w.account, from: w.fromMs, to: w.toMs });
+  // A gap the loaders stored twice (a re-published page) is one gap.
+  const seen = new Set<string>();
+  return rows
+    .map((r) => ({ afterMs: msOf(r.after), beforeMs: msOf(r.before), detail: r.detail }))
+    .filter((g) => !seen.has(`${g.afterMs}|${g.beforeMs}`) && seen.add(`${g.afterMs}|${g.beforeMs}`));
+}
+
 const REBATES_SQL = `
 SELECT toUnixTimestamp64Milli(observed_at) AS at, toString(lp_incentive_micro) AS lp, toString(maker_rebate_micro) AS maker,
        toString(vip_rebate_micro) AS vip, toString(total_micro) AS total
@@ -234,6 +262,7 @@ export async function readVenueReports(client: ClickHouseClient, w: ReportWindow
     positions,
     summary: await readSummary(client, w, positions?.asOfMs ?? 0),
     buckets: await readBuckets(client, w),
+    unobservedBuckets: await readUnobservedBuckets(client, w),
     rebates: await readRebates(client, w),
     orders: await readOrders(client, w),
   };

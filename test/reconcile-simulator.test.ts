@@ -8,7 +8,7 @@ import { END_OF_TIME_MS, reconcile, type Reconciliation } from '../src/reconcile
 import type { AccountReconciliation } from '../src/reconcile/reconcile-account.ts';
 import { renderCsv, renderJson } from '../src/reconcile/render.ts';
 import { storeReconciliation } from '../src/reconcile/store.ts';
-import { DEFAULT_VENUE_RULES } from '../src/reconcile/venue-rules.ts';
+import { SIMULATOR_VENUE_RULES } from '../src/reconcile/venue-rules.ts';
 import type { Account } from '../src/simulator/accounts/account.ts';
 import { readGroundTruth, type GroundTruth } from '../src/simulator/ground-truth-reader.ts';
 import { ManualClock, startSimulator, type SimulatorHandle } from '../src/simulator/index.ts';
@@ -103,7 +103,7 @@ beforeAll(async () => {
   truth = readGroundTruth(gtDir);
   store = await migratedWarehouse();
   await rows.insertInto(store.warehouse);
-  run = await reconcile(store.warehouse.client, { method: 'average', toleranceMicro: 0n, rules: DEFAULT_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
+  run = await reconcile(store.warehouse.client, { method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
 }, 120_000);
 
 afterAll(async () => {
@@ -189,7 +189,7 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
   });
 
   it('with FIFO, rebuilds the same shares and cash, differing from the venue only where the method decides cost', async () => {
-    const fifo = await reconcile(store.warehouse.client, { accounts: [MISREPORTED], method: 'fifo', toleranceMicro: 0n, rules: DEFAULT_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
+    const fifo = await reconcile(store.warehouse.client, { accounts: [MISREPORTED], method: 'fifo', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
     const rows = fifo.accounts[0]!.rows;
     const fields = new Set(notOk(rows).map((r) => r.field));
     expect(fields.size).toBeGreaterThan(0);
@@ -204,7 +204,7 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
   });
 
   it('checks only what the venue reported within a window, the ledger still replaying every fill before it', async () => {
-    const late = await reconcile(store.warehouse.client, { accounts: [MISREPORTED_LABEL], method: 'average', toleranceMicro: 0n, rules: DEFAULT_VENUE_RULES, fromMs: BUCKET_MISREPORTED_AT + 1, toMs: END_OF_TIME_MS });
+    const late = await reconcile(store.warehouse.client, { accounts: [MISREPORTED_LABEL], method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: BUCKET_MISREPORTED_AT + 1, toMs: END_OF_TIME_MS });
     const rows = late.accounts[0]!.rows;
     expect(rows.filter((r) => r.status === 'different').map((r) => r.field).sort()).toEqual(['avg_price_micro', 'size_matched_micro']);
     expect(rows.every((r) => r.reportedAtMs > BUCKET_MISREPORTED_AT)).toBe(true);
@@ -251,7 +251,7 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
       { ...gap, stream: 'sync', channel: 'portfolio_trades', gap_start: gapAt, gap_end: gapAt + 5_000, reason: 'endpoint_not_offered', recovery: 'none', _offset: 1 },
       { ...gap, stream: 'account', gap_start: START + 60_000, gap_end: START + 60_000, reason: 'unsubscribed', _offset: 2 },
     ]);
-    const gapped = await reconcile(store.warehouse.client, { accounts: ['taker-1'], method: 'average', toleranceMicro: 0n, rules: DEFAULT_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
+    const gapped = await reconcile(store.warehouse.client, { accounts: ['taker-1'], method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
     const rows = gapped.accounts[0]!.rows;
     expect(rows.filter((r) => r.status === 'different')).toEqual([]);
     expect(rows.filter((r) => r.reportedAtMs < gapAt && r.scope === 'pnl_settled').every((r) => r.status === 'ok')).toBe(true);
@@ -274,7 +274,7 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
       stream: 'sync', channel: 'pnl', subject_kind: 'account', subject: account, gap_start: down[0]! - PNL_MS, gap_end: down[1]! + PNL_MS,
       reason: 'buckets_not_observed', recovery: 'none', detail, _topic: 'tapehouse.capture.gaps', _partition: 0, _offset: 3, _received_at: BigInt(down[1]! + PNL_MS) * 1000n,
     }]);
-    const again = await reconcile(store.warehouse.client, { accounts: [account], method: 'average', toleranceMicro: 0n, rules: DEFAULT_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
+    const again = await reconcile(store.warehouse.client, { accounts: [account], method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
     const result = again.accounts[0]!;
     expect(result.compared).toMatchObject({ buckets: RUN_MS / PNL_MS - 2, unobservedBucketGaps: 1 });
     const unproven = result.rows.filter((r) => r.status !== 'ok');
@@ -283,8 +283,31 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     );
     for (const r of unproven) expect(r.detail).toContain(`no bucket observed between ${new Date(down[0]! - PNL_MS).toISOString()} and ${new Date(down[1]! + PNL_MS).toISOString()} — capture gap sync/pnl`);
     // Outside the window the gap spans, it is not named.
-    const later = await reconcile(store.warehouse.client, { accounts: [account], method: 'average', toleranceMicro: 0n, rules: DEFAULT_VENUE_RULES, fromMs: down[1]! + 2 * PNL_MS, toMs: END_OF_TIME_MS });
+    const later = await reconcile(store.warehouse.client, { accounts: [account], method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: down[1]! + 2 * PNL_MS, toMs: END_OF_TIME_MS });
     expect(notOk(later.accounts[0]!.rows)).toEqual([]);
+  });
+
+  it('without venue rules assumes no fee schedule: fees are the fills\' own, the fee and maker-rebate checks and the cash after the first maker fill unproven, saying why', async () => {
+    const bare = await reconcile(store.warehouse.client, { accounts: [MISREPORTED], method: 'average', toleranceMicro: 0n, rules: undefined, fromMs: 0, toMs: END_OF_TIME_MS });
+    const result = bare.accounts[0]!;
+    const withRules = accountRun(MISREPORTED);
+    expect(result.rows.filter((r) => r.status === 'different')).toEqual([]);
+    expect(result.ledger.account.makerRebatesMicro).toBe(0n);
+    expect(result.ledger.account.feesPaidMicro).toBe(withRules.ledger.account.feesPaidMicro);
+    expect(result.ledger.account.cashMicro).toBe(withRules.ledger.account.cashMicro - withRules.ledger.account.makerRebatesMicro);
+    const fees = result.rows.filter((r) => r.scope === 'fees');
+    expect(fees.length).toBeGreaterThan(0);
+    for (const r of fees) expect(r).toMatchObject({ status: 'unproven', differenceMicro: 0n, detail: expect.stringContaining('not checked: no fee schedule (--venue-rules)') });
+    const firstMaker = result.coverage.gaps.find((g) => g.input === 'venue_rules')!.fromMs;
+    const cash = result.rows.filter((r) => ['cash_balance_micro', 'collateral_micro', 'maker_rebate_micro'].includes(r.field) && r.reportedAtMs >= firstMaker);
+    expect(cash.length).toBeGreaterThan(2);
+    for (const r of cash) expect(r).toMatchObject({ status: 'unproven', detail: expect.stringContaining('no venue rules (--venue-rules)') });
+    // What rebates do not touch is still proven: positions, LP incentives.
+    const untouched = result.rows.filter((x) => x.scope === 'position' || x.field === 'lp_incentive_micro');
+    expect(untouched.length).toBeGreaterThan(1);
+    for (const r of untouched) expect(r.status).toBe('ok');
+    expect(result.coverage.venueRules).toBeUndefined();
+    expect(withRules.coverage.venueRules).toMatch(/^simulator: taker fee 100 bps/);
   });
 
   it('never says ok over a fill id that names two different fills (a venue that reused its ids): from that fill on, unproven', async () => {
@@ -299,7 +322,7 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
       ...fill, price_micro: BigInt(String(fill!.price_micro)) + 10_000n, executed_at: new Date(at + 1_000), observed_at: new Date(at + 60_000),
       _topic: 'tapehouse.sync.fills', _partition: 0, _offset: 999_999, _received_at: BigInt(at + 60_000) * 1000n,
     }]);
-    const again = await reconcile(store.warehouse.client, { accounts: [account], method: 'average', toleranceMicro: 0n, rules: DEFAULT_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
+    const again = await reconcile(store.warehouse.client, { accounts: [account], method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
     const rows = again.accounts[0]!.rows;
     const after = rows.filter((r) => r.reportedAtMs >= at && ['position', 'summary', 'pnl_settled'].includes(r.scope) && (r.scope !== 'position' || r.tokenId === fill!.token_id));
     expect(after.length).toBeGreaterThan(0);
@@ -309,12 +332,13 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
   });
 
   it('runs as `tapehouse reconcile` on the data directory: prints what differs as of a time and stores the run', async () => {
-    const asOf = await reconcile(store.warehouse.client, { accounts: [MISREPORTED_LABEL], method: 'average', toleranceMicro: 0n, rules: DEFAULT_VENUE_RULES, fromMs: 0, toMs: BUCKET_MISREPORTED_AT });
+    const asOf = await reconcile(store.warehouse.client, { accounts: [MISREPORTED_LABEL], method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: BUCKET_MISREPORTED_AT });
     await store.warehouse.close();
-    const cli = await tapehouse(['reconcile', '--data-dir', store.dataDir, '--account', MISREPORTED_LABEL, '--to', new Date(BUCKET_MISREPORTED_AT).toISOString()]);
+    const cli = await tapehouse(['reconcile', '--data-dir', store.dataDir, '--account', MISREPORTED_LABEL, '--to', new Date(BUCKET_MISREPORTED_AT).toISOString(), '--venue-rules', 'simulator']);
     expect(cli.code).toBe(0);
     expect(cli.stdout).toContain(`account ${MISREPORTED_LABEL}: ${asOf.accounts[0]!.rows.length} figures checked`);
     expect(cli.stdout).toMatch(/1 different, 0 unproven/);
+    expect(cli.stdout).toContain('venue rules simulator: taker fee 100 bps of min(p, 1 − p) × shares, maker rebate 25 % of it, rounded floor');
     expect(cli.stdout).toMatch(/different \| pnl_settled .* lifetime_pnl_micro/);
     expect(cli.stderr).toContain(`stored ${asOf.accounts[0]!.rows.length} rows of run`);
   });

@@ -2,7 +2,7 @@ import { compare, type ComparisonRow, type Judge } from './comparison.ts';
 import { describeFill, explainPosition, formatShares, formatUnits, isoTime } from './explain.ts';
 import type { FillCompleteness } from './fill-completeness.ts';
 import type { AccountFigures, TokenFigures } from './ledger.ts';
-import { averagePrice, notional } from './venue-rules.ts';
+import { averagePrice, notional, type VenueRules } from './venue-rules.ts';
 import type { PositionsSnapshot, UnobservedBuckets, VenuePnlBucket, VenueRebates, VenueSummary } from './warehouse-reports.ts';
 
 /**
@@ -143,8 +143,12 @@ export function compareRebates(judge: Judge, rebates: VenueRebates, ours: Accoun
   ];
 }
 
-/** Per token: the fees the fill records charged against the venue's fee rule for the same fills. */
-export function compareFees(judge: Judge, tokens: Iterable<TokenFigures>): ComparisonRow[] {
+/**
+ * Per token: the fees the fill records charged against the fee schedule of the venue rules for the
+ * same fills. Without rules there is no schedule to hold them against: ours are the fills' own
+ * fees (what cash uses), and the row says it was not checked.
+ */
+export function compareFees(judge: Judge, tokens: Iterable<TokenFigures>, rules: VenueRules | undefined): ComparisonRow[] {
   const rows: ComparisonRow[] = [];
   for (const t of tokens) {
     if (t.fills.length === 0) continue;
@@ -154,8 +158,9 @@ export function compareFees(judge: Judge, tokens: Iterable<TokenFigures>): Compa
         tokenId: t.tokenId,
         conditionId: t.conditionId,
         field: 'fee_micro',
-        ours: t.feesByRuleMicro,
+        ours: rules ? t.feesByRuleMicro : t.feesPaidMicro,
         theirs: t.feesPaidMicro,
+        unprovenBecause: rules ? undefined : 'not checked: no fee schedule (--venue-rules); the interface publishes none, so the fees are the fills\' own',
         reportedAtMs: t.fills.at(-1)!.atMs,
         figure: { kind: 'position', tokenId: t.tokenId, resolved: false },
         explain: () => t.fills.filter((f) => f.feeMicro > 0n || f.role !== 'MAKER').slice(-12).map(describeFill).join('; '),

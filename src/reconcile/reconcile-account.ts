@@ -13,12 +13,12 @@ import {
 import type { ComparisonRow } from './comparison.ts';
 import type { CostMethod } from './cost-basis.ts';
 import type { CoverageGap } from './coverage.ts';
-import { formatUnits } from './explain.ts';
+import { formatUnits, isoTime } from './explain.ts';
 import { checkOrderFills } from './fill-completeness.ts';
 import type { AccountFigures, TokenFigures } from './ledger.ts';
 import { marketFigures, type MarketFigures } from './markets.ts';
 import { replay } from './replay.ts';
-import type { VenueRules } from './venue-rules.ts';
+import { describeRules, type VenueRules } from './venue-rules.ts';
 import type { LedgerInputs } from './warehouse-inputs.ts';
 import type { VenueReports } from './warehouse-reports.ts';
 
@@ -26,7 +26,8 @@ export interface ReconcileOptions {
   method: CostMethod;
   /** Differences up to this many micro-units count as equal (default 0: these are integers). */
   toleranceMicro: bigint;
-  rules: VenueRules;
+  /** The venue's rules that data does not give (--venue-rules); undefined: the checks needing them are unproven. */
+  rules: VenueRules | undefined;
   /** The venue's figures reported in [fromMs, toMs] are checked; fills up to toMs are replayed, all of them. */
   fromMs: number;
   toMs: number;
@@ -47,6 +48,8 @@ export interface Coverage {
   lpPayouts: number;
   accountStreamFrames: number;
   gaps: CoverageGap[];
+  /** The venue rules the checks of fees and maker rebates used (undefined: none given, those checks unproven). */
+  venueRules: string | undefined;
   /** Inputs taken on the venue's word, because nothing else in the warehouse gives them. */
   fromVenue: string[];
 }
@@ -62,6 +65,17 @@ export interface AccountReconciliation {
 }
 
 /**
+ * Without venue rules no maker rebate is credited: every figure that holds cash (and the rebates)
+ * is unproven from the account's first maker fill on. Positions do not move with rebates.
+ */
+function withoutRules(inputs: LedgerInputs, rules: VenueRules | undefined): CoverageGap[] {
+  if (rules) return [];
+  const firstMaker = inputs.fills.find((f) => f.role === 'MAKER');
+  if (!firstMaker) return [];
+  return [{ input: 'venue_rules', fromMs: firstMaker.atMs, toMs: Infinity, reason: `no venue rules (--venue-rules): the share of the taker fee credited to a maker is in no data, so no maker rebate is credited from the first maker fill on (${isoTime(firstMaker.atMs)})` }];
+}
+
+/**
  * One account, from data already read: replays the ledger, stopping at every instant the venue
  * reported something, and compares. Pure: the same inputs always give the same rows.
  */
@@ -70,7 +84,7 @@ export function reconcileAccountData(account: string, inputs: LedgerInputs, repo
   const vip = reports.rebates && reports.rebates.vipRebateMicro > 0n
     ? [{ input: 'rebate_totals' as const, fromMs: -Infinity, toMs: Infinity, reason: `VIP rebates of ${formatUnits(reports.rebates.vipRebateMicro)} are known only as a total` }]
     : [];
-  const known = [...captureGaps, ...inputs.gaps, ...vip];
+  const known = [...captureGaps, ...inputs.gaps, ...vip, ...withoutRules(inputs, options.rules)];
   const gaps = [...known, ...completeness.gaps];
   const judge = { toleranceMicro: options.toleranceMicro, gaps };
 
@@ -105,7 +119,7 @@ export function reconcileAccountData(account: string, inputs: LedgerInputs, repo
   if (rebates) rows.push(...compareRebates(judge, rebates, atLight.get(rebates.observedAtMs)!.account));
   // Figures from the whole history count when the venue reported them within the window.
   const inWindow = (row: ComparisonRow): boolean => row.reportedAtMs >= options.fromMs;
-  rows.push(...compareFees(judge, final).filter(inWindow));
+  rows.push(...compareFees(judge, final, options.rules).filter(inWindow));
   rows.push(...compareRedemptions(judge, final).filter(inWindow));
   // The order check finds the missing fills; it is not itself unproven by what it found.
   rows.push(...compareOrderFills({ ...judge, gaps: known }, completeness, (tokenId) => conditionOf.get(tokenId) ?? '').filter(inWindow));
@@ -123,6 +137,7 @@ export function reconcileAccountData(account: string, inputs: LedgerInputs, repo
       redemptionsByCompletion,
       accountStreamFrames: inputs.accountStreamFrames,
       gaps,
+      venueRules: options.rules ? describeRules(options.rules) : undefined,
       fromVenue: [
         'marks (current_price_micro of the positions read) for position values',
         "each settled-PnL bucket's positions_value_micro",

@@ -3,6 +3,7 @@ import type { ComparisonRow, Status } from './comparison.ts';
 import { formatUnits, isoTime } from './explain.ts';
 import type { AccountReconciliation } from './reconcile-account.ts';
 import type { Reconciliation } from './reconcile.ts';
+import { describeRules } from './venue-rules.ts';
 
 export type ReportFormat = 'table' | 'json' | 'csv';
 
@@ -36,6 +37,9 @@ function coverageLine(a: AccountReconciliation): string {
 export function renderReport(run: Reconciliation): string {
   const lines = [
     `reconciliation ${run.runId} at ${isoTime(run.reconciledAtMs)} (method ${run.options.method}, tolerance ${run.options.toleranceMicro} micro)`,
+    run.options.rules
+      ? `venue rules ${describeRules(run.options.rules)}`
+      : 'venue rules: none given (--venue-rules) — fees are the fills\' own; the fee checks and maker rebates are unproven, and cash with them from the first maker fill',
   ];
   for (const a of run.accounts) {
     const n = counts(a.rows);

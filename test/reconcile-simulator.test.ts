@@ -331,6 +331,34 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     expect(again.accounts[0]!.coverage.gaps.map((g) => g.reason)).toEqual(expect.arrayContaining([expect.stringMatching(/^fill .* names 2 different fills/)]));
   });
 
+  it('by default ends the window at the last instant every input covers: an order matched after the last account frame of a stopped run is not called different', async () => {
+    const opts = { method: 'average' as const, toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0 };
+    let account = '';
+    for (const label of honest().map((a) => a.account).filter((l) => !['taker-1', 'taker-2', MISREPORTED].includes(l))) {
+      const fresh = await reconcile(store.warehouse.client, { ...opts, accounts: [label], toMs: END_OF_TIME_MS });
+      if (notOk(fresh.accounts[0]!.rows).length === 0) account = label;
+    }
+    expect(account).not.toBe('');
+    const [last] = await selectRows<{ at: string }>(store.warehouse.client, `SELECT toUnixTimestamp64Milli(max(event_at)) AS at FROM tapehouse.account_events WHERE account = '${account}'`);
+    const lastFrameMs = Number(last!.at);
+    const tokenId = accountRun(account).ledger.tokens[0]!.tokenId;
+    // The run stopped after its last account frame; an orders read a little later saw an order matched since.
+    await store.warehouse.insertRows('orders', [{
+      account, order_id: 'late-order', status: 'MATCHED', token_id: tokenId, side: 'BUY', size_matched_micro: 1_000_000n, created_at: new Date(lastFrameMs + 5_000),
+      source: 'rest:orders', observed_at: new Date(lastFrameMs + 30_000), _topic: 'tapehouse.sync.orders', _partition: 0, _offset: 1, _received_at: BigInt(lastFrameMs + 30_000) * 1000n,
+    }]);
+    const everything = await reconcile(store.warehouse.client, { ...opts, accounts: [account], toMs: END_OF_TIME_MS });
+    expect(everything.accounts[0]!.rows.filter((r) => r.status === 'different').map((r) => [r.scope, r.tokenId])).toEqual([['orders', tokenId]]);
+    const byDefault = await reconcile(store.warehouse.client, { ...opts, accounts: [account] });
+    const result = byDefault.accounts[0]!;
+    expect(result.window?.toMs).toBeLessThanOrEqual(lastFrameMs);
+    expect(result.window?.end).toContain('the last instant every input covers (account stream until');
+    expect(notOk(result.rows)).toEqual([]);
+    // The reads taken after it (this fixture reads the portfolio once, at the end) wait for a --to.
+    expect(result.compared.buckets).toBeGreaterThan(0);
+    expect(result.rows.every((r) => r.reportedAtMs <= lastFrameMs)).toBe(true);
+  });
+
   it('runs as `tapehouse reconcile` on the data directory: prints what differs as of a time and stores the run', async () => {
     const asOf = await reconcile(store.warehouse.client, { accounts: [MISREPORTED_LABEL], method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: BUCKET_MISREPORTED_AT });
     await store.warehouse.close();

@@ -60,6 +60,8 @@ export interface AccountReconciliation {
   /** Our ledger as of the window's end. */
   ledger: { account: AccountFigures; tokens: TokenFigures[]; markets: MarketFigures[] };
   coverage: Coverage;
+  /** The window: the venue's figures reported in [fromMs, toMs] were checked; `end` says why it ends there. */
+  window?: { fromMs: number; toMs: number; end: string };
   /** Which of the venue's reports were compared. */
   compared: { positionsAsOfMs?: number; summaryAsOfMs?: number; buckets: number; rebatesAtMs?: number; unobservedBucketGaps: number };
 }

@@ -50,6 +50,7 @@ export function renderReport(run: Reconciliation): string {
       `${a.compared.buckets} settled-PnL buckets${a.compared.unobservedBucketGaps > 0 ? ` (and ${a.compared.unobservedBucketGaps} span(s) of buckets the venue served unobserved)` : ''}`,
       a.compared.rebatesAtMs === undefined ? 'no rebates read' : `rebates read ${isoTime(a.compared.rebatesAtMs)}`,
     ];
+    if (a.window) lines.push(`  window: ${a.window.fromMs > 0 ? `from ${isoTime(a.window.fromMs)} ` : ''}to ${a.window.end === 'given (--to)' ? `${isoTime(a.window.toMs)} (given)` : a.window.end}`);
     lines.push(`  compared: ${seen.join(', ')}`, coverageLine(a));
     for (const gap of a.coverage.gaps) lines.push(`  gap (${gap.input}${gap.tokenId ? ` ${gap.tokenId}` : ''}): ${gap.reason}`);
     lines.push(`  taken on the venue's word: ${a.coverage.fromVenue.join('; ')}`);
@@ -86,6 +87,7 @@ export function renderJson(run: Reconciliation): string {
     account: a.account,
     counts: counts(a.rows),
     compared: a.compared,
+    window: a.window,
     coverage: a.coverage,
     ledger: {
       account: a.ledger.account,

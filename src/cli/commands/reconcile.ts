@@ -2,7 +2,7 @@ import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickh
 import { Option, type Command } from 'commander';
 import { SettingError } from '../../util/setting-error.ts';
 import { COST_METHODS, type CostMethod } from '../../reconcile/cost-basis.ts';
-import { END_OF_TIME_MS, reconcile, START_OF_TIME_MS } from '../../reconcile/reconcile.ts';
+import { reconcile, START_OF_TIME_MS } from '../../reconcile/reconcile.ts';
 import { render, type ReportFormat } from '../../reconcile/render.ts';
 import { storeReconciliation } from '../../reconcile/store.ts';
 import { DataDirectoryBusy } from '../../warehouse/data-dir.ts';
@@ -54,7 +54,7 @@ export function registerReconcile(program: Command): void {
     .command('reconcile')
     .description('rebuild the account from its fills and check the venue\'s positions, summary, settled PnL and rebates')
     .option('--from <time>', 'check the venue\'s figures reported at or after this time (ISO 8601)', parseTime)
-    .option('--to <time>', 'as of this time (ISO 8601): fills and reports after it are left out (default: everything)', parseTime)
+    .option('--to <time>', 'as of this time (ISO 8601): fills and reports after it are left out (default: the last instant every input of the account covers)', parseTime)
     .option('--account <label>', 'account to reconcile (repeatable; default every account in the warehouse)', (v: string, all: string[] = []) => [...all, v])
     .option('--data-dir <dir>', 'embedded warehouse data directory (default ./data)')
     .option('--clickhouse-url <url>', 'ClickHouse server URL (user and password from TAPEHOUSE_CLICKHOUSE_USER / _PASSWORD)')
@@ -74,7 +74,7 @@ export function registerReconcile(program: Command): void {
         toleranceMicro: options.tolerance,
         rules: venueRules,
         fromMs: options.from ?? START_OF_TIME_MS,
-        toMs: options.to ?? END_OF_TIME_MS,
+        toMs: options.to,
       });
       process.stdout.write(render(run, options.format));
       if (options.store && access.warehouse) {

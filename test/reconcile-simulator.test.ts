@@ -359,6 +359,27 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     expect(result.rows.every((r) => r.reportedAtMs <= lastFrameMs)).toBe(true);
   });
 
+  it('compares the summary with the positions read of its own instant, not the newest summary and positions reads seconds apart', async () => {
+    const opts = { method: 'average' as const, toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS };
+    let account = '';
+    for (const label of honest().map((a) => a.account).filter((l) => !['taker-1', 'taker-2', MISREPORTED].includes(l))) {
+      const fresh = await reconcile(store.warehouse.client, { ...opts, accounts: [label] });
+      if (notOk(fresh.accounts[0]!.rows).length === 0 && fresh.accounts[0]!.compared.summaryAsOfMs !== undefined) account = label;
+    }
+    expect(account).not.toBe('');
+    const pairAt = accountRun(account).compared.summaryAsOfMs!;
+    expect(accountRun(account).compared.positionsAsOfMs).toBe(pairAt);
+    // Another positions read 3 s later and another summary 2 s after that: no pair among the newest.
+    const shifted = (table: string, ms: number) =>
+      `INSERT INTO tapehouse.${table} SELECT * REPLACE (as_of + toIntervalMillisecond(${ms}) AS as_of, _offset + 1000000 AS _offset) FROM tapehouse.${table} WHERE account = '${account}' AND toUnixTimestamp64Milli(as_of) = ${pairAt + ms}`; // WHERE sees the replaced as_of
+    for (const table of ['position_snapshots', 'positions']) await store.warehouse.client.command({ query: shifted(table, 3_000) });
+    await store.warehouse.client.command({ query: shifted('portfolio_summaries', 5_000) });
+    const again = (await reconcile(store.warehouse.client, { ...opts, accounts: [account] })).accounts[0]!;
+    expect(again.compared).toMatchObject({ positionsAsOfMs: pairAt + 3_000, summaryAsOfMs: pairAt });
+    expect(notOk(again.rows)).toEqual([]);
+    expect(again.rows.filter((r) => r.scope === 'summary').map((r) => r.field).sort()).toEqual(['cash_balance_micro', 'open_cost_basis_micro', 'open_unrealized_pnl_micro', 'portfolio_value_micro', 'positions_value_micro']);
+  });
+
   it('runs as `tapehouse reconcile` on the data directory: prints what differs as of a time and stores the run', async () => {
     const asOf = await reconcile(store.warehouse.client, { accounts: [MISREPORTED_LABEL], method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: BUCKET_MISREPORTED_AT });
     await store.warehouse.close();

@@ -112,7 +112,7 @@ export function reconcileAccountData(account: string, inputs: LedgerInputs, repo
   const rows: ComparisonRow[] = [];
   const { positions, summary, rebates } = reports;
   if (positions) rows.push(...comparePositions(judge, positions, atFull.get(positions.asOfMs)!, resolvedBy));
-  if (summary) rows.push(...compareSummary(judge, summary, atFull.get(summary.asOfMs)!, positions));
+  if (summary) rows.push(...compareSummary(judge, summary, atFull.get(summary.asOfMs)!, reports.summaryPositions ?? positions));
   for (const bucket of reports.buckets) {
     const at = atLight.get(bucket.markAtMs)!;
     rows.push(...compareBucket(judge, bucket, at.account, at.open));

@@ -19,7 +19,7 @@ import type { LedgerEvent, LedgerFill } from '../src/reconcile/ledger-events.ts'
 import { reconcileAccountData, type ReconcileOptions } from '../src/reconcile/reconcile-account.ts';
 import { END_OF_TIME_MS, reconcileAccount } from '../src/reconcile/reconcile.ts';
 import { replay } from '../src/reconcile/replay.ts';
-import { DEFAULT_VENUE_RULES, notional, takerFee } from '../src/reconcile/venue-rules.ts';
+import { SIMULATOR_VENUE_RULES, notional, takerFee } from '../src/reconcile/venue-rules.ts';
 import { readFills, type LedgerInputs } from '../src/reconcile/warehouse-inputs.ts';
 import type { VenueReports } from '../src/reconcile/warehouse-reports.ts';
 import type { InsertRow } from '../src/warehouse/insert/row-encoder.ts';
@@ -31,7 +31,7 @@ const FILLS = Number(process.env.FILLS ?? 1_000_000);
 const ACCOUNT = 'bench';
 const START = Date.UTC(2025, 0, 6);
 const DEPOSIT = 10_000_000_000_000n;
-const OPTIONS: ReconcileOptions = { method: 'average', toleranceMicro: 0n, rules: DEFAULT_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS };
+const OPTIONS: ReconcileOptions = { method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS };
 
 interface Generated {
   events: LedgerEvent[];
@@ -78,7 +78,7 @@ function generate(count: number): Generated {
       role,
       priceMicro: price,
       sharesMicro: shares,
-      feeMicro: role === 'MAKER' ? 0n : takerFee(DEFAULT_VENUE_RULES, price, shares),
+      feeMicro: role === 'MAKER' ? 0n : takerFee(SIMULATOR_VENUE_RULES, price, shares),
       atMs,
     };
     token.held += sell ? -shares : shares;

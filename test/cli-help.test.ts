@@ -89,4 +89,19 @@ describe('bad settings exit 2, naming the flag and its variable', () => {
     const url = await inProcess(['status', '--clickhouse-url', 'ftp://x']);
     expect(url).toMatchObject({ code: 2, stderr: 'tapehouse: --clickhouse-url (TAPEHOUSE_CLICKHOUSE_URL): "ftp://x" does not start with http:// or https://\n' });
   });
+
+  it('a bad --venue-rules or TAPEHOUSE_VENUE_RULES names the flag and the variable, before any warehouse is opened', async () => {
+    const missing = await inProcess(['reconcile', '--data-dir', join(work, 'rules'), '--venue-rules', 'nasdaq']);
+    expect(missing).toMatchObject({ code: 2, stderr: 'tapehouse: --venue-rules (TAPEHOUSE_VENUE_RULES): "nasdaq" is neither a named rule set (simulator) nor a readable file\n' });
+    const file = join(work, 'rules.json');
+    writeFileSync(file, JSON.stringify({ taker_fee_bps: 100, maker_rebate_percent: 125, rounding: 'floor' }));
+    vi.stubEnv('TAPEHOUSE_VENUE_RULES', file);
+    try {
+      const tooMuch = await inProcess(['reconcile', '--data-dir', join(work, 'rules')]);
+      expect(tooMuch).toMatchObject({ code: 2, stderr: `tapehouse: --venue-rules (TAPEHOUSE_VENUE_RULES): ${JSON.stringify(file)} has no maker_rebate_percent as a whole number from 0 to 100\n` });
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(existsSync(join(work, 'rules'))).toBe(false);
+  });
 });

@@ -6,13 +6,13 @@ import { checkOrderFills } from '../src/reconcile/fill-completeness.ts';
 import type { LedgerEvent, LedgerFill, Side } from '../src/reconcile/ledger-events.ts';
 import { replay } from '../src/reconcile/replay.ts';
 import { emptyResolution, redemptionEvents } from '../src/reconcile/resolutions.ts';
-import { averagePrice, DEFAULT_VENUE_RULES, makerRebate, takerFee } from '../src/reconcile/venue-rules.ts';
+import { averagePrice, SIMULATOR_VENUE_RULES, makerRebate, takerFee } from '../src/reconcile/venue-rules.ts';
 import { Account } from '../src/simulator/accounts/account.ts';
 import { buyShares, deposit, redeemShares, sellShares } from '../src/simulator/accounts/ledger.ts';
 import { DEFAULT_FEES, makerRebate as venueMakerRebate, takerFee as venueTakerFee } from '../src/simulator/engine/fees.ts';
 import { Prng } from '../src/simulator/prng.ts';
 
-const AVERAGE = { method: 'average' as const, rules: DEFAULT_VENUE_RULES };
+const AVERAGE = { method: 'average' as const, rules: SIMULATOR_VENUE_RULES };
 let fillSeq = 0;
 
 function fill(tokenId: string, side: Side, sharesMicro: bigint, priceMicro: bigint, atMs: number, extra: Partial<Omit<LedgerFill, 'atMs'>> = {}): LedgerEvent {
@@ -83,8 +83,8 @@ describe('the ledger follows the venue\'s own accounting', () => {
     for (let i = 0; i < 500; i++) {
       const price = BigInt(rng.int(1, 999)) * 1_000n;
       const shares = BigInt(rng.int(1, 100_000)) * 10_000n;
-      expect(takerFee(DEFAULT_VENUE_RULES, price, shares)).toBe(venueTakerFee(DEFAULT_FEES, price, shares));
-      expect(makerRebate(DEFAULT_VENUE_RULES, price, shares)).toBe(venueMakerRebate(DEFAULT_FEES, venueTakerFee(DEFAULT_FEES, 1_000_000n - price, shares)));
+      expect(takerFee(SIMULATOR_VENUE_RULES, price, shares)).toBe(venueTakerFee(DEFAULT_FEES, price, shares));
+      expect(makerRebate(SIMULATOR_VENUE_RULES, price, shares)).toBe(venueMakerRebate(DEFAULT_FEES, venueTakerFee(DEFAULT_FEES, 1_000_000n - price, shares)));
     }
     const ledger = replay([fill('t', 'BUY', 100_000_000n, 300_000n, 1, { role: 'MAKER' })], AVERAGE);
     expect(ledger.account.makerRebatesMicro).toBe(75_000n); // 25 % of the 0.30 taker fee on 100 shares at 0.30

@@ -8,7 +8,7 @@ import { END_OF_TIME_MS, reconcile, type Reconciliation } from '../src/reconcile
 import type { AccountReconciliation } from '../src/reconcile/reconcile-account.ts';
 import { renderCsv, renderJson } from '../src/reconcile/render.ts';
 import { storeReconciliation } from '../src/reconcile/store.ts';
-import { DEFAULT_VENUE_RULES } from '../src/reconcile/venue-rules.ts';
+import { SIMULATOR_VENUE_RULES } from '../src/reconcile/venue-rules.ts';
 import type { Account } from '../src/simulator/accounts/account.ts';
 import { readGroundTruth, type GroundTruth } from '../src/simulator/ground-truth-reader.ts';
 import { ManualClock, startSimulator, type SimulatorHandle } from '../src/simulator/index.ts';
@@ -103,7 +103,7 @@ beforeAll(async () => {
   truth = readGroundTruth(gtDir);
   store = await migratedWarehouse();
   await rows.insertInto(store.warehouse);
-  run = await reconcile(store.warehouse.client, { method: 'average', toleranceMicro: 0n, rules: DEFAULT_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
+  run = await reconcile(store.warehouse.client, { method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
 }, 120_000);
 
 afterAll(async () => {
@@ -189,7 +189,7 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
   });
 
   it('with FIFO, rebuilds the same shares and cash, differing from the venue only where the method decides cost', async () => {
-    const fifo = await reconcile(store.warehouse.client, { accounts: [MISREPORTED], method: 'fifo', toleranceMicro: 0n, rules: DEFAULT_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
+    const fifo = await reconcile(store.warehouse.client, { accounts: [MISREPORTED], method: 'fifo', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
     const rows = fifo.accounts[0]!.rows;
     const fields = new Set(notOk(rows).map((r) => r.field));
     expect(fields.size).toBeGreaterThan(0);
@@ -204,7 +204,7 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
   });
 
   it('checks only what the venue reported within a window, the ledger still replaying every fill before it', async () => {
-    const late = await reconcile(store.warehouse.client, { accounts: [MISREPORTED_LABEL], method: 'average', toleranceMicro: 0n, rules: DEFAULT_VENUE_RULES, fromMs: BUCKET_MISREPORTED_AT + 1, toMs: END_OF_TIME_MS });
+    const late = await reconcile(store.warehouse.client, { accounts: [MISREPORTED_LABEL], method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: BUCKET_MISREPORTED_AT + 1, toMs: END_OF_TIME_MS });
     const rows = late.accounts[0]!.rows;
     expect(rows.filter((r) => r.status === 'different').map((r) => r.field).sort()).toEqual(['avg_price_micro', 'size_matched_micro']);
     expect(rows.every((r) => r.reportedAtMs > BUCKET_MISREPORTED_AT)).toBe(true);
@@ -251,7 +251,7 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
       { ...gap, stream: 'sync', channel: 'portfolio_trades', gap_start: gapAt, gap_end: gapAt + 5_000, reason: 'endpoint_not_offered', recovery: 'none', _offset: 1 },
       { ...gap, stream: 'account', gap_start: START + 60_000, gap_end: START + 60_000, reason: 'unsubscribed', _offset: 2 },
     ]);
-    const gapped = await reconcile(store.warehouse.client, { accounts: ['taker-1'], method: 'average', toleranceMicro: 0n, rules: DEFAULT_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
+    const gapped = await reconcile(store.warehouse.client, { accounts: ['taker-1'], method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
     const rows = gapped.accounts[0]!.rows;
     expect(rows.filter((r) => r.status === 'different')).toEqual([]);
     expect(rows.filter((r) => r.reportedAtMs < gapAt && r.scope === 'pnl_settled').every((r) => r.status === 'ok')).toBe(true);
@@ -259,6 +259,55 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     expect(after.length).toBeGreaterThan(0);
     for (const r of after) expect(r).toMatchObject({ status: 'unproven', detail: expect.stringContaining('sync/portfolio_trades gap') });
     expect(rows.find((r) => r.field === 'lp_incentive_micro')?.status).toBe('ok');
+  });
+
+  it('names the settled-PnL figures of buckets the venue served while the PnL job was down: unproven because of that gap, never ok or different', async () => {
+    const account = 'taker-2';
+    const down = [START + 5 * PNL_MS, START + 6 * PNL_MS];
+    // As if the PnL job had been down for those two buckets: they were never stored, and the job
+    // recorded the gap when the next bucket came (src/sync/jobs/pnl.ts).
+    for (const table of ['pnl_settled', 'pnl_settled_latest_store']) {
+      await store.warehouse.client.command({ query: `ALTER TABLE tapehouse.${table} DELETE WHERE account = '${account}' AND toUnixTimestamp64Milli(bucket_at) IN (${down.join(', ')}) SETTINGS mutations_sync = 2` });
+    }
+    const detail = `settled PnL: 2 bucket(s) at the learnt cadence of ${PNL_MS / 1000} s between bucket … and bucket … were served by the venue while not observed`;
+    await store.warehouse.insertRows('capture_gaps', [{
+      stream: 'sync', channel: 'pnl', subject_kind: 'account', subject: account, gap_start: down[0]! - PNL_MS, gap_end: down[1]! + PNL_MS,
+      reason: 'buckets_not_observed', recovery: 'none', detail, _topic: 'tapehouse.capture.gaps', _partition: 0, _offset: 3, _received_at: BigInt(down[1]! + PNL_MS) * 1000n,
+    }]);
+    const again = await reconcile(store.warehouse.client, { accounts: [account], method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
+    const result = again.accounts[0]!;
+    expect(result.compared).toMatchObject({ buckets: RUN_MS / PNL_MS - 2, unobservedBucketGaps: 1 });
+    const unproven = result.rows.filter((r) => r.status !== 'ok');
+    expect(unproven.map((r) => [r.scope, r.field, r.status, r.reportedAtMs])).toEqual(
+      ['collateral_micro', 'cumulative_inflow_micro', 'cumulative_outflow_micro', 'lifetime_pnl_micro', 'position_count'].map((field) => ['pnl_settled', field, 'unproven', down[1]! + PNL_MS]),
+    );
+    for (const r of unproven) expect(r.detail).toContain(`no bucket observed between ${new Date(down[0]! - PNL_MS).toISOString()} and ${new Date(down[1]! + PNL_MS).toISOString()} — capture gap sync/pnl`);
+    // Outside the window the gap spans, it is not named.
+    const later = await reconcile(store.warehouse.client, { accounts: [account], method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: down[1]! + 2 * PNL_MS, toMs: END_OF_TIME_MS });
+    expect(notOk(later.accounts[0]!.rows)).toEqual([]);
+  });
+
+  it('without venue rules assumes no fee schedule: fees are the fills\' own, the fee and maker-rebate checks and the cash after the first maker fill unproven, saying why', async () => {
+    const bare = await reconcile(store.warehouse.client, { accounts: [MISREPORTED], method: 'average', toleranceMicro: 0n, rules: undefined, fromMs: 0, toMs: END_OF_TIME_MS });
+    const result = bare.accounts[0]!;
+    const withRules = accountRun(MISREPORTED);
+    expect(result.rows.filter((r) => r.status === 'different')).toEqual([]);
+    expect(result.ledger.account.makerRebatesMicro).toBe(0n);
+    expect(result.ledger.account.feesPaidMicro).toBe(withRules.ledger.account.feesPaidMicro);
+    expect(result.ledger.account.cashMicro).toBe(withRules.ledger.account.cashMicro - withRules.ledger.account.makerRebatesMicro);
+    const fees = result.rows.filter((r) => r.scope === 'fees');
+    expect(fees.length).toBeGreaterThan(0);
+    for (const r of fees) expect(r).toMatchObject({ status: 'unproven', differenceMicro: 0n, detail: expect.stringContaining('not checked: no fee schedule (--venue-rules)') });
+    const firstMaker = result.coverage.gaps.find((g) => g.input === 'venue_rules')!.fromMs;
+    const cash = result.rows.filter((r) => ['cash_balance_micro', 'collateral_micro', 'maker_rebate_micro'].includes(r.field) && r.reportedAtMs >= firstMaker);
+    expect(cash.length).toBeGreaterThan(2);
+    for (const r of cash) expect(r).toMatchObject({ status: 'unproven', detail: expect.stringContaining('no venue rules (--venue-rules)') });
+    // What rebates do not touch is still proven: positions, LP incentives.
+    const untouched = result.rows.filter((x) => x.scope === 'position' || x.field === 'lp_incentive_micro');
+    expect(untouched.length).toBeGreaterThan(1);
+    for (const r of untouched) expect(r.status).toBe('ok');
+    expect(result.coverage.venueRules).toBeUndefined();
+    expect(withRules.coverage.venueRules).toMatch(/^simulator: taker fee 100 bps/);
   });
 
   it('never says ok over a fill id that names two different fills (a venue that reused its ids): from that fill on, unproven', async () => {
@@ -273,7 +322,7 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
       ...fill, price_micro: BigInt(String(fill!.price_micro)) + 10_000n, executed_at: new Date(at + 1_000), observed_at: new Date(at + 60_000),
       _topic: 'tapehouse.sync.fills', _partition: 0, _offset: 999_999, _received_at: BigInt(at + 60_000) * 1000n,
     }]);
-    const again = await reconcile(store.warehouse.client, { accounts: [account], method: 'average', toleranceMicro: 0n, rules: DEFAULT_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
+    const again = await reconcile(store.warehouse.client, { accounts: [account], method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
     const rows = again.accounts[0]!.rows;
     const after = rows.filter((r) => r.reportedAtMs >= at && ['position', 'summary', 'pnl_settled'].includes(r.scope) && (r.scope !== 'position' || r.tokenId === fill!.token_id));
     expect(after.length).toBeGreaterThan(0);
@@ -282,13 +331,63 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     expect(again.accounts[0]!.coverage.gaps.map((g) => g.reason)).toEqual(expect.arrayContaining([expect.stringMatching(/^fill .* names 2 different fills/)]));
   });
 
+  it('by default ends the window at the last instant every input covers: an order matched after the last account frame of a stopped run is not called different', async () => {
+    const opts = { method: 'average' as const, toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0 };
+    let account = '';
+    for (const label of honest().map((a) => a.account).filter((l) => !['taker-1', 'taker-2', MISREPORTED].includes(l))) {
+      const fresh = await reconcile(store.warehouse.client, { ...opts, accounts: [label], toMs: END_OF_TIME_MS });
+      if (notOk(fresh.accounts[0]!.rows).length === 0) account = label;
+    }
+    expect(account).not.toBe('');
+    const [last] = await selectRows<{ at: string }>(store.warehouse.client, `SELECT toUnixTimestamp64Milli(max(event_at)) AS at FROM tapehouse.account_events WHERE account = '${account}'`);
+    const lastFrameMs = Number(last!.at);
+    const tokenId = accountRun(account).ledger.tokens[0]!.tokenId;
+    // The run stopped after its last account frame; an orders read a little later saw an order matched since.
+    await store.warehouse.insertRows('orders', [{
+      account, order_id: 'late-order', status: 'MATCHED', token_id: tokenId, side: 'BUY', size_matched_micro: 1_000_000n, created_at: new Date(lastFrameMs + 5_000),
+      source: 'rest:orders', observed_at: new Date(lastFrameMs + 30_000), _topic: 'tapehouse.sync.orders', _partition: 0, _offset: 1, _received_at: BigInt(lastFrameMs + 30_000) * 1000n,
+    }]);
+    const everything = await reconcile(store.warehouse.client, { ...opts, accounts: [account], toMs: END_OF_TIME_MS });
+    expect(everything.accounts[0]!.rows.filter((r) => r.status === 'different').map((r) => [r.scope, r.tokenId])).toEqual([['orders', tokenId]]);
+    const byDefault = await reconcile(store.warehouse.client, { ...opts, accounts: [account] });
+    const result = byDefault.accounts[0]!;
+    expect(result.window?.toMs).toBeLessThanOrEqual(lastFrameMs);
+    expect(result.window?.end).toContain('the last instant every input covers (account stream until');
+    expect(notOk(result.rows)).toEqual([]);
+    // The reads taken after it (this fixture reads the portfolio once, at the end) wait for a --to.
+    expect(result.compared.buckets).toBeGreaterThan(0);
+    expect(result.rows.every((r) => r.reportedAtMs <= lastFrameMs)).toBe(true);
+  });
+
+  it('compares the summary with the positions read of its own instant, not the newest summary and positions reads seconds apart', async () => {
+    const opts = { method: 'average' as const, toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS };
+    let account = '';
+    for (const label of honest().map((a) => a.account).filter((l) => !['taker-1', 'taker-2', MISREPORTED].includes(l))) {
+      const fresh = await reconcile(store.warehouse.client, { ...opts, accounts: [label] });
+      if (notOk(fresh.accounts[0]!.rows).length === 0 && fresh.accounts[0]!.compared.summaryAsOfMs !== undefined) account = label;
+    }
+    expect(account).not.toBe('');
+    const pairAt = accountRun(account).compared.summaryAsOfMs!;
+    expect(accountRun(account).compared.positionsAsOfMs).toBe(pairAt);
+    // Another positions read 3 s later and another summary 2 s after that: no pair among the newest.
+    const shifted = (table: string, ms: number) =>
+      `INSERT INTO tapehouse.${table} SELECT * REPLACE (as_of + toIntervalMillisecond(${ms}) AS as_of, _offset + 1000000 AS _offset) FROM tapehouse.${table} WHERE account = '${account}' AND toUnixTimestamp64Milli(as_of) = ${pairAt + ms}`; // WHERE sees the replaced as_of
+    for (const table of ['position_snapshots', 'positions']) await store.warehouse.client.command({ query: shifted(table, 3_000) });
+    await store.warehouse.client.command({ query: shifted('portfolio_summaries', 5_000) });
+    const again = (await reconcile(store.warehouse.client, { ...opts, accounts: [account] })).accounts[0]!;
+    expect(again.compared).toMatchObject({ positionsAsOfMs: pairAt + 3_000, summaryAsOfMs: pairAt });
+    expect(notOk(again.rows)).toEqual([]);
+    expect(again.rows.filter((r) => r.scope === 'summary').map((r) => r.field).sort()).toEqual(['cash_balance_micro', 'open_cost_basis_micro', 'open_unrealized_pnl_micro', 'portfolio_value_micro', 'positions_value_micro']);
+  });
+
   it('runs as `tapehouse reconcile` on the data directory: prints what differs as of a time and stores the run', async () => {
-    const asOf = await reconcile(store.warehouse.client, { accounts: [MISREPORTED_LABEL], method: 'average', toleranceMicro: 0n, rules: DEFAULT_VENUE_RULES, fromMs: 0, toMs: BUCKET_MISREPORTED_AT });
+    const asOf = await reconcile(store.warehouse.client, { accounts: [MISREPORTED_LABEL], method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: BUCKET_MISREPORTED_AT });
     await store.warehouse.close();
-    const cli = await tapehouse(['reconcile', '--data-dir', store.dataDir, '--account', MISREPORTED_LABEL, '--to', new Date(BUCKET_MISREPORTED_AT).toISOString()]);
+    const cli = await tapehouse(['reconcile', '--data-dir', store.dataDir, '--account', MISREPORTED_LABEL, '--to', new Date(BUCKET_MISREPORTED_AT).toISOString(), '--venue-rules', 'simulator']);
     expect(cli.code).toBe(0);
     expect(cli.stdout).toContain(`account ${MISREPORTED_LABEL}: ${asOf.accounts[0]!.rows.length} figures checked`);
     expect(cli.stdout).toMatch(/1 different, 0 unproven/);
+    expect(cli.stdout).toContain('venue rules simulator: taker fee 100 bps of min(p, 1 − p) × shares, maker rebate 25 % of it, rounded floor');
     expect(cli.stdout).toMatch(/different \| pnl_settled .* lifetime_pnl_micro/);
     expect(cli.stderr).toContain(`stored ${asOf.accounts[0]!.rows.length} rows of run`);
   });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { END_OF_TIME_MS, reconcile } from '../src/reconcile/reconcile.ts';
-import { DEFAULT_VENUE_RULES } from '../src/reconcile/venue-rules.ts';
+import { SIMULATOR_VENUE_RULES } from '../src/reconcile/venue-rules.ts';
 import { alive } from '../src/util/file-lock.ts';
 import { findConflicts, NATURAL_KEYS } from '../src/warehouse/identity-conflicts.ts';
 import { openEmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
@@ -98,7 +98,7 @@ describe('tapehouse run, restarted twice and killed once, on one data directory'
       expect(trades!.ids).toBe(trades!.n);
       for (const spec of NATURAL_KEYS) expect(await findConflicts(warehouse.client, spec)).toEqual([]);
       expect(await rows("SELECT detail FROM tapehouse.data_quality WHERE problem = 'identity_conflict'")).toEqual([]);
-      const run = await reconcile(warehouse.client, { method: 'average', toleranceMicro: 0n, rules: DEFAULT_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
+      const run = await reconcile(warehouse.client, { method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
       const different = run.accounts.flatMap((a) => a.rows.filter((r) => r.status === 'different').map((r) => `${a.account} ${r.scope} ${r.field}: ${r.detail}`));
       expect(different).toEqual([]);
       expect(run.accounts.flatMap((a) => a.rows).filter((r) => r.status === 'ok').length).toBeGreaterThan(0);

@@ -3,6 +3,7 @@ import { ExchangeUnavailableError, PermissionError } from '../src/api/errors.ts'
 import { counterpartOf, openPositions, renderPosition, renderSummary } from '../src/simulator/wire/render/portfolio.ts';
 import { classifyFailure } from '../src/sync/failure.ts';
 import { positionOf, type Checkpoint } from '../src/sync/checkpoint.ts';
+import { unobservedBuckets } from '../src/sync/jobs/pnl.ts';
 import { runSyncJob } from '../src/sync/run-job.ts';
 import { createSyncVenue } from '../src/sync/venue.ts';
 import { Secret } from '../src/util/secret.ts';
@@ -50,6 +51,46 @@ describe('snapshot resources', () => {
     const history = h.sim.venue.pnl.history(h.sim.venue.demo.account.id).map((b) => new Date(b.bucketAtMs).toISOString());
     expect(buckets).toEqual(history);
     expect(buckets).toHaveLength(2);
+  });
+
+  it('settled PnL: each bucket the venue served while the job was down or got pnl_unavailable is a capture gap, none while it read twice per mark', async () => {
+    h = await harness();
+    const run = () => runSyncJob(h.deps, 'pnl').catch((error: unknown) => error);
+    // The venue marks on its ticks: time moves a second at a time.
+    const pass = (ms: number) => {
+      for (let t = 0; t < ms; t += 1_000) h.sim.advance(1_000);
+    };
+    const every = async (ms: number, count: number) => {
+      for (let i = 0; i < count; i += 1) {
+        pass(ms);
+        await run();
+      }
+    };
+    await run();
+    await every(MINUTE / 2, 4); // the schedule's pace: the cadence is learnt, nothing missed
+    const gaps = () => h.bus.of('capture_gap').map((r) => r.payload as { channel: string; subject: string; reason: string; gap_start: string; gap_end: string; detail: string });
+    expect(gaps()).toEqual([]);
+    const before = h.bus.of('pnl_settled').length;
+    pass(5 * MINUTE); // the job is down for five minutes
+    await run();
+    const [down] = gaps();
+    const buckets = h.sim.venue.pnl.history(h.sim.venue.demo.account.id).map((b) => new Date(b.bucketAtMs).toISOString());
+    const seen = h.bus.of('pnl_settled').map((r) => (r.payload as { bucket_at: string }).bucket_at);
+    expect(seen).toHaveLength(before + 1);
+    const missed = buckets.filter((b) => !seen.includes(b));
+    expect(missed).toHaveLength(4);
+    expect(down).toMatchObject({ channel: 'pnl', subject: 'demo', reason: 'buckets_not_observed', gap_start: seen.at(-2), gap_end: seen.at(-1), detail: expect.stringContaining('4 bucket(s)') });
+    expect(missed.every((b) => b > down!.gap_start && b < down!.gap_end)).toBe(true);
+
+    h.sim.faults.inject({ kind: 'rest_server_error', strategy: 'none', code: 'pnl_unavailable', path_prefix: '/trade/v1/portfolio/pnl', duration_ms: 2 * MINUTE + 10_000 });
+    await every(MINUTE / 2, 4); // 503 pnl_unavailable: the client stops at once, the job fails without retry
+    expect(h.bus.of('pnl_settled')).toHaveLength(before + 1);
+    await every(MINUTE / 2, 1);
+    const after = h.bus.of('pnl_settled').map((r) => (r.payload as { bucket_at: string }).bucket_at);
+    const unseen = h.sim.venue.pnl.history(h.sim.venue.demo.account.id).map((b) => new Date(b.bucketAtMs).toISOString()).filter((b) => b > seen.at(-1)! && b < after.at(-1)!);
+    expect(unseen.length).toBeGreaterThan(0);
+    expect(gaps()).toHaveLength(2);
+    expect(gaps()[1]).toMatchObject({ reason: 'buckets_not_observed', gap_start: seen.at(-1), gap_end: after.at(-1), detail: expect.stringMatching(new RegExp(`${unseen.length} bucket\\(s\\).*pnl_unavailable`)) });
   });
 
   it('an endpoint not offered here is recorded as a gap and asked again only after the retry interval', async () => {
@@ -150,5 +191,14 @@ describe('the catalogue', () => {
     const beat = JSON.stringify(positionOf(second.checkpoint!));
     expect(beat).not.toContain('fingerprints');
     expect(beat).toContain(`"version":${second.checkpoint!.version}`);
+  });
+});
+
+describe('settled-PnL continuity', () => {
+  it('settled PnL before the cadence is known: a pause longer than the first bucket was seen to last may hide one, a read twice per mark does not', () => {
+    const first = { bucketAtMs: 60_000, markAtMs: 60_100, lastReadMs: 90_100 };
+    expect(unobservedBuckets(first, { bucketAtMs: 120_000, markAtMs: 120_100 })).toEqual({ cadenceMs: 60_000 });
+    expect(unobservedBuckets(first, { bucketAtMs: 600_000, markAtMs: 600_100 })).toEqual({ gap: { buckets: undefined } });
+    expect(unobservedBuckets({ ...first, cadenceMs: 60_000 }, { bucketAtMs: 600_000, markAtMs: 600_100 })).toEqual({ gap: { buckets: 8 }, cadenceMs: 60_000 });
   });
 });

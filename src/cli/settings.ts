@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { parseVenueRules } from '../reconcile/venue-rules.ts';
 import { SettingError } from '../util/setting-error.ts';
 
 /**
@@ -46,6 +47,7 @@ export const SETTINGS = {
   maxResultRows: { flag: '--max-result-rows <n>', env: 'TAPEHOUSE_MAX_RESULT_ROWS', description: 'bound on the rows of one answer of the query endpoint (0: none, as a ClickHouse server)', parse: nonNegativeInt, default: 0 } satisfies Spec,
   maxResultBytes: { flag: '--max-result-bytes <n>', env: 'TAPEHOUSE_MAX_RESULT_BYTES', description: 'bound on the bytes of one answer of the query endpoint, as ClickHouse counts max_result_bytes (0: none)', parse: nonNegativeInt, default: 0 } satisfies Spec,
   status: { flag: '--status <mode>', env: 'TAPEHOUSE_STATUS', description: 'status output: line (a live line on a terminal), log (periodic lines), off', parse: oneOf(['line', 'log', 'off'] as const) } satisfies Spec,
+  venueRules: { flag: '--venue-rules <name|file>', env: 'TAPEHOUSE_VENUE_RULES', description: "`reconcile`: the venue's fee schedule, maker-rebate share and rounding, which no data gives — `simulator` (the built-in venue's), or a JSON file {taker_fee_bps, maker_rebate_percent, rounding}; without it the fee and maker-rebate checks are unproven", parse: parseVenueRules } satisfies Spec,
 } as const;
 
 type Settings = typeof SETTINGS;

@@ -2,8 +2,8 @@ import { compare, type ComparisonRow, type Judge } from './comparison.ts';
 import { describeFill, explainPosition, formatShares, formatUnits, isoTime } from './explain.ts';
 import type { FillCompleteness } from './fill-completeness.ts';
 import type { AccountFigures, TokenFigures } from './ledger.ts';
-import { averagePrice, notional } from './venue-rules.ts';
-import type { PositionsSnapshot, VenuePnlBucket, VenueRebates, VenueSummary } from './warehouse-reports.ts';
+import { averagePrice, notional, type VenueRules } from './venue-rules.ts';
+import type { PositionsSnapshot, UnobservedBuckets, VenuePnlBucket, VenueRebates, VenueSummary } from './warehouse-reports.ts';
 
 /**
  * The comparer: our rebuilt figures against the venue's, one row per figure. Each function takes
@@ -111,6 +111,21 @@ export function compareBucket(judge: Judge, bucket: VenuePnlBucket, ours: Accoun
   ].map((row) => ({ ...row, reportedAtMs: bucket.bucketAtMs }));
 }
 
+const BUCKET_FIELDS = ['collateral_micro', 'cumulative_inflow_micro', 'cumulative_outflow_micro', 'lifetime_pnl_micro', 'position_count'] as const;
+
+/**
+ * Buckets the venue served that nobody saw (the PnL job was down or failing): each of a bucket's
+ * figures, unproven because of that gap — there is no figure of theirs to hold ours against, so
+ * neither is shown (0) and the row is never ok nor different. Reported at the bucket seen after
+ * them: by then they had been served.
+ */
+export function compareUnobservedBuckets(judge: Judge, gap: UnobservedBuckets): ComparisonRow[] {
+  const because = `no bucket observed between ${isoTime(gap.afterMs)} and ${isoTime(gap.beforeMs)} — capture gap sync/pnl (buckets_not_observed): ${gap.detail}`;
+  return BUCKET_FIELDS.map((field) =>
+    compare(judge, { scope: 'pnl_settled', field, ours: 0n, theirs: 0n, reportedAtMs: gap.beforeMs, figure: { kind: 'account' }, unprovenBecause: because }),
+  );
+}
+
 /** Maker rebates (rebuilt from maker fills by the venue's rule), LP incentives (from their payouts) and the total. */
 export function compareRebates(judge: Judge, rebates: VenueRebates, ours: AccountFigures): ComparisonRow[] {
   const common = { scope: 'rebates' as const, reportedAtMs: rebates.observedAtMs };
@@ -128,8 +143,12 @@ export function compareRebates(judge: Judge, rebates: VenueRebates, ours: Accoun
   ];
 }
 
-/** Per token: the fees the fill records charged against the venue's fee rule for the same fills. */
-export function compareFees(judge: Judge, tokens: Iterable<TokenFigures>): ComparisonRow[] {
+/**
+ * Per token: the fees the fill records charged against the fee schedule of the venue rules for the
+ * same fills. Without rules there is no schedule to hold them against: ours are the fills' own
+ * fees (what cash uses), and the row says it was not checked.
+ */
+export function compareFees(judge: Judge, tokens: Iterable<TokenFigures>, rules: VenueRules | undefined): ComparisonRow[] {
   const rows: ComparisonRow[] = [];
   for (const t of tokens) {
     if (t.fills.length === 0) continue;
@@ -139,8 +158,9 @@ export function compareFees(judge: Judge, tokens: Iterable<TokenFigures>): Compa
         tokenId: t.tokenId,
         conditionId: t.conditionId,
         field: 'fee_micro',
-        ours: t.feesByRuleMicro,
+        ours: rules ? t.feesByRuleMicro : t.feesPaidMicro,
         theirs: t.feesPaidMicro,
+        unprovenBecause: rules ? undefined : 'not checked: no fee schedule (--venue-rules); the interface publishes none, so the fees are the fills\' own',
         reportedAtMs: t.fills.at(-1)!.atMs,
         figure: { kind: 'position', tokenId: t.tokenId, resolved: false },
         explain: () => t.fills.filter((f) => f.feeMicro > 0n || f.role !== 'MAKER').slice(-12).map(describeFill).join('; '),

@@ -9,7 +9,9 @@ export type CoverageInput =
   | 'activities'
   | 'account_stream'
   /** Credits the venue reports only as a running total (VIP rebates): their times are unknown. */
-  | 'rebate_totals';
+  | 'rebate_totals'
+  /** Maker rebates when no venue rules say what share of the taker fee a maker is credited (--venue-rules). */
+  | 'venue_rules';
 
 export interface CoverageGap {
   input: CoverageInput;
@@ -48,11 +50,12 @@ function affects(gap: CoverageGap, figure: Figure): boolean {
     case 'lp_incentive':
       return gap.input === 'account_stream';
     case 'maker_rebate':
-      return gap.input === 'fills';
+      return gap.input === 'fills' || gap.input === 'venue_rules';
     case 'rebates_total':
-      return gap.input === 'fills' || gap.input === 'account_stream';
+      return gap.input === 'fills' || gap.input === 'account_stream' || gap.input === 'venue_rules';
     case 'position':
-      if (gap.input === 'rebate_totals') return false;
+      // Rebates move cash only, never a position.
+      if (gap.input === 'rebate_totals' || gap.input === 'venue_rules') return false;
       if (gap.tokenId !== undefined) return gap.tokenId === figure.tokenId;
       return gap.input === 'account_stream' ? figure.resolved : true;
   }

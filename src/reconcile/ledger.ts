@@ -101,7 +101,8 @@ export class Ledger {
 
   constructor(
     private readonly method: CostMethod,
-    private readonly rules: VenueRules,
+    /** Undefined: the schedule is not known — fees are the fills' own, no maker rebate is credited (what depends on it is unproven). */
+    private readonly rules: VenueRules | undefined,
   ) {}
 
   apply(event: LedgerEvent): void {
@@ -167,6 +168,7 @@ export class Ledger {
     const amount = notional(fill.priceMicro, fill.sharesMicro);
     if (fill.side === 'BUY') this.#buy(entry, fill.sharesMicro, amount, fill.feeMicro);
     else this.#sell(entry, fill.sharesMicro, amount, fill.feeMicro);
+    if (!this.rules) return;
     if (fill.role === 'MAKER') {
       const rebate = makerRebate(this.rules, fill.priceMicro, fill.sharesMicro);
       t.makerRebatesMicro += rebate;

@@ -6,18 +6,19 @@ import {
   compareRedemptions,
   compareRebates,
   compareSummary,
+  compareUnobservedBuckets,
   type LedgerAt,
   type ResolvedBy,
 } from './compare.ts';
 import type { ComparisonRow } from './comparison.ts';
 import type { CostMethod } from './cost-basis.ts';
 import type { CoverageGap } from './coverage.ts';
-import { formatUnits } from './explain.ts';
+import { formatUnits, isoTime } from './explain.ts';
 import { checkOrderFills } from './fill-completeness.ts';
 import type { AccountFigures, TokenFigures } from './ledger.ts';
 import { marketFigures, type MarketFigures } from './markets.ts';
 import { replay } from './replay.ts';
-import type { VenueRules } from './venue-rules.ts';
+import { describeRules, type VenueRules } from './venue-rules.ts';
 import type { LedgerInputs } from './warehouse-inputs.ts';
 import type { VenueReports } from './warehouse-reports.ts';
 
@@ -25,7 +26,8 @@ export interface ReconcileOptions {
   method: CostMethod;
   /** Differences up to this many micro-units count as equal (default 0: these are integers). */
   toleranceMicro: bigint;
-  rules: VenueRules;
+  /** The venue's rules that data does not give (--venue-rules); undefined: the checks needing them are unproven. */
+  rules: VenueRules | undefined;
   /** The venue's figures reported in [fromMs, toMs] are checked; fills up to toMs are replayed, all of them. */
   fromMs: number;
   toMs: number;
@@ -46,6 +48,8 @@ export interface Coverage {
   lpPayouts: number;
   accountStreamFrames: number;
   gaps: CoverageGap[];
+  /** The venue rules the checks of fees and maker rebates used (undefined: none given, those checks unproven). */
+  venueRules: string | undefined;
   /** Inputs taken on the venue's word, because nothing else in the warehouse gives them. */
   fromVenue: string[];
 }
@@ -56,8 +60,21 @@ export interface AccountReconciliation {
   /** Our ledger as of the window's end. */
   ledger: { account: AccountFigures; tokens: TokenFigures[]; markets: MarketFigures[] };
   coverage: Coverage;
+  /** The window: the venue's figures reported in [fromMs, toMs] were checked; `end` says why it ends there. */
+  window?: { fromMs: number; toMs: number; end: string };
   /** Which of the venue's reports were compared. */
-  compared: { positionsAsOfMs?: number; summaryAsOfMs?: number; buckets: number; rebatesAtMs?: number };
+  compared: { positionsAsOfMs?: number; summaryAsOfMs?: number; buckets: number; rebatesAtMs?: number; unobservedBucketGaps: number };
+}
+
+/**
+ * Without venue rules no maker rebate is credited: every figure that holds cash (and the rebates)
+ * is unproven from the account's first maker fill on. Positions do not move with rebates.
+ */
+function withoutRules(inputs: LedgerInputs, rules: VenueRules | undefined): CoverageGap[] {
+  if (rules) return [];
+  const firstMaker = inputs.fills.find((f) => f.role === 'MAKER');
+  if (!firstMaker) return [];
+  return [{ input: 'venue_rules', fromMs: firstMaker.atMs, toMs: Infinity, reason: `no venue rules (--venue-rules): the share of the taker fee credited to a maker is in no data, so no maker rebate is credited from the first maker fill on (${isoTime(firstMaker.atMs)})` }];
 }
 
 /**
@@ -69,7 +86,7 @@ export function reconcileAccountData(account: string, inputs: LedgerInputs, repo
   const vip = reports.rebates && reports.rebates.vipRebateMicro > 0n
     ? [{ input: 'rebate_totals' as const, fromMs: -Infinity, toMs: Infinity, reason: `VIP rebates of ${formatUnits(reports.rebates.vipRebateMicro)} are known only as a total` }]
     : [];
-  const known = [...captureGaps, ...inputs.gaps, ...vip];
+  const known = [...captureGaps, ...inputs.gaps, ...vip, ...withoutRules(inputs, options.rules)];
   const gaps = [...known, ...completeness.gaps];
   const judge = { toleranceMicro: options.toleranceMicro, gaps };
 
@@ -95,15 +112,16 @@ export function reconcileAccountData(account: string, inputs: LedgerInputs, repo
   const rows: ComparisonRow[] = [];
   const { positions, summary, rebates } = reports;
   if (positions) rows.push(...comparePositions(judge, positions, atFull.get(positions.asOfMs)!, resolvedBy));
-  if (summary) rows.push(...compareSummary(judge, summary, atFull.get(summary.asOfMs)!, positions));
+  if (summary) rows.push(...compareSummary(judge, summary, atFull.get(summary.asOfMs)!, reports.summaryPositions ?? positions));
   for (const bucket of reports.buckets) {
     const at = atLight.get(bucket.markAtMs)!;
     rows.push(...compareBucket(judge, bucket, at.account, at.open));
   }
+  for (const gap of reports.unobservedBuckets ?? []) rows.push(...compareUnobservedBuckets(judge, gap));
   if (rebates) rows.push(...compareRebates(judge, rebates, atLight.get(rebates.observedAtMs)!.account));
   // Figures from the whole history count when the venue reported them within the window.
   const inWindow = (row: ComparisonRow): boolean => row.reportedAtMs >= options.fromMs;
-  rows.push(...compareFees(judge, final).filter(inWindow));
+  rows.push(...compareFees(judge, final, options.rules).filter(inWindow));
   rows.push(...compareRedemptions(judge, final).filter(inWindow));
   // The order check finds the missing fills; it is not itself unproven by what it found.
   rows.push(...compareOrderFills({ ...judge, gaps: known }, completeness, (tokenId) => conditionOf.get(tokenId) ?? '').filter(inWindow));
@@ -121,6 +139,7 @@ export function reconcileAccountData(account: string, inputs: LedgerInputs, repo
       redemptionsByCompletion,
       accountStreamFrames: inputs.accountStreamFrames,
       gaps,
+      venueRules: options.rules ? describeRules(options.rules) : undefined,
       fromVenue: [
         'marks (current_price_micro of the positions read) for position values',
         "each settled-PnL bucket's positions_value_micro",
@@ -132,6 +151,7 @@ export function reconcileAccountData(account: string, inputs: LedgerInputs, repo
       positionsAsOfMs: positions?.asOfMs,
       summaryAsOfMs: summary?.asOfMs,
       buckets: reports.buckets.length,
+      unobservedBucketGaps: reports.unobservedBuckets?.length ?? 0,
       rebatesAtMs: rebates?.observedAtMs,
     },
   };

@@ -3,6 +3,7 @@ import type { ComparisonRow, Status } from './comparison.ts';
 import { formatUnits, isoTime } from './explain.ts';
 import type { AccountReconciliation } from './reconcile-account.ts';
 import type { Reconciliation } from './reconcile.ts';
+import { describeRules } from './venue-rules.ts';
 
 export type ReportFormat = 'table' | 'json' | 'csv';
 
@@ -36,6 +37,9 @@ function coverageLine(a: AccountReconciliation): string {
 export function renderReport(run: Reconciliation): string {
   const lines = [
     `reconciliation ${run.runId} at ${isoTime(run.reconciledAtMs)} (method ${run.options.method}, tolerance ${run.options.toleranceMicro} micro)`,
+    run.options.rules
+      ? `venue rules ${describeRules(run.options.rules)}`
+      : 'venue rules: none given (--venue-rules) — fees are the fills\' own; the fee checks and maker rebates are unproven, and cash with them from the first maker fill',
   ];
   for (const a of run.accounts) {
     const n = counts(a.rows);
@@ -43,9 +47,10 @@ export function renderReport(run: Reconciliation): string {
     const seen = [
       a.compared.positionsAsOfMs === undefined ? 'no positions read' : `positions as of ${isoTime(a.compared.positionsAsOfMs)}`,
       a.compared.summaryAsOfMs === undefined ? 'no summary' : `summary as of ${isoTime(a.compared.summaryAsOfMs)}`,
-      `${a.compared.buckets} settled-PnL buckets`,
+      `${a.compared.buckets} settled-PnL buckets${a.compared.unobservedBucketGaps > 0 ? ` (and ${a.compared.unobservedBucketGaps} span(s) of buckets the venue served unobserved)` : ''}`,
       a.compared.rebatesAtMs === undefined ? 'no rebates read' : `rebates read ${isoTime(a.compared.rebatesAtMs)}`,
     ];
+    if (a.window) lines.push(`  window: ${a.window.fromMs > 0 ? `from ${isoTime(a.window.fromMs)} ` : ''}to ${a.window.end === 'given (--to)' ? `${isoTime(a.window.toMs)} (given)` : a.window.end}`);
     lines.push(`  compared: ${seen.join(', ')}`, coverageLine(a));
     for (const gap of a.coverage.gaps) lines.push(`  gap (${gap.input}${gap.tokenId ? ` ${gap.tokenId}` : ''}): ${gap.reason}`);
     lines.push(`  taken on the venue's word: ${a.coverage.fromVenue.join('; ')}`);
@@ -82,6 +87,7 @@ export function renderJson(run: Reconciliation): string {
     account: a.account,
     counts: counts(a.rows),
     compared: a.compared,
+    window: a.window,
     coverage: a.coverage,
     ledger: {
       account: a.ledger.account,

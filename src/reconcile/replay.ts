@@ -5,7 +5,8 @@ import type { VenueRules } from './venue-rules.ts';
 
 export interface ReplayOptions {
   method: CostMethod;
-  rules: VenueRules;
+  /** The fee schedule and rebate share (--venue-rules); undefined: not known, no rebate is credited. */
+  rules: VenueRules | undefined;
 }
 
 /**

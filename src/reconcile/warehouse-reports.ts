@@ -59,10 +59,23 @@ export interface OrderMatch {
   matchedMicro: bigint;
 }
 
+/** Settled-PnL buckets the venue served while the PnL job did not read it (capture_gaps sync/pnl, `buckets_not_observed`). */
+export interface UnobservedBuckets {
+  /** The bucket seen before and the bucket seen after (exclusive bounds), epoch ms. */
+  afterMs: number;
+  beforeMs: number;
+  /** The recorded gap in words. */
+  detail: string;
+}
+
 export interface VenueReports {
   positions: PositionsSnapshot | undefined;
   summary: VenueSummary | undefined;
+  /** The positions read of the summary's instant, when it is not `positions` (its marks value the summary). */
+  summaryPositions?: PositionsSnapshot;
   buckets: VenuePnlBucket[];
+  /** Buckets the venue served that were never observed, in the window (absent: none recorded). */
+  unobservedBuckets?: UnobservedBuckets[];
   rebates: VenueRebates | undefined;
   orders: OrderMatch[];
 }
@@ -73,12 +86,22 @@ export interface ReportWindow {
   toMs: number;
 }
 
+const USABLE_SNAPSHOTS = `
+FROM tapehouse.position_snapshots
+WHERE account = {account:String} AND empty(unavailable_exchanges) AND ${atOrBefore('as_of', 'to')} AND ${atOrAfter('as_of', 'from')}`;
+
 // The newest usable positions read (as positions_latest picks it), at or before the window's end.
 const SNAPSHOT_SQL = `
 SELECT toUnixTimestamp64Milli(as_of) AS at, source
-FROM tapehouse.position_snapshots
-WHERE account = {account:String} AND empty(unavailable_exchanges) AND ${atOrBefore('as_of', 'to')} AND ${atOrAfter('as_of', 'from')}
+${USABLE_SNAPSHOTS}
 ORDER BY as_of DESC, _received_at DESC, _offset DESC
+LIMIT 1`;
+
+// The read of one instant (the summary's pair).
+const SNAPSHOT_AT_SQL = `
+SELECT toUnixTimestamp64Milli(as_of) AS at, source
+${USABLE_SNAPSHOTS} AND as_of = fromUnixTimestamp64Milli({at:Int64}, 'UTC')
+ORDER BY _received_at DESC, _offset DESC
 LIMIT 1`;
 
 // That read's positions, put back together as positions_as_of does (sql/0110: a read of the
@@ -90,11 +113,12 @@ FROM tapehouse.positions_as_of(at = fromUnixTimestamp64Milli({at:Int64}, 'UTC'))
 WHERE account = {account:String}
 ORDER BY token_id`;
 
-async function readPositions(client: ClickHouseClient, w: ReportWindow): Promise<PositionsSnapshot | undefined> {
-  const [snapshot] = await selectObjects<{ at: string | number; source: string }>(client, SNAPSHOT_SQL, {
+async function readPositions(client: ClickHouseClient, w: ReportWindow, atMs?: number): Promise<PositionsSnapshot | undefined> {
+  const [snapshot] = await selectObjects<{ at: string | number; source: string }>(client, atMs === undefined ? SNAPSHOT_SQL : SNAPSHOT_AT_SQL, {
     account: w.account,
     from: w.fromMs,
     to: w.toMs,
+    ...(atMs === undefined ? {} : { at: atMs }),
   });
   if (!snapshot) return undefined;
   const at = msOf(snapshot.at);
@@ -117,14 +141,17 @@ async function readPositions(client: ClickHouseClient, w: ReportWindow): Promise
   };
 }
 
-// The summary read at the same instant as the positions when there is one (its values then rest
-// on the same marks), else the newest in the window. One exchange: SERVICE, the only one named.
+// The newest summary with a positions read of the same instant — a pair (the portfolio stream
+// sends them together; a REST summary and positions read taken one after the other are seconds
+// apart), whose values rest on that read's marks — else the newest in the window. The summary
+// at the newest positions read's instant wins a tie. One exchange: SERVICE, the only one named.
 const SUMMARY_SQL = `
 SELECT exchange, toUnixTimestamp64Milli(as_of) AS at, toString(cash_balance_micro) AS cash, toString(positions_value_micro) AS value,
        toString(portfolio_value_micro) AS portfolio, toString(open_cost_basis_micro) AS basis, toString(open_unrealized_pnl_micro) AS unrealised
 FROM tapehouse.portfolio_summaries
 WHERE account = {account:String} AND ${atOrBefore('as_of', 'to')} AND ${atOrAfter('as_of', 'from')}
-ORDER BY exchange = 'SERVICE' DESC, as_of = fromUnixTimestamp64Milli({paired:Int64}, 'UTC') DESC, as_of DESC, _received_at DESC
+ORDER BY exchange = 'SERVICE' DESC, as_of IN (SELECT as_of ${USABLE_SNAPSHOTS}) DESC,
+         as_of = fromUnixTimestamp64Milli({paired:Int64}, 'UTC') DESC, as_of DESC, _received_at DESC
 LIMIT 1`;
 
 async function readSummary(client: ClickHouseClient, w: ReportWindow, pairedAtMs: number): Promise<VenueSummary | undefined> {
@@ -170,6 +197,23 @@ async function readBuckets(client: ClickHouseClient, w: ReportWindow): Promise<V
     positionsValueMicro: BigInt(r.value),
     positionCount: BigInt(r.count),
   }));
+}
+
+// Buckets served while unobserved, overlapping the window: the last bucket seen before them may lie before it.
+const UNOBSERVED_SQL = `
+SELECT toUnixTimestamp64Milli(gap_start) AS after, toUnixTimestamp64Milli(gap_end) AS before, detail
+FROM tapehouse.capture_gaps
+WHERE stream = 'sync' AND channel = 'pnl' AND reason = 'buckets_not_observed' AND subject = {account:String}
+  AND ${atOrBefore('gap_start', 'to')} AND ${atOrAfter('gap_end', 'from')}
+ORDER BY gap_start, gap_end`;
+
+async function readUnobservedBuckets(client: ClickHouseClient, w: ReportWindow): Promise<UnobservedBuckets[]> {
+  const rows = await selectObjects<{ after: string | number; before: string | number; detail: string }>(client, UNOBSERVED_SQL, { account: w.account, from: w.fromMs, to: w.toMs });
+  // A gap the loaders stored twice (a re-published page) is one gap.
+  const seen = new Set<string>();
+  return rows
+    .map((r) => ({ afterMs: msOf(r.after), beforeMs: msOf(r.before), detail: r.detail }))
+    .filter((g) => !seen.has(`${g.afterMs}|${g.beforeMs}`) && seen.add(`${g.afterMs}|${g.beforeMs}`));
 }
 
 const REBATES_SQL = `
@@ -230,10 +274,14 @@ async function readOrders(client: ClickHouseClient, w: ReportWindow): Promise<Or
 /** Reads the venue's figures for one account within the window. */
 export async function readVenueReports(client: ClickHouseClient, w: ReportWindow): Promise<VenueReports> {
   const positions = await readPositions(client, w);
+  const summary = await readSummary(client, w, positions?.asOfMs ?? 0);
+  const paired = summary && summary.asOfMs !== positions?.asOfMs ? await readPositions(client, w, summary.asOfMs) : undefined;
   return {
     positions,
-    summary: await readSummary(client, w, positions?.asOfMs ?? 0),
+    summary,
+    ...(paired ? { summaryPositions: paired } : {}),
     buckets: await readBuckets(client, w),
+    unobservedBuckets: await readUnobservedBuckets(client, w),
     rebates: await readRebates(client, w),
     orders: await readOrders(client, w),
   };

@@ -23,7 +23,9 @@ export type GapReason =
   /** A listed market capture chose not to subscribe (the detail says why); a gap of no length, written once. */
   | 'not_captured'
   /** A sync job's endpoint, or a price stream, is not offered by this venue (from the previous check to this one). */
-  | 'endpoint_not_offered';
+  | 'endpoint_not_offered'
+  /** Settled-PnL buckets the venue served while the PnL job did not read it (down, or failing): the venue serves only its latest. */
+  | 'buckets_not_observed';
 
 /** What is recovered for a gap: books by a REST re-seed, account state by the sync jobs, a portfolio by its next full sync. */
 export type GapRecovery = 'books_reseeded' | 'rest_sync' | 'next_full_sync' | 'none';

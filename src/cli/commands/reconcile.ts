@@ -2,13 +2,13 @@ import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickh
 import { Option, type Command } from 'commander';
 import { SettingError } from '../../util/setting-error.ts';
 import { COST_METHODS, type CostMethod } from '../../reconcile/cost-basis.ts';
-import { END_OF_TIME_MS, reconcile, START_OF_TIME_MS } from '../../reconcile/reconcile.ts';
+import { reconcile, START_OF_TIME_MS } from '../../reconcile/reconcile.ts';
 import { render, type ReportFormat } from '../../reconcile/render.ts';
 import { storeReconciliation } from '../../reconcile/store.ts';
-import { DEFAULT_VENUE_RULES } from '../../reconcile/venue-rules.ts';
 import { DataDirectoryBusy } from '../../warehouse/data-dir.ts';
 import { liveEndpoint } from '../../warehouse/endpoint-file.ts';
 import { resolveTarget, type WarehouseTarget } from '../../warehouse/target.ts';
+import { addSettings, resolveSettings } from '../settings.ts';
 import { openWarehouse, type Warehouse } from '../../warehouse/warehouse.ts';
 
 interface ReconcileCliOptions {
@@ -50,11 +50,11 @@ async function openAccess(target: WarehouseTarget): Promise<Access> {
  * report and stores one row per figure in `reconciliations`.
  */
 export function registerReconcile(program: Command): void {
-  program
+  const command = program
     .command('reconcile')
     .description('rebuild the account from its fills and check the venue\'s positions, summary, settled PnL and rebates')
     .option('--from <time>', 'check the venue\'s figures reported at or after this time (ISO 8601)', parseTime)
-    .option('--to <time>', 'as of this time (ISO 8601): fills and reports after it are left out (default: everything)', parseTime)
+    .option('--to <time>', 'as of this time (ISO 8601): fills and reports after it are left out (default: the last instant every input of the account covers)', parseTime)
     .option('--account <label>', 'account to reconcile (repeatable; default every account in the warehouse)', (v: string, all: string[] = []) => [...all, v])
     .option('--data-dir <dir>', 'embedded warehouse data directory (default ./data)')
     .option('--clickhouse-url <url>', 'ClickHouse server URL (user and password from TAPEHOUSE_CLICKHOUSE_USER / _PASSWORD)')
@@ -62,28 +62,29 @@ export function registerReconcile(program: Command): void {
     .option('--method <method>', 'cost basis: average (the venue\'s) or fifo', parseMethod, 'average' as CostMethod)
     // A bigint default is shown by its text: commander would JSON.stringify it in --help, and fail.
     .addOption(new Option('--tolerance <micro>', 'differences up to this many micro-units count as equal').argParser(parseTolerance).default(0n, '0'))
-    .option('--no-store', 'print the report without storing it in the reconciliations table')
-    .action(async (options: ReconcileCliOptions) => {
-      if (options.from !== undefined && options.to !== undefined && options.from > options.to) throw new SettingError('--from is after --to');
-      const access = await openAccess(resolveTarget(options));
-      try {
-        const run = await reconcile(access.client, {
-          accounts: options.account,
-          method: options.method,
-          toleranceMicro: options.tolerance,
-          rules: DEFAULT_VENUE_RULES,
-          fromMs: options.from ?? START_OF_TIME_MS,
-          toMs: options.to ?? END_OF_TIME_MS,
-        });
-        process.stdout.write(render(run, options.format));
-        if (options.store && access.warehouse) {
-          const stored = await storeReconciliation(access.warehouse, run);
-          process.stderr.write(`tapehouse reconcile: stored ${stored} rows of run ${run.runId} in tapehouse.reconciliations\n`);
-        }
-      } finally {
-        await access.close();
+    .option('--no-store', 'print the report without storing it in the reconciliations table');
+  addSettings(command, ['venueRules']).action(async (options: ReconcileCliOptions) => {
+    const { venueRules } = resolveSettings(['venueRules'], options as unknown as Record<string, unknown>);
+    if (options.from !== undefined && options.to !== undefined && options.from > options.to) throw new SettingError('--from is after --to');
+    const access = await openAccess(resolveTarget(options));
+    try {
+      const run = await reconcile(access.client, {
+        accounts: options.account,
+        method: options.method,
+        toleranceMicro: options.tolerance,
+        rules: venueRules,
+        fromMs: options.from ?? START_OF_TIME_MS,
+        toMs: options.to,
+      });
+      process.stdout.write(render(run, options.format));
+      if (options.store && access.warehouse) {
+        const stored = await storeReconciliation(access.warehouse, run);
+        process.stderr.write(`tapehouse reconcile: stored ${stored} rows of run ${run.runId} in tapehouse.reconciliations\n`);
       }
-    });
+    } finally {
+      await access.close();
+    }
+  });
 }
 
 function parseTime(value: string): number {

@@ -10,7 +10,8 @@ export type FaultKind = StreamFaultKind | RestFaultKind;
 
 const MALFORMED: readonly MalformedVariant[] = ['invalid_json', 'wrong_types', 'unknown_kind', 'unknown_fields', 'oversized'];
 const STRATEGIES = ['none', 'retry', 'retry_after'] as const;
-const NONE_CODES: readonly ProblemCode[] = ['internal_error', 'dependency_invalid_response'];
+// pnl_unavailable: a PnL service that is down (§7.5: stop retrying), for the settled-PnL continuity tests.
+const NONE_CODES: readonly ProblemCode[] = ['internal_error', 'dependency_invalid_response', 'pnl_unavailable'];
 
 /** One fault to inject, as the control endpoint and `sim.faults.inject()` take it (snake_case on the wire). */
 export interface FaultSpec {

@@ -26,12 +26,13 @@ export type QualityProblem =
   | 'reseed_failed'
   | 'record_too_large'
   | 'conflicting_trade'
-  | 'cursor_loop';
+  | 'cursor_loop'
+  | 'order_not_found';
 
 /**
  * `data_quality` — topic capture.quality, key condition_id (or the stream). A finding about what
  * the venue sent; `raw` holds the offending frame (at most its first 64 Ki characters). Made by
- * capture (src/capture/records.ts) and by the sync jobs (a cursor loop, stream `sync`); stored in
+ * capture (src/capture/records.ts) and by the sync jobs (a cursor loop, an order a per-order read does not find; stream `sync`); stored in
  * `data_quality`.
  */
 export type DataQualityPayload = {
@@ -47,4 +48,6 @@ export type DataQualityPayload = {
   /** The sync jobs' cursor loop: the paged read and the cursor handed out twice. */
   endpoint?: string;
   cursor?: string;
+  /** A per-order read answered 404 `order_not_found` for an order a list showed: the order. */
+  order_id?: string;
 };

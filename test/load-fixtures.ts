@@ -47,6 +47,7 @@ export const NATURAL_KEYS: Readonly<Record<string, string>> = {
   activity_observations: "concat(activity_id, '|', status)",
   lp_incentives: 'market_id',
   withdrawal_assets: 'token_address',
+  lookups: "concat(map, '|', lookup_key)",
   dead_letters: "JSONExtractString(JSONExtractRaw(raw, 'payload'), 'bad_id')",
 };
 
@@ -85,6 +86,7 @@ const MIX: ReadonlyArray<[kind: RecordKind | 'bad', weight: number]> = [
   ['lp_incentive', 2],
   ['withdrawal_assets', 2],
   ['bad', 5],
+  ['lookup', 5],
 ];
 const TOTAL_WEIGHT = MIX.reduce((sum, [, weight]) => sum + weight, 0);
 
@@ -301,6 +303,12 @@ export class RecordGenerator {
       case 'withdrawal_assets': {
         const payload = { note: 'n', wallet_address: '0xabc', supported_assets: [{ address_type: 'EVM', chain_id: 137, chain_name: 'Polygon', token: { address: `0xtoken${n}`, decimals: 6, symbol: 'USDC' } }] };
         return { key: ACCOUNT, payload, rows: [{ table: 'withdrawal_assets', key: `0xtoken${n}` }], sync: 'withdrawal_assets' };
+      }
+      case 'lookup': {
+        const map = n % 2 ? 'markets' : 'events';
+        const entry = map === 'markets' ? { market_id: `market-${n}`, market_title: 'Will it?', outcome_name: 'Yes', display: { market: { any: n } } } : { event_title: `Event ${n}` };
+        const payload = { list: 'activities', map, key: `${map}-key-${n}`, entry };
+        return { key: ACCOUNT, payload, rows: [{ table: 'lookups', key: `${map}|${map}-key-${n}` }], sync: 'activities' };
       }
     }
   }

@@ -215,3 +215,12 @@ describe('mapping a record to rows', () => {
     expect(mapDelivery(future, SOURCE)[0]!.row).toMatchObject({ error_code: 'invalid_envelope' });
   });
 });
+
+describe('issue 22 (rest): the kinds of the venue resources, read as the contract says', () => {
+  it('dead-letters a lookup entry without its map or key, and one whose entry is not an object', () => {
+    const [noMap] = map(record('lookup', { list: 'activities', key: 'k', entry: { market_title: 'x' } }));
+    expect(noMap!.row).toMatchObject({ target_table: 'lookups', error_code: 'schema_mismatch', reason: 'map: is missing' });
+    const [notObject] = map(record('lookup', { list: 'activities', map: 'markets', key: 'k', entry: 'x' }));
+    expect(notObject!.row).toMatchObject({ target_table: 'lookups', reason: expect.stringContaining('entry') });
+  });
+});

@@ -2,6 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TOPICS } from '../src/bus/topics.ts';
 import { startLoaders } from '../src/load/index.ts';
 import type { FillPayload } from '../src/records/fill.ts';
+import type { LookupPayload } from '../src/records/lookup.ts';
+import { lookupMaps } from '../src/simulator/http/render/lookups.ts';
 import { runSyncJob } from '../src/sync/run-job.ts';
 import { createLogger } from '../src/util/log.ts';
 import { drained } from './load-fixtures.ts';
@@ -64,5 +66,38 @@ describe('order_trades and an order its fills read does not find', () => {
     await load();
     const stored = await query<{ problem: string; condition_id: string; detail: string }>(`SELECT problem, condition_id, detail FROM tapehouse.data_quality WHERE problem = 'order_not_found'`);
     expect(stored).toEqual([{ problem: 'order_not_found', condition_id: gone!.condition_id ?? '', detail: expect.stringContaining(id) }]);
+  });
+});
+
+describe('lookup maps of the account lists', () => {
+  it('every entry of the markets, events and conditions maps is stored, as the venue sent it, and published again only when it changes', async () => {
+    h = await harness({ warmUpMs: 20_000 });
+    for (const job of ['open_orders', 'portfolio_trades', 'activities'] as const) expect((await runSyncJob(h.deps, job)).outcome).toBe('done');
+    const lookups = h.bus.of('lookup').map((r) => r.payload as LookupPayload);
+    const tokens = new Set([...h.bus.of('order'), ...h.bus.of('fill'), ...h.bus.of('activity')].map((r) => (r.payload as { token_id?: string }).token_id).filter((t) => t !== undefined));
+    expect(tokens.size).toBeGreaterThan(0);
+    // What the venue holds for those tokens, in the interface's shape.
+    const truth = lookupMaps(h.sim.venue, tokens);
+    const stored = (map: string) => Object.fromEntries(lookups.filter((l) => l.map === map).map((l) => [l.key, l.entry]));
+    expect(stored('markets')).toEqual(truth.markets);
+    expect(stored('events')).toEqual(truth.events);
+    expect(stored('conditions')).toEqual(truth.conditions);
+    expect(new Set(lookups.filter((l) => l.map === 'conditions').map((l) => l.list))).toEqual(new Set(['activities']));
+
+    // Nothing changed: the next pass publishes no entry again.
+    await runSyncJob(h.deps, 'open_orders');
+    expect(h.bus.of('lookup')).toHaveLength(lookups.length);
+
+    await load();
+    const rowsByMap = await query<{ map: string; n: string; titled: string }>(
+      `SELECT map, count() AS n, countIf(market_title != '' OR event_title != '') AS titled FROM tapehouse.lookups_latest WHERE account = 'demo' GROUP BY map ORDER BY map`,
+    );
+    expect(rowsByMap).toEqual(
+      ['conditions', 'events', 'markets'].map((map) => ({ map, n: String(Object.keys(truth[map as keyof typeof truth]).length), titled: String(Object.keys(truth[map as keyof typeof truth]).length) })),
+    );
+    const [token] = [...tokens];
+    const [market] = await query<{ outcome_name: string; display: string }>(`SELECT outcome_name, display FROM tapehouse.lookups_latest WHERE map = 'markets' AND lookup_key = '${token}'`);
+    const entry = truth.markets[token!] as { outcome_name: string; display: unknown };
+    expect(market).toEqual({ outcome_name: entry.outcome_name, display: JSON.stringify(entry.display) });
   });
 });

@@ -57,6 +57,8 @@ const LAYOUT: readonly Layout[] = [
   { suffix: 'sync.activities', kinds: ['activity'], key: 'account', ...SYNC },
   { suffix: 'sync.lp_incentives', kinds: ['lp_incentive'], key: 'account', ...SYNC },
   { suffix: 'sync.withdrawal_assets', kinds: ['withdrawal_assets'], key: 'account', ...SYNC },
+  // issue 22 (rest)
+  { suffix: 'sync.lookups', kinds: ['lookup'], key: 'account', ...SYNC },
 ];
 
 export const DEFAULT_TOPIC_PREFIX = 'tapehouse';

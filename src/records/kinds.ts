@@ -24,6 +24,8 @@ export const RECORD_KINDS = [
   'activity',
   'lp_incentive',
   'withdrawal_assets',
+  // issue 22 (rest): lookup maps of list pages
+  'lookup',
 ] as const;
 
 export type RecordKind = (typeof RECORD_KINDS)[number];

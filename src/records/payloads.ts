@@ -19,6 +19,7 @@ import type { QuotePayload } from './quote.ts';
 import type { RebatesPayload, RebatesSource } from './rebates.ts';
 import type { TradePayload } from './trade.ts';
 import type { WithdrawalAssetsPayload, WithdrawalAssetsSource } from './withdrawal-assets.ts';
+import type { LookupPayload, LookupSource } from './lookup.ts';
 
 /** The payload of every record kind: a new kind without one does not compile. */
 export interface Payloads {
@@ -46,6 +47,8 @@ export interface Payloads {
   activity: ActivityPayload;
   lp_incentive: LpIncentivePayload;
   withdrawal_assets: WithdrawalAssetsPayload;
+  // issue 22 (rest)
+  lookup: LookupPayload;
 }
 
 /** What each sync kind is made from: the venue's item as the client parsed it (bigints and all). */
@@ -61,6 +64,8 @@ export interface SyncSources {
   activity: ActivitySource;
   lp_incentive: LpIncentiveSource;
   withdrawal_assets: WithdrawalAssetsSource;
+  // issue 22 (rest)
+  lookup: LookupSource;
 }
 
 export type Payload<K extends RecordKind> = Payloads[K];

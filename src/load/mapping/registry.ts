@@ -19,6 +19,7 @@ import { quoteMapper } from './kinds/quote.ts';
 import { rebatesMapper } from './kinds/rebates.ts';
 import { tradeMapper } from './kinds/trade.ts';
 import { withdrawalAssetsMapper } from './kinds/withdrawal-assets.ts';
+import { lookupMapper } from './kinds/lookup.ts';
 import type { Mapper } from './types.ts';
 
 /** One mapper per record kind; the type makes a new kind without a mapper a compile error. */
@@ -43,4 +44,6 @@ export const MAPPERS: Readonly<Record<RecordKind, Mapper>> = {
   activity: activityMapper,
   lp_incentive: lpIncentiveMapper,
   withdrawal_assets: withdrawalAssetsMapper,
+  // issue 22 (rest)
+  lookup: lookupMapper,
 };

@@ -24,6 +24,8 @@ export type TableName =
   | 'activity_observations'
   | 'lp_incentives'
   | 'withdrawal_assets'
+  // issue 22 (rest)
+  | 'lookups'
   | 'dead_letters';
 
 /** A row being built: column → value; provenance columns are added by the loader. */

@@ -48,6 +48,9 @@ export const NATURAL_KEYS: Readonly<Record<string, string>> = {
   lp_incentives: 'market_id',
   withdrawal_assets: 'token_address',
   lookups: "concat(map, '|', lookup_key)",
+  sports_section_reads: 'toString(event_count)',
+  sports_sections: 'category_slug',
+  categories: 'slug',
   dead_letters: "JSONExtractString(JSONExtractRaw(raw, 'payload'), 'bad_id')",
 };
 
@@ -87,6 +90,8 @@ const MIX: ReadonlyArray<[kind: RecordKind | 'bad', weight: number]> = [
   ['withdrawal_assets', 2],
   ['bad', 5],
   ['lookup', 5],
+  ['sports_sections', 2],
+  ['category', 3],
 ];
 const TOTAL_WEIGHT = MIX.reduce((sum, [, weight]) => sum + weight, 0);
 
@@ -309,6 +314,16 @@ export class RecordGenerator {
         const entry = map === 'markets' ? { market_id: `market-${n}`, market_title: 'Will it?', outcome_name: 'Yes', display: { market: { any: n } } } : { event_title: `Event ${n}` };
         const payload = { list: 'activities', map, key: `${map}-key-${n}`, entry };
         return { key: ACCOUNT, payload, rows: [{ table: 'lookups', key: `${map}|${map}-key-${n}` }], sync: 'activities' };
+      }
+      case 'sports_sections': {
+        // A read's event count is its number: the reads' natural key.
+        const payload = { sections: [{ category: { slug: `league-${n}`, label: 'League' }, event_ids: Array.from({ length: n }, (_, i) => `event-${n}-${i}`) }] };
+        return { key: 'sports_live', payload, rows: [{ table: 'sports_section_reads', key: String(n) }, { table: 'sports_sections', key: `league-${n}` }], sync: 'sports_sections' };
+      }
+      case 'category': {
+        const slug = `category-${n}`;
+        const payload = { slug, answer: { slug, label: 'C', root_slug: 'sports', path: [{ slug: 'sports', label: 'Sports' }, { slug, label: 'C' }], children: [] } };
+        return { key: slug, payload, rows: [{ table: 'categories', key: slug }], sync: 'categories' };
       }
     }
   }

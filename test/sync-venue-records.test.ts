@@ -101,3 +101,63 @@ describe('lookup maps of the account lists', () => {
     expect(market).toEqual({ outcome_name: entry.outcome_name, display: JSON.stringify(entry.display) });
   });
 });
+
+describe('the catalogue\'s categories and live sports sections', () => {
+  it('sports_sections: every section of a filter=sports_live read, and its events, stored; the newest read is sports_sections_latest', async () => {
+    h = await harness({ warmUpMs: 20_000 });
+    const live = h.sim.venue.catalogue.events.filter((e) => e.isLive && e.archivedAtMs === undefined && e.categoryKeys.some((k) => k.startsWith('sports')));
+    expect(live.length).toBeGreaterThan(0);
+    expect((await runSyncJob(h.deps, 'sports_sections')).outcome).toBe('done');
+    const [read] = h.bus.of('sports_sections');
+    const sections = (read!.payload as { sections: Array<{ category: { slug: string }; event_ids: string[] }> }).sections;
+    // Every live sports event in exactly one section, the section its leaf category names (§4.2: leaf-category sections).
+    expect(sections.flatMap((s) => s.event_ids).sort()).toEqual(live.map((e) => e.id).sort());
+    for (const section of sections) {
+      for (const id of section.event_ids) expect(h.sim.venue.catalogue.tree.get(live.find((e) => e.id === id)!.categoryKeys[0]!).slug).toBe(section.category.slug);
+    }
+    expect(new Set(h.bus.of('event').map((r) => r.key))).toEqual(new Set(live.map((e) => e.id)));
+
+    await load();
+    expect(await query(`SELECT section_count, event_count FROM tapehouse.sports_section_reads`)).toEqual([{ section_count: sections.length, event_count: live.length }]);
+    const latest = await query<{ category_slug: string; event_ids: string[] }>(`SELECT category_slug, event_ids FROM tapehouse.sports_sections_latest ORDER BY position`);
+    expect(latest).toEqual(sections.map((s) => ({ category_slug: s.category.slug, event_ids: s.event_ids })));
+    const [joined] = await query<{ n: string }>(`SELECT count() AS n FROM tapehouse.sports_sections_latest ARRAY JOIN event_ids AS id WHERE id IN (SELECT event_id FROM tapehouse.events_latest WHERE is_live)`);
+    expect(Number(joined!.n)).toBe(live.length);
+  });
+
+  it('categories: the forest of every tree an event sits in, from /categories/{slug}; a change is a new row, the latest is categories_latest', async () => {
+    h = await harness();
+    expect((await runSyncJob(h.deps, 'categories')).outcome).toBe('done');
+    const tree = h.sim.venue.catalogue.tree;
+    const withEvents = new Set(h.sim.venue.catalogue.events.filter((e) => e.archivedAtMs === undefined).map((e) => tree.get(e.categoryKeys[0]!).rootSlug));
+    // Every category of those trees, reached by slug (a slug in two trees is read once: /categories/{slug} takes no root).
+    const expected = new Set(tree.all().filter((c) => withEvents.has(c.rootSlug)).map((c) => c.slug));
+    const read = h.bus.of('category').map((r) => (r.payload as { slug: string }).slug);
+    expect(new Set(read)).toEqual(expected);
+    expect(read).toHaveLength(expected.size);
+    expect(h.requests.count('GET /api/v1/categories')).toBe(0);
+
+    // Nothing changed: nothing published again. A renamed category: one new row.
+    await runSyncJob(h.deps, 'categories');
+    expect(h.bus.of('category')).toHaveLength(expected.size);
+    const soccer = tree.findBySlug('soccer')[0]!;
+    (soccer as { label: string }).label = 'Football';
+    h.sim.advance(10 * 60_000); // past the CDN's cache of the answer (src/simulator/http/cdn-cache.ts)
+    await runSyncJob(h.deps, 'categories');
+    // Ten minutes on, event counts moved too: those categories changed as well.
+    const changed = h.bus.of('category').slice(expected.size).map((r) => r.payload as { slug: string; answer: { label: string } });
+    expect(changed.find((c) => c.slug === 'soccer')?.answer.label).toBe('Football');
+    expect(changed.length).toBeLessThan(expected.size);
+
+    await load();
+    const history = await query<{ label: string }>(`SELECT label FROM tapehouse.categories WHERE slug = 'soccer' ORDER BY observed_at, _offset`);
+    expect(history.map((r) => r.label)).toEqual(['Soccer', 'Football']);
+    const [rows] = await query<{ n: string }>(`SELECT count() AS n FROM tapehouse.categories`);
+    expect(Number(rows!.n)).toBe(expected.size + changed.length);
+    const forest = await query<{ slug: string; parent_slug: string; root_slug: string }>(`SELECT slug, parent_slug, root_slug FROM tapehouse.categories_latest WHERE found ORDER BY slug`);
+    expect(forest).toHaveLength(expected.size);
+    const nba = forest.find((c) => c.slug === 'nba');
+    expect(nba).toEqual({ slug: 'nba', parent_slug: 'basketball', root_slug: 'sports' });
+    expect(forest.filter((c) => c.parent_slug === '').map((c) => c.slug).sort()).toEqual([...withEvents].sort());
+  });
+});

@@ -59,6 +59,8 @@ const LAYOUT: readonly Layout[] = [
   { suffix: 'sync.withdrawal_assets', kinds: ['withdrawal_assets'], key: 'account', ...SYNC },
   // issue 22 (rest)
   { suffix: 'sync.lookups', kinds: ['lookup'], key: 'account', ...SYNC },
+  { suffix: 'sync.sports_sections', kinds: ['sports_sections'], key: 'sports_live', ...SYNC },
+  { suffix: 'sync.categories', kinds: ['category'], key: 'category slug', ...SYNC },
 ];
 
 export const DEFAULT_TOPIC_PREFIX = 'tapehouse';

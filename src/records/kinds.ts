@@ -26,6 +26,8 @@ export const RECORD_KINDS = [
   'withdrawal_assets',
   // issue 22 (rest): lookup maps of list pages
   'lookup',
+  'sports_sections',
+  'category',
 ] as const;
 
 export type RecordKind = (typeof RECORD_KINDS)[number];

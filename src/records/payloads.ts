@@ -20,6 +20,8 @@ import type { RebatesPayload, RebatesSource } from './rebates.ts';
 import type { TradePayload } from './trade.ts';
 import type { WithdrawalAssetsPayload, WithdrawalAssetsSource } from './withdrawal-assets.ts';
 import type { LookupPayload, LookupSource } from './lookup.ts';
+import type { SportsSectionsPayload, SportsSectionsSource } from './sports-sections.ts';
+import type { CategoryPayload, CategorySource } from './category.ts';
 
 /** The payload of every record kind: a new kind without one does not compile. */
 export interface Payloads {
@@ -49,6 +51,8 @@ export interface Payloads {
   withdrawal_assets: WithdrawalAssetsPayload;
   // issue 22 (rest)
   lookup: LookupPayload;
+  sports_sections: SportsSectionsPayload;
+  category: CategoryPayload;
 }
 
 /** What each sync kind is made from: the venue's item as the client parsed it (bigints and all). */
@@ -66,6 +70,8 @@ export interface SyncSources {
   withdrawal_assets: WithdrawalAssetsSource;
   // issue 22 (rest)
   lookup: LookupSource;
+  sports_sections: SportsSectionsSource;
+  category: CategorySource;
 }
 
 export type Payload<K extends RecordKind> = Payloads[K];

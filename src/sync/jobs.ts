@@ -9,6 +9,8 @@ import { syncPositions } from './jobs/positions.ts';
 import { syncRebates } from './jobs/rebates.ts';
 import { syncWithdrawalAssets } from './jobs/withdrawal-assets.ts';
 import type { JobRun } from './run.ts';
+import { syncSportsSections } from './jobs/sports-sections.ts';
+import { syncCategories } from './jobs/categories.ts';
 
 export const JOB_NAMES = [
   'catalogue',
@@ -23,6 +25,9 @@ export const JOB_NAMES = [
   'rebates',
   'lp_incentives',
   'withdrawal_assets',
+  // issue 22 (rest)
+  'sports_sections',
+  'categories',
 ] as const;
 
 export type JobName = (typeof JOB_NAMES)[number];
@@ -59,6 +64,9 @@ export const SYNC_JOBS: Readonly<Record<JobName, SyncJob>> = {
   rebates: { name: 'rebates', intervalMs: 5 * MINUTE, scope: 'account', backfill: false, run: (run) => syncRebates(run) },
   lp_incentives: { name: 'lp_incentives', intervalMs: 5 * MINUTE, scope: 'account', backfill: false, run: (run) => syncLpIncentives(run) },
   withdrawal_assets: { name: 'withdrawal_assets', intervalMs: 60 * MINUTE, scope: 'account', backfill: false, run: (run) => syncWithdrawalAssets(run) },
+  // issue 22 (rest): the live sports sections as often as the catalogue; the category forest changes slowly.
+  sports_sections: { name: 'sports_sections', intervalMs: MINUTE, scope: 'venue', backfill: false, run: (run) => syncSportsSections(run) },
+  categories: { name: 'categories', intervalMs: 10 * MINUTE, scope: 'venue', backfill: false, run: (run) => syncCategories(run) },
 };
 
 export function isJobName(value: string): value is JobName {

@@ -48,6 +48,7 @@ const OBSERVATION: Partial<Record<RecordKind, (payload: Fields) => Array<Json | 
   market: (p) => [p.id, contentDigest(p)],
   // An entry has no state field: its content tells two observations apart (not the list that carried it).
   lookup: (p) => [p.map, p.key, isFields(p.entry) ? contentDigest(p.entry) : keyPart(p.entry)],
+  category: (p) => [p.slug, isFields(p.answer) ? contentDigest(p.answer) : keyPart(p.answer)],
 };
 
 /**

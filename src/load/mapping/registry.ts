@@ -20,6 +20,8 @@ import { rebatesMapper } from './kinds/rebates.ts';
 import { tradeMapper } from './kinds/trade.ts';
 import { withdrawalAssetsMapper } from './kinds/withdrawal-assets.ts';
 import { lookupMapper } from './kinds/lookup.ts';
+import { sportsSectionsMapper } from './kinds/sports-sections.ts';
+import { categoryMapper } from './kinds/category.ts';
 import type { Mapper } from './types.ts';
 
 /** One mapper per record kind; the type makes a new kind without a mapper a compile error. */
@@ -46,4 +48,6 @@ export const MAPPERS: Readonly<Record<RecordKind, Mapper>> = {
   withdrawal_assets: withdrawalAssetsMapper,
   // issue 22 (rest)
   lookup: lookupMapper,
+  sports_sections: sportsSectionsMapper,
+  category: categoryMapper,
 };

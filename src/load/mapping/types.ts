@@ -26,6 +26,9 @@ export type TableName =
   | 'withdrawal_assets'
   // issue 22 (rest)
   | 'lookups'
+  | 'sports_section_reads'
+  | 'sports_sections'
+  | 'categories'
   | 'dead_letters';
 
 /** A row being built: column → value; provenance columns are added by the loader. */

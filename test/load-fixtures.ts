@@ -51,6 +51,8 @@ export const NATURAL_KEYS: Readonly<Record<string, string>> = {
   sports_section_reads: 'toString(event_count)',
   sports_sections: 'category_slug',
   categories: 'slug',
+  account_batches: 'batch_hash',
+  withdrawal_states: 'batch_hash',
   dead_letters: "JSONExtractString(JSONExtractRaw(raw, 'payload'), 'bad_id')",
 };
 
@@ -92,6 +94,7 @@ const MIX: ReadonlyArray<[kind: RecordKind | 'bad', weight: number]> = [
   ['lookup', 5],
   ['sports_sections', 2],
   ['category', 3],
+  ['account_batch', 3],
 ];
 const TOTAL_WEIGHT = MIX.reduce((sum, [, weight]) => sum + weight, 0);
 
@@ -324,6 +327,13 @@ export class RecordGenerator {
         const slug = `category-${n}`;
         const payload = { slug, answer: { slug, label: 'C', root_slug: 'sports', path: [{ slug: 'sports', label: 'Sports' }, { slug, label: 'C' }], children: [] } };
         return { key: slug, payload, rows: [{ table: 'categories', key: slug }], sync: 'categories' };
+      }
+      case 'account_batch': {
+        const hash = `0xbatch${n}`;
+        const withdrawal = n % 2 ? { state: 'QUEUED', updated_at: iso, source: { chain_id: 137, status: 'QUEUED' }, destination: { chain_id: 137, status: 'WAITING', path: 'SPOKE_POOL' } } : undefined;
+        const payload = { batch_hash: hash, seq: n, status: 'PENDING', created_at: iso, ops: [{ kind: withdrawal ? 'WITHDRAW' : 'SPLIT', shares_micro: 10_000 }], ...(withdrawal ? { withdrawal } : {}) };
+        const rows = [{ table: 'account_batches', key: hash }, ...(withdrawal ? [{ table: 'withdrawal_states', key: hash }] : [])];
+        return { key: ACCOUNT, payload, rows, sync: 'account_batches' };
       }
     }
   }

@@ -161,3 +161,63 @@ describe('the catalogue\'s categories and live sports sections', () => {
     expect(forest.filter((c) => c.parent_slug === '').map((c) => c.slug).sort()).toEqual([...withEvents].sort());
   });
 });
+
+describe('account batches and their withdrawals', () => {
+  it('finds the hashes in the activities, reads each batch until its outcome is known, and keeps every withdrawal state', async () => {
+    h = await harness({ warmUpMs: 5_000 });
+    const venue = h.sim.venue;
+    const account = venue.demo.account;
+    const market = venue.catalogue.events.flatMap((e) => venue.catalogue.marketsOf(e)).find((m) => m.state === 'ACTIVE')!;
+    const submit = (ops: Parameters<typeof venue.batches.submit>[1]) => venue.batches.submit(account, ops, Math.floor(venue.options.clock.now() / 1000) + 600, 'sig', venue.options.clock.now());
+    const split = submit([{ kind: 'SPLIT', conditionId: market.conditionId, marketId: market.id, sharesMicro: 1_000_000n }]);
+    h.sim.advance(3_000);
+    const withdraw = submit([{ kind: 'WITHDRAW', conditionId: '', marketId: '', sharesMicro: 2_000_000n, chainId: 137 }]);
+    h.sim.advance(3_000);
+    expect([split.status, withdraw.status]).toEqual(['EXECUTED', 'EXECUTED']);
+
+    expect((await runSyncJob(h.deps, 'account_batches')).outcome).toBe('done');
+    const read = () => h.bus.of('account_batch').map((r) => r.payload as { batch_hash: string; status: string; withdrawal?: { state: string } });
+    expect(read().map((b) => [b.batch_hash, b.status, b.withdrawal?.state])).toEqual(
+      expect.arrayContaining([
+        [split.hash, 'EXECUTED', undefined],
+        [withdraw.hash, 'EXECUTED', 'IN_TRANSIT'],
+      ]),
+    );
+    expect(read()).toHaveLength(2);
+
+    // The withdrawal is delivered a batch delay later: read again until then, the split never again.
+    h.sim.advance(3_000);
+    await runSyncJob(h.deps, 'account_batches');
+    await runSyncJob(h.deps, 'account_batches');
+    expect(read().map((b) => b.withdrawal?.state)).toEqual(expect.arrayContaining(['IN_TRANSIT', 'COMPLETED']));
+    expect(h.requests.count(`GET /trade/v1/batches/${split.hash}`)).toBe(1);
+    expect(h.requests.count(`GET /trade/v1/batches/${withdraw.hash}`)).toBe(2);
+
+    await load();
+    const states = await query<{ state: string; source_status: string; destination_status: string; destination_path: string }>(
+      `SELECT state, source_status, destination_status, destination_path FROM tapehouse.withdrawal_states WHERE batch_hash = '${withdraw.hash}' ORDER BY observed_at`,
+    );
+    expect(states).toEqual([
+      { state: 'IN_TRANSIT', source_status: 'CONFIRMED', destination_status: 'WAITING', destination_path: 'SPOKE_POOL' },
+      { state: 'COMPLETED', source_status: 'CONFIRMED', destination_status: 'DELIVERED', destination_path: 'SPOKE_POOL' },
+    ]);
+    const latest = await query<{ batch_hash: string; status: string; op_kinds: string[]; withdrawal_state: string }>(`SELECT batch_hash, status, op_kinds, withdrawal_state FROM tapehouse.account_batches_latest ORDER BY seq`);
+    expect(latest).toEqual([
+      { batch_hash: split.hash, status: 'EXECUTED', op_kinds: ['SPLIT'], withdrawal_state: '' },
+      { batch_hash: withdraw.hash, status: 'EXECUTED', op_kinds: ['WITHDRAW'], withdrawal_state: 'COMPLETED' },
+    ]);
+  });
+
+  it('a deployment without account batches: a gap of the job, not a failure', async () => {
+    h = await harness({ sim: { deployment: { features: { account_batches: 'unconfigured' } } } });
+    const venue = h.sim.venue;
+    // Reading the venue's own state: a hash the activities name (batches cannot be submitted here).
+    venue.activities.record(venue.demo.account, 'SPLIT', venue.options.clock.now(), { batchHash: '0xfeed' });
+    const report = await runSyncJob(h.deps, 'account_batches');
+    expect(report.outcome).toBe('unavailable');
+    expect(h.bus.of('capture_gap').map((r) => r.payload)).toEqual([expect.objectContaining({ reason: 'endpoint_not_offered', channel: 'account_batches' })]);
+    await load();
+    const [gap] = await query<{ reason: string; _sync_job: string }>(`SELECT reason, _sync_job FROM tapehouse.capture_gaps WHERE channel = 'account_batches'`);
+    expect(gap).toEqual({ reason: 'endpoint_not_offered', _sync_job: 'account_batches' });
+  });
+});

@@ -61,6 +61,7 @@ const LAYOUT: readonly Layout[] = [
   { suffix: 'sync.lookups', kinds: ['lookup'], key: 'account', ...SYNC },
   { suffix: 'sync.sports_sections', kinds: ['sports_sections'], key: 'sports_live', ...SYNC },
   { suffix: 'sync.categories', kinds: ['category'], key: 'category slug', ...SYNC },
+  { suffix: 'sync.account_batches', kinds: ['account_batch'], key: 'account', ...SYNC },
 ];
 
 export const DEFAULT_TOPIC_PREFIX = 'tapehouse';

@@ -27,7 +27,8 @@ export type QualityProblem =
   | 'record_too_large'
   | 'conflicting_trade'
   | 'cursor_loop'
-  | 'order_not_found';
+  | 'order_not_found'
+  | 'batch_not_found';
 
 /**
  * `data_quality` — topic capture.quality, key condition_id (or the stream). A finding about what
@@ -50,4 +51,6 @@ export type DataQualityPayload = {
   cursor?: string;
   /** A per-order read answered 404 `order_not_found` for an order a list showed: the order. */
   order_id?: string;
+  /** A batch hash the account's data named, that GET /trade/v1/batches/{hash} answered 404 `batch_not_found` for. */
+  batch_hash?: string;
 };

@@ -28,6 +28,7 @@ export const RECORD_KINDS = [
   'lookup',
   'sports_sections',
   'category',
+  'account_batch',
 ] as const;
 
 export type RecordKind = (typeof RECORD_KINDS)[number];

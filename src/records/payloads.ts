@@ -22,6 +22,7 @@ import type { WithdrawalAssetsPayload, WithdrawalAssetsSource } from './withdraw
 import type { LookupPayload, LookupSource } from './lookup.ts';
 import type { SportsSectionsPayload, SportsSectionsSource } from './sports-sections.ts';
 import type { CategoryPayload, CategorySource } from './category.ts';
+import type { AccountBatchPayload, AccountBatchSource } from './account-batch.ts';
 
 /** The payload of every record kind: a new kind without one does not compile. */
 export interface Payloads {
@@ -53,6 +54,7 @@ export interface Payloads {
   lookup: LookupPayload;
   sports_sections: SportsSectionsPayload;
   category: CategoryPayload;
+  account_batch: AccountBatchPayload;
 }
 
 /** What each sync kind is made from: the venue's item as the client parsed it (bigints and all). */
@@ -72,6 +74,7 @@ export interface SyncSources {
   lookup: LookupSource;
   sports_sections: SportsSectionsSource;
   category: CategorySource;
+  account_batch: AccountBatchSource;
 }
 
 export type Payload<K extends RecordKind> = Payloads[K];

@@ -11,6 +11,7 @@ import { syncWithdrawalAssets } from './jobs/withdrawal-assets.ts';
 import type { JobRun } from './run.ts';
 import { syncSportsSections } from './jobs/sports-sections.ts';
 import { syncCategories } from './jobs/categories.ts';
+import { syncAccountBatches } from './jobs/account-batches.ts';
 
 export const JOB_NAMES = [
   'catalogue',
@@ -28,6 +29,7 @@ export const JOB_NAMES = [
   // issue 22 (rest)
   'sports_sections',
   'categories',
+  'account_batches',
 ] as const;
 
 export type JobName = (typeof JOB_NAMES)[number];
@@ -67,6 +69,8 @@ export const SYNC_JOBS: Readonly<Record<JobName, SyncJob>> = {
   // issue 22 (rest): the live sports sections as often as the catalogue; the category forest changes slowly.
   sports_sections: { name: 'sports_sections', intervalMs: MINUTE, scope: 'venue', backfill: false, run: (run) => syncSportsSections(run) },
   categories: { name: 'categories', intervalMs: 10 * MINUTE, scope: 'venue', backfill: false, run: (run) => syncCategories(run) },
+  // Batches settle asynchronously (withdrawals too): read every minute until their outcome is known.
+  account_batches: { name: 'account_batches', intervalMs: MINUTE, scope: 'account', backfill: false, run: (run) => syncAccountBatches(run) },
 };
 
 export function isJobName(value: string): value is JobName {

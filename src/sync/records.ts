@@ -49,6 +49,8 @@ const OBSERVATION: Partial<Record<RecordKind, (payload: Fields) => Array<Json | 
   // An entry has no state field: its content tells two observations apart (not the list that carried it).
   lookup: (p) => [p.map, p.key, isFields(p.entry) ? contentDigest(p.entry) : keyPart(p.entry)],
   category: (p) => [p.slug, isFields(p.answer) ? contentDigest(p.answer) : keyPart(p.answer)],
+  // A batch and its withdrawal change under one hash (status, times, withdrawal states): its content tells the reads apart.
+  account_batch: (p) => [p.batch_hash, contentDigest(p)],
 };
 
 /**

@@ -22,6 +22,7 @@ import { withdrawalAssetsMapper } from './kinds/withdrawal-assets.ts';
 import { lookupMapper } from './kinds/lookup.ts';
 import { sportsSectionsMapper } from './kinds/sports-sections.ts';
 import { categoryMapper } from './kinds/category.ts';
+import { accountBatchMapper } from './kinds/account-batch.ts';
 import type { Mapper } from './types.ts';
 
 /** One mapper per record kind; the type makes a new kind without a mapper a compile error. */
@@ -50,4 +51,5 @@ export const MAPPERS: Readonly<Record<RecordKind, Mapper>> = {
   lookup: lookupMapper,
   sports_sections: sportsSectionsMapper,
   category: categoryMapper,
+  account_batch: accountBatchMapper,
 };

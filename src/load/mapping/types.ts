@@ -29,6 +29,8 @@ export type TableName =
   | 'sports_section_reads'
   | 'sports_sections'
   | 'categories'
+  | 'account_batches'
+  | 'withdrawal_states'
   | 'dead_letters';
 
 /** A row being built: column → value; provenance columns are added by the loader. */

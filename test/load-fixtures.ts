@@ -47,6 +47,12 @@ export const NATURAL_KEYS: Readonly<Record<string, string>> = {
   activity_observations: "concat(activity_id, '|', status)",
   lp_incentives: 'market_id',
   withdrawal_assets: 'token_address',
+  lookups: "concat(map, '|', lookup_key)",
+  sports_section_reads: 'toString(event_count)',
+  sports_sections: 'category_slug',
+  categories: 'slug',
+  account_batches: 'batch_hash',
+  withdrawal_states: 'batch_hash',
   dead_letters: "JSONExtractString(JSONExtractRaw(raw, 'payload'), 'bad_id')",
   prices: "concat(symbol, '|', event_id)",
   oracle_pro_prices: "concat(symbol, '|', event_id)",
@@ -89,6 +95,10 @@ const MIX: ReadonlyArray<[kind: RecordKind | 'bad', weight: number]> = [
   ['bad', 5],
   ['price', 2],
   ['oracle_pro_price', 2],
+  ['lookup', 5],
+  ['sports_sections', 2],
+  ['category', 3],
+  ['account_batch', 3],
 ];
 const TOTAL_WEIGHT = MIX.reduce((sum, [, weight]) => sum + weight, 0);
 
@@ -312,6 +322,29 @@ export class RecordGenerator {
         const symbol = n % 2 ? 'BTC' : 'ETH';
         const payload = { type: 'price', symbol, price: `${97_000 + (n % 100)}.25`, price_micro: String((97_000 + (n % 100)) * 1_000_000 + 250_000), price_text: `${97_000 + (n % 100)}.25`, observed_at: iso, source: 'SERVICE', event_id: String(n) };
         return { key: symbol, payload, rows: [{ table: kind === 'price' ? 'prices' : 'oracle_pro_prices', key: `${symbol}|${n}` }] };
+      }
+      case 'lookup': {
+        const map = n % 2 ? 'markets' : 'events';
+        const entry = map === 'markets' ? { market_id: `market-${n}`, market_title: 'Will it?', outcome_name: 'Yes', display: { market: { any: n } } } : { event_title: `Event ${n}` };
+        const payload = { list: 'activities', map, key: `${map}-key-${n}`, entry };
+        return { key: ACCOUNT, payload, rows: [{ table: 'lookups', key: `${map}|${map}-key-${n}` }], sync: 'activities' };
+      }
+      case 'sports_sections': {
+        // A read's event count is its number: the reads' natural key.
+        const payload = { sections: [{ category: { slug: `league-${n}`, label: 'League' }, event_ids: Array.from({ length: n }, (_, i) => `event-${n}-${i}`) }] };
+        return { key: 'sports_live', payload, rows: [{ table: 'sports_section_reads', key: String(n) }, { table: 'sports_sections', key: `league-${n}` }], sync: 'sports_sections' };
+      }
+      case 'category': {
+        const slug = `category-${n}`;
+        const payload = { slug, answer: { slug, label: 'C', root_slug: 'sports', path: [{ slug: 'sports', label: 'Sports' }, { slug, label: 'C' }], children: [] } };
+        return { key: slug, payload, rows: [{ table: 'categories', key: slug }], sync: 'categories' };
+      }
+      case 'account_batch': {
+        const hash = `0xbatch${n}`;
+        const withdrawal = n % 2 ? { state: 'QUEUED', updated_at: iso, source: { chain_id: 137, status: 'QUEUED' }, destination: { chain_id: 137, status: 'WAITING', path: 'SPOKE_POOL' } } : undefined;
+        const payload = { batch_hash: hash, seq: n, status: 'PENDING', created_at: iso, ops: [{ kind: withdrawal ? 'WITHDRAW' : 'SPLIT', shares_micro: 10_000 }], ...(withdrawal ? { withdrawal } : {}) };
+        const rows = [{ table: 'account_batches', key: hash }, ...(withdrawal ? [{ table: 'withdrawal_states', key: hash }] : [])];
+        return { key: ACCOUNT, payload, rows, sync: 'account_batches' };
       }
     }
   }

@@ -215,3 +215,22 @@ describe('mapping a record to rows', () => {
     expect(mapDelivery(future, SOURCE)[0]!.row).toMatchObject({ error_code: 'invalid_envelope' });
   });
 });
+
+describe('issue 22 (rest): the kinds of the venue resources, read as the contract says', () => {
+  it('dead-letters a lookup entry without its map or key, and one whose entry is not an object', () => {
+    const [noMap] = map(record('lookup', { list: 'activities', key: 'k', entry: { market_title: 'x' } }));
+    expect(noMap!.row).toMatchObject({ target_table: 'lookups', error_code: 'schema_mismatch', reason: 'map: is missing' });
+    const [notObject] = map(record('lookup', { list: 'activities', map: 'markets', key: 'k', entry: 'x' }));
+    expect(notObject!.row).toMatchObject({ target_table: 'lookups', reason: expect.stringContaining('entry') });
+  });
+
+  it('maps a batch to its row and its withdrawal\'s, and dead-letters one without a hash or with a section event id that is not text', () => {
+    const batch = { batch_hash: '0xb1', seq: 4, status: 'PENDING', ops: [{ kind: 'SPLIT' }], withdrawal: { state: 'QUEUED', source: { chain_id: 137, status: 'QUEUED' }, destination: { chain_id: 10, status: 'WAITING', path: 'SPOKE_POOL' } } };
+    const rows = map(record('account_batch', batch));
+    expect(rows.map((r) => r.table)).toEqual(['account_batches', 'withdrawal_states']);
+    expect(rows[1]!.row).toMatchObject({ batch_hash: '0xb1', state: 'QUEUED', source_chain_id: '137', destination_chain_id: '10', destination_path: 'SPOKE_POOL', _raw: '' });
+    expect(map(record('account_batch', { status: 'PENDING' }))[0]!.row).toMatchObject({ target_table: 'account_batches', reason: 'batch_hash: is missing' });
+    expect(map(record('sports_sections', { sections: [{ event_ids: [7] }] }))[0]!.row).toMatchObject({ target_table: 'sports_sections', reason: 'sections[0].event_ids[0]: is not a string' });
+    expect(map(record('category', { answer: {} }))[0]!.row).toMatchObject({ target_table: 'categories', reason: 'slug: is missing' });
+  });
+});

@@ -60,6 +60,11 @@ const LAYOUT: readonly Layout[] = [
   // Price feeds: keyed by symbol, so one asset's prices stay in order; few symbols, few partitions.
   { suffix: 'prices.stream', kinds: ['price'], key: 'symbol', partitions: 3, ...MARKET },
   { suffix: 'prices.oracle_pro', kinds: ['oracle_pro_price'], key: 'symbol', partitions: 3, ...MARKET },
+  // sync: lookup maps, sports sections, categories, account batches
+  { suffix: 'sync.lookups', kinds: ['lookup'], key: 'account', ...SYNC },
+  { suffix: 'sync.sports_sections', kinds: ['sports_sections'], key: 'sports_live', ...SYNC },
+  { suffix: 'sync.categories', kinds: ['category'], key: 'category slug', ...SYNC },
+  { suffix: 'sync.account_batches', kinds: ['account_batch'], key: 'account', ...SYNC },
 ];
 
 export const DEFAULT_TOPIC_PREFIX = 'tapehouse';

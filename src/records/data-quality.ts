@@ -27,12 +27,14 @@ export type QualityProblem =
   | 'record_too_large'
   | 'conflicting_trade'
   | 'cursor_loop'
-  | 'malformed_price';
+  | 'malformed_price'
+  | 'order_not_found'
+  | 'batch_not_found';
 
 /**
  * `data_quality` — topic capture.quality, key condition_id (or the stream). A finding about what
  * the venue sent; `raw` holds the offending frame (at most its first 64 Ki characters). Made by
- * capture (src/capture/records.ts) and by the sync jobs (a cursor loop, stream `sync`); stored in
+ * capture (src/capture/records.ts) and by the sync jobs (a cursor loop, an order a per-order read does not find; stream `sync`); stored in
  * `data_quality`.
  */
 export type DataQualityPayload = {
@@ -48,4 +50,8 @@ export type DataQualityPayload = {
   /** The sync jobs' cursor loop: the paged read and the cursor handed out twice. */
   endpoint?: string;
   cursor?: string;
+  /** A per-order read answered 404 `order_not_found` for an order a list showed: the order. */
+  order_id?: string;
+  /** A batch hash the account's data named, that GET /trade/v1/batches/{hash} answered 404 `batch_not_found` for. */
+  batch_hash?: string;
 };

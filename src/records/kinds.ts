@@ -27,6 +27,11 @@ export const RECORD_KINDS = [
   // price feeds (SSE), via capture
   'price',
   'oracle_pro_price',
+  // sync: lookup maps of list pages, sports sections, categories, account batches
+  'lookup',
+  'sports_sections',
+  'category',
+  'account_batch',
 ] as const;
 
 export type RecordKind = (typeof RECORD_KINDS)[number];

@@ -20,6 +20,10 @@ import type { QuotePayload } from './quote.ts';
 import type { RebatesPayload, RebatesSource } from './rebates.ts';
 import type { TradePayload } from './trade.ts';
 import type { WithdrawalAssetsPayload, WithdrawalAssetsSource } from './withdrawal-assets.ts';
+import type { LookupPayload, LookupSource } from './lookup.ts';
+import type { SportsSectionsPayload, SportsSectionsSource } from './sports-sections.ts';
+import type { CategoryPayload, CategorySource } from './category.ts';
+import type { AccountBatchPayload, AccountBatchSource } from './account-batch.ts';
 
 /** The payload of every record kind: a new kind without one does not compile. */
 export interface Payloads {
@@ -50,6 +54,11 @@ export interface Payloads {
   // price feeds (SSE), via capture
   price: PricePayload;
   oracle_pro_price: PricePayload;
+  // sync: lookup maps, sports sections, categories, account batches
+  lookup: LookupPayload;
+  sports_sections: SportsSectionsPayload;
+  category: CategoryPayload;
+  account_batch: AccountBatchPayload;
 }
 
 /** What each sync kind is made from: the venue's item as the client parsed it (bigints and all). */
@@ -65,6 +74,11 @@ export interface SyncSources {
   activity: ActivitySource;
   lp_incentive: LpIncentiveSource;
   withdrawal_assets: WithdrawalAssetsSource;
+  // sync: lookup maps, sports sections, categories, account batches
+  lookup: LookupSource;
+  sports_sections: SportsSectionsSource;
+  category: CategorySource;
+  account_batch: AccountBatchSource;
 }
 
 export type Payload<K extends RecordKind> = Payloads[K];

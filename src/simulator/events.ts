@@ -43,7 +43,7 @@ export interface PublicTrade {
 export type CancelReason = 'USER' | 'SELF_TRADE_PREVENTION' | 'MARKET_CLOSED';
 
 /** Why an account's collateral moved, other than by a fill (fills carry their own event). */
-export type BalanceReason = 'DEPOSIT' | 'LP_INCENTIVE' | 'SPLIT' | 'MERGE';
+export type BalanceReason = 'DEPOSIT' | 'LP_INCENTIVE' | 'SPLIT' | 'MERGE' | 'WITHDRAWAL';
 
 export type AccountEvent =
   | { kind: 'order_accepted'; accountId: string; order: SimOrder; atMs: number }

@@ -9,6 +9,9 @@ import { syncPositions } from './jobs/positions.ts';
 import { syncRebates } from './jobs/rebates.ts';
 import { syncWithdrawalAssets } from './jobs/withdrawal-assets.ts';
 import type { JobRun } from './run.ts';
+import { syncSportsSections } from './jobs/sports-sections.ts';
+import { syncCategories } from './jobs/categories.ts';
+import { syncAccountBatches } from './jobs/account-batches.ts';
 
 export const JOB_NAMES = [
   'catalogue',
@@ -23,6 +26,10 @@ export const JOB_NAMES = [
   'rebates',
   'lp_incentives',
   'withdrawal_assets',
+  // sync: lookup maps, sports sections, categories, account batches
+  'sports_sections',
+  'categories',
+  'account_batches',
 ] as const;
 
 export type JobName = (typeof JOB_NAMES)[number];
@@ -59,6 +66,11 @@ export const SYNC_JOBS: Readonly<Record<JobName, SyncJob>> = {
   rebates: { name: 'rebates', intervalMs: 5 * MINUTE, scope: 'account', backfill: false, run: (run) => syncRebates(run) },
   lp_incentives: { name: 'lp_incentives', intervalMs: 5 * MINUTE, scope: 'account', backfill: false, run: (run) => syncLpIncentives(run) },
   withdrawal_assets: { name: 'withdrawal_assets', intervalMs: 60 * MINUTE, scope: 'account', backfill: false, run: (run) => syncWithdrawalAssets(run) },
+  // The live sports sections as often as the catalogue; the category forest changes slowly.
+  sports_sections: { name: 'sports_sections', intervalMs: MINUTE, scope: 'venue', backfill: false, run: (run) => syncSportsSections(run) },
+  categories: { name: 'categories', intervalMs: 10 * MINUTE, scope: 'venue', backfill: false, run: (run) => syncCategories(run) },
+  // Batches settle asynchronously (withdrawals too): read every minute until their outcome is known.
+  account_batches: { name: 'account_batches', intervalMs: MINUTE, scope: 'account', backfill: false, run: (run) => syncAccountBatches(run) },
 };
 
 export function isJobName(value: string): value is JobName {

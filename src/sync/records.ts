@@ -46,6 +46,11 @@ const OBSERVATION: Partial<Record<RecordKind, (payload: Fields) => Array<Json | 
   pnl_settled: (p) => [p.bucket_at, p.chain_id, p.mark_run_id],
   event: (p) => [p.id, contentDigest(p)],
   market: (p) => [p.id, contentDigest(p)],
+  // An entry has no state field: its content tells two observations apart (not the list that carried it).
+  lookup: (p) => [p.map, p.key, isFields(p.entry) ? contentDigest(p.entry) : keyPart(p.entry)],
+  category: (p) => [p.slug, isFields(p.answer) ? contentDigest(p.answer) : keyPart(p.answer)],
+  // A batch and its withdrawal change under one hash (status, times, withdrawal states): its content tells the reads apart.
+  account_batch: (p) => [p.batch_hash, contentDigest(p)],
 };
 
 /**
@@ -59,6 +64,10 @@ export function observationKey(record: Pick<ReceivedRecord, 'kind' | 'payload'>)
   const parts = OBSERVATION[record.kind];
   if (!parts || typeof payload !== 'object' || payload === null || Array.isArray(payload)) return undefined;
   return parts(payload).map(keyPart).join('|');
+}
+
+function isFields(value: Json | undefined): value is Fields {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function contentDigest(payload: Fields): string {

@@ -20,6 +20,10 @@ import { quoteMapper } from './kinds/quote.ts';
 import { rebatesMapper } from './kinds/rebates.ts';
 import { tradeMapper } from './kinds/trade.ts';
 import { withdrawalAssetsMapper } from './kinds/withdrawal-assets.ts';
+import { lookupMapper } from './kinds/lookup.ts';
+import { sportsSectionsMapper } from './kinds/sports-sections.ts';
+import { categoryMapper } from './kinds/category.ts';
+import { accountBatchMapper } from './kinds/account-batch.ts';
 import type { Mapper } from './types.ts';
 
 /** One mapper per record kind; the type makes a new kind without a mapper a compile error. */
@@ -46,4 +50,9 @@ export const MAPPERS: Readonly<Record<RecordKind, Mapper>> = {
   withdrawal_assets: withdrawalAssetsMapper,
   price: pricesMapper,
   oracle_pro_price: oracleProPriceMapper,
+  // sync: lookup maps, sports sections, categories, account batches
+  lookup: lookupMapper,
+  sports_sections: sportsSectionsMapper,
+  category: categoryMapper,
+  account_batch: accountBatchMapper,
 };

@@ -26,7 +26,13 @@ export type TableName =
   | 'withdrawal_assets'
   | 'dead_letters'
   | 'prices'
-  | 'oracle_pro_prices';
+  | 'oracle_pro_prices'
+  | 'lookups'
+  | 'sports_section_reads'
+  | 'sports_sections'
+  | 'categories'
+  | 'account_batches'
+  | 'withdrawal_states';
 
 /** A row being built: column → value; provenance columns are added by the loader. */
 export type Row = Record<string, CellValue>;

@@ -16,7 +16,7 @@ export interface Position {
   updatedAtMs: number;
 }
 
-export type ActivityType = 'DEPOSIT' | 'ORDER' | 'SPLIT' | 'MERGE';
+export type ActivityType = 'DEPOSIT' | 'ORDER' | 'SPLIT' | 'MERGE' | 'WITHDRAWAL';
 
 export interface Activity {
   id: string;
@@ -29,6 +29,8 @@ export interface Activity {
   conditionId: string | undefined;
   tokenId: string | undefined;
   amountMicro: bigint;
+  /** SPLIT, MERGE, WITHDRAWAL: the account batch that made it (rendered `batch_hash`; activity fields beyond ORDER's are not shown). */
+  batchHash?: string;
 }
 
 /** An account in a saved venue: its money and history; its orders by id (the exchange saves them). */

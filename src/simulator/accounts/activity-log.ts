@@ -21,7 +21,7 @@ export class ActivityLog {
     account: Account,
     type: ActivityType,
     atMs: number,
-    refs: { orderId?: string; conditionId?: string; tokenId?: string; amountMicro?: bigint } = {},
+    refs: { orderId?: string; conditionId?: string; tokenId?: string; amountMicro?: bigint; batchHash?: string } = {},
   ): Activity {
     const activity: Activity = {
       id: this.ids.uuid(),
@@ -32,6 +32,7 @@ export class ActivityLog {
       conditionId: refs.conditionId,
       tokenId: refs.tokenId,
       amountMicro: refs.amountMicro ?? 0n,
+      ...(refs.batchHash === undefined ? {} : { batchHash: refs.batchHash }),
     };
     account.activities.push(activity);
     return activity;

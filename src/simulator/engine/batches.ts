@@ -9,10 +9,31 @@ import type { ActivityLog } from '../accounts/activity-log.ts';
 import { buyShares, sellShares } from '../accounts/ledger.ts';
 
 export interface BatchOp {
-  kind: 'SPLIT' | 'MERGE';
+  /** WITHDRAW: a same-chain withdrawal of `sharesMicro` collateral (§1.5; its op fields are not shown: ours are `amount_micro`, `chain_id`). */
+  kind: 'SPLIT' | 'MERGE' | 'WITHDRAW';
+  /** '' for a withdrawal. */
   conditionId: string;
   marketId: string;
   sharesMicro: bigint;
+  chainId?: number;
+}
+
+/**
+ * The withdrawal object of a batch (§2.4). Values seen in the interface: state QUEUED, source
+ * QUEUED, destination WAITING, path SPOKE_POOL; its transitions are not shown. Ours: QUEUED until
+ * the batch executes, then the source CONFIRMED (state IN_TRANSIT), and `delayMs` later the
+ * destination DELIVERED (state COMPLETED); a failed batch's withdrawal is FAILED.
+ */
+export interface SimWithdrawal {
+  state: string;
+  updatedAtMs: number;
+  chainId: number;
+  sourceStatus: string;
+  sourceTxHash: string | undefined;
+  confirmedAtMs: number | undefined;
+  destinationStatus: string;
+  destinationTx: string | undefined;
+  deliveredAtMs: number | undefined;
 }
 
 export type BatchStatus = 'PENDING' | 'EXECUTED' | 'FAILED' | 'SUPERSEDED';
@@ -30,6 +51,7 @@ export interface AccountBatch {
   txHash: string | undefined;
   supersededByHash: string | undefined;
   failure: Failure | undefined;
+  withdrawal?: SimWithdrawal;
 }
 
 const HALF = 500_000n;
@@ -91,6 +113,10 @@ export class AccountBatches {
       supersededByHash: undefined,
       failure: undefined,
     };
+    const withdraw = ops.find((op) => op.kind === 'WITHDRAW');
+    if (withdraw) {
+      batch.withdrawal = { state: 'QUEUED', updatedAtMs: nowMs, chainId: withdraw.chainId ?? 0, sourceStatus: 'QUEUED', sourceTxHash: undefined, confirmedAtMs: undefined, destinationStatus: 'WAITING', destinationTx: undefined, deliveredAtMs: undefined };
+    }
     this.#byHash.set(hash, batch);
     return batch;
   }
@@ -108,6 +134,10 @@ export class AccountBatches {
 
   processDue(nowMs: number, accountOf: (id: string) => Account | undefined): void {
     for (const batch of this.#byHash.values()) {
+      const w = batch.withdrawal;
+      if (w && w.state === 'IN_TRANSIT' && (w.confirmedAtMs ?? nowMs) + this.delayMs <= nowMs) {
+        Object.assign(w, { state: 'COMPLETED', updatedAtMs: nowMs, destinationStatus: 'DELIVERED', destinationTx: `0x${createHash('sha256').update(`delivery|${batch.hash}`).digest('hex')}`, deliveredAtMs: nowMs });
+      }
       if (batch.status !== 'PENDING' || batch.createdAtMs + this.delayMs > nowMs) continue;
       const account = accountOf(batch.accountId);
       if (!account) continue;
@@ -116,18 +146,24 @@ export class AccountBatches {
         const info = codeInfo(problem);
         batch.status = 'FAILED';
         batch.failure = { code: problem, title: info.title, recovery: { strategy: info.strategy } };
+        if (batch.withdrawal) Object.assign(batch.withdrawal, { state: 'FAILED', sourceStatus: 'FAILED', updatedAtMs: nowMs });
         continue;
       }
-      for (const op of batch.ops) this.#execute(account, op, nowMs);
+      batch.txHash = `0x${createHash('sha256').update(`tx|${batch.hash}`).digest('hex')}`;
+      for (const op of batch.ops) this.#execute(account, op, batch.hash, nowMs);
       batch.status = 'EXECUTED';
       batch.executedAtMs = nowMs;
-      batch.txHash = `0x${createHash('sha256').update(`tx|${batch.hash}`).digest('hex')}`;
+      if (batch.withdrawal) Object.assign(batch.withdrawal, { state: 'IN_TRANSIT', updatedAtMs: nowMs, sourceStatus: 'CONFIRMED', sourceTxHash: batch.txHash, confirmedAtMs: nowMs });
     }
   }
 
   #shortfall(account: Account, ops: BatchOp[]): ProblemCode | undefined {
     let collateral = 0n;
     for (const op of ops) {
+      if (op.kind === 'WITHDRAW') {
+        collateral += op.sharesMicro;
+        continue;
+      }
       const market = this.catalogue.marketByCondition(op.conditionId);
       if (!market) return 'market_not_found';
       // A closed or resolved market's shares are settled by redemption; a split there would outlive it.
@@ -138,7 +174,14 @@ export class AccountBatches {
     return collateral > account.freeCollateralMicro() ? 'insufficient_balance' : undefined;
   }
 
-  #execute(account: Account, op: BatchOp, nowMs: number): void {
+  #execute(account: Account, op: BatchOp, batchHash: string, nowMs: number): void {
+    if (op.kind === 'WITHDRAW') {
+      account.collateralMicro -= op.sharesMicro;
+      account.withdrawalsMicro += op.sharesMicro;
+      this.activities.record(account, 'WITHDRAWAL', nowMs, { amountMicro: op.sharesMicro, batchHash });
+      this.events.emit('account', { kind: 'balance', accountId: account.id, reason: 'WITHDRAWAL', tokenIds: [], atMs: nowMs });
+      return;
+    }
     const market = this.catalogue.marketByCondition(op.conditionId);
     if (!market) return;
     for (const outcome of market.outcomes) {
@@ -147,7 +190,7 @@ export class AccountBatches {
       else sellShares(account, key, op.sharesMicro, HALF, 0n, nowMs);
     }
     this.venue.addEscrow(market.conditionId, op.kind === 'SPLIT' ? op.sharesMicro : -op.sharesMicro);
-    this.activities.record(account, op.kind, nowMs, { conditionId: market.conditionId, amountMicro: op.sharesMicro });
+    this.activities.record(account, op.kind, nowMs, { conditionId: market.conditionId, amountMicro: op.sharesMicro, batchHash });
     this.events.emit('account', { kind: 'balance', accountId: account.id, reason: op.kind, tokenIds: market.outcomes.map((o) => o.tokenId), atMs: nowMs });
   }
 }

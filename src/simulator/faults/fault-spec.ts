@@ -3,7 +3,7 @@ import type { MalformedVariant } from '../streams/connection.ts';
 import { ERROR_ACTIONS, STREAM_ENDPOINTS, type ErrorAction, type StreamEndpoint } from '../streams/protocol.ts';
 
 export const STREAM_FAULTS = ['drop_connection', 'silence', 'sequence_reset', 'error_frame', 'refuse_connections', 'malformed_frames', 'duplicate_frames'] as const;
-export const REST_FAULTS = ['rest_rate_limit_storm', 'rest_server_error', 'dependency_outcome_unknown', 'pnl_not_ready', 'unavailable_exchanges', 'repeat_cursor'] as const;
+export const REST_FAULTS = ['rest_rate_limit_storm', 'rest_server_error', 'dependency_outcome_unknown', 'pnl_not_ready', 'unavailable_exchanges', 'repeat_cursor', 'order_not_visible'] as const;
 export type StreamFaultKind = (typeof STREAM_FAULTS)[number];
 export type RestFaultKind = (typeof REST_FAULTS)[number];
 export type FaultKind = StreamFaultKind | RestFaultKind;

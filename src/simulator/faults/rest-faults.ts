@@ -14,6 +14,7 @@ export interface RestFaultHooks {
 }
 
 const PNL_PATH = '/trade/v1/portfolio/pnl';
+const PER_ORDER_READ = /^\/trade\/v1\/orders\/(?!by-hash\/)[^/]+(\/trades)?$/;
 const WRITE_PATHS = ['/trade/v1/orders', '/trade/v1/batches'];
 
 function retryAfter(code: 'rate_limited' | 'dependency_unavailable', seconds: number, detail: string): Rejection {
@@ -39,6 +40,10 @@ export class RestFaults implements RestFaultHooks {
           if (s.strategy === 'none') return new Rejection(s.code ?? 'internal_error', 'Injected server error; do not retry automatically.');
           if (s.strategy === 'retry_after') return retryAfter('dependency_unavailable', seconds, 'Injected outage; retry after the delay.');
           return new Rejection('dependency_unavailable', 'Injected outage; back off and retry.');
+        case 'order_not_visible':
+          // §7.5: an order the lists still show, that the per-order reads say is not there (or not visible).
+          if (method === 'GET' && PER_ORDER_READ.test(path)) return new Rejection('order_not_found', 'No such order (injected: not visible to per-order reads).');
+          break;
         case 'pnl_not_ready':
           if (method === 'GET' && path === PNL_PATH) return pnlNotReady(fault, nowMs);
           break;

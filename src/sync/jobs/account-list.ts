@@ -8,6 +8,7 @@ import { nextFrontier, runPass, timeMs, type ListPage, type PageItem } from '../
 import { syncRecord, type SyncSource } from '../records.ts';
 import type { JobRun } from '../run.ts';
 import { activitySettled, fillSettled, lateFillFloor, orderSettled, ProvisionalSince } from '../settling.ts';
+import { lookupRecords, type LookupPage } from '../lookups.ts';
 import type { JobOptions } from './options.ts';
 
 /** An account list read newest first, one record per item. */
@@ -127,7 +128,11 @@ export async function syncAccountList<Page extends ListPage & { as_of?: string |
     stopBeforeMs: options.window?.fromMs ?? (incremental ? frontier : undefined),
     untilMs: options.window?.toMs,
     handle: async (items, page, origin) => ({
-      records: items.map((item) => syncRecord<Kind>(list.kind, deps.account, item.value as SyncSource<Kind>, item.raw, page.value.as_of, origin)),
+      records: [
+        ...items.map((item) => syncRecord<Kind>(list.kind, deps.account, item.value as SyncSource<Kind>, item.raw, page.value.as_of, origin)),
+        // The page's lookup maps (§2.5), kept whole: an entry's history is in `lookups`.
+        ...lookupRecords(list.name, page as Fetched<LookupPage>, deps.account, origin),
+      ],
       openTimesMs: openTimes(items, list, deps, provisional),
     }),
     finish: (summary): Json | undefined => {

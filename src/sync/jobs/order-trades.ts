@@ -1,6 +1,8 @@
 import { ENDPOINTS, endpointName } from '../../api/endpoints.ts';
 import type { Order, OrdersPage } from '../../api/schemas/index.ts';
+import { NotFoundError } from '../../api/errors.ts';
 import type { BusRecord } from '../../bus/record.ts';
+import type { DataQualityPayload } from '../../records/data-quality.ts';
 import { nextFrontier, runPass, timeMs, type PageItem } from '../pass.ts';
 import { syncRecord, type SyncOrigin } from '../records.ts';
 import type { JobRun } from '../run.ts';
@@ -62,9 +64,32 @@ async function fillsOf(run: JobRun, { value: order }: PageItem<Order>, origin: S
   const tag = `order-trades:${order.internal_id}:${matched}`;
   // A backfill reads every order's fills again: it repairs what the warehouse lacks.
   if (!run.republish && deps.memory.isDone(tag)) return { records: [], settled: orderFinal };
-  const answer = await deps.venue.client.orders.orderTrades(order.internal_id, run.signal);
+  let answer;
+  try {
+    answer = await deps.venue.client.orders.orderTrades(order.internal_id, run.signal);
+  } catch (error) {
+    if (!(error instanceof NotFoundError) || error.code !== 'order_not_found') throw error;
+    // The list shows the order, its fills read says it is not there (§7.5): nothing to read, and
+    // asking again gives the same answer. A finding, once per matched size; the pass goes on.
+    return { records: [orderNotFoundRecord(run, order, error, origin)], settled: true, doneTag: tag };
+  }
   const rawTrades = (answer.raw as { trades?: unknown[] }).trades ?? [];
   const records = answer.value.trades.map((fill, i) => syncRecord('fill', deps.account, fill, rawTrades[i], answer.value.as_of, origin));
   const fillsFinal = answer.value.trades.every((fill) => fillSettled(fill, nowMs, deps.tuning));
   return { records, settled: orderFinal && fillsFinal, doneTag: fillsFinal ? tag : undefined };
+}
+
+/** The `data_quality` record of an order its fills read did not find: which order, which read, the venue's request id. */
+function orderNotFoundRecord(run: JobRun, order: Order, error: NotFoundError, origin: SyncOrigin): BusRecord {
+  const endpoint = endpointName(ENDPOINTS.orderTrades);
+  const finding: DataQualityPayload = {
+    problem: 'order_not_found',
+    detail: `${endpoint} answered 404 order_not_found for order ${order.internal_id}, which the order list shows (job ${run.job}, page ${origin.page}${error.requestId ? `, request ${error.requestId}` : ''}); its fills are not read`,
+    stream: 'sync',
+    endpoint,
+    order_id: order.internal_id,
+    token_id: order.token_id ?? null,
+    condition_id: order.condition_id ?? null,
+  };
+  return syncRecord('data_quality', order.condition_id ?? 'sync', finding, undefined, undefined, origin);
 }

@@ -1,5 +1,5 @@
 import { isoTime } from '../../clock.ts';
-import type { AccountBatch, BatchOp } from '../../engine/batches.ts';
+import type { AccountBatch, BatchOp, SimWithdrawal } from '../../engine/batches.ts';
 import { Rejection, validationFailed, type FieldError } from '../../problems.ts';
 import { BodyReader } from '../body-reader.ts';
 import { requireAccount, type RequestContext, type Reply, type RouteSpec } from '../context.ts';
@@ -18,7 +18,21 @@ export function renderBatch(batch: AccountBatch): Record<string, unknown> {
     tx_hash: batch.txHash,
     superseded_by_batch_hash: batch.supersededByHash,
     failure: batch.failure,
-    ops: batch.ops.map((op) => ({ kind: op.kind, condition_id: op.conditionId, market_id: op.marketId, shares_micro: Number(op.sharesMicro) })),
+    withdrawal: batch.withdrawal && renderWithdrawal(batch.withdrawal),
+    ops: batch.ops.map((op) =>
+      op.kind === 'WITHDRAW'
+        ? { kind: op.kind, amount_micro: Number(op.sharesMicro), chain_id: op.chainId }
+        : { kind: op.kind, condition_id: op.conditionId, market_id: op.marketId, shares_micro: Number(op.sharesMicro) },
+    ),
+  };
+}
+
+function renderWithdrawal(w: SimWithdrawal): Record<string, unknown> {
+  return {
+    state: w.state,
+    updated_at: isoTime(w.updatedAtMs),
+    source: { chain_id: w.chainId, status: w.sourceStatus, tx_hash: w.sourceTxHash, confirmed_at: iso(w.confirmedAtMs) },
+    destination: { chain_id: w.chainId, status: w.destinationStatus, path: 'SPOKE_POOL', tx: w.destinationTx, delivered_at: iso(w.deliveredAtMs) },
   };
 }
 
@@ -36,9 +50,17 @@ function readSignedBatch(ctx: RequestContext): { ops: BatchOp[]; deadline: numbe
   const ops: BatchOp[] = [];
   (Array.isArray(rawOps) ? rawOps : []).forEach((raw: unknown, i) => {
     const op = (raw ?? {}) as Record<string, unknown>;
+    if (op.kind === 'WITHDRAW') {
+      // A same-chain withdrawal (§1.5); its op fields are not shown: ours are amount_micro and chain_id.
+      const amount = op.amount_micro;
+      if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0) errors.push({ path: ['ops', i, 'amount_micro'], code: 'invalid', message: 'amount_micro must be a positive integer.' });
+      if (typeof op.chain_id !== 'number' || !Number.isSafeInteger(op.chain_id)) errors.push({ path: ['ops', i, 'chain_id'], code: 'invalid', message: 'chain_id must be an integer.' });
+      if (errors.length === 0) ops.push({ kind: 'WITHDRAW', conditionId: '', marketId: '', sharesMicro: BigInt(amount as number), chainId: op.chain_id as number });
+      return;
+    }
     const market = typeof op.condition_id === 'string' ? ctx.venue.catalogue.marketByCondition(op.condition_id) : undefined;
     const shares = op.shares_micro;
-    if (op.kind !== 'SPLIT' && op.kind !== 'MERGE') errors.push({ path: ['ops', i, 'kind'], code: 'invalid_enum', message: 'kind must be SPLIT or MERGE.' });
+    if (op.kind !== 'SPLIT' && op.kind !== 'MERGE') errors.push({ path: ['ops', i, 'kind'], code: 'invalid_enum', message: 'kind must be SPLIT, MERGE or WITHDRAW.' });
     if (!market || market.id !== op.market_id) errors.push({ path: ['ops', i, 'condition_id'], code: 'unknown_market', message: 'condition_id and market_id must name one market.' });
     if (typeof shares !== 'number' || !Number.isSafeInteger(shares) || shares <= 0 || shares % 10_000 !== 0) {
       errors.push({ path: ['ops', i, 'shares_micro'], code: 'not_on_lot', message: 'shares_micro must be a positive integer multiple of 10000.' });

@@ -20,7 +20,7 @@ export interface RederivableTable {
   keyColumn?: string;
   /** The table has the sync jobs' provenance (`_sync_job`, `_sync_page`): some of its records came from them. */
   synced?: boolean;
-  /** Columns the producer added to the payload that the raw text lacks (a market's `event_id`). */
+  /** Columns the producer added to the payload that the raw text lacks (a market's `event_id`, a quote's sizes). */
   payloadColumns?: readonly string[];
 }
 
@@ -29,7 +29,8 @@ export const REDERIVABLE: Readonly<Record<string, RederivableTable>> = Object.fr
   (
     [
       { table: 'trades', kind: 'trade', timeColumn: 'executed_at' },
-      { table: 'quotes', kind: 'quote', timeColumn: 'quoted_at' },
+      // A quote's sizes come from capture's ladder, not from the frame (src/capture/market-records.ts).
+      { table: 'quotes', kind: 'quote', timeColumn: 'quoted_at', payloadColumns: ['best_bid_size_micro', 'best_ask_size_micro'] },
       { table: 'market_status', kind: 'market_status', timeColumn: 'status_at' },
       { table: 'account_events', kind: 'account_event', timeColumn: 'event_at', keyColumn: 'account' },
       { table: 'events', kind: 'event', timeColumn: 'observed_at', synced: true },
@@ -56,8 +57,8 @@ export interface StoredRow {
   /** The time column, as epoch milliseconds. */
   time_ms: number | string;
   key: string;
-  /** The payload columns, by name. */
-  extra: Record<string, string>;
+  /** The payload columns, by name (null: NULL). */
+  extra: Record<string, string | null>;
 }
 
 /** The record a stored row was mapped from, as far as the row and its raw text tell. */
@@ -80,8 +81,11 @@ function isPlainObject(value: Json): value is { [key: string]: Json } {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function withColumns(payload: { [key: string]: Json }, columns: Record<string, string>): Json {
+/** The payload with the stored columns it lacks; a stream frame's go into its `data`. */
+function withColumns(payload: { [key: string]: Json }, columns: Record<string, string | null>): Json {
+  const data = payload.data;
+  if (typeof payload.type === 'string' && data !== undefined && isPlainObject(data)) return { ...payload, data: withColumns(data, columns) };
   const out = { ...payload };
-  for (const [name, value] of Object.entries(columns)) if (out[name] === undefined && value !== '') out[name] = value;
+  for (const [name, value] of Object.entries(columns)) if (out[name] === undefined && value !== null && value !== '') out[name] = value;
   return out;
 }

@@ -58,6 +58,8 @@ describe('tapehouse rederive', () => {
     (await read(`SELECT count() AS rows, uniqExact(_topic, _partition, _offset, _index) AS distinct_rows FROM tapehouse.${table}`))[0];
 
   it('migration 0136 asks for its four tables; a run fills the new columns of every old row, once', async () => {
+    // Nothing to do on a fresh warehouse: `migrate` names no table (it names those holding rows).
+    expect(await pendingRederives(w.warehouse.client, { withRows: true })).toEqual([]);
     await storeAsBefore(statusFrame('2026-01-10T10:00:00.000Z', { kind: 'outcome_proposed', proposed_token_id: 'tok-yes', proposed_outcome: 'Yes', proposal_round: 2 }));
     await storeAsBefore(
       statusFrame('2026-01-11T10:00:00.000Z', {
@@ -87,6 +89,7 @@ describe('tapehouse rederive', () => {
     await storeAsBefore({ kind: 'market', key: 'cond-1', venueTime: null, receivedAtUs: 1_772_355_600_000_000n, source: { type: 'sync', job: 'catalogue', page: 0 }, payload: { ...market, event_id: 'ev-1' }, raw: JSON.stringify(market) }, 'sync.catalogue');
 
     expect(await pendingRederives(w.warehouse.client)).toEqual(['account_events', 'market_status', 'markets', 'trades']);
+    expect(await pendingRederives(w.warehouse.client, { withRows: true })).toEqual(['account_events', 'market_status', 'markets', 'trades']);
     expect(await read("SELECT proposal_round, resolution FROM tapehouse.market_status WHERE kind = 'outcome_proposed'")).toEqual([{ proposal_round: 0, resolution: '' }]);
     const before = Object.fromEntries(await Promise.all(['market_status', 'trades', 'account_events', 'markets', 'orders'].map(async (t) => [t, await identity(t)] as const)));
 

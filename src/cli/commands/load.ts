@@ -74,7 +74,7 @@ export function registerLoad(program: Command): void {
         served = await serveMetricsIfAsked(settings, target.kind === 'chdb' ? ['load', 'endpoint'] : ['load'], log);
         if (options.migrate) await migrate(warehouse.client);
         // Loaders of a group may be several: re-deriving is left to `tapehouse rederive`, run with them stopped.
-        const pending = await pendingRederives(warehouse.client).catch(() => []);
+        const pending = await pendingRederives(warehouse.client, { withRows: true }).catch(() => []);
         if (pending.length > 0) log.warn({ tables: pending }, 'rows stored before a migration lack its new columns: stop the loaders and run tapehouse rederive');
         if (target.kind === 'chdb') {
           const port = positive(options.httpPort, '--http-port', true) ?? 0;

@@ -8,7 +8,11 @@ import { rederiveTable, type RederiveProgress, type RederiveResult } from './red
  * that no whole-table run has finished since: what `tapehouse run` re-derives before its loaders
  * start and `tapehouse migrate` names. A run with `--since` answers no request.
  */
-export async function pendingRederives(client: ClickHouseClient): Promise<string[]> {
+export async function pendingRederives(client: ClickHouseClient, options: { withRows?: boolean } = {}): Promise<string[]> {
+  // withRows: only tables that hold rows (on a fresh warehouse a request is nothing to do).
+  const withRows = options.withRows
+    ? `AND r.table_name IN (SELECT table FROM system.parts WHERE database = '${DATABASE}' AND active GROUP BY table HAVING sum(rows) > 0)`
+    : '';
   const result = await client.query({
     query: `SELECT r.table_name AS table_name
             FROM (SELECT table_name, max(requested_at) AS requested FROM ${DATABASE}.rederive_requests GROUP BY table_name) AS r
@@ -16,7 +20,7 @@ export async function pendingRederives(client: ClickHouseClient): Promise<string
                 SELECT table_name, max(done_at) AS finished FROM ${DATABASE}.rederive_progress
                 WHERE partition_id = '' AND since = fromUnixTimestamp64Milli(0, 'UTC') GROUP BY table_name
             ) AS d ON d.table_name = r.table_name
-            WHERE d.table_name = '' OR r.requested > d.finished
+            WHERE (d.table_name = '' OR r.requested > d.finished) ${withRows}
             ORDER BY table_name`,
     format: 'JSONEachRow',
   });

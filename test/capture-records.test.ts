@@ -8,6 +8,7 @@ import { BookBatcher } from '../src/capture/book-batcher.ts';
 import { canonicalMs, readBookUpdates, type BookUpdate } from '../src/records/book-change-form.ts';
 import { replayBookRecords } from '../src/capture/book-replay.ts';
 import { recordsOf, TokenBooks, type BookFrame, type RestBook } from '../src/capture/books.ts';
+import { quoteRecord } from '../src/capture/market-records.ts';
 import { inShard } from '../src/capture/catalogue.ts';
 import { ConnectionPlan } from '../src/capture/connection-plan.ts';
 import { ConnectionCoverage, endOf, startOf } from '../src/capture/coverage.ts';
@@ -89,6 +90,23 @@ describe('token books', () => {
     expect(out.every((r) => r.key === 'cond' && r.raw === null)).toBe(true);
     expect(out[2]).toMatchObject({ venueTime: iso(T0 + 5), source: { type: 'stream', connection: 'c1', frame: 2 } });
     expect(books.staleFrames).toBe(1);
+  });
+
+  it('give a best quote (prices only, §6.2) the sizes resting at its prices when the ladder is at its sequence', () => {
+    const books = new TokenBooks({ sequenceBase: 0n });
+    books.onFrame(snapshotFrame(1, T0, 10, [[480000, 100], [470000, 5]], [[520000, 70]]));
+    const quote = (sequence: number, bid: string | null, ask: string | null) => {
+      const data = { token_id: 'tok', condition_id: 'cond', market_id: 'm', sequence, best_bid_micro: bid, best_ask_micro: ask };
+      const raw = JSON.stringify({ type: 'best_quote', seq: 2, ts: iso(T0), data });
+      return quoteRecord({ origin: origin(2, T0), ts: iso(T0), seq: 2, data, raw, conditionOf: () => 'cond' }, books);
+    };
+    const same = quote(10, '480000', '520000');
+    expect(same.payload).toMatchObject({ best_bid_size_micro: '100', best_ask_size_micro: '70', sizes_from: 'book' });
+    expect(same.raw).not.toContain('size'); // the venue's frame as it came
+    expect(quote(10, null, '520000').payload).toMatchObject({ best_bid_size_micro: null, best_ask_size_micro: '70' });
+    // Another sequence, or a price the ladder does not hold: no sizes rather than wrong ones.
+    expect(quote(9, '480000', '520000').payload).not.toHaveProperty('best_bid_size_micro');
+    expect(quote(10, '490000', '520000').payload).not.toHaveProperty('best_bid_size_micro');
   });
 
   it('keep the raw frame of a delta, and of a snapshot that carried fields they do not read', () => {

@@ -39,7 +39,7 @@ describe('tapehouse --help and --version', () => {
   const paths = commandPaths(buildProgram());
 
   it('has help for a dozen commands and their subcommands', () => {
-    expect(paths.map((path) => path.join(' '))).toEqual(expect.arrayContaining(['run', 'sql', 'reconcile', 'migrate', 'schedules apply']));
+    expect(paths.map((path) => path.join(' '))).toEqual(expect.arrayContaining(['run', 'sql', 'reconcile', 'migrate', 'schedules apply', 'rederive']));
   });
 
   it.each(paths.map((path) => [path.join(' '), path] as const))('tapehouse %s --help prints its usage and exits 0', async (_name, path) => {

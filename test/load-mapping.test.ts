@@ -206,6 +206,14 @@ describe('mapping a record to rows', () => {
     expect(time!.row).toMatchObject({ error_code: 'invalid_time', target_table: 'market_status' });
   });
 
+  it('reads a display price in whole units as exact micro-units, and dead-letters one finer than a micro-unit, naming it', () => {
+    const market = (display: Json) => record('market', { id: 'm-1', display }, { source: { type: 'sync', job: 'catalogue', page: 0 } });
+    const [row] = map(market({ reference_price: 95123.5, band_lower: '0.000001', band_upper: '-12', cadence_seconds: 300 }));
+    expect(row!.row).toMatchObject({ reference_price_micro: '95123500000', band_lower_micro: '1', band_upper_micro: '-12000000', cadence_seconds: 300 });
+    const [letter] = map(market({ reference_price: '1.0000001' }));
+    expect(letter!.row).toMatchObject({ target_table: 'markets', reason: 'reference_price: "1.0000001" is not a decimal of at most 6 places' });
+  });
+
   it('dead-letters bytes that are not a record, keeping them (base64 when they are not UTF-8)', () => {
     const notJson: Delivery = { offset: 5n, ok: false, reason: 'not JSON (Unexpected token)', bytes: Buffer.from('{oops') };
     expect(mapDelivery(notJson, SOURCE)[0]!.row).toMatchObject({ offset: 5n, error_code: 'invalid_json', raw: '{oops' });

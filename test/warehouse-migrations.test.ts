@@ -228,7 +228,7 @@ RENAME TABLE tapehouse.old_name TO tapehouse.new_name;`,
       const docs = documentedColumns(readFileSync(new URL('../sql/README.md', import.meta.url), 'utf8'));
       const columns = await rows<{ table: string; name: string }>(
         warehouse.client,
-        "SELECT table, name FROM system.columns WHERE database = 'tapehouse' AND NOT match(table, '_(mv|state|latest_store)$')",
+        "SELECT table, name FROM system.columns WHERE database = 'tapehouse' AND NOT match(table, '_(mv|state|latest_store|by_source)$')",
       );
       const byTable = new Map<string, string[]>();
       for (const { table, name } of columns) byTable.set(table, [...(byTable.get(table) ?? []), name]);

@@ -119,6 +119,20 @@ export class TokenBooks {
     this.#books.delete(tokenId);
   }
 
+  /**
+   * The sizes resting at a best quote's prices, when the token's ladder stands at the quote's venue
+   * sequence (the venue sends a change's book frame before its best_quote frame) and holds those
+   * prices; null otherwise (no book, another sequence, a price it does not hold). A null side's
+   * size is null.
+   */
+  sizesAt(tokenId: string, venueSequence: number | null, bidMicro: number | null, askMicro: number | null): { bid: string | null; ask: string | null } | null {
+    const book = this.#books.get(tokenId);
+    if (!book || venueSequence === null || book.venueSequence !== venueSequence) return null;
+    const bid = bidMicro === null ? null : (book.ladder.bids.get(bidMicro) ?? undefined);
+    const ask = askMicro === null ? null : (book.ladder.asks.get(askMicro) ?? undefined);
+    return bid === undefined || ask === undefined ? null : { bid, ask };
+  }
+
   /** The ladder of a token now (tests and `tapehouse book`). */
   ladder(tokenId: string): BookLadder | undefined {
     return this.#books.get(tokenId)?.ladder;

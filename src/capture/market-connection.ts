@@ -235,7 +235,7 @@ export class MarketConnection extends StreamHolder {
         return feed.write(this.#trade(parsed, frame, origin));
       case 'best_quote':
         this.#dataArrived(stamp, origin);
-        return feed.write([quoteRecord(this.#marketFrame(parsed, frame, origin))]);
+        return feed.write([quoteRecord(this.#marketFrame(parsed, frame, origin), this.ctx.feed.books)]);
       case STATUS_CHANNEL:
         this.#dataArrived(stamp, origin);
         feed.write([statusRecord(this.#marketFrame(parsed, frame, origin))]);

@@ -4,6 +4,7 @@ import type { BusRecord } from '../records/record.ts';
 import type { TradePayload } from '../records/trade.ts';
 import type { JsonObject } from './frame.ts';
 import { PRICE_ONE_MICRO } from './book-levels.ts';
+import { readSequence, type TokenBooks } from './books.ts';
 import { MAX_NESTING, normaliseMicros } from './micro-fields.ts';
 import { qualityRecord, record, type Origin, type QualityProblem } from './records.ts';
 
@@ -86,14 +87,33 @@ export function tradeRecord(frame: MarketFrame): BusRecord {
   return record('trade', conditionId ?? tokenId, frame.origin, text(data.executed_at) ?? frame.ts, data as TradePayload, frame.raw);
 }
 
-export function quoteRecord(frame: MarketFrame): BusRecord {
+/**
+ * A best quote; the venue's has prices only (§6.2: "best prices, no depth"), so its sizes come from
+ * capture's own ladder of the token when it stands at the quote's sequence (`books`).
+ */
+export function quoteRecord(frame: MarketFrame, books?: Pick<TokenBooks, 'sizesAt'>): BusRecord {
   const { tokenId, conditionId, invalid: bad } = subjectOf(frame);
   if (bad) return bad;
   if (!tokenId) return invalid(frame, 'malformed_quote', 'a best quote needs a token_id', null, conditionId);
   // A side may be empty (null); a quoted price lies inside (0, 1) and a quoted size is not negative.
   const range = rangeProblem(frame.data, ['best_bid_micro', 'best_ask_micro'], ['best_bid_size_micro', 'best_ask_size_micro'], 0);
   if (range) return invalid(frame, range.problem, range.detail, tokenId, conditionId);
-  return record('quote', conditionId ?? tokenId, frame.origin, frame.ts, frame.data as QuotePayload, frame.raw);
+  return record('quote', conditionId ?? tokenId, frame.origin, frame.ts, withBookSizes(frame.data, tokenId, books) as QuotePayload, frame.raw);
+}
+
+/**
+ * The quote with the sizes resting at its prices in capture's ladder, when the venue sent none and
+ * the ladder is at the quote's venue sequence (the same book change): else as sent (sizes NULL).
+ * The raw frame stays the venue's; `sizes_from` says where the sizes came from.
+ */
+function withBookSizes(data: JsonObject, tokenId: string, books: Pick<TokenBooks, 'sizesAt'> | undefined): JsonObject {
+  if (!books || data.best_bid_size_micro !== undefined || data.best_ask_size_micro !== undefined) return data;
+  const priceOf = (v: unknown): number | null | undefined => (v === null || v === undefined ? null : typeof v === 'string' && /^\d{1,7}$/.test(v) ? Number(v) : typeof v === 'number' ? v : undefined);
+  const bid = priceOf(data.best_bid_micro);
+  const ask = priceOf(data.best_ask_micro);
+  if (bid === undefined || ask === undefined) return data;
+  const sizes = books.sizesAt(tokenId, readSequence(data.sequence), bid, ask);
+  return sizes ? { ...data, best_bid_size_micro: sizes.bid, best_ask_size_micro: sizes.ask, sizes_from: 'book' } : data;
 }
 
 export function statusRecord(frame: MarketFrame): BusRecord {

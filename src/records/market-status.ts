@@ -23,4 +23,10 @@ export interface MarketStatusPayload extends Unread {
   previous_condition_id?: string;
   opens_at?: string;
   closes_at?: string;
+  proposed_outcome?: string;
+  /** `market_resolution_completed`: `winner` or `payouts`. */
+  resolution?: string;
+  redeemed_positions?: number;
+  /** `market_resolution_completed`: the cycle that took over, or null. */
+  replacement?: ({ market_id?: string; condition_id?: string; slug?: string; outcomes?: Array<{ token_id?: string } & Unread> } & Unread) | null;
 }

@@ -15,4 +15,6 @@ export interface QuotePayload extends Unread {
   best_bid_size_micro?: string | null;
   best_ask_size_micro?: string | null;
   kind?: string;
+  /** `book`: the sizes were not in the frame (the venue's best quote has none) but taken from capture's ladder at the quote's sequence. */
+  sizes_from?: string;
 }

@@ -10,6 +10,7 @@ import { startCapture, type CaptureHandle } from '../capture/start-capture.ts';
 import { createDashboardsApp } from '../dashboards/index.ts';
 import { runQueryThroughClient } from '../dashboards/run-query.ts';
 import { startLoaders, type Loaders } from '../load/index.ts';
+import { rederivePending } from '../load/rederive/index.ts';
 import { startVenueProcess, type VenueProcess } from '../simulator/process/start-venue-process.ts';
 import { createSyncVenue, startEmbeddedScheduler, WarehouseCheckpointStore, type EmbeddedScheduler, type SyncVenue } from '../sync/index.ts';
 import { syncLimiter } from '../sync/venue.ts';
@@ -133,6 +134,10 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
     const applied = await migrate(warehouse.client);
     if (applied.recreated.length > 0) log.warn({ recreated: applied.recreated }, 'tables or views the schema needs were missing (dropped outside the migrations): created again, empty');
     log.info({ applied: applied.applied.length }, 'warehouse schema up to date');
+    // Rows stored before a migration added columns get them now, before any loader writes (README, "tapehouse rederive").
+    for (const done of await rederivePending(warehouse, (p) => log.info({ ...p }, 'rederive'))) {
+      log.info({ table: done.table, partitions: done.partitionsTotal, rowsRederived: done.rowsRederived, rowsFailed: done.rowsFailed, rowsBefore: done.rowsBefore, rowsAfter: done.rowsAfter }, 'rederived from _raw');
+    }
 
     const venue = await venueStarting;
     // Every reader of the venue (capture's REST reads, the sync jobs) shares one view of whether it answers.

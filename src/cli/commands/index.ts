@@ -4,6 +4,7 @@ import { registerLoad } from './load.ts';
 import { registerBook } from './book.ts';
 import { registerMigrate } from './migrate.ts';
 import { registerReconcile } from './reconcile.ts';
+import { registerRederive } from './rederive.ts';
 import { registerRun } from './run.ts';
 import { registerSchedules } from './schedules.ts';
 import { registerSimulate } from './simulate.ts';
@@ -12,4 +13,4 @@ import { registerStatus } from './status.ts';
 import { registerWorker } from './worker.ts';
 
 /** Every subcommand registers itself here; one module per command under this folder. */
-export const commands: Array<(program: Command) => void> = [registerRun, registerStatus, registerBook, registerSimulate, registerSql, registerMigrate, registerWorker, registerSchedules, registerReconcile, registerLoad, registerCapture];
+export const commands: Array<(program: Command) => void> = [registerRun, registerStatus, registerBook, registerSimulate, registerSql, registerMigrate, registerWorker, registerSchedules, registerReconcile, registerLoad, registerCapture, registerRederive];

@@ -3,6 +3,7 @@ import { DEFAULT_REBALANCE_TIMEOUT_MS, KafkaBus } from '../../bus/kafka.ts';
 import { isRecordKind, type RecordKind } from '../../bus/record.ts';
 import { createTopicCatalogue, type TopicCatalogue } from '../../bus/topics.ts';
 import { DEFAULT_BATCH_LIMITS, startLoaders, type Loaders } from '../../load/index.ts';
+import { pendingRederives } from '../../load/rederive/index.ts';
 import { loadFigures } from '../../run/figures.ts';
 import { createLogger } from '../../util/log.ts';
 import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../../warehouse/embedded-endpoint.ts';
@@ -72,6 +73,9 @@ export function registerLoad(program: Command): void {
       try {
         served = await serveMetricsIfAsked(settings, target.kind === 'chdb' ? ['load', 'endpoint'] : ['load'], log);
         if (options.migrate) await migrate(warehouse.client);
+        // Loaders of a group may be several: re-deriving is left to `tapehouse rederive`, run with them stopped.
+        const pending = await pendingRederives(warehouse.client, { withRows: true }).catch(() => []);
+        if (pending.length > 0) log.warn({ tables: pending }, 'rows stored before a migration lack its new columns: stop the loaders and run tapehouse rederive');
         if (target.kind === 'chdb') {
           const port = positive(options.httpPort, '--http-port', true) ?? 0;
           endpoint = await serveEmbeddedEndpoint(warehouse as EmbeddedWarehouse, { port, onQuery: served?.metrics.queryTimer });

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { pendingRederives } from '../../load/rederive/index.ts';
 import { migrate } from '../../warehouse/migrations.ts';
 import { describeTarget, resolveTarget } from '../../warehouse/target.ts';
 import { openWarehouse } from '../../warehouse/warehouse.ts';
@@ -19,6 +20,9 @@ export function registerMigrate(program: Command): void {
         for (const name of result.recreated) process.stdout.write(`recreated ${name}: it was missing (dropped outside the migrations); it starts empty\n`);
         const total = result.alreadyApplied + result.applied.length;
         process.stdout.write(`${describeTarget(target)}: schema up to date (${total} migrations applied)\n`);
+        // What the migrations asked to re-derive from _raw: tapehouse run does it before its loaders start.
+        const pending = await pendingRederives(warehouse.client, { withRows: true });
+        if (pending.length > 0) process.stdout.write(`to re-derive from _raw: ${pending.join(', ')} (tapehouse rederive, or tapehouse run does it before loading)\n`);
       } finally {
         await warehouse.close();
       }

@@ -133,6 +133,30 @@ export function size(p: Payload, field: string): string | number | undefined {
   return value === undefined || value === '' ? value : checkedSize(value, field);
 }
 
+/**
+ * A decimal amount the venue writes in whole units (a reference price, a band's bound: a JSON
+ * number or decimal text), as micro-units in decimal text, exactly: no float arithmetic. Undefined
+ * when absent; a value finer than a micro-unit, or not a decimal, does not fit (its record's dead
+ * letter names the field).
+ */
+export function decimalMicro(p: Payload, field: string): string | undefined {
+  const value = scalar(p, field);
+  if (value === undefined || value === '') return undefined;
+  // A JSON number's shortest decimal text is the number the venue wrote (for up to 15 significant digits).
+  const text = typeof value === 'number' ? plainDecimal(value) : String(value);
+  const match = /^(-?)(\d+)(?:\.(\d{1,6})0*)?$/.exec(text.trim()) ?? /^(-?)()\.(\d{1,6})0*$/.exec(text.trim());
+  if (!match) throw new MappingError(field, `${describe(value)} is not a decimal of at most 6 places`);
+  const micro = BigInt(`${match[2] || '0'}${(match[3] ?? '').padEnd(6, '0')}`);
+  return `${match[1] === '-' && micro !== 0n ? '-' : ''}${micro}`;
+}
+
+/** A number's decimal text without an exponent (1e-7 → 0.0000001). */
+function plainDecimal(n: number): string {
+  if (!Number.isFinite(n)) return String(n);
+  const text = String(n);
+  return /e/i.test(text) ? n.toFixed(20).replace(/0+$/, '').replace(/\.$/, '') : text;
+}
+
 /** A plain number (a score, a percentage: never money), or null when absent or not a number. */
 export function numberField(p: Payload, field: string): number | null {
   const value = p[field];

@@ -1,4 +1,4 @@
-import { objectField, requiredText, text, type Payload } from '../fields.ts';
+import { integer, objectField, requiredText, text, type Payload } from '../fields.ts';
 import { eventMs } from '../record-times.ts';
 import { streamPayload } from '../stream-payload.ts';
 import type { MappedRow, Mapper } from '../types.ts';
@@ -33,6 +33,7 @@ export const accountEventMapper: Mapper = {
           condition_id: text(subject, 'condition_id', text(p, 'condition_id')),
           status: text(subject, 'status'),
           reason,
+          ...amounts(p, subject),
         },
       },
     ];
@@ -41,3 +42,28 @@ export const accountEventMapper: Mapper = {
     return rows;
   },
 };
+
+/**
+ * The amounts of a frame, typed: shares (of the position, of the fill, or redeemed), the fill's
+ * price, a redemption's resolution price and payout, and a collateral amount. The interface names
+ * position, redemption and collateral frames but not their fields (§6.3): each is read from the
+ * frame or its subject object, under the names the Position, fill and Order objects use
+ * (`collateral_micro`, else `amount_micro`, else an order's `collateral_amount_micro`). NULL when
+ * the frame has none.
+ */
+function amounts(p: Payload, subject: Payload) {
+  const field = (...names: string[]) => {
+    for (const name of names) {
+      const value = integer(p, name) ?? (subject === p ? undefined : integer(subject, name));
+      if (value !== undefined && value !== '') return value;
+    }
+    return null;
+  };
+  return {
+    shares_micro: field('shares_micro', 'size_micro'),
+    price_micro: field('price_micro'),
+    resolution_price_micro: field('resolution_price_micro'),
+    payout_micro: field('payout_micro'),
+    collateral_micro: field('collateral_micro', 'amount_micro', 'collateral_amount_micro'),
+  };
+}

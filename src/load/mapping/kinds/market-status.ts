@@ -1,5 +1,5 @@
 import type { Json } from '../../../bus/record.ts';
-import { arrayField, integer, isObject, MappingError, requiredText, text, type Payload } from '../fields.ts';
+import { arrayField, integer, isObject, MappingError, objectField, requiredText, text, timeField, type Payload } from '../fields.ts';
 import { eventMs } from '../record-times.ts';
 import { streamPayload } from '../stream-payload.ts';
 import type { Mapper } from '../types.ts';
@@ -8,7 +8,7 @@ import type { Mapper } from '../types.ts';
  * A lifecycle event (`market_status` channel): one market_status row, whatever its kind (kinds
  * the interface does not name yet are kept). Split payouts arrive as `payouts: [{token_id,
  * payout_micro}]`; `current_market_changed` names the new market in `market_id`/`condition_id`
- * and its `outcomes` (or in `new_*` fields).
+ * and its `outcomes` (or in `new_*` fields), and `market_resolution_completed` its `replacement`.
  */
 export const marketStatusMapper: Mapper = {
   table: 'market_status',
@@ -17,6 +17,8 @@ export const marketStatusMapper: Mapper = {
     const kind = requiredText(p, 'kind');
     const payouts = arrayField(p, 'payouts').map((entry, i) => payout(entry, i));
     const changed = kind === 'current_market_changed';
+    // `market_resolution_completed`: the cycle that took over (null when none did).
+    const replacement = objectField(p, 'replacement');
     return [
       {
         table: 'market_status',
@@ -34,6 +36,21 @@ export const marketStatusMapper: Mapper = {
           new_market_id: text(p, 'new_market_id', changed ? text(p, 'market_id') : ''),
           new_condition_id: text(p, 'new_condition_id', changed ? text(p, 'condition_id') : ''),
           new_token_ids: newTokenIds(p, changed),
+          proposed_token_id: text(p, 'proposed_token_id'),
+          proposed_outcome: text(p, 'proposed_outcome'),
+          proposal_round: integer(p, 'proposal_round'),
+          winning_outcome: text(p, 'winning_outcome'),
+          payout_outcomes: arrayField(p, 'payouts').map((entry) => (isObject(entry) ? text(entry, 'outcome') : '')),
+          resolution: text(p, 'resolution', RESOLUTION_OF_KIND[kind] ?? ''),
+          redeemed_positions: integer(p, 'redeemed_positions') ?? null,
+          replacement_market_id: replacement ? text(replacement, 'market_id', text(replacement, 'id')) : '',
+          replacement_condition_id: replacement ? text(replacement, 'condition_id') : '',
+          replacement_slug: replacement ? text(replacement, 'slug') : '',
+          replacement_token_ids: replacement ? tokenIdsOf(replacement) : [],
+          previous_market_id: text(p, 'previous_market_id'),
+          previous_condition_id: text(p, 'previous_condition_id'),
+          opens_at: timeField(p, 'opens_at') ?? null,
+          closes_at: timeField(p, 'closes_at') ?? null,
         },
       },
     ];
@@ -48,9 +65,22 @@ function payout(entry: Json, i: number): [string, string | number] {
   throw new MappingError(`payouts[${i}]`, 'is not a {token_id, payout_micro} entry');
 }
 
+/** The resolution a kind implies when the frame does not say (`market_resolution_completed` says it in `resolution`). */
+const RESOLUTION_OF_KIND: Readonly<Record<string, string>> = {
+  outcome_proposed: 'winner',
+  market_resolved: 'winner',
+  payouts_proposed: 'payouts',
+  payouts_resolved: 'payouts',
+};
+
 function newTokenIds(p: Payload, changed: boolean): string[] {
   const listed = arrayField(p, 'new_token_ids');
   if (listed.length > 0) return listed.map(String);
   if (!changed) return [];
+  return tokenIdsOf(p);
+}
+
+/** The token ids of a market reference's `outcomes` (`{outcome_id, token_id, label}`). */
+function tokenIdsOf(p: Payload): string[] {
   return arrayField(p, 'outcomes').flatMap((outcome) => (isObject(outcome) && typeof outcome.token_id === 'string' ? [outcome.token_id] : []));
 }

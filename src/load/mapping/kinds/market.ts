@@ -1,6 +1,7 @@
 import {
   anyText,
   arrayField,
+  decimalMicro,
   flag,
   integer,
   numberField,
@@ -16,7 +17,8 @@ import type { MappedRow, Mapper } from '../types.ts';
 
 /**
  * A catalogue market (from an event detail; `event_id` added by the sync job): one markets row and
- * one outcomes row per outcome. Display-only fields stay in `_raw`.
+ * one outcomes row per outcome. The display fields people filter on have columns; the rest of the
+ * display stays in `_raw`.
  */
 export const marketMapper: Mapper = {
   table: 'markets',
@@ -79,10 +81,35 @@ function marketRow(p: Payload, outcomes: readonly Payload[], observedAt: number)
     lp_pool_micro: (lp && integer(lp, 'pool_micro')) ?? null,
     lp_max_spread_micro: (lp && integer(lp, 'max_spread_micro')) ?? null,
     lp_min_shares_micro: (lp && integer(lp, 'min_shares_micro')) ?? null,
+    ...displayFilters(display),
     token_ids: outcomes.map((outcome) => text(outcome, 'token_id')),
     // The sync jobs publish markets from event detail reads only.
     is_detail: true,
     observed_at: observedAt,
+  };
+}
+
+/**
+ * What a catalogue is filtered on (§2.9 display): resolution criteria, the reference price and
+ * bands of a price-threshold or recurring market (whole units on the wire, micro-units here), its
+ * cadence, and the oracle's names for the underlying.
+ */
+function displayFilters(display: Payload) {
+  return {
+    resolution_criteria: text(display, 'resolution_criteria'),
+    reference_price_micro: decimalMicro(display, 'reference_price') ?? null,
+    currency: text(display, 'currency'),
+    reference_at: timeField(display, 'reference_at') ?? null,
+    observe_at: timeField(display, 'observe_at') ?? null,
+    cadence_seconds: integer(display, 'cadence_seconds') ?? null,
+    band_index: integer(display, 'band_index') ?? null,
+    band_lower_micro: decimalMicro(display, 'band_lower') ?? null,
+    band_upper_micro: decimalMicro(display, 'band_upper') ?? null,
+    band_label: text(display, 'band_label'),
+    oracle_feed_id: anyText(display, 'oracle_feed_id'),
+    oracle_benchmark_symbol: text(display, 'oracle_benchmark_symbol'),
+    oracle_pro_symbol: text(display, 'oracle_pro_symbol'),
+    charting_symbol: text(display, 'charting_symbol'),
   };
 }
 

@@ -14,6 +14,7 @@ export const tradeMapper: Mapper = {
         row: {
           token_id: requiredText(p, 'token_id'),
           condition_id: text(p, 'condition_id'),
+          market_id: text(p, 'market_id'),
           trade_id: text(p, 'trade_id'),
           fill_id: text(p, 'fill_id'),
           side: requiredText(p, 'side'),

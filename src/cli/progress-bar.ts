@@ -1,33 +1,40 @@
+import { SingleBar } from 'cli-progress';
+
 /**
- * A progress bar on stderr, drawn as the main job's status line is (src/run/status-line.ts): on a
- * terminal one line rewritten in place, elsewhere (a pipe, a log) a plain line per step, so logs
- * stay readable. Hand-written rather than a library: the CLI already draws its status line this
- * way, and it is one line of output.
+ * A progress bar on stderr (cli-progress: it redraws in place on a terminal and keeps to the
+ * terminal's width; no need to write that again). Elsewhere (a pipe, a log) cli-progress draws
+ * nothing, so each step is a plain line instead and logs stay readable.
  */
 export class ProgressBar {
-  #drawn = false;
-  constructor(
-    private readonly out: NodeJS.WriteStream = process.stderr,
-    private readonly width = 30,
-  ) {}
+  readonly #out: NodeJS.WriteStream;
+  #bar: SingleBar | undefined;
+  #label = '';
 
-  /** `label [#####-----]  12/27 what` */
+  constructor(out: NodeJS.WriteStream = process.stderr) {
+    this.#out = out;
+  }
+
+  /** `label [█████░░░░░]  44% 12/27 what` */
   update(label: string, done: number, total: number, what: string): void {
-    const share = total === 0 ? 1 : Math.min(1, done / total);
-    const filled = Math.round(share * this.width);
-    const line = `${label} [${'#'.repeat(filled)}${'-'.repeat(this.width - filled)}] ${String(Math.floor(share * 100)).padStart(3)}% ${done}/${total} ${what}`;
-    if (this.out.isTTY) {
-      const columns = this.out.columns ?? 120;
-      this.out.write(`\r\x1b[2K${line.length > columns ? `${line.slice(0, columns - 1)}…` : line}`);
-      this.#drawn = true;
+    if (!this.#out.isTTY) {
+      const share = total === 0 ? 1 : Math.min(1, done / total);
+      this.#out.write(`${label} ${String(Math.floor(share * 100)).padStart(3)}% ${done}/${total} ${what}\n`);
+      return;
+    }
+    if (this.#bar === undefined || label !== this.#label) {
+      this.#bar?.stop();
+      this.#label = label;
+      this.#bar = new SingleBar({ stream: this.#out, format: `${label} [{bar}] {percentage}% {value}/{total} {what}`, hideCursor: true, clearOnComplete: false, barsize: 30 });
+      this.#bar.start(total, done, { what });
     } else {
-      this.out.write(`${line}\n`);
+      this.#bar.setTotal(total);
+      this.#bar.update(done, { what });
     }
   }
 
   /** Leaves the terminal on a fresh line. */
   end(): void {
-    if (this.#drawn) this.out.write('\n');
-    this.#drawn = false;
+    this.#bar?.stop();
+    this.#bar = undefined;
   }
 }

@@ -41,12 +41,24 @@ function layer(part, allowed, why) {
 
 /** `src/simulator/<folder>` does not import the simulator's folders named. */
 function simLayer(folder, forbidden, why) {
-  return { name: `simulator-${folder}-one-way`, comment: why, severity: 'error', from: { path: `^src/simulator/${folder}/` }, to: { path: `^src/simulator/(${forbidden.join('|')})/` } };
+  return {
+    name: `simulator-${folder}-one-way`,
+    comment: why,
+    severity: 'error',
+    from: { path: `^src/simulator/${folder}/` },
+    to: { path: `^src/simulator/(${forbidden.join('|')})/` },
+  };
 }
 
 /** The npm package `pkg` is imported only from paths matching `where`. */
 function onlyIn(pkg, where, why) {
-  return { name: `${pkg.replace(/\W/g, '')}-only-in-${where.replace(/\W/g, '')}`, comment: why, severity: 'error', from: { pathNot: where }, to: { path: `node_modules/${pkg}/` } };
+  return {
+    name: `${pkg.replace(/\W/g, '')}-only-in-${where.replace(/\W/g, '')}`,
+    comment: why,
+    severity: 'error',
+    from: { pathNot: where },
+    to: { path: `node_modules/${pkg}/` },
+  };
 }
 
 module.exports = {
@@ -86,10 +98,18 @@ module.exports = {
       to: { path: under('warehouse'), dependencyTypesNot: ['type-only'] },
     },
     layer('sync', ['util', 'records', 'api', 'bus', 'warehouse'], 'the sync jobs page REST into records (checkpoints may live in the warehouse).'),
-    layer('load', ['util', 'records', 'bus', 'warehouse'], 'the loaders read records as the contract says, never through a producer (load does not import capture).'),
+    layer(
+      'load',
+      ['util', 'records', 'bus', 'warehouse'],
+      'the loaders read records as the contract says, never through a producer (load does not import capture).',
+    ),
     layer('reconcile', ['util', 'warehouse'], 'the reconciler reads the warehouse only.'),
     layer('dashboards', ['util', 'warehouse'], 'the dashboards read the warehouse only.'),
-    layer('run', ['util', 'records', 'api', 'warehouse', 'simulator', 'bus', 'streams', 'capture', 'sync', 'load', 'reconcile', 'dashboards'], 'run wires the parts; only the commands sit above it.'),
+    layer(
+      'run',
+      ['util', 'records', 'api', 'warehouse', 'simulator', 'bus', 'streams', 'capture', 'sync', 'load', 'reconcile', 'dashboards'],
+      'run wires the parts; only the commands sit above it.',
+    ),
     {
       name: 'workflows-import-only-util-api-bus-sync-warehouse',
       comment: "Temporal's workflows and worker run the sync jobs: no capture, load, run, cli or simulator.",
@@ -112,11 +132,31 @@ module.exports = {
       to: { circular: true },
     },
     // Inside the simulator, its folders depend one way (docs/layout.md, "The simulator's folders").
-    simLayer('catalogue', ['accounts', 'engine', 'lifecycle', 'traders', 'wire', 'access', 'streams', 'faults', 'http', 'ground-truth', 'state', 'process'], 'the catalogue is what is listed; it knows no account or order.'),
-    simLayer('accounts', ['engine', 'lifecycle', 'traders', 'wire', 'access', 'streams', 'faults', 'http', 'ground-truth', 'state', 'process'], 'accounts hold balances and positions; the exchange moves them, never the other way.'),
-    simLayer('engine', ['lifecycle', 'traders', 'wire', 'access', 'streams', 'faults', 'http', 'ground-truth', 'state', 'process'], 'the exchange matches and settles; who trades and how it is shown are above it.'),
-    simLayer('wire', ['lifecycle', 'traders', 'access', 'streams', 'faults', 'http', 'ground-truth', 'state', 'process'], 'the wire forms REST and streams share: they use it, it uses neither.'),
-    simLayer('access', ['engine', 'lifecycle', 'traders', 'wire', 'streams', 'faults', 'http', 'ground-truth', 'state', 'process'], 'tokens and rate limits, shared by REST and streams.'),
+    simLayer(
+      'catalogue',
+      ['accounts', 'engine', 'lifecycle', 'traders', 'wire', 'access', 'streams', 'faults', 'http', 'ground-truth', 'state', 'process'],
+      'the catalogue is what is listed; it knows no account or order.',
+    ),
+    simLayer(
+      'accounts',
+      ['engine', 'lifecycle', 'traders', 'wire', 'access', 'streams', 'faults', 'http', 'ground-truth', 'state', 'process'],
+      'accounts hold balances and positions; the exchange moves them, never the other way.',
+    ),
+    simLayer(
+      'engine',
+      ['lifecycle', 'traders', 'wire', 'access', 'streams', 'faults', 'http', 'ground-truth', 'state', 'process'],
+      'the exchange matches and settles; who trades and how it is shown are above it.',
+    ),
+    simLayer(
+      'wire',
+      ['lifecycle', 'traders', 'access', 'streams', 'faults', 'http', 'ground-truth', 'state', 'process'],
+      'the wire forms REST and streams share: they use it, it uses neither.',
+    ),
+    simLayer(
+      'access',
+      ['engine', 'lifecycle', 'traders', 'wire', 'streams', 'faults', 'http', 'ground-truth', 'state', 'process'],
+      'tokens and rate limits, shared by REST and streams.',
+    ),
     simLayer('streams', ['http', 'faults', 'ground-truth', 'state', 'process'], 'the streams do not know the REST server, which hands them upgrades.'),
     simLayer('faults', ['http', 'ground-truth', 'state', 'process'], 'faults act on streams and are read by the REST server: one way.'),
     onlyIn('kafkajs', '^src/bus/', 'kafkajs is unmaintained: it stays behind the Bus interface (DEVELOPERS.md).'),

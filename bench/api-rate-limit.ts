@@ -43,9 +43,33 @@ interface Scenario {
 const SCENARIOS: Scenario[] = [
   { name: 'authenticated tier, one pager', venue: READ_TIERS.authenticated, client: READ_TIERS.authenticated, resource: 'orders', pagers: 1, seconds: 3 },
   { name: 'higher tier, 4 pagers share a limiter', venue: READ_TIERS.higher, client: READ_TIERS.higher, resource: 'orders', pagers: 4, seconds: 3 },
-  { name: 'custom tier learned from headers (ms reset)', venue: { capacity: 100, refillPerSecond: 200 }, client: READ_TIERS.authenticated, resource: 'orders', pagers: 2, resetDecimals: 3, seconds: 3 },
-  { name: 'activities (cost 5), whole-second reset', venue: READ_TIERS.authenticated, client: READ_TIERS.authenticated, resource: 'activities', pagers: 2, resetDecimals: 0, seconds: 3 },
-  { name: 'client told higher tier, venue grants less', venue: READ_TIERS.authenticated, client: READ_TIERS.higher, resource: 'orders', pagers: 4, resetDecimals: 3, seconds: 3 },
+  {
+    name: 'custom tier learned from headers (ms reset)',
+    venue: { capacity: 100, refillPerSecond: 200 },
+    client: READ_TIERS.authenticated,
+    resource: 'orders',
+    pagers: 2,
+    resetDecimals: 3,
+    seconds: 3,
+  },
+  {
+    name: 'activities (cost 5), whole-second reset',
+    venue: READ_TIERS.authenticated,
+    client: READ_TIERS.authenticated,
+    resource: 'activities',
+    pagers: 2,
+    resetDecimals: 0,
+    seconds: 3,
+  },
+  {
+    name: 'client told higher tier, venue grants less',
+    venue: READ_TIERS.authenticated,
+    client: READ_TIERS.higher,
+    resource: 'orders',
+    pagers: 4,
+    resetDecimals: 3,
+    seconds: 3,
+  },
 ];
 
 const PAGE_SIZE = 20;
@@ -61,7 +85,15 @@ const ORDER = {
   size_matched_micro: '25000000',
   created_at: '2025-11-20T14:03:11.123Z',
 };
-const ACTIVITY = { type: 'ORDER', side: 'SELL', status: 'PENDING', fill_status: 'FULL', filled_amount_micro: '13462500', fees_micro: '12000', created_at: '2025-11-20T14:03:11Z' };
+const ACTIVITY = {
+  type: 'ORDER',
+  side: 'SELL',
+  status: 'PENDING',
+  fill_status: 'FULL',
+  filled_amount_micro: '13462500',
+  fees_micro: '12000',
+  created_at: '2025-11-20T14:03:11Z',
+};
 
 /** The venue side: a continuously refilling bucket that refuses what does not fit. */
 class VenueBucket {
@@ -117,13 +149,21 @@ async function handle(req: IncomingMessage, res: ServerResponse, bucket: VenueBu
   const headers: Record<string, string> = { 'content-type': admitted ? 'application/json' : 'application/problem+json', 'x-request-id': 'bench' };
   if (scenario.resetDecimals !== undefined) Object.assign(headers, rateLimitHeaders(bucket, scenario.resetDecimals));
   if (!admitted) {
-    const retryAfter = Math.max(1, Math.ceil(((cost - bucket.tokens) / bucket.shape.refillPerSecond)));
+    const retryAfter = Math.max(1, Math.ceil((cost - bucket.tokens) / bucket.shape.refillPerSecond));
     headers['retry-after'] = String(retryAfter);
-    const body = { type: 'urn:service:problem:rate-limited', title: 'Too many requests', status: 429, code: 'rate_limited', request_id: 'bench', recovery: { strategy: 'retry_after', after_seconds: retryAfter } };
+    const body = {
+      type: 'urn:service:problem:rate-limited',
+      title: 'Too many requests',
+      status: 429,
+      code: 'rate_limited',
+      request_id: 'bench',
+      recovery: { strategy: 'retry_after', after_seconds: retryAfter },
+    };
     res.writeHead(429, headers).end(JSON.stringify(body));
     return;
   }
-  const cursor = url.searchParams.get('cursor') ?? (chunks.length > 0 ? (JSON.parse(Buffer.concat(chunks).toString()) as { cursor?: string }).cursor : undefined);
+  const cursor =
+    url.searchParams.get('cursor') ?? (chunks.length > 0 ? (JSON.parse(Buffer.concat(chunks).toString()) as { cursor?: string }).cursor : undefined);
   const offset = cursor === undefined || cursor === null ? 0 : Number(cursor);
   res.writeHead(200, headers).end(JSON.stringify(page(scenario.resource, offset)));
 }
@@ -223,6 +263,8 @@ const serving = process.argv.indexOf('--serve');
 if (serving >= 0) {
   await serve(JSON.parse(process.argv[serving + 1]!) as Scenario);
 } else {
-  console.log('venue (token bucket) in its own process; achieved/R = tokens admitted beyond the burst per second ÷ the refill R, by the venue\'s clock (1.00 is the ceiling)');
+  console.log(
+    "venue (token bucket) in its own process; achieved/R = tokens admitted beyond the burst per second ÷ the refill R, by the venue's clock (1.00 is the ceiling)",
+  );
   for (const scenario of SCENARIOS) console.log(await run(scenario));
 }

@@ -30,10 +30,25 @@ function sampleRecords(count: number): ReceivedRecord[] {
       payload = { token_id: token, best_bid_micro: '491000', best_ask_micro: '509000' };
     } else {
       kind = 'trade';
-      payload = { trade_id: `t-${i}`, token_id: token, side: i % 2 ? 'BUY' : 'SELL', price_micro: String(400_000 + (i % 2000)), shares_micro: String(1_000_000 + i), executed_at: '2025-03-01T12:00:00.123Z' };
+      payload = {
+        trade_id: `t-${i}`,
+        token_id: token,
+        side: i % 2 ? 'BUY' : 'SELL',
+        price_micro: String(400_000 + (i % 2000)),
+        shares_micro: String(1_000_000 + i),
+        executed_at: '2025-03-01T12:00:00.123Z',
+      };
     }
     const raw = JSON.stringify({ channel: kind === 'trade' ? 'trades' : 'orderbook', data: payload });
-    records.push({ kind, key: condition, venueTime: '2025-03-01T12:00:00.123Z', receivedAtUs: 1_740_830_400_123_456n + BigInt(i), source: { type: 'stream', connection: 'market-1', frame: i }, payload, raw });
+    records.push({
+      kind,
+      key: condition,
+      venueTime: '2025-03-01T12:00:00.123Z',
+      receivedAtUs: 1_740_830_400_123_456n + BigInt(i),
+      source: { type: 'stream', connection: 'market-1', frame: i },
+      payload,
+      raw,
+    });
   }
   return records;
 }
@@ -78,7 +93,9 @@ function benchCodec(records: readonly ReceivedRecord[]): void {
   const k = (x: number) => Math.round((x * n) / 1000);
   console.log(`codec encode+decode      ${k(codec.passesPerSecond)}k records/s  ${mb(codec.bytesPerSecond)} MB/s (envelope: payload + raw frame + fields)`);
   console.log(`bare JSON stringify+parse ${k(bare.passesPerSecond)}k payloads/s ${mb(bare.bytesPerSecond)} MB/s (payload only)`);
-  console.log(`ratio codec/bare          ${(codec.bytesPerSecond / bare.bytesPerSecond).toFixed(2)} by MB/s, ${(codec.passesPerSecond / bare.passesPerSecond).toFixed(2)} by records/s`);
+  console.log(
+    `ratio codec/bare          ${(codec.bytesPerSecond / bare.bytesPerSecond).toFixed(2)} by MB/s, ${(codec.passesPerSecond / bare.passesPerSecond).toFixed(2)} by records/s`,
+  );
   if (sink < 0) console.log(sink);
 }
 
@@ -106,7 +123,9 @@ async function benchEmbedded(records: readonly ReceivedRecord[], rounds: number)
   const seconds = (performance.now() - start) / 1000;
   const lagAtEnd = (await bus.lag('bench', [topic])).reduce((sum, p) => sum + p.lag, 0n);
   await bus.close();
-  console.log(`embedded bus              ${Math.round(total / seconds / 1000)}k records/s published, delivered and committed (${total} records, ${seconds.toFixed(1)} s, lag at end ${lagAtEnd})`);
+  console.log(
+    `embedded bus              ${Math.round(total / seconds / 1000)}k records/s published, delivered and committed (${total} records, ${seconds.toFixed(1)} s, lag at end ${lagAtEnd})`,
+  );
 }
 
 const records = sampleRecords(20_000);

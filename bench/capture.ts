@@ -54,7 +54,7 @@ async function recordSimulatorFrames(venueMs: number, depthTicks?: number): Prom
 /** Full-depth snapshot frames: 20 books of 50 levels a side, each frame moving one to three levels. */
 function deepBookFrames(count: number): string[] {
   let seed = 42;
-  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const random = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   const books = Array.from({ length: 20 }, (_, b) => ({
     token: `${10n ** 76n + BigInt(b) * 7919n}`,
     condition: `0x${b.toString(16).padStart(64, '0')}`,
@@ -70,7 +70,9 @@ function deepBookFrames(count: number): string[] {
     }
     const levels = (side: number[][]) => side.map(([p, s]) => `{"price_micro":"${p}","shares_micro":"${s}"}`).join(',');
     const ts = new Date(Date.UTC(2025, 0, 6, 12) + n).toISOString();
-    frames.push(`{"type":"orderbook","seq":${n + 1},"ts":"${ts}","data":{"kind":"snapshot","token_id":"${book.token}","condition_id":"${book.condition}","market_id":"m-${n % 20}","sequence":${n},"bids":[${levels(book.bids)}],"asks":[${levels(book.asks)}]}}`);
+    frames.push(
+      `{"type":"orderbook","seq":${n + 1},"ts":"${ts}","data":{"kind":"snapshot","token_id":"${book.token}","condition_id":"${book.condition}","market_id":"m-${n % 20}","sequence":${n},"bids":[${levels(book.bids)}],"asks":[${levels(book.asks)}]}}`,
+    );
   }
   return frames;
 }
@@ -78,7 +80,16 @@ function deepBookFrames(count: number): string[] {
 /** A market connection that is never opened: recorded frames go straight into its frame path, down to the feed (books, batcher, sink). */
 function connectionFor(feed: MarketFeed): MarketConnection {
   const owner: MarketOwner = { reseed: () => undefined, statusSeen: () => undefined, added: () => undefined, covered: () => undefined };
-  const options = { url: 'ws://127.0.0.1:9/trade/v1/market-stream', token: null, budget: new ConnectionBudget(), clock: systemClock, silenceMs: 30_000, counters: newCounters(), feed, owner };
+  const options = {
+    url: 'ws://127.0.0.1:9/trade/v1/market-stream',
+    token: null,
+    budget: new ConnectionBudget(),
+    clock: systemClock,
+    silenceMs: 30_000,
+    counters: newCounters(),
+    feed,
+    owner,
+  };
   return new MarketConnection(options, 'bench');
 }
 
@@ -184,9 +195,15 @@ function report(name: string, frames: readonly string[]): void {
   console.log(`  bare JSON.parse of the same bytes:        ${(jsonPerSecond * frames.length).toFixed(0)} frames/s, ${mb(jsonPerSecond).toFixed(1)} MB/s`);
   console.log(`  ratio capture / JSON.parse:               ${(capturePerSecond / jsonPerSecond).toFixed(2)}  (aim ≥ 0.5)`);
   console.log(`  level-change record bytes per book frame ÷ the snapshot frame as received (JSON text):`);
-  console.log(`                                            ${perFrame.toFixed(0)} B ÷ ${rawPerFrame.toFixed(0)} B = ${((100 * perFrame) / rawPerFrame).toFixed(1)} %  (flatters: the frame repeats the whole book)`);
-  console.log(`  the same, both gzip'd (records ÷ frames):  ${gzChanges.toFixed(0)} B ÷ ${gzFrames.toFixed(0)} B = ${((100 * gzChanges) / gzFrames).toFixed(1)} %  (the ratio to judge by)`);
-  console.log(`  (${sample.changeRecords} change records for ${sample.bookFrames} book frames, batched up to ${BOOK_BATCH_DEFAULTS.maxUpdates} updates or ${BOOK_BATCH_DEFAULTS.maxDelayMs} ms)`);
+  console.log(
+    `                                            ${perFrame.toFixed(0)} B ÷ ${rawPerFrame.toFixed(0)} B = ${((100 * perFrame) / rawPerFrame).toFixed(1)} %  (flatters: the frame repeats the whole book)`,
+  );
+  console.log(
+    `  the same, both gzip'd (records ÷ frames):  ${gzChanges.toFixed(0)} B ÷ ${gzFrames.toFixed(0)} B = ${((100 * gzChanges) / gzFrames).toFixed(1)} %  (the ratio to judge by)`,
+  );
+  console.log(
+    `  (${sample.changeRecords} change records for ${sample.bookFrames} book frames, batched up to ${BOOK_BATCH_DEFAULTS.maxUpdates} updates or ${BOOK_BATCH_DEFAULTS.maxDelayMs} ms)`,
+  );
   // The same frames with other batch limits: bytes only.
   const alternatives: Array<[string, BookBatchLimits]> = [
     ['one record per frame instead:', { ...BOOK_BATCH_DEFAULTS, maxUpdates: 1 }],
@@ -197,7 +214,9 @@ function report(name: string, frames: readonly string[]): void {
     const pass = capturePass(frames, times, wires, limits);
     const perBookFrame = pass.changeBytes / pass.bookFrames;
     const gz = gzipSync(wires.join('\n')).length / pass.bookFrames;
-    console.log(`  ${label.padEnd(40)} ${perBookFrame.toFixed(0)} B = ${((100 * perBookFrame) / rawPerFrame).toFixed(1)} %, gzip'd ${gz.toFixed(0)} B = ${((100 * gz) / gzFrames).toFixed(1)} %  (${pass.changeRecords} records)`);
+    console.log(
+      `  ${label.padEnd(40)} ${perBookFrame.toFixed(0)} B = ${((100 * perBookFrame) / rawPerFrame).toFixed(1)} %, gzip'd ${gz.toFixed(0)} B = ${((100 * gz) / gzFrames).toFixed(1)} %  (${pass.changeRecords} records)`,
+    );
   }
   if (bookFrames.length < frames.length) {
     // Trade and quote records carry their frame and its parsed data: the book path alone.

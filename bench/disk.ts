@@ -37,10 +37,16 @@ function sizes(dir: string, into = { allocated: 0, apparent: 0 }): { allocated: 
 }
 
 async function parts(url: string): Promise<{ active: number; activeParts: number; outdated: number; outdatedBytes: number }> {
-  const query = 'SELECT sumIf(bytes_on_disk, active = 1) AS active_bytes, countIf(active = 1) AS active_parts, countIf(active = 0) AS outdated_parts, sumIf(bytes_on_disk, active = 0) AS outdated_bytes FROM system.parts FORMAT JSONEachRow';
+  const query =
+    'SELECT sumIf(bytes_on_disk, active = 1) AS active_bytes, countIf(active = 1) AS active_parts, countIf(active = 0) AS outdated_parts, sumIf(bytes_on_disk, active = 0) AS outdated_bytes FROM system.parts FORMAT JSONEachRow';
   const response = await fetch(`${url}/?query=${encodeURIComponent(query)}`);
   const row = JSON.parse(await response.text()) as Record<string, string>;
-  return { active: Number(row.active_bytes), activeParts: Number(row.active_parts), outdated: Number(row.outdated_parts), outdatedBytes: Number(row.outdated_bytes) };
+  return {
+    active: Number(row.active_bytes),
+    activeParts: Number(row.active_parts),
+    outdated: Number(row.outdated_parts),
+    outdatedBytes: Number(row.outdated_bytes),
+  };
 }
 
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);

@@ -96,7 +96,14 @@ async function emptyTables(w: EmbeddedWarehouse): Promise<void> {
 }
 
 /** The loaders over `publish`'s records, from start to everything committed, recording their inserts. */
-async function loadOnce(w: EmbeddedWarehouse, group: string, rows: number, batch: Partial<BatchLimits>, publish: (bus: EmbeddedBus) => Promise<void>, before: (bus: EmbeddedBus) => Promise<void>): Promise<{ run: Run; sent: Sent[] }> {
+async function loadOnce(
+  w: EmbeddedWarehouse,
+  group: string,
+  rows: number,
+  batch: Partial<BatchLimits>,
+  publish: (bus: EmbeddedBus) => Promise<void>,
+  before: (bus: EmbeddedBus) => Promise<void>,
+): Promise<{ run: Run; sent: Sent[] }> {
   await emptyTables(w);
   const bus = new EmbeddedBus({ topics: catalogue.topics, capacity: { records: 1_000_000, bytes: 1 << 30 } });
   await before(bus);
@@ -126,7 +133,8 @@ async function replay(w: EmbeddedWarehouse, sent: readonly Sent[], parallel: num
     await Promise.all(
       sent.slice(i, i + parallel).map(({ statement, payload }, k) => {
         const token = statement.settings.insert_deduplication_token;
-        const settings = token === undefined ? statement.settings : { ...statement.settings, insert_deduplication_token: `${String(token)}:replay-${round}-${i + k}` };
+        const settings =
+          token === undefined ? statement.settings : { ...statement.settings, insert_deduplication_token: `${String(token)}:replay-${round}-${i + k}` };
         return transport.send({ ...statement, settings }, payload);
       }),
     );
@@ -191,8 +199,12 @@ async function main(): Promise<void> {
     live.records().take(live.count);
     live.makingCpuMs = cpuMs(process.cpuUsage(making));
     const backlog = workload('backlog', false, BACKLOG_RECORDS, () => new RecordGenerator(3, catalogue, { kinds: new Set(['book_change']), bookUpdates: 11 }));
-    console.log(`live-shaped: ${live.count.toLocaleString('en')} records (the whole mix), ${live.rows.toLocaleString('en')} rows, published at ${LIVE_RATE} records/s for ${LIVE_SECONDS} s across every topic and partition`);
-    console.log(`backlog: ${backlog.count.toLocaleString('en')} book-change records, ${backlog.rows.toLocaleString('en')} rows, all on the bus before the loaders start`);
+    console.log(
+      `live-shaped: ${live.count.toLocaleString('en')} records (the whole mix), ${live.rows.toLocaleString('en')} rows, published at ${LIVE_RATE} records/s for ${LIVE_SECONDS} s across every topic and partition`,
+    );
+    console.log(
+      `backlog: ${backlog.count.toLocaleString('en')} book-change records, ${backlog.rows.toLocaleString('en')} rows, all on the bus before the loaders start`,
+    );
     console.log(`${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} at the start\n`);
 
     for (const work of [live, backlog]) {
@@ -232,12 +244,18 @@ async function main(): Promise<void> {
 function report(work: Workload, loader: Run, engine: Run, how: string): void {
   const rows = loader.rows;
   console.log(`${work.name} (best of ${ROUNDS}; ${rows.toLocaleString('en')} rows stored, ${loader.inserts} inserts, loader_offsets included):`);
-  console.log(`  loader, bus → chDB, exactly once   ${fmt(perSecond(rows, loader.ms))} rows/s  ${fmt(perSecond(rows, loader.cpuMs))} rows per CPU second  (${loader.threads})`);
-  console.log(`  engine alone on the loader's bytes ${fmt(perSecond(rows, engine.ms))} rows/s  ${fmt(perSecond(rows, engine.cpuMs))} rows per CPU second  (${how}; ${engine.threads})`);
+  console.log(
+    `  loader, bus → chDB, exactly once   ${fmt(perSecond(rows, loader.ms))} rows/s  ${fmt(perSecond(rows, loader.cpuMs))} rows per CPU second  (${loader.threads})`,
+  );
+  console.log(
+    `  engine alone on the loader's bytes ${fmt(perSecond(rows, engine.ms))} rows/s  ${fmt(perSecond(rows, engine.cpuMs))} rows per CPU second  (${how}; ${engine.threads})`,
+  );
   const byCpu = engine.cpuMs / loader.cpuMs;
   if (work.paced) {
     const own = loader.cpuMs - (work.makingCpuMs ?? 0);
-    console.log(`  loader ÷ engine on its own bytes, by CPU: ${byCpu.toFixed(2)}; ${(engine.cpuMs / own).toFixed(2)} without the ${Math.round(work.makingCpuMs ?? 0)} ms the bench spends making the records it publishes`);
+    console.log(
+      `  loader ÷ engine on its own bytes, by CPU: ${byCpu.toFixed(2)}; ${(engine.cpuMs / own).toFixed(2)} without the ${Math.round(work.makingCpuMs ?? 0)} ms the bench spends making the records it publishes`,
+    );
     console.log(`  (the pace is fixed: wall-clock rates are the pace, not the speed)\n`);
   } else {
     console.log(`  loader ÷ engine on its own bytes: ${(engine.ms / loader.ms).toFixed(2)} by wall clock, ${byCpu.toFixed(2)} by CPU\n`);

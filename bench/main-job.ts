@@ -51,10 +51,14 @@ async function measure(rate: number, mode: 'quiet' | 'hog'): Promise<void> {
   const load = loadavg()[0]!.toFixed(1);
   const dataDir = mkdtempSync(join(tmpdir(), 'tapehouse-bench-run-'));
   const started = Date.now();
-  const child = spawn(process.execPath, [join(root, 'bin/tapehouse.js'), 'run', '--data-dir', dataDir, '--http-port', '0', '--rate', String(rate), '--status', 'off'], {
-    env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(root, 'bin/tapehouse.js'), 'run', '--data-dir', dataDir, '--http-port', '0', '--rate', String(rate), '--status', 'off'],
+    {
+      env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   try {
     let out = '';
     child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
@@ -91,8 +95,13 @@ async function measure(rate: number, mode: 'quiet' | 'hog'): Promise<void> {
       await new Promise((r) => setTimeout(r, Math.max(0, pollMs - (Date.now() - polledAt))));
     }
     const endRssKb = rssKb(child.pid!);
-    const metrics = await fetch(new URL('/metrics', url)).then((r) => r.text()).catch(() => '');
-    const gaps = await query<{ stream: string; reason: string; n: string }>(client, 'SELECT stream, reason, count() AS n FROM tapehouse.capture_gaps GROUP BY stream, reason ORDER BY stream, reason');
+    const metrics = await fetch(new URL('/metrics', url))
+      .then((r) => r.text())
+      .catch(() => '');
+    const gaps = await query<{ stream: string; reason: string; n: string }>(
+      client,
+      'SELECT stream, reason, count() AS n FROM tapehouse.capture_gaps GROUP BY stream, reason ORDER BY stream, reason',
+    );
     const [positions] = await query<{ stored: string; full: string; reads: string }>(
       client,
       'SELECT (SELECT count() FROM tapehouse.positions) AS stored, sum(position_count) AS full, count() AS reads FROM tapehouse.position_snapshots',
@@ -165,7 +174,10 @@ function newTrades(client: ClickHouseClient, watermarks: ReadonlyMap<number, big
   const known = [...watermarks].map(([p, o]) => `(_partition = ${p} AND _offset > ${o > MARGIN ? o - MARGIN : 0n})`);
   const others = watermarks.size > 0 ? `_partition NOT IN (${[...watermarks.keys()].join(', ')})` : '1';
   const where = [...known, others].join(' OR ');
-  return query<TradeRow>(client, `SELECT _partition AS p, toString(_offset) AS o, toString(toUnixTimestamp64Milli(executed_at)) AS t FROM tapehouse.trades WHERE ${where}`);
+  return query<TradeRow>(
+    client,
+    `SELECT _partition AS p, toString(_offset) AS o, toString(toUnixTimestamp64Milli(executed_at)) AS t FROM tapehouse.trades WHERE ${where}`,
+  );
 }
 
 async function query<T>(client: ClickHouseClient, sql: string): Promise<T[]> {

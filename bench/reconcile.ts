@@ -49,7 +49,13 @@ function generate(count: number): Generated {
     seed = (seed * 1103515245 + 12345) & 0x7fffffff;
     return seed % n;
   };
-  const tokens = Array.from({ length: 400 }, (_, i) => ({ tokenId: `${9_000_000 + i}`.padEnd(77, '7'), conditionId: `0x${Math.floor(i / 2).toString(16).padStart(64, '0')}`, held: 0n }));
+  const tokens = Array.from({ length: 400 }, (_, i) => ({
+    tokenId: `${9_000_000 + i}`.padEnd(77, '7'),
+    conditionId: `0x${Math.floor(i / 2)
+      .toString(16)
+      .padStart(64, '0')}`,
+    held: 0n,
+  }));
   const events: LedgerEvent[] = [{ kind: 'deposit', atMs: START, id: 'deposit', amountMicro: DEPOSIT }];
   const fills: LedgerFill[] = [];
   const redemptions: Generated['redemptions'] = [];
@@ -59,7 +65,13 @@ function generate(count: number): Generated {
     const token = tokens[next(tokens.length)]!;
     if (i % 5_000 === 4_999) {
       for (const t of tokens.filter((x) => x.conditionId === token.conditionId)) {
-        const redemption = { kind: 'redemption' as const, atMs, tokenId: t.tokenId, conditionId: t.conditionId, resolutionPriceMicro: t === token ? 1_000_000n : 0n };
+        const redemption = {
+          kind: 'redemption' as const,
+          atMs,
+          tokenId: t.tokenId,
+          conditionId: t.conditionId,
+          resolutionPriceMicro: t === token ? 1_000_000n : 0n,
+        };
         if (t.held > 0n) redemptions.push({ ...redemption, reported: { sharesMicro: t.held, payoutMicro: notional(redemption.resolutionPriceMicro, t.held) } });
         t.held = 0n;
       }
@@ -100,7 +112,16 @@ function venueReports(g: Generated): VenueReports {
   const ledger = replay(g.events, OPTIONS, [...marks.keys()], (atMs, l) => {
     const { valueMicro, open } = marks.get(atMs)!;
     const cash = l.account.cashMicro;
-    buckets.push({ bucketAtMs: atMs, markAtMs: atMs, collateralMicro: cash, inflowMicro: DEPOSIT, outflowMicro: 0n, lifetimePnlMicro: cash + valueMicro - DEPOSIT, positionsValueMicro: valueMicro, positionCount: BigInt(open) });
+    buckets.push({
+      bucketAtMs: atMs,
+      markAtMs: atMs,
+      collateralMicro: cash,
+      inflowMicro: DEPOSIT,
+      outflowMicro: 0n,
+      lifetimePnlMicro: cash + valueMicro - DEPOSIT,
+      positionsValueMicro: valueMicro,
+      positionCount: BigInt(open),
+    });
   });
   const open = ledger.tokens().filter((t) => t.sharesMicro !== 0n);
   const positions = open.map((t) => ({
@@ -117,9 +138,23 @@ function venueReports(g: Generated): VenueReports {
   const cash = ledger.account.cashMicro;
   return {
     positions: { asOfMs: endMs, source: 'bench', positions },
-    summary: { exchange: 'SERVICE', asOfMs: endMs, cashBalanceMicro: cash, positionsValueMicro: value, portfolioValueMicro: cash + value, openCostBasisMicro: basis, openUnrealizedPnlMicro: value - basis },
+    summary: {
+      exchange: 'SERVICE',
+      asOfMs: endMs,
+      cashBalanceMicro: cash,
+      positionsValueMicro: value,
+      portfolioValueMicro: cash + value,
+      openCostBasisMicro: basis,
+      openUnrealizedPnlMicro: value - basis,
+    },
     buckets,
-    rebates: { observedAtMs: endMs, lpIncentiveMicro: 0n, makerRebateMicro: ledger.account.makerRebatesMicro, vipRebateMicro: 0n, totalMicro: ledger.account.makerRebatesMicro },
+    rebates: {
+      observedAtMs: endMs,
+      lpIncentiveMicro: 0n,
+      makerRebateMicro: ledger.account.makerRebatesMicro,
+      vipRebateMicro: 0n,
+      totalMicro: ledger.account.makerRebatesMicro,
+    },
     orders: [],
   };
 }
@@ -137,31 +172,123 @@ async function insertWarehouse(g: Generated, reports: VenueReports, insert: (tab
   const provenance = (topic: string) => ({ _topic: topic, _partition: 0, _offset: offset++, _received_at: BigInt(START) * 1000n });
   for (let i = 0; i < g.fills.length; i += 100_000) {
     const rows = g.fills.slice(i, i + 100_000).map((f) => ({
-      account: ACCOUNT, fill_id: f.fillId, order_id: f.orderId, token_id: f.tokenId, condition_id: f.conditionId, side: f.side, role: f.role,
-      price_micro: f.priceMicro, shares_micro: f.sharesMicro, fee_micro: f.feeMicro, executed_at: f.atMs, source: 'rest:portfolio/trades', observed_at: f.atMs,
+      account: ACCOUNT,
+      fill_id: f.fillId,
+      order_id: f.orderId,
+      token_id: f.tokenId,
+      condition_id: f.conditionId,
+      side: f.side,
+      role: f.role,
+      price_micro: f.priceMicro,
+      shares_micro: f.sharesMicro,
+      fee_micro: f.feeMicro,
+      executed_at: f.atMs,
+      source: 'rest:portfolio/trades',
+      observed_at: f.atMs,
       ...provenance('tapehouse.sync.fills'),
     }));
     await insert('fill_observations', rows.reverse()); // a REST list is newest first
   }
-  await insert('activity_observations', [{ account: ACCOUNT, activity_id: 'deposit', type: 'DEPOSIT', status: 'CONFIRMED', created_at: START, observed_at: START, ...provenance('tapehouse.sync.activities'), _raw: JSON.stringify({ amount_micro: DEPOSIT.toString() }) }]);
-  await insert('account_events', g.redemptions.map((r) => ({
-    account: ACCOUNT, kind: 'position_redeemed', event_at: r.atMs, token_id: r.tokenId, condition_id: r.conditionId, ...provenance('tapehouse.account.events'),
-    _raw: JSON.stringify({ kind: 'position_redeemed', token_id: r.tokenId, condition_id: r.conditionId, shares_micro: r.reported!.sharesMicro.toString(), resolution_price_micro: r.resolutionPriceMicro.toString(), payout_micro: r.reported!.payoutMicro.toString() }),
-  })));
-  const snapshot = { account: ACCOUNT, as_of: reports.positions!.asOfMs, position_count: reports.positions!.positions.length, source: 'bench', ...provenance('tapehouse.sync.positions') };
+  await insert('activity_observations', [
+    {
+      account: ACCOUNT,
+      activity_id: 'deposit',
+      type: 'DEPOSIT',
+      status: 'CONFIRMED',
+      created_at: START,
+      observed_at: START,
+      ...provenance('tapehouse.sync.activities'),
+      _raw: JSON.stringify({ amount_micro: DEPOSIT.toString() }),
+    },
+  ]);
+  await insert(
+    'account_events',
+    g.redemptions.map((r) => ({
+      account: ACCOUNT,
+      kind: 'position_redeemed',
+      event_at: r.atMs,
+      token_id: r.tokenId,
+      condition_id: r.conditionId,
+      ...provenance('tapehouse.account.events'),
+      _raw: JSON.stringify({
+        kind: 'position_redeemed',
+        token_id: r.tokenId,
+        condition_id: r.conditionId,
+        shares_micro: r.reported!.sharesMicro.toString(),
+        resolution_price_micro: r.resolutionPriceMicro.toString(),
+        payout_micro: r.reported!.payoutMicro.toString(),
+      }),
+    })),
+  );
+  const snapshot = {
+    account: ACCOUNT,
+    as_of: reports.positions!.asOfMs,
+    position_count: reports.positions!.positions.length,
+    source: 'bench',
+    ...provenance('tapehouse.sync.positions'),
+  };
   await insert('position_snapshots', [snapshot]);
-  await insert('positions', reports.positions!.positions.map((p, i) => ({
-    account: ACCOUNT, as_of: snapshot.as_of, token_id: p.tokenId, condition_id: p.conditionId, shares_micro: p.sharesMicro, avg_price_micro: p.avgPriceMicro, current_price_micro: p.currentPriceMicro,
-    open_cost_basis_micro: p.openCostBasisMicro, profit_loss_micro: p.profitLossMicro, source: 'bench', _topic: snapshot._topic, _partition: 0, _offset: snapshot._offset, _index: i, _received_at: snapshot._received_at,
-  })));
+  await insert(
+    'positions',
+    reports.positions!.positions.map((p, i) => ({
+      account: ACCOUNT,
+      as_of: snapshot.as_of,
+      token_id: p.tokenId,
+      condition_id: p.conditionId,
+      shares_micro: p.sharesMicro,
+      avg_price_micro: p.avgPriceMicro,
+      current_price_micro: p.currentPriceMicro,
+      open_cost_basis_micro: p.openCostBasisMicro,
+      profit_loss_micro: p.profitLossMicro,
+      source: 'bench',
+      _topic: snapshot._topic,
+      _partition: 0,
+      _offset: snapshot._offset,
+      _index: i,
+      _received_at: snapshot._received_at,
+    })),
+  );
   const s = reports.summary!;
-  await insert('portfolio_summaries', [{ account: ACCOUNT, exchange: s.exchange, as_of: s.asOfMs, cash_balance_micro: s.cashBalanceMicro, positions_value_micro: s.positionsValueMicro, portfolio_value_micro: s.portfolioValueMicro, open_cost_basis_micro: s.openCostBasisMicro, open_unrealized_pnl_micro: s.openUnrealizedPnlMicro, source: 'bench', ...provenance('tapehouse.sync.portfolio_summaries') }]);
-  await insert('pnl_settled', reports.buckets.map((b) => ({
-    account: ACCOUNT, bucket_at: b.bucketAtMs, mark_captured_at: b.markAtMs, collateral_micro: b.collateralMicro, cumulative_inflow_micro: b.inflowMicro, cumulative_outflow_micro: b.outflowMicro,
-    lifetime_pnl_micro: b.lifetimePnlMicro, positions_value_micro: b.positionsValueMicro, position_count: b.positionCount, observed_at: b.markAtMs, ...provenance('tapehouse.sync.pnl'),
-  })));
+  await insert('portfolio_summaries', [
+    {
+      account: ACCOUNT,
+      exchange: s.exchange,
+      as_of: s.asOfMs,
+      cash_balance_micro: s.cashBalanceMicro,
+      positions_value_micro: s.positionsValueMicro,
+      portfolio_value_micro: s.portfolioValueMicro,
+      open_cost_basis_micro: s.openCostBasisMicro,
+      open_unrealized_pnl_micro: s.openUnrealizedPnlMicro,
+      source: 'bench',
+      ...provenance('tapehouse.sync.portfolio_summaries'),
+    },
+  ]);
+  await insert(
+    'pnl_settled',
+    reports.buckets.map((b) => ({
+      account: ACCOUNT,
+      bucket_at: b.bucketAtMs,
+      mark_captured_at: b.markAtMs,
+      collateral_micro: b.collateralMicro,
+      cumulative_inflow_micro: b.inflowMicro,
+      cumulative_outflow_micro: b.outflowMicro,
+      lifetime_pnl_micro: b.lifetimePnlMicro,
+      positions_value_micro: b.positionsValueMicro,
+      position_count: b.positionCount,
+      observed_at: b.markAtMs,
+      ...provenance('tapehouse.sync.pnl'),
+    })),
+  );
   const r = reports.rebates!;
-  await insert('rebates', [{ account: ACCOUNT, maker_rebate_micro: r.makerRebateMicro, total_micro: r.totalMicro, observed_at: r.observedAtMs, ...provenance('tapehouse.sync.rebates') }]);
+  await insert('rebates', [
+    {
+      account: ACCOUNT,
+      maker_rebate_micro: r.makerRebateMicro,
+      total_micro: r.totalMicro,
+      observed_at: r.observedAtMs,
+      ...provenance('tapehouse.sync.rebates'),
+    },
+  ]);
 }
 
 async function main(): Promise<void> {
@@ -189,7 +316,9 @@ async function main(): Promise<void> {
   const coreNotOk = core.rows.filter((r) => r.status !== 'ok').length;
   process.stdout.write(`core   replay, average cost  ${averageS.toFixed(2)} s  ${rate(FILLS, averageS)}\n`);
   process.stdout.write(`core   replay, FIFO          ${fifoS.toFixed(2)} s  ${rate(FILLS, fifoS)}\n`);
-  process.stdout.write(`core   reconcile (${core.rows.length} figures, ${reports.buckets.length} buckets, ${coreNotOk} not ok)  ${coreS.toFixed(2)} s  ${rate(FILLS, coreS)}\n`);
+  process.stdout.write(
+    `core   reconcile (${core.rows.length} figures, ${reports.buckets.length} buckets, ${coreNotOk} not ok)  ${coreS.toFixed(2)} s  ${rate(FILLS, coreS)}\n`,
+  );
 
   const { dataDir, remove } = temporaryDataDir();
   const warehouse = await openEmbeddedWarehouse(dataDir);
@@ -206,7 +335,9 @@ async function main(): Promise<void> {
     const wholeS = seconds(t);
     const notOk = whole.rows.filter((r) => r.status !== 'ok');
     process.stdout.write(`chDB   read ${read.length.toLocaleString('en')} fills  ${readS.toFixed(2)} s  ${rate(read.length, readS)}\n`);
-    process.stdout.write(`chDB   whole reconciliation (${whole.rows.length} figures, ${notOk.length} not ok)  ${wholeS.toFixed(2)} s  ${rate(FILLS, wholeS)}; reading fills ${((readS / wholeS) * 100).toFixed(0)} % of it\n`);
+    process.stdout.write(
+      `chDB   whole reconciliation (${whole.rows.length} figures, ${notOk.length} not ok)  ${wholeS.toFixed(2)} s  ${rate(FILLS, wholeS)}; reading fills ${((readS / wholeS) * 100).toFixed(0)} % of it\n`,
+    );
     if (notOk.length > 0 || coreNotOk > 0) throw new Error(`expected no differences, got ${notOk[0]?.field}: ${notOk[0]?.detail}`);
   } finally {
     await warehouse.close();

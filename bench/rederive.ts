@@ -29,13 +29,34 @@ try {
   const records: ReceivedRecord[] = [];
   for (let i = 0; i < total; i++) {
     const ts = new Date(start + Math.floor((i / total) * 2 * month)).toISOString();
-    const data = { token_id: `tok-${i % 50}`, condition_id: `cond-${i % 25}`, market_id: `mkt-${i % 25}`, trade_id: `t-${i}`, side: i % 2 ? 'BUY' : 'SELL', price_micro: String(100_000 + (i % 800_000)), shares_micro: String(1_000_000 + i), executed_at: ts };
-    records.push({ kind: 'trade', key: data.condition_id, venueTime: ts, receivedAtUs: BigInt(Date.parse(ts)) * 1000n, source: { type: 'stream', connection: 'c', frame: i }, payload: data, raw: JSON.stringify({ type: 'trades', seq: i, ts, data }) });
+    const data = {
+      token_id: `tok-${i % 50}`,
+      condition_id: `cond-${i % 25}`,
+      market_id: `mkt-${i % 25}`,
+      trade_id: `t-${i}`,
+      side: i % 2 ? 'BUY' : 'SELL',
+      price_micro: String(100_000 + (i % 800_000)),
+      shares_micro: String(1_000_000 + i),
+      executed_at: ts,
+    };
+    records.push({
+      kind: 'trade',
+      key: data.condition_id,
+      venueTime: ts,
+      receivedAtUs: BigInt(Date.parse(ts)) * 1000n,
+      source: { type: 'stream', connection: 'c', frame: i },
+      payload: data,
+      raw: JSON.stringify({ type: 'trades', seq: i, ts, data }),
+    });
   }
 
   let t = performance.now();
   for (let i = 0; i < records.length; i += 20_000) {
-    const rows = records.slice(i, i + 20_000).flatMap((record, j) => mapDelivery({ offset: BigInt(i + j), ok: true, record }, { topic: 'bench.trades', partition: 0, group: 'bench' }).map((m) => m.row));
+    const rows = records
+      .slice(i, i + 20_000)
+      .flatMap((record, j) =>
+        mapDelivery({ offset: BigInt(i + j), ok: true, record }, { topic: 'bench.trades', partition: 0, group: 'bench' }).map((m) => m.row),
+      );
     await warehouse.insertRows('trades', rows);
   }
   const loadMs = performance.now() - t;

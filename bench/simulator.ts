@@ -68,10 +68,14 @@ async function restRequestsPerSecond(path: (token: string) => string, seconds: n
 }
 
 const engine = engineOrdersPerSecond(100_000);
-console.log(`matching engine: ${Math.round(engine.ordersPerSecond).toLocaleString('en')} orders/s (100,000 limit orders, ${engine.fills.toLocaleString('en')} fill records, 30% of resting orders cancelled)`);
+console.log(
+  `matching engine: ${Math.round(engine.ordersPerSecond).toLocaleString('en')} orders/s (100,000 limit orders, ${engine.fills.toLocaleString('en')} fill records, 30% of resting orders cancelled)`,
+);
 console.log(`synthetic traders: ${Math.round(traderStepsPerSecond(50_000)).toLocaleString('en')} steps/s (each a requote or a take, with its submissions)`);
 const book = await restRequestsPerSecond((token) => `/trade/v1/orderbook/${token}`, 5, 16);
-console.log(`REST GET /trade/v1/orderbook/{token}: ${Math.round(book).toLocaleString('en')} requests/s (16 concurrent keep-alive clients, traders running at 20/s)`);
+console.log(
+  `REST GET /trade/v1/orderbook/{token}: ${Math.round(book).toLocaleString('en')} requests/s (16 concurrent keep-alive clients, traders running at 20/s)`,
+);
 const events = await restRequestsPerSecond(() => '/api/v1/events?limit=20', 5, 16);
 console.log(`REST GET /api/v1/events?limit=20: ${Math.round(events).toLocaleString('en')} requests/s (same load)`);
 console.log(`ratio orderbook reads / event pages: ${(book / events).toFixed(1)}`);

@@ -38,10 +38,14 @@ interface Sample {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'tapehouse-soak-'));
-const job = spawn(process.execPath, [join(root, 'bin/tapehouse.js'), 'run', '--data-dir', dataDir, '--http-port', '0', '--rate', String(rate), '--status', 'off'], {
-  env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'warn' },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
+const job = spawn(
+  process.execPath,
+  [join(root, 'bin/tapehouse.js'), 'run', '--data-dir', dataDir, '--http-port', '0', '--rate', String(rate), '--status', 'off'],
+  {
+    env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  },
+);
 let out = '';
 job.stdout!.on('data', (c: Buffer) => (out += c.toString()));
 const started = Date.now();
@@ -49,12 +53,14 @@ const endpoint = await until(() => /endpoint:\s+(http:\/\/\S+)/.exec(out)?.[1]);
 const venuePid = Number(readFileSync(join(dataDir, 'venue', 'state.json.lock'), 'utf8'));
 console.log(`tapehouse run (pid ${job.pid}, venue pid ${venuePid}) at rate ${rate} for ${minutes} min; data in ${dataDir}`);
 console.log('minute   job RSS  job heap   venue RSS  venue heap   total RSS   rows loaded   bus lag   load');
-console.log('         (MiB; bus lag: records on the bus not loaded yet, a backlog the job holds in memory; load: the machine\'s 1-minute load average)');
+console.log("         (MiB; bus lag: records on the bus not loaded yet, a backlog the job holds in memory; load: the machine's 1-minute load average)");
 
 const samples: Sample[] = [];
 for (let minute = 0; minute <= minutes; minute++) {
   await new Promise((r) => setTimeout(r, Math.max(0, started + minute * 60_000 - Date.now())));
-  const metrics = await fetch(`${endpoint}/metrics`).then((r) => r.text()).catch(() => '');
+  const metrics = await fetch(`${endpoint}/metrics`)
+    .then((r) => r.text())
+    .catch(() => '');
   const s: Sample = {
     minute,
     jobRss: rssOf(job.pid!),
@@ -75,7 +81,9 @@ const code = await new Promise<number | null>((resolve) => job.once('exit', reso
 rmSync(dataDir, { recursive: true, force: true });
 
 const after = samples.filter((s) => s.minute >= warmup);
-console.log(`\nafter the first ${warmup} min (${after.length} samples); slope = least-squares line through the samples, "% per hour" of its value at minute ${warmup}:`);
+console.log(
+  `\nafter the first ${warmup} min (${after.length} samples); slope = least-squares line through the samples, "% per hour" of its value at minute ${warmup}:`,
+);
 for (const [name, read] of [
   ['job RSS', (s: Sample) => s.jobRss],
   ['job heap', (s: Sample) => s.jobHeap],
@@ -87,7 +95,7 @@ for (const [name, read] of [
   const level = at(warmup);
   const peak = Math.max(...samples.map(read));
   console.log(
-    `  ${name.padEnd(10)} ${(slopePerMinute * 60 / MiB).toFixed(1).padStart(7)} MiB/h  = ${((slopePerMinute * 60 * 100) / level).toFixed(1).padStart(6)} % per hour of ${mib(level)} MiB; peak ${mib(peak)} MiB`,
+    `  ${name.padEnd(10)} ${((slopePerMinute * 60) / MiB).toFixed(1).padStart(7)} MiB/h  = ${((slopePerMinute * 60 * 100) / level).toFixed(1).padStart(6)} % per hour of ${mib(level)} MiB; peak ${mib(peak)} MiB`,
   );
 }
 const peakTotal = Math.max(...samples.map((s) => s.jobRss + s.venueRss));
@@ -99,7 +107,9 @@ console.log(
     (minutes < 60 ? `A ${minutes}-minute run only hints at the hourly slope.` : ''),
 );
 const loads = samples.map((s) => s.load);
-console.log(`machine load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} on ${cpus().length} cores during the run; tapehouse run exited ${code}`);
+console.log(
+  `machine load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} on ${cpus().length} cores during the run; tapehouse run exited ${code}`,
+);
 
 function rssOf(pid: number): number {
   try {

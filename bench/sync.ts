@@ -104,4 +104,6 @@ for (const a of admitted) {
   const endpoint = a.path.replace(/[0-9a-f-]{36}/, '{id}');
   byEndpoint.set(endpoint, (byEndpoint.get(endpoint) ?? 0) + 1);
 }
-process.stdout.write('  account requests per endpoint: ' + [...byEndpoint].map(([endpoint, n]) => `${endpoint.replace('/trade/v1/', '')} ${n}`).join(', ') + '\n');
+process.stdout.write(
+  '  account requests per endpoint: ' + [...byEndpoint].map(([endpoint, n]) => `${endpoint.replace('/trade/v1/', '')} ${n}`).join(', ') + '\n',
+);

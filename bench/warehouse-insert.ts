@@ -121,7 +121,8 @@ function jsonRow(row: InsertRow, columns: readonly string[]): Record<string, unk
   return out;
 }
 
-const rawInsert = (format: 'JSONEachRow' | 'JSONCompactEachRow' | 'CSV' | 'TabSeparated') =>
+const rawInsert =
+  (format: 'JSONEachRow' | 'JSONCompactEachRow' | 'CSV' | 'TabSeparated') =>
   async (w: EmbeddedWarehouse, table: string, columns: readonly string[], payload: Buffer) => {
     await w.connection.chdb.rawInsert({ table, columns, format, settings: { ...insertSettings(undefined) }, values: payload });
   };
@@ -151,7 +152,16 @@ const FORMATS: Format[] = [
   {
     name: 'JSONCompactEachRow, raw buffer',
     encode: (rows, columns) =>
-      Buffer.from(rows.map((row) => JSON.stringify(columns.map((c) => (c === '_received_at' ? timeText(row[c]) : row[c])), jsonSafe)).join('\n')),
+      Buffer.from(
+        rows
+          .map((row) =>
+            JSON.stringify(
+              columns.map((c) => (c === '_received_at' ? timeText(row[c]) : row[c])),
+              jsonSafe,
+            ),
+          )
+          .join('\n'),
+      ),
     send: rawInsert('JSONCompactEachRow'),
   },
   {

@@ -56,7 +56,9 @@ describe('typed reads of the §4 endpoints', () => {
 
   it('the raw body travels with the parsed value, exact strings included', async () => {
     const venue = stubVenue();
-    venue.pool.intercept({ path: `/trade/v1/orders/${orderPayload.internal_id}` }).reply(200, orderPayload, { headers: { ...JSON_HEADERS, 'x-request-id': 'req-1' } });
+    venue.pool
+      .intercept({ path: `/trade/v1/orders/${orderPayload.internal_id}` })
+      .reply(200, orderPayload, { headers: { ...JSON_HEADERS, 'x-request-id': 'req-1' } });
     const order = await venue.client.orders.order(orderPayload.internal_id);
     expect(order.raw).toEqual(orderPayload);
     expect(order.requestId).toBe('req-1');
@@ -64,7 +66,9 @@ describe('typed reads of the §4 endpoints', () => {
 
   it('a body that breaks the interface names the field and keeps the body', async () => {
     const venue = stubVenue();
-    venue.pool.intercept({ path: '/trade/v1/orderbook/42' }).reply(200, { ...orderbookPayload, bids: [{ price_micro: 0.53, size_micro: '1' }] }, { headers: JSON_HEADERS });
+    venue.pool
+      .intercept({ path: '/trade/v1/orderbook/42' })
+      .reply(200, { ...orderbookPayload, bids: [{ price_micro: 0.53, size_micro: '1' }] }, { headers: JSON_HEADERS });
     await expect(venue.client.orders.orderbook('42')).rejects.toThrow(
       'unexpected response from GET /trade/v1/orderbook/{token_id}: bids[0].price_micro: expected a decimal string, received number',
     );

@@ -115,7 +115,9 @@ describe('answers that are not ordinary problems', () => {
 
   it('stream connection 429 (§8.5): Retry-After 60', () => {
     const body = { code: 'rate_limited', title: 'Too many connection attempts' };
-    const error = errorFromAnswer(answer(429, body, { 'content-type': 'application/json', 'retry-after': '60' }), 'GET /trade/v1/market-stream', { streamConnection: true });
+    const error = errorFromAnswer(answer(429, body, { 'content-type': 'application/json', 'retry-after': '60' }), 'GET /trade/v1/market-stream', {
+      streamConnection: true,
+    });
     expect(error).toBeInstanceOf(RateLimitedError);
     expect(error).toMatchObject({ source: 'stream-connection', retryAfterSeconds: 60, code: 'rate_limited' });
   });

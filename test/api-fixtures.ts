@@ -255,7 +255,12 @@ export const marketPayload = {
   game_number: 1,
   outcomes: [outcomePayload, { ...outcomePayload, id: 'oc_no', index: 1, label: 'No', token_id: '99' }],
   lp_incentive: { pool_micro: '500000000', max_spread_micro: 30000, min_shares_micro: '100000000' },
-  display: { image_url: 'https://cdn.example/m.png', liquidity: 45000.25, resolution_sources: [{ title: 'MF', url: 'https://mf.example' }], reference_price: '0.2' },
+  display: {
+    image_url: 'https://cdn.example/m.png',
+    liquidity: 45000.25,
+    resolution_sources: [{ title: 'MF', url: 'https://mf.example' }],
+    reference_price: '0.2',
+  },
 };
 
 export const eventListItemPayload = (id: string) => ({
@@ -276,7 +281,14 @@ export const eventListItemPayload = (id: string) => ({
   market_count: 3,
   game_state: {
     id: 'gs1',
-    score: { sport: 'tennis', match: { a: 1, b: 0 }, sets: [{ a: 6, b: 4 }, { a: 5, b: 6, tiebreak: { a: 5, b: 7 } }] },
+    score: {
+      sport: 'tennis',
+      match: { a: 1, b: 0 },
+      sets: [
+        { a: 6, b: 4 },
+        { a: 5, b: 6, tiebreak: { a: 5, b: 7 } },
+      ],
+    },
     match: { lifecycle: 'scheduled', live_label: 'Set 3' },
   },
   display: {
@@ -292,7 +304,17 @@ export const eventListItemPayload = (id: string) => ({
 
 export const eventDetailPayload = {
   ...eventListItemPayload('ev_1'),
-  categories: [{ slug: 'atp', label: 'ATP', root_slug: 'sports', path: [{ slug: 'sports', label: 'Sports' }, { slug: 'tennis', label: 'Tennis' }] }],
+  categories: [
+    {
+      slug: 'atp',
+      label: 'ATP',
+      root_slug: 'sports',
+      path: [
+        { slug: 'sports', label: 'Sports' },
+        { slug: 'tennis', label: 'Tennis' },
+      ],
+    },
+  ],
   markets: [marketPayload],
   main_market_group: { neg_risk_id: 'nr_1', markets: [marketLookupPayload.market_id] },
   featured_spread_markets: [],

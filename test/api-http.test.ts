@@ -21,7 +21,12 @@ describe('requests on the wire', () => {
   it('carry the bearer token, JSON accept and content type', async () => {
     const venue = stubVenue();
     venue.pool
-      .intercept({ method: 'POST', path: '/trade/v1/portfolio/positions/list', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: '{"token_ids":["t1"]}' })
+      .intercept({
+        method: 'POST',
+        path: '/trade/v1/portfolio/positions/list',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: '{"token_ids":["t1"]}',
+      })
       .reply(200, { positions: [] }, { headers: JSON_HEADERS });
     await expect(venue.client.portfolio.positions({ token_ids: ['t1'] })).resolves.toMatchObject({ value: { positions: [] } });
   });

@@ -65,7 +65,14 @@ describe('cursor paging to the end', () => {
 
   it('activities (GET): limit and cursor in the query, to the last page', async () => {
     const venue = stubVenue();
-    const page = (ids: string[]) => (next: string | null) => ({ activities: ids.map(activityPayload), as_of: 'x', conditions: {}, events: {}, markets: {}, pagination: { limit: 500, next_cursor: next } });
+    const page = (ids: string[]) => (next: string | null) => ({
+      activities: ids.map(activityPayload),
+      as_of: 'x',
+      conditions: {},
+      events: {},
+      markets: {},
+      pagination: { limit: 500, next_cursor: next },
+    });
     const seen = pagedResource(venue, 'GET', '/trade/v1/portfolio/activities', [page(['a1', 'a2']), page(['a3']), page([])]);
     const activities = await collect(itemsOf(venue.client.portfolio.activityPages({ limit: 500 }), 'activities'));
     expect(activities.map((a) => a.value.id)).toEqual(['a1', 'a2', 'a3']);
@@ -101,7 +108,9 @@ describe('cursor paging to the end', () => {
       params.delete('cursor');
       return params.toString();
     });
-    expect(new Set(fingerprints)).toEqual(new Set(['category=tennis&root=sports&resolution=active&sort=volume&exclude_ended=true&limit=2&include_markets=true']));
+    expect(new Set(fingerprints)).toEqual(
+      new Set(['category=tennis&root=sports&resolution=active&sort=volume&exclude_ended=true&limit=2&include_markets=true']),
+    );
     expect(seen.map((s) => s.query.get('cursor'))).toEqual([null, 'c1', 'c2']);
   });
 
@@ -118,7 +127,11 @@ describe('cursor paging to the end', () => {
     let calls = 0;
     venue.pool
       .intercept({ method: 'POST', path: '/trade/v1/orders/list' })
-      .reply(() => ({ statusCode: 200, data: JSON.stringify(ordersPage([`o${calls}`])(['a', 'b', 'a'][calls++ % 3]!)), responseOptions: { headers: JSON_HEADERS } }))
+      .reply(() => ({
+        statusCode: 200,
+        data: JSON.stringify(ordersPage([`o${calls}`])(['a', 'b', 'a'][calls++ % 3]!)),
+        responseOptions: { headers: JSON_HEADERS },
+      }))
       .persist();
     const error = await collect(venue.client.orders.orderPages()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CursorLoopError);
@@ -141,7 +154,11 @@ describe('sports_live sections', () => {
     const venue = stubVenue();
     venue.pool
       .intercept({ path: '/api/v1/events', query: { filter: 'sports_live', category: 'tennis' } })
-      .reply(200, { events: [eventListItemPayload('e1')], sections: [{ category: { slug: 'atp', label: 'ATP' }, event_ids: ['e1'] }] }, { headers: JSON_HEADERS });
+      .reply(
+        200,
+        { events: [eventListItemPayload('e1')], sections: [{ category: { slug: 'atp', label: 'ATP' }, event_ids: ['e1'] }] },
+        { headers: JSON_HEADERS },
+      );
     const live = await venue.client.catalogue.sportsLive({ category: 'tennis' });
     expect(live.value.sections?.[0]).toEqual({ category: { slug: 'atp', label: 'ATP' }, event_ids: ['e1'] });
     expect(() => venue.client.catalogue.eventPages({ filter: 'sports_live' })).toThrow(InvalidArgumentError);

@@ -21,10 +21,14 @@ function limiterAt(options: ConstructorParameters<typeof RateLimiter>[0] = {}) {
 /** Acquires every request at once and records the virtual time each was let through. */
 async function admissionTimes(limiter: RateLimiter, clock: ManualClock, requests: AdmissionRequest[]): Promise<number[]> {
   const times: number[] = [];
-  await Promise.all(requests.map((request) => limiter.acquire(request).then((permit) => {
-    times[permit.seq] = clock.now();
-    limiter.settle(permit);
-  })));
+  await Promise.all(
+    requests.map((request) =>
+      limiter.acquire(request).then((permit) => {
+        times[permit.seq] = clock.now();
+        limiter.settle(permit);
+      }),
+    ),
+  );
   return times;
 }
 
@@ -59,7 +63,11 @@ describe('sliding window', () => {
 describe('account read bucket (§8.1)', () => {
   it('lets the burst through at once, then paces at the refill rate', async () => {
     const { clock, limiter } = limiterAt();
-    const times = await admissionTimes(limiter, clock, Array.from({ length: 300 }, () => read()));
+    const times = await admissionTimes(
+      limiter,
+      clock,
+      Array.from({ length: 300 }, () => read()),
+    );
     expect(times.filter((t) => t === 0)).toHaveLength(100);
     for (const [index, t] of times.entries()) expect(index + 1).toBeLessThanOrEqual(100 + Math.floor((t * 50) / 1000) + 1);
     expect(times[299]).toBeCloseTo(4_000, 0);
@@ -67,7 +75,11 @@ describe('account read bucket (§8.1)', () => {
 
   it('keeps a reserve of tokens against clock jitter', async () => {
     const { clock, limiter } = limiterAt({ reserveTokens: 2 });
-    const times = await admissionTimes(limiter, clock, Array.from({ length: 100 }, () => read()));
+    const times = await admissionTimes(
+      limiter,
+      clock,
+      Array.from({ length: 100 }, () => read()),
+    );
     expect(times.filter((t) => t === 0)).toHaveLength(98);
   });
 
@@ -129,7 +141,11 @@ describe('X-RateLimit-* headers correct the model (§8.2)', () => {
     expect(limiter.stats().read.capacity).toBe(750);
     // 750 tokens (±1) in 1.5 s (±1 ms): at least 749 / 1.501 ≈ 499/s, never more than the venue proved.
     expect(limiter.stats().read.refillPerSecond).toBeCloseTo(749 / 1.501, 6);
-    const times = await admissionTimes(limiter, clock, Array.from({ length: 100 }, () => read()));
+    const times = await admissionTimes(
+      limiter,
+      clock,
+      Array.from({ length: 100 }, () => read()),
+    );
     expect(times[99]).toBeLessThan(210);
   });
 
@@ -167,7 +183,11 @@ describe('per-IP caps (§8.3, §8.4)', () => {
   it('catalogue bursts stop at 98% of 400 and then refill', async () => {
     const { clock, limiter } = limiterAt();
     const anonymous = { path: '/api/v1/events', readCost: 1, authenticated: false };
-    const times = await admissionTimes(limiter, clock, Array.from({ length: 400 }, () => anonymous));
+    const times = await admissionTimes(
+      limiter,
+      clock,
+      Array.from({ length: 400 }, () => anonymous),
+    );
     expect(times.filter((t) => t === 0)).toHaveLength(392);
     expect(limiter.stats().read.tokens).toBe(100);
   });

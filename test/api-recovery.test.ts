@@ -21,7 +21,11 @@ describe('recovery strategies (§7.2)', () => {
   it('retry: exponential backoff with jitter, then the answer', async () => {
     const venue = stubVenue();
     const unavailable = problem(503, 'dependency_unavailable', { recovery: { strategy: 'retry' } });
-    const seen = scripted(venue, REBATES, [[503, unavailable], [503, unavailable], [200, rebatesPayload]]);
+    const seen = scripted(venue, REBATES, [
+      [503, unavailable],
+      [503, unavailable],
+      [200, rebatesPayload],
+    ]);
     const rebates = await venue.client.portfolio.rebates();
     expect(rebates.value.total_micro).toBe(1_550_000n);
     expect(seen.count).toBe(3);
@@ -32,7 +36,11 @@ describe('recovery strategies (§7.2)', () => {
   it('retry is bounded: the last typed error comes back with the attempt count', async () => {
     const venue = stubVenue({ retry: { maxAttempts: 3 } });
     const unavailable = problem(503, 'dependency_unavailable', { recovery: { strategy: 'retry' } });
-    const seen = scripted(venue, REBATES, [[503, unavailable], [503, unavailable], [503, unavailable]]);
+    const seen = scripted(venue, REBATES, [
+      [503, unavailable],
+      [503, unavailable],
+      [503, unavailable],
+    ]);
     const error = await venue.client.portfolio.rebates().catch((err: unknown) => err);
     expect(error).toBeInstanceOf(ServiceError);
     expect(error).toMatchObject({ code: 'dependency_unavailable', attempts: 3 });
@@ -42,7 +50,10 @@ describe('recovery strategies (§7.2)', () => {
   it('retry_after: waits the larger of after_seconds and Retry-After, plus jitter', async () => {
     const venue = stubVenue();
     const limited = problem(429, 'rate_limited', { recovery: { strategy: 'retry_after', after_seconds: 2 } });
-    scripted(venue, REBATES, [[429, limited, { ...PROBLEM_HEADERS, 'retry-after': '3' }], [200, rebatesPayload]]);
+    scripted(venue, REBATES, [
+      [429, limited, { ...PROBLEM_HEADERS, 'retry-after': '3' }],
+      [200, rebatesPayload],
+    ]);
     await venue.client.portfolio.rebates();
     expect(venue.clock.sleeps[0]).toBe(3_000 + 0.5 * DEFAULT_RETRY_POLICY.retryAfterJitterMs);
   });
@@ -107,14 +118,20 @@ describe('recovery strategies (§7.2)', () => {
   it('a problem without recovery follows the code: dependency_unavailable backs off and retries', async () => {
     const venue = stubVenue();
     const { recovery: _, ...bare } = problem(503, 'dependency_unavailable');
-    const seen = scripted(venue, REBATES, [[503, bare], [200, rebatesPayload]]);
+    const seen = scripted(venue, REBATES, [
+      [503, bare],
+      [200, rebatesPayload],
+    ]);
     await venue.client.portfolio.rebates();
     expect(seen.count).toBe(2);
   });
 
   it('a 429 without a readable problem still waits Retry-After and is repeated (§7.7: nothing ran)', async () => {
     const venue = stubVenue();
-    const seen = scripted(venue, REBATES, [[429, 'Too Many Requests', { 'content-type': 'text/plain', 'retry-after': '7' }], [200, rebatesPayload]]);
+    const seen = scripted(venue, REBATES, [
+      [429, 'Too Many Requests', { 'content-type': 'text/plain', 'retry-after': '7' }],
+      [200, rebatesPayload],
+    ]);
     await venue.client.portfolio.rebates();
     expect(seen.count).toBe(2);
     expect(venue.clock.sleeps).toContain(7_000 + 0.5 * DEFAULT_RETRY_POLICY.retryAfterJitterMs);

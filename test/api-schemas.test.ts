@@ -47,7 +47,9 @@ describe('schemas read realistic payloads', () => {
     const order = OrderSchema.parse(fx.rejectedOrderPayload);
     expect(order.failure?.code).toBe('post_only_would_cross');
     expect(order.failure?.recovery?.strategy).toBe('none');
-    expect(FailureSchema.parse({ code: 'account_frozen', title: 'Frozen', recovery: { strategy: 'future_strategy' } }).recovery?.strategy).toBe('future_strategy');
+    expect(FailureSchema.parse({ code: 'account_frozen', title: 'Frozen', recovery: { strategy: 'future_strategy' } }).recovery?.strategy).toBe(
+      'future_strategy',
+    );
   });
 
   it('fill record, with a taker role name the interface does not show', () => {
@@ -127,7 +129,10 @@ describe('schemas read realistic payloads', () => {
   it('events list page and sports_live sections', () => {
     const list = EventsResponseSchema.parse({ events: [fx.eventListItemPayload('e1')], pagination: { next_cursor: 'k2', limit: 20 } });
     expect(list.events[0]?.market_count).toBe(3);
-    const live = EventsResponseSchema.parse({ events: [fx.eventListItemPayload('e1')], sections: [{ category: { slug: 'atp', label: 'ATP' }, event_ids: ['e1'] }] });
+    const live = EventsResponseSchema.parse({
+      events: [fx.eventListItemPayload('e1')],
+      sections: [{ category: { slug: 'atp', label: 'ATP' }, event_ids: ['e1'] }],
+    });
     expect(live.sections?.[0]?.event_ids).toEqual(['e1']);
   });
 
@@ -136,11 +141,15 @@ describe('schemas read realistic payloads', () => {
     expect(book.bids[0]).toEqual({ price_micro: 530_000n, shares_micro: 1_000_000n });
     const aliased = OrderbookSchema.parse({ ...fx.orderbookPayload, asks: [{ price_micro: '550000', size_micro: '7' }] });
     expect(aliased.asks[0]?.shares_micro).toBe(7n);
-    expect(issuesOf(OrderbookSchema, { bids: [{ price_micro: '1' }], asks: [] })).toEqual(['bids[0].shares_micro: a book level needs shares_micro (or size_micro)']);
+    expect(issuesOf(OrderbookSchema, { bids: [{ price_micro: '1' }], asks: [] })).toEqual([
+      'bids[0].shares_micro: a book level needs shares_micro (or size_micro)',
+    ]);
   });
 
   it('Problem Details with field errors, and the edge variant without request_id', () => {
-    const problem = ProblemSchema.parse(fx.problem(422, 'validation_failed', { field_errors: [{ path: ['orders', 0, 'price_micro'], code: 'too_large', message: 'm' }] }));
+    const problem = ProblemSchema.parse(
+      fx.problem(422, 'validation_failed', { field_errors: [{ path: ['orders', 0, 'price_micro'], code: 'too_large', message: 'm' }] }),
+    );
     expect(problem.field_errors?.[0]?.path).toEqual(['orders', 0, 'price_micro']);
     const edge = ProblemSchema.parse({ code: 'rate_limited', recovery: { strategy: 'retry_after', after_seconds: 2 } });
     expect(edge.request_id).toBeUndefined();

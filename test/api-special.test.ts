@@ -9,7 +9,10 @@ const LP = '/trade/v1/lp-incentives';
 describe('positions with unavailable_exchanges (§2.5)', () => {
   it('reads again with backoff until SERVICE is no longer listed', async () => {
     const venue = stubVenue();
-    venue.pool.intercept({ method: 'POST', path: POSITIONS }).reply(200, positionsPayload(['SERVICE']), { headers: JSON_HEADERS }).times(2);
+    venue.pool
+      .intercept({ method: 'POST', path: POSITIONS })
+      .reply(200, positionsPayload(['SERVICE']), { headers: JSON_HEADERS })
+      .times(2);
     venue.pool.intercept({ method: 'POST', path: POSITIONS }).reply(200, positionsPayload([]), { headers: JSON_HEADERS });
     const positions = await venue.client.portfolio.positions();
     expect(positions.value.unavailable_exchanges).toEqual([]);
@@ -19,7 +22,10 @@ describe('positions with unavailable_exchanges (§2.5)', () => {
 
   it('gives up after the bounded attempts rather than returning unusable positions', async () => {
     const venue = stubVenue({ positionsRetry: { maxAttempts: 3 } });
-    venue.pool.intercept({ method: 'POST', path: POSITIONS }).reply(200, positionsPayload(['SERVICE']), { headers: JSON_HEADERS }).times(3);
+    venue.pool
+      .intercept({ method: 'POST', path: POSITIONS })
+      .reply(200, positionsPayload(['SERVICE']), { headers: JSON_HEADERS })
+      .times(3);
     const error = await venue.client.portfolio.positions().catch((err: unknown) => err);
     expect(error).toBeInstanceOf(ExchangeUnavailableError);
     expect(error).toMatchObject({ exchanges: ['SERVICE'], attempts: 3 });
@@ -57,7 +63,9 @@ describe('425 pnl_not_ready: wait and repeat', () => {
   it('503 pnl_unavailable stops at once and keeps the request id', async () => {
     const venue = stubVenue();
     venue.pool.intercept({ path: PNL }).reply(503, problem(503, 'pnl_unavailable', { recovery: { strategy: 'retry' } }), { headers: PROBLEM_HEADERS });
-    await expect(venue.client.portfolio.pnl()).rejects.toSatisfy((err) => err instanceof ServiceError && err.requestId === PROBLEM_HEADERS['x-request-id'] && err.attempts === 1);
+    await expect(venue.client.portfolio.pnl()).rejects.toSatisfy(
+      (err) => err instanceof ServiceError && err.requestId === PROBLEM_HEADERS['x-request-id'] && err.attempts === 1,
+    );
   });
 });
 

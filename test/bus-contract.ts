@@ -94,7 +94,8 @@ export function tradeFeed(conditions: number, perOutcome: number, tag = randomUU
   return records;
 }
 
-const identify = (record: ReceivedRecord) => `${(record.payload as { token_id: string }).token_id}#${record.source.type === 'stream' ? record.source.frame : -1}`;
+const identify = (record: ReceivedRecord) =>
+  `${(record.payload as { token_id: string }).token_id}#${record.source.type === 'stream' ? record.source.frame : -1}`;
 const where = (r: Received) => `${r.partition}@${r.offset}`;
 
 /** Positions that commit everything received. */
@@ -169,7 +170,10 @@ export function busContract(name: string, target: BusUnderTest): void {
       // Per partition, delivery starts at the commit: had anything earlier come back, it would be here.
       expect(second.received.map(where).sort()).toEqual(uncommitted.sort());
       expect(second.received.map((r) => identify(r.record)).sort()).toEqual(
-        first.received.filter((r) => uncommitted.includes(where(r))).map((r) => identify(r.record)).sort(),
+        first.received
+          .filter((r) => uncommitted.includes(where(r)))
+          .map((r) => identify(r.record))
+          .sort(),
       );
     });
 

@@ -58,11 +58,7 @@ describe('book ladder', () => {
 describe('parsing book levels', () => {
   it('accepts the shapes a venue may use and canonicalises sizes exactly', () => {
     const parsed = parseLevels(
-      [
-        { price_micro: '480000', shares_micro: '000120' },
-        { price_micro: 470000, size_micro: '9223372036854775807' },
-        ['460000', 7],
-      ],
+      [{ price_micro: '480000', shares_micro: '000120' }, { price_micro: 470000, size_micro: '9223372036854775807' }, ['460000', 7]],
       'bids',
       false,
     );
@@ -104,7 +100,12 @@ describe('parsing book levels', () => {
   });
 
   it('finds a price given twice wherever it is in the list, sorted or not', () => {
-    const side = (prices: number[]) => parseLevels(prices.map((p, i) => ({ price_micro: String(p), shares_micro: String(i + 1) })), 'bids', false);
+    const side = (prices: number[]) =>
+      parseLevels(
+        prices.map((p, i) => ({ price_micro: String(p), shares_micro: String(i + 1) })),
+        'bids',
+        false,
+      );
     const sorted = side([530000, 520000, 510000, 500000]);
     expect(sorted.problems).toEqual([]);
     expect(sorted.levels.map((l) => l.priceMicro)).toEqual([530000, 520000, 510000, 500000]);
@@ -155,7 +156,13 @@ describe('a capture run taking up a book', () => {
   const frame = (bids: Array<[number, string]>, asks: Array<[number, string]>, atMs: number, frameNo: number): BookFrame => {
     const levels = (ls: Array<[number, string]>) => ls.map(([p, s]) => ({ price_micro: String(p), shares_micro: s }));
     const data = { kind: 'snapshot', token_id: 'T', condition_id: 'C', sequence: frameNo, bids: levels(bids), asks: levels(asks) };
-    return { origin: { connectionId: 'market-1', frameNo, receivedAtUs: BigInt(atMs) * 1000n + 500n }, venueTime: new Date(atMs).toISOString(), data, raw: JSON.stringify(data), unknownEnvelope: false };
+    return {
+      origin: { connectionId: 'market-1', frameNo, receivedAtUs: BigInt(atMs) * 1000n + 500n },
+      venueTime: new Date(atMs).toISOString(),
+      data,
+      raw: JSON.stringify(data),
+      unknownEnvelope: false,
+    };
   };
 
   it("writes a token's first full book of the run as a snapshot at once, so replay never builds on an earlier run's snapshot", () => {
@@ -163,8 +170,36 @@ describe('a capture run taking up a book', () => {
     // The earlier run: its first book, then a change; then it is killed (what followed is lost).
     const earlier = new TokenBooks({ sequenceBase: 1_000n });
     const before: BusRecord[] = [];
-    before.push(...recordsOf(earlier.onFrame(frame([[480000, '100'], [470000, '50']], [[530000, '10']], t0, 1))));
-    before.push(...recordsOf(earlier.onFrame(frame([[480000, '100'], [470000, '50']], [[530000, '20']], t0 + 1_000, 2))));
+    before.push(
+      ...recordsOf(
+        earlier.onFrame(
+          frame(
+            [
+              [480000, '100'],
+              [470000, '50'],
+            ],
+            [[530000, '10']],
+            t0,
+            1,
+          ),
+        ),
+      ),
+    );
+    before.push(
+      ...recordsOf(
+        earlier.onFrame(
+          frame(
+            [
+              [480000, '100'],
+              [470000, '50'],
+            ],
+            [[530000, '20']],
+            t0 + 1_000,
+            2,
+          ),
+        ),
+      ),
+    );
     // The next run sees the book again, before any REST re-seed answers.
     const later = new TokenBooks({ sequenceBase: 2_000n });
     const after: BusRecord[] = [];

@@ -11,11 +11,17 @@ import { SMALL_CATALOGUE, steppedRun, steppedVenue } from './capture-helpers.ts'
 import { nowMicros } from '../src/util/clock.ts';
 
 type Payload = Record<string, unknown>;
-const payloads = (records: readonly ReceivedRecord[], kind: ReceivedRecord['kind']): Payload[] => records.filter((r) => r.kind === kind).map((r) => r.payload as Payload);
+const payloads = (records: readonly ReceivedRecord[], kind: ReceivedRecord['kind']): Payload[] =>
+  records.filter((r) => r.kind === kind).map((r) => r.payload as Payload);
 
 describe('capture follows the catalogue', () => {
   it('takes what trades, whatever its state string; leaves out the rest with a reason', () => {
-    const market = (id: string, fields: Record<string, unknown>) => ({ id, condition_id: `c-${id}`, outcomes: [{ token_id: `${id}-0` }, { token_id: `${id}-1` }], ...fields });
+    const market = (id: string, fields: Record<string, unknown>) => ({
+      id,
+      condition_id: `c-${id}`,
+      outcomes: [{ token_id: `${id}-0` }, { token_id: `${id}-1` }],
+      ...fields,
+    });
     const detail = EventDetailSchema.parse({
       id: 'ev',
       event_type: 'RECURRING_PROPOSITION',
@@ -39,7 +45,11 @@ describe('capture follows the catalogue', () => {
       ['done', true, true],
     ]);
     expect(skipped.map((m) => m.marketId)).toEqual(['later', 'gone', 'bare']);
-    expect(skipped.map((m) => m.reason)).toEqual([expect.stringContaining('announced cycle'), expect.stringContaining('archived'), expect.stringContaining('nothing to subscribe')]);
+    expect(skipped.map((m) => m.reason)).toEqual([
+      expect.stringContaining('announced cycle'),
+      expect.stringContaining('archived'),
+      expect.stringContaining('nothing to subscribe'),
+    ]);
   });
 
   it('covers a recurring event’s next cycle before it opens, lets resolved markets go, and records halts and resolutions', async () => {
@@ -97,7 +107,10 @@ describe('capture follows the catalogue', () => {
     await run.run(45_000, 1_000);
     await run.stop();
     await bus.close();
-    const conditions = catalogue.marketsOf(event).filter((m) => m.state === 'ACTIVE').map((m) => m.conditionId);
+    const conditions = catalogue
+      .marketsOf(event)
+      .filter((m) => m.state === 'ACTIVE')
+      .map((m) => m.conditionId);
     const late = gapsOf(run.records).filter((g) => g.reason === 'subscribed_late' && g.scope.condition_ids.some((c) => conditions.includes(c)));
     expect(late.length).toBeGreaterThan(0);
     // From the first read (before: from the read just before the one that succeeded, 10 s too late).

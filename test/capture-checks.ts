@@ -40,7 +40,9 @@ export function inGap(gaps: readonly Gap[], channel: string, tokenIds: readonly 
     (g) =>
       g.startUs <= atUs &&
       (g.endUs === null || atUs <= g.endUs) &&
-      (g.scope.all || ((g.scope.channels.length === 0 || g.scope.channels.includes(channel)) && (g.scope.condition_ids.includes(conditionId) || tokenIds.some((t) => g.scope.token_ids.includes(t))))),
+      (g.scope.all ||
+        ((g.scope.channels.length === 0 || g.scope.channels.includes(channel)) &&
+          (g.scope.condition_ids.includes(conditionId) || tokenIds.some((t) => g.scope.token_ids.includes(t))))),
   );
 }
 
@@ -58,7 +60,14 @@ export interface TradeCheck {
  * Every ground-truth public fill between `fromMs` and `toMs` (by its natural key, trade and fill
  * id): captured exactly once, or inside a gap of its scope.
  */
-export function checkTrades(gt: GroundTruth, records: readonly ReceivedRecord[], gaps: readonly Gap[], tokensOf: (conditionId: string) => string[], fromMs: number, toMs: number): TradeCheck {
+export function checkTrades(
+  gt: GroundTruth,
+  records: readonly ReceivedRecord[],
+  gaps: readonly Gap[],
+  tokensOf: (conditionId: string) => string[],
+  fromMs: number,
+  toMs: number,
+): TradeCheck {
   const counts = new Map<string, number>();
   for (const r of records) {
     if (r.kind !== 'trade') continue;
@@ -115,13 +124,21 @@ export function checkBooks(gt: GroundTruth, records: readonly ReceivedRecord[], 
       const { bids, asks } = replayed.ladder.levels();
       const got = { bids: bids.map((l) => [l.priceMicro, l.sizeMicro]), asks: asks.map((l) => [l.priceMicro, l.sizeMicro]) };
       const want = { bids: levelsOf(state.bids), asks: levelsOf(state.asks) };
-      if (JSON.stringify(got) !== JSON.stringify(want)) result.mismatches.push(`${tokenId} at ${new Date(state.atMs).toISOString()}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+      if (JSON.stringify(got) !== JSON.stringify(want))
+        result.mismatches.push(`${tokenId} at ${new Date(state.atMs).toISOString()}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
     }
   }
   return result;
 }
 
-export const TEST_LIFECYCLE = { haltEveryMs: 40_000, haltDurationMs: 10_000, endEventEveryMs: 45_000, proposeAfterMs: 5_000, challengeMs: 10_000, redeemDelayMs: 3_000 };
+export const TEST_LIFECYCLE = {
+  haltEveryMs: 40_000,
+  haltDurationMs: 10_000,
+  endEventEveryMs: 45_000,
+  proposeAfterMs: 5_000,
+  challengeMs: 10_000,
+  redeemDelayMs: 3_000,
+};
 
 export interface GroundTruthRun {
   run: SteppedRun;
@@ -139,7 +156,13 @@ export async function groundTruthRun(ms: number, simulator: SimulatorOptions, st
   const run = await steppedRun({
     bus,
     warmupMs: 5_000,
-    simulator: { seed: 21, lifecycle: TEST_LIFECYCLE, ...simulator, venue: { catalogue: { recurringCadenceSeconds: 30, ...simulator.venue?.catalogue } }, groundTruth: { dir } },
+    simulator: {
+      seed: 21,
+      lifecycle: TEST_LIFECYCLE,
+      ...simulator,
+      venue: { catalogue: { recurringCadenceSeconds: 30, ...simulator.venue?.catalogue } },
+      groundTruth: { dir },
+    },
     capture: { catalogueRefreshMs: 15_000, dropGraceMs: 20_000, anchorEveryMs: 60_000 },
   });
   await run.untilCovered();

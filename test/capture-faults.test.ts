@@ -13,7 +13,8 @@ import { gapsOf } from './capture-checks.ts';
 import { SMALL_CATALOGUE, steppedRun, steppedVenue, type SteppedRun, type SteppedRunOptions } from './capture-helpers.ts';
 
 type Payload = Record<string, unknown>;
-const payloads = (records: readonly ReceivedRecord[], kind: ReceivedRecord['kind']): Payload[] => records.filter((r) => r.kind === kind).map((r) => r.payload as Payload);
+const payloads = (records: readonly ReceivedRecord[], kind: ReceivedRecord['kind']): Payload[] =>
+  records.filter((r) => r.kind === kind).map((r) => r.payload as Payload);
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -87,7 +88,11 @@ describe('capture under stream faults', () => {
     expect(gaps.every((g) => g.reason === 'frames_missed' || g.reason === 'sequence_reset')).toBe(true);
     expect(gaps[0]!.startUs).toBeLessThanOrEqual(BigInt(at) * 1000n);
     expect(gaps.at(-1)!.endUs).toBeGreaterThanOrEqual(BigInt(at + 1_000) * 1000n);
-    const reseeded = new Set(payloads(run.records, 'book_snapshot').filter((p) => p.reason === 'sequence_reset').map((p) => p.token_id));
+    const reseeded = new Set(
+      payloads(run.records, 'book_snapshot')
+        .filter((p) => p.reason === 'sequence_reset')
+        .map((p) => p.token_id),
+    );
     expect(reseeded).toEqual(new Set(gaps.at(-1)!.scope.token_ids));
     expect(run.capture.stats().reconnects).toBe(0);
   });
@@ -130,7 +135,8 @@ describe('capture under stream faults', () => {
 
   it('malformed frames become data-quality records with their raw text; unknown fields are kept; capture goes on', async () => {
     const run = await covered();
-    for (const variant of ['invalid_json', 'wrong_types', 'unknown_kind'] as const) await inject(run, { kind: 'malformed_frames', endpoint: 'market', variant });
+    for (const variant of ['invalid_json', 'wrong_types', 'unknown_kind'] as const)
+      await inject(run, { kind: 'malformed_frames', endpoint: 'market', variant });
     await inject(run, { kind: 'malformed_frames', endpoint: 'market', variant: 'oversized', oversized_bytes: 300_000 });
     await inject(run, { kind: 'malformed_frames', endpoint: 'market', variant: 'unknown_fields', count: 3 });
     await run.run(5_000);

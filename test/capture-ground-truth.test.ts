@@ -15,7 +15,9 @@ describe('capture against the ground truth, no faults', () => {
     // Markets left out (a recurring event's announced cycles, resolved ones) are named once, with no length.
     const leftOut = gaps.filter((g) => g.reason === 'not_captured');
     expect(leftOut.every((g) => g.endUs === null)).toBe(true);
-    expect(gaps.filter((g) => g.reason !== 'not_captured' && (g.reason !== 'unsubscribed' || !g.scope.condition_ids.every((c) => letGo(c, g.startUs))))).toEqual([]);
+    expect(
+      gaps.filter((g) => g.reason !== 'not_captured' && (g.reason !== 'unsubscribed' || !g.scope.condition_ids.every((c) => letGo(c, g.startUs)))),
+    ).toEqual([]);
     expect(gapsOf(run.records, 'account')).toEqual([]);
     expect(gapsOf(run.records, 'portfolio')).toEqual([]);
     expect(run.records.filter((r) => r.kind === 'data_quality')).toEqual([]);

@@ -112,7 +112,18 @@ async function settleFrozen(capture: CaptureHandle, limitMs = 30_000): Promise<v
 
 /** Reads everything published on the capture topics back, in a group of its own. */
 export async function collect(bus: Bus, into: ReceivedRecord[], topics: TopicCatalogue = TOPICS, group = 'capture-test'): Promise<() => Promise<void>> {
-  const names = ['trade', 'book_change', 'quote', 'market_status', 'capture_gap', 'data_quality', 'account_event', 'portfolio_sync', 'price', 'oracle_pro_price'].map((k) => topics.topicFor(k as ReceivedRecord['kind']));
+  const names = [
+    'trade',
+    'book_change',
+    'quote',
+    'market_status',
+    'capture_gap',
+    'data_quality',
+    'account_event',
+    'portfolio_sync',
+    'price',
+    'oracle_pro_price',
+  ].map((k) => topics.topicFor(k as ReceivedRecord['kind']));
   const subscription = await bus.subscribe({
     group,
     topics: [...new Set(names)],

@@ -48,7 +48,14 @@ async function priceRun(
   const topics = createTopicCatalogue(prefix);
   const bus = new EmbeddedBus({ topics: topics.topics });
   // The loaders' group first: the embedded bus keeps a record only for the groups it knows.
-  const loaders = await startLoaders({ bus, warehouse: w.warehouse, group: `${prefix}-load`, topics: topics.topics.map((t) => t.name), batch: { maxDelayMs: 20 }, log });
+  const loaders = await startLoaders({
+    bus,
+    warehouse: w.warehouse,
+    group: `${prefix}-load`,
+    topics: topics.topics.map((t) => t.name),
+    batch: { maxDelayMs: 20 },
+    log,
+  });
   const simulator = { seed: 11, rate: 1, venue: { catalogue: SMALL_CATALOGUE }, streams: { priceStreams: served, ...streams } };
   const venue = await steppedVenue({ simulator });
   const release = await before(venue.sim.url);
@@ -73,7 +80,8 @@ function withinHalfMicro(micro: bigint, text: string): boolean {
   return (diff < 0n ? -diff : diff) * 2n <= scale / 1_000_000n;
 }
 
-const payloads = (records: readonly ReceivedRecord[], kind: ReceivedRecord['kind']): Payload[] => records.filter((r) => r.kind === kind).map((r) => r.payload as Payload);
+const payloads = (records: readonly ReceivedRecord[], kind: ReceivedRecord['kind']): Payload[] =>
+  records.filter((r) => r.kind === kind).map((r) => r.payload as Payload);
 
 describe('price feeds', () => {
   it('both feeds land in their tables as micro-units; a drop and a silence are gaps; capture re-connects and goes on', async () => {
@@ -96,8 +104,22 @@ describe('price feeds', () => {
     const where = `_topic LIKE '${topics.prefix}.%'`;
 
     // Both feeds, both symbols, each price its decimal text in micro-units; nothing stored twice.
-    for (const [table, source] of [['prices', 'SERVICE'], ['oracle_pro_prices', 'oracle-pro']] as const) {
-      const stored = await rows<{ symbol: string; price_micro: string; price_text: string; source: string; event_id: string; connection_id: string; observed_at: string }>(client, `SELECT symbol, toString(price_micro) AS price_micro, price_text, source, event_id, connection_id, toString(observed_at) AS observed_at FROM tapehouse.${table} WHERE ${where}`);
+    for (const [table, source] of [
+      ['prices', 'SERVICE'],
+      ['oracle_pro_prices', 'oracle-pro'],
+    ] as const) {
+      const stored = await rows<{
+        symbol: string;
+        price_micro: string;
+        price_text: string;
+        source: string;
+        event_id: string;
+        connection_id: string;
+        observed_at: string;
+      }>(
+        client,
+        `SELECT symbol, toString(price_micro) AS price_micro, price_text, source, event_id, connection_id, toString(observed_at) AS observed_at FROM tapehouse.${table} WHERE ${where}`,
+      );
       expect(new Set(stored.map((r) => r.symbol))).toEqual(new Set(['BTC', 'ETH']));
       expect(stored.length).toBeGreaterThan(20);
       for (const r of stored) {
@@ -110,10 +132,16 @@ describe('price feeds', () => {
       expect(stored.length).toBe(payloads(run.records, table === 'prices' ? 'price' : 'oracle_pro_price').length);
     }
 
-    const quality = await rows<{ stream: string; problem: string; raw: string }>(client, `SELECT stream, problem, _raw AS raw FROM tapehouse.data_quality WHERE ${where}`);
+    const quality = await rows<{ stream: string; problem: string; raw: string }>(
+      client,
+      `SELECT stream, problem, _raw AS raw FROM tapehouse.data_quality WHERE ${where}`,
+    );
     expect(quality.map((q) => [q.stream, q.problem])).toEqual([['prices', 'invalid_json']]);
     expect(quality[0]!.raw.length).toBeGreaterThan(0);
-    const unknown = await rows<{ n: string }>(client, `SELECT toString(count()) AS n FROM tapehouse.prices WHERE ${where} AND position(_raw, 'x_venue_hint') > 0`);
+    const unknown = await rows<{ n: string }>(
+      client,
+      `SELECT toString(count()) AS n FROM tapehouse.prices WHERE ${where} AND position(_raw, 'x_venue_hint') > 0`,
+    );
     expect(Number(unknown[0]!.n)).toBeGreaterThanOrEqual(1);
 
     const gaps = await rows<{ stream: string; reason: string; recovery: string; start_ms: string; end_ms: string }>(
@@ -166,7 +194,8 @@ describe('price feeds', () => {
       const mine = gaps.filter((g) => g.stream === stream);
       // The first check (a gap of no length), the second one 10 s later, and the stop.
       expect(mine).toHaveLength(3);
-      for (const g of mine) expect(g).toMatchObject({ reason: 'endpoint_not_offered', recovery: 'none', detail: expect.stringContaining('503 price_stream_not_configured') });
+      for (const g of mine)
+        expect(g).toMatchObject({ reason: 'endpoint_not_offered', recovery: 'none', detail: expect.stringContaining('503 price_stream_not_configured') });
       expect(mine[0]!.start_ms).toBe(mine[0]!.end_ms);
       expect(Number(mine[0]!.end_ms)).toBeLessThanOrEqual(checkedAt);
       for (let i = 1; i < mine.length; i++) expect(mine[i]!.start_ms).toBe(mine[i - 1]!.end_ms);
@@ -180,7 +209,10 @@ describe('price feeds', () => {
     expect(run.capture.stats().unavailableStreams.sort()).toEqual(['oracle_pro', 'prices']);
     await run.stop();
     await load();
-    const gaps = await rows<{ stream: string; detail: string }>(w.warehouse.client, `SELECT stream, detail FROM tapehouse.capture_gaps WHERE _topic LIKE '${topics.prefix}.%' AND reason = 'endpoint_not_offered' ORDER BY stream, gap_start, gap_end`);
+    const gaps = await rows<{ stream: string; detail: string }>(
+      w.warehouse.client,
+      `SELECT stream, detail FROM tapehouse.capture_gaps WHERE _topic LIKE '${topics.prefix}.%' AND reason = 'endpoint_not_offered' ORDER BY stream, gap_start, gap_end`,
+    );
     expect(gaps.map((g) => g.stream)).toEqual(['oracle_pro', 'oracle_pro', 'prices', 'prices']);
     for (const g of gaps) expect(g.detail).toContain('404 route_not_found');
   });
@@ -203,7 +235,10 @@ describe('price feeds', () => {
     await run.stop();
     await load();
     expect(Object.keys(run.capture.stats().framesByStream).sort()).toEqual(['oracle_pro', 'prices']);
-    const notOffered = await rows(w.warehouse.client, `SELECT * FROM tapehouse.capture_gaps WHERE _topic LIKE '${topics.prefix}.%' AND reason = 'endpoint_not_offered'`);
+    const notOffered = await rows(
+      w.warehouse.client,
+      `SELECT * FROM tapehouse.capture_gaps WHERE _topic LIKE '${topics.prefix}.%' AND reason = 'endpoint_not_offered'`,
+    );
     expect(notOffered).toEqual([]);
   });
 });
@@ -216,7 +251,13 @@ describe('price events, read', () => {
   };
 
   it('a decimal price becomes micro-units, half to even past six decimals; the text is kept; the SSE id numbers the event', () => {
-    expect(read({ type: 'price', symbol: 'BTC', price: '97012.45', observed_at: '2026-01-01T00:00:00.000Z' }, '7')).toMatchObject({ symbol: 'BTC', price_micro: '97012450000', price_text: '97012.45', event_id: '7', observed_at: '2026-01-01T00:00:00.000Z' });
+    expect(read({ type: 'price', symbol: 'BTC', price: '97012.45', observed_at: '2026-01-01T00:00:00.000Z' }, '7')).toMatchObject({
+      symbol: 'BTC',
+      price_micro: '97012450000',
+      price_text: '97012.45',
+      event_id: '7',
+      observed_at: '2026-01-01T00:00:00.000Z',
+    });
     expect(parsePriceEvent('{"type":"price","symbol":"BTC","price":"1"}', '41')).toMatchObject({ seq: 41 });
     expect(decimalToMicro('0.0000005')).toBe('0');
     expect(decimalToMicro('0.0000015')).toBe('2');

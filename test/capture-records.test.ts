@@ -31,7 +31,13 @@ describe('frame envelope', () => {
   });
 
   it('names what is wrong with a frame instead of throwing', () => {
-    const problems = ['{"type":"orderbook","data":{"kind":"snaps', '[1,2]', '{"type":"orderbook","seq":"x"}', '{"type":"orderbook","seq":1,"ts":1736164800000}', '{"seq":1}'].map((raw) => {
+    const problems = [
+      '{"type":"orderbook","data":{"kind":"snaps',
+      '[1,2]',
+      '{"type":"orderbook","seq":"x"}',
+      '{"type":"orderbook","seq":1,"ts":1736164800000}',
+      '{"seq":1}',
+    ].map((raw) => {
       const parsed = parseFrame(raw);
       return isFrameProblem(parsed) ? parsed.problem : 'parsed';
     });
@@ -41,14 +47,30 @@ describe('frame envelope', () => {
 
 describe('micro values', () => {
   it('become canonical decimal strings at any depth; values that are not whole micro-units are named', () => {
-    const data = { price_micro: '000430000', shares_micro: 5_000_000, order: { fee_micro: '-0' }, fills: [{ size_micro: '9223372036854775807' }], label_micro_not: 1.5 };
+    const data = {
+      price_micro: '000430000',
+      shares_micro: 5_000_000,
+      order: { fee_micro: '-0' },
+      fills: [{ size_micro: '9223372036854775807' }],
+      label_micro_not: 1.5,
+    };
     const problems: string[] = [];
     normaliseMicros(data, problems);
-    expect(data).toEqual({ price_micro: '430000', shares_micro: '5000000', order: { fee_micro: '0' }, fills: [{ size_micro: '9223372036854775807' }], label_micro_not: 1.5 });
+    expect(data).toEqual({
+      price_micro: '430000',
+      shares_micro: '5000000',
+      order: { fee_micro: '0' },
+      fills: [{ size_micro: '9223372036854775807' }],
+      label_micro_not: 1.5,
+    });
     expect(problems).toEqual([]);
     const bad = { a_micro: '1.5', b: [{ c_micro: '9223372036854775808' }], d_micro: 1e300 };
     normaliseMicros(bad, problems);
-    expect(problems).toEqual(['a_micro: "1.5" is not a whole number of micro-units', 'b[0].c_micro: "9223372036854775808" is not a whole number of micro-units', 'd_micro: 1e+300 is not a whole number of micro-units']);
+    expect(problems).toEqual([
+      'a_micro: "1.5" is not a whole number of micro-units',
+      'b[0].c_micro: "9223372036854775808" is not a whole number of micro-units',
+      'd_micro: 1e+300 is not a whole number of micro-units',
+    ]);
   });
 });
 
@@ -58,7 +80,16 @@ function updatesOf(records: readonly ReceivedRecord[]) {
   return records
     .filter((r) => r.kind === 'book_change')
     .flatMap((r) => readBookUpdates(r))
-    .map((u) => ({ token: u.tokenId, condition: u.conditionId, sequence: String(u.sequence), venueSequence: u.venueSequence, update: u.update, bids: pairs(u.bids), asks: pairs(u.asks), raw: u.raw }));
+    .map((u) => ({
+      token: u.tokenId,
+      condition: u.conditionId,
+      sequence: String(u.sequence),
+      venueSequence: u.venueSequence,
+      update: u.update,
+      bids: pairs(u.bids),
+      asks: pairs(u.asks),
+      raw: u.raw,
+    }));
 }
 
 const origin = (frameNo: number, atMs: number): Origin => ({ connectionId: 'c1', frameNo, receivedAtUs: BigInt(atMs) * 1000n + 250n });
@@ -81,7 +112,16 @@ describe('token books', () => {
     out.push(...recordsOf(books.onFrame(snapshotFrame(3, T0 + 6, 11, [[480000, 90]], [[520000, 70]])))); // nothing changed: no record
     out.push(...recordsOf(books.onFrame(snapshotFrame(4, T0 + 7, 9, [[400000, 1]], [])))); // older than the ladder: skipped
     expect(updatesOf(out)).toEqual([
-      { token: 'tok', condition: 'cond', sequence: '1001', venueSequence: 10, update: 'snapshot', bids: [['480000', '100']], asks: [['520000', '70']], raw: null },
+      {
+        token: 'tok',
+        condition: 'cond',
+        sequence: '1001',
+        venueSequence: 10,
+        update: 'snapshot',
+        bids: [['480000', '100']],
+        asks: [['520000', '70']],
+        raw: null,
+      },
       { token: 'tok', condition: 'cond', sequence: '1002', venueSequence: 11, update: 'snapshot', bids: [['480000', '90']], asks: [], raw: null },
     ]);
     // The token's first book in this run is also written whole, at the sequence of its changes.
@@ -94,7 +134,18 @@ describe('token books', () => {
 
   it('give a best quote (prices only, §6.2) the sizes resting at its prices when the ladder is at its sequence', () => {
     const books = new TokenBooks({ sequenceBase: 0n });
-    books.onFrame(snapshotFrame(1, T0, 10, [[480000, 100], [470000, 5]], [[520000, 70]]));
+    books.onFrame(
+      snapshotFrame(
+        1,
+        T0,
+        10,
+        [
+          [480000, 100],
+          [470000, 5],
+        ],
+        [[520000, 70]],
+      ),
+    );
     const quote = (sequence: number, bid: string | null, ask: string | null) => {
       const data = { token_id: 'tok', condition_id: 'cond', market_id: 'm', sequence, best_bid_micro: bid, best_ask_micro: ask };
       const raw = JSON.stringify({ type: 'best_quote', seq: 2, ts: iso(T0), data });
@@ -113,7 +164,16 @@ describe('token books', () => {
     const books = new TokenBooks({ sequenceBase: 0n });
     const out: BusRecord[] = [];
     out.push(...recordsOf(books.onFrame(snapshotFrame(1, T0, 1, [[480000, 100]], [], ',"x":1}'))));
-    const delta = { kind: 'delta', token_id: 'tok', condition_id: 'cond', sequence: 2, changes: [{ side: 'bid', price_micro: '480000', shares_micro: '0' }, { side: 'ask', price_micro: '530000', shares_micro: '5' }] };
+    const delta = {
+      kind: 'delta',
+      token_id: 'tok',
+      condition_id: 'cond',
+      sequence: 2,
+      changes: [
+        { side: 'bid', price_micro: '480000', shares_micro: '0' },
+        { side: 'ask', price_micro: '530000', shares_micro: '5' },
+      ],
+    };
     const raw = JSON.stringify({ type: 'orderbook', seq: 2, ts: iso(T0 + 1), data: delta });
     out.push(...recordsOf(books.onFrame({ origin: origin(2, T0 + 1), venueTime: iso(T0 + 1), data: delta, raw, unknownEnvelope: false })));
     const updates = updatesOf(out);
@@ -137,7 +197,14 @@ describe('token books', () => {
     const books = new TokenBooks({ sequenceBase: 0n });
     const out: BusRecord[] = [];
     out.push(...recordsOf(books.onFrame(snapshotFrame(1, T0, 5, [[480000, 100]], []))));
-    const rest = (sequence: number, shares: bigint): RestBook => ({ conditionId: 'cond', sequence, asOf: iso(T0 + 10), bids: [{ price_micro: 480000n, shares_micro: shares }], asks: [], raw: '{"rest":true}' });
+    const rest = (sequence: number, shares: bigint): RestBook => ({
+      conditionId: 'cond',
+      sequence,
+      asOf: iso(T0 + 10),
+      bids: [{ price_micro: 480000n, shares_micro: shares }],
+      asks: [],
+      raw: '{"rest":true}',
+    });
     out.push(...recordsOf(books.reseed('tok', rest(4, 1n), 'reconnect', origin(9, T0 + 10))));
     out.push(...recordsOf(books.reseed('tok', rest(6, 50n), 'sequence_reset', origin(10, T0 + 11))));
     out.push(...recordsOf(books.reseed('tok', rest(6, 60n), 'anchor', origin(11, T0 + 12))));
@@ -146,7 +213,12 @@ describe('token books', () => {
         const [u] = updatesOf([r]);
         return [r.kind, u!.update, null, JSON.stringify(u!.bids)];
       }
-      return [r.kind, (r.payload as Payload).reason ?? (r.payload as Payload).problem, (r.payload as Payload).source ?? null, JSON.stringify((r.payload as Payload).bids ?? null)];
+      return [
+        r.kind,
+        (r.payload as Payload).reason ?? (r.payload as Payload).problem,
+        (r.payload as Payload).source ?? null,
+        JSON.stringify((r.payload as Payload).bids ?? null),
+      ];
     });
     expect(summary).toEqual([
       ['book_change', 'snapshot', null, '[["480000","100"]]'],
@@ -167,7 +239,22 @@ describe('token books', () => {
     const out: BusRecord[] = [];
     out.push(...recordsOf(books.onFrame(snapshotFrame(1, T0, 1, [[480000, 100]], [[520000, 7]]))));
     out.push(books.snapshot('tok', 'hour', BigInt(T0 + 10) * 1000n)!);
-    out.push(...recordsOf(books.onFrame(snapshotFrame(2, T0 + 20, 2, [[480000, 90], [470000, 3]], []))));
+    out.push(
+      ...recordsOf(
+        books.onFrame(
+          snapshotFrame(
+            2,
+            T0 + 20,
+            2,
+            [
+              [480000, 90],
+              [470000, 3],
+            ],
+            [],
+          ),
+        ),
+      ),
+    );
     out.push(...recordsOf(books.onFrame(snapshotFrame(3, T0 + 30, 3, [[470000, 3]], [[510000, 1]]))));
     const wire = out.map((r) => {
       const decoded = decodeRecord(encodeRecord(r));
@@ -176,7 +263,13 @@ describe('token books', () => {
     });
     const at = (ms: number) => replayBookRecords(wire, 'tok', BigInt(ms) * 1000n)?.ladder.levels();
     expect(at(T0 - 1)).toBeUndefined();
-    expect(at(T0 + 25)).toEqual({ bids: [{ priceMicro: 480000, sizeMicro: '90' }, { priceMicro: 470000, sizeMicro: '3' }], asks: [] });
+    expect(at(T0 + 25)).toEqual({
+      bids: [
+        { priceMicro: 480000, sizeMicro: '90' },
+        { priceMicro: 470000, sizeMicro: '3' },
+      ],
+      asks: [],
+    });
     expect(at(T0 + 30)).toEqual({ bids: [{ priceMicro: 470000, sizeMicro: '3' }], asks: [{ priceMicro: 510000, sizeMicro: '1' }] });
     // The anchor alone (without the first change record) gives the book of its hour.
     expect(replayBookRecords(wire.slice(1, 2), 'tok', BigInt(T0 + 15) * 1000n)?.ladder.levels().asks).toEqual([{ priceMicro: 520000, sizeMicro: '7' }]);
@@ -205,7 +298,12 @@ describe('connection coverage', () => {
     coverage.refused();
     const ack = { venueTime: iso(T0 + 900), receivedAtUs: BigInt(T0 + 899) * 1000n };
     const gap = coverage.resumed(ack, origin(1, T0 + 899));
-    expect(gap?.payload).toMatchObject({ reason: 'disconnected', gap_start: microsToIso(startOf(last)), gap_end: microsToIso(endOf(ack)), refused_attempts: 1 });
+    expect(gap?.payload).toMatchObject({
+      reason: 'disconnected',
+      gap_start: microsToIso(startOf(last)),
+      gap_end: microsToIso(endOf(ack)),
+      refused_attempts: 1,
+    });
     expect(startOf(last)).toBe(BigInt(T0 + 100) * 1000n);
     expect(endOf(ack)).toBe(BigInt(T0 + 900) * 1000n + 999n);
   });
@@ -263,9 +361,20 @@ describe('book updates in batches', () => {
     const random = new Prng(11);
     const pick = (k: number) => Math.floor(random.float() * k);
     const pad = (v: number, width: number) => String(v).padStart(width, '0');
-    const texts = ['2024-02-29T23:59:59.999Z', '2023-02-29T00:00:00.000Z', '2100-02-29T00:00:00.000Z', '0999-12-31T23:59:59.999Z', '2026-03-02T24:00:00.000Z', '2026-03-02T10:00:00.000+', '2026-03-02 10:00:00.000Z'];
+    const texts = [
+      '2024-02-29T23:59:59.999Z',
+      '2023-02-29T00:00:00.000Z',
+      '2100-02-29T00:00:00.000Z',
+      '0999-12-31T23:59:59.999Z',
+      '2026-03-02T24:00:00.000Z',
+      '2026-03-02T10:00:00.000+',
+      '2026-03-02 10:00:00.000Z',
+    ];
     for (let i = 0; i < 20_000; i++) {
-      let text = i % 3 === 0 ? new Date(pick(2 ** 45) - 2 ** 44).toISOString() : `${pad(pick(10_000), 4)}-${pad(pick(14), 2)}-${pad(pick(33), 2)}T${pad(pick(26), 2)}:${pad(pick(62), 2)}:${pad(pick(62), 2)}.${pad(pick(1000), 3)}Z`;
+      let text =
+        i % 3 === 0
+          ? new Date(pick(2 ** 45) - 2 ** 44).toISOString()
+          : `${pad(pick(10_000), 4)}-${pad(pick(14), 2)}-${pad(pick(33), 2)}T${pad(pick(26), 2)}:${pad(pick(62), 2)}:${pad(pick(62), 2)}.${pad(pick(1000), 3)}Z`;
       if (i % 7 === 0) text = (text.slice(0, pick(24)) + String.fromCharCode(32 + pick(90)) + text.slice(pick(24) + 1)).padEnd(24, 'Z');
       texts.push(text);
     }
@@ -317,20 +426,56 @@ describe('book updates in batches', () => {
   it('hold updates until a snapshot or gap passes, a limit is reached or time is up, and write held records first, keys in order', () => {
     const published: BusRecord[][] = [];
     let nowUs = 0n;
-    const batcher = new BookBatcher({ sink: { write: (records) => published.push([...records]) }, nowUs: () => nowUs, limits: { maxUpdates: 4, maxDelayMs: 1_000, maxBytes: 1_000_000 } });
-    const update = (tokenId: string, conditionId: string, frameNo: number, connectionId = 'c1'): BookUpdate => ({
-      tokenId, conditionId, sequence: BigInt(frameNo), venueSequence: frameNo, update: 'snapshot', venueTime: iso(T0 + frameNo),
-      origin: { connectionId, frameNo, receivedAtUs: BigInt(T0 + frameNo) * 1000n }, changes: [{ side: 'bid', priceMicro: 480000, sizeMicro: String(frameNo) }], raw: null,
+    const batcher = new BookBatcher({
+      sink: { write: (records) => published.push([...records]) },
+      nowUs: () => nowUs,
+      limits: { maxUpdates: 4, maxDelayMs: 1_000, maxBytes: 1_000_000 },
     });
-    const summary = () => published.splice(0).map((records) => records.map((r) => (r.kind === 'book_change' ? `${r.key}:${updatesOf([r]).map((u) => u.sequence).join(',')}` : r.kind)));
+    const update = (tokenId: string, conditionId: string, frameNo: number, connectionId = 'c1'): BookUpdate => ({
+      tokenId,
+      conditionId,
+      sequence: BigInt(frameNo),
+      venueSequence: frameNo,
+      update: 'snapshot',
+      venueTime: iso(T0 + frameNo),
+      origin: { connectionId, frameNo, receivedAtUs: BigInt(T0 + frameNo) * 1000n },
+      changes: [{ side: 'bid', priceMicro: 480000, sizeMicro: String(frameNo) }],
+      raw: null,
+    });
+    const summary = () =>
+      published.splice(0).map((records) =>
+        records.map((r) =>
+          r.kind === 'book_change'
+            ? `${r.key}:${updatesOf([r])
+                .map((u) => u.sequence)
+                .join(',')}`
+            : r.kind,
+        ),
+      );
     batcher.add(update('a1', 'A', 1));
     batcher.add(update('b1', 'B', 2));
     batcher.add(update('a2', 'A', 3));
-    const trade = { kind: 'trade', key: 'A', venueTime: null, receivedAtUs: 4n, source: { type: 'stream', connection: 'c1', frame: 4 }, payload: {}, raw: '{}' } as ReceivedRecord as BusRecord;
+    const trade = {
+      kind: 'trade',
+      key: 'A',
+      venueTime: null,
+      receivedAtUs: 4n,
+      source: { type: 'stream', connection: 'c1', frame: 4 },
+      payload: {},
+      raw: '{}',
+    } as ReceivedRecord as BusRecord;
     batcher.write([trade]);
     expect(summary()).toEqual([['trade']]); // other records pass; updates stay held
     expect(batcher.heldSinceUs()).toBe(0n);
-    const gap = { kind: 'capture_gap', key: 'market', venueTime: null, receivedAtUs: 5n, source: { type: 'stream', connection: 'c1', frame: 4 }, payload: {}, raw: null } as ReceivedRecord as BusRecord;
+    const gap = {
+      kind: 'capture_gap',
+      key: 'market',
+      venueTime: null,
+      receivedAtUs: 5n,
+      source: { type: 'stream', connection: 'c1', frame: 4 },
+      payload: {},
+      raw: null,
+    } as ReceivedRecord as BusRecord;
     batcher.write([gap]);
     expect(summary()).toEqual([['A:1,3', 'B:2', 'capture_gap']]);
     expect(batcher.heldSinceUs()).toBeNull();
@@ -380,7 +525,10 @@ describe('publishing', () => {
     await new Promise((r) => setTimeout(r, 50));
     await stopCollecting();
     await bus.close();
-    const kinds = received.map((r) => [r.kind, r.kind === 'book_change' ? updatesOf([r])[0]!.sequence : ((r.payload as Payload).problem ?? (r.payload as Payload).reason)]);
+    const kinds = received.map((r) => [
+      r.kind,
+      r.kind === 'book_change' ? updatesOf([r])[0]!.sequence : ((r.payload as Payload).problem ?? (r.payload as Payload).reason),
+    ]);
     // Topics are delivered independently; within the books topic, in order.
     expect(kinds.map((k) => k.join(':')).sort()).toEqual(['book_change:1', 'book_change:3', 'book_snapshot:first_book', 'data_quality:record_too_large']);
     expect(updatesOf(received).map((u) => u.sequence)).toEqual(['1', '3']);
@@ -401,7 +549,11 @@ describe('what the coverage mark may claim', () => {
     let nowUs = 10_000_000n;
     const clock = { now: () => Number(nowUs / 1000n), sleep: async () => undefined, epochMicros: () => nowUs };
     const publisher = new RecordPublisher({ bus, topics: TOPICS, clock });
-    const gap = (startUs: bigint) => gapRecord({ stream: 'market', reason: 'silence', detail: 'no frame for 30 s', scope: WHOLE_STREAM, startUs, endUs: nowUs, recovery: 'books_reseeded' }, origin(1, 0));
+    const gap = (startUs: bigint) =>
+      gapRecord(
+        { stream: 'market', reason: 'silence', detail: 'no frame for 30 s', scope: WHOLE_STREAM, startUs, endUs: nowUs, recovery: 'books_reseeded' },
+        origin(1, 0),
+      );
     publisher.push([gap(9_000_000n)]);
     await new Promise((r) => setTimeout(r, 10));
     // A silence found at 10 s that began at 4 s, handed over while the bus cannot take it.

@@ -50,19 +50,25 @@ const MUTATIONS: ReadonlyArray<[string, (raw: string, rng: Prng) => string]> = [
   ['a second token_id after the arrays', (raw) => raw.replace(/\}\}$/, ',"token_id":"999"}}')],
   ['a second bids after the arrays', (raw) => raw.replace(/\}\}$/, ',"bids":[]}}')],
   ['bids nested in another field', (raw) => raw.replace('"kind":"snapshot"', '"kind":"snapshot","x":{"y":1,"bids":[],"asks":[]}')],
-  ['asks before bids', (raw) => {
-    const frame = JSON.parse(raw) as { data: Record<string, unknown> };
-    const { bids, asks, ...rest } = frame.data;
-    return JSON.stringify({ ...frame, data: { ...rest, asks, bids } });
-  }],
+  [
+    'asks before bids',
+    (raw) => {
+      const frame = JSON.parse(raw) as { data: Record<string, unknown> };
+      const { bids, asks, ...rest } = frame.data;
+      return JSON.stringify({ ...frame, data: { ...rest, asks, bids } });
+    },
+  ],
   ['no asks', (raw) => raw.replace(/,"asks":\[[^\]]*\]/, '')],
   ['an empty side', (raw) => raw.replace(/"asks":\[[^\]]*\]/, '"asks":[]')],
   ['a truncated frame', (raw, rng) => raw.slice(0, rng.int(1, raw.length - 1))],
-  ['a delta', (raw) => {
-    const frame = JSON.parse(raw) as { data: Record<string, unknown> };
-    const { bids: _bids, asks: _asks, ...rest } = frame.data;
-    return JSON.stringify({ ...frame, data: { ...rest, kind: 'delta', changes: [{ side: 'bid', price_micro: '10000', shares_micro: '5000000' }] } });
-  }],
+  [
+    'a delta',
+    (raw) => {
+      const frame = JSON.parse(raw) as { data: Record<string, unknown> };
+      const { bids: _bids, asks: _asks, ...rest } = frame.data;
+      return JSON.stringify({ ...frame, data: { ...rest, kind: 'delta', changes: [{ side: 'bid', price_micro: '10000', shares_micro: '5000000' }] } });
+    },
+  ],
 ];
 
 interface Path {
@@ -146,7 +152,10 @@ describe('the fast path of snapshot book frames', () => {
       [`{"shares_micro":"5","price_micro":"480000"}`, ''],
       [`{"price_micro":"480000", "shares_micro":"5"}`, ''],
     ]) {
-      expect(scanSnapshot(frame(bids!, asks!), () => undefined), `${bids} / ${asks}`).toBeNull();
+      expect(
+        scanSnapshot(frame(bids!, asks!), () => undefined),
+        `${bids} / ${asks}`,
+      ).toBeNull();
     }
   });
 
@@ -155,12 +164,24 @@ describe('the fast path of snapshot book frames', () => {
     const frame = (asks: string): string =>
       `{"type":"orderbook","seq":1,"ts":"2025-01-06T12:00:00.000Z","data":{"kind":"snapshot","token_id":"42","condition_id":"0xc","market_id":"m","sequence":3,"bids":[{"price_micro":"480000","shares_micro":"5"}],"asks":[${asks}]}}`;
     const feedScanned = (parsed: ParsedFrame): void =>
-      void books.onFrame(({ origin: { connectionId: 'c1', frameNo: 1, receivedAtUs: 1n }, venueTime: parsed.ts, data: parsed.data, raw: '', unknownEnvelope: false, scanned: parsed.scanned }));
+      void books.onFrame({
+        origin: { connectionId: 'c1', frameNo: 1, receivedAtUs: 1n },
+        venueTime: parsed.ts,
+        data: parsed.data,
+        raw: '',
+        unknownEnvelope: false,
+        scanned: parsed.scanned,
+      });
     feedScanned(books.parseSnapshotFrame(frame('{"price_micro":"520000","shares_micro":"7"}'))!);
     const next = books.parseSnapshotFrame(frame('{"price_micro":"530000","shares_micro":"1"}'))!;
     expect(next.scanned?.bids.levels).toBeNull(); // unchanged at the scan
     // A REST re-seed lands in between and moves the bids.
-    books.reseed('42', { conditionId: '0xc', sequence: null, asOf: null, bids: [{ price_micro: 470000n, shares_micro: 2n }], asks: [], raw: '{}' }, 'reconnect', { connectionId: 'c1', frameNo: 1, receivedAtUs: 2n });
+    books.reseed(
+      '42',
+      { conditionId: '0xc', sequence: null, asOf: null, bids: [{ price_micro: 470000n, shares_micro: 2n }], asks: [], raw: '{}' },
+      'reconnect',
+      { connectionId: 'c1', frameNo: 1, receivedAtUs: 2n },
+    );
     feedScanned(next);
     expect(books.ladder('42')?.levels()).toEqual({ bids: [{ priceMicro: 480000, sizeMicro: '5' }], asks: [{ priceMicro: 530000, sizeMicro: '1' }] });
   });

@@ -69,7 +69,9 @@ describe('bad settings exit 2, naming the flag and its variable', () => {
     writeFileSync(join(work, 'empty-token'), '\n');
     const none = await inProcess(['run', '--base-url', 'http://127.0.0.1:9', '--data-dir', join(work, 'data')]);
     expect(none).toMatchObject({ code: 2, stderr: 'tapehouse: no access token: set TAPEHOUSE_TOKEN, or give --token-file (TAPEHOUSE_TOKEN_FILE)\n' });
-    const fromVariable = tapehouse(['run', '--base-url', 'http://127.0.0.1:9', '--data-dir', join(work, 'data')], { TAPEHOUSE_TOKEN_FILE: join(work, 'empty-token') });
+    const fromVariable = tapehouse(['run', '--base-url', 'http://127.0.0.1:9', '--data-dir', join(work, 'data')], {
+      TAPEHOUSE_TOKEN_FILE: join(work, 'empty-token'),
+    });
     expect(fromVariable).toMatchObject({ code: 2, stderr: `tapehouse: --token-file (TAPEHOUSE_TOKEN_FILE): ${join(work, 'empty-token')} is empty\n` });
   });
 
@@ -87,18 +89,27 @@ describe('bad settings exit 2, naming the flag and its variable', () => {
     expect((await inProcess(['sql', '--format', 'xml', 'SELECT 1'])).code).toBe(2);
     expect((await inProcess(['reconcile', '--tolerance', '0.5'])).code).toBe(2);
     const url = await inProcess(['status', '--clickhouse-url', 'ftp://x']);
-    expect(url).toMatchObject({ code: 2, stderr: 'tapehouse: --clickhouse-url (TAPEHOUSE_CLICKHOUSE_URL): "ftp://x" does not start with http:// or https://\n' });
+    expect(url).toMatchObject({
+      code: 2,
+      stderr: 'tapehouse: --clickhouse-url (TAPEHOUSE_CLICKHOUSE_URL): "ftp://x" does not start with http:// or https://\n',
+    });
   });
 
   it('a bad --venue-rules or TAPEHOUSE_VENUE_RULES names the flag and the variable, before any warehouse is opened', async () => {
     const missing = await inProcess(['reconcile', '--data-dir', join(work, 'rules'), '--venue-rules', 'nasdaq']);
-    expect(missing).toMatchObject({ code: 2, stderr: 'tapehouse: --venue-rules (TAPEHOUSE_VENUE_RULES): "nasdaq" is neither a named rule set (simulator) nor a readable file\n' });
+    expect(missing).toMatchObject({
+      code: 2,
+      stderr: 'tapehouse: --venue-rules (TAPEHOUSE_VENUE_RULES): "nasdaq" is neither a named rule set (simulator) nor a readable file\n',
+    });
     const file = join(work, 'rules.json');
     writeFileSync(file, JSON.stringify({ taker_fee_bps: 100, maker_rebate_percent: 125, rounding: 'floor' }));
     vi.stubEnv('TAPEHOUSE_VENUE_RULES', file);
     try {
       const tooMuch = await inProcess(['reconcile', '--data-dir', join(work, 'rules')]);
-      expect(tooMuch).toMatchObject({ code: 2, stderr: `tapehouse: --venue-rules (TAPEHOUSE_VENUE_RULES): ${JSON.stringify(file)} has no maker_rebate_percent as a whole number from 0 to 100\n` });
+      expect(tooMuch).toMatchObject({
+        code: 2,
+        stderr: `tapehouse: --venue-rules (TAPEHOUSE_VENUE_RULES): ${JSON.stringify(file)} has no maker_rebate_percent as a whole number from 0 to 100\n`,
+      });
     } finally {
       vi.unstubAllEnvs();
     }

@@ -4,7 +4,13 @@ import { ProgressBar } from '../src/cli/progress-bar.ts';
 
 /** A stream that says whether it is a terminal, and keeps what was written. */
 function output(isTTY: boolean) {
-  const stream = Object.assign(new PassThrough(), { isTTY, columns: 100, cursorTo: () => true, clearLine: () => true, moveCursor: () => true }) as unknown as NodeJS.WriteStream;
+  const stream = Object.assign(new PassThrough(), {
+    isTTY,
+    columns: 100,
+    cursorTo: () => true,
+    clearLine: () => true,
+    moveCursor: () => true,
+  }) as unknown as NodeJS.WriteStream;
   let text = '';
   (stream as unknown as PassThrough).on('data', (chunk: Buffer) => (text += chunk.toString()));
   return { stream, text: () => text };

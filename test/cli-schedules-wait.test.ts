@@ -14,7 +14,9 @@ async function closedPort(): Promise<number> {
 describe('schedules apply before Temporal answers', () => {
   it('tries again, saying so on each attempt, and gives up after --wait-for-temporal with the reason', async () => {
     const port = await closedPort();
-    const result = await tapehouse(['schedules', 'apply', '--temporal-address', `127.0.0.1:${port}`, '--wait-for-temporal', '7s'], { TAPEHOUSE_LOG_LEVEL: 'info' });
+    const result = await tapehouse(['schedules', 'apply', '--temporal-address', `127.0.0.1:${port}`, '--wait-for-temporal', '7s'], {
+      TAPEHOUSE_LOG_LEVEL: 'info',
+    });
     expect(result.code).toBe(1);
     const retries = result.stderr
       .split('\n')

@@ -19,7 +19,11 @@ describe('settings', () => {
   });
 
   it('parses lists, shards, ports and durations', () => {
-    const resolved = resolveSettings(['kafkaBrokers', 'shard', 'httpPort', 'duration'], { shard: '1/4', httpPort: '0', duration: '1.5m' }, { TAPEHOUSE_KAFKA_BROKERS: 'k1:9092, k2:9092' });
+    const resolved = resolveSettings(
+      ['kafkaBrokers', 'shard', 'httpPort', 'duration'],
+      { shard: '1/4', httpPort: '0', duration: '1.5m' },
+      { TAPEHOUSE_KAFKA_BROKERS: 'k1:9092, k2:9092' },
+    );
     expect(resolved).toEqual({ kafkaBrokers: ['k1:9092', 'k2:9092'], shard: { index: 1, count: 4 }, httpPort: 0, duration: 90_000 });
     expect([durationMs('250ms'), durationMs('30'), durationMs('2h')]).toEqual([250, 30_000, 7_200_000]);
     expect(() => durationMs('0s')).toThrow(/positive/);

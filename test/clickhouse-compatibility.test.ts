@@ -52,7 +52,10 @@ describe(`the SQL on chDB with compatibility = the compose file's ClickHouse ser
   });
 
   it('answers a query on every view and materialized view', async () => {
-    const views = await rows<{ name: string; query: string }>(warehouse.client, "SELECT name, create_table_query AS query FROM system.tables WHERE database = 'tapehouse' AND engine IN ('View', 'MaterializedView') ORDER BY name");
+    const views = await rows<{ name: string; query: string }>(
+      warehouse.client,
+      "SELECT name, create_table_query AS query FROM system.tables WHERE database = 'tapehouse' AND engine IN ('View', 'MaterializedView') ORDER BY name",
+    );
     expect(views.length).toBeGreaterThan(10);
     const failed: string[] = [];
     for (const { name, query } of views) {

@@ -57,7 +57,8 @@ export function kafkaProperty(variable: string): string {
 
 export const IMAGES: Readonly<Record<string, ImageFacts>> = {
   'apache/kafka': {
-    source: 'apache/kafka docker/jvm/Dockerfile (VOLUME), docker/examples/README.md (variables), docker/resources/common-scripts/configureDefaults (CLUSTER_ID)',
+    source:
+      'apache/kafka docker/jvm/Dockerfile (VOLUME), docker/examples/README.md (variables), docker/resources/common-scripts/configureDefaults (CLUSTER_ID)',
     volumes: {
       '/var/lib/kafka/data': 'data, when log.dirs points there (KAFKA_LOG_DIRS)',
       '/etc/kafka/secrets': 'TLS keystores and credentials',
@@ -123,10 +124,15 @@ export const IMAGES: Readonly<Record<string, ImageFacts>> = {
   },
   'temporalio/admin-tools': {
     source:
-      'temporalio/temporal v1.32: docker/targets/admin-tools.Dockerfile (temporal-sql-tool, the temporal CLI, schemas under /etc/temporal/schema), tools/sql/main.go (SQL_* variables); the CLI\'s `temporal options` (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE)',
+      "temporalio/temporal v1.32: docker/targets/admin-tools.Dockerfile (temporal-sql-tool, the temporal CLI, schemas under /etc/temporal/schema), tools/sql/main.go (SQL_* variables); the CLI's `temporal options` (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE)",
     volumes: {},
     ownPaths: ['/etc/tapehouse/'],
-    env: [/^SQL_(HOST|PORT|USER|PASSWORD|DATABASE|PLUGIN|CONNECT_ATTRIBUTES|TLS|TLS_CA_FILE|TLS_CERT_FILE|TLS_KEY_FILE|TLS_SERVER_NAME|TLS_DISABLE_HOST_VERIFICATION)$/, 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_API_KEY'],
+    env: [
+      /^SQL_(HOST|PORT|USER|PASSWORD|DATABASE|PLUGIN|CONNECT_ATTRIBUTES|TLS|TLS_CA_FILE|TLS_CERT_FILE|TLS_KEY_FILE|TLS_SERVER_NAME|TLS_DISABLE_HOST_VERIFICATION)$/,
+      'TEMPORAL_ADDRESS',
+      'TEMPORAL_NAMESPACE',
+      'TEMPORAL_API_KEY',
+    ],
   },
   'prom/prometheus': {
     source: 'prometheus/prometheus Dockerfile (VOLUME /prometheus; CMD --config.file=/etc/prometheus/prometheus.yml --storage.tsdb.path=/prometheus)',

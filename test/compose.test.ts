@@ -127,7 +127,8 @@ describe('docker-compose.yml start-up order', () => {
       for (const [dependency, { condition }] of Object.entries(service.depends_on ?? {})) {
         const target = services[dependency]!;
         expect(target, `${name} depends on ${dependency}`).toBeDefined();
-        if (condition === 'service_healthy') expect(target.healthcheck?.test && !target.healthcheck.disable, `${dependency} has no healthcheck (${name})`).toBeTruthy();
+        if (condition === 'service_healthy')
+          expect(target.healthcheck?.test && !target.healthcheck.disable, `${dependency} has no healthcheck (${name})`).toBeTruthy();
         if (condition === 'service_completed_successfully') expect(target.restart, `${dependency} is a job (${name})`).toBe('no');
         expect(['service_healthy', 'service_completed_successfully'], `${name} → ${dependency}`).toContain(condition);
       }
@@ -138,7 +139,8 @@ describe('docker-compose.yml start-up order', () => {
     expect(services['temporal-schema']!.depends_on).toEqual({ postgresql: { condition: 'service_healthy' } });
     expect(services.temporal!.depends_on).toEqual({ 'temporal-schema': { condition: 'service_completed_successfully' } });
     expect(services['temporal-namespace']!.depends_on).toEqual({ temporal: { condition: 'service_healthy' } });
-    for (const part of ['worker', 'schedules']) expect(services[part]!.depends_on!['temporal-namespace']).toEqual({ condition: 'service_completed_successfully' });
+    for (const part of ['worker', 'schedules'])
+      expect(services[part]!.depends_on!['temporal-namespace']).toEqual({ condition: 'service_completed_successfully' });
     expect(tagOf(services['temporal-schema']!)).toBe(tagOf(services.temporal!));
     expect(services.schedules!.command).toEqual(['schedules', 'apply']);
     // The server refuses to start when its dynamic config file is missing.
@@ -170,7 +172,9 @@ describe('ClickHouse version, Grafana and Prometheus', () => {
 
   it('gives Grafana a read-only ClickHouse user: readonly=2, SELECT on tapehouse only, its own password', () => {
     const xml = read('infra/clickhouse/grafana-reader.xml');
-    const datasource = parse(read('dashboards/provisioning/datasources/clickhouse.yaml')) as { datasources: Array<{ jsonData: { username: string }; secureJsonData: { password: string } }> };
+    const datasource = parse(read('dashboards/provisioning/datasources/clickhouse.yaml')) as {
+      datasources: Array<{ jsonData: { username: string }; secureJsonData: { password: string } }>;
+    };
     const { username } = datasource.datasources[0]!.jsonData;
     const user = new RegExp(`<${username}>([\\s\\S]*?)</${username}>`).exec(xml)![1]!;
     const profile = /<profile>(\w+)<\/profile>/.exec(user)![1]!;
@@ -184,7 +188,9 @@ describe('ClickHouse version, Grafana and Prometheus', () => {
   });
 
   it('scrapes every process that serves /metrics, on the port it serves', () => {
-    const config = parse(read('infra/prometheus/prometheus.yml')) as { scrape_configs: Array<{ job_name: string; dns_sd_configs?: Array<{ names: string[]; port: number }> }> };
+    const config = parse(read('infra/prometheus/prometheus.yml')) as {
+      scrape_configs: Array<{ job_name: string; dns_sd_configs?: Array<{ names: string[]; port: number }> }>;
+    };
     const job = config.scrape_configs.find((c) => c.job_name === 'tapehouse')!.dns_sd_configs![0]!;
     const serving = Object.entries(services).filter(([, s]) => s.command?.includes('--metrics-port'));
     expect(job.names.sort()).toEqual(serving.map(([name]) => name).sort());
@@ -193,17 +199,38 @@ describe('ClickHouse version, Grafana and Prometheus', () => {
 });
 
 describe('Grafana alert rules', () => {
-  const rules = (parse(read('dashboards/provisioning/alerting/tapehouse.yaml')) as {
-    groups: Array<{ rules: Array<{ uid: string; title: string; condition: string; data: Array<{ refId: string; datasourceUid: string; model: { expr?: string } }>; annotations: { runbook: string } }> }>;
-  }).groups.flatMap((g) => g.rules);
+  const rules = (
+    parse(read('dashboards/provisioning/alerting/tapehouse.yaml')) as {
+      groups: Array<{
+        rules: Array<{
+          uid: string;
+          title: string;
+          condition: string;
+          data: Array<{ refId: string; datasourceUid: string; model: { expr?: string } }>;
+          annotations: { runbook: string };
+        }>;
+      }>;
+    }
+  ).groups.flatMap((g) => g.rules);
   const uids = new Set(
-    ['clickhouse.yaml', 'prometheus.yaml'].flatMap((file) => (parse(read(`dashboards/provisioning/datasources/${file}`)) as { datasources: Array<{ uid: string }> }).datasources.map((d) => d.uid)),
+    ['clickhouse.yaml', 'prometheus.yaml'].flatMap((file) =>
+      (parse(read(`dashboards/provisioning/datasources/${file}`)) as { datasources: Array<{ uid: string }> }).datasources.map((d) => d.uid),
+    ),
   );
 
   it('cover open gaps, freshness p99, bus lag, dead letters and 429s', () => {
     const exprs = rules.flatMap((r) => r.data.map((d) => d.model.expr ?? ''));
-    for (const metric of ['tapehouse_open_gaps', 'tapehouse_freshness_seconds_bucket', 'tapehouse_bus_lag_records', 'tapehouse_dead_letters_total', 'tapehouse_http_429_total']) {
-      expect(exprs.some((expr) => expr.includes(metric)), metric).toBe(true);
+    for (const metric of [
+      'tapehouse_open_gaps',
+      'tapehouse_freshness_seconds_bucket',
+      'tapehouse_bus_lag_records',
+      'tapehouse_dead_letters_total',
+      'tapehouse_http_429_total',
+    ]) {
+      expect(
+        exprs.some((expr) => expr.includes(metric)),
+        metric,
+      ).toBe(true);
     }
     expect(exprs.some((expr) => expr.startsWith('histogram_quantile(0.99,'))).toBe(true);
   });
@@ -211,9 +238,19 @@ describe('Grafana alert rules', () => {
   it('query provisioned data sources, for metrics the processes export, with a runbook on the operations page', async () => {
     const exported = await new PipelineMetrics().text();
     const operations = read('docs/operations.md');
-    const anchors = new Set([...operations.matchAll(/^#+ (.+)$/gm)].map((m) => m[1]!.toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-')));
+    const anchors = new Set(
+      [...operations.matchAll(/^#+ (.+)$/gm)].map((m) =>
+        m[1]!
+          .toLowerCase()
+          .replace(/[^\w\- ]/g, '')
+          .replace(/ /g, '-'),
+      ),
+    );
     for (const rule of rules) {
-      expect(rule.data.map((d) => d.refId), rule.uid).toContain(rule.condition);
+      expect(
+        rule.data.map((d) => d.refId),
+        rule.uid,
+      ).toContain(rule.condition);
       for (const query of rule.data) {
         expect(query.datasourceUid === '__expr__' || uids.has(query.datasourceUid), `${rule.uid}: ${query.datasourceUid}`).toBe(true);
         for (const [metric] of (query.model.expr ?? '').matchAll(/\b(tapehouse_[a-z0-9_]+)/g)) {

@@ -26,7 +26,18 @@ import { ConnectionBudget } from '../src/streams/connection-budget.ts';
 import type { MessageSink, OpenConnection, Transport } from '../src/streams/transport.ts';
 import { createLogger } from '../src/util/log.ts';
 import { Secret } from '../src/util/secret.ts';
-import { accountInputs, busInputs, marketInputs, portfolioInputs, restInputs, type BusInput, type CorpusInput, type Family, type RestInput, type StreamInput } from './corpus/inputs.ts';
+import {
+  accountInputs,
+  busInputs,
+  marketInputs,
+  portfolioInputs,
+  restInputs,
+  type BusInput,
+  type CorpusInput,
+  type Family,
+  type RestInput,
+  type StreamInput,
+} from './corpus/inputs.ts';
 import { migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixtures.ts';
 import { type Clock, ManualClock, systemClock } from '../src/util/clock.ts';
 
@@ -65,7 +76,9 @@ function matches(expected: string, outcome: string): boolean {
 }
 
 function mismatches(inputs: readonly CorpusInput[]): string[] {
-  return inputs.filter((i) => !matches(i.expect, outcomes.get(i) ?? 'none')).map((i) => `${i.family}/${i.name}: expected ${i.expect}, got ${outcomes.get(i) ?? 'none'}`);
+  return inputs
+    .filter((i) => !matches(i.expect, outcomes.get(i) ?? 'none'))
+    .map((i) => `${i.family}/${i.name}: expected ${i.expect}, got ${outcomes.get(i) ?? 'none'}`);
 }
 
 // ---- capture: frames in, records onto the bus ------------------------------------------------
@@ -123,7 +136,13 @@ class HandTransport implements Transport {
   }
 }
 
-function marketConnection(publish: (records: readonly ReceivedRecord[]) => void, counters: CaptureCounters, clock: Clock, books: TokenBooks, url = 'ws://127.0.0.1:9/trade/v1/market-stream'): MarketConnection {
+function marketConnection(
+  publish: (records: readonly ReceivedRecord[]) => void,
+  counters: CaptureCounters,
+  clock: Clock,
+  books: TokenBooks,
+  url = 'ws://127.0.0.1:9/trade/v1/market-stream',
+): MarketConnection {
   // One update a record, written at once: what a frame makes is there when it returns.
   const feed = new MarketFeed({ sink: { write: publish }, clock, books, batch: { maxUpdates: 1, maxDelayMs: 0, maxBytes: 1 } });
   const owner: MarketOwner = { reseed: () => undefined, statusSeen: () => undefined, added: () => undefined, covered: () => undefined };
@@ -162,7 +181,12 @@ function feedMarket(input: StreamInput, index: number, publish: (records: readon
 }
 
 /** A started account or portfolio capture on a connection the test hands messages through. */
-async function privateCapture(family: 'account' | 'portfolio', clock: StillClock, counters: CaptureCounters, publish: (records: readonly ReceivedRecord[]) => void) {
+async function privateCapture(
+  family: 'account' | 'portfolio',
+  clock: StillClock,
+  counters: CaptureCounters,
+  publish: (records: readonly ReceivedRecord[]) => void,
+) {
   const transport = new HandTransport();
   const options = {
     transport,
@@ -347,7 +371,8 @@ async function read(client: VenueClient, endpoint: RestInput['endpoint']): Promi
 /** The client's typed errors, with the interface code; anything else is a crash. */
 function typedError(err: unknown): string {
   if (err instanceof VenueError) return `typed_error:${err.constructor.name}:${err.code ?? ''}`;
-  if (err instanceof ResponseShapeError || err instanceof TransportError || err instanceof CursorLoopError || err instanceof ExchangeUnavailableError) return `typed_error:${err.name}`;
+  if (err instanceof ResponseShapeError || err instanceof TransportError || err instanceof CursorLoopError || err instanceof ExchangeUnavailableError)
+    return `typed_error:${err.name}`;
   return `crash:${String(err)}`;
 }
 
@@ -377,7 +402,9 @@ function bytesBus(inner: EmbeddedBus, wireAt: Map<bigint, string>): Bus {
               const wire = wireAt.get(m.offset);
               if (wire === undefined) return m;
               const decoded = decodeRecord(Buffer.from(wire, 'utf8'));
-              return decoded.ok ? { offset: m.offset, ok: true, record: decoded.record } : { offset: m.offset, ok: false, reason: decoded.reason, bytes: Buffer.from(wire, 'utf8') };
+              return decoded.ok
+                ? { offset: m.offset, ok: true, record: decoded.record }
+                : { offset: m.offset, ok: false, reason: decoded.reason, bytes: Buffer.from(wire, 'utf8') };
             }),
           }),
       }),
@@ -437,21 +464,37 @@ describe('hostile-input corpus', () => {
 
     it('every input ends as its corpus line says: stored, flagged, rejected with a reason, dead-lettered, counted or a control frame — none vanishes', async () => {
       await publisher.drain();
-      const loaders = await startLoaders({ bus: captureBus, warehouse: w.warehouse, group: 'corpus-capture', topics: catalogue.topics.map((t) => t.name), batch: { maxDelayMs: 20 }, log });
+      const loaders = await startLoaders({
+        bus: captureBus,
+        warehouse: w.warehouse,
+        group: 'corpus-capture',
+        topics: catalogue.topics.map((t) => t.name),
+        batch: { maxDelayMs: 20 },
+        log,
+      });
       await drained(loaders);
       await loaders.stop();
       const client = w.warehouse.client;
       const dataAt = new Set<string>();
       for (const table of await tablesWith('_received_at')) {
         if (table === 'data_quality') continue;
-        const found = await rows<{ us: string }>(client, `SELECT DISTINCT toString(toUnixTimestamp64Micro(_received_at)) AS us FROM tapehouse.${table} WHERE _topic LIKE '${CAPTURE_PREFIX}.%'`);
+        const found = await rows<{ us: string }>(
+          client,
+          `SELECT DISTINCT toString(toUnixTimestamp64Micro(_received_at)) AS us FROM tapehouse.${table} WHERE _topic LIKE '${CAPTURE_PREFIX}.%'`,
+        );
         for (const r of found) dataAt.add(r.us);
       }
       const problemsAt = new Map<string, string[]>();
-      const quality = await rows<{ us: string; problem: string }>(client, `SELECT toString(toUnixTimestamp64Micro(_received_at)) AS us, problem FROM tapehouse.data_quality WHERE _topic LIKE '${CAPTURE_PREFIX}.%'`);
+      const quality = await rows<{ us: string; problem: string }>(
+        client,
+        `SELECT toString(toUnixTimestamp64Micro(_received_at)) AS us, problem FROM tapehouse.data_quality WHERE _topic LIKE '${CAPTURE_PREFIX}.%'`,
+      );
       for (const q of quality) problemsAt.set(q.us, [...(problemsAt.get(q.us) ?? []), q.problem]);
       const lettersAt = new Map<string, string[]>();
-      const letters = await rows<{ us: string; error_code: string; reason: string }>(client, `SELECT toString(toUnixTimestamp64Micro(received_at)) AS us, error_code, reason FROM tapehouse.dead_letters WHERE topic LIKE '${CAPTURE_PREFIX}.%'`);
+      const letters = await rows<{ us: string; error_code: string; reason: string }>(
+        client,
+        `SELECT toString(toUnixTimestamp64Micro(received_at)) AS us, error_code, reason FROM tapehouse.dead_letters WHERE topic LIKE '${CAPTURE_PREFIX}.%'`,
+      );
       for (const l of letters) {
         expect(l.reason.length).toBeGreaterThan(0);
         lettersAt.set(l.us, [...(lettersAt.get(l.us) ?? []), l.error_code]);
@@ -479,46 +522,71 @@ describe('hostile-input corpus', () => {
         for (const raw of [...input.before, input.raw]) connection.receive({ connectionId: 'row', frameNo: i, receivedAtUs: BASE_US + BigInt(i), raw });
       });
       published.length = 0;
-      const good = JSON.stringify({ type: 'trades', seq: 1_000_000, ts: '2026-03-02T09:00:00.000Z', data: { trade_id: 'after-all', token_id: 'tok-1', side: 'SELL', price_micro: '510000', shares_micro: '3000000' } });
+      const good = JSON.stringify({
+        type: 'trades',
+        seq: 1_000_000,
+        ts: '2026-03-02T09:00:00.000Z',
+        data: { trade_id: 'after-all', token_id: 'tok-1', side: 'SELL', price_micro: '510000', shares_micro: '3000000' },
+      });
       connection.receive({ connectionId: 'row', frameNo: market.length, receivedAtUs: BASE_US + 10_000_000n, raw: good });
       expect(published.map((r) => [r.kind, (r.payload as { trade_id?: string }).trade_id])).toEqual([['trade', 'after-all']]);
     });
   });
 
-  it('a market frame larger than the socket takes (16 MiB) closes the connection: a capture gap says so, and capture reconnects and records again', async () => {
-    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-    await new Promise((resolve) => server.once('listening', resolve));
-    let connections = 0;
-    server.on('connection', (socket) => {
-      const n = ++connections;
-      let seq = 0;
-      const send = (frame: object | string) => socket.send(typeof frame === 'string' ? frame : JSON.stringify({ ...frame, seq: ++seq, ts: new Date().toISOString() }));
-      socket.on('message', (data: Buffer) => {
-        const request = JSON.parse(data.toString()) as { op: string; id: string; channels: string[] };
-        if (request.op !== 'subscribe') return;
-        send({ type: 'subscribed', data: { id: request.id } });
-        // Once both subscriptions (books, then status) are acknowledged, the connection covers its subjects.
-        if (!request.channels.includes('market_status')) return;
-        send({ type: 'trades', data: { trade_id: `t-${n}`, token_id: 'tok-1', side: 'BUY', price_micro: '450000', shares_micro: '1000000' } });
-        if (n === 1) send(`{"type":"trades","seq":${++seq},"data":{"x":"${'y'.repeat(17 * 1024 * 1024)}"}}`);
+  it(
+    'a market frame larger than the socket takes (16 MiB) closes the connection: a capture gap says so, and capture reconnects and records again',
+    async () => {
+      const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+      await new Promise((resolve) => server.once('listening', resolve));
+      let connections = 0;
+      server.on('connection', (socket) => {
+        const n = ++connections;
+        let seq = 0;
+        const send = (frame: object | string) =>
+          socket.send(typeof frame === 'string' ? frame : JSON.stringify({ ...frame, seq: ++seq, ts: new Date().toISOString() }));
+        socket.on('message', (data: Buffer) => {
+          const request = JSON.parse(data.toString()) as { op: string; id: string; channels: string[] };
+          if (request.op !== 'subscribe') return;
+          send({ type: 'subscribed', data: { id: request.id } });
+          // Once both subscriptions (books, then status) are acknowledged, the connection covers its subjects.
+          if (!request.channels.includes('market_status')) return;
+          send({ type: 'trades', data: { trade_id: `t-${n}`, token_id: 'tok-1', side: 'BUY', price_micro: '450000', shares_micro: '1000000' } });
+          if (n === 1) send(`{"type":"trades","seq":${++seq},"data":{"x":"${'y'.repeat(17 * 1024 * 1024)}"}}`);
+        });
       });
-    });
-    const published: ReceivedRecord[] = [];
-    const books = new TokenBooks({ sequenceBase: 0n });
-    const connection = marketConnection((records) => published.push(...records), newCounters(), systemClock, books, `ws://127.0.0.1:${(server.address() as AddressInfo).port}/trade/v1/market-stream`);
-    connection.start();
-    while (!published.some((r) => r.kind === 'trade' && (r.payload as { trade_id?: string }).trade_id === 't-2')) await new Promise((resolve) => setTimeout(resolve, 20));
-    await connection.stop();
-    server.close();
-    const gaps = published.filter((r) => r.kind === 'capture_gap').map((r) => r.payload as { reason: string; detail: string });
-    expect(gaps.map((g) => g.reason)).toEqual(['disconnected']);
-    expect(gaps[0]!.detail).toContain('Max payload size exceeded');
-    expect(published.filter((r) => r.kind === 'trade').map((r) => (r.payload as { trade_id: string }).trade_id)).toEqual(['t-1', 't-2']);
-  }, PER_INPUT_MS);
+      const published: ReceivedRecord[] = [];
+      const books = new TokenBooks({ sequenceBase: 0n });
+      const connection = marketConnection(
+        (records) => published.push(...records),
+        newCounters(),
+        systemClock,
+        books,
+        `ws://127.0.0.1:${(server.address() as AddressInfo).port}/trade/v1/market-stream`,
+      );
+      connection.start();
+      while (!published.some((r) => r.kind === 'trade' && (r.payload as { trade_id?: string }).trade_id === 't-2'))
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      await connection.stop();
+      server.close();
+      const gaps = published.filter((r) => r.kind === 'capture_gap').map((r) => r.payload as { reason: string; detail: string });
+      expect(gaps.map((g) => g.reason)).toEqual(['disconnected']);
+      expect(gaps[0]!.detail).toContain('Max payload size exceeded');
+      expect(published.filter((r) => r.kind === 'trade').map((r) => (r.payload as { trade_id: string }).trade_id)).toEqual(['t-1', 't-2']);
+    },
+    PER_INPUT_MS,
+  );
 
   it.each([
-    { family: 'account' as const, inputs: account, good: { type: 'account_events', seq: 1_000_000, data: { kind: 'order_accepted', order: { internal_id: 'after-all', status: 'LIVE' } } } },
-    { family: 'portfolio' as const, inputs: portfolio, good: { type: 'portfolio.sync', seq: '1000000', stream_id: 's-1', positions: { as_of: '2026-03-02T09:00:00.000Z', positions: [] } } },
+    {
+      family: 'account' as const,
+      inputs: account,
+      good: { type: 'account_events', seq: 1_000_000, data: { kind: 'order_accepted', order: { internal_id: 'after-all', status: 'LIVE' } } },
+    },
+    {
+      family: 'portfolio' as const,
+      inputs: portfolio,
+      good: { type: 'portfolio.sync', seq: '1000000', stream_id: 's-1', positions: { as_of: '2026-03-02T09:00:00.000Z', positions: [] } },
+    },
   ])('a $family capture that took every hostile frame in a row still records the next good one', async ({ family, inputs, good }) => {
     const published: ReceivedRecord[] = [];
     const { capture, transport } = await privateCapture(family, new StillClock(), newCounters(), (records) => published.push(...records));
@@ -568,10 +636,25 @@ describe('hostile-input corpus', () => {
       for (const [offset, input] of bus.entries()) {
         wireAt.set(BigInt(offset), input.wire);
         inputAt.set(String(offset), input);
-        const placeholder: ReceivedRecord = { kind: 'trade', key: 'k', venueTime: null, receivedAtUs: 1n, source: { type: 'stream', connection: 'corpus', frame: offset }, payload: {}, raw: null };
+        const placeholder: ReceivedRecord = {
+          kind: 'trade',
+          key: 'k',
+          venueTime: null,
+          receivedAtUs: 1n,
+          source: { type: 'stream', connection: 'corpus', frame: offset },
+          payload: {},
+          raw: null,
+        };
         await inner.publish(topic, [placeholder]);
       }
-      const loaders = await startLoaders({ bus: bytesBus(inner, wireAt), warehouse: w.warehouse, group: 'corpus-bus', topics: [topic], batch: { maxDelayMs: 20 }, log });
+      const loaders = await startLoaders({
+        bus: bytesBus(inner, wireAt),
+        warehouse: w.warehouse,
+        group: 'corpus-bus',
+        topics: [topic],
+        batch: { maxDelayMs: 20 },
+        log,
+      });
       await drained(loaders);
       await loaders.stop();
       const client = w.warehouse.client;
@@ -580,7 +663,10 @@ describe('hostile-input corpus', () => {
         const found = await rows<{ offset: string }>(client, `SELECT DISTINCT toString(_offset) AS offset FROM tapehouse.${table} WHERE _topic = '${topic}'`);
         for (const r of found) stored.add(r.offset);
       }
-      const letters = await rows<{ offset: string; error_code: string; reason: string }>(client, `SELECT toString(offset) AS offset, error_code, reason FROM tapehouse.dead_letters WHERE topic = '${topic}'`);
+      const letters = await rows<{ offset: string; error_code: string; reason: string }>(
+        client,
+        `SELECT toString(offset) AS offset, error_code, reason FROM tapehouse.dead_letters WHERE topic = '${topic}'`,
+      );
       const letterAt = new Map(letters.map((l) => [l.offset, l]));
       for (const [offset, input] of inputAt) {
         const letter = letterAt.get(offset);
@@ -599,7 +685,21 @@ describe('public fills on the trades channel (§2.3, §6.2)', () => {
     const counters = newCounters();
     const connection = marketConnection((records) => published.push(...records), counters, new StillClock(), new TokenBooks({ sequenceBase: 1_000_000n }));
     const fill = (seq: number, fillId: string, price: string) =>
-      JSON.stringify({ type: 'trades', seq, ts: '2025-01-06T12:00:00.100Z', data: { kind: 'trade', trade_id: 'T1', fill_id: fillId, token_id: 'tok-1', side: 'BUY', price_micro: price, shares_micro: '5000000', executed_at: '2025-01-06T12:00:00.100Z' } });
+      JSON.stringify({
+        type: 'trades',
+        seq,
+        ts: '2025-01-06T12:00:00.100Z',
+        data: {
+          kind: 'trade',
+          trade_id: 'T1',
+          fill_id: fillId,
+          token_id: 'tok-1',
+          side: 'BUY',
+          price_micro: price,
+          shares_micro: '5000000',
+          executed_at: '2025-01-06T12:00:00.100Z',
+        },
+      });
     const frames = [fill(1, 'F1', '510000'), fill(2, 'F2', '520000'), fill(3, 'F3', '530000'), fill(4, 'F2', '520000'), fill(5, 'F3', '540000')];
     frames.forEach((raw, i) => connection.receive({ connectionId: 'market-1', frameNo: i, receivedAtUs: 1_736_164_800_100_000n + BigInt(i), raw }));
     const trades = published.filter((r) => r.kind === 'trade').map((r) => r.payload as Record<string, unknown>);

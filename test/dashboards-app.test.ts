@@ -51,7 +51,13 @@ afterAll(async () => {
 
 async function data(uid: string, body: unknown) {
   const response = await fetch(`${base}/api/dashboards/${uid}/data`, { method: 'POST', body: JSON.stringify(body) });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> & { variables: Array<{ name: string; selected: string[] }>; panels: Record<string, { frames: unknown[]; error?: string }> } };
+  return {
+    status: response.status,
+    body: (await response.json()) as Record<string, unknown> & {
+      variables: Array<{ name: string; selected: string[] }>;
+      panels: Record<string, { frames: unknown[]; error?: string }>;
+    },
+  };
 }
 
 describe('the viewer mounted on a host server', () => {
@@ -98,7 +104,9 @@ describe('the viewer mounted on a host server', () => {
   });
 
   it('fits a default range to the data: starts it where the loaders stored the first batch, never shorter than 5 minutes', async () => {
-    const [row] = (await (await reader.query({ query: 'SELECT toUnixTimestamp64Milli(min(recorded_at)) AS start FROM tapehouse.loader_offsets', format: 'JSONEachRow' })).json<{ start: string }>());
+    const [row] = await (
+      await reader.query({ query: 'SELECT toUnixTimestamp64Milli(min(recorded_at)) AS start FROM tapehouse.loader_offsets', format: 'JSONEachRow' })
+    ).json<{ start: string }>();
     const start = Number(row!.start);
     const wide = await data('tapehouse-account', { from: start - 30 * 86_400_000, to: END.getTime(), fit: true });
     expect(wide.body.range).toEqual({ from: start, to: END.getTime(), fitted: true });

@@ -32,7 +32,7 @@ describe('time macros, as the ClickHouse data source expands them', () => {
     expect(() => expand('WHERE $__timeFilter()')).toThrow(/takes one argument/);
   });
 
-  it('rounds the interval as Grafana\'s roundInterval does (bands meeting halfway), never below the panel minimum', () => {
+  it("rounds the interval as Grafana's roundInterval does (bands meeting halfway), never below the panel minimum", () => {
     expect(queryIntervalMs(range, 1000)).toBe(5_000); // 7.2 s → 5 s
     expect(queryIntervalMs(range, 960)).toBe(10_000); // 7.5 s → 10 s
     expect(queryIntervalMs(range, 1000, 60_000)).toBe(60_000);
@@ -47,9 +47,7 @@ describe('variables in SQL', () => {
 
   it('enter as escaped string literals: a quote or backslash in a value cannot end the literal', () => {
     expect(expand('WHERE m = ${m:singlequote}', { m: one("O'Brien\\") })).toBe("WHERE m = 'O\\'Brien\\\\'");
-    expect(expand("WHERE m IN (${m:singlequote})", { m: { values: ['a', "b' OR 1=1 --"], isAll: false } })).toBe(
-      "WHERE m IN ('a','b\\' OR 1=1 --')",
-    );
+    expect(expand('WHERE m IN (${m:singlequote})', { m: { values: ['a', "b' OR 1=1 --"], isAll: false } })).toBe("WHERE m IN ('a','b\\' OR 1=1 --')");
   });
 
   it('are refused bare or in a format that would paste the value as code', () => {
@@ -64,7 +62,7 @@ describe('variables in SQL', () => {
     expect(expand(sql, { c: { values: [], isAll: false } })).toBe('WHERE 1=1 AND x'); // Grafana's value ''
     expect(expand(sql, { c: { values: ['a', 'b'], isAll: false } })).toBe("WHERE c IN ('a','b') AND x");
     // The plugin splits the arguments by brackets alone and keeps the condition's spacing.
-    expect(expand("$__conditionalAll( c = ${c:singlequote} ,${c})", { c: { values: ['a'], isAll: false } })).toBe(" c = 'a' ");
+    expect(expand('$__conditionalAll( c = ${c:singlequote} ,${c})', { c: { values: ['a'], isAll: false } })).toBe(" c = 'a' ");
   });
 
   it("give '' when the variable has no option (Grafana's value is then '')", () => {
@@ -90,7 +88,14 @@ describe('variable options and selection', () => {
   const statements: string[] = [];
   const run: RunQuery = async (sql) => {
     statements.push(sql);
-    if (sql.includes('FROM events')) return { columns: [], rows: [['e1', 'First'], ['e2', 'Second']] };
+    if (sql.includes('FROM events'))
+      return {
+        columns: [],
+        rows: [
+          ['e1', 'First'],
+          ['e2', 'Second'],
+        ],
+      };
     const event = /event_id = '(\w+)'/.exec(sql)![1];
     return { columns: [], rows: [[`${event}-m1`], [`${event}-m2`]] };
   };
@@ -102,7 +107,10 @@ describe('variable options and selection', () => {
       ['market', [ALL]],
       ['distance', ['50000']],
     ]);
-    expect(resolved[0]!.options).toEqual([{ value: 'e1', text: 'First' }, { value: 'e2', text: 'Second' }]);
+    expect(resolved[0]!.options).toEqual([
+      { value: 'e1', text: 'First' },
+      { value: 'e2', text: 'Second' },
+    ]);
     expect(statements.at(-1)).toBe("SELECT market_id FROM markets WHERE event_id = 'e1'");
   });
 

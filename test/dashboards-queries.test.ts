@@ -94,8 +94,16 @@ describe('tables the main job and the reconciler fill', () => {
         if (!panel.targets.every((t) => tablesOf(t.rawSql).every((table) => emptied.has(table)))) continue;
         // A stat that can tell "nothing yet" from 0 (its noValue: "never run", "not running") has no row to show.
         const tellsNothing = panel.type === 'stat' && typeof panel.fieldConfig?.defaults.noValue === 'string';
-        if (panel.type === 'stat' && !tellsNothing) expect(panelData.frames[0]!.fields.every((field) => field.values[0] === 0), panel.title).toBe(true);
-        else expect(panelData.frames.every((frame) => rowCount(frame) === 0), panel.title).toBe(true);
+        if (panel.type === 'stat' && !tellsNothing)
+          expect(
+            panelData.frames[0]!.fields.every((field) => field.values[0] === 0),
+            panel.title,
+          ).toBe(true);
+        else
+          expect(
+            panelData.frames.every((frame) => rowCount(frame) === 0),
+            panel.title,
+          ).toBe(true);
       }
     }
   });

@@ -33,8 +33,6 @@ let lastUs = 0n;
 /** Receive times from the wall clock, strictly increasing (as capture's are). */
 const clock = () => (lastUs = nowMicros() > lastUs ? nowMicros() : lastUs + 1n);
 
-
-
 interface BusGap {
   channel: string;
   subject: string;

@@ -59,7 +59,6 @@ async function commitsOf(bus: EmbeddedBus, catalogue: TopicCatalogue, group: str
   return commits;
 }
 
-
 async function expectExactlyPublished(records: readonly Generated[], prefix: string): Promise<void> {
   const checks = await compareTables(w.warehouse.client, expectedKeys(records), `${prefix}.`);
   const wrong = checks.filter((c) => c.stored !== c.expected || c.distinct !== c.stored || c.missing.length > 0 || c.unexpected.length > 0);
@@ -92,7 +91,15 @@ describe('exactly once', () => {
     if (kills >= KILLS) {
       // The last life runs to the end.
       const bus = await busWith(records, catalogue, group, commits);
-      const loaders = await startLoaders({ bus, warehouse: noting(w.warehouse, seen), group, topics: catalogue.topics.map((s) => s.name), batch, busEpoch: 'durable', log });
+      const loaders = await startLoaders({
+        bus,
+        warehouse: noting(w.warehouse, seen),
+        group,
+        topics: catalogue.topics.map((s) => s.name),
+        batch,
+        busEpoch: 'durable',
+        log,
+      });
       await drained(loaders);
       await loaders.stop();
     }

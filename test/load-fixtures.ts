@@ -191,7 +191,16 @@ export class RecordGenerator {
     switch (kind) {
       case 'trade': {
         const id = `trade-${n}`;
-        const payload = { kind: 'trade', trade_id: id, token_id: t.tokenId, condition_id: t.conditionId, side: n % 2 ? 'BUY' : 'SELL', price_micro: String(t.mid), shares_micro: String(1_000_000 + (n % 97) * 10_000), executed_at: iso };
+        const payload = {
+          kind: 'trade',
+          trade_id: id,
+          token_id: t.tokenId,
+          condition_id: t.conditionId,
+          side: n % 2 ? 'BUY' : 'SELL',
+          price_micro: String(t.mid),
+          shares_micro: String(1_000_000 + (n % 97) * 10_000),
+          executed_at: iso,
+        };
         return { key: t.conditionId, payload, rows: [{ table: 'trades', key: id }] };
       }
       case 'book_change': {
@@ -215,7 +224,17 @@ export class RecordGenerator {
           });
           // One receive time and frame for the record's updates: the loader's coverage reads the envelope's.
           const origin = { connectionId: 'fixture-1', frameNo: n, receivedAtUs };
-          updates.push({ tokenId: o.tokenId, conditionId: o.conditionId, sequence: BigInt(o.sequence), venueSequence: n, update: 'snapshot', venueTime: iso, origin, changes, raw: null });
+          updates.push({
+            tokenId: o.tokenId,
+            conditionId: o.conditionId,
+            sequence: BigInt(o.sequence),
+            venueSequence: n,
+            update: 'snapshot',
+            venueTime: iso,
+            origin,
+            changes,
+            raw: null,
+          });
           for (const c of changes) rows.push({ table: 'book_changes', key: `${o.tokenId}|${o.sequence}|${c.side.toUpperCase()}|${c.priceMicro}` });
         }
         return { key: t.conditionId, payload: bookChangeRecord(updates).payload as Payload, rows, rawless: true };
@@ -223,25 +242,68 @@ export class RecordGenerator {
       case 'book_snapshot': {
         t.sequence += 1;
         const levels = (sign: number) => Array.from({ length: 8 }, (_, i) => [String(t.mid + sign * 1000 * (i + 1)), String((i + 1) * 1_000_000)]);
-        const payload = { token_id: t.tokenId, condition_id: t.conditionId, sequence: String(t.sequence), venue_sequence: n, reason: 'anchor', source: 'stream', as_of: iso, bids: levels(-1), asks: levels(1) };
+        const payload = {
+          token_id: t.tokenId,
+          condition_id: t.conditionId,
+          sequence: String(t.sequence),
+          venue_sequence: n,
+          reason: 'anchor',
+          source: 'stream',
+          as_of: iso,
+          bids: levels(-1),
+          asks: levels(1),
+        };
         return { key: t.conditionId, payload, rows: [{ table: 'book_snapshots', key: `${t.tokenId}|${t.sequence}` }], rawless: true };
       }
       case 'quote': {
         t.sequence += 1;
-        const payload = { token_id: t.tokenId, condition_id: t.conditionId, sequence: t.sequence, best_bid_micro: String(t.mid - 1000), best_ask_micro: n % 50 === 0 ? null : String(t.mid + 1000) };
+        const payload = {
+          token_id: t.tokenId,
+          condition_id: t.conditionId,
+          sequence: t.sequence,
+          best_bid_micro: String(t.mid - 1000),
+          best_ask_micro: n % 50 === 0 ? null : String(t.mid + 1000),
+        };
         return { key: t.conditionId, payload, rows: [{ table: 'quotes', key: `${t.tokenId}|${t.sequence}` }] };
       }
       case 'market_status': {
-        const payload = { kind: n % 3 ? 'market_halted' : 'market_resumed', condition_id: t.conditionId, market_id: `m-${t.conditionId.slice(-6)}`, event_id: 'ev-1', sequence: n, reason: 'maintenance' };
+        const payload = {
+          kind: n % 3 ? 'market_halted' : 'market_resumed',
+          condition_id: t.conditionId,
+          market_id: `m-${t.conditionId.slice(-6)}`,
+          event_id: 'ev-1',
+          sequence: n,
+          reason: 'maintenance',
+        };
         return { key: t.conditionId, payload, rows: [{ table: 'market_status', key: `${t.conditionId}|${n}` }] };
       }
       case 'capture_gap': {
         const scope = { all: false, channels: ['trades'], token_ids: [t.tokenId], condition_ids: [], event_ids: [] };
-        const payload = { stream: 'market', reason: 'disconnected', detail: `gap-${n}`, gap_start: new Date(at - 5000).toISOString(), gap_end: iso, scope, recovery: 'none', connection_id: 'market-1', refused_attempts: 0, frames_missed: null };
+        const payload = {
+          stream: 'market',
+          reason: 'disconnected',
+          detail: `gap-${n}`,
+          gap_start: new Date(at - 5000).toISOString(),
+          gap_end: iso,
+          scope,
+          recovery: 'none',
+          connection_id: 'market-1',
+          refused_attempts: 0,
+          frames_missed: null,
+        };
         return { key: 'market', payload, rows: [{ table: 'capture_gaps', key: `gap-${n}` }], rawless: true };
       }
       case 'data_quality': {
-        const payload = { problem: 'crossed_book', detail: `dq-${n}`, stream: 'market', token_id: t.tokenId, condition_id: t.conditionId, frame_seq: n, raw_chars: 0, raw_truncated: false };
+        const payload = {
+          problem: 'crossed_book',
+          detail: `dq-${n}`,
+          stream: 'market',
+          token_id: t.tokenId,
+          condition_id: t.conditionId,
+          frame_seq: n,
+          raw_chars: 0,
+          raw_truncated: false,
+        };
         return { key: t.conditionId, payload, rows: [{ table: 'data_quality', key: `dq-${n}` }] };
       }
       case 'account_event':
@@ -263,15 +325,46 @@ export class RecordGenerator {
       case 'event': {
         const id = `event-${n}`;
         const detail = n % 2 === 0;
-        const payload: Payload = { id, slug: `slug-${n}`, title: `Event ${n}`, event_type: 'PROPOSITION', state: 'ACTIVE', is_accepting_orders: true, start_time: iso, volume_micro: String(n * 1_000_000), primary_category: { slug: 'politics', label: 'Politics' }, game_state: { match: { lifecycle: 'scheduled' } } };
+        const payload: Payload = {
+          id,
+          slug: `slug-${n}`,
+          title: `Event ${n}`,
+          event_type: 'PROPOSITION',
+          state: 'ACTIVE',
+          is_accepting_orders: true,
+          start_time: iso,
+          volume_micro: String(n * 1_000_000),
+          primary_category: { slug: 'politics', label: 'Politics' },
+          game_state: { match: { lifecycle: 'scheduled' } },
+        };
         if (detail) Object.assign(payload, { markets: [{ id: `market-${n}-a` }], categories: [{ slug: 'politics', label: 'Politics' }] });
         else payload.market_count = 2;
         return { key: id, payload, rows: [{ table: 'events', key: id }], sync: 'catalogue' };
       }
       case 'market': {
         const id = `market-${n}`;
-        const outcomes = ['yes', 'no'].map((label, index) => ({ id: `${id}-${label}`, index, label, token_id: `${id}-token-${label}`, price_micro: String(400_000 + index * 200_000) }));
-        const payload = { id, condition_id: `0x${n.toString(16).padStart(64, 'd')}`, event_id: 'ev-1', question: `Will ${n} happen?`, state: 'ACTIVE', exchange: 'SERVICE', is_accepting_orders: true, volume_micro: '123000000', liquidity: '42.5', tick_size_micro: '1000', engine_config: { tick_size: 1, price_scale: 1000 }, resolution: { reference_value: { a: 1 } }, outcomes };
+        const outcomes = ['yes', 'no'].map((label, index) => ({
+          id: `${id}-${label}`,
+          index,
+          label,
+          token_id: `${id}-token-${label}`,
+          price_micro: String(400_000 + index * 200_000),
+        }));
+        const payload = {
+          id,
+          condition_id: `0x${n.toString(16).padStart(64, 'd')}`,
+          event_id: 'ev-1',
+          question: `Will ${n} happen?`,
+          state: 'ACTIVE',
+          exchange: 'SERVICE',
+          is_accepting_orders: true,
+          volume_micro: '123000000',
+          liquidity: '42.5',
+          tick_size_micro: '1000',
+          engine_config: { tick_size: 1, price_scale: 1000 },
+          resolution: { reference_value: { a: 1 } },
+          outcomes,
+        };
         const rows = [{ table: 'markets', key: id }, ...outcomes.map((o) => ({ table: 'outcomes', key: o.token_id }))];
         return { key: payload.condition_id, payload, rows, sync: 'catalogue' };
       }
@@ -284,12 +377,33 @@ export class RecordGenerator {
         // Every fourth fill is an earlier fill seen again in a later state, as the sync jobs do.
         const id = n % 4 === 0 && n > 8 ? `fill-${n - 4}` : `fill-${n}`;
         const status = id === `fill-${n}` ? 'MATCHED' : 'CONFIRMED';
-        const payload = { trade_id: `t-${id}`, fill_id: id, order_id: `order-${n}`, token_id: t.tokenId, status, exchange: 'SERVICE', side: 'BUY', role: 'MAKER', price_micro: String(t.mid), shares_micro: '2000000', fee_micro: '10', executed_at: iso };
+        const payload = {
+          trade_id: `t-${id}`,
+          fill_id: id,
+          order_id: `order-${n}`,
+          token_id: t.tokenId,
+          status,
+          exchange: 'SERVICE',
+          side: 'BUY',
+          role: 'MAKER',
+          price_micro: String(t.mid),
+          shares_micro: '2000000',
+          fee_micro: '10',
+          executed_at: iso,
+        };
         return { key: ACCOUNT, payload, rows: [{ table: 'fill_observations', key: `${id}|${status}` }], sync: 'portfolio_trades' };
       }
       case 'position': {
         const payload = { as_of: iso, positions: [this.#position(t, n)], unavailable_exchanges: [] };
-        return { key: ACCOUNT, payload, rows: [{ table: 'position_snapshots', key: `${ACCOUNT}|${at}` }, { table: 'positions', key: `${at}|${t.tokenId}` }], sync: 'positions' };
+        return {
+          key: ACCOUNT,
+          payload,
+          rows: [
+            { table: 'position_snapshots', key: `${ACCOUNT}|${at}` },
+            { table: 'positions', key: `${at}|${t.tokenId}` },
+          ],
+          sync: 'positions',
+        };
       }
       case 'portfolio_summary': {
         const payload = { exchange: `EX${n}`, as_of: iso, accounting_status: 'AVAILABLE', cash_balance_micro: String(n), portfolio_value_micro: '5' };
@@ -304,7 +418,16 @@ export class RecordGenerator {
         return { key: ACCOUNT, payload, rows: [{ table: 'rebates', key: String(1_000_000 + n) }], sync: 'rebates', venueTime: null };
       }
       case 'activity': {
-        const payload = { id: `activity-${n}`, type: 'ORDER', order_id: `order-${n}`, token_id: t.tokenId, status: 'PENDING', fill_status: 'NONE', filled_shares_micro: '0', created_at: iso };
+        const payload = {
+          id: `activity-${n}`,
+          type: 'ORDER',
+          order_id: `order-${n}`,
+          token_id: t.tokenId,
+          status: 'PENDING',
+          fill_status: 'NONE',
+          filled_shares_micro: '0',
+          created_at: iso,
+        };
         return { key: ACCOUNT, payload, rows: [{ table: 'activity_observations', key: `activity-${n}|PENDING` }], sync: 'activities' };
       }
       case 'lp_incentive': {
@@ -313,36 +436,89 @@ export class RecordGenerator {
         return { key: ACCOUNT, payload, rows: markets.map((m) => ({ table: 'lp_incentives', key: m.market_id })), sync: 'lp_incentives' };
       }
       case 'withdrawal_assets': {
-        const payload = { note: 'n', wallet_address: '0xabc', supported_assets: [{ address_type: 'EVM', chain_id: 137, chain_name: 'Polygon', token: { address: `0xtoken${n}`, decimals: 6, symbol: 'USDC' } }] };
+        const payload = {
+          note: 'n',
+          wallet_address: '0xabc',
+          supported_assets: [{ address_type: 'EVM', chain_id: 137, chain_name: 'Polygon', token: { address: `0xtoken${n}`, decimals: 6, symbol: 'USDC' } }],
+        };
         return { key: ACCOUNT, payload, rows: [{ table: 'withdrawal_assets', key: `0xtoken${n}` }], sync: 'withdrawal_assets' };
       }
       case 'price':
       case 'oracle_pro_price': {
         // As capture publishes a price event: as sent, plus the price in micro-units and the SSE id.
         const symbol = n % 2 ? 'BTC' : 'ETH';
-        const payload = { type: 'price', symbol, price: `${97_000 + (n % 100)}.25`, price_micro: String((97_000 + (n % 100)) * 1_000_000 + 250_000), price_text: `${97_000 + (n % 100)}.25`, observed_at: iso, source: 'SERVICE', event_id: String(n) };
+        const payload = {
+          type: 'price',
+          symbol,
+          price: `${97_000 + (n % 100)}.25`,
+          price_micro: String((97_000 + (n % 100)) * 1_000_000 + 250_000),
+          price_text: `${97_000 + (n % 100)}.25`,
+          observed_at: iso,
+          source: 'SERVICE',
+          event_id: String(n),
+        };
         return { key: symbol, payload, rows: [{ table: kind === 'price' ? 'prices' : 'oracle_pro_prices', key: `${symbol}|${n}` }] };
       }
       case 'lookup': {
         const map = n % 2 ? 'markets' : 'events';
-        const entry = map === 'markets' ? { market_id: `market-${n}`, market_title: 'Will it?', outcome_name: 'Yes', display: { market: { any: n } } } : { event_title: `Event ${n}` };
+        const entry =
+          map === 'markets'
+            ? { market_id: `market-${n}`, market_title: 'Will it?', outcome_name: 'Yes', display: { market: { any: n } } }
+            : { event_title: `Event ${n}` };
         const payload = { list: 'activities', map, key: `${map}-key-${n}`, entry };
         return { key: ACCOUNT, payload, rows: [{ table: 'lookups', key: `${map}|${map}-key-${n}` }], sync: 'activities' };
       }
       case 'sports_sections': {
         // A read's event count is its number: the reads' natural key.
-        const payload = { sections: [{ category: { slug: `league-${n}`, label: 'League' }, event_ids: Array.from({ length: n }, (_, i) => `event-${n}-${i}`) }] };
-        return { key: 'sports_live', payload, rows: [{ table: 'sports_section_reads', key: String(n) }, { table: 'sports_sections', key: `league-${n}` }], sync: 'sports_sections' };
+        const payload = {
+          sections: [{ category: { slug: `league-${n}`, label: 'League' }, event_ids: Array.from({ length: n }, (_, i) => `event-${n}-${i}`) }],
+        };
+        return {
+          key: 'sports_live',
+          payload,
+          rows: [
+            { table: 'sports_section_reads', key: String(n) },
+            { table: 'sports_sections', key: `league-${n}` },
+          ],
+          sync: 'sports_sections',
+        };
       }
       case 'category': {
         const slug = `category-${n}`;
-        const payload = { slug, answer: { slug, label: 'C', root_slug: 'sports', path: [{ slug: 'sports', label: 'Sports' }, { slug, label: 'C' }], children: [] } };
+        const payload = {
+          slug,
+          answer: {
+            slug,
+            label: 'C',
+            root_slug: 'sports',
+            path: [
+              { slug: 'sports', label: 'Sports' },
+              { slug, label: 'C' },
+            ],
+            children: [],
+          },
+        };
         return { key: slug, payload, rows: [{ table: 'categories', key: slug }], sync: 'categories' };
       }
       case 'account_batch': {
         const hash = `0xbatch${n}`;
-        const withdrawal = n % 2 ? { state: 'QUEUED', updated_at: iso, source: { chain_id: 137, status: 'QUEUED' }, destination: { chain_id: 137, status: 'WAITING', path: 'SPOKE_POOL' } } : undefined;
-        const payload = { batch_hash: hash, seq: n, status: 'PENDING', created_at: iso, ops: [{ kind: withdrawal ? 'WITHDRAW' : 'SPLIT', shares_micro: 10_000 }], ...(withdrawal ? { withdrawal } : {}) };
+        const withdrawal =
+          n % 2
+            ? {
+                state: 'QUEUED',
+                updated_at: iso,
+                source: { chain_id: 137, status: 'QUEUED' },
+                destination: { chain_id: 137, status: 'WAITING', path: 'SPOKE_POOL' },
+              }
+            : undefined;
+        const payload = {
+          batch_hash: hash,
+          seq: n,
+          status: 'PENDING',
+          created_at: iso,
+          ops: [{ kind: withdrawal ? 'WITHDRAW' : 'SPLIT', shares_micro: 10_000 }],
+          ...(withdrawal ? { withdrawal } : {}),
+        };
         const rows = [{ table: 'account_batches', key: hash }, ...(withdrawal ? [{ table: 'withdrawal_states', key: hash }] : [])];
         return { key: ACCOUNT, payload, rows, sync: 'account_batches' };
       }
@@ -362,7 +538,17 @@ export class RecordGenerator {
         ],
       };
     }
-    const fill = { trade_id: `t-ws-${n}`, fill_id: `ws-fill-${n}`, order_id: `ws-order-${n}`, token_id: t.tokenId, status: 'MATCHED', side: 'SELL', price_micro: String(t.mid), shares_micro: '1000000', executed_at: iso };
+    const fill = {
+      trade_id: `t-ws-${n}`,
+      fill_id: `ws-fill-${n}`,
+      order_id: `ws-order-${n}`,
+      token_id: t.tokenId,
+      status: 'MATCHED',
+      side: 'SELL',
+      price_micro: String(t.mid),
+      shares_micro: '1000000',
+      executed_at: iso,
+    };
     return {
       key: ACCOUNT,
       payload: { kind: 'fill', fill },
@@ -374,11 +560,31 @@ export class RecordGenerator {
   }
 
   #order(id: string, t: Token, iso: string): Payload {
-    return { internal_id: id, status: 'LIVE', type: 'LIMIT', side: 'BUY', token_id: t.tokenId, condition_id: t.conditionId, exchange: 'SERVICE', price_micro: String(t.mid), original_size_micro: '5000000', size_matched_micro: '0', created_at: iso };
+    return {
+      internal_id: id,
+      status: 'LIVE',
+      type: 'LIMIT',
+      side: 'BUY',
+      token_id: t.tokenId,
+      condition_id: t.conditionId,
+      exchange: 'SERVICE',
+      price_micro: String(t.mid),
+      original_size_micro: '5000000',
+      size_matched_micro: '0',
+      created_at: iso,
+    };
   }
 
   #position(t: Token, n: number): Payload {
-    return { token_id: t.tokenId, condition_id: t.conditionId, exchange: 'SERVICE', shares_micro: String(n * 1000), profit_loss_micro: '-20', profit_loss_percent: -1.5, mergeable: false };
+    return {
+      token_id: t.tokenId,
+      condition_id: t.conditionId,
+      exchange: 'SERVICE',
+      shares_micro: String(n * 1000),
+      profit_loss_micro: '-20',
+      profit_loss_percent: -1.5,
+      mergeable: false,
+    };
   }
 
   /** A record that cannot be stored; it must become exactly one dead letter. */

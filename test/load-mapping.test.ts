@@ -76,7 +76,11 @@ describe('mapping a record to rows', () => {
   it('turns a book update into one row per level, sides as BID and ASK, both sequences kept', () => {
     // As capture publishes it: derived from a replacement snapshot, so without the raw frame.
     const rows = map(
-      record('book_change', { token_id: 'tok', sequence: '1700000000000009', venue_sequence: 412, update: 'snapshot', bids: [['440000', '0']], asks: [['460000', '3000000']] }, { raw: null }),
+      record(
+        'book_change',
+        { token_id: 'tok', sequence: '1700000000000009', venue_sequence: 412, update: 'snapshot', bids: [['440000', '0']], asks: [['460000', '3000000']] },
+        { raw: null },
+      ),
     );
     expect(rows.map((r) => [r.row.side, r.row.price_micro, r.row.size_micro, r.row.sequence, r.row.venue_sequence, r.row.update_kind, r.row._index])).toEqual([
       ['BID', '440000', '0', '1700000000000009', 412, 'snapshot', 0],
@@ -91,14 +95,46 @@ describe('mapping a record to rows', () => {
   it('maps a record of several book updates to the rows their one-update records gave, each update with its own times, sequence and raw frame', () => {
     const at = (ms: number, us: number) => ({ connectionId: 'c-1', frameNo: ms, receivedAtUs: RECEIVED_US + BigInt(us) });
     const update = (u: Partial<BookUpdate> & Pick<BookUpdate, 'origin'>): BookUpdate => ({
-      tokenId: 'tok-a', conditionId: '0xc1', sequence: 1700000000000000001n, venueSequence: 412, update: 'snapshot',
-      venueTime: '2026-03-02T09:00:00.100Z', changes: [{ side: 'bid', priceMicro: 440000, sizeMicro: '0' }], raw: null, ...u,
+      tokenId: 'tok-a',
+      conditionId: '0xc1',
+      sequence: 1700000000000000001n,
+      venueSequence: 412,
+      update: 'snapshot',
+      venueTime: '2026-03-02T09:00:00.100Z',
+      changes: [{ side: 'bid', priceMicro: 440000, sizeMicro: '0' }],
+      raw: null,
+      ...u,
     });
     const updates: BookUpdate[] = [
       update({ origin: at(7, 0) }),
-      update({ origin: at(8, 250), tokenId: 'tok-b', sequence: 55n, venueSequence: null, venueTime: '2026-03-02T09:00:00.350Z', changes: [{ side: 'ask', priceMicro: 460000, sizeMicro: '3000000' }, { side: 'bid', priceMicro: 430000, sizeMicro: '92233720368547758' }] }),
-      update({ origin: at(9, 900), sequence: 1700000000000000002n, venueSequence: 413, update: 'delta', venueTime: '2026-03-02T09:00:00.4123Z', changes: [{ side: 'ask', priceMicro: 470000, sizeMicro: '1' }], raw: '{"type":"orderbook"}' }),
-      update({ origin: at(12, 2_000), sequence: 1700000000000000003n, venueSequence: 414, update: 'reseed', venueTime: null, changes: [{ side: 'ask', priceMicro: 470000, sizeMicro: '0' }] }),
+      update({
+        origin: at(8, 250),
+        tokenId: 'tok-b',
+        sequence: 55n,
+        venueSequence: null,
+        venueTime: '2026-03-02T09:00:00.350Z',
+        changes: [
+          { side: 'ask', priceMicro: 460000, sizeMicro: '3000000' },
+          { side: 'bid', priceMicro: 430000, sizeMicro: '92233720368547758' },
+        ],
+      }),
+      update({
+        origin: at(9, 900),
+        sequence: 1700000000000000002n,
+        venueSequence: 413,
+        update: 'delta',
+        venueTime: '2026-03-02T09:00:00.4123Z',
+        changes: [{ side: 'ask', priceMicro: 470000, sizeMicro: '1' }],
+        raw: '{"type":"orderbook"}',
+      }),
+      update({
+        origin: at(12, 2_000),
+        sequence: 1700000000000000003n,
+        venueSequence: 414,
+        update: 'reseed',
+        venueTime: null,
+        changes: [{ side: 'ask', priceMicro: 470000, sizeMicro: '0' }],
+      }),
     ];
     // The earlier form: one record per update, its own envelope, raw frame in the envelope.
     const single = (u: BookUpdate): ReceivedRecord => ({
@@ -108,7 +144,11 @@ describe('mapping a record to rows', () => {
       receivedAtUs: u.origin.receivedAtUs,
       source: { type: 'stream', connection: 'c-1', frame: u.origin.frameNo },
       payload: {
-        token_id: u.tokenId, condition_id: '0xc1', sequence: u.sequence.toString(), venue_sequence: u.venueSequence, update: u.update,
+        token_id: u.tokenId,
+        condition_id: '0xc1',
+        sequence: u.sequence.toString(),
+        venue_sequence: u.venueSequence,
+        update: u.update,
         bids: u.changes.filter((c) => c.side === 'bid').map((c) => [String(c.priceMicro), c.sizeMicro]),
         asks: u.changes.filter((c) => c.side === 'ask').map((c) => [String(c.priceMicro), c.sizeMicro]),
       },
@@ -116,21 +156,38 @@ describe('mapping a record to rows', () => {
     });
     // Integers compared as the digits they store (the mapper may hand one over as a number or as text).
     const columns = (rows: ReturnType<typeof map>) =>
-      rows.map(({ table, row }) => [table, row.token_id, row.condition_id, row.side, String(row.price_micro), String(row.size_micro), row.changed_at, String(row.sequence), row.venue_sequence, row.update_kind, row._received_at, row._raw]);
+      rows.map(({ table, row }) => [
+        table,
+        row.token_id,
+        row.condition_id,
+        row.side,
+        String(row.price_micro),
+        String(row.size_micro),
+        row.changed_at,
+        String(row.sequence),
+        row.venue_sequence,
+        row.update_kind,
+        row._received_at,
+        row._raw,
+      ]);
     const expected = updates.flatMap((u) => columns(map(single(u))));
     const batched = map(decode(encodeRecord(bookChangeRecord(updates))));
     expect(columns(batched)).toEqual(expected);
     expect(batched.map((r) => r.row._index)).toEqual([0, 1, 2, 3, 4]);
     expect(expected.map((r) => r[6])).toEqual([
-      Date.parse('2026-03-02T09:00:00.100Z'), Date.parse('2026-03-02T09:00:00.350Z'), Date.parse('2026-03-02T09:00:00.350Z'),
-      Date.parse('2026-03-02T09:00:00.412Z'), Number((RECEIVED_US + 2_000n) / 1000n),
+      Date.parse('2026-03-02T09:00:00.100Z'),
+      Date.parse('2026-03-02T09:00:00.350Z'),
+      Date.parse('2026-03-02T09:00:00.350Z'),
+      Date.parse('2026-03-02T09:00:00.412Z'),
+      Number((RECEIVED_US + 2_000n) / 1000n),
     ]);
     expect(batched[1]!.row.size_micro).toBe('92233720368547758'); // beyond 15 digits: a decimal string on the wire
   });
 
   it('maps generated capture-style book change records of many updates to exactly the rows they promise', () => {
     const generated = new RecordGenerator(7, TOPICS, { kinds: new Set(['book_change']), bookUpdates: 8 }).take(200);
-    const keysOf = (rows: ReturnType<typeof map>) => rows.map(({ row }) => `${String(row.token_id)}|${String(row.sequence)}|${String(row.side)}|${String(row.price_micro)}`);
+    const keysOf = (rows: ReturnType<typeof map>) =>
+      rows.map(({ row }) => `${String(row.token_id)}|${String(row.sequence)}|${String(row.side)}|${String(row.price_micro)}`);
     const mapped = generated.flatMap((g) => keysOf(map(decode(encodeRecord(g.record)))));
     const promised = generated.flatMap((g) => g.rows.map((r) => r.key));
     expect([...mapped].sort()).toEqual([...promised].sort());
@@ -139,7 +196,19 @@ describe('mapping a record to rows', () => {
   });
 
   it('dead-letters a book change record whose updates do not fit the form, naming the part', () => {
-    const good = bookChangeRecord([{ tokenId: 'tok', conditionId: '0xc1', sequence: 1n, venueSequence: 1, update: 'snapshot', venueTime: null, origin: { connectionId: 'c', frameNo: 0, receivedAtUs: RECEIVED_US }, changes: [{ side: 'bid', priceMicro: 1, sizeMicro: '1' }], raw: null }]);
+    const good = bookChangeRecord([
+      {
+        tokenId: 'tok',
+        conditionId: '0xc1',
+        sequence: 1n,
+        venueSequence: 1,
+        update: 'snapshot',
+        venueTime: null,
+        origin: { connectionId: 'c', frameNo: 0, receivedAtUs: RECEIVED_US },
+        changes: [{ side: 'bid', priceMicro: 1, sizeMicro: '1' }],
+        raw: null,
+      },
+    ]);
     const broken = { ...good, payload: { t: [['tok', '1']], u: [[0, 0, null, 0, 1, 'x', [1, 1], []]] } };
     const [letter] = map(broken);
     expect(letter!.table).toBe('dead_letters');
@@ -148,7 +217,15 @@ describe('mapping a record to rows', () => {
   });
 
   it('keeps the payload as raw when the producer sent none and the columns do not hold it all', () => {
-    const gap = { stream: 'account', reason: 'silence', gap_start: '2026-03-02T08:59:58Z', gap_end: '2026-03-02T09:00:00Z', scope: { all: true }, connection_id: 'account-1', refused_attempts: 3 };
+    const gap = {
+      stream: 'account',
+      reason: 'silence',
+      gap_start: '2026-03-02T08:59:58Z',
+      gap_end: '2026-03-02T09:00:00Z',
+      scope: { all: true },
+      connection_id: 'account-1',
+      refused_attempts: 3,
+    };
     const [row] = map(record('capture_gap', gap, { raw: null }));
     expect(row!.row._raw).toBe(JSON.stringify(gap));
   });
@@ -173,9 +250,16 @@ describe('mapping a record to rows', () => {
       'orderbook/token/b',
       'orderbook/condition/c',
     ]);
-    expect(rows[0]!.row).toMatchObject({ gap_start: 1_772_441_998_000_250n, gap_end: 1_772_442_000_000_001n, detail: '{"close_code":1006}', recovery: 'books_reseeded' });
+    expect(rows[0]!.row).toMatchObject({
+      gap_start: 1_772_441_998_000_250n,
+      gap_end: 1_772_442_000_000_001n,
+      detail: '{"close_code":1006}',
+      recovery: 'books_reseeded',
+    });
     // The whole stream, and coverage ended on purpose (no end): one row, of no length.
-    const [ended] = map(record('capture_gap', { stream: 'market', reason: 'unsubscribed', gap_start: '2026-03-02T09:00:00Z', gap_end: null, scope: { all: true } }));
+    const [ended] = map(
+      record('capture_gap', { stream: 'market', reason: 'unsubscribed', gap_start: '2026-03-02T09:00:00Z', gap_end: null, scope: { all: true } }),
+    );
     expect(ended!.row).toMatchObject({ channel: '', subject: '', gap_start: 1_772_442_000_000_000n, gap_end: 1_772_442_000_000_000n });
   });
 
@@ -184,7 +268,12 @@ describe('mapping a record to rows', () => {
     const rows = map(record('account_event', { kind: 'order_cancelled', reason: 'SELF_TRADE_PREVENTION', order }));
     expect(rows.map((r) => r.table)).toEqual(['account_events', 'orders']);
     expect(rows[0]!.row).toMatchObject({ account: 'acct-1', kind: 'order_cancelled', order_id: 'ord-1', status: 'CANCELLED', reason: 'SELF_TRADE_PREVENTION' });
-    expect(rows[1]!.row).toMatchObject({ order_id: 'ord-1', source: 'ws:order_cancelled', cancel_reason: 'SELF_TRADE_PREVENTION', failure_recovery_strategy: 'none' });
+    expect(rows[1]!.row).toMatchObject({
+      order_id: 'ord-1',
+      source: 'ws:order_cancelled',
+      cancel_reason: 'SELF_TRADE_PREVENTION',
+      failure_recovery_strategy: 'none',
+    });
     const unknown = map(record('account_event', { kind: 'collateral_moved', amount_micro: '5' }));
     expect(unknown.map((r) => [r.table, r.row.kind])).toEqual([['account_events', 'collateral_moved']]);
   });
@@ -198,7 +287,17 @@ describe('mapping a record to rows', () => {
     const bad = record('trade', { trade_id: 'tr-9', side: 'BUY', price_micro: '1', shares_micro: '1' });
     const [letter] = map(bad, 77n);
     expect(letter!.table).toBe('dead_letters');
-    expect(letter!.row).toMatchObject({ topic: 'tapehouse.x', partition: 2, offset: 77n, key: 'acct-1', consumer_group: 'loaders', target_table: 'trades', error_code: 'schema_mismatch', reason: 'token_id: is missing', received_at: RECEIVED_US });
+    expect(letter!.row).toMatchObject({
+      topic: 'tapehouse.x',
+      partition: 2,
+      offset: 77n,
+      key: 'acct-1',
+      consumer_group: 'loaders',
+      target_table: 'trades',
+      error_code: 'schema_mismatch',
+      reason: 'token_id: is missing',
+      received_at: RECEIVED_US,
+    });
     const again = decodeRecord(letter!.row.raw as string);
     expect(again.ok && again.record).toEqual(bad);
 
@@ -232,13 +331,29 @@ describe('issue 22 (rest): the kinds of the venue resources, read as the contrac
     expect(notObject!.row).toMatchObject({ target_table: 'lookups', reason: expect.stringContaining('entry') });
   });
 
-  it('maps a batch to its row and its withdrawal\'s, and dead-letters one without a hash or with a section event id that is not text', () => {
-    const batch = { batch_hash: '0xb1', seq: 4, status: 'PENDING', ops: [{ kind: 'SPLIT' }], withdrawal: { state: 'QUEUED', source: { chain_id: 137, status: 'QUEUED' }, destination: { chain_id: 10, status: 'WAITING', path: 'SPOKE_POOL' } } };
+  it("maps a batch to its row and its withdrawal's, and dead-letters one without a hash or with a section event id that is not text", () => {
+    const batch = {
+      batch_hash: '0xb1',
+      seq: 4,
+      status: 'PENDING',
+      ops: [{ kind: 'SPLIT' }],
+      withdrawal: { state: 'QUEUED', source: { chain_id: 137, status: 'QUEUED' }, destination: { chain_id: 10, status: 'WAITING', path: 'SPOKE_POOL' } },
+    };
     const rows = map(record('account_batch', batch));
     expect(rows.map((r) => r.table)).toEqual(['account_batches', 'withdrawal_states']);
-    expect(rows[1]!.row).toMatchObject({ batch_hash: '0xb1', state: 'QUEUED', source_chain_id: '137', destination_chain_id: '10', destination_path: 'SPOKE_POOL', _raw: '' });
+    expect(rows[1]!.row).toMatchObject({
+      batch_hash: '0xb1',
+      state: 'QUEUED',
+      source_chain_id: '137',
+      destination_chain_id: '10',
+      destination_path: 'SPOKE_POOL',
+      _raw: '',
+    });
     expect(map(record('account_batch', { status: 'PENDING' }))[0]!.row).toMatchObject({ target_table: 'account_batches', reason: 'batch_hash: is missing' });
-    expect(map(record('sports_sections', { sections: [{ event_ids: [7] }] }))[0]!.row).toMatchObject({ target_table: 'sports_sections', reason: 'sections[0].event_ids[0]: is not a string' });
+    expect(map(record('sports_sections', { sections: [{ event_ids: [7] }] }))[0]!.row).toMatchObject({
+      target_table: 'sports_sections',
+      reason: 'sections[0].event_ids[0]: is not a string',
+    });
     expect(map(record('category', { answer: {} }))[0]!.row).toMatchObject({ target_table: 'categories', reason: 'slug: is missing' });
   });
 });

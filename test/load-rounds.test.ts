@@ -51,8 +51,6 @@ function watching(real: Warehouse, held: Set<string> = new Set()): { warehouse: 
   return { warehouse, inserts, release };
 }
 
-
-
 describe('loader rounds', () => {
   it('sends one INSERT per table for a round of all partitions, however many partitions hold records', async () => {
     const catalogue = createTopicCatalogue('one');
@@ -64,7 +62,14 @@ describe('loader rounds', () => {
     const bookPartitions = [...partitions].filter((p) => p.startsWith(catalogue.topicFor('book_change'))).length;
     const spy = watching(w.warehouse);
     // Everything is on the bus before the loader starts, and the time bound is long: one round per lane.
-    const loaders = await startLoaders({ bus, warehouse: spy.warehouse, group: 'one', topics: catalogue.topics.map((s) => s.name), batch: { maxDelayMs: 500 }, log });
+    const loaders = await startLoaders({
+      bus,
+      warehouse: spy.warehouse,
+      group: 'one',
+      topics: catalogue.topics.map((s) => s.name),
+      batch: { maxDelayMs: 500 },
+      log,
+    });
     await drained(loaders);
     await loaders.stop();
     expect(partitions.size).toBeGreaterThan(10);
@@ -85,7 +90,14 @@ describe('loader rounds', () => {
     const catalogue = createTopicCatalogue('lane');
     const bus = new EmbeddedBus({ topics: catalogue.topics });
     const spy = watching(w.warehouse, new Set(['tapehouse.markets', 'markets']));
-    const loaders = await startLoaders({ bus, warehouse: spy.warehouse, group: 'lane', topics: catalogue.topics.map((s) => s.name), batch: { maxDelayMs: 100 }, log });
+    const loaders = await startLoaders({
+      bus,
+      warehouse: spy.warehouse,
+      group: 'lane',
+      topics: catalogue.topics.map((s) => s.name),
+      batch: { maxDelayMs: 100 },
+      log,
+    });
     const generator = new RecordGenerator(22, catalogue, { kinds: new Set(['market']) });
     await publishAll(bus, generator.take(20));
     // The markets insert is under way and does not come back…
@@ -95,11 +107,17 @@ describe('loader rounds', () => {
     await publishAll(bus, market);
     const want = market.length;
     for (let i = 0; i < 500; i++) {
-      const [stored] = await rows<{ n: string }>(w.warehouse.client, "SELECT (SELECT count() FROM tapehouse.trades WHERE _topic = 'lane.market.trades') + (SELECT count() FROM tapehouse.quotes WHERE _topic = 'lane.market.quotes') AS n");
+      const [stored] = await rows<{ n: string }>(
+        w.warehouse.client,
+        "SELECT (SELECT count() FROM tapehouse.trades WHERE _topic = 'lane.market.trades') + (SELECT count() FROM tapehouse.quotes WHERE _topic = 'lane.market.quotes') AS n",
+      );
       if (Number(stored!.n) >= want) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    const [stored] = await rows<{ n: string }>(w.warehouse.client, "SELECT (SELECT count() FROM tapehouse.trades WHERE _topic = 'lane.market.trades') + (SELECT count() FROM tapehouse.quotes WHERE _topic = 'lane.market.quotes') AS n");
+    const [stored] = await rows<{ n: string }>(
+      w.warehouse.client,
+      "SELECT (SELECT count() FROM tapehouse.trades WHERE _topic = 'lane.market.trades') + (SELECT count() FROM tapehouse.quotes WHERE _topic = 'lane.market.quotes') AS n",
+    );
     expect(Number(stored!.n)).toBe(want);
     const [markets] = await rows<{ n: string }>(w.warehouse.client, "SELECT count() AS n FROM tapehouse.markets WHERE _topic = 'lane.sync.markets'");
     expect(markets!.n).toBe('0');
@@ -120,7 +138,8 @@ describe('loader rounds', () => {
     const batches = [0, 1].map((partition): Batch => {
       const tables = new Map<'trades', Row[]>([['trades', []]]);
       records.slice(partition * 20, partition * 20 + 20).forEach((g, i) => {
-        for (const { row } of mapDelivery({ offset: BigInt(i), ok: true, record: g.record }, { topic, partition, group: 'split' })) tables.get('trades')!.push(row);
+        for (const { row } of mapDelivery({ offset: BigInt(i), ok: true, record: g.record }, { topic, partition, group: 'split' }))
+          tables.get('trades')!.push(row);
       });
       return { topic, partition, range: { first: 0n, last: 19n }, tables, records: new Map(), rowCount: 20, maxReceivedUs: 0n };
     });
@@ -129,7 +148,13 @@ describe('loader rounds', () => {
     const since = BigInt(Date.now()) * 1000n;
     await insert(batches[0]!.tables.get('trades')!);
     await insert([...batches[0]!.tables.get('trades')!, ...batches[1]!.tables.get('trades')!]);
-    const count = async () => (await rows<{ p: number; n: string }>(w.warehouse.client, `SELECT _partition AS p, count() AS n FROM tapehouse.trades WHERE _topic = '${topic}' GROUP BY p ORDER BY p`)).map((r) => [r.p, Number(r.n)]);
+    const count = async () =>
+      (
+        await rows<{ p: number; n: string }>(
+          w.warehouse.client,
+          `SELECT _partition AS p, count() AS n FROM tapehouse.trades WHERE _topic = '${topic}' GROUP BY p ORDER BY p`,
+        )
+      ).map((r) => [r.p, Number(r.n)]);
     expect(await count()).toEqual([[0, 20]]);
     expect(await addMissingRows(w.warehouse, 'trades', batches[1]!, batches[1]!.tables.get('trades')!, since, '')).toBe(20);
     expect(await addMissingRows(w.warehouse, 'trades', batches[0]!, batches[0]!.tables.get('trades')!, since, '')).toBe(0);

@@ -19,7 +19,11 @@ interface Position {
   current_price_micro: string;
 }
 
-const position = (token: string, shares: number, price = 500_000): Position => ({ token_id: token, shares_micro: String(shares), current_price_micro: String(price) });
+const position = (token: string, shares: number, price = 500_000): Position => ({
+  token_id: token,
+  shares_micro: String(shares),
+  current_price_micro: String(price),
+});
 
 /** A `portfolio.sync` event's data as capture makes it a payload. */
 function event(seq: number, atMs: number, positions: Position[], unavailable: string[] = [], streamId = 'stream-1') {
@@ -57,20 +61,39 @@ afterAll(async () => {
 });
 
 describe('positions stored as changes', () => {
-  const chain = new PositionChain(60_000_000n, (() => {
-    let n = 0;
-    return () => `chain-${++n}`;
-  })());
+  const chain = new PositionChain(
+    60_000_000n,
+    (() => {
+      let n = 0;
+      return () => `chain-${++n}`;
+    })(),
+  );
   const records: ReceivedRecord[] = READS.map(([at, positions, unavailable], i) => {
     const shaped = chain.shape(event(i + 1, START + at, positions, unavailable), `{"frame":${i}}`, BigInt(START + at) * 1000n);
-    return { kind: 'portfolio_sync', key: 'demo', venueTime: iso(START + at), receivedAtUs: BigInt(START + at) * 1000n + 7n, source: { type: 'stream', connection: 'portfolio-1', frame: i }, payload: shaped.payload, raw: shaped.raw };
+    return {
+      kind: 'portfolio_sync',
+      key: 'demo',
+      venueTime: iso(START + at),
+      receivedAtUs: BigInt(START + at) * 1000n + 7n,
+      source: { type: 'stream', connection: 'portfolio-1', frame: i },
+      payload: shaped.payload,
+      raw: shaped.raw,
+    };
   });
   const mapped = records.map((record, i) => mapDelivery({ offset: BigInt(i), ok: true, record }, { topic: 'pf.account.portfolio', partition: 1, group: 'g' }));
 
   it('capture sends an anchor whole, then only what changed; a new chain after an unusable read and a minute on', () => {
     const links = records.map((r) => (r.payload as { position_chain?: { id: string; anchor: boolean; removed: string[] } }).position_chain);
     expect(links.map((l) => (l ? `${l.id}${l.anchor ? ' anchor' : ''}` : 'whole'))).toEqual([
-      'chain-1 anchor', 'chain-1', 'chain-1', 'chain-1', 'whole', 'chain-2 anchor', 'chain-2', 'chain-3 anchor', 'chain-3',
+      'chain-1 anchor',
+      'chain-1',
+      'chain-1',
+      'chain-1',
+      'whole',
+      'chain-2 anchor',
+      'chain-2',
+      'chain-3 anchor',
+      'chain-3',
     ]);
     expect(links[3]?.removed).toEqual(['b']);
     // An anchor keeps its raw frame; a change record has none (its payload is what it adds).
@@ -95,21 +118,44 @@ describe('positions stored as changes', () => {
       let i = index;
       while (READS[i]![2]?.length) i--;
       const [at, positions] = READS[i]!;
-      return positions.map((p) => ({ ...p, as_of: iso(START + at).replace('T', ' ').replace('Z', '') })).sort((x, y) => x.token_id.localeCompare(y.token_id));
+      return positions
+        .map((p) => ({
+          ...p,
+          as_of: iso(START + at)
+            .replace('T', ' ')
+            .replace('Z', ''),
+        }))
+        .sort((x, y) => x.token_id.localeCompare(y.token_id));
     };
     for (let i = 0; i < READS.length; i++) expect(await asOf(START + READS[i]![0] + 100)).toEqual(expected(i));
     expect(await asOf(START - 1)).toEqual([]);
-    expect(await rows(w.warehouse.client, 'SELECT token_id, toString(shares_micro) AS shares_micro FROM tapehouse.positions_latest ORDER BY token_id')).toEqual([{ token_id: 'd', shares_micro: '6' }]);
+    expect(await rows(w.warehouse.client, 'SELECT token_id, toString(shares_micro) AS shares_micro FROM tapehouse.positions_latest ORDER BY token_id')).toEqual(
+      [{ token_id: 'd', shares_micro: '6' }],
+    );
   });
 
   it('a change read whose rows are not all stored yet leaves the read before it standing', async () => {
     const next = chain.shape(event(20, START + 64_000, [position('d', 7)]), '{}', BigInt(START + 64_000) * 1000n);
-    const record: ReceivedRecord = { kind: 'portfolio_sync', key: 'demo', venueTime: iso(START + 64_000), receivedAtUs: BigInt(START + 64_000) * 1000n, source: { type: 'stream', connection: 'portfolio-1', frame: 20 }, payload: next.payload, raw: next.raw };
+    const record: ReceivedRecord = {
+      kind: 'portfolio_sync',
+      key: 'demo',
+      venueTime: iso(START + 64_000),
+      receivedAtUs: BigInt(START + 64_000) * 1000n,
+      source: { type: 'stream', connection: 'portfolio-1', frame: 20 },
+      payload: next.payload,
+      raw: next.raw,
+    };
     const list = mapDelivery({ offset: 20n, ok: true, record }, { topic: 'pf.account.portfolio', partition: 1, group: 'g' });
-    await w.warehouse.insertRows('position_snapshots', list.filter((r) => r.table === 'position_snapshots').map((r) => r.row));
+    await w.warehouse.insertRows(
+      'position_snapshots',
+      list.filter((r) => r.table === 'position_snapshots').map((r) => r.row),
+    );
     const latest = () => rows(w.warehouse.client, 'SELECT token_id, toString(shares_micro) AS shares_micro FROM tapehouse.positions_latest ORDER BY token_id');
     expect(await latest()).toEqual([{ token_id: 'd', shares_micro: '6' }]);
-    await w.warehouse.insertRows('positions', list.filter((r) => r.table === 'positions').map((r) => r.row));
+    await w.warehouse.insertRows(
+      'positions',
+      list.filter((r) => r.table === 'positions').map((r) => r.row),
+    );
     expect(await latest()).toEqual([{ token_id: 'd', shares_micro: '7' }]);
   });
 });

@@ -20,12 +20,24 @@ function fill(tokenId: string, side: Side, sharesMicro: bigint, priceMicro: bigi
   return {
     kind: 'fill',
     atMs,
-    fill: { fillId: `f${fillSeq}`, orderId: `o${fillSeq}`, tokenId, conditionId: 'c1', side, role: 'TAKER', priceMicro, sharesMicro, feeMicro: 0n, atMs, ...extra },
+    fill: {
+      fillId: `f${fillSeq}`,
+      orderId: `o${fillSeq}`,
+      tokenId,
+      conditionId: 'c1',
+      side,
+      role: 'TAKER',
+      priceMicro,
+      sharesMicro,
+      feeMicro: 0n,
+      atMs,
+      ...extra,
+    },
   };
 }
 
-describe('the ledger follows the venue\'s own accounting', () => {
-  it('gives the simulator ledger\'s shares, cost basis, realised PnL and collateral for any seeded sequence of trades and redemptions', () => {
+describe("the ledger follows the venue's own accounting", () => {
+  it("gives the simulator ledger's shares, cost basis, realised PnL and collateral for any seeded sequence of trades and redemptions", () => {
     for (const seed of [1, 2, 3, 4]) {
       const rng = new Prng(seed);
       const venue = new Account('a', 'a', '0x');
@@ -66,7 +78,7 @@ describe('the ledger follows the venue\'s own accounting', () => {
     }
   });
 
-  it('rounds a partial sale\'s cost down, as the venue does, and shows the average price the venue would', () => {
+  it("rounds a partial sale's cost down, as the venue does, and shows the average price the venue would", () => {
     const ledger = replay(
       [fill('t', 'BUY', 3_000_000n, 100_000n, 1), fill('t', 'BUY', 10_000n, 990_000n, 2), fill('t', 'SELL', 1_000_000n, 200_000n, 3)],
       AVERAGE,
@@ -78,7 +90,7 @@ describe('the ledger follows the venue\'s own accounting', () => {
     expect(averagePrice(t.costBasisMicro, t.sharesMicro)).toBe((206_944n * 1_000_000n) / 2_010_000n);
   });
 
-  it('charges the taker fee and credits the maker rebate of the venue\'s fee schedule', () => {
+  it("charges the taker fee and credits the maker rebate of the venue's fee schedule", () => {
     const rng = new Prng(9);
     for (let i = 0; i < 500; i++) {
       const price = BigInt(rng.int(1, 999)) * 1_000n;
@@ -134,20 +146,43 @@ describe('the ledger follows the venue\'s own accounting', () => {
 
   it('stops at every checkpoint with everything up to and including its millisecond', () => {
     const seen: Array<[number, bigint]> = [];
-    replay([fill('t', 'BUY', 1_000_000n, 500_000n, 10), fill('t', 'BUY', 1_000_000n, 500_000n, 20)], AVERAGE, [5, 10, 15, 25], (atMs, l) => seen.push([atMs, l.token('t')?.sharesMicro ?? 0n]));
-    expect(seen).toEqual([[5, 0n], [10, 1_000_000n], [15, 1_000_000n], [25, 2_000_000n]]);
+    replay([fill('t', 'BUY', 1_000_000n, 500_000n, 10), fill('t', 'BUY', 1_000_000n, 500_000n, 20)], AVERAGE, [5, 10, 15, 25], (atMs, l) =>
+      seen.push([atMs, l.token('t')?.sharesMicro ?? 0n]),
+    );
+    expect(seen).toEqual([
+      [5, 0n],
+      [10, 1_000_000n],
+      [15, 1_000_000n],
+      [25, 2_000_000n],
+    ]);
   });
 });
 
 describe('redemptions and resolutions', () => {
-  it('takes the venue\'s redemption frame where there is one, and market completion at the resolution price elsewhere', () => {
-    const split = { ...emptyResolution('c1'), payouts: new Map([['yes', 620_000n], ['no', 380_000n]]), completedAtMs: 50 };
+  it("takes the venue's redemption frame where there is one, and market completion at the resolution price elsewhere", () => {
+    const split = {
+      ...emptyResolution('c1'),
+      payouts: new Map([
+        ['yes', 620_000n],
+        ['no', 380_000n],
+      ]),
+      completedAtMs: 50,
+    };
     const winner = { ...emptyResolution('c2'), winningTokenId: 'up', completedAtMs: 60 };
     const unknown = { ...emptyResolution('c3'), completedAtMs: 70 };
     const { events, unpriced } = redemptionEvents(
       [{ atMs: 40, tokenId: 'yes', conditionId: 'c1', sharesMicro: 5_000_000n, resolutionPriceMicro: 620_000n, payoutMicro: 3_100_000n }],
-      new Map([['c1', split], ['c2', winner], ['c3', unknown]]),
-      new Map([['yes', 'c1'], ['no', 'c1'], ['down', 'c2'], ['x', 'c3']]),
+      new Map([
+        ['c1', split],
+        ['c2', winner],
+        ['c3', unknown],
+      ]),
+      new Map([
+        ['yes', 'c1'],
+        ['no', 'c1'],
+        ['down', 'c2'],
+        ['x', 'c3'],
+      ]),
     );
     expect(events.map((e) => e.kind === 'redemption' && [e.tokenId, e.atMs, e.resolutionPriceMicro, e.reported !== undefined])).toEqual([
       ['yes', 40, 620_000n, true],
@@ -183,7 +218,18 @@ describe('coverage and judgement', () => {
   });
 
   it('finds an order whose fills fall short of what the venue says it matched, ignoring fills after the order was read', () => {
-    const f = (orderId: string, sharesMicro: bigint, atMs: number): LedgerFill => ({ fillId: `${orderId}-${atMs}`, orderId, tokenId: 't', conditionId: 'c', side: 'BUY', role: 'MAKER', priceMicro: 500_000n, sharesMicro, feeMicro: 0n, atMs });
+    const f = (orderId: string, sharesMicro: bigint, atMs: number): LedgerFill => ({
+      fillId: `${orderId}-${atMs}`,
+      orderId,
+      tokenId: 't',
+      conditionId: 'c',
+      side: 'BUY',
+      role: 'MAKER',
+      priceMicro: 500_000n,
+      sharesMicro,
+      feeMicro: 0n,
+      atMs,
+    });
     const result = checkOrderFills(
       [
         { orderId: 'complete', tokenId: 't', side: 'BUY', createdAtMs: 1, observedAtMs: 20, matchedMicro: 3_000_000n },
@@ -198,6 +244,12 @@ describe('coverage and judgement', () => {
   });
 
   it('writes amounts in units exactly', () => {
-    expect([formatUnits(2_500_000n), formatUnits(455_000n), formatUnits(-10n), formatUnits(0n), formatUnits(123_456_789n)]).toEqual(['2.50', '0.455', '-0.00001', '0.00', '123.456789']);
+    expect([formatUnits(2_500_000n), formatUnits(455_000n), formatUnits(-10n), formatUnits(0n), formatUnits(123_456_789n)]).toEqual([
+      '2.50',
+      '0.455',
+      '-0.00001',
+      '0.00',
+      '123.456789',
+    ]);
   });
 });

@@ -27,7 +27,13 @@ export class WarehouseRows {
   #offset = 0;
 
   add(table: string, row: Row, topic: string, raw: unknown = ''): void {
-    const provenance = { _topic: topic, _partition: 0, _offset: this.#offset++, _received_at: BigInt(Date.now()) * 1000n, _raw: typeof raw === 'string' ? raw : json(raw) };
+    const provenance = {
+      _topic: topic,
+      _partition: 0,
+      _offset: this.#offset++,
+      _received_at: BigInt(Date.now()) * 1000n,
+      _raw: typeof raw === 'string' ? raw : json(raw),
+    };
     this.#rows(table).push({ ...row, ...provenance });
   }
 
@@ -97,12 +103,16 @@ function pnlRow(p: SettledPnl, account: string): Row {
 export async function readAccount(rows: WarehouseRows, client: VenueClient, label: string, nowMs: number): Promise<void> {
   for await (const page of client.portfolio.tradePages({ limit: 500 })) {
     const observed = ms(page.value.as_of, nowMs);
-    page.value.trades.forEach((fill, i) => rows.add('fill_observations', fillRow(fill, label, observed), 'tapehouse.sync.fills', rawItems(page.raw, 'trades')[i]));
+    page.value.trades.forEach((fill, i) =>
+      rows.add('fill_observations', fillRow(fill, label, observed), 'tapehouse.sync.fills', rawItems(page.raw, 'trades')[i]),
+    );
   }
   // The money movements among the activities (an ORDER activity mirrors its order, read below).
   for await (const page of client.portfolio.activityListPages({ limit: 500, types: ['DEPOSIT', 'SPLIT', 'MERGE'] })) {
     const observed = ms(page.value.as_of, nowMs);
-    page.value.activities.forEach((a, i) => rows.add('activity_observations', activityRow(a, label, observed), 'tapehouse.sync.activities', rawItems(page.raw, 'activities')[i]));
+    page.value.activities.forEach((a, i) =>
+      rows.add('activity_observations', activityRow(a, label, observed), 'tapehouse.sync.activities', rawItems(page.raw, 'activities')[i]),
+    );
   }
   for await (const page of client.orders.orderPages({ limit: 500 })) {
     const observed = ms(page.value.as_of, nowMs);
@@ -110,7 +120,12 @@ export async function readAccount(rows: WarehouseRows, client: VenueClient, labe
   }
   const positions = await client.portfolio.positions();
   const asOf = ms(positions.value.as_of, nowMs);
-  rows.add('position_snapshots', { account: label, as_of: asOf, position_count: positions.value.positions.length, source: 'rest:positions/list' }, 'tapehouse.sync.positions', positions.raw);
+  rows.add(
+    'position_snapshots',
+    { account: label, as_of: asOf, position_count: positions.value.positions.length, source: 'rest:positions/list' },
+    'tapehouse.sync.positions',
+    positions.raw,
+  );
   // The snapshot's rows share its record's provenance (one record, one row per position).
   positions.value.positions.forEach((p, i) => rows.addChild('positions', positionRow(p, label, asOf), 'position_snapshots', i));
   const summary = await client.portfolio.summary();
@@ -119,7 +134,14 @@ export async function readAccount(rows: WarehouseRows, client: VenueClient, labe
   const r = rebates.value;
   rows.add(
     'rebates',
-    { account: label, lp_incentive_micro: r.lp_incentive_micro ?? 0n, maker_rebate_micro: r.maker_rebate_micro ?? 0n, vip_rebate_micro: r.vip_rebate_micro ?? 0n, total_micro: r.total_micro ?? 0n, observed_at: nowMs },
+    {
+      account: label,
+      lp_incentive_micro: r.lp_incentive_micro ?? 0n,
+      maker_rebate_micro: r.maker_rebate_micro ?? 0n,
+      vip_rebate_micro: r.vip_rebate_micro ?? 0n,
+      total_micro: r.total_micro ?? 0n,
+      observed_at: nowMs,
+    },
     'tapehouse.sync.rebates',
     rebates.raw,
   );
@@ -227,7 +249,14 @@ export async function readOutcomes(rows: WarehouseRows, client: VenueClient, eve
     for (const o of market.outcomes ?? []) {
       rows.add(
         'outcomes',
-        { token_id: o.token_id, market_id: market.id, condition_id: market.condition_id ?? '', outcome_index: o.index ?? 0, resolution_price_micro: o.resolution_price_micro ?? null, observed_at: nowMs },
+        {
+          token_id: o.token_id,
+          market_id: market.id,
+          condition_id: market.condition_id ?? '',
+          outcome_index: o.index ?? 0,
+          resolution_price_micro: o.resolution_price_micro ?? null,
+          observed_at: nowMs,
+        },
         'tapehouse.sync.markets',
         o,
       );
@@ -241,7 +270,12 @@ export async function readOutcomes(rows: WarehouseRows, client: VenueClient, eve
  * latter with the change since the account's previous collateral frame (as the account socket
  * sends them).
  */
-export function captureStreams(sim: SimulatorHandle, rows: WarehouseRows, accounts: readonly Account[], labelsOf: (account: Account) => string[] = (a) => [a.label]): void {
+export function captureStreams(
+  sim: SimulatorHandle,
+  rows: WarehouseRows,
+  accounts: readonly Account[],
+  labelsOf: (account: Account) => string[] = (a) => [a.label],
+): void {
   const lastCash = new Map(accounts.map((a) => [a.id, a.collateralMicro]));
   sim.venue.events.on('market_status', (e: MarketStatusEvent) => rows.add('market_status', statusRow(e), 'tapehouse.market.status', statusRecord(e)));
   sim.venue.events.on('account', (e: AccountEvent) => {
@@ -259,7 +293,14 @@ export function captureStreams(sim: SimulatorHandle, rows: WarehouseRows, accoun
       for (const label of labelsOf(account)) {
         rows.add(
           'account_events',
-          { account: label, kind: data.kind, event_at: e.atMs, token_id: data.token_id ?? '', condition_id: data.condition_id ?? '', reason: data.reason ?? '' },
+          {
+            account: label,
+            kind: data.kind,
+            event_at: e.atMs,
+            token_id: data.token_id ?? '',
+            condition_id: data.condition_id ?? '',
+            reason: data.reason ?? '',
+          },
           'tapehouse.account.events',
           { type: 'account_events', ts: new Date(e.atMs).toISOString(), data },
         );

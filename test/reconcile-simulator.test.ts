@@ -55,7 +55,11 @@ async function submitBatch(token: string, kind: 'SPLIT' | 'MERGE', conditionId: 
   const res = await fetch(`${sim.url}/trade/v1/batches`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ deadline_unix_seconds: Math.floor(sim.venue.options.clock.now() / 1000) + 600, ops: [{ kind, condition_id: conditionId, market_id: marketId, shares_micro: Number(sharesMicro) }], signature: '0xtest' }),
+    body: JSON.stringify({
+      deadline_unix_seconds: Math.floor(sim.venue.options.clock.now() / 1000) + 600,
+      ops: [{ kind, condition_id: conditionId, market_id: marketId, shares_micro: Number(sharesMicro) }],
+      signature: '0xtest',
+    }),
   });
   expect(res.status).toBe(201);
 }
@@ -67,12 +71,24 @@ beforeAll(async () => {
     rate: 30,
     clock: new ManualClock(START),
     deployment: { limits: { account: false, ipBurst: false, edge: false } },
-    lifecycle: { haltEveryMs: 30_000, haltDurationMs: 5_000, endEventEveryMs: 10_000, proposeAfterMs: 3_000, challengeMs: 3_000, disputeRate: 0.2, splitRate: 0.5, redeemDelayMs: 1_000 },
+    lifecycle: {
+      haltEveryMs: 30_000,
+      haltDurationMs: 5_000,
+      endEventEveryMs: 10_000,
+      proposeAfterMs: 3_000,
+      challengeMs: 3_000,
+      disputeRate: 0.2,
+      splitRate: 0.5,
+      redeemDelayMs: 1_000,
+    },
     venue: { catalogue: { recurringCadenceSeconds: 30 }, pnlIntervalMs: PNL_MS },
     groundTruth: { dir: gtDir },
   });
   const accounts = sim.venue.accounts.all();
-  const tokenOf = new Map<string, string>([[sim.venue.demo.account.id, sim.demoToken], ...sim.traders.map((c): [string, string] => [c.account.id, c.token.secret])]);
+  const tokenOf = new Map<string, string>([
+    [sim.venue.demo.account.id, sim.demoToken],
+    ...sim.traders.map((c): [string, string] => [c.account.id, c.token.secret]),
+  ]);
   const clientOf = new Map(accounts.map((a) => [a.id, accountClient(sim, tokenOf.get(a.id)!)]));
   clients.push(...clientOf.values());
   const rows = new WarehouseRows();
@@ -119,7 +135,16 @@ const notOk = (rows: readonly ComparisonRow[]): ComparisonRow[] => rows.filter((
 
 describe('reconciling a seeded simulator run from the warehouse alone', () => {
   it('covers trades, winner and split resolutions with redemptions, a split and a merge, maker rebates and LP incentives', async () => {
-    expect(honest().map((a) => a.account).sort()).toEqual(sim.venue.accounts.all().map((a) => a.label).sort());
+    expect(
+      honest()
+        .map((a) => a.account)
+        .sort(),
+    ).toEqual(
+      sim.venue.accounts
+        .all()
+        .map((a) => a.label)
+        .sort(),
+    );
     const kinds = await selectRows<{ kind: string; n: string }>(store.warehouse.client, 'SELECT kind, count() AS n FROM tapehouse.market_status GROUP BY kind');
     expect(kinds.map((k) => k.kind)).toEqual(expect.arrayContaining(['market_resolved', 'payouts_resolved', 'market_resolution_completed']));
     const maker = accountRun(MISREPORTED);
@@ -129,7 +154,9 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     expect(maker.ledger.account.makerRebatesMicro).toBeGreaterThan(0n);
     const redemptions = honest().reduce((n, a) => n + a.coverage.redemptionFrames, 0);
     expect(redemptions).toBeGreaterThan(100);
-    const splitRedeemed = honest().flatMap((a) => a.ledger.tokens.flatMap((t) => t.redemptions)).filter((r) => r.resolutionPriceMicro !== 0n && r.resolutionPriceMicro !== 1_000_000n);
+    const splitRedeemed = honest()
+      .flatMap((a) => a.ledger.tokens.flatMap((t) => t.redemptions))
+      .filter((r) => r.resolutionPriceMicro !== 0n && r.resolutionPriceMicro !== 1_000_000n);
     expect(splitRedeemed.length).toBeGreaterThan(0);
   });
 
@@ -143,11 +170,19 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     }
   });
 
-  it('reproduces the ground truth\'s accounting of every account to the micro', () => {
+  it("reproduces the ground truth's accounting of every account to the micro", () => {
     const final = truth.accounting.at(-1)!;
     for (const gt of final.accounts) {
       const ours = accountRun(gt.label).ledger;
-      expect({ label: gt.label, cash: ours.account.cashMicro, deposits: ours.account.depositsMicro, fees: ours.account.feesPaidMicro, rebates: ours.account.makerRebatesMicro, lp: ours.account.lpIncentivesMicro, realised: ours.account.realisedPnlMicro }).toEqual({
+      expect({
+        label: gt.label,
+        cash: ours.account.cashMicro,
+        deposits: ours.account.depositsMicro,
+        fees: ours.account.feesPaidMicro,
+        rebates: ours.account.makerRebatesMicro,
+        lp: ours.account.lpIncentivesMicro,
+        realised: ours.account.realisedPnlMicro,
+      }).toEqual({
         label: gt.label,
         cash: gt.collateral_micro,
         deposits: gt.deposits_micro,
@@ -156,7 +191,9 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
         lp: gt.lp_incentives_micro,
         realised: gt.realised_pnl_micro,
       });
-      const open = ours.tokens.filter((t) => t.sharesMicro !== 0n).map((t) => ({ token_id: t.tokenId, shares_micro: t.sharesMicro, cost_basis_micro: t.costBasisMicro, realised_pnl_micro: t.realisedPnlMicro }));
+      const open = ours.tokens
+        .filter((t) => t.sharesMicro !== 0n)
+        .map((t) => ({ token_id: t.tokenId, shares_micro: t.sharesMicro, cost_basis_micro: t.costBasisMicro, realised_pnl_micro: t.realisedPnlMicro }));
       const expected = gt.positions.map(({ condition_id: _c, ...p }) => p);
       expect(open.sort((a, b) => a.token_id.localeCompare(b.token_id))).toEqual(expected.sort((a, b) => a.token_id.localeCompare(b.token_id)));
       // Every maker rebate the ground truth logged per fill, rebuilt by the venue's rule.
@@ -167,8 +204,13 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
 
   it('names exactly what a misreporting venue got wrong: one average price, one PnL bucket, one missing fill', () => {
     const rows = accountRun(MISREPORTED_LABEL).rows;
-    const different = rows.filter((r) => r.status === 'different').map((r) => ({ scope: r.scope, field: r.field, tokenId: r.tokenId, difference: r.differenceMicro, reportedAtMs: r.reportedAtMs }));
-    const missingShares = sim.venue.accounts.all().find((a) => a.label === MISREPORTED)!.fills.at(-1)!.sharesMicro;
+    const different = rows
+      .filter((r) => r.status === 'different')
+      .map((r) => ({ scope: r.scope, field: r.field, tokenId: r.tokenId, difference: r.differenceMicro, reportedAtMs: r.reportedAtMs }));
+    const missingShares = sim.venue.accounts
+      .all()
+      .find((a) => a.label === MISREPORTED)!
+      .fills.at(-1)!.sharesMicro;
     expect(different.map(({ reportedAtMs: _r, ...r }) => r).sort((a, b) => a.scope.localeCompare(b.scope))).toEqual([
       { scope: 'orders', field: 'size_matched_micro', tokenId: chosen.missingFillToken, difference: -missingShares },
       { scope: 'pnl_settled', field: 'lifetime_pnl_micro', tokenId: '', difference: -LIFETIME_OFFSET },
@@ -189,7 +231,14 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
   });
 
   it('with FIFO, rebuilds the same shares and cash, differing from the venue only where the method decides cost', async () => {
-    const fifo = await reconcile(store.warehouse.client, { accounts: [MISREPORTED], method: 'fifo', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
+    const fifo = await reconcile(store.warehouse.client, {
+      accounts: [MISREPORTED],
+      method: 'fifo',
+      toleranceMicro: 0n,
+      rules: SIMULATOR_VENUE_RULES,
+      fromMs: 0,
+      toMs: END_OF_TIME_MS,
+    });
     const rows = fifo.accounts[0]!.rows;
     const fields = new Set(notOk(rows).map((r) => r.field));
     expect(fields.size).toBeGreaterThan(0);
@@ -204,14 +253,26 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
   });
 
   it('checks only what the venue reported within a window, the ledger still replaying every fill before it', async () => {
-    const late = await reconcile(store.warehouse.client, { accounts: [MISREPORTED_LABEL], method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: BUCKET_MISREPORTED_AT + 1, toMs: END_OF_TIME_MS });
+    const late = await reconcile(store.warehouse.client, {
+      accounts: [MISREPORTED_LABEL],
+      method: 'average',
+      toleranceMicro: 0n,
+      rules: SIMULATOR_VENUE_RULES,
+      fromMs: BUCKET_MISREPORTED_AT + 1,
+      toMs: END_OF_TIME_MS,
+    });
     const rows = late.accounts[0]!.rows;
-    expect(rows.filter((r) => r.status === 'different').map((r) => r.field).sort()).toEqual(['avg_price_micro', 'size_matched_micro']);
+    expect(
+      rows
+        .filter((r) => r.status === 'different')
+        .map((r) => r.field)
+        .sort(),
+    ).toEqual(['avg_price_micro', 'size_matched_micro']);
     expect(rows.every((r) => r.reportedAtMs > BUCKET_MISREPORTED_AT)).toBe(true);
     expect(late.accounts[0]!.ledger.account.cashMicro).toBe(accountRun(MISREPORTED_LABEL).ledger.account.cashMicro);
   });
 
-  it('stores one row per figure in reconciliations, where the account dashboard finds the latest run\'s differences', async () => {
+  it("stores one row per figure in reconciliations, where the account dashboard finds the latest run's differences", async () => {
     const stored = await storeReconciliation(store.warehouse, run);
     expect(stored).toBe(run.accounts.reduce((n, a) => n + a.rows.length, 0));
     await storeReconciliation(store.warehouse, run); // a retried store lands once
@@ -248,10 +309,26 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     const gapAt = START + 150_000;
     const gap = { subject_kind: 'account', subject: 'taker-1', _topic: 'tapehouse.capture.gaps', _partition: 0, _received_at: BigInt(gapAt) * 1000n };
     await store.warehouse.insertRows('capture_gaps', [
-      { ...gap, stream: 'sync', channel: 'portfolio_trades', gap_start: gapAt, gap_end: gapAt + 5_000, reason: 'endpoint_not_offered', recovery: 'none', _offset: 1 },
+      {
+        ...gap,
+        stream: 'sync',
+        channel: 'portfolio_trades',
+        gap_start: gapAt,
+        gap_end: gapAt + 5_000,
+        reason: 'endpoint_not_offered',
+        recovery: 'none',
+        _offset: 1,
+      },
       { ...gap, stream: 'account', gap_start: START + 60_000, gap_end: START + 60_000, reason: 'unsubscribed', _offset: 2 },
     ]);
-    const gapped = await reconcile(store.warehouse.client, { accounts: ['taker-1'], method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
+    const gapped = await reconcile(store.warehouse.client, {
+      accounts: ['taker-1'],
+      method: 'average',
+      toleranceMicro: 0n,
+      rules: SIMULATOR_VENUE_RULES,
+      fromMs: 0,
+      toMs: END_OF_TIME_MS,
+    });
     const rows = gapped.accounts[0]!.rows;
     expect(rows.filter((r) => r.status === 'different')).toEqual([]);
     expect(rows.filter((r) => r.reportedAtMs < gapAt && r.scope === 'pnl_settled').every((r) => r.status === 'ok')).toBe(true);
@@ -267,28 +344,72 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     // As if the PnL job had been down for those two buckets: they were never stored, and the job
     // recorded the gap when the next bucket came (src/sync/jobs/pnl.ts).
     for (const table of ['pnl_settled', 'pnl_settled_latest_store']) {
-      await store.warehouse.client.command({ query: `ALTER TABLE tapehouse.${table} DELETE WHERE account = '${account}' AND toUnixTimestamp64Milli(bucket_at) IN (${down.join(', ')}) SETTINGS mutations_sync = 2` });
+      await store.warehouse.client.command({
+        query: `ALTER TABLE tapehouse.${table} DELETE WHERE account = '${account}' AND toUnixTimestamp64Milli(bucket_at) IN (${down.join(', ')}) SETTINGS mutations_sync = 2`,
+      });
     }
     const detail = `settled PnL: 2 bucket(s) at the learnt cadence of ${PNL_MS / 1000} s between bucket … and bucket … were served by the venue while not observed`;
-    await store.warehouse.insertRows('capture_gaps', [{
-      stream: 'sync', channel: 'pnl', subject_kind: 'account', subject: account, gap_start: down[0]! - PNL_MS, gap_end: down[1]! + PNL_MS,
-      reason: 'buckets_not_observed', recovery: 'none', detail, _topic: 'tapehouse.capture.gaps', _partition: 0, _offset: 3, _received_at: BigInt(down[1]! + PNL_MS) * 1000n,
-    }]);
-    const again = await reconcile(store.warehouse.client, { accounts: [account], method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
+    await store.warehouse.insertRows('capture_gaps', [
+      {
+        stream: 'sync',
+        channel: 'pnl',
+        subject_kind: 'account',
+        subject: account,
+        gap_start: down[0]! - PNL_MS,
+        gap_end: down[1]! + PNL_MS,
+        reason: 'buckets_not_observed',
+        recovery: 'none',
+        detail,
+        _topic: 'tapehouse.capture.gaps',
+        _partition: 0,
+        _offset: 3,
+        _received_at: BigInt(down[1]! + PNL_MS) * 1000n,
+      },
+    ]);
+    const again = await reconcile(store.warehouse.client, {
+      accounts: [account],
+      method: 'average',
+      toleranceMicro: 0n,
+      rules: SIMULATOR_VENUE_RULES,
+      fromMs: 0,
+      toMs: END_OF_TIME_MS,
+    });
     const result = again.accounts[0]!;
     expect(result.compared).toMatchObject({ buckets: RUN_MS / PNL_MS - 2, unobservedBucketGaps: 1 });
     const unproven = result.rows.filter((r) => r.status !== 'ok');
     expect(unproven.map((r) => [r.scope, r.field, r.status, r.reportedAtMs])).toEqual(
-      ['collateral_micro', 'cumulative_inflow_micro', 'cumulative_outflow_micro', 'lifetime_pnl_micro', 'position_count'].map((field) => ['pnl_settled', field, 'unproven', down[1]! + PNL_MS]),
+      ['collateral_micro', 'cumulative_inflow_micro', 'cumulative_outflow_micro', 'lifetime_pnl_micro', 'position_count'].map((field) => [
+        'pnl_settled',
+        field,
+        'unproven',
+        down[1]! + PNL_MS,
+      ]),
     );
-    for (const r of unproven) expect(r.detail).toContain(`no bucket observed between ${new Date(down[0]! - PNL_MS).toISOString()} and ${new Date(down[1]! + PNL_MS).toISOString()} — capture gap sync/pnl`);
+    for (const r of unproven)
+      expect(r.detail).toContain(
+        `no bucket observed between ${new Date(down[0]! - PNL_MS).toISOString()} and ${new Date(down[1]! + PNL_MS).toISOString()} — capture gap sync/pnl`,
+      );
     // Outside the window the gap spans, it is not named.
-    const later = await reconcile(store.warehouse.client, { accounts: [account], method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: down[1]! + 2 * PNL_MS, toMs: END_OF_TIME_MS });
+    const later = await reconcile(store.warehouse.client, {
+      accounts: [account],
+      method: 'average',
+      toleranceMicro: 0n,
+      rules: SIMULATOR_VENUE_RULES,
+      fromMs: down[1]! + 2 * PNL_MS,
+      toMs: END_OF_TIME_MS,
+    });
     expect(notOk(later.accounts[0]!.rows)).toEqual([]);
   });
 
-  it('without venue rules assumes no fee schedule: fees are the fills\' own, the fee and maker-rebate checks and the cash after the first maker fill unproven, saying why', async () => {
-    const bare = await reconcile(store.warehouse.client, { accounts: [MISREPORTED], method: 'average', toleranceMicro: 0n, rules: undefined, fromMs: 0, toMs: END_OF_TIME_MS });
+  it("without venue rules assumes no fee schedule: fees are the fills' own, the fee and maker-rebate checks and the cash after the first maker fill unproven, saying why", async () => {
+    const bare = await reconcile(store.warehouse.client, {
+      accounts: [MISREPORTED],
+      method: 'average',
+      toleranceMicro: 0n,
+      rules: undefined,
+      fromMs: 0,
+      toMs: END_OF_TIME_MS,
+    });
     const result = bare.accounts[0]!;
     const withRules = accountRun(MISREPORTED);
     expect(result.rows.filter((r) => r.status === 'different')).toEqual([]);
@@ -297,7 +418,8 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     expect(result.ledger.account.cashMicro).toBe(withRules.ledger.account.cashMicro - withRules.ledger.account.makerRebatesMicro);
     const fees = result.rows.filter((r) => r.scope === 'fees');
     expect(fees.length).toBeGreaterThan(0);
-    for (const r of fees) expect(r).toMatchObject({ status: 'unproven', differenceMicro: 0n, detail: expect.stringContaining('not checked: no fee schedule (--venue-rules)') });
+    for (const r of fees)
+      expect(r).toMatchObject({ status: 'unproven', differenceMicro: 0n, detail: expect.stringContaining('not checked: no fee schedule (--venue-rules)') });
     const firstMaker = result.coverage.gaps.find((g) => g.input === 'venue_rules')!.fromMs;
     const cash = result.rows.filter((r) => ['cash_balance_micro', 'collateral_micro', 'maker_rebate_micro'].includes(r.field) && r.reportedAtMs >= firstMaker);
     expect(cash.length).toBeGreaterThan(2);
@@ -311,22 +433,45 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
   });
 
   it('never says ok over a fill id that names two different fills (a venue that reused its ids): from that fill on, unproven', async () => {
-    const account = honest().map((a) => a.account).find((label) => label !== 'taker-1' && accountRun(label).coverage.fills > 20)!;
+    const account = honest()
+      .map((a) => a.account)
+      .find((label) => label !== 'taker-1' && accountRun(label).coverage.fills > 20)!;
     const [fill] = await selectRows<Record<string, unknown>>(
       store.warehouse.client,
       `SELECT * EXCEPT (notional_micro) FROM tapehouse.fill_observations WHERE account = '${account}' ORDER BY executed_at LIMIT 1 OFFSET 10`,
     );
     const at = Date.parse(`${String(fill!.executed_at).replace(' ', 'T')}Z`);
     // Another fill under the same id: another price, a second later, observed later (so the fills view, one per id, shows it).
-    await store.warehouse.insertRows('fill_observations', [{
-      ...fill, price_micro: BigInt(String(fill!.price_micro)) + 10_000n, executed_at: new Date(at + 1_000), observed_at: new Date(at + 60_000),
-      _topic: 'tapehouse.sync.fills', _partition: 0, _offset: 999_999, _received_at: BigInt(at + 60_000) * 1000n,
-    }]);
-    const again = await reconcile(store.warehouse.client, { accounts: [account], method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
+    await store.warehouse.insertRows('fill_observations', [
+      {
+        ...fill,
+        price_micro: BigInt(String(fill!.price_micro)) + 10_000n,
+        executed_at: new Date(at + 1_000),
+        observed_at: new Date(at + 60_000),
+        _topic: 'tapehouse.sync.fills',
+        _partition: 0,
+        _offset: 999_999,
+        _received_at: BigInt(at + 60_000) * 1000n,
+      },
+    ]);
+    const again = await reconcile(store.warehouse.client, {
+      accounts: [account],
+      method: 'average',
+      toleranceMicro: 0n,
+      rules: SIMULATOR_VENUE_RULES,
+      fromMs: 0,
+      toMs: END_OF_TIME_MS,
+    });
     const rows = again.accounts[0]!.rows;
-    const after = rows.filter((r) => r.reportedAtMs >= at && ['position', 'summary', 'pnl_settled'].includes(r.scope) && (r.scope !== 'position' || r.tokenId === fill!.token_id));
+    const after = rows.filter(
+      (r) => r.reportedAtMs >= at && ['position', 'summary', 'pnl_settled'].includes(r.scope) && (r.scope !== 'position' || r.tokenId === fill!.token_id),
+    );
     expect(after.length).toBeGreaterThan(0);
-    for (const r of after) expect(r).toMatchObject({ status: 'unproven', detail: expect.stringContaining(`fill ${String(fill!.fill_id)} of account ${account} names 2 different fills (price_micro, executed_at differ)`) });
+    for (const r of after)
+      expect(r).toMatchObject({
+        status: 'unproven',
+        detail: expect.stringContaining(`fill ${String(fill!.fill_id)} of account ${account} names 2 different fills (price_micro, executed_at differ)`),
+      });
     expect(rows.filter((r) => r.status === 'different')).toEqual([]);
     expect(again.accounts[0]!.coverage.gaps.map((g) => g.reason)).toEqual(expect.arrayContaining([expect.stringMatching(/^fill .* names 2 different fills/)]));
   });
@@ -334,19 +479,37 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
   it('by default ends the window at the last instant every input covers: an order matched after the last account frame of a stopped run is not called different', async () => {
     const opts = { method: 'average' as const, toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0 };
     let account = '';
-    for (const label of honest().map((a) => a.account).filter((l) => !['taker-1', 'taker-2', MISREPORTED].includes(l))) {
+    for (const label of honest()
+      .map((a) => a.account)
+      .filter((l) => !['taker-1', 'taker-2', MISREPORTED].includes(l))) {
       const fresh = await reconcile(store.warehouse.client, { ...opts, accounts: [label], toMs: END_OF_TIME_MS });
       if (notOk(fresh.accounts[0]!.rows).length === 0) account = label;
     }
     expect(account).not.toBe('');
-    const [last] = await selectRows<{ at: string }>(store.warehouse.client, `SELECT toUnixTimestamp64Milli(max(event_at)) AS at FROM tapehouse.account_events WHERE account = '${account}'`);
+    const [last] = await selectRows<{ at: string }>(
+      store.warehouse.client,
+      `SELECT toUnixTimestamp64Milli(max(event_at)) AS at FROM tapehouse.account_events WHERE account = '${account}'`,
+    );
     const lastFrameMs = Number(last!.at);
     const tokenId = accountRun(account).ledger.tokens[0]!.tokenId;
     // The run stopped after its last account frame; an orders read a little later saw an order matched since.
-    await store.warehouse.insertRows('orders', [{
-      account, order_id: 'late-order', status: 'MATCHED', token_id: tokenId, side: 'BUY', size_matched_micro: 1_000_000n, created_at: new Date(lastFrameMs + 5_000),
-      source: 'rest:orders', observed_at: new Date(lastFrameMs + 30_000), _topic: 'tapehouse.sync.orders', _partition: 0, _offset: 1, _received_at: BigInt(lastFrameMs + 30_000) * 1000n,
-    }]);
+    await store.warehouse.insertRows('orders', [
+      {
+        account,
+        order_id: 'late-order',
+        status: 'MATCHED',
+        token_id: tokenId,
+        side: 'BUY',
+        size_matched_micro: 1_000_000n,
+        created_at: new Date(lastFrameMs + 5_000),
+        source: 'rest:orders',
+        observed_at: new Date(lastFrameMs + 30_000),
+        _topic: 'tapehouse.sync.orders',
+        _partition: 0,
+        _offset: 1,
+        _received_at: BigInt(lastFrameMs + 30_000) * 1000n,
+      },
+    ]);
     const everything = await reconcile(store.warehouse.client, { ...opts, accounts: [account], toMs: END_OF_TIME_MS });
     expect(everything.accounts[0]!.rows.filter((r) => r.status === 'different').map((r) => [r.scope, r.tokenId])).toEqual([['orders', tokenId]]);
     const byDefault = await reconcile(store.warehouse.client, { ...opts, accounts: [account] });
@@ -362,7 +525,9 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
   it('compares the summary with the positions read of its own instant, not the newest summary and positions reads seconds apart', async () => {
     const opts = { method: 'average' as const, toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS };
     let account = '';
-    for (const label of honest().map((a) => a.account).filter((l) => !['taker-1', 'taker-2', MISREPORTED].includes(l))) {
+    for (const label of honest()
+      .map((a) => a.account)
+      .filter((l) => !['taker-1', 'taker-2', MISREPORTED].includes(l))) {
       const fresh = await reconcile(store.warehouse.client, { ...opts, accounts: [label] });
       if (notOk(fresh.accounts[0]!.rows).length === 0 && fresh.accounts[0]!.compared.summaryAsOfMs !== undefined) account = label;
     }
@@ -377,13 +542,35 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     const again = (await reconcile(store.warehouse.client, { ...opts, accounts: [account] })).accounts[0]!;
     expect(again.compared).toMatchObject({ positionsAsOfMs: pairAt + 3_000, summaryAsOfMs: pairAt });
     expect(notOk(again.rows)).toEqual([]);
-    expect(again.rows.filter((r) => r.scope === 'summary').map((r) => r.field).sort()).toEqual(['cash_balance_micro', 'open_cost_basis_micro', 'open_unrealized_pnl_micro', 'portfolio_value_micro', 'positions_value_micro']);
+    expect(
+      again.rows
+        .filter((r) => r.scope === 'summary')
+        .map((r) => r.field)
+        .sort(),
+    ).toEqual(['cash_balance_micro', 'open_cost_basis_micro', 'open_unrealized_pnl_micro', 'portfolio_value_micro', 'positions_value_micro']);
   });
 
   it('runs as `tapehouse reconcile` on the data directory: prints what differs as of a time and stores the run', async () => {
-    const asOf = await reconcile(store.warehouse.client, { accounts: [MISREPORTED_LABEL], method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: BUCKET_MISREPORTED_AT });
+    const asOf = await reconcile(store.warehouse.client, {
+      accounts: [MISREPORTED_LABEL],
+      method: 'average',
+      toleranceMicro: 0n,
+      rules: SIMULATOR_VENUE_RULES,
+      fromMs: 0,
+      toMs: BUCKET_MISREPORTED_AT,
+    });
     await store.warehouse.close();
-    const cli = await tapehouse(['reconcile', '--data-dir', store.dataDir, '--account', MISREPORTED_LABEL, '--to', new Date(BUCKET_MISREPORTED_AT).toISOString(), '--venue-rules', 'simulator']);
+    const cli = await tapehouse([
+      'reconcile',
+      '--data-dir',
+      store.dataDir,
+      '--account',
+      MISREPORTED_LABEL,
+      '--to',
+      new Date(BUCKET_MISREPORTED_AT).toISOString(),
+      '--venue-rules',
+      'simulator',
+    ]);
     expect(cli.code).toBe(0);
     expect(cli.stdout).toContain(`account ${MISREPORTED_LABEL}: ${asOf.accounts[0]!.rows.length} figures checked`);
     expect(cli.stdout).toMatch(/1 different, 0 unproven/);

@@ -18,13 +18,27 @@ beforeAll(async () => {
   await migrate(warehouse.client);
   await warehouse.insertRows('book_snapshots', [
     {
-      token_id: 'tok', snapshot_at: new Date(T0), sequence: 10, source: 'ws:orderbook', reason: 'connect',
-      bid_prices_micro: ['480000', '470000'], bid_sizes_micro: ['100000000', '5000000'],
-      ask_prices_micro: ['520000'], ask_sizes_micro: ['7000000'], ...provenance(1, T0),
+      token_id: 'tok',
+      snapshot_at: new Date(T0),
+      sequence: 10,
+      source: 'ws:orderbook',
+      reason: 'connect',
+      bid_prices_micro: ['480000', '470000'],
+      bid_sizes_micro: ['100000000', '5000000'],
+      ask_prices_micro: ['520000'],
+      ask_sizes_micro: ['7000000'],
+      ...provenance(1, T0),
     },
   ]);
   const change = (offset: number, seconds: number, sequence: number, side: string, price: string, size: string) => ({
-    token_id: 'tok', side, price_micro: price, size_micro: size, changed_at: new Date(T0 + seconds * 1000), sequence, update_kind: 'snapshot', ...provenance(offset, T0 + seconds * 1000),
+    token_id: 'tok',
+    side,
+    price_micro: price,
+    size_micro: size,
+    changed_at: new Date(T0 + seconds * 1000),
+    sequence,
+    update_kind: 'snapshot',
+    ...provenance(offset, T0 + seconds * 1000),
   });
   await warehouse.insertRows('book_changes', [
     change(2, 5, 11, 'BID', '480000', '0'), // best bid lifted
@@ -37,7 +51,9 @@ beforeAll(async () => {
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 function book(at: string): { bids: unknown[]; asks: unknown[]; sequence: string } {
-  const run = spawnSync(process.execPath, [join(root, 'bin/tapehouse.js'), 'book', 'tok', '--data-dir', dataDir, '--at', at, '--format', 'json'], { encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [join(root, 'bin/tapehouse.js'), 'book', 'tok', '--data-dir', dataDir, '--at', at, '--format', 'json'], {
+    encoding: 'utf8',
+  });
   if (run.status !== 0) throw new Error(run.stderr);
   return JSON.parse(run.stdout);
 }
@@ -46,19 +62,32 @@ describe('tapehouse book', () => {
   it('gives the snapshot as stored at its instant, and the changes applied after it', () => {
     expect(book(new Date(T0 + 1000).toISOString())).toMatchObject({
       sequence: '10',
-      bids: [{ price_micro: '480000', size_micro: '100000000' }, { price_micro: '470000', size_micro: '5000000' }],
+      bids: [
+        { price_micro: '480000', size_micro: '100000000' },
+        { price_micro: '470000', size_micro: '5000000' },
+      ],
       asks: [{ price_micro: '520000', size_micro: '7000000' }],
     });
     expect(book(new Date(T0 + 10_000).toISOString())).toMatchObject({
       sequence: '11',
       bids: [{ price_micro: '470000', size_micro: '5000000' }],
-      asks: [{ price_micro: '510000', size_micro: '3000000' }, { price_micro: '520000', size_micro: '7000000' }],
+      asks: [
+        { price_micro: '510000', size_micro: '3000000' },
+        { price_micro: '520000', size_micro: '7000000' },
+      ],
     });
-    expect(book(String(T0 + 60_000)).bids).toEqual([{ price_micro: '490000', size_micro: '1000000' }, { price_micro: '470000', size_micro: '5000000' }]);
+    expect(book(String(T0 + 60_000)).bids).toEqual([
+      { price_micro: '490000', size_micro: '1000000' },
+      { price_micro: '470000', size_micro: '5000000' },
+    ]);
   });
 
   it('says so when no book was stored before the instant, and takes a token id only as a bound value', () => {
-    const before = spawnSync(process.execPath, [join(root, 'bin/tapehouse.js'), 'book', 'tok', '--data-dir', dataDir, '--at', new Date(T0 - 1000).toISOString()], { encoding: 'utf8' });
+    const before = spawnSync(
+      process.execPath,
+      [join(root, 'bin/tapehouse.js'), 'book', 'tok', '--data-dir', dataDir, '--at', new Date(T0 - 1000).toISOString()],
+      { encoding: 'utf8' },
+    );
     expect(before.status).toBe(1);
     expect(before.stderr).toContain('no stored book of token tok');
     const hostile = spawnSync(process.execPath, [join(root, 'bin/tapehouse.js'), 'book', "tok' OR 1=1 --", '--data-dir', dataDir], { encoding: 'utf8' });

@@ -16,7 +16,7 @@ const work = mkdtempSync(join(tmpdir(), 'run-closed-output-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 async function until<T>(probe: () => T | undefined, explain: () => string, limitMs = 90_000): Promise<T> {
-  for (const start = Date.now(); ; ) {
+  for (const start = Date.now(); ;) {
     const value = probe();
     if (value !== undefined) return value;
     if (Date.now() - start > limitMs) throw new Error(`timed out: ${explain()}`);
@@ -27,7 +27,11 @@ async function until<T>(probe: () => T | undefined, explain: () => string, limit
 function sql(dataDir: string, query: string): Record<string, string>[] {
   const result = spawnSync(process.execPath, [join(root, 'bin/tapehouse.js'), 'sql', '--data-dir', dataDir, '--format', 'json', query], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`tapehouse sql failed: ${result.stderr}`);
-  return result.stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, string>);
+  return result.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, string>);
 }
 
 /** The run's bus epoch ended drained (the next start records no bus gap), with rows stored. */
@@ -48,13 +52,24 @@ describe('tapehouse run with its output closed under it', () => {
     // 10 s, its last words) meet EPIPE. PIPESTATUS keeps the job's own exit code.
     const shell = spawn(
       'bash',
-      ['-c', `node bin/tapehouse.js run --data-dir ${dataDir} --http-port 0 --status log 2>${join(work, 'pipe.log')} | head -n 1 >${first}; echo "\${PIPESTATUS[0]}" >${status}`],
+      [
+        '-c',
+        `node bin/tapehouse.js run --data-dir ${dataDir} --http-port 0 --status log 2>${join(work, 'pipe.log')} | head -n 1 >${first}; echo "\${PIPESTATUS[0]}" >${status}`,
+      ],
       { cwd: root, env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'warn' }, stdio: 'ignore' },
     );
-    const job = await until(() => readEndpointFile(dataDir), () => 'the job never served its endpoint');
+    const job = await until(
+      () => readEndpointFile(dataDir),
+      () => 'the job never served its endpoint',
+    );
     const stopJob = () => spawnSync('kill', ['-KILL', String(job.pid)]); // after a failed check only
     try {
-      expect(await until(() => (existsSync(first) ? readFileSync(first, 'utf8') : undefined) || undefined, () => 'head got no line')).toMatch(/^tapehouse is running/);
+      expect(
+        await until(
+          () => (existsSync(first) ? readFileSync(first, 'utf8') : undefined) || undefined,
+          () => 'head got no line',
+        ),
+      ).toMatch(/^tapehouse is running/);
       // Past the first status line (10 s after the start): written to a pipe nobody reads any more.
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(job.started_at) + 12_000 - Date.now())));
       expect(spawnSync('kill', ['-0', String(job.pid)]).status).toBe(0); // still running
@@ -79,11 +94,17 @@ describe('tapehouse run with its output closed under it', () => {
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
-      await until(() => (/Ctrl-C to stop/.test(out) ? true : undefined), () => `no welcome: ${out}`);
+      await until(
+        () => (/Ctrl-C to stop/.test(out) ? true : undefined),
+        () => `no welcome: ${out}`,
+      );
       // Some data first: the markets come with the first catalogue sync.
       await new Promise((resolve) => setTimeout(resolve, 8_000));
       child.kill('SIGHUP');
-      await until(() => (/stopping \(SIGHUP\)/.test(out) ? true : undefined), () => out);
+      await until(
+        () => (/stopping \(SIGHUP\)/.test(out) ? true : undefined),
+        () => out,
+      );
       child.kill('SIGHUP');
       expect(await exited).toBe(0);
     } finally {

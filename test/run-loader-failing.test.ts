@@ -21,7 +21,12 @@ describe('the main job with a table gone under its loaders', () => {
   it('shows LOADER FAILING on the status line and /metrics, and stops not cleanly, naming what stayed unloaded', async () => {
     const lines: string[] = [];
     const job = await startMainJob({
-      account: 'default', dataDir, httpPort: 0, simulator: { seed: 3, rate: 40 }, onStatus: (line) => lines.push(line), stopTimeoutMs: 3_000,
+      account: 'default',
+      dataDir,
+      httpPort: 0,
+      simulator: { seed: 3, rate: 40 },
+      onStatus: (line) => lines.push(line),
+      stopTimeoutMs: 3_000,
       log: createLogger('run', 'silent'),
     });
     try {

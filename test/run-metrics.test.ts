@@ -16,7 +16,8 @@ const log = createLogger('metrics.test', 'silent');
 /** The value of one sample (name and labels as written), or undefined when absent. */
 async function sample(metrics: PipelineMetrics, name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
   const found = parsePrometheus(await metrics.text()).find(
-    (s) => s.name === name && Object.entries(labels).every(([key, value]) => s.labels[key] === value) && Object.keys(s.labels).length === Object.keys(labels).length,
+    (s) =>
+      s.name === name && Object.entries(labels).every(([key, value]) => s.labels[key] === value) && Object.keys(s.labels).length === Object.keys(labels).length,
   );
   return found?.value;
 }
@@ -75,7 +76,14 @@ describe('histograms fed by the loaders and the endpoint', () => {
     // Received two seconds before they were published: no record can be fresher than that.
     const generator = new RecordGenerator(5, catalogue, { kinds: MARKET_KINDS, clock: () => nowMicros() - 2_000_000n });
     const records = generator.take(300);
-    const loaders = await startLoaders({ bus, warehouse: w.warehouse, group: 'metrics', topics: catalogue.topics.map((t) => t.name), log, onBatchStored: metrics.batchStored });
+    const loaders = await startLoaders({
+      bus,
+      warehouse: w.warehouse,
+      group: 'metrics',
+      topics: catalogue.topics.map((t) => t.name),
+      log,
+      onBatchStored: metrics.batchStored,
+    });
     for (const { topic, record } of records) await bus.publish(topic, [record]);
     for (;;) {
       const stats = await loaders.stats();

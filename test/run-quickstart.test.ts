@@ -52,7 +52,10 @@ async function npmStart(): Promise<Started> {
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
   );
-  const sqlLine = await waitFor(() => /query it:\s+(npx tapehouse sql .*)$/m.exec(out)?.[1], () => `no query line; stdout:\n${out}\nstderr:\n${err.slice(-2000)}`);
+  const sqlLine = await waitFor(
+    () => /query it:\s+(npx tapehouse sql .*)$/m.exec(out)?.[1],
+    () => `no query line; stdout:\n${out}\nstderr:\n${err.slice(-2000)}`,
+  );
   return { child, sqlLine, stdout: () => out, exited };
 }
 
@@ -68,10 +71,18 @@ async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, e
 
 /** Runs the printed command with another query, the way a user edits it. */
 function runPrinted(sqlLine: string, query: string): Record<string, string>[] {
-  const args = sqlLine.replace(/^npx tapehouse /, '').replace(/"SELECT count\(\) FROM trades"$/, '').trim().split(/\s+/);
+  const args = sqlLine
+    .replace(/^npx tapehouse /, '')
+    .replace(/"SELECT count\(\) FROM trades"$/, '')
+    .trim()
+    .split(/\s+/);
   const result = spawnSync(process.execPath, [join(root, 'bin/tapehouse.js'), ...args, '--format', 'json', query], { cwd: root, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`tapehouse sql failed: ${result.stderr}`);
-  return result.stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, string>);
+  return result.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, string>);
 }
 
 function expectCleanExit(exit: { code: number | null; signal: NodeJS.Signals | null }): void {
@@ -112,7 +123,10 @@ describe('quick start: npm start, query, Ctrl-C, start again', () => {
     const job = await npmStart();
     const gaps = await waitFor(
       () => {
-        const rows = runPrinted(job.sqlLine, "SELECT stream, toUnixTimestamp64Milli(gap_start) AS start_ms, toUnixTimestamp64Milli(gap_end) AS end_ms FROM capture_gaps WHERE reason = 'capture_not_running'");
+        const rows = runPrinted(
+          job.sqlLine,
+          "SELECT stream, toUnixTimestamp64Milli(gap_start) AS start_ms, toUnixTimestamp64Milli(gap_end) AS end_ms FROM capture_gaps WHERE reason = 'capture_not_running'",
+        );
         return rows.length > 0 ? rows : undefined;
       },
       () => 'no capture_not_running gap recorded',

@@ -29,10 +29,14 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 describe('tapehouse run against a venue that is down', () => {
   it('stops cleanly on SIGTERM while start-up still waits for the catalogue', async () => {
     const venue = await venueDown();
-    const child = spawn(process.execPath, ['bin/tapehouse.js', 'run', '--base-url', venue.url, '--data-dir', join(work, 'data'), '--http-port', '0', '--status', 'off'], {
-      env: { ...process.env, TAPEHOUSE_TOKEN: 'stop-test-token', TAPEHOUSE_LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['bin/tapehouse.js', 'run', '--base-url', venue.url, '--data-dir', join(work, 'data'), '--http-port', '0', '--status', 'off'],
+      {
+        env: { ...process.env, TAPEHOUSE_TOKEN: 'stop-test-token', TAPEHOUSE_LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));
@@ -92,10 +96,14 @@ async function venueSilent(): Promise<{ url: string; connections: () => number; 
 describe('tapehouse run against a venue that does not answer at all', () => {
   it('says so in one log line and on the status line, and tries again with a backoff', async () => {
     const venue = await venueSilent();
-    const child = spawn(process.execPath, ['bin/tapehouse.js', 'run', '--base-url', venue.url, '--data-dir', join(work, 'silent'), '--http-port', '0', '--status', 'log'], {
-      env: { ...process.env, TAPEHOUSE_TOKEN: 'stop-test-token', TAPEHOUSE_LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['bin/tapehouse.js', 'run', '--base-url', venue.url, '--data-dir', join(work, 'silent'), '--http-port', '0', '--status', 'log'],
+      {
+        env: { ...process.env, TAPEHOUSE_TOKEN: 'stop-test-token', TAPEHOUSE_LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     let log = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));

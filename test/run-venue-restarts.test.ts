@@ -27,7 +27,7 @@ interface Run {
 }
 
 async function until<T>(check: () => Promise<T | undefined> | T | undefined, what: string, ms = 90_000): Promise<T> {
-  for (const end = Date.now() + ms; ; ) {
+  for (const end = Date.now() + ms; ;) {
     const value = await check();
     if (value !== undefined) return value;
     if (Date.now() > end) throw new Error(`waited ${ms / 1000} s for ${what}`);
@@ -99,7 +99,9 @@ describe('tapehouse run, restarted twice and killed once, on one data directory'
       for (const spec of NATURAL_KEYS) expect(await findConflicts(warehouse.client, spec)).toEqual([]);
       expect(await rows("SELECT detail FROM tapehouse.data_quality WHERE problem = 'identity_conflict'")).toEqual([]);
       const run = await reconcile(warehouse.client, { method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
-      const different = run.accounts.flatMap((a) => a.rows.filter((r) => r.status === 'different').map((r) => `${a.account} ${r.scope} ${r.field}: ${r.detail}`));
+      const different = run.accounts.flatMap((a) =>
+        a.rows.filter((r) => r.status === 'different').map((r) => `${a.account} ${r.scope} ${r.field}: ${r.detail}`),
+      );
       expect(different).toEqual([]);
       expect(run.accounts.flatMap((a) => a.rows).filter((r) => r.status === 'ok').length).toBeGreaterThan(0);
     } finally {

@@ -58,15 +58,30 @@ function injectFaults(stop: AbortController): NodeJS.Timeout[] {
 
 /** Every string a warehouse table holds that contains the token, through `tapehouse sql` once the job has stopped. */
 async function tableRowsWith(dataDir: string, secrets: readonly string[]): Promise<{ tables: number; hits: string; orders: number }> {
-  const listed = await tapehouse(['sql', '--data-dir', dataDir, '--format', 'json', "SELECT name FROM system.tables WHERE database = 'tapehouse' AND engine NOT IN ('View', 'MaterializedView')"]);
+  const listed = await tapehouse([
+    'sql',
+    '--data-dir',
+    dataDir,
+    '--format',
+    'json',
+    "SELECT name FROM system.tables WHERE database = 'tapehouse' AND engine NOT IN ('View', 'MaterializedView')",
+  ]);
   if (listed.code !== 0) throw new Error(`tapehouse sql failed: ${listed.stderr}`);
-  const tables = listed.stdout.trim().split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { name: string }).name);
+  const tables = listed.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => (JSON.parse(line) as { name: string }).name);
   const conditions = secrets.map((secret) => `position(formatRow('TSV', *), '${secret}') > 0`).join(' OR ');
   const scans = tables.map((table) => `SELECT '${table}' AS t, count() AS n FROM tapehouse.\`${table}\` WHERE ${conditions}`);
   const query = [...scans, "SELECT 'orders stored' AS t, count() AS n FROM tapehouse.orders"].join(' UNION ALL ');
   const counted = await tapehouse(['sql', '--data-dir', dataDir, '--format', 'json', query]);
   if (counted.code !== 0) throw new Error(`tapehouse sql failed: ${counted.stderr}`);
-  const counts = counted.stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { t: string; n: string });
+  const counts = counted.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { t: string; n: string });
   const hits = counts.filter((row) => row.t !== 'orders stored' && row.n !== '0');
   return { tables: tables.length, hits: JSON.stringify(hits), orders: Number(counts.find((row) => row.t === 'orders stored')?.n) };
 }
@@ -79,7 +94,10 @@ beforeAll(async () => {
     if (timers.length === 0 && stdout.includes('tapehouse is running')) timers = injectFaults(stop);
   };
   try {
-    [good, wrong] = await Promise.all([runJob(goodDir, TOKEN, { stop: stop.signal, onStdout: startFaultsOnceUp }), runJob(wrongDir, WRONG_TOKEN, { duration: '8s' })]);
+    [good, wrong] = await Promise.all([
+      runJob(goodDir, TOKEN, { stop: stop.signal, onStdout: startFaultsOnceUp }),
+      runJob(wrongDir, WRONG_TOKEN, { duration: '8s' }),
+    ]);
   } finally {
     timers.forEach(clearTimeout);
   }

@@ -34,8 +34,15 @@ beforeAll(async () => {
   w = await migratedWarehouse();
   await w.warehouse.insertRows('book_snapshots', [
     {
-      token_id: 'tok', snapshot_at: new Date(Date.UTC(2026, 10, 1)), sequence: 10, source: 'ws:orderbook', reason: 'connect',
-      bid_prices_micro: ['480000'], bid_sizes_micro: ['100000000'], ask_prices_micro: ['520000'], ask_sizes_micro: ['7000000'],
+      token_id: 'tok',
+      snapshot_at: new Date(Date.UTC(2026, 10, 1)),
+      sequence: 10,
+      source: 'ws:orderbook',
+      reason: 'connect',
+      bid_prices_micro: ['480000'],
+      bid_sizes_micro: ['100000000'],
+      ask_prices_micro: ['520000'],
+      ask_sizes_micro: ['7000000'],
       ...busRecord(1, 'tapehouse.market.books'),
     },
   ]);
@@ -87,7 +94,13 @@ describe('the embedded query endpoint', () => {
     const { hostname, port } = new URL(endpoint.url);
     expect(hostname).toBe('127.0.0.1');
     expect(await tryConnect('127.0.0.1', Number(port))).toBe('open');
-    const others = ['127.0.0.2', ...Object.values(networkInterfaces()).flat().filter((i) => i && i.family === 'IPv4' && !i.internal).map((i) => i!.address)];
+    const others = [
+      '127.0.0.2',
+      ...Object.values(networkInterfaces())
+        .flat()
+        .filter((i) => i && i.family === 'IPv4' && !i.internal)
+        .map((i) => i!.address),
+    ];
     for (const address of others) expect(await tryConnect(address, Number(port)), address).toBe('ECONNREFUSED');
   });
 
@@ -148,7 +161,7 @@ describe('the embedded query endpoint', () => {
     expect(lifted.code).toBe('164');
   });
 
-  it('refuses a result over the byte bound with ClickHouse\'s error, which the engine checks between blocks', async () => {
+  it("refuses a result over the byte bound with ClickHouse's error, which the engine checks between blocks", async () => {
     const manyBlocks = await post("SELECT repeat('x', 10000) FROM numbers(50) SETTINGS max_block_size = 1");
     expect(manyBlocks.code).toBe('396');
     expect(manyBlocks.text).toMatch(/^Code: 396\. DB::Exception: Limit for result exceeded, max bytes: 97\.66 KiB/);
@@ -162,7 +175,11 @@ describe('values from users enter SQL as values', () => {
     const range = { from: new Date(Date.UTC(2026, 10, 1)), to: new Date(Date.UTC(2026, 10, 2)) };
     for (const value of HOSTILE) {
       const variables = new Map<string, BoundVariable>([['m', { values: [value, 'tok'], isAll: false }]]);
-      const sql = expandSql('SELECT count() AS n, [${m:singlequote}] AS v FROM tapehouse.trades WHERE token_id IN (${m:singlequote})', { range, intervalMs: 1000, variables });
+      const sql = expandSql('SELECT count() AS n, [${m:singlequote}] AS v FROM tapehouse.trades WHERE token_id IN (${m:singlequote})', {
+        range,
+        intervalMs: 1000,
+        variables,
+      });
       const [row] = await rows(w.warehouse.client, sql);
       expect(row, value).toEqual({ n: '1', v: [value, 'tok'] });
     }
@@ -188,7 +205,19 @@ describe('values from users enter SQL as values', () => {
     const answer = await tapehouse(['book', token, '--data-dir', w.dataDir]);
     expect(answer.code, answer.stderr).toBe(1);
     expect(answer.stderr).toContain(`no stored book of token ${token} at or before `);
-    const after = await tapehouse(['sql', '--data-dir', w.dataDir, '--format', 'json', "SELECT name, total_rows FROM system.tables WHERE database = 'tapehouse' ORDER BY name"]);
-    expect(after.stdout.trim().split('\n').map((line) => JSON.parse(line) as unknown)).toEqual(before);
+    const after = await tapehouse([
+      'sql',
+      '--data-dir',
+      w.dataDir,
+      '--format',
+      'json',
+      "SELECT name, total_rows FROM system.tables WHERE database = 'tapehouse' ORDER BY name",
+    ]);
+    expect(
+      after.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown),
+    ).toEqual(before);
   }, 30_000);
 });

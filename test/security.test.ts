@@ -54,7 +54,12 @@ async function stubServer(host: string, answer: (request: IncomingMessage) => An
   server.on('upgrade', (request: IncomingMessage, socket: Duplex) => {
     seen.push({ url: request.url ?? '', headers: request.headers });
     const { status, headers = {}, body = '' } = answer(request);
-    const lines = [`HTTP/1.1 ${status} Stub`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), `content-length: ${Buffer.byteLength(body)}`, 'connection: close'];
+    const lines = [
+      `HTTP/1.1 ${status} Stub`,
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      `content-length: ${Buffer.byteLength(body)}`,
+      'connection: close',
+    ];
     socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
   });
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
@@ -79,7 +84,9 @@ const problem503 = (): Answer => ({
 describe('the access token comes from TAPEHOUSE_TOKEN or a file, never from a flag', () => {
   it('--token VALUE is refused with exit 2 by every command that reads a token, naming the two ways, without repeating the value', async () => {
     const value = secret('flagtoken');
-    const results = await Promise.all(['run', 'capture', 'worker'].map((command) => tapehouse([command, '--token', value, '--base-url', 'http://127.0.0.1:9'])));
+    const results = await Promise.all(
+      ['run', 'capture', 'worker'].map((command) => tapehouse([command, '--token', value, '--base-url', 'http://127.0.0.1:9'])),
+    );
     for (const result of results) {
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr).toMatch(/--token is refused.*--token-file.*TAPEHOUSE_TOKEN/s);
@@ -97,7 +104,10 @@ describe('the access token comes from TAPEHOUSE_TOKEN or a file, never from a fl
       writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
       const stop = new AbortController();
       const job = (proxy: TcpRecorder, dataDir: string, env: Record<string, string>, extra: string[] = []) =>
-        tapehouse(['run', '--base-url', proxy.url, '--data-dir', join(work, dataDir), '--http-port', '0', ...extra], env, { stop: stop.signal, timeoutMs: 60_000 });
+        tapehouse(['run', '--base-url', proxy.url, '--data-dir', join(work, dataDir), '--http-port', '0', ...extra], env, {
+          stop: stop.signal,
+          timeoutMs: 60_000,
+        });
       const jobs = Promise.all([job(proxies[0], 'env-data', { TAPEHOUSE_TOKEN: token }), job(proxies[1], 'file-data', {}, ['--token-file', tokenFile])]);
       const sent = (proxy: TcpRecorder) => () => (new RegExp(`^authorization: Bearer ${token}\r$`, 'im').test(proxy.received()) ? true : undefined);
       try {
@@ -108,7 +118,12 @@ describe('the access token comes from TAPEHOUSE_TOKEN or a file, never from a fl
       }
       const outputs = await jobs;
       for (const output of outputs) expect(output.stdout, output.stderr.slice(-2000)).toMatch(/stopped cleanly\.\n$/);
-      const texts = Object.fromEntries(outputs.flatMap((o, i) => [[`stdout ${i}`, o.stdout], [`stderr ${i}`, o.stderr]]));
+      const texts = Object.fromEntries(
+        outputs.flatMap((o, i) => [
+          [`stdout ${i}`, o.stdout],
+          [`stderr ${i}`, o.stderr],
+        ]),
+      );
       expect(findSecrets([token], texts)).toEqual([]);
     } finally {
       await Promise.all(proxies.map((proxy) => proxy.close()));
@@ -156,7 +171,10 @@ describe('the logger redacts credentials wherever they sit', () => {
   it('header maps in any case and depth, client options, URL passwords, bearer and basic values in text: none reaches stderr', async () => {
     const value = secret('logged');
     const child = await runFile(join(ROOT, 'test/security/log-child.ts'), { SECRET: value });
-    const lines = child.stderr.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = child.stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.map((line) => line.msg)).toEqual(['credentials in every shape', 'a Secret', 'done']);
     expect(findSecrets([value, `reader:${value}`], { stderr: child.stderr })).toEqual([]);
     expect(lines[0]).toMatchObject({
@@ -193,7 +211,11 @@ describe('the token goes to the configured URL only: redirects are not followed'
     try {
       const failure = transport.send({ method: 'GET', path: '/trade/v1/portfolio/summary', authenticate: true });
       await expect(failure).rejects.toBeInstanceOf(RedirectRefusedError);
-      await expect(failure).rejects.toMatchObject({ status: 302, location: elsewhere.url, message: expect.stringMatching(/redirect to http:\/\/127\.0\.0\.2:\d+, not followed/) });
+      await expect(failure).rejects.toMatchObject({
+        status: 302,
+        location: elsewhere.url,
+        message: expect.stringMatching(/redirect to http:\/\/127\.0\.0\.2:\d+, not followed/),
+      });
     } finally {
       await transport.close();
     }
@@ -226,7 +248,27 @@ describe('TLS certificates are verified', () => {
     expect(process.env.NODE_TLS_REJECT_UNAUTHORIZED).toBeUndefined();
     const key = join(work, 'key.pem');
     const certFile = join(work, 'cert.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', certFile, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        certFile,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
     cert = readFileSync(certFile);
     server = await stubServer('127.0.0.1', problem503, () => createHttpsServer({ key: readFileSync(key), cert }));
   });
@@ -284,7 +326,11 @@ describe('warehouse and bus credentials come from the environment only', () => {
       body: 'Code: 516. DB::Exception: reader: Authentication failed: password is incorrect. (AUTHENTICATION_FAILED)\n',
     }));
     try {
-      const result = await tapehouse(['sql', '--clickhouse-url', clickhouse.url, 'SELECT 1'], { TAPEHOUSE_CLICKHOUSE_USER: 'reader', TAPEHOUSE_CLICKHOUSE_PASSWORD: password, TAPEHOUSE_LOG_LEVEL: 'trace' });
+      const result = await tapehouse(['sql', '--clickhouse-url', clickhouse.url, 'SELECT 1'], {
+        TAPEHOUSE_CLICKHOUSE_USER: 'reader',
+        TAPEHOUSE_CLICKHOUSE_PASSWORD: password,
+        TAPEHOUSE_LOG_LEVEL: 'trace',
+      });
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/Authentication failed/);
       const credentials = clickhouse.seen.map((s) => s.headers.authorization ?? `${s.headers['x-clickhouse-user']}:${s.headers['x-clickhouse-key']}`);

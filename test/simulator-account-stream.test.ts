@@ -51,7 +51,11 @@ describe('account stream: the emission table of §6.3, row by row', () => {
     await setup();
     const client = await accountStream(t.alice);
     await client.sync();
-    expect(client.frames[0]).toMatchObject({ type: 'subscribed', seq: 1, data: { channels: ['account_events'], connection_id: expect.any(String), as_of: expect.any(String) } });
+    expect(client.frames[0]).toMatchObject({
+      type: 'subscribed',
+      seq: 1,
+      data: { channels: ['account_events'], connection_id: expect.any(String), as_of: expect.any(String) },
+    });
     const none = await attempt(t.sim, '/trade/v1/account-stream');
     expect(none).toMatchObject({ status: 401, headers: { 'content-type': 'application/problem+json' }, body: { code: 'credentials_missing', status: 401 } });
     if (none === 'opened') throw new Error('the venue opened an account stream without credentials');
@@ -70,7 +74,14 @@ describe('account stream: the emission table of §6.3, row by row', () => {
     expect(await kinds(bob)).toEqual(['order_accepted', 'fill', 'position_updated', 'collateral_updated:FILL']);
     const frames = alice.of('account_events').map((f) => f.data as Frame);
     expect(frames[0]?.order).toMatchObject({ internal_id: maker.internal_id, status: 'SUBMITTING', token_id: t.no });
-    expect(frames[1]?.fill).toMatchObject({ order_id: maker.internal_id, role: 'MAKER', side: 'BUY', price_micro: '400000', shares_micro: '4000000', exchange: 'SERVICE' });
+    expect(frames[1]?.fill).toMatchObject({
+      order_id: maker.internal_id,
+      role: 'MAKER',
+      side: 'BUY',
+      price_micro: '400000',
+      shares_micro: '4000000',
+      exchange: 'SERVICE',
+    });
     expect(frames[2]?.position).toMatchObject({ token_id: t.no, shares_micro: '4000000', open_cost_basis_micro: '1600000' });
     const summary = (await api(t.sim, 'GET', '/trade/v1/portfolio/summary', { token: t.alice })).json.summaries[0];
     expect(frames[3]).toMatchObject({ cash_balance_micro: summary.cash_balance_micro });
@@ -149,7 +160,13 @@ describe('account stream: the emission table of §6.3, row by row', () => {
       'collateral_updated:REDEMPTION',
     ]);
     const redeemed = alice.of('account_events', 'position_redeemed')[0]?.data;
-    expect(redeemed).toMatchObject({ token_id: t.yes, condition_id: t.market.conditionId, shares_micro: '10000000', resolution_price_micro: '1000000', payout_micro: '10000000' });
+    expect(redeemed).toMatchObject({
+      token_id: t.yes,
+      condition_id: t.market.conditionId,
+      shares_micro: '10000000',
+      resolution_price_micro: '1000000',
+      payout_micro: '10000000',
+    });
     expect(alice.of('account_events', 'collateral_updated').at(-1)?.data.change_micro).toBe('10000000');
     expect(alice.of('account_events', 'position_updated').at(-1)?.data.position).toMatchObject({ token_id: t.yes, shares_micro: '0' });
 
@@ -173,6 +190,8 @@ describe('account stream: the emission table of §6.3, row by row', () => {
 
 /** A token of another market that still trades (the first one was resolved). */
 function tradable(): string {
-  const m = t.sim.venue.catalogue.markets.find((x) => t.sim.venue.catalogue.isAcceptingOrders(x) && x.tickMicro === 10_000n && x.minOrderSizeMicro <= 5_000_000n);
+  const m = t.sim.venue.catalogue.markets.find(
+    (x) => t.sim.venue.catalogue.isAcceptingOrders(x) && x.tickMicro === 10_000n && x.minOrderSizeMicro <= 5_000_000n,
+  );
   return m?.outcomes[0].tokenId ?? '';
 }

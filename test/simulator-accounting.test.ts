@@ -60,7 +60,9 @@ describe('accounting after a long seeded run', () => {
     expect(summary.cash_balance_micro).toBe(String(account.collateralMicro));
     expect(rebates.maker_rebate_micro).toBe(String(account.makerRebatesMicro));
     // The latest settled bucket: lifetime PnL = collateral + positions value − inflow + outflow.
-    expect(BigInt(pnl.lifetime_pnl_micro)).toBe(BigInt(pnl.collateral_micro) + BigInt(pnl.positions_value_micro) - BigInt(pnl.cumulative_inflow_micro) + BigInt(pnl.cumulative_outflow_micro));
+    expect(BigInt(pnl.lifetime_pnl_micro)).toBe(
+      BigInt(pnl.collateral_micro) + BigInt(pnl.positions_value_micro) - BigInt(pnl.cumulative_inflow_micro) + BigInt(pnl.cumulative_outflow_micro),
+    );
     const fees = (await api(sim, 'GET', '/trade/v1/portfolio/trades?limit=500', { token })).json.trades as Json[];
     expect(fees.length).toBeGreaterThan(0);
   });

@@ -19,10 +19,16 @@ describe('the simulator shows every case the interface allows', () => {
     const trades: PublicTrade[] = [];
     setup.sim.venue.events.on('trade', (trade) => trades.push(trade));
     for (const price of ['490000', '480000', '470000']) {
-      await api(setup.sim, 'POST', '/trade/v1/orders', { token: setup.alice, body: { token_id: setup.no, side: 'BUY', type: 'LIMIT', price_micro: price, shares_micro: '10000000' } });
+      await api(setup.sim, 'POST', '/trade/v1/orders', {
+        token: setup.alice,
+        body: { token_id: setup.no, side: 'BUY', type: 'LIMIT', price_micro: price, shares_micro: '10000000' },
+      });
       await settle();
     }
-    await api(setup.sim, 'POST', '/trade/v1/orders', { token: setup.bob, body: { token_id: setup.yes, side: 'BUY', type: 'LIMIT', time_in_force: 'FAK', price_micro: '530000', shares_micro: '30000000' } });
+    await api(setup.sim, 'POST', '/trade/v1/orders', {
+      token: setup.bob,
+      body: { token_id: setup.yes, side: 'BUY', type: 'LIMIT', time_in_force: 'FAK', price_micro: '530000', shares_micro: '30000000' },
+    });
     await settle();
     return trades;
   }
@@ -60,13 +66,18 @@ describe('the simulator shows every case the interface allows', () => {
     sim.venue.lifecycle!.resolution.propose(market, [1_000_000n, 0n], 1, sim.venue.options.clock.now());
     const event = sim.venue.catalogue.eventOf(market);
     sim.advance(1_000); // past the CDN cache of the detail read above
-    const proposed = ((await api(sim, 'GET', `/api/v1/events/${event.slug}`)).json.markets as Array<{ id: string; resolution_status: string }>).find((m) => m.id === market.id);
+    const proposed = ((await api(sim, 'GET', `/api/v1/events/${event.slug}`)).json.markets as Array<{ id: string; resolution_status: string }>).find(
+      (m) => m.id === market.id,
+    );
     expect(proposed?.resolution_status).toBe('proposed');
   });
 
   it('late fills (§3.1): a resting order removed by a cancel-all reads CANCELLED, then MATCHED with a fill executed before the cancel', async () => {
     t = await tradingSimulator({ cases: { lateFillShare: 1, lateFillDelayMs: [2_000, 2_000] } });
-    const placed = await api(t.sim, 'POST', '/trade/v1/orders', { token: t.alice, body: { token_id: t.yes, side: 'BUY', type: 'LIMIT', price_micro: '300000', shares_micro: '10000000' } });
+    const placed = await api(t.sim, 'POST', '/trade/v1/orders', {
+      token: t.alice,
+      body: { token_id: t.yes, side: 'BUY', type: 'LIMIT', price_micro: '300000', shares_micro: '10000000' },
+    });
     await settle();
     t.clock.advance(1_000);
     const cancelAll = await api(t.sim, 'POST', '/trade/v1/orders/cancel-all', { token: t.alice });
@@ -82,7 +93,9 @@ describe('the simulator shows every case the interface allows', () => {
     expect(await read()).toMatchObject({ status: 'MATCHED', size_matched_micro: '10000000' });
     const [fill] = await trades();
     expect(Date.parse(fill.executed_at)).toBeLessThanOrEqual(cutoffMs);
-    const activity = (await api(t.sim, 'GET', '/trade/v1/portfolio/activities', { token: t.alice })).json.activities.find((a: { order_id?: string }) => a.order_id === placed.json.internal_id);
+    const activity = (await api(t.sim, 'GET', '/trade/v1/portfolio/activities', { token: t.alice })).json.activities.find(
+      (a: { order_id?: string }) => a.order_id === placed.json.internal_id,
+    );
     expect(activity).toMatchObject({ status: 'MATCHED', fill_status: 'FULL' });
   });
 
@@ -91,7 +104,15 @@ describe('the simulator shows every case the interface allows', () => {
     const expiry = Math.floor(t.clock.now() / 1000) + 120;
     const placed = await api(t.sim, 'POST', '/trade/v1/orders', {
       token: t.alice,
-      body: { token_id: t.yes, side: 'BUY', type: 'LIMIT', time_in_force: 'GTD', expiration_unix_seconds: expiry, price_micro: '300000', shares_micro: '10000000' },
+      body: {
+        token_id: t.yes,
+        side: 'BUY',
+        type: 'LIMIT',
+        time_in_force: 'GTD',
+        expiration_unix_seconds: expiry,
+        price_micro: '300000',
+        shares_micro: '10000000',
+      },
     });
     await settle();
     t.sim.advance(121_000);

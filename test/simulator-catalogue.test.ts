@@ -65,7 +65,16 @@ describe('events list', () => {
   });
 
   it('enforces limit bounds and enumerated values with 422 and field errors', async () => {
-    for (const qs of ['limit=0', 'limit=101', 'sort=random', 'resolution=maybe', 'event_type_bucket=x', 'exclude_ended=yes', 'source=OTHER', 'filter=unknown']) {
+    for (const qs of [
+      'limit=0',
+      'limit=101',
+      'sort=random',
+      'resolution=maybe',
+      'event_type_bucket=x',
+      'exclude_ended=yes',
+      'source=OTHER',
+      'filter=unknown',
+    ]) {
       const res = await api(sim, 'GET', `/api/v1/events?${qs}`);
       expect(res.status, qs).toBe(422);
       expect(res.json.field_errors[0].path).toEqual([qs.split('=')[0]]);

@@ -37,7 +37,20 @@ describe('tapehouse simulate', () => {
 
   it('serves fault control on its own port and logs the faults to the ground-truth folder', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tapehouse-cli-gt-'));
-    const { lines, stop } = simulate(['--rate', '5', '--control-port', '0', '--ground-truth', dir, '--book-frames', 'delta', '--heartbeat-ms', '500', '--price-streams', 'on']);
+    const { lines, stop } = simulate([
+      '--rate',
+      '5',
+      '--control-port',
+      '0',
+      '--ground-truth',
+      dir,
+      '--book-frames',
+      'delta',
+      '--heartbeat-ms',
+      '500',
+      '--price-streams',
+      'on',
+    ]);
     const url = (await next(lines)).replace('simulator listening on ', '');
     await next(lines);
     const control = await next(lines);
@@ -45,7 +58,10 @@ describe('tapehouse simulate', () => {
     expect(await next(lines)).toBe(`ground truth in ${dir}`);
     const controlUrl = control.replace('fault control on ', '');
     expect(controlUrl).not.toBe(url);
-    const injected = await fetch(`${controlUrl}/faults`, { method: 'POST', body: JSON.stringify({ kind: 'rest_server_error', strategy: 'retry', duration_ms: 60_000 }) });
+    const injected = await fetch(`${controlUrl}/faults`, {
+      method: 'POST',
+      body: JSON.stringify({ kind: 'rest_server_error', strategy: 'retry', duration_ms: 60_000 }),
+    });
     expect(injected.status).toBe(201);
     expect((await fetch(`${url}/api/v1/events`)).status).toBe(503);
     const prices = await fetch(`${url}/api/v1/prices/stream`);

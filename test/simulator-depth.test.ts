@@ -19,7 +19,7 @@ function depths(s: SimulatorHandle): Array<{ bids: number; asks: number; spreadT
 const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 describe('resting depth behind the market makers', () => {
-  it('makes books as deep as a real venue\'s, and keeps them so as fair values move', async () => {
+  it("makes books as deep as a real venue's, and keeps them so as fair values move", async () => {
     sim = await startSimulator({ seed: 9, rate: 40, clock: new ManualClock() });
     for (let t = 0; t < 60_000; t += 500) sim.advance(500);
     const early = depths(sim);
@@ -36,7 +36,7 @@ describe('resting depth behind the market makers', () => {
     expect(depthAccount).toBeDefined();
   }, 60_000);
 
-  it('leaves only the makers\' quotes with depthTicks 0, and an empty book with no order flow', async () => {
+  it("leaves only the makers' quotes with depthTicks 0, and an empty book with no order flow", async () => {
     sim = await startSimulator({ seed: 9, rate: 40, clock: new ManualClock(), venue: { depthTicks: 0 } });
     for (let t = 0; t < 60_000; t += 500) sim.advance(500);
     expect(Math.max(...depths(sim).map((d) => d.bids + d.asks))).toBeLessThan(20);

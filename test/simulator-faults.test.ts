@@ -24,7 +24,10 @@ async function subscribed(path = '/trade/v1/market-stream', token?: string): Pro
 
 /** A book change of the subscribed token. */
 async function bookChange(cents: number): Promise<void> {
-  await api(t.sim, 'POST', '/trade/v1/orders', { token: t.alice, body: { token_id: t.yes, side: 'BUY', type: 'LIMIT', price_micro: String(cents * 10_000), shares_micro: '5000000' } });
+  await api(t.sim, 'POST', '/trade/v1/orders', {
+    token: t.alice,
+    body: { token_id: t.yes, side: 'BUY', type: 'LIMIT', price_micro: String(cents * 10_000), shares_micro: '5000000' },
+  });
   await settle();
 }
 
@@ -48,7 +51,10 @@ describe('stream faults', () => {
     const connectionId = client.of('subscribed')[0]?.data.connection_id;
     const { status, json } = await control('POST', '/faults', { kind: 'drop_connection', endpoint: 'market' });
     expect(status).toBe(201);
-    expect(json.fault).toMatchObject({ kind: 'drop_connection', scope: { endpoint: 'market', connections: [{ connection_id: connectionId, subjects: [{ channel: 'orderbook', token_id: t.yes }] }] } });
+    expect(json.fault).toMatchObject({
+      kind: 'drop_connection',
+      scope: { endpoint: 'market', connections: [{ connection_id: connectionId, subjects: [{ channel: 'orderbook', token_id: t.yes }] }] },
+    });
     expect(json.fault.start).toBe(json.fault.end);
     expect((await client.closed).code).toBe(1006);
   });
@@ -133,16 +139,26 @@ describe('stream faults', () => {
     const client = await subscribed();
     await client.sync();
     const before = client.raw.length;
-    for (const variant of ['invalid_json', 'wrong_types', 'unknown_kind', 'oversized'] as const) inject({ kind: 'malformed_frames', variant, oversized_bytes: 1_100_000 });
+    for (const variant of ['invalid_json', 'wrong_types', 'unknown_kind', 'oversized'] as const)
+      inject({ kind: 'malformed_frames', variant, oversized_bytes: 1_100_000 });
     inject({ kind: 'malformed_frames', variant: 'unknown_fields' });
     await bookChange(40);
     await client.sync();
     const [invalid, wrongTypes, unknownKind, oversized, withFields] = client.raw.slice(before);
     expect(() => JSON.parse(invalid as string)).toThrow();
-    expect(JSON.parse(wrongTypes as string)).toMatchObject({ type: 'orderbook', seq: expect.any(String), ts: expect.any(Number), data: { token_id: expect.any(Number) } });
+    expect(JSON.parse(wrongTypes as string)).toMatchObject({
+      type: 'orderbook',
+      seq: expect.any(String),
+      ts: expect.any(Number),
+      data: { token_id: expect.any(Number) },
+    });
     expect(JSON.parse(unknownKind as string)).toMatchObject({ type: 'orderbook', seq: expect.any(Number), data: { kind: 'x_level_summary' } });
     expect((oversized as string).length).toBeGreaterThan(1_100_000);
-    expect(JSON.parse(withFields as string)).toMatchObject({ type: 'orderbook', x_venue_hint: expect.any(Object), data: { kind: 'snapshot', x_extra: expect.any(Array), token_id: t.yes } });
+    expect(JSON.parse(withFields as string)).toMatchObject({
+      type: 'orderbook',
+      x_venue_hint: expect.any(Object),
+      data: { kind: 'snapshot', x_extra: expect.any(Array), token_id: t.yes },
+    });
   });
 
   it('duplicate_frames: every frame twice, with its own number, while it lasts', async () => {
@@ -192,9 +208,15 @@ describe('REST faults', () => {
   it('dependency_outcome_unknown: the write runs, the answer is 504 check_status naming it', async () => {
     await setup();
     inject({ kind: 'dependency_outcome_unknown', duration_ms: 1_000 });
-    const res = await api(t.sim, 'POST', '/trade/v1/orders', { token: t.alice, body: { token_id: t.yes, side: 'BUY', type: 'LIMIT', price_micro: '400000', shares_micro: '5000000' } });
+    const res = await api(t.sim, 'POST', '/trade/v1/orders', {
+      token: t.alice,
+      body: { token_id: t.yes, side: 'BUY', type: 'LIMIT', price_micro: '400000', shares_micro: '5000000' },
+    });
     await settle();
-    expect(res).toMatchObject({ status: 504, json: { code: 'dependency_outcome_unknown', recovery: { strategy: 'check_status', resource: { kind: 'order', order_id: expect.any(String) } } } });
+    expect(res).toMatchObject({
+      status: 504,
+      json: { code: 'dependency_outcome_unknown', recovery: { strategy: 'check_status', resource: { kind: 'order', order_id: expect.any(String) } } },
+    });
     const order = await api(t.sim, 'GET', `/trade/v1/orders/${res.json.recovery.resource.order_id}`, { token: t.alice });
     expect(order.json).toMatchObject({ status: 'LIVE', price_micro: '400000' });
   });
@@ -230,7 +252,9 @@ describe('fault control and records', () => {
     const ended = (await control('DELETE', `/faults/${silence.id}`)).json.fault;
     expect(Date.parse(ended.end) - Date.parse(ended.start)).toBe(2_000);
     expect((await control('GET', '/faults')).json.ended.map((f: Frame) => f.id)).toEqual([silence.id]);
-    expect((await control('GET', '/connections')).json.connections).toEqual([expect.objectContaining({ endpoint: 'market', subjects: [{ channel: 'orderbook', token_id: t.yes }] })]);
+    expect((await control('GET', '/connections')).json.connections).toEqual([
+      expect.objectContaining({ endpoint: 'market', subjects: [{ channel: 'orderbook', token_id: t.yes }] }),
+    ]);
     await client.sync();
     inject({ kind: 'rest_server_error', duration_ms: 60_000 });
     await t.sim.close();

@@ -76,7 +76,14 @@ async function run(bookFrames: 'snapshot' | 'delta', minutes: number): Promise<{
     sim.advance(100);
     if (step % 100 !== 0) continue;
     await client.sync();
-    const recent = [...new Set(client.of('orderbook').slice(-200).map((f) => f.data.token_id as string))].slice(-12);
+    const recent = [
+      ...new Set(
+        client
+          .of('orderbook')
+          .slice(-200)
+          .map((f) => f.data.token_id as string),
+      ),
+    ].slice(-12);
     for (const tokenId of recent) {
       const rest = (await api(sim, 'GET', `/trade/v1/orderbook/${tokenId}`, { token: sim.demoToken })).json as Frame;
       samples.push({ tokenId, sequence: rest.sequence, ladder: { bids: rest.bids as Level[], asks: rest.asks as Level[] } });
@@ -102,9 +109,19 @@ describe('ground truth of a seeded run', () => {
     const truth = readGroundTruth(dir);
     expect(truth.trades.length).toBeGreaterThan(100);
     expect(frames.filter((f) => f.type === 'trades').map((f) => f.data.trade_id)).toEqual(truth.trades.map((t) => t.trade_id));
-    expect(frames.filter((f) => f.type === 'market_status').map((f) => `${f.data.kind}:${f.data.market_id}`)).toEqual(truth.statuses.map((s) => `${s.kind}:${s.market_id}`));
+    expect(frames.filter((f) => f.type === 'market_status').map((f) => `${f.data.kind}:${f.data.market_id}`)).toEqual(
+      truth.statuses.map((s) => `${s.kind}:${s.market_id}`),
+    );
     expect(new Set(truth.statuses.map((s) => s.kind))).toEqual(
-      new Set(['market_halted', 'market_resumed', 'outcome_proposed', 'market_resolved', 'current_market_changed', 'market_resolution_completed', ...truth.statuses.filter((s) => s.kind.startsWith('payouts')).map((s) => s.kind)]),
+      new Set([
+        'market_halted',
+        'market_resumed',
+        'outcome_proposed',
+        'market_resolved',
+        'current_market_changed',
+        'market_resolution_completed',
+        ...truth.statuses.filter((s) => s.kind.startsWith('payouts')).map((s) => s.kind),
+      ]),
     );
     // Fills: two per public trade (taker and maker), each with the trade's size.
     expect(truth.fills.length).toBe(2 * truth.trades.length);

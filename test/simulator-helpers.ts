@@ -68,7 +68,9 @@ export function unbalancedAccounts(venue: Venue): Array<{ label: string; differe
     const rebates = account.makerRebatesMicro + account.lpIncentivesMicro + account.vipRebatesMicro;
     // collateral + position value − fees + rebates = deposits + PnL, written with fees and rebates on the PnL side.
     const difference =
-      account.collateralMicro + t.positionsValueMicro - (account.depositsMicro - account.withdrawalsMicro + account.realisedPnlMicro + t.unrealisedPnlMicro - account.feesPaidMicro + rebates);
+      account.collateralMicro +
+      t.positionsValueMicro -
+      (account.depositsMicro - account.withdrawalsMicro + account.realisedPnlMicro + t.unrealisedPnlMicro - account.feesPaidMicro + rebates);
     if (difference !== 0n) out.push({ label: account.label, differenceMicro: difference });
   }
   return out;
@@ -111,5 +113,13 @@ export async function tradingSimulator(options: SimulatorOptions = {}): Promise<
   const { sim, clock } = await quietSimulator(options);
   const market = tradableMarket(sim);
   const [yes, no] = market.outcomes.map((o) => o.tokenId) as [string, string];
-  return { sim, clock, market, yes, no, alice: sim.venue.createAccount('alice', USDC(10_000)).token.secret, bob: sim.venue.createAccount('bob', USDC(10_000)).token.secret };
+  return {
+    sim,
+    clock,
+    market,
+    yes,
+    no,
+    alice: sim.venue.createAccount('alice', USDC(10_000)).token.secret,
+    bob: sim.venue.createAccount('bob', USDC(10_000)).token.secret,
+  };
 }

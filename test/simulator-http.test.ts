@@ -30,8 +30,16 @@ function expectProblem(res: { status: number; headers: Headers; json: Json }, st
 
 describe('request errors', () => {
   it('answers malformed, oversized, mistyped and misrouted requests with problem+json', async () => {
-    expectProblem(await api(sim, 'POST', '/trade/v1/orders', { token: full, rawBody: '{"side":', headers: { 'content-type': 'application/json' } }), 400, 'malformed_json');
-    expectProblem(await api(sim, 'POST', '/trade/v1/orders', { token: full, rawBody: 'side=BUY', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+    expectProblem(
+      await api(sim, 'POST', '/trade/v1/orders', { token: full, rawBody: '{"side":', headers: { 'content-type': 'application/json' } }),
+      400,
+      'malformed_json',
+    );
+    expectProblem(
+      await api(sim, 'POST', '/trade/v1/orders', { token: full, rawBody: 'side=BUY', headers: { 'content-type': 'text/plain' } }),
+      415,
+      'unsupported_media_type',
+    );
     expectProblem(await api(sim, 'POST', '/trade/v1/orders', { token: full, body: { pad: 'x'.repeat(70_000) } }), 413, 'request_body_too_large');
     expectProblem(await api(sim, 'GET', '/trade/v1/nothing/here', { token: full }), 404, 'route_not_found');
     const wrongMethod = await api(sim, 'GET', '/trade/v1/orders/cancel-all', { token: full });
@@ -63,14 +71,23 @@ describe('authentication', () => {
     const market = tradableMarket(sim);
     const probes: Array<[Scope, string, string, unknown]> = [
       ['orders:read', 'POST', '/trade/v1/orders/list', {}],
-      ['orders:place', 'POST', '/trade/v1/orders', { token_id: market.outcomes[0].tokenId, side: 'BUY', type: 'LIMIT', price_micro: '100000', shares_micro: '5000000' }],
+      [
+        'orders:place',
+        'POST',
+        '/trade/v1/orders',
+        { token_id: market.outcomes[0].tokenId, side: 'BUY', type: 'LIMIT', price_micro: '100000', shares_micro: '5000000' },
+      ],
       ['orders:place_signed', 'POST', '/trade/v1/orders/signed', {}],
       ['orders:cancel_all', 'POST', '/trade/v1/orders/cancel-all', {}],
       ['portfolio:read', 'GET', '/trade/v1/portfolio/summary', undefined],
       ['batches:submit', 'POST', '/trade/v1/batches', {}],
     ];
     for (const [scope, method, path, body] of probes) {
-      const lacking = sim.venue.createAccount(`lacks-${scope}`, USDC(100), ALL_SCOPES.filter((s) => s !== scope)).token.secret;
+      const lacking = sim.venue.createAccount(
+        `lacks-${scope}`,
+        USDC(100),
+        ALL_SCOPES.filter((s) => s !== scope),
+      ).token.secret;
       const res = await api(sim, method, path, { token: lacking, body });
       expectProblem(res, 403, 'forbidden_scope');
     }
@@ -136,19 +153,38 @@ describe('portfolio and orders of the demo account', () => {
     const viaPost = await pageToEnd('POST', '/trade/v1/portfolio/activities/list', 'activities', 13);
     expect(viaGet.map((a) => a.id)).toEqual(viaPost.map((a) => a.id));
     expect(viaGet).toHaveLength(account.activities.length);
-    expect(viaGet.find((a) => a.type === 'ORDER')).toMatchObject({ order_id: expect.any(String), fill_status: expect.stringMatching(/^(NONE|PARTIAL|FULL)$/), fees_micro: expect.any(String) });
+    expect(viaGet.find((a) => a.type === 'ORDER')).toMatchObject({
+      order_id: expect.any(String),
+      fill_status: expect.stringMatching(/^(NONE|PARTIAL|FULL)$/),
+      fees_micro: expect.any(String),
+    });
     expect((await api(sim, 'GET', '/trade/v1/portfolio/activities?limit=501', { token: sim.demoToken })).status).toBe(422);
   });
 
   it('serves summary, positions, open orders with lookup maps, rebates and withdrawal assets', async () => {
     const summary = (await api(sim, 'GET', '/trade/v1/portfolio/summary', { token: sim.demoToken })).json.summaries[0];
-    expect(Object.keys(summary).sort()).toEqual(['accounting_status', 'as_of', 'cash_balance_micro', 'exchange', 'free_cash_micro', 'open_cost_basis_micro', 'open_unrealized_pnl_micro', 'portfolio_value_micro', 'positions_value_micro']);
+    expect(Object.keys(summary).sort()).toEqual([
+      'accounting_status',
+      'as_of',
+      'cash_balance_micro',
+      'exchange',
+      'free_cash_micro',
+      'open_cost_basis_micro',
+      'open_unrealized_pnl_micro',
+      'portfolio_value_micro',
+      'positions_value_micro',
+    ]);
     const positions = (await api(sim, 'POST', '/trade/v1/portfolio/positions/list', { token: sim.demoToken })).json;
     expect(positions.unavailable_exchanges).toEqual([]);
     expect(positions.positions.length).toBeGreaterThan(0);
     const value = positions.positions.reduce((s: bigint, p: Json) => s + BigInt(p.current_value_micro), 0n);
     expect(String(value)).toBe(summary.positions_value_micro);
-    expect(positions.positions[0]).toMatchObject({ exchange: 'SERVICE', accounting_status: 'AVAILABLE', mergeable: expect.any(Boolean), event: { slug: expect.any(String) } });
+    expect(positions.positions[0]).toMatchObject({
+      exchange: 'SERVICE',
+      accounting_status: 'AVAILABLE',
+      mergeable: expect.any(Boolean),
+      event: { slug: expect.any(String) },
+    });
     const open = (await api(sim, 'POST', '/trade/v1/portfolio/open-orders/list', { token: sim.demoToken, body: {} })).json;
     for (const o of open.orders) {
       expect(o.is_terminal).toBe(false);
@@ -222,7 +258,10 @@ describe('portfolio and orders of the demo account', () => {
 describe('signed orders and account batches', () => {
   it('identifies a signed order by its hash and refuses it twice', async () => {
     const market = tradableMarket(sim, 1);
-    const envelope = { order: { token_id: market.outcomes[0].tokenId, side: 'BUY', type: 'LIMIT', price_micro: '100000', shares_micro: '10000000', salt: 7 }, signature: '0xsig' };
+    const envelope = {
+      order: { token_id: market.outcomes[0].tokenId, side: 'BUY', type: 'LIMIT', price_micro: '100000', shares_micro: '10000000', salt: 7 },
+      signature: '0xsig',
+    };
     const placed = await api(sim, 'POST', '/trade/v1/orders/signed', { token: full, body: envelope });
     expect(placed.status).toBe(202);
     expect(placed.json.order_hash).toMatch(/^0x[0-9a-f]{64}$/);
@@ -241,15 +280,26 @@ describe('signed orders and account batches', () => {
     const first = await api(sim, 'POST', '/trade/v1/batches', { token: full, body: { deadline_unix_seconds: deadline, ops: [op], signature: '0x1' } });
     expect(first.status).toBe(201);
     expect(first.json.batch).toMatchObject({ status: 'PENDING', seq: 1 });
-    expectProblem(await api(sim, 'POST', '/trade/v1/batches', { token: full, body: { deadline_unix_seconds: deadline, ops: [op], signature: '0x2' } }), 409, 'batch_in_flight');
-    const sup = await api(sim, 'POST', `/trade/v1/batches/${first.json.batch.batch_hash}/supersede`, { token: full, body: { deadline_unix_seconds: deadline, ops: [{ ...op, shares_micro: 20_000_000 }], signature: '0x3' } });
+    expectProblem(
+      await api(sim, 'POST', '/trade/v1/batches', { token: full, body: { deadline_unix_seconds: deadline, ops: [op], signature: '0x2' } }),
+      409,
+      'batch_in_flight',
+    );
+    const sup = await api(sim, 'POST', `/trade/v1/batches/${first.json.batch.batch_hash}/supersede`, {
+      token: full,
+      body: { deadline_unix_seconds: deadline, ops: [{ ...op, shares_micro: 20_000_000 }], signature: '0x3' },
+    });
     expect(sup.json).toMatchObject({ outcome: 'SUPERSEDED', batch: { status: 'PENDING', seq: 1 } });
     const old = (await api(sim, 'GET', `/trade/v1/batches/${first.json.batch.batch_hash}`, { token: full })).json;
     expect(old).toMatchObject({ status: 'SUPERSEDED', superseded_by_batch_hash: sup.json.batch.batch_hash });
     sim.advance(2_000);
     await settle();
-    expect((await api(sim, 'GET', `/trade/v1/batches/${sup.json.batch.batch_hash}`, { token: full })).json).toMatchObject({ status: 'EXECUTED', tx_hash: expect.stringMatching(/^0x/) });
-    const positions = (await api(sim, 'POST', '/trade/v1/portfolio/positions/list', { token: full, body: { condition_ids: [market.conditionId] } })).json.positions;
+    expect((await api(sim, 'GET', `/trade/v1/batches/${sup.json.batch.batch_hash}`, { token: full })).json).toMatchObject({
+      status: 'EXECUTED',
+      tx_hash: expect.stringMatching(/^0x/),
+    });
+    const positions = (await api(sim, 'POST', '/trade/v1/portfolio/positions/list', { token: full, body: { condition_ids: [market.conditionId] } })).json
+      .positions;
     expect(positions.map((p: Json) => [p.shares_micro, p.open_cost_basis_micro, p.mergeable_shares_micro])).toEqual([
       ['20000000', '10000000', '20000000'],
       ['20000000', '10000000', '20000000'],

@@ -66,7 +66,15 @@ describe('market lifecycle', () => {
     await byCondition.sync();
     await byEvent.sync();
 
-    expect(kinds(byCondition)).toEqual(['market_resumed', 'market_halted', 'market_resumed', 'payouts_proposed', 'payouts_resolved', 'outcome_proposed', 'market_resolved']);
+    expect(kinds(byCondition)).toEqual([
+      'market_resumed',
+      'market_halted',
+      'market_resumed',
+      'payouts_proposed',
+      'payouts_resolved',
+      'outcome_proposed',
+      'market_resolved',
+    ]);
     expect(kinds(byEvent)).toEqual([
       'market_resumed',
       'market_halted',
@@ -101,7 +109,12 @@ describe('market lifecycle', () => {
     });
     const winner = live.outcomes.find((o) => o.resolutionPriceMicro === 1_000_000n);
     expect(data('market_resolved')[0]).toMatchObject({ condition_id: live.conditionId, winning_token_id: winner?.tokenId, winning_outcome: winner?.label });
-    expect(data('market_resolution_completed')[1]).toMatchObject({ market_id: live.id, resolution: 'winner', winning_token_id: winner?.tokenId, replacement: { market_id: next.id } });
+    expect(data('market_resolution_completed')[1]).toMatchObject({
+      market_id: live.id,
+      resolution: 'winner',
+      winning_token_id: winner?.tokenId,
+      replacement: { market_id: next.id },
+    });
     expect(data('market_resolution_completed')[0]).toMatchObject({ market_id: market.id, resolution: 'payouts', payouts, replacement: null });
   });
 
@@ -112,7 +125,10 @@ describe('market lifecycle', () => {
     const alice = sim.venue.createAccount('alice', USDC(10_000));
     const bob = sim.venue.createAccount('bob', USDC(10_000));
     const place = async (who: string, token: string, cents: number, shares: number): Promise<Frame> => {
-      const res = await api(sim, 'POST', '/trade/v1/orders', { token: who, body: { token_id: token, side: 'BUY', type: 'LIMIT', price_micro: String(cents * 10_000), shares_micro: String(shares * 1_000_000) } });
+      const res = await api(sim, 'POST', '/trade/v1/orders', {
+        token: who,
+        body: { token_id: token, side: 'BUY', type: 'LIMIT', price_micro: String(cents * 10_000), shares_micro: String(shares * 1_000_000) },
+      });
       await settle();
       return res.json as Frame;
     };
@@ -140,7 +156,8 @@ describe('market lifecycle', () => {
     const prices = (resolved.outcomes as Frame[]).map((o) => o.resolution_price_micro).sort();
     expect(prices).toEqual(['0', '1000000']);
 
-    const positionsOf = async (who: string): Promise<Frame[]> => (await api(sim, 'POST', '/trade/v1/portfolio/positions/list', { token: who, body: {} })).json.positions as Frame[];
+    const positionsOf = async (who: string): Promise<Frame[]> =>
+      (await api(sim, 'POST', '/trade/v1/portfolio/positions/list', { token: who, body: {} })).json.positions as Frame[];
     const before = (await positionsOf(alice.token.secret)).find((p) => p.token_id === yes) as Frame;
     expect(before).toMatchObject({ shares_micro: '20000000', redeemable: true });
     const cashBefore = alice.account.collateralMicro;
@@ -179,7 +196,16 @@ describe('market lifecycle', () => {
   it('keeps every account and the venue balanced to the micro through many halts, resolutions and redemptions under trading', async () => {
     ({ sim, clock } = await quietSimulator({
       rate: 80,
-      lifecycle: { haltEveryMs: 3_000, haltDurationMs: 2_000, endEventEveryMs: 5_000, proposeAfterMs: 1_000, challengeMs: 1_500, disputeRate: 0.3, splitRate: 0.3, redeemDelayMs: 500 },
+      lifecycle: {
+        haltEveryMs: 3_000,
+        haltDurationMs: 2_000,
+        endEventEveryMs: 5_000,
+        proposeAfterMs: 1_000,
+        challengeMs: 1_500,
+        disputeRate: 0.3,
+        splitRate: 0.3,
+        redeemDelayMs: 500,
+      },
       venue: { catalogue: { recurringCadenceSeconds: 10 } },
     }));
     const statuses: string[] = [];

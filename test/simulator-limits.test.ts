@@ -82,7 +82,10 @@ describe('per-account buckets', () => {
     const market = tradableMarket(sim);
     // Rejected orders still consume a place token: these are all below the minimum value.
     const place = (): Promise<ApiResponse> =>
-      api(sim, 'POST', '/trade/v1/orders', { token: trader.token.secret, body: { token_id: market.outcomes[0].tokenId, side: 'BUY', type: 'LIMIT', price_micro: '10000', shares_micro: '5000000' } });
+      api(sim, 'POST', '/trade/v1/orders', {
+        token: trader.token.secret,
+        body: { token_id: market.outcomes[0].tokenId, side: 'BUY', type: 'LIMIT', price_micro: '10000', shares_micro: '5000000' },
+      });
     const results = await burst(500, place);
     expect(results.every((r) => r.status === 422)).toBe(true);
     const refused = await place();

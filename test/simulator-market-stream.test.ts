@@ -17,7 +17,10 @@ async function connect(): Promise<StreamClient> {
 }
 
 async function limit(as: string, token: string, side: 'BUY' | 'SELL', cents: number, shares: number): Promise<void> {
-  const res = await api(t.sim, 'POST', '/trade/v1/orders', { token: as, body: { token_id: token, side, type: 'LIMIT', price_micro: String(cents * 10_000), shares_micro: String(shares * 1_000_000) } });
+  const res = await api(t.sim, 'POST', '/trade/v1/orders', {
+    token: as,
+    body: { token_id: token, side, type: 'LIMIT', price_micro: String(cents * 10_000), shares_micro: String(shares * 1_000_000) },
+  });
   expect(res.status).toBe(202);
   await settle();
 }
@@ -45,7 +48,13 @@ describe('market stream: subscriptions and book frames', () => {
     const initial = client.of('orderbook', 'snapshot');
     expect(initial.map((f) => f.data.token_id).sort()).toEqual([t.yes, t.no].sort());
     const rest = await restBook(t.yes);
-    expect(initial.find((f) => f.data.token_id === t.yes)?.data).toMatchObject({ initial: true, sequence: rest.sequence, bids: rest.bids, asks: rest.asks, market_id: t.market.id });
+    expect(initial.find((f) => f.data.token_id === t.yes)?.data).toMatchObject({
+      initial: true,
+      sequence: rest.sequence,
+      bids: rest.bids,
+      asks: rest.asks,
+      market_id: t.market.id,
+    });
   });
 
   it('sends a replacement snapshot for every change of a subscribed book, and nothing for other books', async () => {
@@ -100,7 +109,15 @@ describe('market stream: subscriptions and book frames', () => {
     await limit(t.alice, t.no, 'BUY', 40, 10);
     await limit(t.bob, t.yes, 'BUY', 60, 4);
     for (const c of [byToken, overlapping, elsewhere]) await c.sync();
-    const expected = { kind: 'trade', token_id: t.yes, condition_id: t.market.conditionId, market_id: t.market.id, side: 'BUY', price_micro: '600000', shares_micro: '4000000' };
+    const expected = {
+      kind: 'trade',
+      token_id: t.yes,
+      condition_id: t.market.conditionId,
+      market_id: t.market.id,
+      side: 'BUY',
+      price_micro: '600000',
+      shares_micro: '4000000',
+    };
     expect(byToken.of('trades').map((f) => f.data)).toEqual([expect.objectContaining(expected)]);
     expect(overlapping.of('trades')).toHaveLength(1);
     expect(elsewhere.of('trades')).toHaveLength(0);

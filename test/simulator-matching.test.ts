@@ -63,7 +63,18 @@ describe('matching', () => {
     const takerTrades = (await api(sim, 'GET', `/trade/v1/orders/${String(taker.json.internal_id)}/trades`, { token: bob })).json.trades;
     const makerTrades = (await api(sim, 'GET', `/trade/v1/orders/${String(maker.json.internal_id)}/trades`, { token: alice })).json.trades;
     // Taker fee: 1% × min(0.6, 0.4) × 10 shares = 0.04; the maker pays none.
-    expect(takerTrades).toMatchObject([{ side: 'BUY', role: 'TAKER', token_id: yes, price_micro: '600000', shares_micro: '10000000', fee_micro: '40000', exchange: 'SERVICE', status: 'MATCHED' }]);
+    expect(takerTrades).toMatchObject([
+      {
+        side: 'BUY',
+        role: 'TAKER',
+        token_id: yes,
+        price_micro: '600000',
+        shares_micro: '10000000',
+        fee_micro: '40000',
+        exchange: 'SERVICE',
+        status: 'MATCHED',
+      },
+    ]);
     expect(makerTrades).toMatchObject([{ side: 'BUY', role: 'MAKER', token_id: no, price_micro: '400000', shares_micro: '10000000', fee_micro: '0' }]);
     expect(takerTrades[0].trade_id).toBe(makerTrades[0].trade_id);
 
@@ -79,7 +90,7 @@ describe('matching', () => {
     const other = await place(bob, limit(yes, 'BUY', 49, 10));
     const incoming = await place(alice, limit(no, 'BUY', 50, 10));
     expect((await order(alice, own.json.internal_id)).status).toBe('CANCELLED');
-    expect((await order(alice, incoming.json.internal_id))).toMatchObject({ status: 'LIVE', size_matched_micro: '0' });
+    expect(await order(alice, incoming.json.internal_id)).toMatchObject({ status: 'LIVE', size_matched_micro: '0' });
     expect((await order(bob, other.json.internal_id)).status).toBe('LIVE');
     const stp = frames.filter((f) => f.kind === 'order_cancelled');
     expect(stp).toHaveLength(1);
@@ -94,14 +105,20 @@ describe('matching', () => {
     expect(refused.json.code).toBe('order_not_fillable');
     const filled = await place(alice, limit(yes, 'BUY', 55, 5, { time_in_force: 'FOK' }));
     expect(filled.status).toBe(202);
-    expect((await order(alice, filled.json.internal_id))).toMatchObject({ status: 'MATCHED', size_matched_micro: '5000000' });
+    expect(await order(alice, filled.json.internal_id)).toMatchObject({ status: 'MATCHED', size_matched_micro: '5000000' });
   });
 
   it('fills a fill-and-kill order partly and drops the rest', async () => {
     await place(bob, limit(no, 'BUY', 45, 5));
     const fak = await place(alice, limit(yes, 'BUY', 56, 12, { time_in_force: 'FAK' }));
     const o = await order(alice, fak.json.internal_id);
-    expect(o).toMatchObject({ status: 'MATCHED', is_terminal: true, original_size_micro: '12000000', size_matched_micro: '5000000', avg_fill_price_micro: '550000' });
+    expect(o).toMatchObject({
+      status: 'MATCHED',
+      is_terminal: true,
+      original_size_micro: '12000000',
+      size_matched_micro: '5000000',
+      avg_fill_price_micro: '550000',
+    });
     const summary = (await api(sim, 'GET', '/trade/v1/portfolio/summary', { token: alice })).json.summaries[0];
     expect(summary.free_cash_micro).toBe(summary.cash_balance_micro);
     expect((await api(sim, 'GET', `/trade/v1/orderbook/${yes}`, { token: alice })).json.bids).toEqual([]);
@@ -124,7 +141,10 @@ describe('matching', () => {
     expect(o.price_micro).toBeUndefined();
     expect(o.original_size_micro).toBeUndefined();
     const fills = (await api(sim, 'GET', `/trade/v1/orders/${String(mkt.json.internal_id)}/trades`, { token: alice })).json.trades;
-    const spent = fills.reduce((s: bigint, f: Record<string, string>) => s + (BigInt(f.price_micro ?? 0) * BigInt(f.shares_micro ?? 0)) / 1_000_000n + BigInt(f.fee_micro ?? 0), 0n);
+    const spent = fills.reduce(
+      (s: bigint, f: Record<string, string>) => s + (BigInt(f.price_micro ?? 0) * BigInt(f.shares_micro ?? 0)) / 1_000_000n + BigInt(f.fee_micro ?? 0),
+      0n,
+    );
     expect(spent).toBeLessThanOrEqual(10_000_000n);
     expect(spent).toBeGreaterThan(9_900_000n);
     const summary = (await api(sim, 'GET', '/trade/v1/portfolio/summary', { token: alice })).json.summaries[0];
@@ -169,7 +189,7 @@ describe('matching', () => {
   it('removes a resting GTD order once it expires, with an order_cancelled frame of reason USER', async () => {
     const exp = Math.floor(clock.now() / 1000) + 120;
     const gtd = await place(alice, limit(yes, 'BUY', 30, 10, { time_in_force: 'GTD', expiration_unix_seconds: exp }));
-    expect((await order(alice, gtd.json.internal_id))).toMatchObject({ status: 'LIVE', expiration: new Date(exp * 1000).toISOString() });
+    expect(await order(alice, gtd.json.internal_id)).toMatchObject({ status: 'LIVE', expiration: new Date(exp * 1000).toISOString() });
     sim.advance(exp * 1000 - clock.now() - 1_000);
     expect((await order(alice, gtd.json.internal_id)).status).toBe('LIVE');
     sim.advance(2_000);
@@ -201,7 +221,7 @@ describe('orders between acceptance and the book', () => {
     expect(res.status).toBe(202);
     expect(Date.parse(res.json.as_of)).toBeGreaterThanOrEqual(clock.now());
     sim.advance(0);
-    expect((await order(alice, resting.json.internal_id))).toMatchObject({ status: 'CANCELLED', cancel_requested_at: expect.any(String) });
+    expect(await order(alice, resting.json.internal_id)).toMatchObject({ status: 'CANCELLED', cancel_requested_at: expect.any(String) });
     expect((await order(alice, pending.json.internal_id)).status).toBe('CANCELLED');
     const cancelled = frames.filter((f) => f.kind === 'order_cancelled');
     expect(cancelled.map((f) => f.order.id)).toEqual([resting.json.internal_id]);

@@ -33,9 +33,15 @@ describe('portfolio stream (SSE)', () => {
       summary: { summaries: [{ exchange: 'SERVICE', cash_balance_micro: String(USDC(10_000)) }] },
     });
 
-    await api(t.sim, 'POST', '/trade/v1/orders', { token: t.bob, body: { token_id: t.no, side: 'BUY', type: 'LIMIT', price_micro: '400000', shares_micro: '10000000' } });
+    await api(t.sim, 'POST', '/trade/v1/orders', {
+      token: t.bob,
+      body: { token_id: t.no, side: 'BUY', type: 'LIMIT', price_micro: '400000', shares_micro: '10000000' },
+    });
     await settle();
-    await api(t.sim, 'POST', '/trade/v1/orders', { token: t.alice, body: { token_id: t.yes, side: 'BUY', type: 'LIMIT', price_micro: '600000', shares_micro: '10000000' } });
+    await api(t.sim, 'POST', '/trade/v1/orders', {
+      token: t.alice,
+      body: { token_id: t.yes, side: 'BUY', type: 'LIMIT', price_micro: '600000', shares_micro: '10000000' },
+    });
     await settle();
     t.sim.advance(50);
     await until(() => client.events.length === 2, 'a sync after the fill');

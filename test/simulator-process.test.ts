@@ -49,7 +49,7 @@ async function demoHistory(url: string, token: string): Promise<Item[]> {
 }
 
 const until = async (check: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> => {
-  for (const end = Date.now() + ms; !(await check()); ) {
+  for (const end = Date.now() + ms; !(await check());) {
     if (Date.now() > end) throw new Error(`waited ${ms / 1000} s for ${what}`);
     await new Promise((r) => setTimeout(r, 200));
   }

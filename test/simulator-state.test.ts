@@ -35,8 +35,10 @@ function issuedIds(venue: Venue): Map<string, string> {
   const note = (id: string, what: unknown): void => void issued.set(id, text(what));
   venue.events.on('trade', (t) => note(`trade ${t.tradeId}/${t.fillId}`, [t.tokenId, t.side, t.priceMicro, t.sharesMicro, t.executedAtMs]));
   venue.events.on('account', (e) => {
-    if (e.kind === 'fill') note(`fill ${e.fill.fillId}`, [e.fill.tradeId, e.fill.orderId, e.fill.tokenId, e.fill.side, e.fill.priceMicro, e.fill.sharesMicro, e.fill.executedAtMs]);
-    if ('order' in e) note(`order ${e.order.id}`, [e.order.type, e.order.side, e.order.tokenId, e.order.priceMicro, e.order.originalSizeMicro, e.order.createdAtMs]);
+    if (e.kind === 'fill')
+      note(`fill ${e.fill.fillId}`, [e.fill.tradeId, e.fill.orderId, e.fill.tokenId, e.fill.side, e.fill.priceMicro, e.fill.sharesMicro, e.fill.executedAtMs]);
+    if ('order' in e)
+      note(`order ${e.order.id}`, [e.order.type, e.order.side, e.order.tokenId, e.order.priceMicro, e.order.originalSizeMicro, e.order.createdAtMs]);
   });
   return issued;
 }
@@ -65,7 +67,9 @@ function worldOf(venue: Venue): Record<string, string> {
     const book = venue.exchange.book(m);
     return [m.conditionId, book.sequence, book.ladderFor(0), book.restingOrders().map((o) => o.id)];
   });
-  const accounts = venue.accounts.all().map((a) => [a.id, a.collateralMicro, a.reservedCollateralMicro, a.realisedPnlMicro, [...a.positions.values()], a.orders.map((o) => o.id), a.fills.length]);
+  const accounts = venue.accounts
+    .all()
+    .map((a) => [a.id, a.collateralMicro, a.reservedCollateralMicro, a.realisedPnlMicro, [...a.positions.values()], a.orders.map((o) => o.id), a.fills.length]);
   return {
     catalogue: text([venue.catalogue.events, venue.catalogue.markets]),
     books: text(books),
@@ -160,7 +164,10 @@ describe('a saved venue', () => {
     const file = join(dir, 'late-fill.json');
     const options: SimulatorOptions = { cases: { lateFillShare: 1, lateFillDelayMs: [2_000, 2_000] }, state: { file } };
     const t = await tradingSimulator(options);
-    const placed = await api(t.sim, 'POST', '/trade/v1/orders', { token: t.alice, body: { token_id: t.yes, side: 'BUY', type: 'LIMIT', price_micro: '300000', shares_micro: '10000000' } });
+    const placed = await api(t.sim, 'POST', '/trade/v1/orders', {
+      token: t.alice,
+      body: { token_id: t.yes, side: 'BUY', type: 'LIMIT', price_micro: '300000', shares_micro: '10000000' },
+    });
     await settle();
     t.clock.advance(1_000);
     await api(t.sim, 'POST', '/trade/v1/orders/cancel-all', { token: t.alice });
@@ -193,14 +200,22 @@ describe('a saved venue', () => {
     expect(readFileSync(newer, 'utf8')).toBe(content);
     const garbage = join(dir, 'garbage.json');
     writeFileSync(garbage, '{"format": "tapehouse-venue-st');
-    await expect(startSimulator({ rate: 0, clock: new ManualClock(), state: { file: garbage } })).rejects.toThrow(/^venue state .*garbage\.json is not a venue state/);
+    await expect(startSimulator({ rate: 0, clock: new ManualClock(), state: { file: garbage } })).rejects.toThrow(
+      /^venue state .*garbage\.json is not a venue state/,
+    );
   });
 });
 
 describe("the saved venue's encoding", () => {
   it('gives back every value as it was: bigints, long and short strings, absent fields, tables, nested tables', () => {
     const long = 'a string long enough to be written once: "quoted", \\ and é';
-    const rows = Array.from({ length: 2_500 }, (_, i) => ({ id: `${long} ${i % 3}`, n: BigInt(i) * -1_000_000_000_000n, at: i, maybe: i % 2 ? undefined : { nested: [1n, long, { deep: [long] }] }, list: Array.from({ length: i % 11 }, (_, k) => ({ k, big: BigInt(k) })) }));
+    const rows = Array.from({ length: 2_500 }, (_, i) => ({
+      id: `${long} ${i % 3}`,
+      n: BigInt(i) * -1_000_000_000_000n,
+      at: i,
+      maybe: i % 2 ? undefined : { nested: [1n, long, { deep: [long] }] },
+      list: Array.from({ length: i % 11 }, (_, k) => ({ k, big: BigInt(k) })),
+    }));
     const value = { rows, short: 'x', none: undefined, empty: [], flags: [true, false], zero: 0n };
     let json = '';
     const strings = encodeState(value, (piece) => (json += piece));

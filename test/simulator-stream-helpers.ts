@@ -82,7 +82,11 @@ export class SseClient {
   readonly comments: string[] = [];
   readonly #abort = new AbortController();
 
-  private constructor(readonly status: number, readonly headers: Headers, readonly body: Frame | undefined) {}
+  private constructor(
+    readonly status: number,
+    readonly headers: Headers,
+    readonly body: Frame | undefined,
+  ) {}
 
   static async connect(url: string, token?: string): Promise<SseClient> {
     const abort = new AbortController();

@@ -216,7 +216,13 @@ describe('SSE stream', () => {
     let n = 0;
     const http = createServer((_req, res) => handler(res, ++n));
     const port = await listen(http);
-    cleanups.push(() => new Promise<void>((r) => { http.closeAllConnections(); http.close(() => r()); }));
+    cleanups.push(
+      () =>
+        new Promise<void>((r) => {
+          http.closeAllConnections();
+          http.close(() => r());
+        }),
+    );
     return `http://127.0.0.1:${port}/trade/v1/portfolio/stream`;
   }
 

@@ -20,7 +20,10 @@ const MINUTE = 60_000;
 describe('the embedded scheduler over a few simulated minutes', () => {
   const inFlight = requestsInFlight();
   let sim: SimulatorHandle;
-  const time = new SharedTime(() => inFlight.count() > 0, () => sim.tick());
+  const time = new SharedTime(
+    () => inFlight.count() > 0,
+    () => sim.tick(),
+  );
   const bus = new RecordingBus();
   const delivered: ReceivedRecord[] = [];
   const reports: JobReport[] = [];
@@ -85,7 +88,7 @@ describe('the embedded scheduler over a few simulated minutes', () => {
     expect(lines.filter((line) => line.msg === 'sync job failed')).toEqual([]);
   });
 
-  it('orders, fills and activities: the newest record of each equals the simulator\'s own', () => {
+  it("orders, fills and activities: the newest record of each equals the simulator's own", () => {
     const { orders, fills, activities } = account();
     expect(orders.length).toBeGreaterThan(10);
     const latestOrders = latestBy(of('order'), (p) => p.internal_id as string);
@@ -99,7 +102,7 @@ describe('the embedded scheduler over a few simulated minutes', () => {
     for (const activity of activities) expect(latestActivities.get(activity.id)).toEqual(asWire(renderActivity(sim.venue, activity)));
   });
 
-  it('positions: the last snapshot equals the simulator\'s positions', () => {
+  it("positions: the last snapshot equals the simulator's positions", () => {
     const last = of('position').at(-1)?.payload as { positions: unknown[] };
     const truth = openPositions(account()).map((p) => renderPosition(sim.venue, p, counterpartOf(sim.venue, account(), p)));
     expect(last.positions).toEqual(asWire(truth));
@@ -107,16 +110,23 @@ describe('the embedded scheduler over a few simulated minutes', () => {
 
   it('settled PnL: one record per bucket the venue marked, none missing in between', () => {
     const recorded = of('pnl_settled').map((r) => r.payload as { bucket_at: string; lifetime_pnl_micro: string });
-    const history = sim.venue.pnl.history(account().id).map((b) => ({ bucket_at: new Date(b.bucketAtMs).toISOString(), lifetime_pnl_micro: b.lifetimePnlMicro.toString() }));
+    const history = sim.venue.pnl
+      .history(account().id)
+      .map((b) => ({ bucket_at: new Date(b.bucketAtMs).toISOString(), lifetime_pnl_micro: b.lifetimePnlMicro.toString() }));
     expect(recorded.length).toBeGreaterThan(10);
     const first = history.findIndex((b) => b.bucket_at === recorded[0]?.bucket_at);
     expect(recorded.map((b) => ({ bucket_at: b.bucket_at, lifetime_pnl_micro: b.lifetime_pnl_micro }))).toEqual(history.slice(first, first + recorded.length));
   });
 
-  it('rebates: the last read equals the account\'s totals', () => {
+  it("rebates: the last read equals the account's totals", () => {
     const { lpIncentivesMicro, makerRebatesMicro, vipRebatesMicro } = account();
     expect(of('rebates').at(-1)?.payload).toEqual(
-      asWire({ lp_incentive_micro: lpIncentivesMicro, maker_rebate_micro: makerRebatesMicro, vip_rebate_micro: vipRebatesMicro, total_micro: lpIncentivesMicro + makerRebatesMicro + vipRebatesMicro }),
+      asWire({
+        lp_incentive_micro: lpIncentivesMicro,
+        maker_rebate_micro: makerRebatesMicro,
+        vip_rebate_micro: vipRebatesMicro,
+        total_micro: lpIncentivesMicro + makerRebatesMicro + vipRebatesMicro,
+      }),
     );
   });
 

@@ -8,7 +8,10 @@ import { toApplicationFailure } from '../workflows/failure-mapping.ts';
 /** A problem+json answer as the venue sends it. */
 function problem(status: number, code: string | undefined, recovery?: Record<string, unknown>, headers: Record<string, string> = {}) {
   const body = { type: `urn:service:problem:${code}`, title: 't', status, code, request_id: '0b6c3f0e-3d9c-4a53-9a43-6f0d2d1f3b11', recovery };
-  return errorFromAnswer({ status, headers: { 'content-type': 'application/problem+json', ...headers }, text: JSON.stringify(body) }, 'GET /trade/v1/portfolio/pnl');
+  return errorFromAnswer(
+    { status, headers: { 'content-type': 'application/problem+json', ...headers }, text: JSON.stringify(body) },
+    'GET /trade/v1/portfolio/pnl',
+  );
 }
 
 describe('what a failed job run means for its retries (§7.2)', () => {
@@ -41,7 +44,7 @@ describe('what a failed job run means for its retries (§7.2)', () => {
     expect(classifyFailure(new BusError('record_too_large', 'too big'))).toMatchObject({ retryable: false });
   });
 
-  it('reaches Temporal as an ApplicationFailure: non-retryable, or with the venue\'s wait as the next retry delay', () => {
+  it("reaches Temporal as an ApplicationFailure: non-retryable, or with the venue's wait as the next retry delay", () => {
     const none = toApplicationFailure(problem(403, 'forbidden_scope'));
     expect(none).toMatchObject({ type: 'forbidden_scope', nonRetryable: true });
     const wait = toApplicationFailure(problem(429, 'rate_limited', { strategy: 'retry_after', after_seconds: 2 }, { 'retry-after': '2' }));

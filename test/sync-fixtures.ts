@@ -219,10 +219,14 @@ export class SharedTime implements Clock {
       if (signal?.aborted) return reject(signal.reason);
       const entry = { at: this.#now + Math.max(0, ms), order: this.#order++, wake: resolve };
       this.#pending.push(entry);
-      signal?.addEventListener('abort', () => {
-        this.#pending = this.#pending.filter((p) => p !== entry);
-        reject(signal.reason);
-      }, { once: true });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          this.#pending = this.#pending.filter((p) => p !== entry);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
       this.#drive();
     });
   }

@@ -34,7 +34,7 @@ describe('account lists paged into the bus', () => {
     for (const activity of truth) expect(latest.get(activity.id)).toEqual(asWire(renderActivity(h.sim.venue, activity)));
   });
 
-  it('orders, their fills, and the account trades equal the simulator\'s own records', async () => {
+  it("orders, their fills, and the account trades equal the simulator's own records", async () => {
     h = await harness({ warmUpMs: 30_000 });
     stopTrading(h);
     for (const job of ['orders', 'order_trades', 'portfolio_trades'] as const) expect((await runSyncJob(h.deps, job)).outcome).toBe('done');

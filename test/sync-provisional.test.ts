@@ -78,7 +78,10 @@ describe('provisional states in the sync jobs', () => {
 
     const account = h.sim.venue.demo.account;
     const orderRows = latestBy(h.bus.of('order'), (p) => p.internal_id as string);
-    const activityRows = latestBy(h.bus.of('activity').filter((r) => (r.payload as { order_id?: string }).order_id !== undefined), (p) => p.order_id as string);
+    const activityRows = latestBy(
+      h.bus.of('activity').filter((r) => (r.payload as { order_id?: string }).order_id !== undefined),
+      (p) => p.order_id as string,
+    );
     expect(orderRows.size).toBe(account.orders.length);
     for (const order of account.orders) {
       const o = orderRows.get(order.id)!;
@@ -91,7 +94,12 @@ describe('provisional states in the sync jobs', () => {
     const lateFills = account.fills.filter((f) => f.orderId === byCancelAll || f.orderId === byExpiry);
     expect(lateFills.length).toBe(2);
     for (const fill of account.fills.filter((f) => isReported(f, h.sim.venue.options.clock.now()))) expect(fills.has(fill.fillId), fill.fillId).toBe(true);
-    const fromPortfolio = new Set(h.bus.of('fill').filter((r) => (r.source as { job: string }).job === 'portfolio_trades').map((r) => (r.payload as { fill_id: string }).fill_id));
+    const fromPortfolio = new Set(
+      h.bus
+        .of('fill')
+        .filter((r) => (r.source as { job: string }).job === 'portfolio_trades')
+        .map((r) => (r.payload as { fill_id: string }).fill_id),
+    );
     for (const fill of lateFills) expect(fromPortfolio.has(fill.fillId), `${fill.fillId} in portfolio trades`).toBe(true);
   }, 60_000);
 

@@ -18,7 +18,11 @@ function deposits(sim: SimulatorHandle, n: number): void {
   }
 }
 
-const ids = (h: Harness, from = 0): string[] => h.bus.of('activity').slice(from).map((r) => (r.payload as Activity).id);
+const ids = (h: Harness, from = 0): string[] =>
+  h.bus
+    .of('activity')
+    .slice(from)
+    .map((r) => (r.payload as Activity).id);
 const truthIds = (h: Harness): string[] => h.sim.venue.demo.account.activities.map((a) => a.id);
 
 describe('incremental passes and checkpoints', () => {
@@ -27,7 +31,10 @@ describe('incremental passes and checkpoints', () => {
 
   // These tests count pages: every page as long as asked.
   async function quiet(): Promise<Harness> {
-    return harness({ sim: { rate: 0, cases: { shortPageShare: 0 } }, tuning: { pageSize: { events: 100, orders: 500, openOrders: 500, trades: 500, activities: PAGE } } });
+    return harness({
+      sim: { rate: 0, cases: { shortPageShare: 0 } },
+      tuning: { pageSize: { events: 100, orders: 500, openOrders: 500, trades: 500, activities: PAGE } },
+    });
   }
 
   it('a second pass reads only down to the frontier and publishes only what is new', async () => {
@@ -61,7 +68,7 @@ describe('incremental passes and checkpoints', () => {
     expect([...ids(h)].sort()).toEqual([...truthIds(h)].sort());
   });
 
-  it('a newer checkpoint handed in (a Temporal heartbeat) wins over the store\'s', async () => {
+  it("a newer checkpoint handed in (a Temporal heartbeat) wins over the store's", async () => {
     h = await quiet();
     deposits(h.sim, 29);
     h.bus.failOn = new Set([2]);
@@ -78,7 +85,12 @@ describe('incremental passes and checkpoints', () => {
   it('a saved cursor the venue refuses starts the pass again from the first page', async () => {
     h = await quiet();
     deposits(h.sim, 9);
-    await h.store.save('activities', 'demo', { version: 1, status: 'failed', pass: { runId: 'r', cursor: 'not-a-cursor', page: 1, records: 7, startedAt: '' }, updatedAt: '' });
+    await h.store.save('activities', 'demo', {
+      version: 1,
+      status: 'failed',
+      pass: { runId: 'r', cursor: 'not-a-cursor', page: 1, records: 7, startedAt: '' },
+      updatedAt: '',
+    });
     await expect(runSyncJob(h.deps, 'activities')).resolves.toMatchObject({ outcome: 'done' });
     expect([...ids(h)].sort()).toEqual([...truthIds(h)].sort());
     expect(h.logLines.some((line) => line.msg === 'saved cursor refused; starting the pass again from the first page')).toBe(true);
@@ -109,7 +121,12 @@ describe('incremental passes and checkpoints', () => {
     h.sim.faults.inject({ kind: 'repeat_cursor', path_prefix: '/trade/v1/portfolio/activities', duration_ms: 60_000, fraction: 1 });
     const slices: string[] = [];
     for (let i = 0; i < 4 && slices.at(-1) !== 'CursorLoopError'; i++) {
-      slices.push(await runSyncJob(h.deps, 'activities', { maxPages: 1 }).then((r) => r.outcome, (e: Error) => e.name));
+      slices.push(
+        await runSyncJob(h.deps, 'activities', { maxPages: 1 }).then(
+          (r) => r.outcome,
+          (e: Error) => e.name,
+        ),
+      );
     }
     expect(slices).toEqual(['partial', 'CursorLoopError']);
   });
@@ -126,7 +143,12 @@ describe('incremental passes and checkpoints', () => {
     const report = await runSyncJob(h.deps, 'activities', { window: { fromMs: from.createdAtMs, toMs: to.createdAtMs } });
     expect(report.scope).toMatch(/^demo@backfill:/);
     expect(report.records).toBe(8);
-    expect(ids(h, before).sort()).toEqual(all.slice(5, 13).map((a) => a.id).sort());
+    expect(ids(h, before).sort()).toEqual(
+      all
+        .slice(5, 13)
+        .map((a) => a.id)
+        .sort(),
+    );
     expect(await h.store.load('activities', 'demo')).toEqual(regular);
   });
 

@@ -17,7 +17,11 @@ describe('the embedded scheduler does not hammer the venue', () => {
     const inFlight = requestsInFlight();
     const venueOf: { sim?: SimulatorHandle } = {};
     // Time moves only while both job loops wait: a run in progress takes no virtual time.
-    const time = new SharedTime(() => inFlight.count() > 0, () => venueOf.sim?.tick(), 2);
+    const time = new SharedTime(
+      () => inFlight.count() > 0,
+      () => venueOf.sim?.tick(),
+      2,
+    );
     const sim = await startSimulator({ seed: 9, rate: 0, clock: { now: () => time.now() }, deployment: { features: { withdrawals: 'absent' } } });
     venueOf.sim = sim;
     // A token without portfolio:read: the summary answers 403 forbidden_scope (strategy none).

@@ -27,7 +27,12 @@ describe('snapshot resources', () => {
     expect(truth.length).toBeGreaterThan(0);
     expect((positions?.payload as { positions: unknown }).positions).toEqual(asWire(truth));
     expect(h.bus.of('rebates').map((r) => r.payload)).toEqual([
-      asWire({ lp_incentive_micro: account.lpIncentivesMicro, maker_rebate_micro: account.makerRebatesMicro, vip_rebate_micro: account.vipRebatesMicro, total_micro: account.lpIncentivesMicro + account.makerRebatesMicro + account.vipRebatesMicro }),
+      asWire({
+        lp_incentive_micro: account.lpIncentivesMicro,
+        maker_rebate_micro: account.makerRebatesMicro,
+        vip_rebate_micro: account.vipRebatesMicro,
+        total_micro: account.lpIncentivesMicro + account.makerRebatesMicro + account.vipRebatesMicro,
+      }),
     ]);
   });
 
@@ -68,7 +73,8 @@ describe('snapshot resources', () => {
     };
     await run();
     await every(MINUTE / 2, 4); // the schedule's pace: the cadence is learnt, nothing missed
-    const gaps = () => h.bus.of('capture_gap').map((r) => r.payload as { channel: string; subject: string; reason: string; gap_start: string; gap_end: string; detail: string });
+    const gaps = () =>
+      h.bus.of('capture_gap').map((r) => r.payload as { channel: string; subject: string; reason: string; gap_start: string; gap_end: string; detail: string });
     expect(gaps()).toEqual([]);
     const before = h.bus.of('pnl_settled').length;
     pass(5 * MINUTE); // the job is down for five minutes
@@ -79,18 +85,39 @@ describe('snapshot resources', () => {
     expect(seen).toHaveLength(before + 1);
     const missed = buckets.filter((b) => !seen.includes(b));
     expect(missed).toHaveLength(4);
-    expect(down).toMatchObject({ channel: 'pnl', subject: 'demo', reason: 'buckets_not_observed', gap_start: seen.at(-2), gap_end: seen.at(-1), detail: expect.stringContaining('4 bucket(s)') });
+    expect(down).toMatchObject({
+      channel: 'pnl',
+      subject: 'demo',
+      reason: 'buckets_not_observed',
+      gap_start: seen.at(-2),
+      gap_end: seen.at(-1),
+      detail: expect.stringContaining('4 bucket(s)'),
+    });
     expect(missed.every((b) => b > down!.gap_start && b < down!.gap_end)).toBe(true);
 
-    h.sim.faults.inject({ kind: 'rest_server_error', strategy: 'none', code: 'pnl_unavailable', path_prefix: '/trade/v1/portfolio/pnl', duration_ms: 2 * MINUTE + 10_000 });
+    h.sim.faults.inject({
+      kind: 'rest_server_error',
+      strategy: 'none',
+      code: 'pnl_unavailable',
+      path_prefix: '/trade/v1/portfolio/pnl',
+      duration_ms: 2 * MINUTE + 10_000,
+    });
     await every(MINUTE / 2, 4); // 503 pnl_unavailable: the client stops at once, the job fails without retry
     expect(h.bus.of('pnl_settled')).toHaveLength(before + 1);
     await every(MINUTE / 2, 1);
     const after = h.bus.of('pnl_settled').map((r) => (r.payload as { bucket_at: string }).bucket_at);
-    const unseen = h.sim.venue.pnl.history(h.sim.venue.demo.account.id).map((b) => new Date(b.bucketAtMs).toISOString()).filter((b) => b > seen.at(-1)! && b < after.at(-1)!);
+    const unseen = h.sim.venue.pnl
+      .history(h.sim.venue.demo.account.id)
+      .map((b) => new Date(b.bucketAtMs).toISOString())
+      .filter((b) => b > seen.at(-1)! && b < after.at(-1)!);
     expect(unseen.length).toBeGreaterThan(0);
     expect(gaps()).toHaveLength(2);
-    expect(gaps()[1]).toMatchObject({ reason: 'buckets_not_observed', gap_start: seen.at(-1), gap_end: after.at(-1), detail: expect.stringMatching(new RegExp(`${unseen.length} bucket\\(s\\).*pnl_unavailable`)) });
+    expect(gaps()[1]).toMatchObject({
+      reason: 'buckets_not_observed',
+      gap_start: seen.at(-1),
+      gap_end: after.at(-1),
+      detail: expect.stringMatching(new RegExp(`${unseen.length} bucket\\(s\\).*pnl_unavailable`)),
+    });
   });
 
   it('an endpoint not offered here is recorded as a gap and asked again only after the retry interval', async () => {
@@ -114,7 +141,10 @@ describe('snapshot resources', () => {
     h.sim.advance(25 * MINUTE);
     expect(await runSyncJob(h.deps, 'withdrawal_assets')).toMatchObject({ outcome: 'unavailable', skipped: false });
     expect(h.requests.sent.length).toBe(asked + 1);
-    const [firstGap, secondGap] = h.bus.of('capture_gap').filter((r) => (r.payload as { channel: string }).channel === 'withdrawal_assets').map((r) => r.payload as Record<string, string>);
+    const [firstGap, secondGap] = h.bus
+      .of('capture_gap')
+      .filter((r) => (r.payload as { channel: string }).channel === 'withdrawal_assets')
+      .map((r) => r.payload as Record<string, string>);
     expect(secondGap?.gap_start).toBe(firstGap?.gap_end);
     expect(Date.parse(secondGap?.gap_end ?? '') - Date.parse(secondGap?.gap_start ?? '')).toBe(35 * MINUTE);
   });
@@ -157,7 +187,10 @@ describe('the catalogue', () => {
     const isDetail = (payload: unknown): boolean => Array.isArray((payload as { markets?: unknown }).markets);
     const listings = events.filter((r) => !isDetail(r.payload));
     const details = events.filter((r) => isDetail(r.payload));
-    const listed = catalogue.events.filter((e) => e.archivedAtMs === undefined).map((e) => e.id).sort();
+    const listed = catalogue.events
+      .filter((e) => e.archivedAtMs === undefined)
+      .map((e) => e.id)
+      .sort();
     expect(listings.map((r) => r.key).sort()).toEqual(listed);
     expect(details.map((r) => r.key).sort()).toEqual(listed);
     const published = new Set(h.bus.of('market').map((r) => (r.payload as { id: string }).id));
@@ -177,7 +210,11 @@ describe('the catalogue', () => {
     h = await harness({ sim: { rate: 0 } });
     const first = await runSyncJob(h.deps, 'catalogue');
     const prints = (cp: Checkpoint | undefined) => Object.keys((cp?.state as { fingerprints: Record<string, string> }).fingerprints).sort();
-    const listed = () => h.sim.venue.catalogue.events.filter((e) => e.archivedAtMs === undefined).map((e) => e.id).sort();
+    const listed = () =>
+      h.sim.venue.catalogue.events
+        .filter((e) => e.archivedAtMs === undefined)
+        .map((e) => e.id)
+        .sort();
     expect(prints(first.checkpoint)).toEqual(listed());
     // An event leaves the listing (archived): the next full pass forgets it.
     const gone = h.sim.venue.catalogue.events.find((e) => e.archivedAtMs === undefined && e.eventType !== 'RECURRING_PROPOSITION')!;

@@ -35,7 +35,14 @@ afterEach(async () => {
 /** Loads everything the harness's bus holds into the warehouse (a fresh consumer group each time). */
 async function load(): Promise<void> {
   group += 1;
-  const loaders = await startLoaders({ bus: h.bus, warehouse: w.warehouse, group: `venue-records-${group}`, topics: TOPICS.topics.map((t) => t.name), batch: { maxDelayMs: 100 }, log });
+  const loaders = await startLoaders({
+    bus: h.bus,
+    warehouse: w.warehouse,
+    group: `venue-records-${group}`,
+    topics: TOPICS.topics.map((t) => t.name),
+    batch: { maxDelayMs: 100 },
+    log,
+  });
   await drained(loaders);
   await loaders.stop();
 }
@@ -43,7 +50,7 @@ async function load(): Promise<void> {
 const query = <T = Record<string, unknown>>(sql: string): Promise<T[]> => rows<T>(w.warehouse.client, sql);
 
 describe('order_trades and an order its fills read does not find', () => {
-  it('records a data_quality row and reads the other orders\' fills; the next run does not ask again', async () => {
+  it("records a data_quality row and reads the other orders' fills; the next run does not ask again", async () => {
     h = await harness({ warmUpMs: 20_000 });
     const orders = (await h.venue.client.orders.ordersPage({}, undefined)).value.orders;
     const gone = orders.find((o) => (o.size_matched_micro ?? 0n) > 0n);
@@ -64,7 +71,9 @@ describe('order_trades and an order its fills read does not find', () => {
     expect(h.requests.count(`GET /trade/v1/orders/${id}/trades`)).toBe(1);
 
     await load();
-    const stored = await query<{ problem: string; condition_id: string; detail: string }>(`SELECT problem, condition_id, detail FROM tapehouse.data_quality WHERE problem = 'order_not_found'`);
+    const stored = await query<{ problem: string; condition_id: string; detail: string }>(
+      `SELECT problem, condition_id, detail FROM tapehouse.data_quality WHERE problem = 'order_not_found'`,
+    );
     expect(stored).toEqual([{ problem: 'order_not_found', condition_id: gone!.condition_id ?? '', detail: expect.stringContaining(id) }]);
   });
 });
@@ -74,7 +83,11 @@ describe('lookup maps of the account lists', () => {
     h = await harness({ warmUpMs: 20_000 });
     for (const job of ['open_orders', 'portfolio_trades', 'activities'] as const) expect((await runSyncJob(h.deps, job)).outcome).toBe('done');
     const lookups = h.bus.of('lookup').map((r) => r.payload as LookupPayload);
-    const tokens = new Set([...h.bus.of('order'), ...h.bus.of('fill'), ...h.bus.of('activity')].map((r) => (r.payload as { token_id?: string }).token_id).filter((t) => t !== undefined));
+    const tokens = new Set(
+      [...h.bus.of('order'), ...h.bus.of('fill'), ...h.bus.of('activity')]
+        .map((r) => (r.payload as { token_id?: string }).token_id)
+        .filter((t) => t !== undefined),
+    );
     expect(tokens.size).toBeGreaterThan(0);
     // What the venue holds for those tokens, in the interface's shape.
     const truth = lookupMaps(h.sim.venue, tokens);
@@ -93,16 +106,22 @@ describe('lookup maps of the account lists', () => {
       `SELECT map, count() AS n, countIf(market_title != '' OR event_title != '') AS titled FROM tapehouse.lookups_latest WHERE account = 'demo' GROUP BY map ORDER BY map`,
     );
     expect(rowsByMap).toEqual(
-      ['conditions', 'events', 'markets'].map((map) => ({ map, n: String(Object.keys(truth[map as keyof typeof truth]).length), titled: String(Object.keys(truth[map as keyof typeof truth]).length) })),
+      ['conditions', 'events', 'markets'].map((map) => ({
+        map,
+        n: String(Object.keys(truth[map as keyof typeof truth]).length),
+        titled: String(Object.keys(truth[map as keyof typeof truth]).length),
+      })),
     );
     const [token] = [...tokens];
-    const [market] = await query<{ outcome_name: string; display: string }>(`SELECT outcome_name, display FROM tapehouse.lookups_latest WHERE map = 'markets' AND lookup_key = '${token}'`);
+    const [market] = await query<{ outcome_name: string; display: string }>(
+      `SELECT outcome_name, display FROM tapehouse.lookups_latest WHERE map = 'markets' AND lookup_key = '${token}'`,
+    );
     const entry = truth.markets[token!] as { outcome_name: string; display: unknown };
     expect(market).toEqual({ outcome_name: entry.outcome_name, display: JSON.stringify(entry.display) });
   });
 });
 
-describe('the catalogue\'s categories and live sports sections', () => {
+describe("the catalogue's categories and live sports sections", () => {
   it('sports_sections: every section of a filter=sports_live read, and its events, stored; the newest read is sports_sections_latest', async () => {
     h = await harness({ warmUpMs: 20_000 });
     const live = h.sim.venue.catalogue.events.filter((e) => e.isLive && e.archivedAtMs === undefined && e.categoryKeys.some((k) => k.startsWith('sports')));
@@ -113,15 +132,22 @@ describe('the catalogue\'s categories and live sports sections', () => {
     // Every live sports event in exactly one section, the section its leaf category names (§4.2: leaf-category sections).
     expect(sections.flatMap((s) => s.event_ids).sort()).toEqual(live.map((e) => e.id).sort());
     for (const section of sections) {
-      for (const id of section.event_ids) expect(h.sim.venue.catalogue.tree.get(live.find((e) => e.id === id)!.categoryKeys[0]!).slug).toBe(section.category.slug);
+      for (const id of section.event_ids)
+        expect(h.sim.venue.catalogue.tree.get(live.find((e) => e.id === id)!.categoryKeys[0]!).slug).toBe(section.category.slug);
     }
     expect(new Set(h.bus.of('event').map((r) => r.key))).toEqual(new Set(live.map((e) => e.id)));
 
     await load();
-    expect(await query(`SELECT section_count, event_count FROM tapehouse.sports_section_reads`)).toEqual([{ section_count: sections.length, event_count: live.length }]);
-    const latest = await query<{ category_slug: string; event_ids: string[] }>(`SELECT category_slug, event_ids FROM tapehouse.sports_sections_latest ORDER BY position`);
+    expect(await query(`SELECT section_count, event_count FROM tapehouse.sports_section_reads`)).toEqual([
+      { section_count: sections.length, event_count: live.length },
+    ]);
+    const latest = await query<{ category_slug: string; event_ids: string[] }>(
+      `SELECT category_slug, event_ids FROM tapehouse.sports_sections_latest ORDER BY position`,
+    );
     expect(latest).toEqual(sections.map((s) => ({ category_slug: s.category.slug, event_ids: s.event_ids })));
-    const [joined] = await query<{ n: string }>(`SELECT count() AS n FROM tapehouse.sports_sections_latest ARRAY JOIN event_ids AS id WHERE id IN (SELECT event_id FROM tapehouse.events_latest WHERE is_live)`);
+    const [joined] = await query<{ n: string }>(
+      `SELECT count() AS n FROM tapehouse.sports_sections_latest ARRAY JOIN event_ids AS id WHERE id IN (SELECT event_id FROM tapehouse.events_latest WHERE is_live)`,
+    );
     expect(Number(joined!.n)).toBe(live.length);
   });
 
@@ -131,7 +157,12 @@ describe('the catalogue\'s categories and live sports sections', () => {
     const tree = h.sim.venue.catalogue.tree;
     const withEvents = new Set(h.sim.venue.catalogue.events.filter((e) => e.archivedAtMs === undefined).map((e) => tree.get(e.categoryKeys[0]!).rootSlug));
     // Every category of those trees, reached by slug (a slug in two trees is read once: /categories/{slug} takes no root).
-    const expected = new Set(tree.all().filter((c) => withEvents.has(c.rootSlug)).map((c) => c.slug));
+    const expected = new Set(
+      tree
+        .all()
+        .filter((c) => withEvents.has(c.rootSlug))
+        .map((c) => c.slug),
+    );
     const read = h.bus.of('category').map((r) => (r.payload as { slug: string }).slug);
     expect(new Set(read)).toEqual(expected);
     expect(read).toHaveLength(expected.size);
@@ -145,7 +176,10 @@ describe('the catalogue\'s categories and live sports sections', () => {
     h.sim.advance(10 * 60_000); // past the CDN's cache of the answer (src/simulator/http/cdn-cache.ts)
     await runSyncJob(h.deps, 'categories');
     // Ten minutes on, event counts moved too: those categories changed as well.
-    const changed = h.bus.of('category').slice(expected.size).map((r) => r.payload as { slug: string; answer: { label: string } });
+    const changed = h.bus
+      .of('category')
+      .slice(expected.size)
+      .map((r) => r.payload as { slug: string; answer: { label: string } });
     expect(changed.find((c) => c.slug === 'soccer')?.answer.label).toBe('Football');
     expect(changed.length).toBeLessThan(expected.size);
 
@@ -154,11 +188,18 @@ describe('the catalogue\'s categories and live sports sections', () => {
     expect(history.map((r) => r.label)).toEqual(['Soccer', 'Football']);
     const [rows] = await query<{ n: string }>(`SELECT count() AS n FROM tapehouse.categories`);
     expect(Number(rows!.n)).toBe(expected.size + changed.length);
-    const forest = await query<{ slug: string; parent_slug: string; root_slug: string }>(`SELECT slug, parent_slug, root_slug FROM tapehouse.categories_latest WHERE found ORDER BY slug`);
+    const forest = await query<{ slug: string; parent_slug: string; root_slug: string }>(
+      `SELECT slug, parent_slug, root_slug FROM tapehouse.categories_latest WHERE found ORDER BY slug`,
+    );
     expect(forest).toHaveLength(expected.size);
     const nba = forest.find((c) => c.slug === 'nba');
     expect(nba).toEqual({ slug: 'nba', parent_slug: 'basketball', root_slug: 'sports' });
-    expect(forest.filter((c) => c.parent_slug === '').map((c) => c.slug).sort()).toEqual([...withEvents].sort());
+    expect(
+      forest
+        .filter((c) => c.parent_slug === '')
+        .map((c) => c.slug)
+        .sort(),
+    ).toEqual([...withEvents].sort());
   });
 });
 
@@ -168,7 +209,8 @@ describe('account batches and their withdrawals', () => {
     const venue = h.sim.venue;
     const account = venue.demo.account;
     const market = venue.catalogue.events.flatMap((e) => venue.catalogue.marketsOf(e)).find((m) => m.state === 'ACTIVE')!;
-    const submit = (ops: Parameters<typeof venue.batches.submit>[1]) => venue.batches.submit(account, ops, Math.floor(venue.options.clock.now() / 1000) + 600, 'sig', venue.options.clock.now());
+    const submit = (ops: Parameters<typeof venue.batches.submit>[1]) =>
+      venue.batches.submit(account, ops, Math.floor(venue.options.clock.now() / 1000) + 600, 'sig', venue.options.clock.now());
     const split = submit([{ kind: 'SPLIT', conditionId: market.conditionId, marketId: market.id, sharesMicro: 1_000_000n }]);
     h.sim.advance(3_000);
     const withdraw = submit([{ kind: 'WITHDRAW', conditionId: '', marketId: '', sharesMicro: 2_000_000n, chainId: 137 }]);
@@ -201,7 +243,9 @@ describe('account batches and their withdrawals', () => {
       { state: 'IN_TRANSIT', source_status: 'CONFIRMED', destination_status: 'WAITING', destination_path: 'SPOKE_POOL' },
       { state: 'COMPLETED', source_status: 'CONFIRMED', destination_status: 'DELIVERED', destination_path: 'SPOKE_POOL' },
     ]);
-    const latest = await query<{ batch_hash: string; status: string; op_kinds: string[]; withdrawal_state: string }>(`SELECT batch_hash, status, op_kinds, withdrawal_state FROM tapehouse.account_batches_latest ORDER BY seq`);
+    const latest = await query<{ batch_hash: string; status: string; op_kinds: string[]; withdrawal_state: string }>(
+      `SELECT batch_hash, status, op_kinds, withdrawal_state FROM tapehouse.account_batches_latest ORDER BY seq`,
+    );
     expect(latest).toEqual([
       { batch_hash: split.hash, status: 'EXECUTED', op_kinds: ['SPLIT'], withdrawal_state: '' },
       { batch_hash: withdraw.hash, status: 'EXECUTED', op_kinds: ['WITHDRAW'], withdrawal_state: 'COMPLETED' },

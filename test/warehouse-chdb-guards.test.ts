@@ -66,7 +66,7 @@ describe('chDB traps are guarded', () => {
     expect(stored?.n).toBe('0');
   });
 
-  it('keeps an insert\'s dedup token to that insert: the next insert lands', async () => {
+  it("keeps an insert's dedup token to that insert: the next insert lands", async () => {
     await warehouse.insertRows('trades', [trade(1)], { dedupToken: 'leak-check' });
     await warehouse.insertRows('trades', [trade(2)]); // no token: must not inherit 'leak-check'
     await warehouse.insertRows('trades', [trade(3)], { dedupToken: 'leak-check-2' });

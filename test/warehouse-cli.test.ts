@@ -27,28 +27,30 @@ describe('tapehouse migrate and tapehouse sql', () => {
     writeFileSync(endpointFileOf(dir.dataDir), JSON.stringify({ url: 'http://127.0.0.1:9', pid: 2 ** 22 + 1, started_at: '' }));
     const result = await tapehouse(['sql', '--data-dir', dir.dataDir, "SELECT 1 AS n, 'a|b' AS text, NULL AS nothing, toInt64(-42) AS micro"]);
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    expect(result.stdout).toBe(
-      ['n | text | nothing | micro', '--+------+---------+------', '1 | a|b  | NULL    |   -42', '(1 row)', ''].join('\n'),
-    );
+    expect(result.stdout).toBe(['n | text | nothing | micro', '--+------+---------+------', '1 | a|b  | NULL    |   -42', '(1 row)', ''].join('\n'));
     expect(existsSync(endpointFileOf(dir.dataDir))).toBe(false);
   });
 
   it('sql --format json prints one object per line, 64-bit integers as strings; tables resolve in tapehouse', async () => {
     const result = await tapehouse([
-      'sql', '--data-dir', dir.dataDir, '--format', 'json',
+      'sql',
+      '--data-dir',
+      dir.dataDir,
+      '--format',
+      'json',
       'SELECT count() AS trades FROM trades; SELECT toInt64(9007199254740993) AS big_micro',
     ]);
     expect(result.stdout).toBe('{"trades":"0"}\n{"big_micro":"9007199254740993"}\n');
   });
 
-  it('sql --format csv prints a header and rows; a statement\'s own FORMAT wins', async () => {
+  it("sql --format csv prints a header and rows; a statement's own FORMAT wins", async () => {
     const csv = await tapehouse(['sql', '--data-dir', dir.dataDir, '--format', 'csv', "SELECT 'x,y' AS a, 2 AS b"]);
     expect(csv.stdout).toBe('"a","b"\n"x,y",2\n');
     const own = await tapehouse(['sql', '--data-dir', dir.dataDir, 'SELECT 3 AS c FORMAT TabSeparatedWithNames']);
     expect(own.stdout).toBe('c\n3\n');
   });
 
-  it('sql fails with ClickHouse\'s message and exit code 1; giving both targets is a bad setting (exit 2)', async () => {
+  it("sql fails with ClickHouse's message and exit code 1; giving both targets is a bad setting (exit 2)", async () => {
     const bad = await tapehouse(['sql', '--data-dir', dir.dataDir, 'SELECT * FROM no_such_table']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^tapehouse: .*no_such_table/);
@@ -61,14 +63,21 @@ describe('tapehouse migrate and tapehouse sql', () => {
     const drop = await tapehouse(['sql', '--data-dir', dir.dataDir, 'DROP TABLE trades']);
     expect(drop.code).toBe(2);
     expect(drop.stderr).toMatch(/readonly mode[^]*tapehouse sql is read-only: schema changes go through tapehouse migrate/);
-    const insert = await tapehouse(['sql', '--data-dir', dir.dataDir, "INSERT INTO data_quality (problem, detected_at, _topic, _partition, _offset, _received_at) VALUES ('x', now(), 't', 0, 0, now())"]);
+    const insert = await tapehouse([
+      'sql',
+      '--data-dir',
+      dir.dataDir,
+      "INSERT INTO data_quality (problem, detected_at, _topic, _partition, _offset, _received_at) VALUES ('x', now(), 't', 0, 0, now())",
+    ]);
     expect(insert.code).toBe(2);
     expect((await tapehouse(['sql', '--data-dir', dir.dataDir, '--format', 'json', 'SELECT count() AS n FROM data_quality'])).stdout).toBe('{"n":"0"}\n');
 
     const dropped = await tapehouse(['sql', '--data-dir', dir.dataDir, '--allow-writes', 'DROP TABLE trades']);
     expect(dropped).toMatchObject({ code: 0, stderr: '' });
     const repaired = await tapehouse(['migrate', '--data-dir', dir.dataDir]);
-    expect(repaired.stdout).toBe(`recreated trades: it was missing (dropped outside the migrations); it starts empty\nchDB on ${dir.dataDir}: schema up to date (${migrations.length} migrations applied)\n`);
+    expect(repaired.stdout).toBe(
+      `recreated trades: it was missing (dropped outside the migrations); it starts empty\nchDB on ${dir.dataDir}: schema up to date (${migrations.length} migrations applied)\n`,
+    );
     expect((await tapehouse(['sql', '--data-dir', dir.dataDir, '--format', 'json', 'SELECT count() AS n FROM trades'])).stdout).toBe('{"n":"0"}\n');
   });
 

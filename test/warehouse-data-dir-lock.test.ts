@@ -28,7 +28,7 @@ describe('one process per data directory', () => {
     expect(second.stderr).toMatch(/one process per data directory/);
   });
 
-  it('the error names the running process\'s endpoint when it serves one, and tapehouse sql goes through it', async () => {
+  it("the error names the running process's endpoint when it serves one, and tapehouse sql goes through it", async () => {
     endpoint = await serveEmbeddedEndpoint(w.warehouse);
     const second = await tapehouse(['migrate', '--data-dir', w.dataDir]);
     expect(second.code).toBe(1);

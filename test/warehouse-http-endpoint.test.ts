@@ -9,11 +9,7 @@ import { NativeTranscoder } from '../src/warehouse/native-blocks.ts';
 import { compressBlock, decompressBlocks } from '../src/warehouse/compressed-blocks.ts';
 import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../src/warehouse/embedded-endpoint.ts';
 import { readEndpointFile } from '../src/warehouse/endpoint-file.ts';
-import {
-  ALLOWED_TABLE_FUNCTIONS,
-  prepareReadOnlyQuery,
-  REFUSED_TABLE_FUNCTIONS,
-} from '../src/warehouse/read-only-query.ts';
+import { ALLOWED_TABLE_FUNCTIONS, prepareReadOnlyQuery, REFUSED_TABLE_FUNCTIONS } from '../src/warehouse/read-only-query.ts';
 import { busRecord, migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixtures.ts';
 
 const LIMITS = { maxExecutionTime: 1, maxResultRows: 1000, maxResultBytes: 1_000_000 };
@@ -96,7 +92,7 @@ describe('the embedded read-only HTTP endpoint', () => {
     expect(await result.json()).toEqual([{ trade_count: '2' }]);
   });
 
-  it('refuses writes and DDL with ClickHouse\'s READONLY error, and the data stays', async () => {
+  it("refuses writes and DDL with ClickHouse's READONLY error, and the data stays", async () => {
     await expect(client.command({ query: 'DROP TABLE trades' })).rejects.toMatchObject({ code: '164', type: 'READONLY' });
     await expect(client.insert({ table: 'trades', values: [{ token_id: 'x' }], format: 'JSONEachRow' })).rejects.toMatchObject({
       code: '164',
@@ -111,7 +107,7 @@ describe('the embedded read-only HTTP endpoint', () => {
       ["SELECT 1 INTO OUTFILE '/tmp/tapehouse-endpoint-test.txt'", '164'],
       ["SELECT * FROM file('/etc/passwd', 'LineAsString')", '164'],
       ["SELECT * FROM url('http://127.0.0.1:9/', 'LineAsString')", '164'],
-      ["SELECT * FROM (SELECT * FROM system.one SETTINGS readonly = 0)", '164'],
+      ['SELECT * FROM (SELECT * FROM system.one SETTINGS readonly = 0)', '164'],
       ['SELECT * FROM system.one SETTINGS max_execution_time = 0, readonly = 0', '164'],
     ];
     for (const [query, code] of refusals) {
@@ -140,10 +136,13 @@ describe('the embedded read-only HTTP endpoint', () => {
   });
 
   it('takes the query from the URL or the body, default_format, the FORMAT clause, database and query parameters', async () => {
-    const get = await fetch(`${endpoint.url}/?query=${encodeURIComponent('SELECT 1 AS a, \'x\' AS b')}`);
+    const get = await fetch(`${endpoint.url}/?query=${encodeURIComponent("SELECT 1 AS a, 'x' AS b")}`);
     expect(get.headers.get('content-type')).toMatch(/tab-separated/);
     expect(await get.text()).toBe('1\tx\n'); // TabSeparated by default, as ClickHouse
-    const split = await post("WHERE token_id = {token:String} FORMAT CSV", `?query=${encodeURIComponent('SELECT count() FROM trades')}&database=tapehouse&param_token=tok-http`);
+    const split = await post(
+      'WHERE token_id = {token:String} FORMAT CSV',
+      `?query=${encodeURIComponent('SELECT count() FROM trades')}&database=tapehouse&param_token=tok-http`,
+    );
     expect(await split.text()).toBe('2\n');
     const both = await post('SELECT 7 AS n FORMAT JSONEachRow', '?default_format=CSV');
     expect(both.headers.get('x-clickhouse-format')).toBe('JSONEachRow');
@@ -153,7 +152,7 @@ describe('the embedded read-only HTTP endpoint', () => {
     expect(await (await fetch(`${endpoint.url}/ping`)).text()).toBe('Ok.\n');
   });
 
-  it('answers as the Go client behind Grafana\'s data source asks: Native by default_format, timeZone(), basic auth', async () => {
+  it("answers as the Go client behind Grafana's data source asks: Native by default_format, timeZone(), basic auth", async () => {
     const timezone = await fetch(`${endpoint.url}/?database=tapehouse&default_format=JSONEachRow&max_execution_time=30`, {
       method: 'POST',
       body: 'SELECT timeZone() AS tz',
@@ -226,7 +225,7 @@ describe('the embedded read-only HTTP endpoint', () => {
   });
 
   it('streams every format whole: a header or frame once, however many chunks the engine hands over', async () => {
-    const sql = "SELECT number AS n, toString(number) AS `s,\n` FROM numbers(200000)";
+    const sql = 'SELECT number AS n, toString(number) AS `s,\n` FROM numbers(200000)';
     const engine = async (format: string) => {
       const result = await w.warehouse.client.exec({ query: `${sql} FORMAT ${format}` });
       const chunks: Buffer[] = [];
@@ -243,7 +242,7 @@ describe('the embedded read-only HTTP endpoint', () => {
     expect(summary.result_rows).toBe('200000');
   });
 
-  it('breaks off an answer that fails after data went out, with the error in the server\'s exception block', async () => {
+  it("breaks off an answer that fails after data went out, with the error in the server's exception block", async () => {
     const sql = 'SELECT number, throwIf(number = 400000) FROM numbers(1000000) SETTINGS max_block_size = 20000';
     const answer = await raw(`${unbounded.url}/?default_format=Native&client_protocol_version=54460`, sql);
     expect(answer.status).toBe(200); // data went out first
@@ -264,7 +263,7 @@ describe('the embedded read-only HTTP endpoint', () => {
     await js.close();
   });
 
-  it('binds param_* values as a server does: read in the Escaped format of the placeholder\'s type', async () => {
+  it("binds param_* values as a server does: read in the Escaped format of the placeholder's type", async () => {
     const hostile = ["O'Brien\\x", 'a\tb', 'back\\slash\\', 'new\nline\r', "'; DROP TABLE trades; --", '\\N', 'zero\0byte', 'ünï 😀'];
     for (const value of hostile) {
       const result = await client.query({
@@ -304,7 +303,10 @@ describe('the embedded read-only HTTP endpoint', () => {
     const allowed = new Set(ALLOWED_TABLE_FUNCTIONS);
     const refused = new Set(REFUSED_TABLE_FUNCTIONS);
     // A function a chDB upgrade adds is refused (it is not allowed), and this fails until it is classified.
-    expect(names.filter((name) => !allowed.has(name) && !refused.has(name)), 'neither allowed nor refused on purpose').toEqual([]);
+    expect(
+      names.filter((name) => !allowed.has(name) && !refused.has(name)),
+      'neither allowed nor refused on purpose',
+    ).toEqual([]);
     expect(ALLOWED_TABLE_FUNCTIONS.filter((name) => refused.has(name))).toEqual([]);
     for (const name of REFUSED_TABLE_FUNCTIONS) {
       const response = await post(`SELECT * FROM ${name}('x')`);
@@ -313,11 +315,10 @@ describe('the embedded read-only HTTP endpoint', () => {
     expect(await (await post('SELECT count() FROM numbers(3)')).text()).toBe('3\n');
     expect(() => prepareReadOnlyQuery('SELECT * FROM brandNew(1)', {}, LIMITS, new Set(['brandNew']))).toThrow(/readonly mode/);
   });
-
 });
 
 describe('preparing a query for the read-only endpoint', () => {
-  it('appends one SETTINGS clause with the bounds, merging the client\'s own without lifting them', () => {
+  it("appends one SETTINGS clause with the bounds, merging the client's own without lifting them", () => {
     const { sql, format } = prepareReadOnlyQuery(
       "SELECT ';' AS s, count() -- SETTINGS in a comment\nFROM t SETTINGS max_threads = 2, max_result_rows = 5 FORMAT JSON",
       { max_execution_time: '9999', output_format_json_quote_64bit_integers: '0' },
@@ -326,7 +327,7 @@ describe('preparing a query for the read-only endpoint', () => {
     expect(format).toBe('JSON');
     expect(sql).toBe(
       "SELECT ';' AS s, count() -- SETTINGS in a comment\nFROM t  FORMAT JSON\n" +
-        "SETTINGS max_execution_time = 30, output_format_json_quote_64bit_integers = 0, max_threads = 2, " +
+        'SETTINGS max_execution_time = 30, output_format_json_quote_64bit_integers = 0, max_threads = 2, ' +
         "max_result_rows = 5, max_result_bytes = 1000, result_overflow_mode = 'throw'",
     );
   });

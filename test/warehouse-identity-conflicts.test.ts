@@ -15,32 +15,66 @@ let offset = 0;
 const provenance = (receivedMs: number) => ({ _topic: 'test', _partition: 0, _offset: offset++, _received_at: BigInt(receivedMs) * 1000n });
 
 const trade = (id: string, price: number, atMs: number, receivedMs = atMs) => ({
-  token_id: 'tok-a', condition_id: 'c1', trade_id: id, side: 'BUY', price_micro: price, shares_micro: 5_000_000, executed_at: new Date(atMs), ...provenance(receivedMs),
+  token_id: 'tok-a',
+  condition_id: 'c1',
+  trade_id: id,
+  side: 'BUY',
+  price_micro: price,
+  shares_micro: 5_000_000,
+  executed_at: new Date(atMs),
+  ...provenance(receivedMs),
 });
 const fill = (id: string, atMs: number, source: string) => ({
-  account: 'demo', fill_id: id, trade_id: `t-${id}`, order_id: 'o1', token_id: 'tok-a', side: 'BUY', role: 'TAKER', price_micro: 400_000, shares_micro: 1_000_000,
-  executed_at: new Date(atMs), source, observed_at: new Date(atMs + 5_000), ...provenance(atMs + 5_000),
+  account: 'demo',
+  fill_id: id,
+  trade_id: `t-${id}`,
+  order_id: 'o1',
+  token_id: 'tok-a',
+  side: 'BUY',
+  role: 'TAKER',
+  price_micro: 400_000,
+  shares_micro: 1_000_000,
+  executed_at: new Date(atMs),
+  source,
+  observed_at: new Date(atMs + 5_000),
+  ...provenance(atMs + 5_000),
 });
 const order = (id: string, createdMs: number, price: number | null, source: string) => ({
-  account: 'demo', order_id: id, status: 'PENDING', type: 'LIMIT', side: 'BUY', token_id: 'tok-a', price_micro: price, original_size_micro: price === null ? null : 1_000_000,
-  created_at: new Date(createdMs), source, observed_at: new Date(createdMs + 1_000), ...provenance(createdMs + 1_000),
+  account: 'demo',
+  order_id: id,
+  status: 'PENDING',
+  type: 'LIMIT',
+  side: 'BUY',
+  token_id: 'tok-a',
+  price_micro: price,
+  original_size_micro: price === null ? null : 1_000_000,
+  created_at: new Date(createdMs),
+  source,
+  observed_at: new Date(createdMs + 1_000),
+  ...provenance(createdMs + 1_000),
 });
 
 beforeAll(async () => {
   store = await migratedWarehouse();
   const w = store.warehouse;
   await w.insertRows('trades', [
-    trade('t1', 450_000, T), trade('t1', 450_000, T), // the same trade twice: one entity
-    trade('t2', 450_000, T + 1_000), trade('t2', 470_000, T + 60_000, T + 3_600_000), // a restarted venue's t2, an hour later
+    trade('t1', 450_000, T),
+    trade('t1', 450_000, T), // the same trade twice: one entity
+    trade('t2', 450_000, T + 1_000),
+    trade('t2', 470_000, T + 60_000, T + 3_600_000), // a restarted venue's t2, an hour later
     trade('t3', 500_000, T + 2_000),
   ]);
   await w.insertRows('fill_observations', [
-    fill('f1', T, 'rest:portfolio/trades'), fill('f1', T, 'ws:fill'), // one fill, two sources
-    fill('f2', T, 'ws:fill'), fill('f2', T + 90_000, 'rest:portfolio/trades'), // two executions under one id
+    fill('f1', T, 'rest:portfolio/trades'),
+    fill('f1', T, 'ws:fill'), // one fill, two sources
+    fill('f2', T, 'ws:fill'),
+    fill('f2', T + 90_000, 'rest:portfolio/trades'), // two executions under one id
   ]);
   await w.insertRows('orders', [
-    order('o1', T, null, 'ws:order_accepted'), order('o1', T, 400_000, 'rest:orders/list'), // a frame without the price: same order
-    order('o2', T, 400_000, 'rest:orders/list'), order('o2', T + 120_000, 400_000, 'rest:orders/list'), // created twice
+    order('o1', T, null, 'ws:order_accepted'),
+    order('o1', T, 400_000, 'rest:orders/list'), // a frame without the price: same order
+    order('o2', T, 400_000, 'rest:orders/list'),
+    order('o2', T + 120_000, 400_000, 'rest:orders/list'), // created twice
   ]);
 });
 

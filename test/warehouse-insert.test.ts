@@ -8,9 +8,9 @@ import type { EmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
 import { rows, temporaryDataDir } from './warehouse-fixtures.ts';
 import { openEmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
 
-const NASTY = ['tab\there', 'line\nbreak', 'carriage\rreturn', 'back\\slash', "quote ' and \"double\"", '\\N', '', 'ünïcødé 🚀', '\\t literal'];
+const NASTY = ['tab\there', 'line\nbreak', 'carriage\rreturn', 'back\\slash', 'quote \' and "double"', '\\N', '', 'ünïcødé 🚀', '\\t literal'];
 
-describe('the loaders\' insert path (TabSeparated)', () => {
+describe("the loaders' insert path (TabSeparated)", () => {
   const dir = temporaryDataDir();
   let warehouse: EmbeddedWarehouse;
 
@@ -78,7 +78,20 @@ describe('the loaders\' insert path (TabSeparated)', () => {
   });
 
   it('names the table, column and row of a value it cannot store exactly, before anything is sent', async () => {
-    const good = { id: 100, text: 'x', kind: 'BUY', amount_micro: 1n, big: 1n, ratio: 0, flag: true, at: '2024-05-01T00:00:00Z', day: '2024-05-01', tags: [], amounts_micro: [], uid: '123e4567-e89b-12d3-a456-426614174000' };
+    const good = {
+      id: 100,
+      text: 'x',
+      kind: 'BUY',
+      amount_micro: 1n,
+      big: 1n,
+      ratio: 0,
+      flag: true,
+      at: '2024-05-01T00:00:00Z',
+      day: '2024-05-01',
+      tags: [],
+      amounts_micro: [],
+      uid: '123e4567-e89b-12d3-a456-426614174000',
+    };
     const attempts: Array<[Record<string, unknown>, RegExp]> = [
       [{ amount_micro: 0.1 }, /row 1, column amount_micro: number 0.1 is not an exact Int64/],
       [{ amount_micro: 2 ** 60 }, /column amount_micro: .*not an exact Int64/], // a double past 2^53 has already lost digits
@@ -105,7 +118,7 @@ describe('the loaders\' insert path (TabSeparated)', () => {
     await expect(warehouse.insertRows('t.every_type; DROP TABLE x', [{ id: 1 }])).rejects.toThrow(/not a table name/);
   });
 
-  it('writes its settings into the statement\'s SETTINGS clause (async inserts off, whatever the server profile says), the dedup token escaped', () => {
+  it("writes its settings into the statement's SETTINGS clause (async inserts off, whatever the server profile says), the dedup token escaped", () => {
     const sql = insertStatementSql({ table: 'tapehouse.trades', columns: ['a', 'b'], settings: insertSettings("tok'en\\x"), format: 'TabSeparated' });
     expect(sql).toBe(
       'INSERT INTO tapehouse.trades (a, b) SETTINGS async_insert = 0, insert_deduplicate = 1, deduplicate_blocks_in_dependent_materialized_views = 1, ' +
@@ -125,7 +138,7 @@ describe('the loaders\' insert path (TabSeparated)', () => {
   });
 });
 
-describe('the loaders\' insert path on chDB (Native, read from a file on tmpfs)', () => {
+describe("the loaders' insert path on chDB (Native, read from a file on tmpfs)", () => {
   const dir = temporaryDataDir();
   let warehouse: EmbeddedWarehouse;
   /** The same inserter forced onto the TabSeparated raw insert: the reference the Native path must match. */
@@ -146,7 +159,9 @@ describe('the loaders\' insert path on chDB (Native, read from a file on tmpfs)'
         query: `CREATE TABLE t.${table} (${COLUMNS}) ENGINE = MergeTree ORDER BY id SETTINGS non_replicated_deduplication_window = 100`,
       });
     }
-    await warehouse.client.command({ query: 'CREATE TABLE t.per_kind (kind String, n UInt64) ENGINE = MergeTree ORDER BY kind SETTINGS non_replicated_deduplication_window = 100' });
+    await warehouse.client.command({
+      query: 'CREATE TABLE t.per_kind (kind String, n UInt64) ENGINE = MergeTree ORDER BY kind SETTINGS non_replicated_deduplication_window = 100',
+    });
     await warehouse.client.command({ query: 'CREATE MATERIALIZED VIEW t.per_kind_mv TO t.per_kind AS SELECT kind, count() AS n FROM t.native GROUP BY kind' });
     tabSeparated = new RowInserter(warehouse.client, { ...chdbTransport(warehouse.connection), native: false });
   });
@@ -188,8 +203,7 @@ describe('the loaders\' insert path on chDB (Native, read from a file on tmpfs)'
     });
   }
 
-  const dump = async (table: string) =>
-    (await (await warehouse.client.query({ query: `SELECT * FROM ${table} ORDER BY id`, format: 'TabSeparated' })).text());
+  const dump = async (table: string) => await (await warehouse.client.query({ query: `SELECT * FROM ${table} ORDER BY id`, format: 'TabSeparated' })).text();
 
   it('stores exactly what the TabSeparated path stores, byte for byte, for every type, edge value and DEFAULT', async () => {
     const input = sample(60);
@@ -201,7 +215,12 @@ describe('the loaders\' insert path on chDB (Native, read from a file on tmpfs)'
     expect(stored.split('\n').filter(Boolean)).toHaveLength(60);
     expect(stored).toBe(await dump('t.tsv'));
     // The DEFAULT expressions were evaluated for the rows that left them out, not zeros.
-    expect(await rows(warehouse.client, 'SELECT id, defaulted, fee_micro, derived, status, toString(seen_at) AS seen_at FROM t.native WHERE id IN (3, 4) ORDER BY id')).toEqual([
+    expect(
+      await rows(
+        warehouse.client,
+        'SELECT id, defaulted, fee_micro, derived, status, toString(seen_at) AS seen_at FROM t.native WHERE id IN (3, 4) ORDER BY id',
+      ),
+    ).toEqual([
       { id: 3, defaulted: 'the default', fee_micro: '42', derived: '30', status: 'open', seen_at: '2024-01-02 03:04:05.000006' },
       { id: 4, defaulted: 'given 4', fee_micro: '-4', derived: '4', status: 'closed', seen_at: '2026-03-02 12:30:15.123000' },
     ]);
@@ -222,7 +241,8 @@ describe('the loaders\' insert path on chDB (Native, read from a file on tmpfs)'
   });
 
   it('drops a repeated insert with the same deduplication token, in the table and in its materialized view', async () => {
-    const count = async () => rows(warehouse.client, "SELECT (SELECT count() FROM t.native WHERE id >= 2000) AS rows, (SELECT sum(n) FROM t.per_kind) AS viewed");
+    const count = async () =>
+      rows(warehouse.client, 'SELECT (SELECT count() FROM t.native WHERE id >= 2000) AS rows, (SELECT sum(n) FROM t.per_kind) AS viewed');
     const before = await count();
     const batch = sample(20, 2000);
     const first = await warehouse.insertRows('t.native', batch, { dedupToken: 't.native:topic:0:2000-2019' });

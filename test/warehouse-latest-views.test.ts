@@ -88,12 +88,60 @@ describe('latest views', () => {
   // Tables of one source: the source's newest read is what the venue says now, whole (a field it
   // no longer sends is gone, not filled in from an older read).
   const singleSource: Array<{ view: string; table: string; key: InsertRow; time: string; older: InsertRow; newer: InsertRow; field: string }> = [
-    { view: 'markets_latest', table: 'markets', key: { market_id: 'mkt-9' }, time: 'observed_at', older: { halted_reason: 'maintenance' }, newer: { halted_reason: '' }, field: 'halted_reason' },
-    { view: 'outcomes_latest', table: 'outcomes', key: { token_id: 'tok-9' }, time: 'observed_at', older: { best_bid_micro: 10n }, newer: { best_bid_micro: null }, field: 'best_bid_micro' },
-    { view: 'activities_latest', table: 'activity_observations', key: { account: 'acct', activity_id: 'act-9', created_at: T }, time: 'observed_at', older: { status: 'OPEN' }, newer: { status: '' }, field: 'status' },
-    { view: 'pnl_settled_latest', table: 'pnl_settled', key: { account: 'acct', bucket_at: T }, time: 'observed_at', older: { mark_run_id: 'run-1' }, newer: { mark_run_id: '' }, field: 'mark_run_id' },
-    { view: 'lp_incentives_latest', table: 'lp_incentives', key: { account: 'acct', epoch_date: '2026-03-02', market_id: 'mkt-9' }, time: 'observed_at', older: { phase: 'ACTIVE' }, newer: { phase: '' }, field: 'phase' },
-    { view: 'rebates_latest', table: 'rebates', key: { account: 'acct-9' }, time: 'observed_at', older: { total_micro: 4n }, newer: { total_micro: 0n }, field: 'total_micro' },
+    {
+      view: 'markets_latest',
+      table: 'markets',
+      key: { market_id: 'mkt-9' },
+      time: 'observed_at',
+      older: { halted_reason: 'maintenance' },
+      newer: { halted_reason: '' },
+      field: 'halted_reason',
+    },
+    {
+      view: 'outcomes_latest',
+      table: 'outcomes',
+      key: { token_id: 'tok-9' },
+      time: 'observed_at',
+      older: { best_bid_micro: 10n },
+      newer: { best_bid_micro: null },
+      field: 'best_bid_micro',
+    },
+    {
+      view: 'activities_latest',
+      table: 'activity_observations',
+      key: { account: 'acct', activity_id: 'act-9', created_at: T },
+      time: 'observed_at',
+      older: { status: 'OPEN' },
+      newer: { status: '' },
+      field: 'status',
+    },
+    {
+      view: 'pnl_settled_latest',
+      table: 'pnl_settled',
+      key: { account: 'acct', bucket_at: T },
+      time: 'observed_at',
+      older: { mark_run_id: 'run-1' },
+      newer: { mark_run_id: '' },
+      field: 'mark_run_id',
+    },
+    {
+      view: 'lp_incentives_latest',
+      table: 'lp_incentives',
+      key: { account: 'acct', epoch_date: '2026-03-02', market_id: 'mkt-9' },
+      time: 'observed_at',
+      older: { phase: 'ACTIVE' },
+      newer: { phase: '' },
+      field: 'phase',
+    },
+    {
+      view: 'rebates_latest',
+      table: 'rebates',
+      key: { account: 'acct-9' },
+      time: 'observed_at',
+      older: { total_micro: 4n },
+      newer: { total_micro: 0n },
+      field: 'total_micro',
+    },
   ];
   for (const c of singleSource) {
     it(`${c.view}: one source, so its newest read stands whole`, async () => {

@@ -63,17 +63,15 @@ describe('numbered migrations', () => {
     await migrate(warehouse.client, write({ '0001_one.sql': ONE }));
     const edited = write({ '0001_one.sql': ONE.replace('UInt8', 'UInt16'), '0002_two.sql': TWO });
     await expect(migrate(warehouse.client, edited)).rejects.toThrow(/0001_one\.sql changed after it was applied/);
-    expect(await rows(warehouse.client, "SELECT count() AS n FROM system.tables WHERE database = 'tapehouse' AND name = 'm_two'")).toEqual([
-      { n: '0' },
-    ]);
+    expect(await rows(warehouse.client, "SELECT count() AS n FROM system.tables WHERE database = 'tapehouse' AND name = 'm_two'")).toEqual([{ n: '0' }]);
   });
 
   it('refuses an applied migration whose file is gone, and a new file numbered below an applied one', async () => {
     await migrate(warehouse.client, write({ '0001_one.sql': ONE, '0003_three.sql': 'SELECT 1' }));
     await expect(migrate(warehouse.client, write({ '0003_three.sql': 'SELECT 1' }))).rejects.toThrow(/0001_one is applied but its file is missing/);
-    await expect(
-      migrate(warehouse.client, write({ '0001_one.sql': ONE, '0002_two.sql': TWO, '0003_three.sql': 'SELECT 1' })),
-    ).rejects.toThrow(/0002_two\.sql is numbered below 0003/);
+    await expect(migrate(warehouse.client, write({ '0001_one.sql': ONE, '0002_two.sql': TWO, '0003_three.sql': 'SELECT 1' }))).rejects.toThrow(
+      /0002_two\.sql is numbered below 0003/,
+    );
   });
 
   it('names the file and statement that failed, records nothing for it, and completes on the next run', async () => {
@@ -106,7 +104,10 @@ RENAME TABLE tapehouse.old_name TO tapehouse.new_name;`,
     expect(repaired.applied).toEqual([]);
     expect(repaired.recreated.sort()).toEqual(['new_name', 'src', 'src_view']);
     // As the migrations leave it now (the later column included), and empty; the view reads it again.
-    expect(await rows(warehouse.client, "SELECT name FROM system.columns WHERE database = 'tapehouse' AND table = 'src' ORDER BY position")).toEqual([{ name: 'a' }, { name: 'b' }]);
+    expect(await rows(warehouse.client, "SELECT name FROM system.columns WHERE database = 'tapehouse' AND table = 'src' ORDER BY position")).toEqual([
+      { name: 'a' },
+      { name: 'b' },
+    ]);
     expect(await rows(warehouse.client, 'SELECT count() AS n FROM tapehouse.src')).toEqual([{ n: '0' }]);
     await warehouse.client.command({ query: 'INSERT INTO tapehouse.src (a) VALUES (2), (3)' });
     expect(await rows(warehouse.client, 'SELECT a FROM tapehouse.src_view ORDER BY a')).toEqual([{ a: 2 }, { a: 3 }]);
@@ -117,10 +118,21 @@ RENAME TABLE tapehouse.old_name TO tapehouse.new_name;`,
 
   it('0101 moves the rows of a monthly table into a daily one the materialised views follow, and converges when run again after stopping anywhere', async () => {
     const all = loadMigrations();
-    await migrate(warehouse.client, all.filter((m) => m.version < 101));
+    await migrate(
+      warehouse.client,
+      all.filter((m) => m.version < 101),
+    );
     const trade = (id: number, at: string) => ({
-      token_id: 'tok', trade_id: `t${id}`, side: 'BUY', price_micro: 500_000, shares_micro: 2_000_000, executed_at: at,
-      _topic: 'tapehouse.market.trades', _partition: 0, _offset: id, _received_at: `${at}001`,
+      token_id: 'tok',
+      trade_id: `t${id}`,
+      side: 'BUY',
+      price_micro: 500_000,
+      shares_micro: 2_000_000,
+      executed_at: at,
+      _topic: 'tapehouse.market.trades',
+      _partition: 0,
+      _offset: id,
+      _received_at: `${at}001`,
     });
     await warehouse.insertRows('trades', [trade(1, '2026-10-30T10:00:00.000'), trade(2, '2026-11-02T10:00:00.000')]);
     // Interrupted right after the swap: the old table waits under the temporary name.
@@ -130,7 +142,12 @@ RENAME TABLE tapehouse.old_name TO tapehouse.new_name;`,
     }
     const result = await migrate(warehouse.client, all);
     expect(result.applied.map((m) => m.version)).toEqual(all.filter((m) => m.version >= 101).map((m) => m.version));
-    expect(await rows(warehouse.client, "SELECT name, partition_key FROM system.tables WHERE database = 'tapehouse' AND name IN ('trades', 'book_changes', 'trades__by_day') ORDER BY name")).toEqual([
+    expect(
+      await rows(
+        warehouse.client,
+        "SELECT name, partition_key FROM system.tables WHERE database = 'tapehouse' AND name IN ('trades', 'book_changes', 'trades__by_day') ORDER BY name",
+      ),
+    ).toEqual([
       { name: 'book_changes', partition_key: 'toDate(changed_at)' },
       { name: 'trades', partition_key: 'toDate(executed_at)' },
     ]);
@@ -142,7 +159,12 @@ RENAME TABLE tapehouse.old_name TO tapehouse.new_name;`,
     await warehouse.insertRows('trades', [trade(3, '2026-11-02T10:00:30.000')]);
     expect(await rows(warehouse.client, "SELECT sum(trade_count) AS n FROM tapehouse.candles_1m WHERE bucket >= '2026-11-02'")).toEqual([{ n: '2' }]);
     // Every table carries the cleanup settings.
-    expect(await rows(warehouse.client, "SELECT count() AS n FROM system.tables WHERE database = 'tapehouse' AND engine LIKE '%MergeTree' AND engine_full NOT LIKE '%max_cleanup_delay_period = 1%'")).toEqual([{ n: '0' }]);
+    expect(
+      await rows(
+        warehouse.client,
+        "SELECT count() AS n FROM system.tables WHERE database = 'tapehouse' AND engine LIKE '%MergeTree' AND engine_full NOT LIKE '%max_cleanup_delay_period = 1%'",
+      ),
+    ).toEqual([{ n: '0' }]);
   });
 
   it('refuses badly named files and duplicate numbers', () => {
@@ -152,7 +174,10 @@ RENAME TABLE tapehouse.old_name TO tapehouse.new_name;`,
 
   it('0100 carries the trades stored before it: fill_id empty, candles and volume counting them as they were', async () => {
     const all = loadMigrations();
-    await migrate(warehouse.client, all.filter((m) => m.version < 100));
+    await migrate(
+      warehouse.client,
+      all.filter((m) => m.version < 100),
+    );
     const trade = (offset: number, tradeId: string, fillId: string | undefined, price: number) => ({
       token_id: 't1',
       condition_id: 'c1',
@@ -171,19 +196,21 @@ RENAME TABLE tapehouse.old_name TO tapehouse.new_name;`,
     // Before: one row per trade (capture kept a trade's first fill only).
     await insert([trade(1, 'a', undefined, 400_000), trade(2, 'b', undefined, 410_000)]);
     await migrate(warehouse.client, all);
-    expect(await rows(warehouse.client, "SELECT trade_id, fill_id FROM tapehouse.trades ORDER BY trade_id")).toEqual([
+    expect(await rows(warehouse.client, 'SELECT trade_id, fill_id FROM tapehouse.trades ORDER BY trade_id')).toEqual([
       { trade_id: 'a', fill_id: '' },
       { trade_id: 'b', fill_id: '' },
     ]);
     // After: trade c arrives as two fills, trade d as one.
     await insert([trade(3, 'c', 'c1', 420_000), trade(4, 'c', 'c2', 430_000), trade(5, 'd', 'd1', 440_000)]);
-    const counts = "SELECT toString(trade_count) AS trades, toString(fill_count) AS fills FROM tapehouse.";
+    const counts = 'SELECT toString(trade_count) AS trades, toString(fill_count) AS fills FROM tapehouse.';
     expect(await rows(warehouse.client, `${counts}candles_1m`)).toEqual([{ trades: '4', fills: '5' }]);
     expect(await rows(warehouse.client, `${counts}volume_daily_by_token`)).toEqual([{ trades: '4', fills: '5' }]);
     await warehouse.client.command({ query: 'OPTIMIZE TABLE tapehouse.candles_state FINAL' });
     expect(await rows(warehouse.client, `${counts}candles_1h`)).toEqual([{ trades: '4', fills: '5' }]);
     // Same executed_at and sequence for all five: open and close are decided by trade id, then fill id.
-    expect(await rows(warehouse.client, 'SELECT toString(open_micro) AS o, toString(close_micro) AS c FROM tapehouse.candles_1m')).toEqual([{ o: '400000', c: '440000' }]);
+    expect(await rows(warehouse.client, 'SELECT toString(open_micro) AS o, toString(close_micro) AS c FROM tapehouse.candles_1m')).toEqual([
+      { o: '400000', c: '440000' },
+    ]);
   });
 
   describe('the shipped schema (the public SQL surface of DESIGN.md)', () => {
@@ -192,15 +219,40 @@ RENAME TABLE tapehouse.old_name TO tapehouse.new_name;`,
     });
 
     it('has every table and view DESIGN.md and issue 7 name, in database tapehouse', async () => {
-      const names = (await rows<{ name: string }>(warehouse.client, "SELECT name FROM system.tables WHERE database = 'tapehouse'")).map(
-        (r) => r.name,
-      );
+      const names = (await rows<{ name: string }>(warehouse.client, "SELECT name FROM system.tables WHERE database = 'tapehouse'")).map((r) => r.name);
       for (const name of [
-        'trades', 'book_changes', 'book_snapshots', 'quotes', 'market_status', 'capture_gaps', 'events', 'markets',
-        'outcomes', 'orders', 'fills', 'positions', 'portfolio_summaries', 'pnl_settled', 'rebates', 'activities',
-        'lp_incentives', 'dead_letters', 'loader_offsets', 'sync_checkpoints', 'candles_1m', 'candles_1h',
-        'top_of_book_1m', 'volume_daily_by_market', 'volume_daily_by_category', 'market_lifecycle',
-        'events_latest', 'markets_latest', 'outcomes_latest', 'orders_latest', 'fills_latest', 'positions_latest',
+        'trades',
+        'book_changes',
+        'book_snapshots',
+        'quotes',
+        'market_status',
+        'capture_gaps',
+        'events',
+        'markets',
+        'outcomes',
+        'orders',
+        'fills',
+        'positions',
+        'portfolio_summaries',
+        'pnl_settled',
+        'rebates',
+        'activities',
+        'lp_incentives',
+        'dead_letters',
+        'loader_offsets',
+        'sync_checkpoints',
+        'candles_1m',
+        'candles_1h',
+        'top_of_book_1m',
+        'volume_daily_by_market',
+        'volume_daily_by_category',
+        'market_lifecycle',
+        'events_latest',
+        'markets_latest',
+        'outcomes_latest',
+        'orders_latest',
+        'fills_latest',
+        'positions_latest',
       ]) {
         expect(names).toContain(name);
       }

@@ -157,11 +157,20 @@ describe('materialized views and views against independently computed values', (
 
   beforeAll(async () => {
     w = await migratedWarehouse();
-    const order = shuffled(trades.map((t, i) => [t, i] as const), next);
+    const order = shuffled(
+      trades.map((t, i) => [t, i] as const),
+      next,
+    );
     for (const batch of inBatches(order, 6)) {
-      await w.warehouse.insertRows('trades', batch.map(([t, i]) => tradeRow(t, i)));
+      await w.warehouse.insertRows(
+        'trades',
+        batch.map(([t, i]) => tradeRow(t, i)),
+      );
     }
-    const quoteOrder = shuffled(quotes.map((q, i) => [q, i] as const), next);
+    const quoteOrder = shuffled(
+      quotes.map((q, i) => [q, i] as const),
+      next,
+    );
     for (const batch of inBatches(quoteOrder, 4)) {
       await w.warehouse.insertRows(
         'quotes',
@@ -237,7 +246,14 @@ describe('materialized views and views against independently computed values', (
       const catalogue = (offset: number) => ({ ...busRecord(offset, 'sync.catalogue'), _sync_job: 'events', _sync_run: 'run-1' });
       // The newer observation is inserted first: latest must still be the newer one.
       await w.warehouse.insertRows('events', [
-        { event_id: 'ev-1', slug: 'ev-1', primary_category_slug: 'politics', primary_category_label: 'Politics', observed_at: START + 2 * HOUR, ...catalogue(2) },
+        {
+          event_id: 'ev-1',
+          slug: 'ev-1',
+          primary_category_slug: 'politics',
+          primary_category_label: 'Politics',
+          observed_at: START + 2 * HOUR,
+          ...catalogue(2),
+        },
       ]);
       await w.warehouse.insertRows('events', [
         { event_id: 'ev-1', slug: 'ev-1', primary_category_slug: 'sports', primary_category_label: 'Sports', observed_at: START, ...catalogue(1) },
@@ -254,12 +270,12 @@ describe('materialized views and views against independently computed values', (
     const day = (t: Trade) => new Date(t.at).toISOString().slice(0, 10);
 
     it('events_latest: the newest observation per event, whatever the insert order', async () => {
-      const latest = await rows(w.warehouse.client, "SELECT event_id, primary_category_slug FROM tapehouse.events_latest");
+      const latest = await rows(w.warehouse.client, 'SELECT event_id, primary_category_slug FROM tapehouse.events_latest');
       expect(latest).toEqual([{ event_id: 'ev-1', primary_category_slug: 'politics' }]);
       expect(await rows(w.warehouse.client, 'SELECT count() AS n FROM tapehouse.events')).toEqual([{ n: '2' }]); // history kept
     });
 
-    it('volume_daily_by_market: traded volume per market and day, via the catalogue or the trades\' own condition', async () => {
+    it("volume_daily_by_market: traded volume per market and day, via the catalogue or the trades' own condition", async () => {
       const expected = [...groupBy(trades, (t) => `${day(t)}|${t.condition_id}`).values()].map((group) => ({
         day: day(group[0]!),
         condition_id: group[0]!.condition_id,
@@ -276,7 +292,7 @@ describe('materialized views and views against independently computed values', (
       expect(actual).toEqual(expected);
     });
 
-    it('volume_daily_by_category: per category and day, from the event\'s latest primary category', async () => {
+    it("volume_daily_by_category: per category and day, from the event's latest primary category", async () => {
       const category = (t: Trade) => (t.condition_id === 'cond-a' ? 'politics' : '');
       const expected = [...groupBy(trades, (t) => `${day(t)}|${category(t)}`).values()].map((group) => ({
         day: day(group[0]!),
@@ -302,7 +318,10 @@ describe('materialized views and views against independently computed values', (
       { kind: 'outcome_proposed', at: START + 120_500 },
       { kind: 'market_resolved', at: START + 300_000, winning_token_id: 'tok-yes' },
     ];
-    const inserted = shuffled(events.map((e, i) => [e, i] as const), next);
+    const inserted = shuffled(
+      events.map((e, i) => [e, i] as const),
+      next,
+    );
     for (const [{ at, ...e }, i] of inserted) {
       await w.warehouse.insertRows('market_status', [{ condition_id: 'cond-a', status_at: at, ...e, ...busRecord(i, 'market.status') }]);
     }
@@ -326,14 +345,31 @@ describe('materialized views and views against independently computed values', (
        FROM tapehouse.market_lifecycle_summary WHERE condition_id = 'cond-a'`,
     );
     expect(summary).toEqual([
-      { halts: '1', resumes: '1', proposals: '1', last_kind: 'market_resolved', resolved_at: chTime(START + 300_000), is_resolved: true, winning_token_id: 'tok-yes' },
+      {
+        halts: '1',
+        resumes: '1',
+        proposals: '1',
+        last_kind: 'market_resolved',
+        resolved_at: chTime(START + 300_000),
+        is_resolved: true,
+        winning_token_id: 'tok-yes',
+      },
     ]);
   });
 
   it('orders_latest: a CANCELLED order later MATCHED by a late fill shows MATCHED, even when the rows arrive the other way round', async () => {
     const order = (status: string, observed: number, offset: number) => ({
-      account: 'acct', order_id: 'ord-1', status, token_id: 'tok-yes', side: 'BUY', type: 'LIMIT', price_micro: 450_000n,
-      original_size_micro: 10_000_000n, source: 'rest:orders/list', observed_at: observed, ...busRecord(offset, 'sync.orders'),
+      account: 'acct',
+      order_id: 'ord-1',
+      status,
+      token_id: 'tok-yes',
+      side: 'BUY',
+      type: 'LIMIT',
+      price_micro: 450_000n,
+      original_size_micro: 10_000_000n,
+      source: 'rest:orders/list',
+      observed_at: observed,
+      ...busRecord(offset, 'sync.orders'),
     });
     await w.warehouse.insertRows('orders', [order('MATCHED', START + 2000, 2)]);
     await w.warehouse.insertRows('orders', [order('CANCELLED', START + 1000, 1)]);
@@ -349,7 +385,15 @@ describe('materialized views and views against independently computed values', (
       if (positions.length > 0) {
         await w.warehouse.insertRows(
           'positions',
-          positions.map((token_id, i) => ({ account: 'acct', as_of: asOf, token_id, shares_micro: 1_000_000n, source: 'sse:portfolio.sync', ...record, _index: i + 1 })),
+          positions.map((token_id, i) => ({
+            account: 'acct',
+            as_of: asOf,
+            token_id,
+            shares_micro: 1_000_000n,
+            source: 'sse:portfolio.sync',
+            ...record,
+            _index: i + 1,
+          })),
         );
       }
     };
@@ -365,9 +409,19 @@ describe('materialized views and views against independently computed values', (
     await snapshot(START + 4000, 5, ['tok-no']);
     const record = busRecord(6, 'portfolio');
     const at = START + 5000;
-    await w.warehouse.insertRows('position_snapshots', [{ account: 'acct', as_of: at, position_count: 2, unavailable_exchanges: [], source: 'sse:portfolio.sync', ...record }]);
+    await w.warehouse.insertRows('position_snapshots', [
+      { account: 'acct', as_of: at, position_count: 2, unavailable_exchanges: [], source: 'sse:portfolio.sync', ...record },
+    ]);
     expect(await latest()).toEqual([{ token_id: 'tok-no' }]);
-    const position = (token_id: string, i: number) => ({ account: 'acct', as_of: at, token_id, shares_micro: 1_000_000n, source: 'sse:portfolio.sync', ...record, _index: i + 1 });
+    const position = (token_id: string, i: number) => ({
+      account: 'acct',
+      as_of: at,
+      token_id,
+      shares_micro: 1_000_000n,
+      source: 'sse:portfolio.sync',
+      ...record,
+      _index: i + 1,
+    });
     await w.warehouse.insertRows('positions', [position('tok-yes', 0)]);
     expect(await latest()).toEqual([{ token_id: 'tok-no' }]);
     await w.warehouse.insertRows('positions', [position('tok-no', 1)]);
@@ -376,17 +430,24 @@ describe('materialized views and views against independently computed values', (
 
   it('loader_offsets_latest: the last recorded state per group, topic, partition and table', async () => {
     const mark = (state: string, min: number, maxOffset: number, at: string) => ({
-      consumer_group: 'loaders', topic: 'market.trades', partition: 3, target_table: 'trades',
-      min_offset: min, max_offset: maxOffset, row_count: maxOffset - min + 1, dedup_token: `market.trades/3/${min}-${maxOffset}`,
-      state, recorded_at: at,
+      consumer_group: 'loaders',
+      topic: 'market.trades',
+      partition: 3,
+      target_table: 'trades',
+      min_offset: min,
+      max_offset: maxOffset,
+      row_count: maxOffset - min + 1,
+      dedup_token: `market.trades/3/${min}-${maxOffset}`,
+      state,
+      recorded_at: at,
     });
     await w.warehouse.insertRows('loader_offsets', [
       mark('before', 0, 99, '2024-05-01T00:00:00.000001Z'),
       mark('after', 0, 99, '2024-05-01T00:00:00.000002Z'),
       mark('before', 100, 180, '2024-05-01T00:00:00.000003Z'),
     ]);
-    expect(
-      await rows(w.warehouse.client, 'SELECT min_offset, max_offset, state, dedup_token FROM tapehouse.loader_offsets_latest'),
-    ).toEqual([{ min_offset: '100', max_offset: '180', state: 'before', dedup_token: 'market.trades/3/100-180' }]);
+    expect(await rows(w.warehouse.client, 'SELECT min_offset, max_offset, state, dedup_token FROM tapehouse.loader_offsets_latest')).toEqual([
+      { min_offset: '100', max_offset: '180', state: 'before', dedup_token: 'market.trades/3/100-180' },
+    ]);
   });
 });

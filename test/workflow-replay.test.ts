@@ -28,7 +28,9 @@ describe('sync workflow versioning', () => {
   it('every recorded history replays against the current workflow code', async () => {
     expect(histories.length).toBeGreaterThanOrEqual(3);
     const results = await replay(WORKFLOWS_PATH);
-    expect(results.map((r) => ({ id: r.workflowId, error: r.error === undefined ? undefined : String(r.error) }))).toEqual(histories.map((h) => ({ id: h.workflowId, error: undefined })));
+    expect(results.map((r) => ({ id: r.workflowId, error: r.error === undefined ? undefined : String(r.error) }))).toEqual(
+      histories.map((h) => ({ id: h.workflowId, error: undefined })),
+    );
   }, 120_000);
 
   it('a workflow that changed its commands fails the replay (the guard can fail)', async () => {

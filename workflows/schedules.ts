@@ -1,4 +1,11 @@
-import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import {
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+  WorkflowExecutionAlreadyStartedError,
+  type Client,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import { isJobName, SYNC_JOBS, type JobName } from '../src/sync/jobs.ts';
 import { DEFAULT_SCHEDULE_PREFIX } from './settings.ts';
 import type { syncJobWorkflow } from './sync-workflows.ts';

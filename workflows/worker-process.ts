@@ -57,8 +57,10 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   const topics = createTopicCatalogue(options.topicPrefix);
   const bus = await KafkaBus.open({ brokers: options.brokers, topics: topics.topics, replicationFactor: options.replicationFactor, log: logger });
   const { store, close: closeStore } = openCheckpoints(options.checkpoints);
-  if (options.checkpoints.kind === 'memory') logger.warn('checkpoints in memory: a restarted worker resumes only a slice Temporal still retries; give --checkpoint-file or --clickhouse-url');
-  if (options.checkpoints.kind === 'file') lockStateFile(options.checkpoints.path, 'worker checkpoint file', '--checkpoint-file or TAPEHOUSE_CHECKPOINT_FILE, or a shared --clickhouse-url');
+  if (options.checkpoints.kind === 'memory')
+    logger.warn('checkpoints in memory: a restarted worker resumes only a slice Temporal still retries; give --checkpoint-file or --clickhouse-url');
+  if (options.checkpoints.kind === 'file')
+    lockStateFile(options.checkpoints.path, 'worker checkpoint file', '--checkpoint-file or TAPEHOUSE_CHECKPOINT_FILE, or a shared --clickhouse-url');
   const limiter = syncLimiter({ read: options.readBucket, readShare: options.readShare });
   const venue = createSyncVenue({
     baseUrl: options.baseUrl,
@@ -93,7 +95,15 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
 
 function pageTuning(size: number | undefined): Partial<SyncTuning> | undefined {
   if (size === undefined) return undefined;
-  return { pageSize: { events: Math.min(size, DEFAULT_TUNING.pageSize.events), orders: size, openOrders: size, trades: size, activities: Math.min(size, DEFAULT_TUNING.pageSize.activities) } };
+  return {
+    pageSize: {
+      events: Math.min(size, DEFAULT_TUNING.pageSize.events),
+      orders: size,
+      openOrders: size,
+      trades: size,
+      activities: Math.min(size, DEFAULT_TUNING.pageSize.activities),
+    },
+  };
 }
 
 function openCheckpoints(setting: CheckpointSetting): { store: CheckpointStore; close: () => Promise<void> } {

@@ -78,7 +78,14 @@ export class VenueCaller {
       try {
         const permit = await limiter.acquire({ path, readCost: call.endpoint.readCost, authenticated }, call.signal);
         try {
-          answer = await transport.send({ method: call.endpoint.method, path, query: call.query, body: call.body, authenticate: authenticated, signal: call.signal });
+          answer = await transport.send({
+            method: call.endpoint.method,
+            path,
+            query: call.query,
+            body: call.body,
+            authenticate: authenticated,
+            signal: call.signal,
+          });
         } catch (err) {
           limiter.settle(permit);
           throw err;
@@ -108,12 +115,25 @@ export class VenueCaller {
       if (decision.action === 'retry') {
         // "Not computed yet" (pnl_not_ready) is the venue's ordinary state after a start, not news.
         const level = codeInfo(error.code)?.kind === 'not_ready' ? 'debug' : 'info';
-        logger[level]({ endpoint: name, code: error.code, strategy: decision.strategy, attempt, delayMs: Math.round(decision.delayMs) }, 'venue asked to retry');
+        logger[level](
+          { endpoint: name, code: error.code, strategy: decision.strategy, attempt, delayMs: Math.round(decision.delayMs) },
+          'venue asked to retry',
+        );
         await clock.sleep(decision.delayMs, call.signal);
         continue;
       }
       if (decision.action === 'check_status') error.checkedResource = await this.#check(decision.resource);
-      logger.warn({ endpoint: name, status: error.status, code: error.code, requestId: error.requestId, attempt, reason: decision.action === 'stop' ? decision.reason : 'check_status' }, 'venue error');
+      logger.warn(
+        {
+          endpoint: name,
+          status: error.status,
+          code: error.code,
+          requestId: error.requestId,
+          attempt,
+          reason: decision.action === 'stop' ? decision.reason : 'check_status',
+        },
+        'venue error',
+      );
       throw error;
     }
   }

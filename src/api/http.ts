@@ -135,7 +135,9 @@ export class RedirectRefusedError extends Error {
     requestUrl: string,
   ) {
     const target = redirectOrigin(location, requestUrl);
-    super(`${endpoint}: the venue answered ${status} with a redirect to ${target ?? '(no Location)'}, not followed: the token is sent to the configured base URL only`);
+    super(
+      `${endpoint}: the venue answered ${status} with a redirect to ${target ?? '(no Location)'}, not followed: the token is sent to the configured base URL only`,
+    );
     this.name = 'RedirectRefusedError';
     this.location = target;
   }

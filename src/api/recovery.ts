@@ -60,7 +60,8 @@ export function decideRecovery(error: VenueError, attempt: number, policy: Retry
     case 'retry_after': {
       const delayMs = retryAfterDelay(error, attempt, policy, random);
       const longest = policy.maxRetryAfterMs ?? (DEFAULT_RETRY_POLICY.maxRetryAfterMs as number);
-      if (delayMs > longest) return { action: 'stop', reason: `the venue asked to wait ${Math.round(delayMs / 1000)} s, longer than a read waits (${longest / 1000} s)` };
+      if (delayMs > longest)
+        return { action: 'stop', reason: `the venue asked to wait ${Math.round(delayMs / 1000)} s, longer than a read waits (${longest / 1000} s)` };
       return retryOrStop(attempt, policy, delayMs, 'retry_after');
     }
     case 'check_status': {

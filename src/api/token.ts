@@ -23,7 +23,10 @@ export async function readAccessToken(lookup: TokenLookup = {}): Promise<Secret>
     try {
       content = await readFile(lookup.tokenFile, 'utf8');
     } catch (err) {
-      const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+      const why =
+        (err as NodeJS.ErrnoException).code === 'ENOENT'
+          ? 'does not exist'
+          : `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
       throw new SettingError(`${TOKEN_FILE_SETTING}: ${lookup.tokenFile} ${why}`);
     }
     return nonEmpty(content, `${TOKEN_FILE_SETTING}: ${lookup.tokenFile} is empty`);

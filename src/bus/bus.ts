@@ -103,9 +103,7 @@ export interface Batch {
 }
 
 /** One message: its record, or — when the bytes are not a record — why, with the bytes. */
-export type Delivery =
-  | { offset: bigint; ok: true; record: ReceivedRecord }
-  | { offset: bigint; ok: false; reason: string; bytes: Uint8Array };
+export type Delivery = { offset: bigint; ok: true; record: ReceivedRecord } | { offset: bigint; ok: false; reason: string; bytes: Uint8Array };
 
 /** "The group has consumed the partition up to, not including, `next`" (Kafka's convention). */
 export interface CommitPosition {

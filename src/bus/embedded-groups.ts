@@ -36,8 +36,14 @@ export class GroupRegistry {
     for (const topic of topics) {
       if (!group.floors.has(topic)) {
         const logs = this.logsOf(topic);
-        group.floors.set(topic, logs.map((log) => log.earliest));
-        group.committed.set(topic, logs.map(() => false));
+        group.floors.set(
+          topic,
+          logs.map((log) => log.earliest),
+        );
+        group.committed.set(
+          topic,
+          logs.map(() => false),
+        );
       }
       starts.set(topic, [...group.floors.get(topic)!]);
     }
@@ -62,10 +68,7 @@ export class GroupRegistry {
       }
       const offset = Number(next);
       if (offset < floors[partition]! || offset > log.end) {
-        throw new BusError(
-          'bad_commit',
-          `commit ${next} for ${topic}[${partition}] is outside ${floors[partition]}..${log.end} (positions only move forward)`,
-        );
+        throw new BusError('bad_commit', `commit ${next} for ${topic}[${partition}] is outside ${floors[partition]}..${log.end} (positions only move forward)`);
       }
       return { group, topic, partition, offset, log };
     });

@@ -48,7 +48,10 @@ export class EmbeddedBus implements Bus {
     const capacity = { ...DEFAULT_CAPACITY, ...options.capacity };
     this.index = new TopicIndex(options.topics ?? TOPICS.topics);
     for (const spec of this.index.topics) {
-      this.logs.set(spec.name, Array.from({ length: spec.partitions }, () => new PartitionLog(capacity)));
+      this.logs.set(
+        spec.name,
+        Array.from({ length: spec.partitions }, () => new PartitionLog(capacity)),
+      );
     }
     this.groups = new GroupRegistry(this.logs);
     this.maxBatchRecords = options.maxBatchRecords ?? DEFAULT_MAX_BATCH_RECORDS;

@@ -190,9 +190,7 @@ export class KafkaSubscription implements Subscription {
     return new Promise((resolve, reject) => {
       // Each join (the first and every rebalance) comes before the batches of its assignment.
       this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
-        const assigned = Object.entries(payload.memberAssignment).flatMap(([topic, partitions]) =>
-          partitions.map((partition) => ({ topic, partition })),
-        );
+        const assigned = Object.entries(payload.memberAssignment).flatMap(([topic, partitions]) => partitions.map((partition) => ({ topic, partition })));
         try {
           this.assign(assigned);
         } catch (error) {
@@ -228,7 +226,8 @@ export class KafkaSubscription implements Subscription {
         highWatermark: BigInt(batch.highWatermark),
       });
       // Not taken from `next` on: read again from there (kafkajs resolves the whole batch).
-      if (outcome && outcome.next <= BigInt(batch.lastOffset())) this.consumer.seek({ topic: batch.topic, partition: batch.partition, offset: String(outcome.next) });
+      if (outcome && outcome.next <= BigInt(batch.lastOffset()))
+        this.consumer.seek({ topic: batch.topic, partition: batch.partition, offset: String(outcome.next) });
       // A rebalance noticed during the batch: rejoin only once the subscriber has settled, within
       // half the rebalance timeout (a member later than that would be evicted).
       await beat();

@@ -45,7 +45,10 @@ export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[], wa
       ],
     })),
   });
-  const topics = await waitForLeaders(admin, specs.map((spec) => spec.name));
+  const topics = await waitForLeaders(
+    admin,
+    specs.map((spec) => spec.name),
+  );
   for (const spec of specs) {
     const found = topics.get(spec.name)?.partitions;
     if (found !== spec.partitions) {
@@ -63,7 +66,10 @@ async function brokerDefaultReplication(admin: Admin): Promise<number> {
   const { brokers } = await admin.describeCluster();
   const broker = brokers[0];
   if (!broker) throw new Error('the Kafka cluster lists no broker');
-  const { resources } = await admin.describeConfigs({ includeSynonyms: false, resources: [{ type: ConfigResourceTypes.BROKER, name: String(broker.nodeId), configNames: ['default.replication.factor'] }] });
+  const { resources } = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: [{ type: ConfigResourceTypes.BROKER, name: String(broker.nodeId), configNames: ['default.replication.factor'] }],
+  });
   const value = Number(resources[0]?.configEntries.find((entry) => entry.configName === 'default.replication.factor')?.configValue ?? 1);
   return Number.isSafeInteger(value) && value > 0 ? value : 1;
 }
@@ -71,13 +77,20 @@ async function brokerDefaultReplication(admin: Admin): Promise<number> {
 /** Existing topics must keep the copies asked for: replicas per partition, and acks=-1 meaning at least min(2, replicas). */
 async function checkCopies(admin: Admin, topics: ReadonlyMap<string, TopicShape>, replicationFactor: number, explicit: boolean): Promise<void> {
   const wantedIsr = Math.min(2, replicationFactor);
-  const asked = explicit ? `${REPLICATION_SETTING} ${replicationFactor}` : `the broker's default.replication.factor ${replicationFactor} (${REPLICATION_SETTING} not set)`;
+  const asked = explicit
+    ? `${REPLICATION_SETTING} ${replicationFactor}`
+    : `the broker's default.replication.factor ${replicationFactor} (${REPLICATION_SETTING} not set)`;
   const fewer = [...topics].filter(([, shape]) => shape.replicas.some((n) => n !== replicationFactor));
   if (fewer.length > 0) {
     const list = fewer.map(([name, shape]) => `${name} (${[...new Set(shape.replicas)].join('/')})`).join(', ');
-    throw new SettingError(`bus topics exist with another number of replicas than ${asked}: ${list}. Give the setting the topics were created with, or change the topics (kafka-reassign-partitions.sh) before starting`);
+    throw new SettingError(
+      `bus topics exist with another number of replicas than ${asked}: ${list}. Give the setting the topics were created with, or change the topics (kafka-reassign-partitions.sh) before starting`,
+    );
   }
-  const { resources } = await admin.describeConfigs({ includeSynonyms: false, resources: [...topics.keys()].map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: ['min.insync.replicas'] })) });
+  const { resources } = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: [...topics.keys()].map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: ['min.insync.replicas'] })),
+  });
   const weak = resources.filter((r) => Number(r.configEntries.find((e) => e.configName === 'min.insync.replicas')?.configValue ?? 1) < wantedIsr);
   if (weak.length > 0) {
     throw new SettingError(

@@ -151,7 +151,10 @@ export class KafkaBus implements Bus {
         this.replaceProducer(producer, ended);
         throw ended === 'aborted'
           ? new BusError('aborted', `publishing to ${topic} was cancelled; the send under way may still land`)
-          : new BusError('publish_timeout', `Kafka did not acknowledge a publish to ${topic} within ${this.publishTimeoutMs} ms; the send under way may still land`);
+          : new BusError(
+              'publish_timeout',
+              `Kafka did not acknowledge a publish to ${topic} within ${this.publishTimeoutMs} ms; the send under way may still land`,
+            );
       }
     });
   }

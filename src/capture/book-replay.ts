@@ -72,7 +72,13 @@ export function bookRowsOf(records: readonly ReceivedRecord[], tokenId: string):
     if (r.kind !== 'book_snapshot') continue;
     const p = r.payload as unknown as SnapshotPayload;
     if (p.token_id !== tokenId) continue;
-    snapshots.push({ tokenId, atUs: isoToMicros(p.as_of) ?? r.receivedAtUs, sequence: BigInt(p.sequence), bids: p.bids.map(toLevel), asks: p.asks.map(toLevel) });
+    snapshots.push({
+      tokenId,
+      atUs: isoToMicros(p.as_of) ?? r.receivedAtUs,
+      sequence: BigInt(p.sequence),
+      bids: p.bids.map(toLevel),
+      asks: p.asks.map(toLevel),
+    });
   }
   return { snapshots, changes };
 }

@@ -149,7 +149,14 @@ export class TokenBooks {
     if (isFrameProblem(parsed) || parsed.type !== 'orderbook' || parsed.unknownFields) return null;
     const { data } = parsed;
     // The arrays emptied must be the book's own: the only bids and asks, in data, of a book with no field we do not read.
-    if (data.kind !== 'snapshot' || data.token_id !== scanned.tokenId || !isEmptyArray(data.bids) || !isEmptyArray(data.asks) || hasUnknownKeys(data, SNAPSHOT_FIELDS)) return null;
+    if (
+      data.kind !== 'snapshot' ||
+      data.token_id !== scanned.tokenId ||
+      !isEmptyArray(data.bids) ||
+      !isEmptyArray(data.asks) ||
+      hasUnknownKeys(data, SNAPSHOT_FIELDS)
+    )
+      return null;
     parsed.scanned = scanned;
     return parsed;
   }
@@ -167,7 +174,9 @@ export class TokenBooks {
     const tokenId = typeof data.token_id === 'string' && data.token_id !== '' ? data.token_id : null;
     const conditionId = typeof data.condition_id === 'string' ? data.condition_id : null;
     if (kind !== 'snapshot' && kind !== 'delta') {
-      return void out.records.push(this.#quality(frame, 'unknown_book_kind', `book frame kind ${JSON.stringify(kind)} is not snapshot or delta`, tokenId, conditionId));
+      return void out.records.push(
+        this.#quality(frame, 'unknown_book_kind', `book frame kind ${JSON.stringify(kind)} is not snapshot or delta`, tokenId, conditionId),
+      );
     }
     if (tokenId === null) return void out.records.push(this.#quality(frame, 'malformed_book', 'a book frame needs a token_id', null, conditionId));
     const venueSequence = readSequence(data.sequence);
@@ -230,12 +239,21 @@ export class TokenBooks {
     const bids = parseLevels(rest.bids.map(restLevel), 'bids', false);
     const asks = parseLevels(rest.asks.map(restLevel), 'asks', false);
     const frame: BookFrame = { origin, venueTime: rest.asOf, data: {}, raw: rest.raw, unknownEnvelope: false };
-    if (bids.problems.length + asks.problems.length > 0) out.records.push(this.#levelProblems(frame, [...bids.problems, ...asks.problems], tokenId, book.conditionId));
+    if (bids.problems.length + asks.problems.length > 0)
+      out.records.push(this.#levelProblems(frame, [...bids.problems, ...asks.problems], tokenId, book.conditionId));
     const sameSequence = rest.sequence !== null && rest.sequence === book.venueSequence;
     const changes = book.ladder.replace(bids.levels, asks.levels);
     book.sideTexts = NO_TEXTS;
     if (sameSequence && changes.length > 0) {
-      out.records.push(this.#quality(frame, 'rest_book_mismatch', `REST book at venue sequence ${rest.sequence} differs from the streamed one in ${changes.length} levels; REST kept`, tokenId, book.conditionId));
+      out.records.push(
+        this.#quality(
+          frame,
+          'rest_book_mismatch',
+          `REST book at venue sequence ${rest.sequence} differs from the streamed one in ${changes.length} levels; REST kept`,
+          tokenId,
+          book.conditionId,
+        ),
+      );
     }
     book.venueSequence = rest.sequence ?? book.venueSequence;
     const asOfUs = isoToMicros(rest.asOf) ?? origin.receivedAtUs;
@@ -284,9 +302,27 @@ export class TokenBooks {
     return isoToMicros(book.venueTime) ?? book.receivedAtUs;
   }
 
-  #change(book: TokenBook, update: UpdateKind, changes: readonly LevelChange[], origin: Origin, venueTime: string | null, raw: string | null, out: BookOutput): void {
+  #change(
+    book: TokenBook,
+    update: UpdateKind,
+    changes: readonly LevelChange[],
+    origin: Origin,
+    venueTime: string | null,
+    raw: string | null,
+    out: BookOutput,
+  ): void {
     book.sequence += 1n;
-    out.updates.push({ tokenId: book.tokenId, conditionId: book.conditionId, sequence: book.sequence, venueSequence: book.venueSequence, update, venueTime, origin, changes, raw });
+    out.updates.push({
+      tokenId: book.tokenId,
+      conditionId: book.conditionId,
+      sequence: book.sequence,
+      venueSequence: book.venueSequence,
+      update,
+      venueTime,
+      origin,
+      changes,
+      raw,
+    });
   }
 
   #snapshotRecord(book: TokenBook, reason: SnapshotReason, source: 'rest' | 'stream', venueTime: string | null, asOfUs: bigint, raw: string | null): BusRecord {
@@ -320,7 +356,14 @@ export class TokenBooks {
     return this.#quality(frame, problems[0]!.problem, detail, tokenId, conditionId || null);
   }
 
-  #quality(frame: BookFrame, problem: Parameters<typeof qualityRecord>[0]['problem'], detail: string, tokenId: string | null, conditionId: string | null, raw: string | null = frame.raw): BusRecord {
+  #quality(
+    frame: BookFrame,
+    problem: Parameters<typeof qualityRecord>[0]['problem'],
+    detail: string,
+    tokenId: string | null,
+    conditionId: string | null,
+    raw: string | null = frame.raw,
+  ): BusRecord {
     return qualityRecord({ problem, detail, stream: this.#stream, tokenId, conditionId }, frame.origin, frame.venueTime, raw);
   }
 }
@@ -333,7 +376,6 @@ export function recordsOf(output: BookOutput): BusRecord[] {
 function isEmptyArray(value: unknown): boolean {
   return Array.isArray(value) && value.length === 0;
 }
-
 
 function levelJson(level: Level): [string, string] {
   return [String(level.priceMicro), level.sizeMicro];

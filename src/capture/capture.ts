@@ -91,19 +91,39 @@ export class Capture implements CaptureHandle, RecordSink {
     const account = o.account ?? 'default';
     if (wanted.account && token && firstShard) {
       const transport = new WebSocketTransport({ url: socketUrl(o.baseUrl, STREAM_PATHS.account), token });
-      const capture: AccountCapture = new AccountCapture({ ...common, transport, budget: budgets.for(STREAM_PATHS.account), mark: this.#marks.add('account', 'rest_sync', () => capture.coveredThroughUs()), account });
+      const capture: AccountCapture = new AccountCapture({
+        ...common,
+        transport,
+        budget: budgets.for(STREAM_PATHS.account),
+        mark: this.#marks.add('account', 'rest_sync', () => capture.coveredThroughUs()),
+        account,
+      });
       this.#privates.push(capture);
     }
     if (wanted.portfolio && token && firstShard) {
       const transport = new SseTransport({ url: new URL(STREAM_PATHS.portfolio, o.baseUrl).toString(), token });
-      const capture: PortfolioCapture = new PortfolioCapture({ ...common, transport, budget: budgets.for(STREAM_PATHS.portfolio), mark: this.#marks.add('portfolio', 'next_full_sync', () => capture.coveredThroughUs()), account });
+      const capture: PortfolioCapture = new PortfolioCapture({
+        ...common,
+        transport,
+        budget: budgets.for(STREAM_PATHS.portfolio),
+        mark: this.#marks.add('portfolio', 'next_full_sync', () => capture.coveredThroughUs()),
+        account,
+      });
       this.#privates.push(capture);
     }
     // The price feeds are the venue's, not an account's: one capture (the first shard) takes them.
     for (const feed of PRICE_FEEDS) {
       if (!firstShard || !(feed.stream === 'prices' ? wanted.prices : wanted.oraclePro)) continue;
       const { stream, path } = feed;
-      const capture: PriceCapture = new PriceCapture({ ...common, feed, baseUrl: o.baseUrl, symbols: o.priceSymbols, budget: budgets.for(path), mark: this.#marks.add(stream, 'none', () => capture.coveredThroughUs()), notOfferedRetryMs: o.notOfferedRetryMs });
+      const capture: PriceCapture = new PriceCapture({
+        ...common,
+        feed,
+        baseUrl: o.baseUrl,
+        symbols: o.priceSymbols,
+        budget: budgets.for(path),
+        mark: this.#marks.add(stream, 'none', () => capture.coveredThroughUs()),
+        notOfferedRetryMs: o.notOfferedRetryMs,
+      });
       this.#privates.push(capture);
     }
   }

@@ -205,7 +205,12 @@ export class CatalogueReader {
   }
 
   /** Reads one event's detail now (a recurring event rolled); null when it is gone (archived). */
-  async readEvent(eventId: string, slug = this.#known.get(eventId)?.slug ?? eventId, print = this.#known.get(eventId)?.fingerprint ?? '', signal?: AbortSignal): Promise<CaptureEvent | null> {
+  async readEvent(
+    eventId: string,
+    slug = this.#known.get(eventId)?.slug ?? eventId,
+    print = this.#known.get(eventId)?.fingerprint ?? '',
+    signal?: AbortSignal,
+  ): Promise<CaptureEvent | null> {
     try {
       const { value } = await this.client.catalogue.event(slug, signal);
       const { captured, skipped } = capturedMarkets(value);

@@ -113,7 +113,16 @@ export class ConnectionCoverage {
     this.#loss = null;
     if (!loss) return null;
     return gapRecord(
-      { stream: this.stream, reason: loss.reason, detail: loss.details.join('; '), scope: loss.scope, startUs: loss.startUs, endUs: endOf(stamp), recovery: this.recovery, refusedAttempts: loss.refused },
+      {
+        stream: this.stream,
+        reason: loss.reason,
+        detail: loss.details.join('; '),
+        scope: loss.scope,
+        startUs: loss.startUs,
+        endUs: endOf(stamp),
+        recovery: this.recovery,
+        refusedAttempts: loss.refused,
+      },
       origin,
     );
   }
@@ -122,9 +131,20 @@ export class ConnectionCoverage {
    * A loss on a connection that stayed open, known whole when noticed: from the last frame before
    * `stamp` to `stamp` (frame numbers jumped, a sequence reset, a dropped subscription proven back).
    */
-  gapUntil(reason: GapReason, detail: string, scope: GapScope, since: Stamp | null, stamp: Stamp, origin: Origin, framesMissed: number | null = null): BusRecord | null {
+  gapUntil(
+    reason: GapReason,
+    detail: string,
+    scope: GapScope,
+    since: Stamp | null,
+    stamp: Stamp,
+    origin: Origin,
+    framesMissed: number | null = null,
+  ): BusRecord | null {
     if (!this.everCovered || since === null) return null;
-    return gapRecord({ stream: this.stream, reason, detail, scope, startUs: startOf(since), endUs: endOf(stamp), recovery: this.recovery, framesMissed }, origin);
+    return gapRecord(
+      { stream: this.stream, reason, detail, scope, startUs: startOf(since), endUs: endOf(stamp), recovery: this.recovery, framesMissed },
+      origin,
+    );
   }
 }
 

@@ -58,7 +58,13 @@ export function parseFrame(raw: string): ParsedFrame | FrameProblem {
       break;
     }
   }
-  return { type, seq: (number as number | undefined) ?? null, ts: (ts as string | undefined) ?? null, data: (data as JsonObject | undefined) ?? o, unknownFields };
+  return {
+    type,
+    seq: (number as number | undefined) ?? null,
+    ts: (ts as string | undefined) ?? null,
+    data: (data as JsonObject | undefined) ?? o,
+    unknownFields,
+  };
 }
 
 export function isFrameProblem(parsed: ParsedFrame | FrameProblem): parsed is FrameProblem {

@@ -86,11 +86,28 @@ export class MarketCapture implements MarketOwner {
     const fetch = o.token
       ? async (tokenId: string, signal: AbortSignal): Promise<RestBook> => {
           const { value, raw } = await o.client.orders.orderbook(tokenId, signal);
-          return { conditionId: value.condition_id ?? null, sequence: readSequence(value.sequence), asOf: value.as_of ?? null, bids: value.bids, asks: value.asks, raw: JSON.stringify(raw) };
+          return {
+            conditionId: value.condition_id ?? null,
+            sequence: readSequence(value.sequence),
+            asOf: value.as_of ?? null,
+            bids: value.bids,
+            asks: value.asks,
+            raw: JSON.stringify(raw),
+          };
         }
       : null;
     this.#reseeder = new Reseeder(fetch, (task, outcome) => this.#reseeded(task, outcome), o.clock, o.reseedConcurrency);
-    this.#connectionOptions = { url: o.url, token: o.token, budget: o.budget, clock: o.clock, silenceMs: o.silenceMs, log: o.log, counters: o.counters, feed: this.#feed, owner: this };
+    this.#connectionOptions = {
+      url: o.url,
+      token: o.token,
+      budget: o.budget,
+      clock: o.clock,
+      silenceMs: o.silenceMs,
+      log: o.log,
+      counters: o.counters,
+      feed: this.#feed,
+      owner: this,
+    };
   }
 
   /** Reads the catalogue (retrying until it answers), subscribes, and starts the schedules. */
@@ -353,7 +370,18 @@ export class MarketCapture implements MarketOwner {
     } else {
       this.o.counters.reseedFailures += 1;
       const conditionId = this.#conditionOf(task.tokenId);
-      const failed = qualityRecord({ problem: 'reseed_failed', detail: `REST order book not read: ${(outcome.error as Error).message}; the streamed ladder is written instead`, stream: 'market', tokenId: task.tokenId, conditionId }, origin, null, null);
+      const failed = qualityRecord(
+        {
+          problem: 'reseed_failed',
+          detail: `REST order book not read: ${(outcome.error as Error).message}; the streamed ladder is written instead`,
+          stream: 'market',
+          tokenId: task.tokenId,
+          conditionId,
+        },
+        origin,
+        null,
+        null,
+      );
       this.#feed.snapshot([task.tokenId], task.reason, nowUs, [failed]);
     }
   }
@@ -369,7 +397,11 @@ export class MarketCapture implements MarketOwner {
   // ---- what the connections tell (MarketOwner) ----
 
   reseed(tokens: readonly string[], reason: SnapshotReason, origin: Origin): void {
-    this.#reseeder.request(tokens.filter((t) => this.#subscribed(t)), reason, origin);
+    this.#reseeder.request(
+      tokens.filter((t) => this.#subscribed(t)),
+      reason,
+      origin,
+    );
   }
 
   added(tokens: readonly string[], stamp: Stamp, origin: Origin): void {
@@ -396,7 +428,20 @@ export class MarketCapture implements MarketOwner {
     }
     for (const [since, group] of late) {
       const scope = scopeOf(['orderbook', 'best_quote', 'trades', 'market_status'], group, []);
-      this.#feed.write([gapRecord({ stream: 'market', reason: 'subscribed_late', detail: 'the market may have traded before capture subscribed it', scope, startUs: since, endUs: endOf(stamp), recovery: 'books_reseeded' }, origin)]);
+      this.#feed.write([
+        gapRecord(
+          {
+            stream: 'market',
+            reason: 'subscribed_late',
+            detail: 'the market may have traded before capture subscribed it',
+            scope,
+            startUs: since,
+            endUs: endOf(stamp),
+            recovery: 'books_reseeded',
+          },
+          origin,
+        ),
+      ]);
     }
   }
 

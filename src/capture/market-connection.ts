@@ -241,7 +241,14 @@ export class MarketConnection extends StreamHolder {
         feed.write([statusRecord(this.#marketFrame(parsed, frame, origin))]);
         return this.ctx.owner.statusSeen(data, stamp);
       default:
-        feed.write([qualityRecord({ problem: 'unknown_frame_type', detail: `frame type ${JSON.stringify(parsed.type)}`, stream: 'market', frameSeq: parsed.seq }, origin, parsed.ts, frame.raw)]);
+        feed.write([
+          qualityRecord(
+            { problem: 'unknown_frame_type', detail: `frame type ${JSON.stringify(parsed.type)}`, stream: 'market', frameSeq: parsed.seq },
+            origin,
+            parsed.ts,
+            frame.raw,
+          ),
+        ]);
     }
   }
 
@@ -263,7 +270,10 @@ export class MarketConnection extends StreamHolder {
     const detail = `trade ${String(payload.trade_id)}${typeof payload.fill_id === 'string' ? ` fill ${payload.fill_id}` : ''} seen before with other content; both kept`;
     const tokenId = typeof payload.token_id === 'string' ? payload.token_id : null;
     const conditionId = typeof payload.condition_id === 'string' ? payload.condition_id : null;
-    return [qualityRecord({ problem: 'conflicting_trade', detail, stream: 'market', tokenId, conditionId, frameSeq: parsed.seq }, origin, parsed.ts, frame.raw), trade];
+    return [
+      qualityRecord({ problem: 'conflicting_trade', detail, stream: 'market', tokenId, conditionId, frameSeq: parsed.seq }, origin, parsed.ts, frame.raw),
+      trade,
+    ];
   }
 
   #marketFrame(parsed: ParsedFrame, frame: Frame, origin: Origin): MarketFrame {
@@ -342,7 +352,14 @@ export class MarketConnection extends StreamHolder {
     const action = typeof data.action === 'string' ? data.action : 'unknown';
     const code = typeof failure.code === 'string' ? failure.code : 'unknown';
     const rejected = Array.isArray(data.rejected);
-    this.ctx.feed.write([qualityRecord({ problem: rejected ? 'subscription_rejected' : 'venue_error', detail: `${code}, action ${action}`, stream: 'market', frameSeq: parsed.seq }, origin, parsed.ts, frame.raw)]);
+    this.ctx.feed.write([
+      qualityRecord(
+        { problem: rejected ? 'subscription_rejected' : 'venue_error', detail: `${code}, action ${action}`, stream: 'market', frameSeq: parsed.seq },
+        origin,
+        parsed.ts,
+        frame.raw,
+      ),
+    ]);
     this.ctx.counters.errorFrames += 1;
     if (action === 'keep') return;
     if (action === 'resubscribe') return this.#resubscribe(data.subject, since, `venue dropped the subscription (${code})`);

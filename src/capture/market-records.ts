@@ -108,7 +108,8 @@ export function quoteRecord(frame: MarketFrame, books?: Pick<TokenBooks, 'sizesA
  */
 function withBookSizes(data: JsonObject, tokenId: string, books: Pick<TokenBooks, 'sizesAt'> | undefined): JsonObject {
   if (!books || data.best_bid_size_micro !== undefined || data.best_ask_size_micro !== undefined) return data;
-  const priceOf = (v: unknown): number | null | undefined => (v === null || v === undefined ? null : typeof v === 'string' && /^\d{1,7}$/.test(v) ? Number(v) : typeof v === 'number' ? v : undefined);
+  const priceOf = (v: unknown): number | null | undefined =>
+    v === null || v === undefined ? null : typeof v === 'string' && /^\d{1,7}$/.test(v) ? Number(v) : typeof v === 'number' ? v : undefined;
   const bid = priceOf(data.best_bid_micro);
   const ask = priceOf(data.best_ask_micro);
   if (bid === undefined || ask === undefined) return data;
@@ -123,7 +124,8 @@ export function statusRecord(frame: MarketFrame): BusRecord {
   const eventId = text(data.event_id);
   const bad = microProblems(data);
   if (bad) return invalid(frame, bad.problem, bad.detail, null, conditionId);
-  if (!kind || !(conditionId ?? eventId)) return invalid(frame, 'malformed_status', 'a status event needs a kind and a condition_id or event_id', null, conditionId);
+  if (!kind || !(conditionId ?? eventId))
+    return invalid(frame, 'malformed_status', 'a status event needs a kind and a condition_id or event_id', null, conditionId);
   // Unknown kinds are kept as they are (tolerant reader): the loader stores the string.
   const key = EVENT_SCOPED_STATUS.has(kind) ? (eventId ?? conditionId) : (conditionId ?? eventId);
   return record('market_status', key as string, frame.origin, frame.ts, data as MarketStatusPayload, frame.raw);

@@ -30,7 +30,9 @@ export function normaliseMicros(value: JsonObject, problems: string[], path = ''
       if (canonical === null) problems.push(`${path}${key}: ${JSON.stringify(item)} is not a whole number of micro-units`);
       else value[key] = canonical;
     } else if (typeof item === 'object' && item !== null) {
-      const within = Array.isArray(item) ? normaliseArray(item, problems, `${path}${key}`, depth + 1) : normaliseMicros(item as JsonObject, problems, `${path}${key}.`, depth + 1);
+      const within = Array.isArray(item)
+        ? normaliseArray(item, problems, `${path}${key}`, depth + 1)
+        : normaliseMicros(item as JsonObject, problems, `${path}${key}.`, depth + 1);
       if (!within) return false;
     }
   }
@@ -42,7 +44,9 @@ function normaliseArray(items: unknown[], problems: string[], path: string, dept
   for (let i = 0; i < items.length; i++) {
     const element = items[i];
     if (typeof element !== 'object' || element === null) continue;
-    const within = Array.isArray(element) ? normaliseArray(element, problems, `${path}[${i}]`, depth + 1) : normaliseMicros(element as JsonObject, problems, `${path}[${i}].`, depth + 1);
+    const within = Array.isArray(element)
+      ? normaliseArray(element, problems, `${path}[${i}]`, depth + 1)
+      : normaliseMicros(element as JsonObject, problems, `${path}[${i}].`, depth + 1);
     if (!within) return false;
   }
   return true;

@@ -121,7 +121,11 @@ export class PriceCapture extends StreamHolder {
     const detail = `${failure.status ?? 'no answer'} ${failure.code ?? ''}`.trim() + ` on ${this.o.feed.path}`;
     const first = this.#unavailable === null;
     this.#notOfferedGap(detail);
-    if (first) this.o.log?.warn({ stream: this.o.feed.stream, code: failure.code, status: failure.status, retryInMs: this.o.notOfferedRetryMs }, 'price feed not offered by this venue; asking again later');
+    if (first)
+      this.o.log?.warn(
+        { stream: this.o.feed.stream, code: failure.code, status: failure.status, retryInMs: this.o.notOfferedRetryMs },
+        'price feed not offered by this venue; asking again later',
+      );
     return this.o.notOfferedRetryMs;
   }
 
@@ -131,7 +135,9 @@ export class PriceCapture extends StreamHolder {
     const startUs = this.#unavailable?.checkedAtUs ?? nowUs;
     this.#unavailable = { checkedAtUs: nowUs, detail };
     const origin: Origin = { connectionId: `refused-${randomUUID()}`, frameNo: 0, receivedAtUs: nowUs };
-    this.o.sink.write([gapRecord({ stream: this.o.feed.stream, reason: 'endpoint_not_offered', detail, scope: WHOLE_STREAM, startUs, endUs: nowUs, recovery: 'none' }, origin)]);
+    this.o.sink.write([
+      gapRecord({ stream: this.o.feed.stream, reason: 'endpoint_not_offered', detail, scope: WHOLE_STREAM, startUs, endUs: nowUs, recovery: 'none' }, origin),
+    ]);
   }
 
   /** Offered again (a connection opened): the span since the last refusal is not offered either. */
@@ -145,7 +151,8 @@ export class PriceCapture extends StreamHolder {
     const seen = intake(frame, this.coverage, this.o.counters, this.o.sink, (raw) => parsePriceEvent(raw, frame.eventId));
     if (!seen) return;
     const out: BusRecord[] = [];
-    if (seen.missed > 0 && !this.#awaiting) this.#gap('frames_missed', `${seen.missed} event numbers skipped before ${seen.parsed.seq}`, seen.previous, seen, out, seen.missed);
+    if (seen.missed > 0 && !this.#awaiting)
+      this.#gap('frames_missed', `${seen.missed} event numbers skipped before ${seen.parsed.seq}`, seen.previous, seen, out, seen.missed);
     this.#route(seen, frame, out);
     if (out.length > 0) this.o.sink.write(out);
   }

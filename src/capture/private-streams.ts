@@ -116,7 +116,13 @@ abstract class PrivateStream extends StreamHolder {
     return null;
   }
 
-  protected keyed<K extends 'account_event' | 'portfolio_sync'>(kind: K, seen: Intake, venueTime: string | null, payload: Payload<K>, raw: string | null): BusRecord<K> {
+  protected keyed<K extends 'account_event' | 'portfolio_sync'>(
+    kind: K,
+    seen: Intake,
+    venueTime: string | null,
+    payload: Payload<K>,
+    raw: string | null,
+  ): BusRecord<K> {
     return record(kind, this.o.account, seen.origin, venueTime, payload, raw);
   }
 
@@ -124,7 +130,8 @@ abstract class PrivateStream extends StreamHolder {
     const seen = intake(frame, this.coverage, this.o.counters, this.o.sink);
     if (!seen) return;
     const out: BusRecord[] = [];
-    if (seen.missed > 0 && !this.awaiting) this.gapSince('frames_missed', `${seen.missed} frame numbers skipped before ${seen.parsed.seq}`, seen.previous, seen, out, seen.missed);
+    if (seen.missed > 0 && !this.awaiting)
+      this.gapSince('frames_missed', `${seen.missed} frame numbers skipped before ${seen.parsed.seq}`, seen.previous, seen, out, seen.missed);
     this.route(seen, frame, out);
     if (out.length > 0) this.o.sink.write(out);
   }
@@ -218,7 +225,8 @@ export class PortfolioCapture extends PrivateStream {
     if (parsed.type !== 'portfolio.sync') return void out.push(this.quality('unknown_frame_type', `event type ${JSON.stringify(parsed.type)}`, seen, frame));
     this.proven(seen, out);
     const positions = parsed.data.positions as JsonObject | undefined;
-    if (typeof positions !== 'object' || positions === null || Array.isArray(positions)) return void out.push(this.quality('malformed_portfolio_sync', 'a portfolio sync needs positions (the positions response, an object)', seen, frame));
+    if (typeof positions !== 'object' || positions === null || Array.isArray(positions))
+      return void out.push(this.quality('malformed_portfolio_sync', 'a portfolio sync needs positions (the positions response, an object)', seen, frame));
     const payload = this.payload(parsed.data, seen, frame, out);
     const asOf = typeof positions.as_of === 'string' ? positions.as_of : null;
     // Events missed: the changes of the next one would be against a state we never saw.

@@ -15,7 +15,14 @@ export function originOf(frame: Frame): Origin {
   return { connectionId: frame.connectionId, frameNo: frame.frameNo, receivedAtUs: frame.receivedAtUs };
 }
 
-export function record<K extends RecordKind>(kind: K, key: string, origin: Origin, venueTime: string | null, payload: Payload<K>, raw: string | null): BusRecord<K> {
+export function record<K extends RecordKind>(
+  kind: K,
+  key: string,
+  origin: Origin,
+  venueTime: string | null,
+  payload: Payload<K>,
+  raw: string | null,
+): BusRecord<K> {
   return { kind, key, venueTime, receivedAtUs: origin.receivedAtUs, source: sourceOf(origin), payload, raw } as BusRecord<K>;
 }
 

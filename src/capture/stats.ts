@@ -27,7 +27,22 @@ export interface CaptureCounters {
 }
 
 export function newCounters(): CaptureCounters {
-  return { frames: 0, bytes: 0, duplicates: 0, losses: 0, failedAttempts: 0, refused429: 0, errorFrames: 0, reseeds: 0, reseedFailures: 0, rest429: 0, gaps: 0, qualityRecords: 0, framesByStream: {}, lossesByStream: {} };
+  return {
+    frames: 0,
+    bytes: 0,
+    duplicates: 0,
+    losses: 0,
+    failedAttempts: 0,
+    refused429: 0,
+    errorFrames: 0,
+    reseeds: 0,
+    reseedFailures: 0,
+    rest429: 0,
+    gaps: 0,
+    qualityRecords: 0,
+    framesByStream: {},
+    lossesByStream: {},
+  };
 }
 
 /** A connection of `stream` lost (closed, silent, dropped), our own stops excepted. */

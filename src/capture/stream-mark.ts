@@ -37,7 +37,10 @@ export class StreamMark {
     const previous = this.#previous;
     if (previous === null) return null;
     const detail = 'capture was not running (or had not published) between the previous run and this one';
-    return gapRecord({ stream: this.stream, reason: 'capture_not_running', detail, scope: WHOLE_STREAM, startUs: previous, endUs: endOf(stamp), recovery: this.recovery }, origin);
+    return gapRecord(
+      { stream: this.stream, reason: 'capture_not_running', detail, scope: WHOLE_STREAM, startUs: previous, endUs: endOf(stamp), recovery: this.recovery },
+      origin,
+    );
   }
 
   /** Moves the mark to `throughUs` (null: not known covered now) when that is later than the last one saved. */

@@ -24,7 +24,13 @@ export class ProgressBar {
     if (this.#bar === undefined || label !== this.#label) {
       this.#bar?.stop();
       this.#label = label;
-      this.#bar = new SingleBar({ stream: this.#out, format: `${label} [{bar}] {percentage}% {value}/{total} {what}`, hideCursor: true, clearOnComplete: false, barsize: 30 });
+      this.#bar = new SingleBar({
+        stream: this.#out,
+        format: `${label} [{bar}] {percentage}% {value}/{total} {what}`,
+        hideCursor: true,
+        clearOnComplete: false,
+        barsize: 30,
+      });
       this.#bar.start(total, done, { what });
     } else {
       this.#bar.setTotal(total);

@@ -22,32 +22,145 @@ interface SettingSpec<T> {
   default?: T;
 }
 
-
 /** A setting as declared: `default` is kept in the type, so resolved values with one are never undefined. */
 type Spec = SettingSpec<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 export const SETTINGS = {
-  baseUrl: { flag: '--base-url <url>', env: 'TAPEHOUSE_BASE_URL', description: 'the venue (default for `run`: the built-in simulator)', parse: httpUrl } satisfies Spec,
-  tokenFile: { flag: '--token-file <file>', env: 'TAPEHOUSE_TOKEN_FILE', description: 'file holding the venue access token (or set TAPEHOUSE_TOKEN)', parse: nonEmpty } satisfies Spec,
-  account: { flag: '--account <label>', env: 'TAPEHOUSE_ACCOUNT', description: "label of the token's account in the records", parse: nonEmpty, default: 'default' } satisfies Spec,
-  dataDir: { flag: '--data-dir <dir>', env: 'TAPEHOUSE_DATA_DIR', description: 'embedded warehouse (chDB) data directory', parse: nonEmpty, default: './data' } satisfies Spec,
-  clickhouseUrl: { flag: '--clickhouse-url <url>', env: 'TAPEHOUSE_CLICKHOUSE_URL', description: 'a ClickHouse server instead of chDB (credentials: TAPEHOUSE_CLICKHOUSE_USER/_PASSWORD)', parse: httpUrl } satisfies Spec,
-  kafkaBrokers: { flag: '--kafka-brokers <list>', env: 'TAPEHOUSE_KAFKA_BROKERS', description: 'comma-separated Kafka bootstrap servers', parse: brokers, default: ['127.0.0.1:9092'] } satisfies Spec,
-  topicPrefix: { flag: '--topic-prefix <prefix>', env: 'TAPEHOUSE_TOPIC_PREFIX', description: 'bus topic prefix', parse: nonEmpty, default: 'tapehouse' } satisfies Spec,
-  replicationFactor: { flag: '--replication-factor <n>', env: 'TAPEHOUSE_REPLICATION_FACTOR', description: "replicas per partition of the bus topics, the same for every process (default: the broker's default.replication.factor); existing topics must match", parse: positiveInt } satisfies Spec,
-  temporalAddress: { flag: '--temporal-address <host:port>', env: 'TAPEHOUSE_TEMPORAL_ADDRESS', description: 'Temporal frontend', parse: hostPort, default: '127.0.0.1:7233' } satisfies Spec,
-  temporalNamespace: { flag: '--namespace <name>', env: 'TAPEHOUSE_TEMPORAL_NAMESPACE', description: 'Temporal namespace', parse: nonEmpty, default: 'default' } satisfies Spec,
-  httpPort: { flag: '--http-port <port>', env: 'TAPEHOUSE_HTTP_PORT', description: 'loopback port of the query endpoint, dashboards and /metrics (0: any free port)', parse: port, default: 18123 } satisfies Spec,
-  metricsPort: { flag: '--metrics-port <port>', env: 'TAPEHOUSE_METRICS_PORT', description: 'serve /metrics (Prometheus text format) on this port (0: any free port; default: not served)', parse: port } satisfies Spec,
-  metricsHost: { flag: '--metrics-host <address>', env: 'TAPEHOUSE_METRICS_HOST', description: 'address the /metrics port listens on (0.0.0.0 in a container, for Prometheus)', parse: nonEmpty, default: '127.0.0.1' } satisfies Spec,
-  duration: { flag: '--duration <time>', env: 'TAPEHOUSE_DURATION', description: 'stop after this long (e.g. 30s, 10m, 2h; default: until interrupted)', parse: durationMs } satisfies Spec,
-  shard: { flag: '--shard <i/n>', env: 'TAPEHOUSE_SHARD', description: 'capture the i-th of n shares of the tokens (0-based)', parse: shard, default: { index: 0, count: 1 } } satisfies Spec,
+  baseUrl: {
+    flag: '--base-url <url>',
+    env: 'TAPEHOUSE_BASE_URL',
+    description: 'the venue (default for `run`: the built-in simulator)',
+    parse: httpUrl,
+  } satisfies Spec,
+  tokenFile: {
+    flag: '--token-file <file>',
+    env: 'TAPEHOUSE_TOKEN_FILE',
+    description: 'file holding the venue access token (or set TAPEHOUSE_TOKEN)',
+    parse: nonEmpty,
+  } satisfies Spec,
+  account: {
+    flag: '--account <label>',
+    env: 'TAPEHOUSE_ACCOUNT',
+    description: "label of the token's account in the records",
+    parse: nonEmpty,
+    default: 'default',
+  } satisfies Spec,
+  dataDir: {
+    flag: '--data-dir <dir>',
+    env: 'TAPEHOUSE_DATA_DIR',
+    description: 'embedded warehouse (chDB) data directory',
+    parse: nonEmpty,
+    default: './data',
+  } satisfies Spec,
+  clickhouseUrl: {
+    flag: '--clickhouse-url <url>',
+    env: 'TAPEHOUSE_CLICKHOUSE_URL',
+    description: 'a ClickHouse server instead of chDB (credentials: TAPEHOUSE_CLICKHOUSE_USER/_PASSWORD)',
+    parse: httpUrl,
+  } satisfies Spec,
+  kafkaBrokers: {
+    flag: '--kafka-brokers <list>',
+    env: 'TAPEHOUSE_KAFKA_BROKERS',
+    description: 'comma-separated Kafka bootstrap servers',
+    parse: brokers,
+    default: ['127.0.0.1:9092'],
+  } satisfies Spec,
+  topicPrefix: {
+    flag: '--topic-prefix <prefix>',
+    env: 'TAPEHOUSE_TOPIC_PREFIX',
+    description: 'bus topic prefix',
+    parse: nonEmpty,
+    default: 'tapehouse',
+  } satisfies Spec,
+  replicationFactor: {
+    flag: '--replication-factor <n>',
+    env: 'TAPEHOUSE_REPLICATION_FACTOR',
+    description:
+      "replicas per partition of the bus topics, the same for every process (default: the broker's default.replication.factor); existing topics must match",
+    parse: positiveInt,
+  } satisfies Spec,
+  temporalAddress: {
+    flag: '--temporal-address <host:port>',
+    env: 'TAPEHOUSE_TEMPORAL_ADDRESS',
+    description: 'Temporal frontend',
+    parse: hostPort,
+    default: '127.0.0.1:7233',
+  } satisfies Spec,
+  temporalNamespace: {
+    flag: '--namespace <name>',
+    env: 'TAPEHOUSE_TEMPORAL_NAMESPACE',
+    description: 'Temporal namespace',
+    parse: nonEmpty,
+    default: 'default',
+  } satisfies Spec,
+  httpPort: {
+    flag: '--http-port <port>',
+    env: 'TAPEHOUSE_HTTP_PORT',
+    description: 'loopback port of the query endpoint, dashboards and /metrics (0: any free port)',
+    parse: port,
+    default: 18123,
+  } satisfies Spec,
+  metricsPort: {
+    flag: '--metrics-port <port>',
+    env: 'TAPEHOUSE_METRICS_PORT',
+    description: 'serve /metrics (Prometheus text format) on this port (0: any free port; default: not served)',
+    parse: port,
+  } satisfies Spec,
+  metricsHost: {
+    flag: '--metrics-host <address>',
+    env: 'TAPEHOUSE_METRICS_HOST',
+    description: 'address the /metrics port listens on (0.0.0.0 in a container, for Prometheus)',
+    parse: nonEmpty,
+    default: '127.0.0.1',
+  } satisfies Spec,
+  duration: {
+    flag: '--duration <time>',
+    env: 'TAPEHOUSE_DURATION',
+    description: 'stop after this long (e.g. 30s, 10m, 2h; default: until interrupted)',
+    parse: durationMs,
+  } satisfies Spec,
+  shard: {
+    flag: '--shard <i/n>',
+    env: 'TAPEHOUSE_SHARD',
+    description: 'capture the i-th of n shares of the tokens (0-based)',
+    parse: shard,
+    default: { index: 0, count: 1 },
+  } satisfies Spec,
   seed: { flag: '--seed <n>', env: 'TAPEHOUSE_SEED', description: 'seed of the in-process simulator', parse: nonNegativeInt, default: 1 } satisfies Spec,
-  rate: { flag: '--rate <n>', env: 'TAPEHOUSE_RATE', description: "the in-process simulator's book changes per second", parse: nonNegativeNumber, default: 20 } satisfies Spec,
-  maxResultRows: { flag: '--max-result-rows <n>', env: 'TAPEHOUSE_MAX_RESULT_ROWS', description: 'bound on the rows of one answer of the query endpoint (0: none, as a ClickHouse server)', parse: nonNegativeInt, default: 0 } satisfies Spec,
-  maxResultBytes: { flag: '--max-result-bytes <n>', env: 'TAPEHOUSE_MAX_RESULT_BYTES', description: 'bound on the bytes of one answer of the query endpoint, as ClickHouse counts max_result_bytes (0: none)', parse: nonNegativeInt, default: 0 } satisfies Spec,
-  status: { flag: '--status <mode>', env: 'TAPEHOUSE_STATUS', description: 'status output: line (a live line on a terminal), log (periodic lines), off', parse: oneOf(['line', 'log', 'off'] as const) } satisfies Spec,
-  venueRules: { flag: '--venue-rules <name|file>', env: 'TAPEHOUSE_VENUE_RULES', description: "`reconcile`: the venue's fee schedule, maker-rebate share and rounding, which no data gives — `simulator` (the built-in venue's), or a JSON file {taker_fee_bps, maker_rebate_percent, rounding}; without it the fee and maker-rebate checks are unproven", parse: parseVenueRules } satisfies Spec,
+  rate: {
+    flag: '--rate <n>',
+    env: 'TAPEHOUSE_RATE',
+    description: "the in-process simulator's book changes per second",
+    parse: nonNegativeNumber,
+    default: 20,
+  } satisfies Spec,
+  maxResultRows: {
+    flag: '--max-result-rows <n>',
+    env: 'TAPEHOUSE_MAX_RESULT_ROWS',
+    description: 'bound on the rows of one answer of the query endpoint (0: none, as a ClickHouse server)',
+    parse: nonNegativeInt,
+    default: 0,
+  } satisfies Spec,
+  maxResultBytes: {
+    flag: '--max-result-bytes <n>',
+    env: 'TAPEHOUSE_MAX_RESULT_BYTES',
+    description: 'bound on the bytes of one answer of the query endpoint, as ClickHouse counts max_result_bytes (0: none)',
+    parse: nonNegativeInt,
+    default: 0,
+  } satisfies Spec,
+  status: {
+    flag: '--status <mode>',
+    env: 'TAPEHOUSE_STATUS',
+    description: 'status output: line (a live line on a terminal), log (periodic lines), off',
+    parse: oneOf(['line', 'log', 'off'] as const),
+  } satisfies Spec,
+  venueRules: {
+    flag: '--venue-rules <name|file>',
+    env: 'TAPEHOUSE_VENUE_RULES',
+    description:
+      "`reconcile`: the venue's fee schedule, maker-rebate share and rounding, which no data gives — `simulator` (the built-in venue's), or a JSON file {taker_fee_bps, maker_rebate_percent, rounding}; without it the fee and maker-rebate checks are unproven",
+    parse: parseVenueRules,
+  } satisfies Spec,
 } as const;
 
 type Settings = typeof SETTINGS;
@@ -123,7 +236,10 @@ function hostPort(text: string): string {
 }
 
 function brokers(text: string): string[] {
-  const list = text.split(',').map((b) => b.trim()).filter(Boolean);
+  const list = text
+    .split(',')
+    .map((b) => b.trim())
+    .filter(Boolean);
   if (list.length === 0) throw new Error('names no broker');
   return list.map(hostPort);
 }
@@ -191,7 +307,9 @@ function oneOf<const T extends readonly string[]>(values: T): (text: string) => 
 export function refusePlainToken(command: Command): Command {
   return command.option('--token <value>', 'refused: use --token-file F or TAPEHOUSE_TOKEN').hook('preAction', (cmd) => {
     if (cmd.opts().token !== undefined) {
-      throw new SettingError('--token is refused: a token on the command line leaks into shell history and process lists; put it in a file (--token-file F) or in TAPEHOUSE_TOKEN');
+      throw new SettingError(
+        '--token is refused: a token on the command line leaks into shell history and process lists; put it in a file (--token-file F) or in TAPEHOUSE_TOKEN',
+      );
     }
   });
 }

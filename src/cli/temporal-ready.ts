@@ -39,10 +39,16 @@ export async function connectWhenReady(options: ReadyOptions): Promise<Connectio
       const reason = error instanceof Error ? (error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message) : String(error);
       const left = deadline - Date.now();
       if (left <= 0) {
-        throw new Error(`Temporal at ${options.address} (namespace ${options.namespace}) did not answer within ${Math.round(options.waitMs / 1000)} s, ${attempt} attempt(s): ${reason}`, { cause: error });
+        throw new Error(
+          `Temporal at ${options.address} (namespace ${options.namespace}) did not answer within ${Math.round(options.waitMs / 1000)} s, ${attempt} attempt(s): ${reason}`,
+          { cause: error },
+        );
       }
       const wait = Math.min(pause, left);
-      options.log.warn({ address: options.address, namespace: options.namespace, attempt, retryInMs: wait, reason }, 'Temporal not answering yet; trying again');
+      options.log.warn(
+        { address: options.address, namespace: options.namespace, attempt, retryInMs: wait, reason },
+        'Temporal not answering yet; trying again',
+      );
       await new Promise((resolve) => setTimeout(resolve, wait));
       pause = Math.min(LONGEST_PAUSE_MS, pause * 2);
     }

@@ -38,7 +38,10 @@ export interface DashboardsApp {
 const MAX_BODY_BYTES = 64 * 1024;
 
 class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -69,7 +72,12 @@ export function createDashboardsApp(options: DashboardsAppOptions): DashboardsAp
     }
     if (parts[0] === 'api' && parts[1] === 'dashboards') {
       if (parts.length === 2 && get) {
-        const list = loadDashboards(dir).map(({ file, dashboard }) => ({ uid: dashboard.uid, title: dashboard.title, description: dashboard.description ?? '', file }));
+        const list = loadDashboards(dir).map(({ file, dashboard }) => ({
+          uid: dashboard.uid,
+          title: dashboard.title,
+          description: dashboard.description ?? '',
+          file,
+        }));
         return sendJson(response, 200, list);
       }
       if (parts.length === 3 && get) return sendJson(response, 200, find(parts[2]!).json);

@@ -78,7 +78,9 @@ export function parseDashboard(json: unknown, file = 'dashboard'): Dashboard {
 
 /** Every `*.json` directly in `dir`, in file-name order. */
 export function loadDashboards(dir: string = DASHBOARDS_DIR): DashboardFile[] {
-  const files = readdirSync(dir).filter((name) => name.endsWith('.json')).sort();
+  const files = readdirSync(dir)
+    .filter((name) => name.endsWith('.json'))
+    .sort();
   const loaded = files.map((file) => {
     const json = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Record<string, unknown>;
     return { file, dashboard: parseDashboard(json, file), json };

@@ -14,9 +14,7 @@ const MAX_VALUES = 1_000;
 const requestSchema = z.object({
   from: z.union([z.string().max(64), z.number()]).default('now-6h'),
   to: z.union([z.string().max(64), z.number()]).default('now'),
-  variables: z
-    .record(z.string().max(100), z.array(z.string().max(MAX_VALUE_LENGTH)).max(MAX_VALUES))
-    .default({}),
+  variables: z.record(z.string().max(100), z.array(z.string().max(MAX_VALUE_LENGTH)).max(MAX_VALUES)).default({}),
   panels: z.array(z.number().int()).max(1_000).optional(),
   /** The range is the dashboard's default, not one the user chose: start it where the data starts. */
   fit: z.boolean().default(false),

@@ -123,8 +123,7 @@ function expandTimeMacros(sql: string, context: ExpansionContext): string {
     timeFilter: (args) => withArgument('timeFilter', args ?? [], (c) => `${c} >= ${seconds(from)} AND ${c} <= ${seconds(to)}`),
     timeFilter_ms: (args) => withArgument('timeFilter_ms', args ?? [], (c) => `${c} >= ${millis(from)} AND ${c} <= ${millis(to)}`),
     dateFilter: (args) => withArgument('dateFilter', args ?? [], (c) => `${c} >= ${day(from)} AND ${c} <= ${day(to)}`),
-    timeInterval: (args) =>
-      withArgument('timeInterval', args ?? [], (c) => `toStartOfInterval(toDateTime(${c}), INTERVAL ${intervalSeconds} second)`),
+    timeInterval: (args) => withArgument('timeInterval', args ?? [], (c) => `toStartOfInterval(toDateTime(${c}), INTERVAL ${intervalSeconds} second)`),
     timeInterval_ms: (args) =>
       withArgument('timeInterval_ms', args ?? [], (c) => `toStartOfInterval(toDateTime64(${c}, 3), INTERVAL ${intervalMs} millisecond)`),
     interval_s: () => String(intervalSeconds),

@@ -39,12 +39,7 @@ export function panelStatements(panel: DashboardPanel, range: TimeRange, variabl
   return panel.targets.filter((target) => !target.hide).map((target) => ({ target, sql: expandSql(target.rawSql, context) }));
 }
 
-export async function queryPanel(
-  panel: DashboardPanel,
-  range: TimeRange,
-  variables: readonly ResolvedVariable[],
-  run: RunQuery,
-): Promise<PanelData> {
+export async function queryPanel(panel: DashboardPanel, range: TimeRange, variables: readonly ResolvedVariable[], run: RunQuery): Promise<PanelData> {
   try {
     const frames: Frame[] = [];
     for (const { target, sql } of panelStatements(panel, range, variables)) {

@@ -36,9 +36,7 @@ export function shapeProblem(panel: DashboardPanel, frame: Frame): string | unde
       return undefined;
     case 'candlestick': {
       if (!has(fields, 'time')) return 'candles need a time column';
-      const missing = Object.values(candleFieldNames(panel)).filter(
-        (name) => !fields.some((field) => field.name === name && field.type === 'number'),
-      );
+      const missing = Object.values(candleFieldNames(panel)).filter((name) => !fields.some((field) => field.name === name && field.type === 'number'));
       return missing.length > 0 ? `candles need number columns ${missing.join(', ')}` : undefined;
     }
     case 'state-timeline':

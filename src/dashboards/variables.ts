@@ -32,12 +32,7 @@ export interface ResolvedVariable {
 /** What the page asks for: variable name → selected values (or [ALL]). */
 export type VariableSelection = Readonly<Record<string, readonly string[] | undefined>>;
 
-export async function resolveVariables(
-  dashboard: Dashboard,
-  selection: VariableSelection,
-  range: TimeRange,
-  run: RunQuery,
-): Promise<ResolvedVariable[]> {
+export async function resolveVariables(dashboard: Dashboard, selection: VariableSelection, range: TimeRange, run: RunQuery): Promise<ResolvedVariable[]> {
   const resolved: ResolvedVariable[] = [];
   const bound = new Map<string, BoundVariable>();
   for (const variable of dashboard.templating.list) {
@@ -69,11 +64,7 @@ export function bindings(variables: readonly ResolvedVariable[]): Map<string, Bo
   return new Map(variables.map((variable) => [variable.name, bindingOf(variable.options, variable.selected)]));
 }
 
-async function optionsOf(
-  variable: DashboardVariable,
-  context: Parameters<typeof expandSql>[1],
-  run: RunQuery,
-): Promise<VariableOption[]> {
+async function optionsOf(variable: DashboardVariable, context: Parameters<typeof expandSql>[1], run: RunQuery): Promise<VariableOption[]> {
   switch (variable.type) {
     case 'custom':
       return parseCustomOptions(typeof variable.query === 'string' ? variable.query : '');

@@ -52,7 +52,7 @@ export class BusCommits {
   }
 
   async #drain(): Promise<void> {
-    for (let refused = 0; this.#waiting.size > 0; ) {
+    for (let refused = 0; this.#waiting.size > 0;) {
       const batch = [...this.#waiting.entries()];
       this.#waiting.clear();
       const subscription = this.subscription();

@@ -447,7 +447,10 @@ class Loader {
       batcher.catch(() => undefined); // superseded: the next assignment reads again
       this.#batchers.set(key, batcher);
     }
-    return starts.then((map) => [...positions, ...gained.map((key) => ({ topic: splitKey(key)[0], partition: splitKey(key)[1], next: (map.get(key)?.stored ?? -1n) + 1n }))]);
+    return starts.then((map) => [
+      ...positions,
+      ...gained.map((key) => ({ topic: splitKey(key)[0], partition: splitKey(key)[1], next: (map.get(key)?.stored ?? -1n) + 1n })),
+    ]);
   }
 
   /** The partitions' state, read again until the warehouse answers (or another assignment came). */
@@ -540,7 +543,10 @@ class Loader {
     const wanted = batcher.taken + 1n;
     const logStart = (await this.#bus.logStarts(topic)).get(partition) ?? 0n;
     if (logStart <= wanted) {
-      this.#log.warn({ topic, partition, wanted: String(wanted), delivered: String(first.offset) }, 'the bus delivered from past the stored position while it still holds the records between: reading them again');
+      this.#log.warn(
+        { topic, partition, wanted: String(wanted), delivered: String(first.offset) },
+        'the bus delivered from past the stored position while it still holds the records between: reading them again',
+      );
       return wanted;
     }
     const resumed = first.offset <= logStart ? first : undefined;

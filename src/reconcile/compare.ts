@@ -36,7 +36,7 @@ export function comparePositions(judge: Judge, snapshot: PositionsSnapshot, ours
       conditionId,
       reportedAtMs: snapshot.asOfMs,
       figure: { kind: 'position' as const, tokenId, resolved: resolvedBy(conditionId, snapshot.asOfMs) },
-      explain: () => `${venue ? '' : 'not in the venue\'s positions; '}${explainPosition(token)}`,
+      explain: () => `${venue ? '' : "not in the venue's positions; "}${explainPosition(token)}`,
     };
     rows.push(compare(judge, { ...common, field: 'shares_micro', ours: shares, theirs: venue?.sharesMicro ?? 0n }));
     if (!venue || venue.avgPriceMicro !== undefined) {
@@ -65,7 +65,7 @@ export function compareSummary(judge: Judge, summary: VenueSummary, ours: Ledger
   const unmarked = marks ? open.filter((t) => marks.get(t.tokenId) === undefined).map((t) => t.tokenId) : [];
   const value = open.reduce((sum, t) => sum + notional(marks?.get(t.tokenId) ?? 0n, t.sharesMicro), 0n);
   const noMarks = !marks
-    ? 'no positions read at the summary\'s instant, so no marks to value them'
+    ? "no positions read at the summary's instant, so no marks to value them"
     : unmarked.length > 0
       ? `no mark for ${unmarked.length} token(s) we hold that the venue does not list (${unmarked.slice(0, 3).join(', ')})`
       : undefined;
@@ -74,7 +74,14 @@ export function compareSummary(judge: Judge, summary: VenueSummary, ours: Ledger
   return [
     compare(judge, { ...common, field: 'cash_balance_micro', ours: ours.account.cashMicro, theirs: summary.cashBalanceMicro, explain: explainCash }),
     compare(judge, { ...common, field: 'positions_value_micro', ours: value, theirs: summary.positionsValueMicro, unprovenBecause: noMarks }),
-    compare(judge, { ...common, field: 'portfolio_value_micro', ours: ours.account.cashMicro + value, theirs: summary.portfolioValueMicro, unprovenBecause: noMarks, explain: explainCash }),
+    compare(judge, {
+      ...common,
+      field: 'portfolio_value_micro',
+      ours: ours.account.cashMicro + value,
+      theirs: summary.portfolioValueMicro,
+      unprovenBecause: noMarks,
+      explain: explainCash,
+    }),
     compare(judge, { ...common, field: 'open_cost_basis_micro', ours: basis, theirs: summary.openCostBasisMicro }),
     compare(judge, { ...common, field: 'open_unrealized_pnl_micro', ours: value - basis, theirs: summary.openUnrealizedPnlMicro, unprovenBecause: noMarks }),
   ];
@@ -100,7 +107,8 @@ export function compareBucket(judge: Judge, bucket: VenuePnlBucket, ours: Accoun
     scope: 'pnl_settled' as const,
     reportedAtMs: bucket.markAtMs,
     figure: { kind: 'account' as const },
-    explain: () => `bucket ${isoTime(bucket.bucketAtMs)} marked ${isoTime(bucket.markAtMs)}; positions value ${formatUnits(bucket.positionsValueMicro)} is the venue's; ${cashExplanation(ours)}`,
+    explain: () =>
+      `bucket ${isoTime(bucket.bucketAtMs)} marked ${isoTime(bucket.markAtMs)}; positions value ${formatUnits(bucket.positionsValueMicro)} is the venue's; ${cashExplanation(ours)}`,
   };
   return [
     compare(judge, { ...at, field: 'collateral_micro', ours: ours.cashMicro, theirs: bucket.collateralMicro }),
@@ -130,15 +138,28 @@ export function compareUnobservedBuckets(judge: Judge, gap: UnobservedBuckets): 
 export function compareRebates(judge: Judge, rebates: VenueRebates, ours: AccountFigures): ComparisonRow[] {
   const common = { scope: 'rebates' as const, reportedAtMs: rebates.observedAtMs };
   return [
-    compare(judge, { ...common, field: 'maker_rebate_micro', ours: ours.makerRebatesMicro, theirs: rebates.makerRebateMicro, figure: { kind: 'maker_rebate' } }),
-    compare(judge, { ...common, field: 'lp_incentive_micro', ours: ours.lpIncentivesMicro, theirs: rebates.lpIncentiveMicro, figure: { kind: 'lp_incentive' } }),
+    compare(judge, {
+      ...common,
+      field: 'maker_rebate_micro',
+      ours: ours.makerRebatesMicro,
+      theirs: rebates.makerRebateMicro,
+      figure: { kind: 'maker_rebate' },
+    }),
+    compare(judge, {
+      ...common,
+      field: 'lp_incentive_micro',
+      ours: ours.lpIncentivesMicro,
+      theirs: rebates.lpIncentiveMicro,
+      figure: { kind: 'lp_incentive' },
+    }),
     compare(judge, {
       ...common,
       field: 'total_micro',
       ours: ours.makerRebatesMicro + ours.lpIncentivesMicro + rebates.vipRebateMicro,
       theirs: rebates.totalMicro,
       figure: { kind: 'rebates_total' },
-      explain: () => `maker ${formatUnits(ours.makerRebatesMicro)} + LP ${formatUnits(ours.lpIncentivesMicro)} + VIP ${formatUnits(rebates.vipRebateMicro)} (the venue's)`,
+      explain: () =>
+        `maker ${formatUnits(ours.makerRebatesMicro)} + LP ${formatUnits(ours.lpIncentivesMicro)} + VIP ${formatUnits(rebates.vipRebateMicro)} (the venue's)`,
     }),
   ];
 }
@@ -160,10 +181,15 @@ export function compareFees(judge: Judge, tokens: Iterable<TokenFigures>, rules:
         field: 'fee_micro',
         ours: rules ? t.feesByRuleMicro : t.feesPaidMicro,
         theirs: t.feesPaidMicro,
-        unprovenBecause: rules ? undefined : 'not checked: no fee schedule (--venue-rules); the interface publishes none, so the fees are the fills\' own',
+        unprovenBecause: rules ? undefined : "not checked: no fee schedule (--venue-rules); the interface publishes none, so the fees are the fills' own",
         reportedAtMs: t.fills.at(-1)!.atMs,
         figure: { kind: 'position', tokenId: t.tokenId, resolved: false },
-        explain: () => t.fills.filter((f) => f.feeMicro > 0n || f.role !== 'MAKER').slice(-12).map(describeFill).join('; '),
+        explain: () =>
+          t.fills
+            .filter((f) => f.feeMicro > 0n || f.role !== 'MAKER')
+            .slice(-12)
+            .map(describeFill)
+            .join('; '),
       }),
     );
   }

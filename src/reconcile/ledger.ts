@@ -143,7 +143,12 @@ export class Ledger {
 
   /** A copy of every token's figures as they stand now. */
   tokens(): TokenFigures[] {
-    return [...this.#tokens.values()].map(({ figures, book }) => ({ ...figures, redemptions: [...figures.redemptions], fills: [...figures.fills], costBasisMicro: book.basisMicro }));
+    return [...this.#tokens.values()].map(({ figures, book }) => ({
+      ...figures,
+      redemptions: [...figures.redemptions],
+      fills: [...figures.fills],
+      costBasisMicro: book.basisMicro,
+    }));
   }
 
   accountFigures(): AccountFigures {
@@ -219,7 +224,13 @@ export class Ledger {
     if (shares === 0n && event.reported === undefined) return;
     const payout = notional(event.resolutionPriceMicro, shares);
     const basis = shares > 0n ? book.remove(shares, shares) : 0n;
-    t.redemptions.push({ atMs: event.atMs, resolutionPriceMicro: event.resolutionPriceMicro, sharesMicro: shares, payoutMicro: payout, reported: event.reported });
+    t.redemptions.push({
+      atMs: event.atMs,
+      resolutionPriceMicro: event.resolutionPriceMicro,
+      sharesMicro: shares,
+      payoutMicro: payout,
+      reported: event.reported,
+    });
     t.sharesMicro -= shares;
     this.#realise(t, payout - basis);
     this.#pay(t, payout, 0n);

@@ -74,18 +74,39 @@ function withoutRules(inputs: LedgerInputs, rules: VenueRules | undefined): Cove
   if (rules) return [];
   const firstMaker = inputs.fills.find((f) => f.role === 'MAKER');
   if (!firstMaker) return [];
-  return [{ input: 'venue_rules', fromMs: firstMaker.atMs, toMs: Infinity, reason: `no venue rules (--venue-rules): the share of the taker fee credited to a maker is in no data, so no maker rebate is credited from the first maker fill on (${isoTime(firstMaker.atMs)})` }];
+  return [
+    {
+      input: 'venue_rules',
+      fromMs: firstMaker.atMs,
+      toMs: Infinity,
+      reason: `no venue rules (--venue-rules): the share of the taker fee credited to a maker is in no data, so no maker rebate is credited from the first maker fill on (${isoTime(firstMaker.atMs)})`,
+    },
+  ];
 }
 
 /**
  * One account, from data already read: replays the ledger, stopping at every instant the venue
  * reported something, and compares. Pure: the same inputs always give the same rows.
  */
-export function reconcileAccountData(account: string, inputs: LedgerInputs, reports: VenueReports, captureGaps: readonly CoverageGap[], options: ReconcileOptions): AccountReconciliation {
+export function reconcileAccountData(
+  account: string,
+  inputs: LedgerInputs,
+  reports: VenueReports,
+  captureGaps: readonly CoverageGap[],
+  options: ReconcileOptions,
+): AccountReconciliation {
   const completeness = checkOrderFills(reports.orders, inputs.fills);
-  const vip = reports.rebates && reports.rebates.vipRebateMicro > 0n
-    ? [{ input: 'rebate_totals' as const, fromMs: -Infinity, toMs: Infinity, reason: `VIP rebates of ${formatUnits(reports.rebates.vipRebateMicro)} are known only as a total` }]
-    : [];
+  const vip =
+    reports.rebates && reports.rebates.vipRebateMicro > 0n
+      ? [
+          {
+            input: 'rebate_totals' as const,
+            fromMs: -Infinity,
+            toMs: Infinity,
+            reason: `VIP rebates of ${formatUnits(reports.rebates.vipRebateMicro)} are known only as a total`,
+          },
+        ]
+      : [];
   const known = [...captureGaps, ...inputs.gaps, ...vip, ...withoutRules(inputs, options.rules)];
   const gaps = [...known, ...completeness.gaps];
   const judge = { toleranceMicro: options.toleranceMicro, gaps };

@@ -51,7 +51,12 @@ export async function reconcileAccount(client: ClickHouseClient, account: string
 }
 
 /** Reconciles the warehouse alone: nothing here talks to the venue. */
-export async function reconcile(client: ClickHouseClient, request: ReconcileRequest, clock: { now(): number } = Date, newId: () => string = randomUUID): Promise<Reconciliation> {
+export async function reconcile(
+  client: ClickHouseClient,
+  request: ReconcileRequest,
+  clock: { now(): number } = Date,
+  newId: () => string = randomUUID,
+): Promise<Reconciliation> {
   const { accounts: wanted, ...options } = request;
   const reconciledAtMs = clock.now();
   const accounts = wanted ?? (await listAccounts(client));

@@ -39,7 +39,7 @@ export function renderReport(run: Reconciliation): string {
     `reconciliation ${run.runId} at ${isoTime(run.reconciledAtMs)} (method ${run.options.method}, tolerance ${run.options.toleranceMicro} micro)`,
     run.options.rules
       ? `venue rules ${describeRules(run.options.rules)}`
-      : 'venue rules: none given (--venue-rules) — fees are the fills\' own; the fee checks and maker rebates are unproven, and cash with them from the first maker fill',
+      : "venue rules: none given (--venue-rules) — fees are the fills' own; the fee checks and maker rebates are unproven, and cash with them from the first maker fill",
   ];
   for (const a of run.accounts) {
     const n = counts(a.rows);
@@ -50,7 +50,10 @@ export function renderReport(run: Reconciliation): string {
       `${a.compared.buckets} settled-PnL buckets${a.compared.unobservedBucketGaps > 0 ? ` (and ${a.compared.unobservedBucketGaps} span(s) of buckets the venue served unobserved)` : ''}`,
       a.compared.rebatesAtMs === undefined ? 'no rebates read' : `rebates read ${isoTime(a.compared.rebatesAtMs)}`,
     ];
-    if (a.window) lines.push(`  window: ${a.window.fromMs > 0 ? `from ${isoTime(a.window.fromMs)} ` : ''}to ${a.window.end === 'given (--to)' ? `${isoTime(a.window.toMs)} (given)` : a.window.end}`);
+    if (a.window)
+      lines.push(
+        `  window: ${a.window.fromMs > 0 ? `from ${isoTime(a.window.fromMs)} ` : ''}to ${a.window.end === 'given (--to)' ? `${isoTime(a.window.toMs)} (given)` : a.window.end}`,
+      );
     lines.push(`  compared: ${seen.join(', ')}`, coverageLine(a));
     for (const gap of a.coverage.gaps) lines.push(`  gap (${gap.input}${gap.tokenId ? ` ${gap.tokenId}` : ''}): ${gap.reason}`);
     lines.push(`  taken on the venue's word: ${a.coverage.fromVenue.join('; ')}`);
@@ -66,7 +69,17 @@ export function renderReport(run: Reconciliation): string {
       JSON.stringify(['status', 'scope', 'token_id', 'field', 'ours', 'theirs', 'difference', 'reported_at', 'detail']),
       JSON.stringify(['String', 'String', 'String', 'String', 'Int64', 'Int64', 'Int64', 'String', 'String']),
       ...notOk.map((row) =>
-        JSON.stringify([row.status, row.scope, row.tokenId, row.field, amount(row, row.oursMicro), amount(row, row.theirsMicro), amount(row, row.differenceMicro), isoTime(row.reportedAtMs), row.detail]),
+        JSON.stringify([
+          row.status,
+          row.scope,
+          row.tokenId,
+          row.field,
+          amount(row, row.oursMicro),
+          amount(row, row.theirsMicro),
+          amount(row, row.differenceMicro),
+          isoTime(row.reportedAtMs),
+          row.detail,
+        ]),
       ),
     ];
     lines.push('', renderTable(table.join('\n')).trimEnd());
@@ -99,7 +112,20 @@ export function renderJson(run: Reconciliation): string {
   return `${JSON.stringify({ run_id: run.runId, reconciled_at: isoTime(run.reconciledAtMs), options: run.options, accounts }, jsonValue)}\n`;
 }
 
-const CSV_COLUMNS = ['run_id', 'account', 'scope', 'token_id', 'condition_id', 'field', 'ours_micro', 'theirs_micro', 'difference_micro', 'status', 'reported_at', 'detail'];
+const CSV_COLUMNS = [
+  'run_id',
+  'account',
+  'scope',
+  'token_id',
+  'condition_id',
+  'field',
+  'ours_micro',
+  'theirs_micro',
+  'difference_micro',
+  'status',
+  'reported_at',
+  'detail',
+];
 
 function csvCell(text: string): string {
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
@@ -111,7 +137,20 @@ export function renderCsv(run: Reconciliation): string {
   for (const a of run.accounts) {
     for (const row of a.rows) {
       lines.push(
-        [run.runId, a.account, row.scope, row.tokenId, row.conditionId, row.field, row.oursMicro.toString(), row.theirsMicro.toString(), row.differenceMicro.toString(), row.status, isoTime(row.reportedAtMs), row.detail]
+        [
+          run.runId,
+          a.account,
+          row.scope,
+          row.tokenId,
+          row.conditionId,
+          row.field,
+          row.oursMicro.toString(),
+          row.theirsMicro.toString(),
+          row.differenceMicro.toString(),
+          row.status,
+          isoTime(row.reportedAtMs),
+          row.detail,
+        ]
           .map(csvCell)
           .join(','),
       );

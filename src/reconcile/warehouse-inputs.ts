@@ -128,10 +128,22 @@ async function readActivityEvents(
     else {
       const tokenIds = tokensOf.get(row.condition_id) ?? [];
       if (tokenIds.length !== 2) {
-        gaps.push({ input: 'activities', fromMs: atMs, toMs: atMs, reason: `${row.type} ${row.activity_id}: the outcome tokens of ${row.condition_id} are not in the warehouse` });
+        gaps.push({
+          input: 'activities',
+          fromMs: atMs,
+          toMs: atMs,
+          reason: `${row.type} ${row.activity_id}: the outcome tokens of ${row.condition_id} are not in the warehouse`,
+        });
         continue;
       }
-      events.push({ kind: row.type === 'SPLIT' ? 'split' : 'merge', atMs, id: row.activity_id, conditionId: row.condition_id, tokenIds, sharesMicro: amountMicro });
+      events.push({
+        kind: row.type === 'SPLIT' ? 'split' : 'merge',
+        atMs,
+        id: row.activity_id,
+        conditionId: row.condition_id,
+        tokenIds,
+        sharesMicro: amountMicro,
+      });
     }
   }
   return events;
@@ -154,8 +166,15 @@ WHERE account = {account:String} AND ${atOrBefore('event_at', 'to')}
 ORDER BY event_at, _topic, _partition, _offset, _index`;
 
 /** Redemption frames and LP payouts (a collateral frame's `change_micro`), from the account stream. */
-async function readAccountStream(client: ClickHouseClient, account: string, toMs: number, gaps: CoverageGap[]): Promise<{ frames: RedemptionFrame[]; lp: LedgerEvent[]; total: number }> {
-  const [count] = await selectObjects<{ n: string | number }>(client, 'SELECT count() AS n FROM tapehouse.account_events WHERE account = {account:String}', { account });
+async function readAccountStream(
+  client: ClickHouseClient,
+  account: string,
+  toMs: number,
+  gaps: CoverageGap[],
+): Promise<{ frames: RedemptionFrame[]; lp: LedgerEvent[]; total: number }> {
+  const [count] = await selectObjects<{ n: string | number }>(client, 'SELECT count() AS n FROM tapehouse.account_events WHERE account = {account:String}', {
+    account,
+  });
   const rows = await selectObjects<AccountEventRow>(client, ACCOUNT_EVENTS_SQL, { account, to: toMs });
   const frames: RedemptionFrame[] = [];
   const lp: LedgerEvent[] = [];
@@ -164,14 +183,21 @@ async function readAccountStream(client: ClickHouseClient, account: string, toMs
     const atMs = msOf(row.at);
     if (row.kind === 'collateral_updated') {
       const amountMicro = payloadMicro(payload, 'change_micro');
-      if (amountMicro === undefined) gaps.push({ input: 'account_stream', fromMs: atMs, toMs: atMs, reason: 'an LP-incentive collateral frame carries no change_micro' });
+      if (amountMicro === undefined)
+        gaps.push({ input: 'account_stream', fromMs: atMs, toMs: atMs, reason: 'an LP-incentive collateral frame carries no change_micro' });
       else lp.push({ kind: 'lp_incentive', atMs, amountMicro });
       continue;
     }
     const shares = payloadMicro(payload, 'shares_micro');
     const payout = payloadMicro(payload, 'payout_micro');
     if (shares === undefined || payout === undefined) {
-      gaps.push({ input: 'account_stream', fromMs: atMs, toMs: atMs, tokenId: row.token_id, reason: `a redemption frame of ${row.token_id} carries no shares or payout` });
+      gaps.push({
+        input: 'account_stream',
+        fromMs: atMs,
+        toMs: atMs,
+        tokenId: row.token_id,
+        reason: `a redemption frame of ${row.token_id} carries no shares or payout`,
+      });
       continue;
     }
     frames.push({
@@ -208,7 +234,11 @@ interface StatusRow {
 }
 
 /** Final resolutions from the status stream (winner or split payouts) and the catalogue's resolution prices. */
-async function readResolutions(client: ClickHouseClient, conditions: string[], toMs: number): Promise<{ resolutions: Map<string, ConditionResolution>; tokensOf: Map<string, string[]> }> {
+async function readResolutions(
+  client: ClickHouseClient,
+  conditions: string[],
+  toMs: number,
+): Promise<{ resolutions: Map<string, ConditionResolution>; tokensOf: Map<string, string[]> }> {
   const resolutions = new Map<string, ConditionResolution>();
   const tokensOf = new Map<string, string[]>();
   const resolutionOf = (conditionId: string): ConditionResolution => {
@@ -262,11 +292,22 @@ export async function readLedgerInputs(client: ClickHouseClient, account: string
   for (const event of activities) if (event.kind === 'split' || event.kind === 'merge') for (const t of event.tokenIds) tokensTraded.set(t, event.conditionId);
   const stream = await readAccountStream(client, account, toMs, gaps);
   if (stream.total === 0) {
-    gaps.push({ input: 'account_stream', fromMs: -Infinity, toMs: Infinity, reason: 'the account stream was not captured: redemptions and LP incentives are not seen' });
+    gaps.push({
+      input: 'account_stream',
+      fromMs: -Infinity,
+      toMs: Infinity,
+      reason: 'the account stream was not captured: redemptions and LP incentives are not seen',
+    });
   }
   const redemptions = redemptionEvents(stream.frames, resolutions, tokensTraded);
   for (const u of redemptions.unpriced) {
-    gaps.push({ input: 'account_stream', fromMs: u.atMs, toMs: u.atMs, tokenId: u.tokenId, reason: `${u.tokenId} was redeemed at a resolution price the warehouse does not hold` });
+    gaps.push({
+      input: 'account_stream',
+      fromMs: u.atMs,
+      toMs: u.atMs,
+      tokenId: u.tokenId,
+      reason: `${u.tokenId} was redeemed at a resolution price the warehouse does not hold`,
+    });
   }
   const fillEvents: LedgerEvent[] = fills.map((fill) => ({ kind: 'fill', atMs: fill.atMs, fill }));
   return {

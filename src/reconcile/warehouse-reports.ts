@@ -122,10 +122,14 @@ async function readPositions(client: ClickHouseClient, w: ReportWindow, atMs?: n
   });
   if (!snapshot) return undefined;
   const at = msOf(snapshot.at);
-  const rows = await selectObjects<Record<'token_id' | 'condition_id' | 'shares' | 'avg_price' | 'price' | 'basis' | 'pnl', string | null>>(client, POSITIONS_SQL, {
-    account: w.account,
-    at,
-  });
+  const rows = await selectObjects<Record<'token_id' | 'condition_id' | 'shares' | 'avg_price' | 'price' | 'basis' | 'pnl', string | null>>(
+    client,
+    POSITIONS_SQL,
+    {
+      account: w.account,
+      at,
+    },
+  );
   return {
     asOfMs: at,
     source: snapshot.source,
@@ -155,12 +159,16 @@ ORDER BY exchange = 'SERVICE' DESC, as_of IN (SELECT as_of ${USABLE_SNAPSHOTS}) 
 LIMIT 1`;
 
 async function readSummary(client: ClickHouseClient, w: ReportWindow, pairedAtMs: number): Promise<VenueSummary | undefined> {
-  const [row] = await selectObjects<Record<'exchange' | 'cash' | 'value' | 'portfolio' | 'basis' | 'unrealised', string> & { at: string | number }>(client, SUMMARY_SQL, {
-    account: w.account,
-    from: w.fromMs,
-    to: w.toMs,
-    paired: pairedAtMs,
-  });
+  const [row] = await selectObjects<Record<'exchange' | 'cash' | 'value' | 'portfolio' | 'basis' | 'unrealised', string> & { at: string | number }>(
+    client,
+    SUMMARY_SQL,
+    {
+      account: w.account,
+      from: w.fromMs,
+      to: w.toMs,
+      paired: pairedAtMs,
+    },
+  );
   if (!row) return undefined;
   return {
     exchange: row.exchange,
@@ -182,11 +190,9 @@ WHERE account = {account:String} AND ${atOrBefore('bucket_at', 'to')} AND ${atOr
 ORDER BY bucket_at, chain_id`;
 
 async function readBuckets(client: ClickHouseClient, w: ReportWindow): Promise<VenuePnlBucket[]> {
-  const rows = await selectObjects<Record<'collateral' | 'inflow' | 'outflow' | 'lifetime' | 'value' | 'count', string> & { bucket: string | number; mark: string | number }>(
-    client,
-    BUCKETS_SQL,
-    { account: w.account, from: w.fromMs, to: w.toMs },
-  );
+  const rows = await selectObjects<
+    Record<'collateral' | 'inflow' | 'outflow' | 'lifetime' | 'value' | 'count', string> & { bucket: string | number; mark: string | number }
+  >(client, BUCKETS_SQL, { account: w.account, from: w.fromMs, to: w.toMs });
   return rows.map((r) => ({
     bucketAtMs: msOf(r.bucket),
     markAtMs: msOf(r.mark),
@@ -208,7 +214,11 @@ WHERE stream = 'sync' AND channel = 'pnl' AND reason = 'buckets_not_observed' AN
 ORDER BY gap_start, gap_end`;
 
 async function readUnobservedBuckets(client: ClickHouseClient, w: ReportWindow): Promise<UnobservedBuckets[]> {
-  const rows = await selectObjects<{ after: string | number; before: string | number; detail: string }>(client, UNOBSERVED_SQL, { account: w.account, from: w.fromMs, to: w.toMs });
+  const rows = await selectObjects<{ after: string | number; before: string | number; detail: string }>(client, UNOBSERVED_SQL, {
+    account: w.account,
+    from: w.fromMs,
+    to: w.toMs,
+  });
   // A gap the loaders stored twice (a re-published page) is one gap.
   const seen = new Set<string>();
   return rows
@@ -257,7 +267,14 @@ HAVING argMax(matched, observed_at) > 0
 ORDER BY order_id`;
 
 async function readOrders(client: ClickHouseClient, w: ReportWindow): Promise<OrderMatch[]> {
-  const rows = await selectObjects<{ order_id: string; token: string; side: string; created: string | number | null; observed: string | number; matched_shares: string }>(client, ORDERS_SQL, {
+  const rows = await selectObjects<{
+    order_id: string;
+    token: string;
+    side: string;
+    created: string | number | null;
+    observed: string | number;
+    matched_shares: string;
+  }>(client, ORDERS_SQL, {
     account: w.account,
     to: w.toMs,
   });

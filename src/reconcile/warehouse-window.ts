@@ -44,7 +44,18 @@ SELECT
 
 type Cell = string | number | null;
 type CoverageRow = Record<
-  'stream_last' | 'stream_rows' | 'ws_fills_last' | 'ws_fills' | 'rest_fills_last' | 'rest_fills' | 'fills_pass' | 'fills_passes' | 'activities_last' | 'activities' | 'activities_pass' | 'activities_passes',
+  | 'stream_last'
+  | 'stream_rows'
+  | 'ws_fills_last'
+  | 'ws_fills'
+  | 'rest_fills_last'
+  | 'rest_fills'
+  | 'fills_pass'
+  | 'fills_passes'
+  | 'activities_last'
+  | 'activities'
+  | 'activities_pass'
+  | 'activities_passes',
   Cell
 >;
 

@@ -143,7 +143,15 @@ const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
  * null unless toISOString would write exactly that text. Years before 1000 take the slow way.
  */
 function isoMs(text: string): number | null {
-  if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 84 || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58 || text.charCodeAt(19) !== 46) return null;
+  if (
+    text.charCodeAt(4) !== 45 ||
+    text.charCodeAt(7) !== 45 ||
+    text.charCodeAt(10) !== 84 ||
+    text.charCodeAt(13) !== 58 ||
+    text.charCodeAt(16) !== 58 ||
+    text.charCodeAt(19) !== 46
+  )
+    return null;
   const year = decimalAt(text, 0, 4);
   const month = decimalAt(text, 5, 2);
   const day = decimalAt(text, 8, 2);
@@ -181,7 +189,8 @@ export function readBookUpdates(record: Pick<ReceivedRecord, 'key' | 'venueTime'
   for (let i = 0; i < p.u.length; i++) {
     const e = p.u[i];
     const path = `.u[${i}]`;
-    if (!Array.isArray(e) || e.length < 8) throw new PayloadError(path, 'is not [token, d_received_us, venue_time, d_frame, venue_sequence, update, bids, asks]');
+    if (!Array.isArray(e) || e.length < 8)
+      throw new PayloadError(path, 'is not [token, d_received_us, venue_time, d_frame, venue_sequence, update, bids, asks]');
     const [ti, dReceived, venue, dFrame, venueSequence, code, bids, asks, raw] = e;
     const token = typeof ti === 'number' ? tokens[ti] : undefined;
     if (!token) throw new PayloadError(`${path}[0]`, `token ${JSON.stringify(ti)} is not in t`);

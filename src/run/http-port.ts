@@ -26,6 +26,7 @@ export function portRefused(port: number, err: unknown): unknown {
         'give another port, or 0 for any free one',
     );
   }
-  if (code === 'EACCES') return new SettingError(`--http-port (TAPEHOUSE_HTTP_PORT): port ${port} needs privileges this process does not have; give a port above 1023, or 0`);
+  if (code === 'EACCES')
+    return new SettingError(`--http-port (TAPEHOUSE_HTTP_PORT): port ${port} needs privileges this process does not have; give a port above 1023, or 0`);
   return err;
 }

@@ -132,11 +132,22 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
     const warehouse: Warehouse = embedded ?? openServerWarehouse(options.server!);
     stack.push({ part: 'warehouse', stop: () => warehouse.close() });
     const applied = await migrate(warehouse.client);
-    if (applied.recreated.length > 0) log.warn({ recreated: applied.recreated }, 'tables or views the schema needs were missing (dropped outside the migrations): created again, empty');
+    if (applied.recreated.length > 0)
+      log.warn({ recreated: applied.recreated }, 'tables or views the schema needs were missing (dropped outside the migrations): created again, empty');
     log.info({ applied: applied.applied.length }, 'warehouse schema up to date');
     // Rows stored before a migration added columns get them now, before any loader writes (README, "tapehouse rederive").
     for (const done of await rederivePending(warehouse, (p) => log.info({ ...p }, 'rederive'))) {
-      log.info({ table: done.table, partitions: done.partitionsTotal, rowsRederived: done.rowsRederived, rowsFailed: done.rowsFailed, rowsBefore: done.rowsBefore, rowsAfter: done.rowsAfter }, 'rederived from _raw');
+      log.info(
+        {
+          table: done.table,
+          partitions: done.partitionsTotal,
+          rowsRederived: done.rowsRederived,
+          rowsFailed: done.rowsFailed,
+          rowsBefore: done.rowsBefore,
+          rowsAfter: done.rowsAfter,
+        },
+        'rederived from _raw',
+      );
     }
 
     const venue = await venueStarting;
@@ -155,12 +166,15 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
     const identities = new IdentityCheck(warehouse, log.child({ part: 'identities' }));
     stack.push({ part: 'identity check', stop: () => identities.stop() });
     const loaders: Loaders = await startLoaders({ bus, warehouse, group: LOADER_GROUP, log: log.child({ part: 'load' }), onBatchStored: metrics.batchStored });
-    stack.push({ part: 'loaders', stop: async () => {
-      const outcome = await loaders.stop({ timeoutMs: options.stopTimeoutMs });
-      if (outcome.unstoredRecords > 0) {
-        return `${outcome.unstoredRecords} records stayed unloaded${outcome.reason ? ` (${outcome.reason})` : ''}; the next start records them as a gap`;
-      }
-    } });
+    stack.push({
+      part: 'loaders',
+      stop: async () => {
+        const outcome = await loaders.stop({ timeoutMs: options.stopTimeoutMs });
+        if (outcome.unstoredRecords > 0) {
+          return `${outcome.unstoredRecords} records stayed unloaded${outcome.reason ? ` (${outcome.reason})` : ''}; the next start records them as a gap`;
+        }
+      },
+    });
 
     // Capture and sync read the venue as one account: one limiter for both, with the sync jobs'
     // reserve against headers that arrive out of order.
@@ -181,18 +195,29 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
     // not answer, the status line, /metrics and `tapehouse status` say so.
     const started: { capture?: CaptureHandle } = {};
     // Stopped after the figures' last sample and the port, before the sync jobs and the loaders.
-    stack.push({ part: 'capture', stop: async () => {
-      await started.capture?.stop();
-      await started.capture?.drain();
-    } });
-    const sampler = new HealthSampler({ capture: () => started.capture, loaders, limiter, reachability, warehouse, onStatus: options.onStatus, log, metrics });
-    const port = await servePort(options.httpPort, embedded ?? warehouse, sampler, stack, { ...DEFAULT_LIMITS, ...options.resultBounds }).catch((err: unknown) => {
-      throw portRefused(options.httpPort, err);
+    stack.push({
+      part: 'capture',
+      stop: async () => {
+        await started.capture?.stop();
+        await started.capture?.drain();
+      },
     });
+    const sampler = new HealthSampler({ capture: () => started.capture, loaders, limiter, reachability, warehouse, onStatus: options.onStatus, log, metrics });
+    const port = await servePort(options.httpPort, embedded ?? warehouse, sampler, stack, { ...DEFAULT_LIMITS, ...options.resultBounds }).catch(
+      (err: unknown) => {
+        throw portRefused(options.httpPort, err);
+      },
+    );
     sampler.start();
     stack.push({ part: 'figures', stop: () => sampler.stop() });
     identities.start();
-    const serving: Serving = { dataDir, httpUrl: port.url, venueUrl: venue.url, simulator: venue.simulator, venueStateFile: venue.simulator ? venueStateFileOf(dataDir) : null };
+    const serving: Serving = {
+      dataDir,
+      httpUrl: port.url,
+      venueUrl: venue.url,
+      simulator: venue.simulator,
+      venueStateFile: venue.simulator ? venueStateFileOf(dataDir) : null,
+    };
     options.onServing?.(serving);
 
     started.capture = await startCapture({
@@ -236,10 +261,19 @@ async function openVenue(options: MainJobOptions, dataDir: string, log: Logger):
   const file = venueStateFileOf(dataDir);
   const simulator = await startVenueProcess(
     // The built-in venue serves the price feeds (the simulator's own default is a deployment without them).
-    { seed: options.simulator.seed, rate: options.simulator.rate, lifecycle: true, streams: { priceStreams: 'on' }, state: { file, firstGeneration: newWorldGeneration(dataDir, file) } },
+    {
+      seed: options.simulator.seed,
+      rate: options.simulator.rate,
+      lifecycle: true,
+      streams: { priceStreams: 'on' },
+      state: { file, firstGeneration: newWorldGeneration(dataDir, file) },
+    },
     { log: log.child({ part: 'venue' }) },
   );
-  log.info({ file, generation: simulator.generation, resumed: simulator.resumed, venuePid: simulator.pid }, simulator.resumed ? 'the built-in venue goes on from its saved world' : 'the built-in venue starts a new world');
+  log.info(
+    { file, generation: simulator.generation, resumed: simulator.resumed, venuePid: simulator.pid },
+    simulator.resumed ? 'the built-in venue goes on from its saved world' : 'the built-in venue starts a new world',
+  );
   return { url: simulator.url, token: new Secret(simulator.demoToken), simulator };
 }
 
@@ -254,13 +288,7 @@ function newWorldGeneration(dataDir: string, stateFile: string): number {
 }
 
 /** Serves the loopback port and registers its closing; reads go through their own sessions. */
-async function servePort(
-  port: number,
-  warehouse: Warehouse,
-  sampler: HealthSampler,
-  stack: StopStep[],
-  limits: QueryLimits,
-): Promise<{ url: string }> {
+async function servePort(port: number, warehouse: Warehouse, sampler: HealthSampler, stack: StopStep[], limits: QueryLimits): Promise<{ url: string }> {
   // Embedded: reads go through the endpoint's own read-only sessions, never the writer's session.
   let reader: ClickHouseClient = warehouse.client;
   const dashboards = createDashboardsApp({

@@ -45,19 +45,39 @@ export class PipelineMetrics {
     const has = (part: MetricsPart): boolean => parts.includes(part);
     if (has('capture')) {
       this.#frames = new Counter({ name: 'tapehouse_frames_total', help: 'Stream frames received, heartbeats included', labelNames: ['stream'], registers });
-      this.#reconnects = new Counter({ name: 'tapehouse_reconnects_total', help: 'Stream connections lost (our own stops excepted)', labelNames: ['stream'], registers });
+      this.#reconnects = new Counter({
+        name: 'tapehouse_reconnects_total',
+        help: 'Stream connections lost (our own stops excepted)',
+        labelNames: ['stream'],
+        registers,
+      });
       this.#openGaps = new Gauge({ name: 'tapehouse_open_gaps', help: 'Coverage gaps still open (scopes not covered now)', registers });
     }
     if (has('capture') || has('sync')) {
       this.#http429 = new Counter({ name: 'tapehouse_http_429_total', help: '429 answers earned from the venue', labelNames: ['component'], registers });
-      this.#cursorLoops = new Counter({ name: 'tapehouse_cursor_loops_total', help: 'Paged reads stopped because the venue handed a cursor out twice', labelNames: ['endpoint'], registers });
-      this.#venueUnreachable = new Gauge({ name: 'tapehouse_venue_unreachable_since_seconds', help: 'Since when (Unix time) the venue does not answer at all; 0 while it answers', labelNames: ['reason'], registers });
+      this.#cursorLoops = new Counter({
+        name: 'tapehouse_cursor_loops_total',
+        help: 'Paged reads stopped because the venue handed a cursor out twice',
+        labelNames: ['endpoint'],
+        registers,
+      });
+      this.#venueUnreachable = new Gauge({
+        name: 'tapehouse_venue_unreachable_since_seconds',
+        help: 'Since when (Unix time) the venue does not answer at all; 0 while it answers',
+        labelNames: ['reason'],
+        registers,
+      });
     }
     if (has('load')) {
       this.#rows = new Counter({ name: 'tapehouse_rows_loaded_total', help: 'Rows stored in the warehouse', labelNames: ['table'], registers });
       this.#deadLetters = new Counter({ name: 'tapehouse_dead_letters_total', help: 'Records dead-lettered', registers });
       this.#lag = new Gauge({ name: 'tapehouse_bus_lag_records', help: 'Records on the bus not yet loaded', labelNames: ['topic'], registers });
-      this.#loaderFailing = new Gauge({ name: 'tapehouse_loader_failing_since_seconds', help: 'Since when (Unix time) the loaders cannot store what they hold; 0 while they can', labelNames: ['reason'], registers });
+      this.#loaderFailing = new Gauge({
+        name: 'tapehouse_loader_failing_since_seconds',
+        help: 'Since when (Unix time) the loaders cannot store what they hold; 0 while they can',
+        labelNames: ['reason'],
+        registers,
+      });
       this.#freshness = new Histogram({
         name: 'tapehouse_freshness_seconds',
         help: 'Per record: from its receipt (a stream frame, a REST page) to its rows stored in the warehouse',
@@ -67,7 +87,7 @@ export class PipelineMetrics {
       });
       this.#insert = new Histogram({
         name: 'tapehouse_insert_duration_seconds',
-        help: "Per loader batch: storing all of its tables in the warehouse, retries included",
+        help: 'Per loader batch: storing all of its tables in the warehouse, retries included',
         labelNames: ['topic'],
         buckets: INSERT_BUCKETS,
         registers,

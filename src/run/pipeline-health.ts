@@ -22,7 +22,14 @@ export function healthRows(before: PipelineFigures, now: PipelineFigures, sample
   add('loader', 'rows', increase(before.rowsLoaded, now.rowsLoaded));
   add('sync', 'cursor_loops', increase(before.cursorLoops ?? {}, now.cursorLoops));
   add('loader', 'lag_records', now.lagRecords);
-  rows.push({ sampled_at: at, component: 'loader', subject: 'all', metric: 'dead_letters', value: Math.max(0, now.deadLetters - before.deadLetters), interval_ms: intervalMs });
+  rows.push({
+    sampled_at: at,
+    component: 'loader',
+    subject: 'all',
+    metric: 'dead_letters',
+    value: Math.max(0, now.deadLetters - before.deadLetters),
+    interval_ms: intervalMs,
+  });
   rows.push({ sampled_at: at, component: 'capture', subject: 'all', metric: 'open_gaps', value: now.openGaps, interval_ms: intervalMs });
   rows.push({ sampled_at: at, component: 'venue', subject: 'all', metric: 'venue_unreachable', value: now.venueUnreachable ? 1 : 0, interval_ms: intervalMs });
   rows.push({ sampled_at: at, component: 'loader', subject: 'all', metric: 'loader_failing', value: now.loaderFailing ? 1 : 0, interval_ms: intervalMs });

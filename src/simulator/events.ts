@@ -51,7 +51,16 @@ export type AccountEvent =
   | { kind: 'order_cancelled'; accountId: string; order: SimOrder; reason: CancelReason; atMs: number }
   | { kind: 'fill'; accountId: string; order: SimOrder; fill: SimFill; atMs: number }
   /** Automatic redemption of one resolved position (§1.7): the shares are gone, the payout is collateral. */
-  | { kind: 'redemption'; accountId: string; conditionId: string; tokenId: string; sharesMicro: bigint; resolutionPriceMicro: bigint; payoutMicro: bigint; atMs: number }
+  | {
+      kind: 'redemption';
+      accountId: string;
+      conditionId: string;
+      tokenId: string;
+      sharesMicro: bigint;
+      resolutionPriceMicro: bigint;
+      payoutMicro: bigint;
+      atMs: number;
+    }
   /** Collateral and possibly positions changed outside matching. */
   | { kind: 'balance'; accountId: string; reason: BalanceReason; tokenIds: string[]; atMs: number };
 

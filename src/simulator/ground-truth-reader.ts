@@ -147,7 +147,11 @@ export function readGroundTruth(dir: string): GroundTruth {
     fills: readLines<GtFill>(dir, 'fills'),
     accounting: readLines<GtAccounting>(dir, 'accounting'),
     faults: readLines<GtFault>(dir, 'faults'),
-    bookAt: (tokenId, atMs) => byToken.get(tokenId)?.filter((b) => b.atMs <= atMs).at(-1),
+    bookAt: (tokenId, atMs) =>
+      byToken
+        .get(tokenId)
+        ?.filter((b) => b.atMs <= atMs)
+        .at(-1),
     bookAtSequence: (tokenId, sequence) => byToken.get(tokenId)?.find((b) => b.sequence === sequence),
   };
 }

@@ -61,10 +61,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const stateFile = options.state ? new VenueStateFile(options.state.file) : undefined;
   const saved = stateFile?.read();
   const generation = saved ? saved.generation + 1 : (options.state?.firstGeneration ?? 0);
-  if (generation * SEQUENCE_SPAN > Number.MAX_SAFE_INTEGER) throw new Error(`venue state ${stateFile?.path}: generation ${generation} is past the last one (move the file away)`);
+  if (generation * SEQUENCE_SPAN > Number.MAX_SAFE_INTEGER)
+    throw new Error(`venue state ${stateFile?.path}: generation ${generation} is past the last one (move the file away)`);
   const clock = resumedClock(options.clock ?? systemClock, saved);
   const seed = saved?.world.seed ?? options.seed ?? DEFAULT_SEED;
-  if (saved && options.seed !== undefined && options.seed !== seed) log.info({ file: stateFile?.path, seed, asked: options.seed }, 'the saved venue goes on with the seed it was created with; another seed makes a new world only');
+  if (saved && options.seed !== undefined && options.seed !== seed)
+    log.info(
+      { file: stateFile?.path, seed, asked: options.seed },
+      'the saved venue goes on with the seed it was created with; another seed makes a new world only',
+    );
   const venue = new Venue(
     {
       seed,
@@ -129,7 +134,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  const control: ControlServer | undefined = options.controlPort === undefined ? undefined : await startControlServer(options.controlPort, faults, streams, tally);
+  const control: ControlServer | undefined =
+    options.controlPort === undefined ? undefined : await startControlServer(options.controlPort, faults, streams, tally);
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
     if (timer) clearInterval(timer);

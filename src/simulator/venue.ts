@@ -154,18 +154,27 @@ export class Venue {
     );
     this.accounts = new AccountRegistry(this.prng('accounts'));
     this.activities = new ActivityLog(ids, saved ? Math.max(saved.activitySeq, floor) : 0);
-    this.exchange = new Exchange(this.catalogue, this.accounts, this.activities, this.events, clock, this.prng('orders'), {
-      fees: DEFAULT_FEES,
-      limits: DEFAULT_ORDER_LIMITS,
-      submissionDelayMs: 0,
-      settlementDelayMs: 2_000,
-      cancelAllDelayMs: 0,
-      cancelAllSlackMs: this.cases.cancelAllSlackMs,
-      publicFills: this.cases.publicFills,
-      lateFillShare: this.cases.lateFillShare,
-      lateFillDelayMs: this.cases.lateFillDelayMs,
-      ...options.exchange,
-    }, this.prng('exchange-cases'));
+    this.exchange = new Exchange(
+      this.catalogue,
+      this.accounts,
+      this.activities,
+      this.events,
+      clock,
+      this.prng('orders'),
+      {
+        fees: DEFAULT_FEES,
+        limits: DEFAULT_ORDER_LIMITS,
+        submissionDelayMs: 0,
+        settlementDelayMs: 2_000,
+        cancelAllDelayMs: 0,
+        cancelAllSlackMs: this.cases.cancelAllSlackMs,
+        publicFills: this.cases.publicFills,
+        lateFillShare: this.cases.lateFillShare,
+        lateFillDelayMs: this.cases.lateFillDelayMs,
+        ...options.exchange,
+      },
+      this.prng('exchange-cases'),
+    );
     const orders = new Map<string, SimOrder>((saved?.exchange.orders ?? []).map((o) => [o.id, o]));
     if (saved) {
       this.accounts.restore(saved.accounts, (id) => orders.get(id));

@@ -131,7 +131,10 @@ export class ReconnectingStream {
     await watchdog;
     const loss = session.loss(detail);
     this.handlers.onCoverageLost?.(loss);
-    this.#options.log?.info({ stream: this.transport.name, ...loss, lastFrameAtUs: loss.lastFrameAtUs?.toString(), noticedAtUs: loss.noticedAtUs.toString() }, 'stream coverage lost');
+    this.#options.log?.info(
+      { stream: this.transport.name, ...loss, lastFrameAtUs: loss.lastFrameAtUs?.toString(), noticedAtUs: loss.noticedAtUs.toString() },
+      'stream coverage lost',
+    );
     return clock.now() - openedAt;
   }
 

@@ -7,7 +7,16 @@ export { runSyncJob, jobScope, NotBackfillable, type JobReport, type JobOutcome,
 export { startEmbeddedScheduler, type EmbeddedScheduler, type EmbeddedSchedulerOptions } from './embedded-scheduler.ts';
 export { syncDeps, DEFAULT_TUNING, type SyncDeps, type SyncDepsOptions, type SyncTuning } from './deps.ts';
 export { createSyncVenue, type SyncVenue, type SyncVenueOptions } from './venue.ts';
-export { MemoryCheckpointStore, positionOf, resumeFrom, type Checkpoint, type CheckpointPosition, type CheckpointStore, type CheckpointStatus, type Unavailability } from './checkpoint.ts';
+export {
+  MemoryCheckpointStore,
+  positionOf,
+  resumeFrom,
+  type Checkpoint,
+  type CheckpointPosition,
+  type CheckpointStore,
+  type CheckpointStatus,
+  type Unavailability,
+} from './checkpoint.ts';
 export { FileCheckpointStore } from './checkpoint-file.ts';
 export { WarehouseCheckpointStore } from './checkpoint-warehouse.ts';
 export { classifyFailure, type FailureDecision } from './failure.ts';

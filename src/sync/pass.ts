@@ -100,7 +100,10 @@ export async function runPass<Page extends ListPage, Item>(run: JobRun, spec: Pa
       next = olderAt >= 0 ? undefined : trail.follow(page.value.pagination);
     } catch (error) {
       if (!(error instanceof CursorLoopError)) throw error;
-      log.warn({ job: run.job, list: spec.name, endpoint: error.endpoint, page: pass.page }, 'cursor handed out twice; the pass ends here and the next run starts afresh');
+      log.warn(
+        { job: run.job, list: spec.name, endpoint: error.endpoint, page: pass.page },
+        'cursor handed out twice; the pass ends here and the next run starts afresh',
+      );
       await run.commit([...outcome.records, cursorLoopRecord(run, error, pass.page)], { pass: undefined, state: outcome.state });
       outcome.afterCommit?.();
       throw error;
@@ -119,7 +122,13 @@ export async function runPass<Page extends ListPage, Item>(run: JobRun, spec: Pa
 
 /** The `data_quality` record of a cursor loop: where (endpoint, job, page) and which cursor. */
 function cursorLoopRecord(run: JobRun, error: CursorLoopError, page: number): BusRecord {
-  const finding: DataQualityPayload = { problem: 'cursor_loop', detail: `${error.message} (job ${run.job}, page ${page} of the pass)`, stream: 'sync', endpoint: error.endpoint, cursor: error.cursor };
+  const finding: DataQualityPayload = {
+    problem: 'cursor_loop',
+    detail: `${error.message} (job ${run.job}, page ${page} of the pass)`,
+    stream: 'sync',
+    endpoint: error.endpoint,
+    cursor: error.cursor,
+  };
   return syncRecord('data_quality', run.scope === '' ? 'sync' : run.scope, finding, undefined, undefined, run.origin(undefined));
 }
 
@@ -142,7 +151,13 @@ function readPassData(data: Json | undefined): PassData {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return {};
   const number = (value: Json | undefined): number | undefined => (typeof value === 'number' ? value : undefined);
   const cursors = Array.isArray(data.cursors) ? data.cursors.filter((c): c is string => typeof c === 'string') : undefined;
-  return { stopBeforeMs: number(data.stopBeforeMs), untilMs: number(data.untilMs), newestMs: number(data.newestMs), oldestOpenMs: number(data.oldestOpenMs), cursors };
+  return {
+    stopBeforeMs: number(data.stopBeforeMs),
+    untilMs: number(data.untilMs),
+    newestMs: number(data.newestMs),
+    oldestOpenMs: number(data.oldestOpenMs),
+    cursors,
+  };
 }
 
 /** `Date.parse` that gives undefined instead of NaN. */

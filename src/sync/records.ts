@@ -18,7 +18,14 @@ export type SyncSource<K extends RecordKind> = K extends keyof SyncSources ? Syn
  * A sync record: the parsed item as payload (bigints as decimal strings: src/records), the item's
  * JSON as received as `raw`, and the venue's time of the answer (`as_of`) when it gave one.
  */
-export function syncRecord<K extends RecordKind>(kind: K, key: string, value: SyncSource<K>, raw: unknown, venueTime: string | undefined, origin: SyncOrigin): BusRecord<K> {
+export function syncRecord<K extends RecordKind>(
+  kind: K,
+  key: string,
+  value: SyncSource<K>,
+  raw: unknown,
+  venueTime: string | undefined,
+  origin: SyncOrigin,
+): BusRecord<K> {
   return {
     kind,
     key,

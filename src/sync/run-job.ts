@@ -77,7 +77,16 @@ export async function runSyncJob(deps: SyncDeps, name: JobName, options: RunJobO
   });
   if (start?.unavailable && Date.parse(start.unavailable.retryAt) > deps.now()) return report('unavailable');
 
-  const run = new JobRun(deps, { job: name, scope, start: start && { ...start, unavailable: undefined }, onProgress: options.onProgress, signal: options.signal, maxPages: options.maxPages, maxMs: options.maxMs, republish: options.window !== undefined });
+  const run = new JobRun(deps, {
+    job: name,
+    scope,
+    start: start && { ...start, unavailable: undefined },
+    onProgress: options.onProgress,
+    signal: options.signal,
+    maxPages: options.maxPages,
+    maxMs: options.maxMs,
+    republish: options.window !== undefined,
+  });
   try {
     await job.run(run, { window: options.window });
   } catch (error) {

@@ -62,9 +62,7 @@ export class ChdbReadSessions implements ReadExecutor {
       const hasParams = Object.keys(params).length > 0;
       const options = { format: request.format };
       const whole = async (): Promise<ReadChunk> => {
-        const result = hasParams
-          ? await session.queryBindAsync(request.sql, params, options)
-          : await session.queryAsync(request.sql, options);
+        const result = hasParams ? await session.queryBindAsync(request.sql, params, options) : await session.queryAsync(request.sql, options);
         return { data: Buffer.from(result.bytes()), rows: result.rowsRead };
       };
       if (mode.kind === 'whole') {

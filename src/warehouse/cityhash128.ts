@@ -139,7 +139,7 @@ function withSeed(s: Bytes, at: number, len: number, seedLow: bigint, seedHigh: 
   } while (remaining >= 128);
   y = add(y, add(mul(rot(w0, 37n), K0), z));
   x = add(x, mul(rot(add(v0, z), 49n), K0));
-  for (let done = 0; done < remaining; ) {
+  for (let done = 0; done < remaining;) {
     done += 32;
     y = add(mul(rot(sub(y, x), 42n), K0), v1);
     w0 = add(w0, s.u64(end - done + 16));

@@ -99,7 +99,7 @@ export function decompressBlocks(input: Buffer, verify = true): Buffer {
     if (verify) {
       const actual = cityHash128(framed);
       if (actual.low !== input.readBigUInt64LE(at) || actual.high !== input.readBigUInt64LE(at + 8)) {
-        throw new QueryRefused(40, 'CHECKSUM_DOESNT_MATCH', 'Checksum doesn\'t match: corrupted data.');
+        throw new QueryRefused(40, 'CHECKSUM_DOESNT_MATCH', "Checksum doesn't match: corrupted data.");
       }
     }
     const data = framed.subarray(HEADER_BYTES);

@@ -203,7 +203,9 @@ export class QueryAnswer {
     // Data went out with status 200: the error goes into the body, and the answer is broken off.
     this.#blocks?.discard();
     const overhead = 2 + EXCEPTION_MARKER.length + 2 + EXCEPTION_TAG_LENGTH + 2 + 8 + 1 + EXCEPTION_TAG_LENGTH + 2 + EXCEPTION_MARKER.length + 2;
-    let text = Buffer.from(message).subarray(0, MAX_EXCEPTION_BYTES - overhead).toString('utf8');
+    let text = Buffer.from(message)
+      .subarray(0, MAX_EXCEPTION_BYTES - overhead)
+      .toString('utf8');
     if (!text.endsWith('\n')) text += '\n';
     const block = `\r\n${EXCEPTION_MARKER}\r\n${this.#exceptionTag}\r\n${text}${Buffer.byteLength(text)} ${this.#exceptionTag}\r\n${EXCEPTION_MARKER}\r\n`;
     try {

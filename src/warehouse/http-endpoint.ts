@@ -48,15 +48,37 @@ const KEEP_ALIVE_SECONDS = 30;
 
 /** URL parameters that are the HTTP interface's own (HTTPHandler's reserved names), not settings. */
 const RESERVED = new Set([
-  'query', 'compress', 'decompress', 'user', 'password', 'quota_key', 'query_id', 'stacktrace', 'role', 'buffer_size',
-  'wait_end_of_query', 'session_id', 'session_timeout', 'session_check', 'client_protocol_version', 'close_session',
-  'database', 'default_format',
+  'query',
+  'compress',
+  'decompress',
+  'user',
+  'password',
+  'quota_key',
+  'query_id',
+  'stacktrace',
+  'role',
+  'buffer_size',
+  'wait_end_of_query',
+  'session_id',
+  'session_timeout',
+  'session_check',
+  'client_protocol_version',
+  'close_session',
+  'database',
+  'default_format',
 ]);
 /** Settings about the HTTP answer itself, which the endpoint applies rather than the engine. */
 const ANSWER_SETTINGS = new Set([
-  'enable_http_compression', 'http_zlib_compression_level', 'send_progress_in_http_headers', 'http_headers_progress_interval_ms',
-  'http_response_buffer_size', 'http_wait_end_of_query', 'http_native_compression_disable_checksumming_on_decompress',
-  'add_http_cors_header', 'cancel_http_readonly_queries_on_client_close', 'http_write_exception_in_output_format',
+  'enable_http_compression',
+  'http_zlib_compression_level',
+  'send_progress_in_http_headers',
+  'http_headers_progress_interval_ms',
+  'http_response_buffer_size',
+  'http_wait_end_of_query',
+  'http_native_compression_disable_checksumming_on_decompress',
+  'add_http_cors_header',
+  'cancel_http_readonly_queries_on_client_close',
+  'http_write_exception_in_output_format',
 ]);
 
 export async function startHttpEndpoint(executor: ReadExecutor, options: HttpEndpointOptions = {}): Promise<HttpEndpoint> {
@@ -90,13 +112,7 @@ interface Engine {
   tableFunctions: ReadonlySet<string>;
 }
 
-async function handle(
-  executor: ReadExecutor,
-  engine: Engine,
-  limits: QueryLimits,
-  request: IncomingMessage,
-  response: ServerResponse,
-): Promise<void> {
+async function handle(executor: ReadExecutor, engine: Engine, limits: QueryLimits, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const url = new URL(request.url ?? '/', `http://${HOST}`);
   if (url.pathname === '/ping' || url.pathname === '/replicas_status') return sendText(response, 200, 'Ok.\n');
   if (url.pathname !== '/') return sendText(response, 404, `There is no handle ${url.pathname}\n`);
@@ -131,12 +147,7 @@ async function handle(
   const format = clauseFormat ?? defaultFormat;
   const native = format.toLowerCase() === 'native' && revision > 0;
   const nativeRequest = { revision, binaryTypes: settings.output_format_native_encode_types_in_binary_format === '1' };
-  const prepared = prepareReadOnlyQuery(
-    query,
-    native ? { ...settings, ...nativeQuerySettings(nativeRequest) } : settings,
-    limits,
-    engine.tableFunctions,
-  );
+  const prepared = prepareReadOnlyQuery(query, native ? { ...settings, ...nativeQuerySettings(nativeRequest) } : settings, limits, engine.tableFunctions);
   const queryParams = bindQueryParameters(prepared.sql, rawParams);
 
   const answer = new QueryAnswer(request, response, {

@@ -122,14 +122,19 @@ ORDER BY ${spec.key.join(', ')}`;
   const result = await client.query({
     query: sql,
     format: 'JSONEachRow',
-    query_params: { ...(query.account === undefined ? {} : { account: query.account }), ...(query.receivedSinceMs === undefined ? {} : { since: Math.floor(query.receivedSinceMs) }) },
+    query_params: {
+      ...(query.account === undefined ? {} : { account: query.account }),
+      ...(query.receivedSinceMs === undefined ? {} : { since: Math.floor(query.receivedSinceMs) }),
+    },
   });
   const rows = await result.json<Record<string, unknown>>();
   return rows.map((row) => ({
     entity: spec.entity,
     table: spec.table,
     // An optional part the venue left out ('') is no part of the id.
-    key: Object.fromEntries(spec.key.map((column) => [column, String(row[`k_${column}`])]).filter(([column, value]) => value !== '' || !spec.optional?.includes(column!))),
+    key: Object.fromEntries(
+      spec.key.map((column) => [column, String(row[`k_${column}`])]).filter(([column, value]) => value !== '' || !spec.optional?.includes(column!)),
+    ),
     tokenIds: (row.tokens as string[]).filter((token) => token !== '').sort(),
     rows: Number(row.rows),
     // At least as many entities as the most values one immutable column holds.
@@ -196,13 +201,21 @@ export function conflictRow(conflict: IdentityConflict, detectedAtMs: number): I
  * Records, as `data_quality` rows, the conflicts not recorded yet (an id already recorded with as
  * many different contents is not recorded again). Returns what it found and what it added.
  */
-export async function recordConflicts(warehouse: Warehouse, query: Pick<ConflictQuery, 'receivedSinceMs'> = {}, nowMs = Date.now()): Promise<{ found: IdentityConflict[]; recorded: number }> {
+export async function recordConflicts(
+  warehouse: Warehouse,
+  query: Pick<ConflictQuery, 'receivedSinceMs'> = {},
+  nowMs = Date.now(),
+): Promise<{ found: IdentityConflict[]; recorded: number }> {
   const found: IdentityConflict[] = [];
   for (const spec of NATURAL_KEYS) found.push(...(await findConflicts(warehouse.client, spec, query)));
   if (found.length === 0) return { found, recorded: 0 };
   const known = await recordedConflicts(warehouse.client);
   const fresh = found.filter((conflict) => known.get(identityOf(conflict)) !== conflict.variants);
-  if (fresh.length > 0) await warehouse.insertRows('data_quality', fresh.map((conflict) => conflictRow(conflict, nowMs)));
+  if (fresh.length > 0)
+    await warehouse.insertRows(
+      'data_quality',
+      fresh.map((conflict) => conflictRow(conflict, nowMs)),
+    );
   return { found, recorded: fresh.length };
 }
 

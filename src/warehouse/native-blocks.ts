@@ -83,7 +83,7 @@ export class NativeTranscoder {
   /** Refuses output that ended inside a block. */
   end(): void {
     if (this.#pending.length > 0) {
-      throw new QueryRefused(1001, 'STD_EXCEPTION', 'the engine\'s Native output ended inside a block');
+      throw new QueryRefused(1001, 'STD_EXCEPTION', "the engine's Native output ended inside a block");
     }
   }
 

@@ -71,17 +71,42 @@ export class NeedMoreBytes extends Error {}
 const NEED_MORE = new NeedMoreBytes('incomplete Native block');
 
 const FIXED: Record<number, [string, number]> = {
-  0x00: ['Nothing', 1], 0x01: ['UInt8', 1], 0x02: ['UInt16', 2], 0x03: ['UInt32', 4], 0x04: ['UInt64', 8],
-  0x05: ['UInt128', 16], 0x06: ['UInt256', 32], 0x07: ['Int8', 1], 0x08: ['Int16', 2], 0x09: ['Int32', 4],
-  0x0a: ['Int64', 8], 0x0b: ['Int128', 16], 0x0c: ['Int256', 32], 0x0d: ['Float32', 4], 0x0e: ['Float64', 8],
-  0x0f: ['Date', 2], 0x10: ['Date32', 4], 0x11: ['DateTime', 4], 0x1d: ['UUID', 16], 0x28: ['IPv4', 4],
-  0x29: ['IPv6', 16], 0x2d: ['Bool', 1], 0x31: ['BFloat16', 2], 0x32: ['Time', 4],
+  0x00: ['Nothing', 1],
+  0x01: ['UInt8', 1],
+  0x02: ['UInt16', 2],
+  0x03: ['UInt32', 4],
+  0x04: ['UInt64', 8],
+  0x05: ['UInt128', 16],
+  0x06: ['UInt256', 32],
+  0x07: ['Int8', 1],
+  0x08: ['Int16', 2],
+  0x09: ['Int32', 4],
+  0x0a: ['Int64', 8],
+  0x0b: ['Int128', 16],
+  0x0c: ['Int256', 32],
+  0x0d: ['Float32', 4],
+  0x0e: ['Float64', 8],
+  0x0f: ['Date', 2],
+  0x10: ['Date32', 4],
+  0x11: ['DateTime', 4],
+  0x1d: ['UUID', 16],
+  0x28: ['IPv4', 4],
+  0x29: ['IPv6', 16],
+  0x2d: ['Bool', 1],
+  0x31: ['BFloat16', 2],
+  0x32: ['Time', 4],
 };
 const DECIMAL_WIDTH: Record<number, number> = { 0x19: 4, 0x1a: 8, 0x1b: 16, 0x1c: 32 };
 const INTERVALS = ['Nanosecond', 'Microsecond', 'Millisecond', 'Second', 'Minute', 'Hour', 'Day', 'Week', 'Month', 'Quarter', 'Year'];
 const UNSUPPORTED: Record<number, string> = {
-  0x21: 'Set', 0x24: 'Function', 0x25: 'AggregateFunction', 0x2a: 'Variant', 0x2b: 'Dynamic',
-  0x2e: 'SimpleAggregateFunction', 0x30: 'JSON', 0x36: 'QBit',
+  0x21: 'Set',
+  0x24: 'Function',
+  0x25: 'AggregateFunction',
+  0x2a: 'Variant',
+  0x2b: 'Dynamic',
+  0x2e: 'SimpleAggregateFunction',
+  0x30: 'JSON',
+  0x36: 'QBit',
 };
 
 /** ClickHouse's quoteString: a single-quoted literal with backslash escapes. */

@@ -47,7 +47,8 @@ export async function openQueryRunner(target: WarehouseTarget, access: QueryAcce
     if (!(err instanceof DataDirectoryBusy)) throw err;
     const endpoint = await liveEndpoint(target.dataDir);
     if (!endpoint) throw new DataDirectoryBusy(target.dataDir, undefined);
-    if (access.allowWrites) throw new WritesRefused(`${target.dataDir} is held by process ${endpoint.pid} (a running job), whose endpoint is read-only: stop it first to write`);
+    if (access.allowWrites)
+      throw new WritesRefused(`${target.dataDir} is held by process ${endpoint.pid} (a running job), whose endpoint is read-only: stop it first to write`);
     const client = createClient({ url: endpoint.url, request_timeout: 300_000, log: { level: ClickHouseLogLevel.OFF } });
     return runnerOver(client, `the endpoint ${endpoint.url} of process ${endpoint.pid}`, await hasTapehouseDatabase(client), false);
   }
@@ -124,7 +125,12 @@ function runnerOver(client: ClickHouseClient, via: string, databaseParam: boolea
   };
 }
 
-async function execute(client: ClickHouseClient, statement: string, settings: Record<string, string>, params: Readonly<Record<string, string>> | undefined): Promise<Buffer> {
+async function execute(
+  client: ClickHouseClient,
+  statement: string,
+  settings: Record<string, string>,
+  params: Readonly<Record<string, string>> | undefined,
+): Promise<Buffer> {
   const result = await client.exec({ query: statement, clickhouse_settings: settings, query_params: params });
   const chunks: Buffer[] = [];
   for await (const chunk of result.stream) chunks.push(Buffer.from(chunk as Uint8Array));

@@ -65,7 +65,15 @@ function isComposite(type: string): boolean {
 
 /** ClickHouse's parseEscapeSequence: the character an escape stands for. */
 const ESCAPES: Record<string, string> = {
-  a: '\x07', b: '\b', e: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '0': '\0',
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '0': '\0',
 };
 
 /**

@@ -40,18 +40,69 @@ export interface ReadOnlyQuery {
 
 const READ_STATEMENTS = new Set(['SELECT', 'WITH', 'SHOW', 'DESCRIBE', 'DESC', 'EXISTS', 'EXPLAIN']);
 const OTHER_STATEMENTS = new Set([
-  'INSERT', 'CREATE', 'ALTER', 'DROP', 'TRUNCATE', 'RENAME', 'OPTIMIZE', 'SYSTEM', 'KILL', 'SET', 'USE', 'GRANT',
-  'REVOKE', 'ATTACH', 'DETACH', 'DELETE', 'UPDATE', 'EXCHANGE', 'BACKUP', 'RESTORE', 'UNDROP', 'CHECK', 'MOVE',
-  'BEGIN', 'COMMIT', 'ROLLBACK', 'WATCH', 'REPLACE', 'UNDO',
+  'INSERT',
+  'CREATE',
+  'ALTER',
+  'DROP',
+  'TRUNCATE',
+  'RENAME',
+  'OPTIMIZE',
+  'SYSTEM',
+  'KILL',
+  'SET',
+  'USE',
+  'GRANT',
+  'REVOKE',
+  'ATTACH',
+  'DETACH',
+  'DELETE',
+  'UPDATE',
+  'EXCHANGE',
+  'BACKUP',
+  'RESTORE',
+  'UNDROP',
+  'CHECK',
+  'MOVE',
+  'BEGIN',
+  'COMMIT',
+  'ROLLBACK',
+  'WATCH',
+  'REPLACE',
+  'UNDO',
 ]);
 
 /** Table functions that read only the warehouse, or make rows from their arguments. */
 export const ALLOWED_TABLE_FUNCTIONS: readonly string[] = [
-  'numbers', 'numbers_mt', 'zeros', 'zeros_mt', 'primes', 'generate_series', 'generateSeries', 'generateRandom',
-  'values', 'SQLStandardValues', 'null', 'format', 'fuzzJSON', 'fuzzQuery',
-  'view', 'viewIfPermitted', 'viewExplain', 'merge', 'loop', 'dictionary',
-  'mergeTreeIndex', 'mergeTreeAnalyzeIndexes', 'mergeTreeAnalyzeIndexesUUID', 'mergeTreeProjection', 'mergeTreeTextIndex',
-  'timeSeriesData', 'timeSeriesMetrics', 'timeSeriesSamples', 'timeSeriesSelector', 'timeSeriesTags',
+  'numbers',
+  'numbers_mt',
+  'zeros',
+  'zeros_mt',
+  'primes',
+  'generate_series',
+  'generateSeries',
+  'generateRandom',
+  'values',
+  'SQLStandardValues',
+  'null',
+  'format',
+  'fuzzJSON',
+  'fuzzQuery',
+  'view',
+  'viewIfPermitted',
+  'viewExplain',
+  'merge',
+  'loop',
+  'dictionary',
+  'mergeTreeIndex',
+  'mergeTreeAnalyzeIndexes',
+  'mergeTreeAnalyzeIndexesUUID',
+  'mergeTreeProjection',
+  'mergeTreeTextIndex',
+  'timeSeriesData',
+  'timeSeriesMetrics',
+  'timeSeriesSamples',
+  'timeSeriesSelector',
+  'timeSeriesTags',
 ];
 
 /**
@@ -60,14 +111,66 @@ export const ALLOWED_TABLE_FUNCTIONS: readonly string[] = [
  * `eval`. `file` is also a scalar function (it reads a file), refused as well.
  */
 export const REFUSED_TABLE_FUNCTIONS: readonly string[] = [
-  'file', 'fileCluster', 'filesystem', 'url', 'urlCluster', 'remote', 'remoteSecure', 'cluster', 'clusterAllReplicas',
-  'mysql', 'postgresql', 'mongodb', 'redis', 'sqlite', 'odbc', 'jdbc', 'ytsaurus', 'executable', 'eval', 'input',
-  'arrowstream', 's3', 's3Cluster', 'gcs', 'oss', 'cosn', 'hdfs', 'hdfsCluster', 'azureBlobStorage', 'azureBlobStorageCluster',
-  'deltaLake', 'deltaLakeAzure', 'deltaLakeAzureCluster', 'deltaLakeCluster', 'deltaLakeLocal', 'deltaLakeS3', 'deltaLakeS3Cluster',
-  'hudi', 'hudiCluster', 'iceberg', 'icebergAzure', 'icebergAzureCluster', 'icebergCluster', 'icebergHDFS', 'icebergHDFSCluster',
-  'icebergLocal', 'icebergLocalCluster', 'icebergS3', 'icebergS3Cluster', 'paimon', 'paimonAzure', 'paimonAzureCluster',
-  'paimonCluster', 'paimonHDFS', 'paimonHDFSCluster', 'paimonLocal', 'paimonS3', 'paimonS3Cluster',
-  'prometheusQuery', 'prometheusQueryRange',
+  'file',
+  'fileCluster',
+  'filesystem',
+  'url',
+  'urlCluster',
+  'remote',
+  'remoteSecure',
+  'cluster',
+  'clusterAllReplicas',
+  'mysql',
+  'postgresql',
+  'mongodb',
+  'redis',
+  'sqlite',
+  'odbc',
+  'jdbc',
+  'ytsaurus',
+  'executable',
+  'eval',
+  'input',
+  'arrowstream',
+  's3',
+  's3Cluster',
+  'gcs',
+  'oss',
+  'cosn',
+  'hdfs',
+  'hdfsCluster',
+  'azureBlobStorage',
+  'azureBlobStorageCluster',
+  'deltaLake',
+  'deltaLakeAzure',
+  'deltaLakeAzureCluster',
+  'deltaLakeCluster',
+  'deltaLakeLocal',
+  'deltaLakeS3',
+  'deltaLakeS3Cluster',
+  'hudi',
+  'hudiCluster',
+  'iceberg',
+  'icebergAzure',
+  'icebergAzureCluster',
+  'icebergCluster',
+  'icebergHDFS',
+  'icebergHDFSCluster',
+  'icebergLocal',
+  'icebergLocalCluster',
+  'icebergS3',
+  'icebergS3Cluster',
+  'paimon',
+  'paimonAzure',
+  'paimonAzureCluster',
+  'paimonCluster',
+  'paimonHDFS',
+  'paimonHDFSCluster',
+  'paimonLocal',
+  'paimonS3',
+  'paimonS3Cluster',
+  'prometheusQuery',
+  'prometheusQueryRange',
 ];
 
 const ALLOWED = new Set(ALLOWED_TABLE_FUNCTIONS.map((name) => name.toLowerCase()));
@@ -128,11 +231,7 @@ function checkStatementKind(tokens: Token[]): void {
     throw new QueryRefused(62, 'SYNTAX_ERROR', `Syntax error: no statement starts with ${first?.text ?? 'that'}`);
   }
   if (!READ_STATEMENTS.has(kind)) {
-    throw new QueryRefused(
-      164,
-      'READONLY',
-      `Cannot execute query in readonly mode: this endpoint serves ${[...READ_STATEMENTS].join(', ')} only`,
-    );
+    throw new QueryRefused(164, 'READONLY', `Cannot execute query in readonly mode: this endpoint serves ${[...READ_STATEMENTS].join(', ')} only`);
   }
 }
 
@@ -148,11 +247,7 @@ function checkNoOutsideAccess(tokens: Token[], engineTableFunctions: ReadonlySet
     }
     if (tokens[i + 1]?.text !== '(') return;
     if (token.kind === 'word' && reachesOutside(token.text)) {
-      throw new QueryRefused(
-        164,
-        'READONLY',
-        `Cannot execute query in readonly mode: function ${token.text}() is not a table function this endpoint allows`,
-      );
+      throw new QueryRefused(164, 'READONLY', `Cannot execute query in readonly mode: function ${token.text}() is not a table function this endpoint allows`);
     }
     // A quoted function name (`file`, "url", or with escapes such as `\x66ile`) is a name like any
     // other to ClickHouse: allowed only when it is plainly written and reaches nothing outside.

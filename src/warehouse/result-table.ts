@@ -16,7 +16,10 @@ export function renderTable(output: string): string {
   const widths = names.map((name, c) => Math.max(name.length, ...rows.map((row) => row[c]!.length)));
   const pad = (text: string, c: number) => (numeric[c] ? text.padStart(widths[c]!) : text.padEnd(widths[c]!));
   const out = [
-    names.map((name, c) => name.padEnd(widths[c]!)).join(' | ').trimEnd(),
+    names
+      .map((name, c) => name.padEnd(widths[c]!))
+      .join(' | ')
+      .trimEnd(),
     widths.map((width) => '-'.repeat(width)).join('-+-'),
     ...rows.map((row) => row.map(pad).join(' | ').trimEnd()),
     `(${rows.length} ${rows.length === 1 ? 'row' : 'rows'})`,

@@ -99,7 +99,8 @@ function skipQuoted(sql: string, i: number, quote: string): number {
     if (c === '\\') {
       i += 2;
     } else if (c === quote) {
-      if (sql[i + 1] === quote) i += 2; // doubled quote is an escaped quote
+      if (sql[i + 1] === quote)
+        i += 2; // doubled quote is an escaped quote
       else return i + 1;
     } else {
       i++;

@@ -36,7 +36,9 @@ export async function applyStorageSettings(client: ClickHouseClient): Promise<st
   for (const { name, engine_full } of await result.json<{ name: string; engine_full: string }>()) {
     const missing = Object.entries(STORAGE_SETTINGS).filter(([setting, value]) => !new RegExp(`\\b${setting} = ${value}\\b`).test(engine_full));
     if (missing.length === 0) continue;
-    await client.command({ query: `ALTER TABLE ${DATABASE}.\`${name}\` MODIFY SETTING ${missing.map(([setting, value]) => `${setting} = ${value}`).join(', ')}` });
+    await client.command({
+      query: `ALTER TABLE ${DATABASE}.\`${name}\` MODIFY SETTING ${missing.map(([setting, value]) => `${setting} = ${value}`).join(', ')}`,
+    });
     changed.push(name);
   }
   return changed;

@@ -15,8 +15,22 @@ export type StreamMode = { kind: 'concatenate' } | { kind: 'strip'; headerLength
 
 const CONCATENATE = new Set(
   [
-    'JSONEachRow', 'JSONLines', 'NDJSON', 'JSONStringsEachRow', 'JSONCompactEachRow', 'JSONCompactStringsEachRow',
-    'TabSeparated', 'TSV', 'TabSeparatedRaw', 'TSVRaw', 'Raw', 'CSV', 'RowBinary', 'Native', 'LineAsString', 'MsgPack',
+    'JSONEachRow',
+    'JSONLines',
+    'NDJSON',
+    'JSONStringsEachRow',
+    'JSONCompactEachRow',
+    'JSONCompactStringsEachRow',
+    'TabSeparated',
+    'TSV',
+    'TabSeparatedRaw',
+    'TSVRaw',
+    'Raw',
+    'CSV',
+    'RowBinary',
+    'Native',
+    'LineAsString',
+    'MsgPack',
     'Null',
   ].map((name) => name.toLowerCase()),
 );

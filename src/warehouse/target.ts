@@ -37,10 +37,13 @@ export function resolveTarget(options: TargetOptions, env: NodeJS.ProcessEnv = p
   }
   const url = options.clickhouseUrl ?? (options.dataDir === undefined ? env.TAPEHOUSE_CLICKHOUSE_URL : undefined);
   if (url === undefined || url === '') return { kind: 'chdb', dataDir: options.dataDir ?? (env.TAPEHOUSE_DATA_DIR || DEFAULT_DATA_DIR) };
-  if (!/^https?:\/\//.test(url)) throw new SettingError(`--clickhouse-url (TAPEHOUSE_CLICKHOUSE_URL): ${JSON.stringify(url)} does not start with http:// or https://`);
+  if (!/^https?:\/\//.test(url))
+    throw new SettingError(`--clickhouse-url (TAPEHOUSE_CLICKHOUSE_URL): ${JSON.stringify(url)} does not start with http:// or https://`);
   if (carriesCredentials(url)) {
     // Not repeated in the message: it holds a password.
-    throw new SettingError('the ClickHouse URL carries credentials (user:password@), which are refused: set TAPEHOUSE_CLICKHOUSE_USER and TAPEHOUSE_CLICKHOUSE_PASSWORD instead');
+    throw new SettingError(
+      'the ClickHouse URL carries credentials (user:password@), which are refused: set TAPEHOUSE_CLICKHOUSE_USER and TAPEHOUSE_CLICKHOUSE_PASSWORD instead',
+    );
   }
   const target: ServerTarget = { kind: 'server', url };
   if (env.TAPEHOUSE_CLICKHOUSE_USER) target.user = env.TAPEHOUSE_CLICKHOUSE_USER;

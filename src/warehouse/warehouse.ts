@@ -59,11 +59,7 @@ export function openServerWarehouse(target: ServerTarget): Warehouse {
   return assemble(target, client, httpTransport(client));
 }
 
-function assemble<Target extends WarehouseTarget>(
-  target: Target,
-  client: ClickHouseClient,
-  transport: InsertTransport,
-): Warehouse & { target: Target } {
+function assemble<Target extends WarehouseTarget>(target: Target, client: ClickHouseClient, transport: InsertTransport): Warehouse & { target: Target } {
   const inserter = new RowInserter(client, transport);
   return {
     target,

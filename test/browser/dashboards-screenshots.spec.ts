@@ -45,7 +45,9 @@ describe('the built-in viewer in a browser', () => {
     const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
-    page.on('console', (message) => { if (message.type() === 'error') errors.push(message.text()); });
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
     await page.goto(`${server.url}/d/${dashboard.uid}?refresh=off`);
     await page.waitForSelector('body[data-refreshes]');
     const panels = await page.locator('section.panel').evaluateAll((sections) =>
@@ -69,10 +71,23 @@ describe('the built-in viewer in a browser', () => {
     await page.waitForSelector('body[data-refreshes]');
     const before = await trades.textContent();
     const at = new Date(Date.now() - 1000).toISOString();
-    await seeded.warehouse.insertRows('trades', Array.from({ length: 5000 }, (_, index) => ({
-      token_id: 'tok-1-1-yes', condition_id: '0xcond11', trade_id: `live-${index}`, side: 'BUY', price_micro: 500_000,
-      shares_micro: 1_000_000, executed_at: at, sequence: index, _topic: 'tapehouse.market.trades', _partition: 0, _offset: 900_000 + index, _received_at: at,
-    })));
+    await seeded.warehouse.insertRows(
+      'trades',
+      Array.from({ length: 5000 }, (_, index) => ({
+        token_id: 'tok-1-1-yes',
+        condition_id: '0xcond11',
+        trade_id: `live-${index}`,
+        side: 'BUY',
+        price_micro: 500_000,
+        shares_micro: 1_000_000,
+        executed_at: at,
+        sequence: index,
+        _topic: 'tapehouse.market.trades',
+        _partition: 0,
+        _offset: 900_000 + index,
+        _received_at: at,
+      })),
+    );
     await expect.poll(() => trades.textContent(), { timeout: 30_000, interval: 500 }).not.toBe(before);
     expect(Number(await page.getAttribute('body', 'data-refreshes'))).toBeGreaterThan(1);
     await page.close();

@@ -83,7 +83,7 @@ describe('@clickhouse/client, default settings', () => {
     }
   });
 
-  it('refuses writes with ClickHouse\'s READONLY error', async () => {
+  it("refuses writes with ClickHouse's READONLY error", async () => {
     run++;
     await expect(client.command({ query: 'CREATE TABLE tapehouse.x (a UInt8) ENGINE = Memory' })).rejects.toMatchObject({ code: '164', type: 'READONLY' });
     ok++;
@@ -93,9 +93,7 @@ describe('@clickhouse/client, default settings', () => {
     const started = performance.now();
     let firstByte = 0;
     let rows = 0;
-    const result = await counted(() =>
-      client.query({ query: 'SELECT number AS n, toString(number) AS s FROM numbers(5000000)', format: 'JSONEachRow' }),
-    );
+    const result = await counted(() => client.query({ query: 'SELECT number AS n, toString(number) AS s FROM numbers(5000000)', format: 'JSONEachRow' }));
     for await (const batch of result.stream()) {
       firstByte ||= performance.now() - started;
       rows += batch.length;

@@ -26,11 +26,17 @@ afterAll(async () => {
   const ok = report.queries.filter((q) => q.ok).length;
   const latencies = report.queries.map((q) => q.ms).sort((a, b) => a - b);
   const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)]!.toFixed(1);
-  recordTally(dir, 'clickhouse-go v2.47.0 (Grafana plugin v4.20.0 options, HTTP)', report.queries.length + report.checks.length, ok + report.checks.filter((c) => c.ok).length, `59 dashboard queries: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms`);
+  recordTally(
+    dir,
+    'clickhouse-go v2.47.0 (Grafana plugin v4.20.0 options, HTTP)',
+    report.queries.length + report.checks.length,
+    ok + report.checks.filter((c) => c.ok).length,
+    `59 dashboard queries: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms`,
+  );
   await client.close();
 });
 
-describe('Grafana\'s ClickHouse data source (clickhouse-go v2.47.0 over HTTP, the plugin\'s options)', () => {
+describe("Grafana's ClickHouse data source (clickhouse-go v2.47.0 over HTTP, the plugin's options)", () => {
   it('passes "Save & test": ping, version, time zone; and reads LZ4 blocks with their checksums', () => {
     expect(report.checks.filter((c) => !c.ok)).toEqual([]);
     expect(report.checks.map((c) => c.name)).toContain('ping');

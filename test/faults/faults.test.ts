@@ -44,7 +44,8 @@ describe.concurrent('the pipeline under combined faults, against the ground trut
     await requireService('Temporal', TEMPORAL_ADDRESS);
     const figures = await suite('kafka');
     expect(mustBeZero(figures)).toEqual(Object.fromEntries(Object.keys(mustBeZero(figures)).map((k) => [k, 0])));
-    for (const fault of ['sigkill_capture', 'sigkill_load', 'sigkill_worker', 'kafka_restart', 'temporal_restart']) expect(figures.faults[fault], fault).toBeGreaterThanOrEqual(1);
+    for (const fault of ['sigkill_capture', 'sigkill_load', 'sigkill_worker', 'kafka_restart', 'temporal_restart'])
+      expect(figures.faults[fault], fault).toBeGreaterThanOrEqual(1);
     expect(figures.verdict.trades.storedOnce).toBeGreaterThan(500);
     expect(figures.verdict.books.compared).toBeGreaterThanOrEqual(200);
     expect(figures.verdict.fills.expected).toBeGreaterThan(0);
@@ -57,7 +58,15 @@ describe.concurrent('the pipeline under combined faults, against the ground trut
     await requireService('Temporal', TEMPORAL_ADDRESS);
     const figures = await suite('scaleout');
     expect(mustBeZero(figures)).toEqual(Object.fromEntries(Object.keys(mustBeZero(figures)).map((k) => [k, 0])));
-    for (const fault of ['loader_joins', 'loader_leaves', 'loader_leaves_during_outage', 'loader_joins_during_outage', 'warehouse_restored_from_backup', 'kafka_outage_during_sync']) expect(figures.faults[fault], fault).toBeGreaterThanOrEqual(1);
+    for (const fault of [
+      'loader_joins',
+      'loader_leaves',
+      'loader_leaves_during_outage',
+      'loader_joins_during_outage',
+      'warehouse_restored_from_backup',
+      'kafka_outage_during_sync',
+    ])
+      expect(figures.faults[fault], fault).toBeGreaterThanOrEqual(1);
     expect(figures.verdict.trades.storedOnce).toBeGreaterThan(500);
     expect(figures.verdict.books.compared).toBeGreaterThanOrEqual(200);
     expect(figures.verdict.fills.expected).toBeGreaterThan(0);

@@ -59,7 +59,12 @@ const BATCH = { maxRows: 2_000 };
 /** A new member; a start that fails (the warehouse is down) is tried again, as a supervisor would restart `tapehouse load`. */
 async function join(): Promise<number> {
   const id = ++serial;
-  const bus = await KafkaBus.open({ brokers: values['kafka-brokers'].split(','), topics: catalogue.topics, clientId: `tapehouse-load-${process.pid}-${id}`, log: log.child({ member: id, part: 'bus' }) });
+  const bus = await KafkaBus.open({
+    brokers: values['kafka-brokers'].split(','),
+    topics: catalogue.topics,
+    clientId: `tapehouse-load-${process.pid}-${id}`,
+    log: log.child({ member: id, part: 'bus' }),
+  });
   for (let attempt = 1; ; attempt++) {
     try {
       const loaders = await startLoaders({ bus, warehouse, group: values.group, topics, batch: BATCH, log: log.child({ member: id }) });
@@ -124,10 +129,12 @@ async function stopAll(): Promise<void> {
   server.close();
   await changes;
   // All at once, as a deployment stops its loaders: each stores and commits what it holds.
-  await Promise.all(members.splice(0).map(async (member) => {
-    await member.loaders.stop();
-    await member.bus.close();
-  }));
+  await Promise.all(
+    members.splice(0).map(async (member) => {
+      await member.loaders.stop();
+      await member.bus.close();
+    }),
+  );
   await real.close();
   process.exit(0);
 }

@@ -36,7 +36,17 @@ export interface Pipeline {
 }
 
 /** Sync jobs every 10 s in both modes' schedules, so the settle window sees every job run. */
-const SYNC_INTERVALS = ['catalogue', 'portfolio_summary', 'positions', 'open_orders', 'orders', 'order_trades', 'portfolio_trades', 'activities', 'pnl'].flatMap((job) => ['--interval', `${job}=10s`]);
+const SYNC_INTERVALS = [
+  'catalogue',
+  'portfolio_summary',
+  'positions',
+  'open_orders',
+  'orders',
+  'order_trades',
+  'portfolio_trades',
+  'activities',
+  'pnl',
+].flatMap((job) => ['--interval', `${job}=10s`]);
 
 async function upWhen(proc: Proc, ready: () => Promise<void>): Promise<void> {
   proc.start();
@@ -111,9 +121,14 @@ export async function startOwnKafka(work: string): Promise<OwnKafka> {
 async function startProducers(ctx: PipelineContext) {
   const bus = ['--kafka-brokers', ctx.kafkaBrokers, '--topic-prefix', ctx.runId];
   const token = { TAPEHOUSE_TOKEN: ctx.token };
-  const proc = (name: Target, args: string[], env: Record<string, string> = {}) => new Proc({ name, args, cwd: ctx.work, env: { TAPEHOUSE_TEMPORAL_ADDRESS: ctx.temporalAddress, ...env }, logFile: ctx.logFile });
+  const proc = (name: Target, args: string[], env: Record<string, string> = {}) =>
+    new Proc({ name, args, cwd: ctx.work, env: { TAPEHOUSE_TEMPORAL_ADDRESS: ctx.temporalAddress, ...env }, logFile: ctx.logFile });
   const capture = proc('capture', ['capture', '--base-url', ctx.venueUrl, '--coverage-file', join(ctx.work, 'coverage.json'), ...bus], token);
-  const worker = proc('worker', ['worker', '--base-url', ctx.venueUrl, '--task-queue', ctx.runId, '--checkpoint-file', join(ctx.work, 'checkpoints.json'), ...bus], token);
+  const worker = proc(
+    'worker',
+    ['worker', '--base-url', ctx.venueUrl, '--task-queue', ctx.runId, '--checkpoint-file', join(ctx.work, 'checkpoints.json'), ...bus],
+    token,
+  );
   const ready = {
     capture: async () => void (await capture.waitFor(/^capturing /m, 120_000)),
     worker: async () => void (await worker.waitFor(/^worker ready/m, 120_000)),
@@ -127,7 +142,22 @@ async function startProducers(ctx: PipelineContext) {
     async start(): Promise<void> {
       await upWhen(capture, ready.capture);
       await upWhen(worker, ready.worker);
-      const apply = spawnSync(process.execPath, [join(ROOT, 'bin/tapehouse.js'), 'schedules', 'apply', '--task-queue', ctx.runId, '--id-prefix', `${ctx.runId}-`, '--temporal-address', ctx.temporalAddress, ...SYNC_INTERVALS], { cwd: ctx.work, encoding: 'utf8' });
+      const apply = spawnSync(
+        process.execPath,
+        [
+          join(ROOT, 'bin/tapehouse.js'),
+          'schedules',
+          'apply',
+          '--task-queue',
+          ctx.runId,
+          '--id-prefix',
+          `${ctx.runId}-`,
+          '--temporal-address',
+          ctx.temporalAddress,
+          ...SYNC_INTERVALS,
+        ],
+        { cwd: ctx.work, encoding: 'utf8' },
+      );
       if (apply.status !== 0) throw new Error(`schedules apply failed: ${apply.stderr}`);
     },
     /** Producers first (schedules deleted), then whatever loads drains what they published. */

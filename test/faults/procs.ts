@@ -55,7 +55,11 @@ export class Proc {
     this.starts += 1;
     this.#expectingExit = false;
     const entry = script === undefined ? [BIN] : ['--import', 'tsx', script];
-    const child = spawn(process.execPath, [...entry, ...args], { cwd, env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...entry, ...args], {
+      cwd,
+      env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const run = this.starts;
     let partial = '';
     const keep = (chunk: Buffer) => {

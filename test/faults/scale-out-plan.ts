@@ -16,7 +16,12 @@ const RESTORE_KEEP_MS = 15_000;
 // The mode's own broker stopped this long, then started (its start takes some 20 s more).
 const KAFKA_OUTAGE_MS = 5_000;
 
-export async function scaleOutTimeline(pipeline: ScaleOutPipeline, faults: Record<string, number>, problems: string[], log: (line: string) => void): Promise<void> {
+export async function scaleOutTimeline(
+  pipeline: ScaleOutPipeline,
+  faults: Record<string, number>,
+  problems: string[],
+  log: (line: string) => void,
+): Promise<void> {
   const count = (name: string) => {
     faults[name] = (faults[name] ?? 0) + 1;
     log(name);

@@ -81,7 +81,21 @@ export async function runFaultSuite(options: SuiteOptions): Promise<Figures> {
 
   const sim = new Proc({
     name: 'simulator',
-    args: ['simulate', '--port', '0', '--control-port', '0', '--seed', String(options.seed), '--rate', String(options.rate), '--ground-truth', gtDir, '--recurring-cadence-s', '120'],
+    args: [
+      'simulate',
+      '--port',
+      '0',
+      '--control-port',
+      '0',
+      '--seed',
+      String(options.seed),
+      '--rate',
+      String(options.rate),
+      '--ground-truth',
+      gtDir,
+      '--recurring-cadence-s',
+      '120',
+    ],
     cwd: work,
     logFile,
   }).start();
@@ -93,7 +107,8 @@ export async function runFaultSuite(options: SuiteOptions): Promise<Figures> {
     const controlUrl = (await sim.waitFor(/fault control on (\S+)/))[1]!;
     const ctx = { work, dataDir, venueUrl, token, logFile, runId, kafkaBrokers, temporalAddress };
     log(`${options.mode}: starting the pipeline (work dir ${work})`);
-    pipeline = options.mode === 'embedded' ? await startEmbedded(ctx) : options.mode === 'kafka' ? await startKafkaMode(ctx) : await startScaleOut(ctx, ownKafka!);
+    pipeline =
+      options.mode === 'embedded' ? await startEmbedded(ctx) : options.mode === 'kafka' ? await startKafkaMode(ctx) : await startScaleOut(ctx, ownKafka!);
     // Let capture cover every market and the sync jobs run once before the first fault.
     await sleep(20_000);
 
@@ -103,7 +118,9 @@ export async function runFaultSuite(options: SuiteOptions): Promise<Figures> {
     const problems: string[] = [];
     if (options.mode === 'scaleout') {
       // Membership, warehouse and Kafka faults on a script of their own; the venue stays calm.
-      await scaleOutTimeline(pipeline as ScaleOutPipeline, faults, problems, (line) => log(`scaleout: +${Math.round((Date.now() - startedAt) / 1000)} s ${line}`));
+      await scaleOutTimeline(pipeline as ScaleOutPipeline, faults, problems, (line) =>
+        log(`scaleout: +${Math.round((Date.now() - startedAt) / 1000)} s ${line}`),
+      );
     } else {
       await runPlan(options, pipeline, controlUrl, startedAt, faults, caused, log);
     }
@@ -156,7 +173,15 @@ export async function runFaultSuite(options: SuiteOptions): Promise<Figures> {
 }
 
 /** The venue faults, kills and restarts of the embedded and Kafka modes, on their seeded plan. */
-async function runPlan(options: SuiteOptions, pipeline: Pipeline, controlUrl: string, startedAt: number, faults: Record<string, number>, caused: CausedGap[], log: (line: string) => void): Promise<void> {
+async function runPlan(
+  options: SuiteOptions,
+  pipeline: Pipeline,
+  controlUrl: string,
+  startedAt: number,
+  faults: Record<string, number>,
+  caused: CausedGap[],
+  log: (line: string) => void,
+): Promise<void> {
   const steps = planFaults({ seed: options.seed, faultMs: options.faultMs, mode: options.mode === 'embedded' ? 'embedded' : 'kafka' });
   log(`${options.mode}: ${steps.length} faults over ${Math.round(options.faultMs / 1000)} s`);
   // Kills and restarts run alongside the venue faults: the timeline does not wait for them.
@@ -189,7 +214,10 @@ async function perform(step: Step, pipeline: Pipeline, controlUrl: string): Prom
 /** Runs the verifier in its own process (one chDB data directory per process). */
 function judge(input: VerifyInput): Promise<Verdict> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/faults/verify.ts'), JSON.stringify(input)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/faults/verify.ts'), JSON.stringify(input)], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -207,20 +235,36 @@ export function describeFigures(f: Figures): string {
   const v = f.verdict;
   const lines = [
     `== fault suite, ${f.mode} mode, ${f.minutes} min ==`,
-    `faults injected: ${Object.entries(f.faults).map(([k, n]) => `${k} ${n}`).join(', ')}`,
+    `faults injected: ${Object.entries(f.faults)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}`,
     `public fills (trades): expected ${v.trades.expected} (${v.trades.multiFillTrades} trades of several fills), stored once ${v.trades.storedOnce}, inside recorded gaps ${v.trades.inGaps}, duplicated ${v.trades.duplicated}, missing outside gaps ${v.trades.missing}, of which fills lost from a stored trade ${v.trades.fillsLost}`,
     `fills (demo account): expected ${v.fills.expected} (${v.activities.lateFills} reported late), stored ${v.fills.stored}, duplicated ${v.fills.duplicated}, missing ${v.fills.missing}`,
     `orders against activities (demo account): judged ${v.activities.ordersJudged}, disagreeing ${v.activities.disagreeing}`,
     `rows stored twice: ${Object.values(v.duplicateRows).reduce((a, b) => a + b, 0)} over ${Object.keys(v.duplicateRows).length} tables`,
-    `gaps recorded: ${Object.entries(v.gaps.recorded).map(([k, n]) => `${k} ${n}`).join(', ')}`,
+    `gaps recorded: ${Object.entries(v.gaps.recorded)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}`,
     `gaps caused: ${v.gaps.caused}, of which unrecorded ${v.gaps.causedUnrecorded}; false gaps (bus gaps over records Kafka still holds): ${v.gaps.falseBusGaps}`,
     `books compared ${v.books.compared}, mismatched ${v.books.mismatched}`,
     `dead letters: ${v.deadLetters.count}; data-quality findings: ${v.dataQuality}`,
-    `429s earned: ${Object.values(f.rateLimits.earned).reduce((a, b) => a + b, 0)} (${Object.entries(f.rateLimits.earned).map(([k, n]) => `${k} ${n}`).join(', ')}); injected ${f.rateLimits.injected}`,
-    `peak RSS MiB: ${Object.entries(f.peakRssMiB).map(([k, n]) => `${k} ${n}`).join(', ')}`,
+    `429s earned: ${Object.values(f.rateLimits.earned).reduce((a, b) => a + b, 0)} (${Object.entries(f.rateLimits.earned)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}); injected ${f.rateLimits.injected}`,
+    `peak RSS MiB: ${Object.entries(f.peakRssMiB)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}`,
     `crashes: ${f.crashes.length}; exit codes at the clean stop: ${JSON.stringify(f.exitCodes)}`,
   ];
-  const examples = [...v.gaps.falseExamples, ...v.trades.missingExamples, ...v.fills.missingExamples, ...v.activities.examples, ...v.books.examples, ...v.gaps.unrecordedExamples, ...f.crashes.map((c) => c.slice(0, 600))];
+  const examples = [
+    ...v.gaps.falseExamples,
+    ...v.trades.missingExamples,
+    ...v.fills.missingExamples,
+    ...v.activities.examples,
+    ...v.books.examples,
+    ...v.gaps.unrecordedExamples,
+    ...f.crashes.map((c) => c.slice(0, 600)),
+  ];
   if (examples.length > 0) lines.push('examples:', ...examples.map((e) => `  ${e}`));
   return lines.join('\n');
 }

@@ -44,11 +44,27 @@ export interface Verdict {
    * whose trade has another fill stored — a trade kept as its first fill only. `multiFillTrades`:
    * trades of the window that came as several fills.
    */
-  trades: { expected: number; storedOnce: number; inGaps: number; missing: number; duplicated: number; fillsLost: number; multiFillTrades: number; missingExamples: string[] };
+  trades: {
+    expected: number;
+    storedOnce: number;
+    inGaps: number;
+    missing: number;
+    duplicated: number;
+    fillsLost: number;
+    multiFillTrades: number;
+    missingExamples: string[];
+  };
   fills: { expected: number; stored: number; missing: number; duplicated: number; missingExamples: string[] };
   duplicateRows: Record<string, number>;
   books: { compared: number; mismatched: number; examples: string[] };
-  gaps: { recorded: Record<string, number>; caused: number; causedUnrecorded: number; unrecordedExamples: string[]; falseBusGaps: number; falseExamples: string[] };
+  gaps: {
+    recorded: Record<string, number>;
+    caused: number;
+    causedUnrecorded: number;
+    unrecordedExamples: string[];
+    falseBusGaps: number;
+    falseExamples: string[];
+  };
   deadLetters: { count: number; byReason: Record<string, number> };
   dataQuality: number;
   /**
@@ -117,11 +133,23 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
   // Trades: every public fill of the window stored once (by trade and fill id), or inside a gap of its scope.
   const stored = new Map<string, number>();
   const tradesStored = new Set<string>();
-  for (const r of await rows<{ trade_id: string; fill_id: string; n: string }>(runner, 'SELECT trade_id, fill_id, count() AS n FROM trades GROUP BY trade_id, fill_id')) {
+  for (const r of await rows<{ trade_id: string; fill_id: string; n: string }>(
+    runner,
+    'SELECT trade_id, fill_id, count() AS n FROM trades GROUP BY trade_id, fill_id',
+  )) {
     stored.set(tradeKey(r) ?? '', Number(r.n));
     tradesStored.add(r.trade_id);
   }
-  const trades: Verdict['trades'] = { expected: 0, storedOnce: 0, inGaps: 0, missing: 0, duplicated: [...stored.values()].filter((n) => n > 1).length, fillsLost: 0, multiFillTrades: 0, missingExamples: [] };
+  const trades: Verdict['trades'] = {
+    expected: 0,
+    storedOnce: 0,
+    inGaps: 0,
+    missing: 0,
+    duplicated: [...stored.values()].filter((n) => n > 1).length,
+    fillsLost: 0,
+    multiFillTrades: 0,
+    missingExamples: [],
+  };
   const fillsOfTrade = new Map<string, number>();
   for (const t of gt.trades) {
     if (t.atMs < input.fromMs || t.atMs > input.toMs) continue;
@@ -133,7 +161,8 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
     else {
       trades.missing += 1;
       if (tradesStored.has(t.trade_id)) trades.fillsLost += 1;
-      if (trades.missingExamples.length < 5) trades.missingExamples.push(`${t.trade_id}${t.fill_id ? `/${t.fill_id}` : ''} at ${new Date(t.atMs).toISOString()} on ${t.condition_id}`);
+      if (trades.missingExamples.length < 5)
+        trades.missingExamples.push(`${t.trade_id}${t.fill_id ? `/${t.fill_id}` : ''} at ${new Date(t.atMs).toISOString()} on ${t.condition_id}`);
     }
   }
   trades.multiFillTrades = [...fillsOfTrade.values()].filter((n) => n > 1).length;
@@ -141,7 +170,8 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
   // Fills of the demo account: the sync jobs page the account to completeness (no gap is allowed).
   const demo = gt.accounting.at(-1)?.accounts.find((a) => a.label === 'demo')?.account_id;
   const fillCounts = new Map<string, number>();
-  for (const r of await rows<{ fill_id: string; n: string }>(runner, 'SELECT fill_id, count() AS n FROM fills GROUP BY fill_id')) fillCounts.set(r.fill_id, Number(r.n));
+  for (const r of await rows<{ fill_id: string; n: string }>(runner, 'SELECT fill_id, count() AS n FROM fills GROUP BY fill_id'))
+    fillCounts.set(r.fill_id, Number(r.n));
   const wantFills = gt.fills.filter((f) => f.account_id === demo && f.atMs <= input.fillsToMs);
   const missingFills = wantFills.filter((f) => !fillCounts.has(f.fill_id));
   const fills: Verdict['fills'] = {
@@ -155,7 +185,12 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
   // Rows stored twice: the same bus position and receive time (epochs of the embedded bus reuse offsets).
   const duplicateRows: Record<string, number> = {};
   const tables = new Set(
-    (await rows<{ table: string }>(runner, "SELECT table FROM system.columns WHERE database = 'tapehouse' AND name IN ('_topic', '_partition', '_offset', '_index', '_received_at') GROUP BY table HAVING count() = 5")).map((t) => t.table),
+    (
+      await rows<{ table: string }>(
+        runner,
+        "SELECT table FROM system.columns WHERE database = 'tapehouse' AND name IN ('_topic', '_partition', '_offset', '_index', '_received_at') GROUP BY table HAVING count() = 5",
+      )
+    ).map((t) => t.table),
   );
   for (const table of [...tables].sort()) {
     const [r] = await rows<{ d: string }>(runner, `SELECT toString(count() - uniqExact(_topic, _partition, _offset, _index, _received_at)) AS d FROM ${table}`);
@@ -168,7 +203,8 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
     (c) => !gaps.some((g) => c.streams.includes(g.stream) && g.startUs <= BigInt(c.endMs + 60_000) * 1000n && g.endUs >= BigInt(c.startMs - 2_000) * 1000n),
   );
   const byReason: Record<string, number> = {};
-  for (const r of await rows<{ error_code: string; n: string }>(runner, 'SELECT error_code, count() AS n FROM dead_letters GROUP BY error_code')) byReason[r.error_code] = Number(r.n);
+  for (const r of await rows<{ error_code: string; n: string }>(runner, 'SELECT error_code, count() AS n FROM dead_letters GROUP BY error_code'))
+    byReason[r.error_code] = Number(r.n);
   const [dq] = await rows<{ n: string }>(runner, 'SELECT toString(count()) AS n FROM data_quality');
   const activities = await ordersAgainstActivities(runner, input.fillsToMs);
   activities.lateFills = lateFillsOf(gt.fills, demo);
@@ -177,7 +213,11 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
     fills,
     duplicateRows,
     books,
-    gaps: { recorded, caused: input.caused.length, causedUnrecorded: unrecorded.length, unrecordedExamples: unrecorded.slice(0, 5).map((c) => `${c.name} at ${new Date(c.startMs).toISOString()}`),
+    gaps: {
+      recorded,
+      caused: input.caused.length,
+      causedUnrecorded: unrecorded.length,
+      unrecordedExamples: unrecorded.slice(0, 5).map((c) => `${c.name} at ${new Date(c.startMs).toISOString()}`),
       falseBusGaps: falseGaps.length,
       falseExamples: falseGaps.slice(0, 5).map((g) => `false bus gap ${g.channel}[${g.subject}] ${g.detail}`),
     },
@@ -247,7 +287,12 @@ function isFalseBusGap(gap: GapRow, logStarts: Record<string, string> | undefine
  * Books replayed from the warehouse equal the ground truth at instants outside gaps: the end of
  * the last millisecond of a ground-truth state, spread evenly over each token's states.
  */
-async function checkBooks(runner: QueryRunner, states: readonly GtBook[], input: VerifyInput, gapAt: (b: GtBook, atUs: bigint) => boolean): Promise<Verdict['books']> {
+async function checkBooks(
+  runner: QueryRunner,
+  states: readonly GtBook[],
+  input: VerifyInput,
+  gapAt: (b: GtBook, atUs: bigint) => boolean,
+): Promise<Verdict['books']> {
   const snapshots = new Map<string, SnapshotRow[]>();
   for (const s of await rows<{ token_id: string; seq: string; at_us: string; bp: string[]; bs: string[]; ap: string[]; as: string[] }>(
     runner,
@@ -266,7 +311,14 @@ async function checkBooks(runner: QueryRunner, states: readonly GtBook[], input:
     `SELECT token_id, side, toString(price_micro) AS price, toString(size_micro) AS size, toString(sequence) AS seq, toString(toUnixTimestamp64Micro(changed_at)) AS at_us FROM book_changes`,
   )) {
     const list = changes.get(c.token_id) ?? changes.set(c.token_id, []).get(c.token_id)!;
-    list.push({ tokenId: c.token_id, side: c.side.toLowerCase() === 'bid' ? 'bid' : 'ask', priceMicro: Number(c.price), sizeMicro: c.size, sequence: BigInt(c.seq), atUs: BigInt(c.at_us) });
+    list.push({
+      tokenId: c.token_id,
+      side: c.side.toLowerCase() === 'bid' ? 'bid' : 'ask',
+      priceMicro: Number(c.price),
+      sizeMicro: c.size,
+      sequence: BigInt(c.seq),
+      atUs: BigInt(c.at_us),
+    });
   }
   // Sorted by sequence once: a sample replays only the changes after its base snapshot.
   for (const list of changes.values()) list.sort((a, b) => (a.sequence < b.sequence ? -1 : a.sequence > b.sequence ? 1 : 0));

@@ -98,7 +98,14 @@ describe('Kafka bus', () => {
     await producer.connect();
     const garbage = Buffer.from('{"v":1,"kind":"trade"', 'utf8');
     const good = tradeRecord('0xsame-key', 'yes', 1);
-    await producer.send({ topic: trades.name, acks: -1, messages: [{ key: '0xsame-key', value: garbage }, { key: '0xsame-key', value: encodeRecord(good) }] });
+    await producer.send({
+      topic: trades.name,
+      acks: -1,
+      messages: [
+        { key: '0xsame-key', value: garbage },
+        { key: '0xsame-key', value: encodeRecord(good) },
+      ],
+    });
     await producer.disconnect();
 
     const deliveries: unknown[] = [];

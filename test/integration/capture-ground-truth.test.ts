@@ -14,7 +14,13 @@ describe('capture against the ground truth under heavy faults', () => {
     const trades = checkTrades(gt, run.records, gaps, tokensOf, fromMs, toMs);
     const books = checkBooks(gt, run.records, gaps, fromMs, toMs);
     const reasons = [...new Set(gaps.map((g) => g.reason))].sort();
-    console.log({ reasons, trades: { ...trades, missing: trades.missing.length }, books: { sampled: books.sampled, mismatches: books.mismatches.length }, faults: gt.faults.length, stats: run.capture.stats() });
+    console.log({
+      reasons,
+      trades: { ...trades, missing: trades.missing.length },
+      books: { sampled: books.sampled, mismatches: books.mismatches.length },
+      faults: gt.faults.length,
+      stats: run.capture.stats(),
+    });
     expect(gt.faults.length).toBeGreaterThan(10);
     for (const reason of ['disconnected', 'frames_missed', 'reconnect_requested', 'subscription_dropped', 'sequence_reset']) expect(reasons).toContain(reason);
     expect(trades.doubled).toEqual([]);

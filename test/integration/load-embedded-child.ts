@@ -42,8 +42,15 @@ const clock = () => (last = nowMicros() > last ? nowMicros() : last + 1n);
 const generator = new RecordGenerator(Number(firstIndex), catalogue, { kinds: MARKET_KINDS, clock, firstIndex: Number(firstIndex) });
 while (producing) {
   const lot = generator.take(20);
-  await publishAll(bus, catalogue, lot.map((g) => g.record));
-  appendFileSync(publishedFile!, lot.map((g) => `${JSON.stringify({ topic: g.topic, key: g.record.key, receivedAtUs: String(g.record.receivedAtUs), rows: g.rows })}\n`).join(''));
+  await publishAll(
+    bus,
+    catalogue,
+    lot.map((g) => g.record),
+  );
+  appendFileSync(
+    publishedFile!,
+    lot.map((g) => `${JSON.stringify({ topic: g.topic, key: g.record.key, receivedAtUs: String(g.record.receivedAtUs), rows: g.rows })}\n`).join(''),
+  );
   await new Promise((resolve) => setTimeout(resolve, 10));
 }
 await loaders.stop();

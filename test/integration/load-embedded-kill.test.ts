@@ -60,7 +60,10 @@ async function keysStored(warehouse: EmbeddedWarehouse): Promise<Map<string, str
   const keys = new Map<string, string[]>();
   for (const table of ['trades', 'book_changes', 'quotes', 'book_snapshots']) {
     const found = await rows<{ k: string }>(warehouse.client, `SELECT ${NATURAL_KEYS[table]} AS k FROM tapehouse.${table}`);
-    keys.set(table, found.map((row) => row.k));
+    keys.set(
+      table,
+      found.map((row) => row.k),
+    );
   }
   return keys;
 }
@@ -130,7 +133,8 @@ describe('the embedded bus across a process killed with SIGKILL', () => {
         expect(BigInt(gap.end)).toBeGreaterThanOrEqual(restartFrom);
         expect(BigInt(gap.end)).toBeLessThanOrEqual(restartTo);
       }
-      const gapOf = (p: Published) => gaps.find((g) => g.channel === p.topic && g.subject === String(partitionFor(p.key, catalogue.spec(p.topic)!.partitions)))!;
+      const gapOf = (p: Published) =>
+        gaps.find((g) => g.channel === p.topic && g.subject === String(partitionFor(p.key, catalogue.spec(p.topic)!.partitions)))!;
 
       const killed = publishedBy(first.file);
       expect(killed.length).toBeGreaterThan(500);

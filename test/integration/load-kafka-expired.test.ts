@@ -57,11 +57,17 @@ describe('loading from Kafka after retention deleted records', () => {
       // Received a millisecond apart, in publishing order.
       let receivedUs = BigInt(Date.now()) * 1000n;
       const generated = new RecordGenerator(5, catalogue, { kinds: new Set(['trade']), clock: () => (receivedUs += 1000n) }).take(40);
-      await bus.publish(trades.name, generated.slice(0, 20).map((g) => g.record));
+      await bus.publish(
+        trades.name,
+        generated.slice(0, 20).map((g) => g.record),
+      );
       // The group stores the first half, then is away while retention deletes what follows it.
       await loadAll(bus, warehouse, group);
       const stored = await admin.fetchTopicOffsets(trades.name);
-      await bus.publish(trades.name, generated.slice(20).map((g) => g.record));
+      await bus.publish(
+        trades.name,
+        generated.slice(20).map((g) => g.record),
+      );
       const ends = await admin.fetchTopicOffsets(trades.name);
       const cuts = ends.map(({ partition, high }) => {
         const from = BigInt(stored.find((p) => p.partition === partition)!.high);
@@ -74,11 +80,20 @@ describe('loading from Kafka after retention deleted records', () => {
       const lost = cuts.filter(({ from, to }) => to > from).sort((a, b) => a.partition - b.partition);
       expect(lost.length).toBeGreaterThan(0);
       const kept = 40 - lost.reduce((n, { from, to }) => n + Number(to - from), 0);
-      expect(await rows(warehouse.client, `SELECT count() AS n, uniqExact(trade_id) AS d FROM tapehouse.trades`)).toEqual([{ n: String(kept), d: String(kept) }]);
+      expect(await rows(warehouse.client, `SELECT count() AS n, uniqExact(trade_id) AS d FROM tapehouse.trades`)).toEqual([
+        { n: String(kept), d: String(kept) },
+      ]);
       const gapsQuery = `SELECT subject, reason, recovery, JSONExtractString(detail, 'first_missing_offset') AS first, JSONExtractString(detail, 'last_missing_offset') AS last,
                                 gap_start < gap_end AS ordered
                          FROM tapehouse.capture_gaps WHERE stream = 'bus' AND channel = '${trades.name}' ORDER BY toUInt32(subject)`;
-      const expected = lost.map(({ partition, from, to }) => ({ subject: String(partition), reason: 'bus_expired', recovery: 'none', first: String(from), last: String(to - 1n), ordered: 1 }));
+      const expected = lost.map(({ partition, from, to }) => ({
+        subject: String(partition),
+        reason: 'bus_expired',
+        recovery: 'none',
+        first: String(from),
+        last: String(to - 1n),
+        ordered: 1,
+      }));
       expect(await rows(warehouse.client, gapsQuery)).toEqual(expected);
 
       // Again, from where the group stands: nothing more is lost, nothing is recorded twice.

@@ -46,7 +46,18 @@ afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-const VIEWS = ['candles_1m', 'candles_1h', 'top_of_book_1m', 'volume_daily_by_market', 'volume_daily_by_category', 'market_lifecycle', 'fills', 'activities', 'orders_latest', 'positions_latest'];
+const VIEWS = [
+  'candles_1m',
+  'candles_1h',
+  'top_of_book_1m',
+  'volume_daily_by_market',
+  'volume_daily_by_category',
+  'market_lifecycle',
+  'fills',
+  'activities',
+  'orders_latest',
+  'positions_latest',
+];
 
 describe('tapehouse load on Kafka, killed with SIGKILL', () => {
   it('after 20 kills at random instants every table holds exactly the records published; the views answer while it loads', async () => {
@@ -57,13 +68,31 @@ describe('tapehouse load on Kafka, killed with SIGKILL', () => {
     const producer = (async () => {
       while (producing) {
         const lot = generator.take(25);
-        await publishAll(producerBus, catalogue, lot.map((g) => g.record));
+        await publishAll(
+          producerBus,
+          catalogue,
+          lot.map((g) => g.record),
+        );
         published.push(...lot);
         await sleep(50);
       }
     })();
 
-    const args = ['load', '--topic-prefix', prefix, '--data-dir', dataDir, '--group', group, '--batch-ms', '300', '--session-timeout', '6000', '--stats-every', '0'];
+    const args = [
+      'load',
+      '--topic-prefix',
+      prefix,
+      '--data-dir',
+      dataDir,
+      '--group',
+      group,
+      '--batch-ms',
+      '300',
+      '--session-timeout',
+      '6000',
+      '--stats-every',
+      '0',
+    ];
     const random = new Prng(7);
     for (let kill = 0; kill < KILLS; kill++) {
       const child = spawnTapehouse(args);
@@ -96,7 +125,9 @@ describe('tapehouse load on Kafka, killed with SIGKILL', () => {
       if (lag === 0n) break;
       await sleep(250);
     }
-    const [candles] = await (await reader.query({ query: 'SELECT sum(trade_count) AS n FROM tapehouse.candles_1m', format: 'JSONEachRow' })).json<{ n: string }>();
+    const [candles] = await (
+      await reader.query({ query: 'SELECT sum(trade_count) AS n FROM tapehouse.candles_1m', format: 'JSONEachRow' })
+    ).json<{ n: string }>();
     expect(Number(candles!.n)).toBeGreaterThan(0);
     await reader.close();
     last.process.kill('SIGTERM');

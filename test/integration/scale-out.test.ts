@@ -25,7 +25,11 @@ const children: ChildProcess[] = [];
 const common = ['--kafka-brokers', KAFKA_BROKERS.join(','), '--topic-prefix', run];
 
 function start(args: string[], env: Record<string, string> = {}): { child: ChildProcess; out: () => string } {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: work, env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: work,
+    env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
@@ -52,10 +56,27 @@ async function waitFor<T>(probe: () => T | undefined, what: string | (() => stri
 function sql(dataDir: string, query: string): Record<string, string>[] {
   const result = spawnSync(process.execPath, [bin, 'sql', '--data-dir', dataDir, '--format', 'json', query], { cwd: work, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`tapehouse sql: ${result.stderr}`);
-  return result.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, string>);
+  return result.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, string>);
 }
 
-const TABLES = ['trades', 'book_changes', 'book_snapshots', 'quotes', 'markets', 'outcomes', 'events', 'orders', 'fills', 'positions', 'portfolio_summaries', 'activities'];
+const TABLES = [
+  'trades',
+  'book_changes',
+  'book_snapshots',
+  'quotes',
+  'markets',
+  'outcomes',
+  'events',
+  'orders',
+  'fills',
+  'positions',
+  'portfolio_summaries',
+  'activities',
+];
 const counts = (dataDir: string) => sql(dataDir, `SELECT ${TABLES.map((t) => `(SELECT count() FROM ${t}) AS ${t}`).join(', ')}`)[0]!;
 const allFilled = (row: Record<string, string>) => TABLES.every((t) => Number(row[t]) > 0);
 /** The seeded catalogue, less recurring cycles (which depend on the start minute). */
@@ -91,24 +112,39 @@ describe('scale-out processes on Kafka, Temporal and chDB', () => {
     const token = { TAPEHOUSE_TOKEN: demoToken };
     const load = start(['load', '--data-dir', scaleOutDir, '--http-port', '0', '--metrics-port', '0', ...common]);
     // Only once the loader owns the directory (it publishes its endpoint) may anyone else look in.
-    await waitFor(() => (existsSync(join(scaleOutDir, 'endpoint.json')) ? true : undefined), () => `the loader's endpoint: ${load.out()}`);
+    await waitFor(
+      () => (existsSync(join(scaleOutDir, 'endpoint.json')) ? true : undefined),
+      () => `the loader's endpoint: ${load.out()}`,
+    );
     const capture = start(['capture', '--base-url', simUrl, '--coverage-file', join(work, 'coverage.json'), '--metrics-port', '0', ...common], token);
-    const worker = start(['worker', '--base-url', simUrl, '--task-queue', run, '--checkpoint-file', join(work, 'checkpoints.json'), '--metrics-port', '0', ...common], token);
+    const worker = start(
+      ['worker', '--base-url', simUrl, '--task-queue', run, '--checkpoint-file', join(work, 'checkpoints.json'), '--metrics-port', '0', ...common],
+      token,
+    );
     const intervals = ['catalogue', 'portfolio_summary', 'positions', 'orders', 'order_trades', 'activities'].flatMap((job) => ['--interval', `${job}=5s`]);
-    const apply = spawnSync(process.execPath, [bin, 'schedules', 'apply', '--task-queue', run, '--id-prefix', `${run}-`, ...intervals], { cwd: work, encoding: 'utf8' });
+    const apply = spawnSync(process.execPath, [bin, 'schedules', 'apply', '--task-queue', run, '--id-prefix', `${run}-`, ...intervals], {
+      cwd: work,
+      encoding: 'utf8',
+    });
     expect(apply.status, apply.stderr).toBe(0);
 
-    const scaleOut = await waitFor(() => {
-      const row = counts(scaleOutDir);
-      return allFilled(row) ? row : undefined;
-    }, () => `every table filled by the scale-out processes: ${JSON.stringify(counts(scaleOutDir))}`);
+    const scaleOut = await waitFor(
+      () => {
+        const row = counts(scaleOutDir);
+        return allFilled(row) ? row : undefined;
+      },
+      () => `every table filled by the scale-out processes: ${JSON.stringify(counts(scaleOutDir))}`,
+    );
 
     const embedded = start(['run', '--data-dir', embeddedDir, '--seed', SEED, '--rate', '40', '--http-port', '0', '--status', 'off']);
     await waitFor(() => (/query it:/.test(embedded.out()) ? true : undefined), 'the embedded run');
-    const embeddedCounts = await waitFor(() => {
-      const row = counts(embeddedDir);
-      return allFilled(row) ? row : undefined;
-    }, () => `every table filled by the embedded run: ${JSON.stringify(counts(embeddedDir))}`);
+    const embeddedCounts = await waitFor(
+      () => {
+        const row = counts(embeddedDir);
+        return allFilled(row) ? row : undefined;
+      },
+      () => `every table filled by the embedded run: ${JSON.stringify(counts(embeddedDir))}`,
+    );
 
     expect(Object.keys(scaleOut)).toEqual(Object.keys(embeddedCounts));
     expect(sql(scaleOutDir, CATALOGUE)).toEqual(sql(embeddedDir, CATALOGUE));

@@ -21,7 +21,11 @@ describe('Temporal Schedules of the sync jobs (real dev server)', () => {
 
   afterAll(async () => {
     for (const prefix of [idPrefix, `${idPrefix}cli-`, `${idPrefix}late-`]) {
-      for (const job of JOB_NAMES) await services.client.schedule.getHandle(`${prefix}${job}`).delete().catch(() => undefined);
+      for (const job of JOB_NAMES)
+        await services.client.schedule
+          .getHandle(`${prefix}${job}`)
+          .delete()
+          .catch(() => undefined);
     }
     await services.close();
   });
@@ -48,9 +52,26 @@ describe('Temporal Schedules of the sync jobs (real dev server)', () => {
 
   it('tapehouse schedules apply: created, then updated, with the interval asked for', async () => {
     const apply = () =>
-      promisify(execFile)(process.execPath, [CLI, 'schedules', 'apply', '--jobs', 'positions,pnl', '--interval', 'positions=15s', '--paused', '--id-prefix', `${idPrefix}cli-`, '--temporal-address', TEMPORAL_ADDRESS]);
-    expect((await apply()).stdout).toBe(`created ${idPrefix}cli-positions every 15s (overlap skip), paused\ncreated ${idPrefix}cli-pnl every 30s (overlap skip), paused\n`);
-    expect((await apply()).stdout).toBe(`updated ${idPrefix}cli-positions every 15s (overlap skip), paused\nupdated ${idPrefix}cli-pnl every 30s (overlap skip), paused\n`);
+      promisify(execFile)(process.execPath, [
+        CLI,
+        'schedules',
+        'apply',
+        '--jobs',
+        'positions,pnl',
+        '--interval',
+        'positions=15s',
+        '--paused',
+        '--id-prefix',
+        `${idPrefix}cli-`,
+        '--temporal-address',
+        TEMPORAL_ADDRESS,
+      ]);
+    expect((await apply()).stdout).toBe(
+      `created ${idPrefix}cli-positions every 15s (overlap skip), paused\ncreated ${idPrefix}cli-pnl every 30s (overlap skip), paused\n`,
+    );
+    expect((await apply()).stdout).toBe(
+      `updated ${idPrefix}cli-positions every 15s (overlap skip), paused\nupdated ${idPrefix}cli-pnl every 30s (overlap skip), paused\n`,
+    );
   });
 
   it('applied again, keeps the pause an operator set, jitters every job, and deletes the schedule of a job that no longer exists', async () => {
@@ -59,7 +80,12 @@ describe('Temporal Schedules of the sync jobs (real dev server)', () => {
     await applySchedules(services.client, settings);
     await services.client.schedule.getHandle(`${prefix}pnl`).pause('operator: venue maintenance');
     // A job an earlier version had.
-    await services.client.schedule.create({ scheduleId: `${prefix}old_job`, spec: { intervals: [{ every: 60_000 }] }, action: { type: 'startWorkflow', workflowType: 'syncJobWorkflow', taskQueue: settings.taskQueue, args: [{ job: 'old_job' }] }, state: { paused: true } });
+    await services.client.schedule.create({
+      scheduleId: `${prefix}old_job`,
+      spec: { intervals: [{ every: 60_000 }] },
+      action: { type: 'startWorkflow', workflowType: 'syncJobWorkflow', taskQueue: settings.taskQueue, args: [{ job: 'old_job' }] },
+      state: { paused: true },
+    });
     await eventually(async () => (await listSchedules(services.client, prefix)).includes(`${prefix}old_job`), 250);
     const again = await applySchedules(services.client, settings);
     expect(again.map(({ scheduleId, action, paused }) => ({ scheduleId, action, paused }))).toEqual([
@@ -93,7 +119,20 @@ describe('Temporal Schedules of the sync jobs (real dev server)', () => {
     try {
       const { stdout, stderr } = await promisify(execFile)(
         process.execPath,
-        [CLI, 'schedules', 'apply', '--jobs', 'pnl', '--paused', '--id-prefix', `${idPrefix}late-`, '--temporal-address', `127.0.0.1:${late}`, '--wait-for-temporal', '60s'],
+        [
+          CLI,
+          'schedules',
+          'apply',
+          '--jobs',
+          'pnl',
+          '--paused',
+          '--id-prefix',
+          `${idPrefix}late-`,
+          '--temporal-address',
+          `127.0.0.1:${late}`,
+          '--wait-for-temporal',
+          '60s',
+        ],
         { env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'info' } },
       );
       expect(stdout).toBe(`created ${idPrefix}late-pnl every 30s (overlap skip), paused\n`);

@@ -60,9 +60,26 @@ describe('a worker killed mid-page (SIGKILL) and started again', () => {
     // from the heartbeat (or the file, whichever is newer). A file of this run only.
     const checkpoints = join(work, 'checkpoints.json');
     const args = [
-      '--checkpoint-file', checkpoints,
-      '--task-queue', queue, '--temporal-address', TEMPORAL_ADDRESS, '--kafka-brokers', KAFKA_BROKERS.join(','), '--topic-prefix', services.prefix,
-      '--base-url', sim.url, '--account', 'demo', '--page-size', String(PAGE), '--read-burst', '20', '--read-refill', '10',
+      '--checkpoint-file',
+      checkpoints,
+      '--task-queue',
+      queue,
+      '--temporal-address',
+      TEMPORAL_ADDRESS,
+      '--kafka-brokers',
+      KAFKA_BROKERS.join(','),
+      '--topic-prefix',
+      services.prefix,
+      '--base-url',
+      sim.url,
+      '--account',
+      'demo',
+      '--page-size',
+      String(PAGE),
+      '--read-burst',
+      '20',
+      '--read-refill',
+      '10',
     ];
     const activities = await readBack(services, 'activity');
     const first = await startWorker(args, sim.demoToken);

@@ -52,11 +52,29 @@ describe('sync workflows on the real Temporal dev server and Kafka', () => {
     const queue = taskQueue(services, name);
     const { logger, lines } = captureLogger();
     const target = setup.venue ?? sim;
-    const venue = createSyncVenue({ baseUrl: target.url, token: new Secret(setup.token ?? target.demoToken), availability: new Availability(), logger, ...setup.client });
-    const deps = syncDeps({ venue, bus: services.bus, checkpoints: new MemoryCheckpointStore(), account: 'demo', topics: services.topics, logger, tuning: setup.tuning });
+    const venue = createSyncVenue({
+      baseUrl: target.url,
+      token: new Secret(setup.token ?? target.demoToken),
+      availability: new Availability(),
+      logger,
+      ...setup.client,
+    });
+    const deps = syncDeps({
+      venue,
+      bus: services.bus,
+      checkpoints: new MemoryCheckpointStore(),
+      account: 'demo',
+      topics: services.topics,
+      logger,
+      tuning: setup.tuning,
+    });
     const worker = await createSyncWorker({ connection: services.workerConnection, taskQueue: queue, deps });
     const start = (input: SyncWorkflowInput) =>
-      services.client.workflow.start<typeof syncJobWorkflow>('syncJobWorkflow', { taskQueue: queue, workflowId: `${queue}-${input.job}-${randomUUID().slice(0, 6)}`, args: [input] });
+      services.client.workflow.start<typeof syncJobWorkflow>('syncJobWorkflow', {
+        taskQueue: queue,
+        workflowId: `${queue}-${input.job}-${randomUUID().slice(0, 6)}`,
+        args: [input],
+      });
     try {
       return { result: await worker.runUntil(body(start)), lines };
     } finally {
@@ -99,7 +117,9 @@ describe('sync workflows on the real Temporal dev server and Kafka', () => {
     const client = { retry: { maxAttempts: 2 }, pnlRetry: { maxAttempts: 1 } };
     try {
       const { result, lines } = await withWorker('storm', { venue, client }, async (start) => {
-        const jobs = await Promise.all((['pnl', 'activities', 'portfolio_summary'] as const).map((job) => start({ job, activity: { maximumIntervalMs: 5_000 } })));
+        const jobs = await Promise.all(
+          (['pnl', 'activities', 'portfolio_summary'] as const).map((job) => start({ job, activity: { maximumIntervalMs: 5_000 } })),
+        );
         setTimeout(() => (storming = false), 6_000);
         const results = await Promise.all(jobs.map((handle) => handle.result()));
         return { results, attempts: await Promise.all(jobs.map(activityAttempts)) };
@@ -149,7 +169,24 @@ describe('sync workflows on the real Temporal dev server and Kafka', () => {
     const activities = await readBack(services, 'activity');
     const queue = taskQueue(services, 'backfill');
     const { result } = await withWorker('backfill', {}, async () =>
-      promisify(execFile)(process.execPath, [CLI, 'schedules', 'backfill', '--from', from, '--to', to, '--jobs', 'activities,positions', '--task-queue', queue, '--temporal-address', TEMPORAL_ADDRESS, '--id-prefix', `${services.prefix}-`, '--wait']),
+      promisify(execFile)(process.execPath, [
+        CLI,
+        'schedules',
+        'backfill',
+        '--from',
+        from,
+        '--to',
+        to,
+        '--jobs',
+        'activities,positions',
+        '--task-queue',
+        queue,
+        '--temporal-address',
+        TEMPORAL_ADDRESS,
+        '--id-prefix',
+        `${services.prefix}-`,
+        '--wait',
+      ]),
     );
     expect(result.stdout).toContain('skipped positions: its resource only tells the present');
     expect(result.stdout).toMatch(/started .*backfill-activities-/);

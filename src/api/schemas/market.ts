@@ -1,17 +1,5 @@
 import { z } from 'zod';
-import {
-  exchange,
-  flag,
-  freeMap,
-  integer,
-  maybe,
-  micro,
-  number,
-  openEnum,
-  signedMicro,
-  text,
-  untyped,
-} from './common.ts';
+import { exchange, flag, freeMap, integer, maybe, micro, number, openEnum, signedMicro, text, untyped } from './common.ts';
 import { LpIncentiveSchema } from './lp-incentives.ts';
 
 /**

@@ -72,4 +72,3 @@ export type OrdersPage = z.infer<typeof OrdersPageSchema>;
 
 /** GET /trade/v1/orders/by-hash/{order_hash}: "the existing signed order"; read as an Order. */
 export const SignedOrderSchema = OrderSchema;
-

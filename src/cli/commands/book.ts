@@ -33,7 +33,9 @@ export function registerBook(program: Command): void {
         const asOf = new Date(Number(book.atUs / 1000n)).toISOString();
         if (options.format === 'json') {
           const level = (l: { priceMicro: number; sizeMicro: string }) => ({ price_micro: String(l.priceMicro), size_micro: l.sizeMicro });
-          process.stdout.write(`${JSON.stringify({ token_id: token, at: new Date(atMs).toISOString(), as_of: asOf, sequence: String(book.sequence), bids: bids.map(level), asks: asks.map(level) })}\n`);
+          process.stdout.write(
+            `${JSON.stringify({ token_id: token, at: new Date(atMs).toISOString(), as_of: asOf, sequence: String(book.sequence), bids: bids.map(level), asks: asks.map(level) })}\n`,
+          );
           return;
         }
         process.stdout.write(`book of ${token} at ${new Date(atMs).toISOString()} (last change ${asOf}, sequence ${book.sequence})\n`);

@@ -15,12 +15,33 @@ import { metricsNote, serveMetricsIfAsked } from '../metrics-option.ts';
 import { READ_SHARE_FLAG, readShare, readShareHelp } from '../read-share.ts';
 import { addSettings, refusePlainToken, resolveSettings, SettingError, type SettingName } from '../settings.ts';
 
-const CAPTURE_SETTINGS = ['baseUrl', 'tokenFile', 'account', 'kafkaBrokers', 'topicPrefix', 'replicationFactor', 'shard', 'duration', 'metricsPort', 'metricsHost'] as const satisfies readonly SettingName[];
+const CAPTURE_SETTINGS = [
+  'baseUrl',
+  'tokenFile',
+  'account',
+  'kafkaBrokers',
+  'topicPrefix',
+  'replicationFactor',
+  'shard',
+  'duration',
+  'metricsPort',
+  'metricsHost',
+] as const satisfies readonly SettingName[];
 
 /** Capture's own knobs: flag, variable, default. */
 const KNOBS = {
-  tokensPerConnection: { flag: '--tokens-per-connection <n>', env: 'TAPEHOUSE_TOKENS_PER_CONNECTION', fallback: CAPTURE_DEFAULTS.tokensPerConnection, what: 'tokens per market socket' },
-  silenceMs: { flag: '--silence-ms <ms>', env: 'TAPEHOUSE_SILENCE_MS', fallback: CAPTURE_DEFAULTS.silenceMs, what: 'no frame for this long: the view is untrusted, reconnect' },
+  tokensPerConnection: {
+    flag: '--tokens-per-connection <n>',
+    env: 'TAPEHOUSE_TOKENS_PER_CONNECTION',
+    fallback: CAPTURE_DEFAULTS.tokensPerConnection,
+    what: 'tokens per market socket',
+  },
+  silenceMs: {
+    flag: '--silence-ms <ms>',
+    env: 'TAPEHOUSE_SILENCE_MS',
+    fallback: CAPTURE_DEFAULTS.silenceMs,
+    what: 'no frame for this long: the view is untrusted, reconnect',
+  },
   statsEverySeconds: { flag: '--stats-every-s <n>', env: 'TAPEHOUSE_STATS_EVERY_S', fallback: 10, what: 'log the figures this often' },
 } as const;
 
@@ -44,7 +65,10 @@ The last instant covered is kept in --coverage-file; the next start records the 
     );
   addSettings(command, CAPTURE_SETTINGS);
   for (const knob of Object.values(KNOBS)) command.option(knob.flag, `${knob.what} (${knob.env}, default ${knob.fallback})`);
-  command.option('--coverage-file <file>', 'where the last covered instant per stream is kept, one file per process (TAPEHOUSE_COVERAGE_FILE, default .tapehouse/capture-coverage.json, or …-shard-I-of-N.json with --shard)');
+  command.option(
+    '--coverage-file <file>',
+    'where the last covered instant per stream is kept, one file per process (TAPEHOUSE_COVERAGE_FILE, default .tapehouse/capture-coverage.json, or …-shard-I-of-N.json with --shard)',
+  );
   command.option('--no-account-stream', 'leave the account socket and the portfolio stream out');
   command.option('--no-price-streams', 'leave the two price feeds out (/api/v1/prices/stream, /api/v1/prices/oracle-pro/stream)');
   command.option(READ_SHARE_FLAG, readShareHelp);
@@ -72,7 +96,12 @@ async function capture(flags: Record<string, unknown>): Promise<number> {
   if (settings.tokenFile !== undefined || process.env[TOKEN_ENV]) token = await readAccessToken({ tokenFile: settings.tokenFile });
   else log.warn('no access token: capturing the public market stream only, books re-seeded from the stream');
   const topics = createTopicCatalogue(settings.topicPrefix);
-  const bus = await KafkaBus.open({ brokers: settings.kafkaBrokers, topics: topics.topics, replicationFactor: settings.replicationFactor, log: log.child({ part: 'bus' }) });
+  const bus = await KafkaBus.open({
+    brokers: settings.kafkaBrokers,
+    topics: topics.topics,
+    replicationFactor: settings.replicationFactor,
+    log: log.child({ part: 'bus' }),
+  });
   const limiter = new RateLimiter({ readShare: share });
   const client = new VenueClient({ baseUrl: settings.baseUrl, token: token ?? undefined, limiter, logger: log.child({ part: 'api' }) });
   const coverageFile = (flags.coverageFile as string | undefined) ?? process.env.TAPEHOUSE_COVERAGE_FILE ?? defaultCoverageFile(settings.shard);
@@ -99,7 +128,9 @@ async function capture(flags: Record<string, unknown>): Promise<number> {
     });
     served?.feed(() => captureFigures(handle.stats()));
     const shard = `${settings.shard.index}/${settings.shard.count}`;
-    process.stdout.write(`capturing ${settings.baseUrl} (shard ${shard}) into Kafka ${settings.kafkaBrokers.join(',')}, topics ${topics.prefix}.*${metricsNote(served)}\n`);
+    process.stdout.write(
+      `capturing ${settings.baseUrl} (shard ${shard}) into Kafka ${settings.kafkaBrokers.join(',')}, topics ${topics.prefix}.*${metricsNote(served)}\n`,
+    );
     const timer = setInterval(() => log.info(summary(handle.stats()), 'capture figures'), knob('statsEverySeconds', flags) * 1000);
     const why = await untilStopped(settings.duration);
     clearInterval(timer);

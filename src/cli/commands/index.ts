@@ -13,4 +13,17 @@ import { registerStatus } from './status.ts';
 import { registerWorker } from './worker.ts';
 
 /** Every subcommand registers itself here; one module per command under this folder. */
-export const commands: Array<(program: Command) => void> = [registerRun, registerStatus, registerBook, registerSimulate, registerSql, registerMigrate, registerWorker, registerSchedules, registerReconcile, registerLoad, registerCapture, registerRederive];
+export const commands: Array<(program: Command) => void> = [
+  registerRun,
+  registerStatus,
+  registerBook,
+  registerSimulate,
+  registerSql,
+  registerMigrate,
+  registerWorker,
+  registerSchedules,
+  registerReconcile,
+  registerLoad,
+  registerCapture,
+  registerRederive,
+];

@@ -28,7 +28,15 @@ interface LoadOptions {
 }
 
 const DEFAULT_GROUP = 'tapehouse-loaders';
-const LOAD_SETTINGS = ['kafkaBrokers', 'topicPrefix', 'replicationFactor', 'dataDir', 'clickhouseUrl', 'metricsPort', 'metricsHost'] as const satisfies readonly SettingName[];
+const LOAD_SETTINGS = [
+  'kafkaBrokers',
+  'topicPrefix',
+  'replicationFactor',
+  'dataDir',
+  'clickhouseUrl',
+  'metricsPort',
+  'metricsHost',
+] as const satisfies readonly SettingName[];
 
 /**
  * `tapehouse load`: the loaders on their own (scale-out): Kafka → ClickHouse, exactly once, as
@@ -47,7 +55,7 @@ export function registerLoad(program: Command): void {
     .option('--session-timeout <ms>', 'a loader silent this long leaves the group and its partitions go to the others (default 30000)')
     .option('--rebalance-timeout <ms>', `how long a rebalance waits for every loader of the group to rejoin (default ${DEFAULT_REBALANCE_TIMEOUT_MS})`)
     .option('--http-port <n>', 'chDB only: loopback port of the read-only query endpoint (default: any free port)')
-    .option('--stats-every <s>', 'log the loaders\' figures every this many seconds (0: never; default 10)')
+    .option('--stats-every <s>', "log the loaders' figures every this many seconds (0: never; default 10)")
     .option('--no-migrate', 'do not apply pending migrations first')
     .action(async (options: LoadOptions) => {
       const settings = resolveSettings(LOAD_SETTINGS, options);
@@ -75,7 +83,8 @@ export function registerLoad(program: Command): void {
         if (options.migrate) await migrate(warehouse.client);
         // Loaders of a group may be several: re-deriving is left to `tapehouse rederive`, run with them stopped.
         const pending = await pendingRederives(warehouse.client, { withRows: true }).catch(() => []);
-        if (pending.length > 0) log.warn({ tables: pending }, 'rows stored before a migration lack its new columns: stop the loaders and run tapehouse rederive');
+        if (pending.length > 0)
+          log.warn({ tables: pending }, 'rows stored before a migration lack its new columns: stop the loaders and run tapehouse rederive');
         if (target.kind === 'chdb') {
           const port = positive(options.httpPort, '--http-port', true) ?? 0;
           endpoint = await serveEmbeddedEndpoint(warehouse as EmbeddedWarehouse, { port, onQuery: served?.metrics.queryTimer });
@@ -154,7 +163,8 @@ function topicsOf(catalogue: TopicCatalogue, kinds: string | undefined): string[
 function positive(text: string | undefined, flag: string, zeroAllowed = false): number | undefined {
   if (text === undefined) return undefined;
   const n = Number(text);
-  if (!Number.isSafeInteger(n) || n < (zeroAllowed ? 0 : 1)) throw new SettingError(`${flag}: ${JSON.stringify(text)} is not a whole number${zeroAllowed ? '' : ' above 0'}`);
+  if (!Number.isSafeInteger(n) || n < (zeroAllowed ? 0 : 1))
+    throw new SettingError(`${flag}: ${JSON.stringify(text)} is not a whole number${zeroAllowed ? '' : ' above 0'}`);
   return n;
 }
 

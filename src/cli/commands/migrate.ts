@@ -22,7 +22,8 @@ export function registerMigrate(program: Command): void {
         process.stdout.write(`${describeTarget(target)}: schema up to date (${total} migrations applied)\n`);
         // What the migrations asked to re-derive from _raw: tapehouse run does it before its loaders start.
         const pending = await pendingRederives(warehouse.client, { withRows: true });
-        if (pending.length > 0) process.stdout.write(`to re-derive from _raw: ${pending.join(', ')} (tapehouse rederive, or tapehouse run does it before loading)\n`);
+        if (pending.length > 0)
+          process.stdout.write(`to re-derive from _raw: ${pending.join(', ')} (tapehouse rederive, or tapehouse run does it before loading)\n`);
       } finally {
         await warehouse.close();
       }

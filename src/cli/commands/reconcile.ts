@@ -38,7 +38,9 @@ async function openAccess(target: WarehouseTarget): Promise<Access> {
     if (!(err instanceof DataDirectoryBusy) || target.kind !== 'chdb') throw err;
     const endpoint = await liveEndpoint(target.dataDir);
     if (!endpoint) throw err;
-    process.stderr.write(`tapehouse reconcile: ${target.dataDir} is owned by process ${endpoint.pid}; reading through its read-only endpoint, the result is not stored\n`);
+    process.stderr.write(
+      `tapehouse reconcile: ${target.dataDir} is owned by process ${endpoint.pid}; reading through its read-only endpoint, the result is not stored\n`,
+    );
     const client = createClient({ url: endpoint.url, request_timeout: 300_000, log: { level: ClickHouseLogLevel.OFF } });
     return { client, warehouse: undefined, close: () => client.close() };
   }
@@ -52,14 +54,18 @@ async function openAccess(target: WarehouseTarget): Promise<Access> {
 export function registerReconcile(program: Command): void {
   const command = program
     .command('reconcile')
-    .description('rebuild the account from its fills and check the venue\'s positions, summary, settled PnL and rebates')
-    .option('--from <time>', 'check the venue\'s figures reported at or after this time (ISO 8601)', parseTime)
-    .option('--to <time>', 'as of this time (ISO 8601): fills and reports after it are left out (default: the last instant every input of the account covers)', parseTime)
+    .description("rebuild the account from its fills and check the venue's positions, summary, settled PnL and rebates")
+    .option('--from <time>', "check the venue's figures reported at or after this time (ISO 8601)", parseTime)
+    .option(
+      '--to <time>',
+      'as of this time (ISO 8601): fills and reports after it are left out (default: the last instant every input of the account covers)',
+      parseTime,
+    )
     .option('--account <label>', 'account to reconcile (repeatable; default every account in the warehouse)', (v: string, all: string[] = []) => [...all, v])
     .option('--data-dir <dir>', 'embedded warehouse data directory (default ./data)')
     .option('--clickhouse-url <url>', 'ClickHouse server URL (user and password from TAPEHOUSE_CLICKHOUSE_USER / _PASSWORD)')
     .option('--format <format>', 'table, json or csv', parseFormat, 'table' as ReportFormat)
-    .option('--method <method>', 'cost basis: average (the venue\'s) or fifo', parseMethod, 'average' as CostMethod)
+    .option('--method <method>', "cost basis: average (the venue's) or fifo", parseMethod, 'average' as CostMethod)
     // A bigint default is shown by its text: commander would JSON.stringify it in --help, and fail.
     .addOption(new Option('--tolerance <micro>', 'differences up to this many micro-units count as equal').argParser(parseTolerance).default(0n, '0'))
     .option('--no-store', 'print the report without storing it in the reconciliations table');

@@ -21,7 +21,11 @@ export function registerRederive(program: Command): void {
   program
     .command('rederive')
     .description('re-derive typed tables from the raw text their rows keep (after a mapping change), exactly once and resumable')
-    .option('--table <table>', `a table to re-derive (repeatable; one of ${Object.keys(REDERIVABLE).join(', ')}); default: the tables migrations asked for`, collect)
+    .option(
+      '--table <table>',
+      `a table to re-derive (repeatable; one of ${Object.keys(REDERIVABLE).join(', ')}); default: the tables migrations asked for`,
+      collect,
+    )
     .option('--since <time>', 'only partitions holding rows at or after this ISO time (each partition is rebuilt whole)', parseTime)
     .option('--data-dir <dir>', 'embedded warehouse data directory (default ./data)')
     .option('--clickhouse-url <url>', 'ClickHouse server URL (user and password from TAPEHOUSE_CLICKHOUSE_USER / _PASSWORD)')
@@ -72,11 +76,18 @@ export function summary(r: RederiveResult): string {
 }
 
 function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), ...value.split(',').map((t) => t.trim()).filter(Boolean)];
+  return [
+    ...(previous ?? []),
+    ...value
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean),
+  ];
 }
 
 function parseTime(value: string): Date {
   const at = new Date(value);
-  if (Number.isNaN(at.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(value)) throw new SettingError(`--since: ${value} is not an ISO time (2026-03-02 or 2026-03-02T12:00:00Z)`);
+  if (Number.isNaN(at.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(value))
+    throw new SettingError(`--since: ${value} is not an ISO time (2026-03-02 or 2026-03-02T12:00:00Z)`);
   return at;
 }

@@ -7,7 +7,20 @@ import { createLogger } from '../../util/log.ts';
 import { resolveTarget } from '../../warehouse/target.ts';
 import { addSettings, refusePlainToken, resolveSettings, type SettingName } from '../settings.ts';
 
-const RUN_SETTINGS = ['baseUrl', 'tokenFile', 'account', 'dataDir', 'clickhouseUrl', 'httpPort', 'maxResultRows', 'maxResultBytes', 'duration', 'seed', 'rate', 'status'] as const satisfies readonly SettingName[];
+const RUN_SETTINGS = [
+  'baseUrl',
+  'tokenFile',
+  'account',
+  'dataDir',
+  'clickhouseUrl',
+  'httpPort',
+  'maxResultRows',
+  'maxResultBytes',
+  'duration',
+  'seed',
+  'rate',
+  'status',
+] as const satisfies readonly SettingName[];
 
 /** `tapehouse run` (and `npm start`): the main job on the embedded default, until interrupted. */
 export function registerRun(program: Command): void {

@@ -28,7 +28,7 @@ export function registerSchedules(program: Command): void {
     .description('create or update one schedule per job (idempotent)')
     // A first `docker compose up` starts it while Temporal still sets up: it waits, within bounds.
     .option('--wait-for-temporal <duration>', 'wait this long for Temporal (and the namespace) to answer, trying again and saying so (0s: one attempt)', '5m')
-    .option('--interval <job=duration...>', 'a job\'s interval, e.g. positions=15s (repeatable)', collect, [])
+    .option('--interval <job=duration...>', "a job's interval, e.g. positions=15s (repeatable)", collect, [])
     .option('--paused', 'pause them all (otherwise new ones run, and existing ones keep their paused state)')
     .action(async (options: CommonOptions & { interval: string[]; paused?: boolean; waitForTemporal: string }) => {
       await withClient(options, waitMs(options.waitForTemporal), async (client, taskQueue) => {
@@ -55,13 +55,21 @@ export function registerSchedules(program: Command): void {
     .action(async (options: CommonOptions & { from: string; to: string; wait?: boolean }) => {
       await withClient(options, 0, async (client, taskQueue) => {
         const { startBackfill } = await import('../../../workflows/schedules.ts');
-        const { started, skipped } = await startBackfill(client, { taskQueue, jobs: parseJobList(options.jobs), from: isoDate(options.from, '--from'), to: isoDate(options.to, '--to'), idPrefix: options.idPrefix });
+        const { started, skipped } = await startBackfill(client, {
+          taskQueue,
+          jobs: parseJobList(options.jobs),
+          from: isoDate(options.from, '--from'),
+          to: isoDate(options.to, '--to'),
+          idPrefix: options.idPrefix,
+        });
         for (const job of skipped) process.stdout.write(`skipped ${job}: its resource only tells the present\n`);
         for (const b of started) process.stdout.write(`${b.state} ${b.workflowId}\n`);
         if (!options.wait) return;
         for (const b of started) {
           const result = await b.handle.result();
-          process.stdout.write(`${b.job}: ${result.outcome}, ${result.pages} pages read, ${result.records} records published (the window's items, again: the loaders keep one row per natural key)\n`);
+          process.stdout.write(
+            `${b.job}: ${result.outcome}, ${result.pages} pages read, ${result.records} records published (the window's items, again: the loaders keep one row per natural key)\n`,
+          );
         }
       });
     });

@@ -1,5 +1,14 @@
 import type { Command } from 'commander';
-import { DEFAULT_LIFECYCLE, DEFAULT_RATE, DEFAULT_SEED, DEFAULT_STREAMS, NARROW_CASES, WIDE_CASES, startSimulator, type LifecycleConfig } from '../../simulator/index.ts';
+import {
+  DEFAULT_LIFECYCLE,
+  DEFAULT_RATE,
+  DEFAULT_SEED,
+  DEFAULT_STREAMS,
+  NARROW_CASES,
+  WIDE_CASES,
+  startSimulator,
+  type LifecycleConfig,
+} from '../../simulator/index.ts';
 import { FAULT_PROFILES, type FaultProfileName } from '../../simulator/faults/profile.ts';
 
 const DEFAULT_PORT = 8790;
@@ -55,14 +64,39 @@ export function registerSimulate(program: Command): void {
     .option('--faults <profile>', `startup fault profile: ${FAULT_PROFILES.join(', ')}`, choice('faults', FAULT_PROFILES), 'none')
     .option('--ground-truth <dir>', 'append the ground-truth log (JSONL) to this folder')
     .option('--control-port <n>', 'serve the fault-control endpoint on this loopback port (0 picks one)', integer('control-port', 0))
-    .option('--book-frames <kind>', 'orderbook frames: snapshot (every change replaces the ladder) or delta', choice('book-frames', ['snapshot', 'delta'] as const), DEFAULT_STREAMS.bookFrames)
+    .option(
+      '--book-frames <kind>',
+      'orderbook frames: snapshot (every change replaces the ladder) or delta',
+      choice('book-frames', ['snapshot', 'delta'] as const),
+      DEFAULT_STREAMS.bookFrames,
+    )
     .option('--heartbeat-ms <n>', 'heartbeat period of every stream', integer('heartbeat-ms', 1), DEFAULT_STREAMS.heartbeatMs)
-    .option('--price-streams <on|off|absent>', 'serve the price streams, answer 503 price_stream_not_configured (off), or route them nowhere: 404 route_not_found (absent)', choice('price-streams', ['on', 'off', 'absent'] as const), 'off')
+    .option(
+      '--price-streams <on|off|absent>',
+      'serve the price streams, answer 503 price_stream_not_configured (off), or route them nowhere: 404 route_not_found (absent)',
+      choice('price-streams', ['on', 'off', 'absent'] as const),
+      'off',
+    )
     .option('--no-lifecycle', 'keep every market in its generated state (no halts, resolutions or recurring rolls)')
     .option('--halt-every-s <n>', 'mean seconds between two market halts (0: none)', integer('halt-every-s', 0), seconds(DEFAULT_LIFECYCLE.haltEveryMs))
-    .option('--end-event-every-s <n>', 'mean seconds between two events ending and going to resolution (0: none)', integer('end-event-every-s', 0), seconds(DEFAULT_LIFECYCLE.endEventEveryMs))
-    .option('--resolution-delay-s <n>', 'seconds from the end of trading to a proposal, and from a proposal to the resolution', integer('resolution-delay-s', 0), seconds(DEFAULT_LIFECYCLE.challengeMs))
-    .option('--cases <wide|narrow>', 'wide: every case the interface allows (public fills of several makers, DRAFT live markets, late fills, short pages, repeated cursors, …); narrow: one reading of each', choice('cases', ['wide', 'narrow'] as const), 'wide')
+    .option(
+      '--end-event-every-s <n>',
+      'mean seconds between two events ending and going to resolution (0: none)',
+      integer('end-event-every-s', 0),
+      seconds(DEFAULT_LIFECYCLE.endEventEveryMs),
+    )
+    .option(
+      '--resolution-delay-s <n>',
+      'seconds from the end of trading to a proposal, and from a proposal to the resolution',
+      integer('resolution-delay-s', 0),
+      seconds(DEFAULT_LIFECYCLE.challengeMs),
+    )
+    .option(
+      '--cases <wide|narrow>',
+      'wide: every case the interface allows (public fills of several makers, DRAFT live markets, late fills, short pages, repeated cursors, …); narrow: one reading of each',
+      choice('cases', ['wide', 'narrow'] as const),
+      'wide',
+    )
     .option('--recurring-cadence-s <n>', 'cycle length of every recurring event (default: their own, 15 min to 1 day)', integer('recurring-cadence-s', 1))
     .option('--state-file <file>', 'save the venue in this file (every 15 s and at the stop) and go on from it at the next start')
     .action(async (opts: SimulateOptions) => {

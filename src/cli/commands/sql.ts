@@ -31,12 +31,15 @@ interface SqlOptions {
 export function registerSql(program: Command): void {
   program
     .command('sql')
-    .description('run SQL against the warehouse (the data directory, its owner\'s endpoint, or a ClickHouse server)')
+    .description("run SQL against the warehouse (the data directory, its owner's endpoint, or a ClickHouse server)")
     .argument('<query>', 'the SQL; - reads it from stdin')
     .option('--data-dir <dir>', 'embedded warehouse data directory (default ./data)')
     .option('--clickhouse-url <url>', 'ClickHouse server URL (user and password from TAPEHOUSE_CLICKHOUSE_USER / _PASSWORD)')
     .option('--format <format>', 'table, json (one object per line) or csv', parseFormat, 'table' as OutputFormat)
-    .option('--allow-writes', 'let the statements write (INSERT, DDL); only with no job holding the data directory. Without it the warehouse is read-only here: schema changes go through tapehouse migrate')
+    .option(
+      '--allow-writes',
+      'let the statements write (INSERT, DDL); only with no job holding the data directory. Without it the warehouse is read-only here: schema changes go through tapehouse migrate',
+    )
     .addHelpText(
       'after',
       `

@@ -8,7 +8,7 @@ import { resolveTarget } from '../../warehouse/target.ts';
 export function registerStatus(program: Command): void {
   program
     .command('status')
-    .description('what the running main job is doing (its live figures), or the last run\'s summary from the warehouse')
+    .description("what the running main job is doing (its live figures), or the last run's summary from the warehouse")
     .option('--data-dir <dir>', 'embedded warehouse data directory', './data')
     .option('--clickhouse-url <url>', 'a ClickHouse server (the stored summary only)')
     .action(async (options: { dataDir: string; clickhouseUrl?: string }) => {
@@ -19,7 +19,9 @@ export function registerStatus(program: Command): void {
       }
       // Held by a process that serves reads but no figures (tapehouse load): say so, and read through it.
       const holder = options.clickhouseUrl ? undefined : await liveEndpoint(options.dataDir);
-      const runner = await openQueryRunner(resolveTarget({ dataDir: options.clickhouseUrl ? undefined : options.dataDir, clickhouseUrl: options.clickhouseUrl }));
+      const runner = await openQueryRunner(
+        resolveTarget({ dataDir: options.clickhouseUrl ? undefined : options.dataDir, clickhouseUrl: options.clickhouseUrl }),
+      );
       try {
         process.stdout.write(`${await storedStatus(runner, holder)}\n`);
       } finally {

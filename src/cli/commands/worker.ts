@@ -39,12 +39,12 @@ export function registerWorker(program: Command): void {
     .option('--token-file <file>', 'file holding the access token (TAPEHOUSE_TOKEN_FILE, else TAPEHOUSE_TOKEN)')
     .option('--account <label>', 'label of the token\'s account in the records (TAPEHOUSE_ACCOUNT, default "default")')
     .option('--checkpoint-file <file>', `keep checkpoints in this JSON file, one per process (TAPEHOUSE_CHECKPOINT_FILE, default ${DEFAULT_CHECKPOINT_FILE})`)
-    .option('--clickhouse-url <url>', 'keep checkpoints in the warehouse\'s sync_checkpoints (TAPEHOUSE_CLICKHOUSE_URL)')
-    .option('--read-burst <n>', 'the account read bucket\'s capacity, when not the authenticated tier (TAPEHOUSE_READ_BURST)')
+    .option('--clickhouse-url <url>', "keep checkpoints in the warehouse's sync_checkpoints (TAPEHOUSE_CLICKHOUSE_URL)")
+    .option('--read-burst <n>', "the account read bucket's capacity, when not the authenticated tier (TAPEHOUSE_READ_BURST)")
     .option('--read-refill <n>', 'its refill per second (TAPEHOUSE_READ_REFILL)')
     .option(READ_SHARE_FLAG, readShareHelp)
     .option('--catalogue-with-token', 'send the token on catalogue reads too (they then spend the account bucket)')
-    .option('--page-size <n>', 'items per page of the paged lists (default: the interface\'s maxima)')
+    .option('--page-size <n>', "items per page of the paged lists (default: the interface's maxima)")
     .action(async (options: WorkerOptions) => {
       const env = process.env;
       const temporal = resolveTemporal(options);

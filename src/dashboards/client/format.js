@@ -5,9 +5,20 @@
 export const PALETTE = ['#73BF69', '#F2CC0C', '#8AB8FF', '#FF780A', '#F2495C', '#5794F2', '#B877D9', '#705DA0', '#37872D', '#FADE2A', '#447EBC', '#C15C17'];
 
 const NAMED = {
-  green: '#73BF69', 'semi-dark-green': '#37872D', red: '#F2495C', 'semi-dark-red': '#C4162A', orange: '#FF9830',
-  yellow: '#FADE2A', blue: '#5794F2', 'light-blue': '#8AB8FF', 'semi-dark-blue': '#3274D9', purple: '#B877D9', gray: '#8E8E8E', grey: '#8E8E8E',
-  transparent: 'transparent', text: '#CCCCDC',
+  green: '#73BF69',
+  'semi-dark-green': '#37872D',
+  red: '#F2495C',
+  'semi-dark-red': '#C4162A',
+  orange: '#FF9830',
+  yellow: '#FADE2A',
+  blue: '#5794F2',
+  'light-blue': '#8AB8FF',
+  'semi-dark-blue': '#3274D9',
+  purple: '#B877D9',
+  gray: '#8E8E8E',
+  grey: '#8E8E8E',
+  transparent: 'transparent',
+  text: '#CCCCDC',
 };
 
 export function color(name, fallback = PALETTE[0]) {
@@ -26,7 +37,12 @@ export function fieldConfig(panel, fieldName) {
   return config;
 }
 
-const SUFFIXES = [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'K']];
+const SUFFIXES = [
+  [1e12, 'T'],
+  [1e9, 'B'],
+  [1e6, 'M'],
+  [1e3, 'K'],
+];
 
 function fixed(value, decimals) {
   if (decimals !== undefined && decimals !== null) return value.toFixed(decimals);
@@ -45,7 +61,10 @@ function short(value, decimals) {
 
 export function formatTime(ms) {
   if (ms === null || ms === undefined) return '';
-  return new Date(ms).toISOString().replace('T', ' ').replace(/\.000Z$|Z$/, '');
+  return new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.000Z$|Z$/, '');
 }
 
 /** A value as Grafana shows it for the units the dashboards use. */

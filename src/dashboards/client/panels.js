@@ -12,7 +12,8 @@ export function drawPanel(body, panel, data, range) {
   const message = messageOf(data);
   // A stat's "no value" text (Grafana's noValue: "never run", "not running") says what nothing means.
   const noValue = panel.fieldConfig?.defaults?.noValue;
-  if (message?.kind === 'empty' && panel.type === 'stat' && noValue) return drawHtml(body, `<div class="stat"><div class="stat-item"><div class="stat-value no-value">${escape(noValue)}</div></div></div>`);
+  if (message?.kind === 'empty' && panel.type === 'stat' && noValue)
+    return drawHtml(body, `<div class="stat"><div class="stat-item"><div class="stat-value no-value">${escape(noValue)}</div></div></div>`);
   if (message) return showMessage(body, message.text, message.kind);
   switch (panel.type) {
     case 'stat':
@@ -186,7 +187,12 @@ function barChartOption(panel, frames) {
       data: field.values,
       barMaxWidth: 28,
       itemStyle: { color: PALETTE[index % PALETTE.length], borderRadius: 2 },
-      label: { show: panel.options?.showValue !== 'never', position: horizontal ? 'right' : 'top', color: TEXT, formatter: (item) => formatValue(item.value, fieldConfig(panel, field.name)) },
+      label: {
+        show: panel.options?.showValue !== 'never',
+        position: horizontal ? 'right' : 'top',
+        color: TEXT,
+        formatter: (item) => formatValue(item.value, fieldConfig(panel, field.name)),
+      },
       tooltip: { valueFormatter: valueTooltip(fieldConfig(panel, field.name)) },
     })),
   };
@@ -209,12 +215,13 @@ function candlestickOption(panel, frames, range) {
   const option = {
     ...baseOption(panel, false),
     grid: withVolume
-      ? [{ left: 8, right: 16, top: 12, height: '62%', containLabel: true }, { left: 8, right: 16, top: '76%', bottom: 8, containLabel: true }]
+      ? [
+          { left: 8, right: 16, top: 12, height: '62%', containLabel: true },
+          { left: 8, right: 16, top: '76%', bottom: 8, containLabel: true },
+        ]
       : [{ left: 8, right: 16, top: 12, bottom: 8, containLabel: true }],
     xAxis: withVolume ? [timeAxis(range, { axisLabel: { show: false } }), timeAxis(range, { gridIndex: 1 })] : [timeAxis(range)],
-    yAxis: withVolume
-      ? [valueAxis(config, { scale: true }), valueAxis({}, { gridIndex: 1, splitNumber: 2 })]
-      : [valueAxis(config, { scale: true })],
+    yAxis: withVolume ? [valueAxis(config, { scale: true }), valueAxis({}, { gridIndex: 1, splitNumber: 2 })] : [valueAxis(config, { scale: true })],
     axisPointer: { link: [{ xAxisIndex: 'all' }] },
     series: [
       {

@@ -5,8 +5,21 @@
 import { drawPanel, resizeCharts } from './panels.js';
 
 const ALL = '$__all';
-const RANGES = [['now-15m', 'Last 15 minutes'], ['now-1h', 'Last hour'], ['now-3h', 'Last 3 hours'], ['now-6h', 'Last 6 hours'], ['now-24h', 'Last 24 hours'], ['now-7d', 'Last 7 days']];
-const REFRESHES = [[0, 'Off'], [5000, '5s'], [10000, '10s'], [30000, '30s'], [60000, '1m']];
+const RANGES = [
+  ['now-15m', 'Last 15 minutes'],
+  ['now-1h', 'Last hour'],
+  ['now-3h', 'Last 3 hours'],
+  ['now-6h', 'Last 6 hours'],
+  ['now-24h', 'Last 24 hours'],
+  ['now-7d', 'Last 7 days'],
+];
+const REFRESHES = [
+  [0, 'Off'],
+  [5000, '5s'],
+  [10000, '10s'],
+  [30000, '30s'],
+  [60000, '1m'],
+];
 const ROW_HEIGHT = 30;
 
 const body = document.body;
@@ -104,7 +117,13 @@ function drawVariables(variables) {
   box.replaceChildren();
   for (const variable of variables.filter((entry) => !entry.hidden)) {
     const options = variable.includeAll ? [{ value: ALL, text: 'All' }, ...variable.options] : variable.options;
-    const control = variable.multi ? checkboxList(variable, options, open === variable.name) : select(options.map((o) => [o.value, o.text]), variable.selected[0], (value) => choose(variable.name, [value]));
+    const control = variable.multi
+      ? checkboxList(variable, options, open === variable.name)
+      : select(
+          options.map((o) => [o.value, o.text]),
+          variable.selected[0],
+          (value) => choose(variable.name, [value]),
+        );
     control.dataset.name = variable.name;
     box.append(labelled(variable.label, control));
   }

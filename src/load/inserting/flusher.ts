@@ -136,7 +136,10 @@ export class Flusher {
     this.#held = true;
     // (A round already stored before this is whole in the warehouse: its `after` may be written.)
     for (const round of this.#recorded) round.crossed = true;
-    return Promise.resolve(this.#recordingBefore).then(() => undefined, () => undefined);
+    return Promise.resolve(this.#recordingBefore).then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   /** The new assignment is known (lost partitions forgotten): rounds go on. */
@@ -310,7 +313,7 @@ export class Flusher {
     const round: Entry[] = [];
     const last = new Map<string, Batch | null>();
     let rows = 0;
-    for (let i = 0; i < this.#queue.length; ) {
+    for (let i = 0; i < this.#queue.length;) {
       const entry = this.#queue[i]!;
       const key = partitionKey(entry.batch.topic, entry.batch.partition);
       if (this.#stale(entry)) {
@@ -319,7 +322,10 @@ export class Flusher {
         continue;
       }
       const previous = last.get(key);
-      const fits = previous === undefined ? last.size < MAX_ROUND && (round.length === 0 || rows + entry.rows <= MAX_ROUND_ROWS) : previous !== null && follows(previous, entry.batch) && rows + entry.rows <= MAX_ROUND_ROWS;
+      const fits =
+        previous === undefined
+          ? last.size < MAX_ROUND && (round.length === 0 || rows + entry.rows <= MAX_ROUND_ROWS)
+          : previous !== null && follows(previous, entry.batch) && rows + entry.rows <= MAX_ROUND_ROWS;
       if (!fits) {
         // Nothing more of this partition in this round: its batches stay in order.
         last.set(key, null);
@@ -419,7 +425,18 @@ export class Flusher {
     const added = await this.#retry(() => addMissingRows(this.options.context.warehouse, table, item.batch, rows, sinceUs, this.options.context.epoch));
     if (added > 0) {
       const { batch } = item;
-      this.options.log.warn({ lane: this.options.lane, table, topic: batch.topic, partition: batch.partition, first: String(batch.range.first), last: String(batch.range.last), added }, 'rows a round left out (its batches were sent by more than one loader) added');
+      this.options.log.warn(
+        {
+          lane: this.options.lane,
+          table,
+          topic: batch.topic,
+          partition: batch.partition,
+          first: String(batch.range.first),
+          last: String(batch.range.last),
+          added,
+        },
+        'rows a round left out (its batches were sent by more than one loader) added',
+      );
     }
   }
 
@@ -445,7 +462,10 @@ export class Flusher {
     const offset = place?.item.batch.tables.get(table)?.[place.index]?._offset;
     if (!place || typeof offset !== 'bigint') throw error;
     const { batch } = place.item;
-    this.options.log.warn({ table, topic: batch.topic, partition: batch.partition, offset: String(offset), reason: errorSummary(error) }, 'warehouse refused a row: dead letter');
+    this.options.log.warn(
+      { table, topic: batch.topic, partition: batch.partition, offset: String(offset), reason: errorSummary(error) },
+      'warehouse refused a row: dead letter',
+    );
     dropRecord(batch, offset, table, 'rejected_by_warehouse', errorSummary(error), this.options.context, table);
   }
 

@@ -18,7 +18,14 @@ import type { Row, TableName } from '../mapping/types.ts';
  * of its rows are stored, and adds the missing ones with the range's own token (those rows
  * depend only on which insert won, so two loaders adding them add the same rows, once).
  */
-export async function addMissingRows(warehouse: Warehouse, table: TableName, batch: Batch, rows: readonly Row[], sinceUs: bigint, epoch: string): Promise<number> {
+export async function addMissingRows(
+  warehouse: Warehouse,
+  table: TableName,
+  batch: Batch,
+  rows: readonly Row[],
+  sinceUs: bigint,
+  epoch: string,
+): Promise<number> {
   if (rows.length === 0) return 0;
   const present = await storedKeys(warehouse.client, table, batch, sinceUs);
   const missing = rows.filter((row) => !present.has(keyOf(table, row)));

@@ -96,5 +96,13 @@ function merged(batches: readonly Batch[]): Batch {
     rowCount += batch.rowCount;
     if (batch.maxReceivedUs > maxReceivedUs) maxReceivedUs = batch.maxReceivedUs;
   }
-  return { topic: first!.topic, partition: first!.partition, range: { first: first!.range.first, last: batches.at(-1)!.range.last }, tables, records, rowCount, maxReceivedUs };
+  return {
+    topic: first!.topic,
+    partition: first!.partition,
+    range: { first: first!.range.first, last: batches.at(-1)!.range.last },
+    tables,
+    records,
+    rowCount,
+    maxReceivedUs,
+  };
 }

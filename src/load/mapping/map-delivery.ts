@@ -31,7 +31,12 @@ export function mapDelivery(delivery: Delivery, source: DeliverySource): MappedR
   } catch (error) {
     // A mapper that trips over a payload it did not foresee is a mapping failure like any other.
     const code = error instanceof MappingError ? error.code : 'mapping_failed';
-    const reason = error instanceof RangeError ? `the payload cannot be written as JSON again (${error.message}): nested too deep` : error instanceof Error ? error.message : String(error);
+    const reason =
+      error instanceof RangeError
+        ? `the payload cannot be written as JSON again (${error.message}): nested too deep`
+        : error instanceof Error
+          ? error.message
+          : String(error);
     return [deadLetter(record, delivery.offset, source, mapper.table, code, reason)];
   }
   stamp(rows, record, delivery.offset, source, raw);
@@ -60,7 +65,14 @@ function stamp(rows: MappedRow[], record: ReceivedRecord, offset: bigint, source
 export type DeadLetterCode = 'invalid_json' | 'invalid_envelope' | MappingError['code'] | 'mapping_failed' | 'value_out_of_range' | 'rejected_by_warehouse';
 
 /** A dead_letters row for a record that decoded but could not be stored in `table`. */
-export function deadLetter(record: ReceivedRecord, offset: bigint, source: DeliverySource, table: TableName | '', code: DeadLetterCode, reason: string): MappedRow {
+export function deadLetter(
+  record: ReceivedRecord,
+  offset: bigint,
+  source: DeliverySource,
+  table: TableName | '',
+  code: DeadLetterCode,
+  reason: string,
+): MappedRow {
   const row: Row = {
     topic: source.topic,
     partition: source.partition,

@@ -71,13 +71,28 @@ export async function rederiveTable(warehouse: Warehouse, table: string, options
   const partitions = await partitionsSince(client, spec, since);
   const todo = partitions.filter((p) => !done.has(p));
   const stores = await copyingStores(client, table);
-  const progress: RederiveProgress = { table, partitionsDone: partitions.length - todo.length, partitionsTotal: partitions.length, rowsRederived: 0, rowsFailed: 0 };
+  const progress: RederiveProgress = {
+    table,
+    partitionsDone: partitions.length - todo.length,
+    partitionsTotal: partitions.length,
+    rowsRederived: 0,
+    rowsFailed: 0,
+  };
   const result: RederiveResult = { ...progress, runId, partitionsResumed: progress.partitionsDone, rowsBefore: 0, rowsAfter: 0, storesRefreshed: stores };
   options.onProgress?.({ ...progress });
   for (const partition of todo) {
     const figures = await rebuildPartition(warehouse, spec, partition, stores, options.pageRows ?? 20_000);
     await warehouse.insertRows('rederive_progress', [
-      { run_id: runId, table_name: table, since: since.getTime(), partition_id: partition, rows_before: figures.before, rows_rederived: figures.rederived, rows_failed: figures.failed, rows_after: figures.after },
+      {
+        run_id: runId,
+        table_name: table,
+        since: since.getTime(),
+        partition_id: partition,
+        rows_before: figures.before,
+        rows_rederived: figures.rederived,
+        rows_failed: figures.failed,
+        rows_after: figures.after,
+      },
     ]);
     progress.partitionsDone += 1;
     progress.rowsRederived += figures.rederived;
@@ -116,7 +131,10 @@ async function partitionsSince(client: ClickHouseClient, spec: RederivableTable,
 
 /** ReplacingMergeTree tables a materialized view fills with `SELECT *` of this table. */
 async function copyingStores(client: ClickHouseClient, table: string): Promise<string[]> {
-  const views = await select<{ query: string }>(client, `SELECT create_table_query AS query FROM system.tables WHERE database = ${sqlString(DATABASE)} AND engine = 'MaterializedView'`);
+  const views = await select<{ query: string }>(
+    client,
+    `SELECT create_table_query AS query FROM system.tables WHERE database = ${sqlString(DATABASE)} AND engine = 'MaterializedView'`,
+  );
   const source = new RegExp(`\\bAS SELECT \\* FROM ${DATABASE}\\.${table}\\s*$`);
   const targets = views.flatMap(({ query }) => {
     const target = new RegExp(`\\bTO ${DATABASE}\\.(\\w+)`).exec(query)?.[1];
@@ -137,16 +155,31 @@ interface PartitionFigures {
   after: number;
 }
 
-async function rebuildPartition(warehouse: Warehouse, spec: RederivableTable, partition: string, stores: string[], pageRows: number): Promise<PartitionFigures> {
+async function rebuildPartition(
+  warehouse: Warehouse,
+  spec: RederivableTable,
+  partition: string,
+  stores: string[],
+  pageRows: number,
+): Promise<PartitionFigures> {
   for (let attempt = 1; ; attempt++) {
     const figures = await tryPartition(warehouse, spec, partition, stores, pageRows);
     if (figures) return figures;
-    if (attempt === 3) throw new RederiveError(`${spec.table} partition ${partition} changed while it was being rebuilt, three times: stop the loaders writing it and run again`);
+    if (attempt === 3)
+      throw new RederiveError(
+        `${spec.table} partition ${partition} changed while it was being rebuilt, three times: stop the loaders writing it and run again`,
+      );
   }
 }
 
 /** Rebuilds one partition into a scratch copy and swaps it in; null when the partition changed meanwhile. */
-async function tryPartition(warehouse: Warehouse, spec: RederivableTable, partition: string, stores: string[], pageRows: number): Promise<PartitionFigures | null> {
+async function tryPartition(
+  warehouse: Warehouse,
+  spec: RederivableTable,
+  partition: string,
+  stores: string[],
+  pageRows: number,
+): Promise<PartitionFigures | null> {
   const client = warehouse.client;
   const table = `${DATABASE}.${spec.table}`;
   const scratch = `${DATABASE}.${spec.table}__rederive`;
@@ -183,7 +216,9 @@ async function tryPartition(warehouse: Warehouse, spec: RederivableTable, partit
   });
   const spilled = await select<{ p: string }>(client, `SELECT DISTINCT _partition_id AS p FROM ${scratch} WHERE NOT ${inPartition} LIMIT 1`);
   if (spilled.length > 0) {
-    throw new RederiveError(`${spec.table} partition ${partition}: records mapped again land in partition ${spilled[0]!.p} — a mapping that moves rows between partitions is not re-derived in place`);
+    throw new RederiveError(
+      `${spec.table} partition ${partition}: records mapped again land in partition ${spilled[0]!.p} — a mapping that moves rows between partitions is not re-derived in place`,
+    );
   }
   const afterCount = await fingerprint(client, scratch, inPartition);
   if ((await fingerprint(client, table, inPartition)).hash !== before.hash) return null;
@@ -233,7 +268,10 @@ function remap(spec: RederivableTable, stored: StoredRow): Row[] | null {
   } catch {
     return null; // raw text that is not JSON: the stored rows stand
   }
-  const mapped = mapDelivery({ offset: BigInt(stored._offset), ok: true, record }, { topic: stored._topic, partition: Number(stored._partition), group: 'rederive' });
+  const mapped = mapDelivery(
+    { offset: BigInt(stored._offset), ok: true, record },
+    { topic: stored._topic, partition: Number(stored._partition), group: 'rederive' },
+  );
   if (mapped.some((m) => m.table === 'dead_letters')) return null;
   return mapped.filter((m) => m.table === spec.table).map((m) => m.row);
 }

@@ -31,10 +31,7 @@ export async function pendingRederives(client: ClickHouseClient, options: { with
  * Re-derives every table a migration asked for, one after the other (before loaders start):
  * `tapehouse run` calls it after migrating. Returns what each run did.
  */
-export async function rederivePending(
-  warehouse: Warehouse,
-  onProgress?: (progress: RederiveProgress) => void,
-): Promise<RederiveResult[]> {
+export async function rederivePending(warehouse: Warehouse, onProgress?: (progress: RederiveProgress) => void): Promise<RederiveResult[]> {
   const results: RederiveResult[] = [];
   for (const table of await pendingRederives(warehouse.client)) results.push(await rederiveTable(warehouse, table, onProgress ? { onProgress } : {}));
   return results;

@@ -48,7 +48,10 @@ export async function openEpoch(scope: EpochScope, startedAtUs: bigint, partitio
   await scope.warehouse.insertRows('bus_coverage', [epochRow(scope.group, scope.epoch, 'started', startedAtUs)]);
   const runs = await readRuns(scope);
   const killed = runs.filter((run) => run.bus_epoch !== scope.epoch && run.last_state === 'started');
-  const covered = await readCoverage(scope, killed.map((run) => ({ epoch: run.bus_epoch, startedUs: BigInt(run.started) })));
+  const covered = await readCoverage(
+    scope,
+    killed.map((run) => ({ epoch: run.bus_epoch, startedUs: BigInt(run.started) })),
+  );
   let gaps = 0;
   for (const run of killed) {
     const started = BigInt(run.started);
@@ -57,7 +60,11 @@ export async function openEpoch(scope: EpochScope, startedAtUs: bigint, partitio
     if (rows.length > 0) await scope.warehouse.insertRows('capture_gaps', rows, { dedupToken: `bus_gaps:${scope.group}:${run.bus_epoch}` });
     gaps += rows.length;
   }
-  if (killed.length > 0) await scope.warehouse.insertRows('bus_coverage', killed.map((run) => epochRow(scope.group, run.bus_epoch, 'gaps_recorded', startedAtUs)));
+  if (killed.length > 0)
+    await scope.warehouse.insertRows(
+      'bus_coverage',
+      killed.map((run) => epochRow(scope.group, run.bus_epoch, 'gaps_recorded', startedAtUs)),
+    );
   return { killedRuns: killed.length, gaps };
 }
 

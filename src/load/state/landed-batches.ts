@@ -29,7 +29,11 @@ interface Unfinished {
   max_received_us: string;
 }
 
-export async function landedBatches(client: ClickHouseClient, group: string, runs: ReadonlyArray<{ epoch: string; startedUs: bigint }>): Promise<LandedBatch[]> {
+export async function landedBatches(
+  client: ClickHouseClient,
+  group: string,
+  runs: ReadonlyArray<{ epoch: string; startedUs: bigint }>,
+): Promise<LandedBatch[]> {
   if (runs.length === 0) return [];
   const result = await client.query({
     query: `SELECT bus_epoch, topic, partition, target_table, toString(min_offset) AS first, toString(max_offset) AS last,
@@ -62,7 +66,13 @@ export async function landedBatches(client: ClickHouseClient, group: string, run
       for (const table of tables) all &&= await holdsAll(client, table, started.get(table.bus_epoch) ?? 0n);
       if (!all) break;
       const first = tables[0]!;
-      landed.push({ epoch: first.bus_epoch, topic: first.topic, partition: first.partition, lastOffset: BigInt(first.last), maxReceivedUs: BigInt(first.max_received_us) });
+      landed.push({
+        epoch: first.bus_epoch,
+        topic: first.topic,
+        partition: first.partition,
+        lastOffset: BigInt(first.last),
+        maxReceivedUs: BigInt(first.max_received_us),
+      });
     }
   }
   return landed;

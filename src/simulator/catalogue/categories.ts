@@ -12,8 +12,22 @@ const FOREST: CategorySpec[] = [
     slug: 'sports',
     label: 'Sports',
     children: [
-      { slug: 'soccer', label: 'Soccer', children: [{ slug: 'premier-league', label: 'Premier League' }, { slug: 'la-liga', label: 'La Liga' }] },
-      { slug: 'tennis', label: 'Tennis', children: [{ slug: 'atp', label: 'ATP' }, { slug: 'wta', label: 'WTA' }] },
+      {
+        slug: 'soccer',
+        label: 'Soccer',
+        children: [
+          { slug: 'premier-league', label: 'Premier League' },
+          { slug: 'la-liga', label: 'La Liga' },
+        ],
+      },
+      {
+        slug: 'tennis',
+        label: 'Tennis',
+        children: [
+          { slug: 'atp', label: 'ATP' },
+          { slug: 'wta', label: 'WTA' },
+        ],
+      },
       { slug: 'basketball', label: 'Basketball', children: [{ slug: 'nba', label: 'NBA' }] },
       { slug: 'futures', label: 'Futures' },
     ],

@@ -19,7 +19,10 @@ export class GenContext {
   ) {}
 
   uniqueSlug(base: string): string {
-    const clean = base.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+    const clean = base
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '');
     let slug = clean;
     for (let n = 2; this.#usedSlugs.has(slug); n++) slug = `${clean}-${n}`;
     this.#usedSlugs.add(slug);
@@ -65,13 +68,18 @@ export class GenContext {
   }
 
   /** Adds a market to an event, with the event's scenario deciding state and resolution. */
-  addMarket(event: SimEvent, scenario: Scenario, spec: Omit<MarketSpec, 'eventId' | 'slug' | 'state' | 'resolutionStatus' | 'openMs' | 'closeMs'> & Partial<MarketSpec>): SimMarket {
+  addMarket(
+    event: SimEvent,
+    scenario: Scenario,
+    spec: Omit<MarketSpec, 'eventId' | 'slug' | 'state' | 'resolutionStatus' | 'openMs' | 'closeMs'> & Partial<MarketSpec>,
+  ): SimMarket {
     const states = statesFor(scenario);
     const state = spec.state ?? states.marketState;
     const resolutionStatus = spec.resolutionStatus ?? states.resolutionStatus;
     const winner = spec.winner ?? (state === 'RESOLVED' ? (this.rng.chance(0.1) ? 'void' : this.rng.pick([0, 1] as const)) : undefined);
     const halted =
-      spec.halted ?? (state === 'ACTIVE' && this.rng.chance(this.haltRate) ? { atMs: this.nowMs - 60_000, reason: 'Trading paused pending review' } : undefined);
+      spec.halted ??
+      (state === 'ACTIVE' && this.rng.chance(this.haltRate) ? { atMs: this.nowMs - 60_000, reason: 'Trading paused pending review' } : undefined);
     const market = buildMarket(this.rng, {
       ...spec,
       eventId: event.id,
@@ -96,6 +104,9 @@ export class GenContext {
   }
 
   leafKeysUnder(rootSlug: string, childSlug?: string): string[] {
-    return this.tree.leaves().filter((c) => c.rootSlug === rootSlug && (childSlug === undefined || c.path.some((p) => p.slug === childSlug))).map((c) => c.key);
+    return this.tree
+      .leaves()
+      .filter((c) => c.rootSlug === rootSlug && (childSlug === undefined || c.path.some((p) => p.slug === childSlug)))
+      .map((c) => c.key);
   }
 }

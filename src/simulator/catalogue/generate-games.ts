@@ -4,16 +4,30 @@ import type { GameInfo, SimEvent, Team } from './types.ts';
 
 const TEAMS: Record<GameInfo['sport'], Array<[name: string, abbreviation: string, color: string]>> = {
   soccer: [
-    ['Arsenal', 'ARS', '#EF0107'], ['Chelsea', 'CHE', '#034694'], ['Liverpool', 'LIV', '#C8102E'], ['Everton', 'EVE', '#003399'],
-    ['Real Madrid', 'RMA', '#FEBE10'], ['Sevilla', 'SEV', '#D80027'], ['Valencia', 'VAL', '#EE3524'], ['Girona', 'GIR', '#CD2534'],
+    ['Arsenal', 'ARS', '#EF0107'],
+    ['Chelsea', 'CHE', '#034694'],
+    ['Liverpool', 'LIV', '#C8102E'],
+    ['Everton', 'EVE', '#003399'],
+    ['Real Madrid', 'RMA', '#FEBE10'],
+    ['Sevilla', 'SEV', '#D80027'],
+    ['Valencia', 'VAL', '#EE3524'],
+    ['Girona', 'GIR', '#CD2534'],
   ],
   tennis: [
-    ['Carlos Alcaraz', 'ALC', '#E4002B'], ['Jannik Sinner', 'SIN', '#00843D'], ['Iga Swiatek', 'SWI', '#DC143C'],
-    ['Coco Gauff', 'GAU', '#002868'], ['Daniil Medvedev', 'MED', '#0039A6'], ['Aryna Sabalenka', 'SAB', '#00A651'],
+    ['Carlos Alcaraz', 'ALC', '#E4002B'],
+    ['Jannik Sinner', 'SIN', '#00843D'],
+    ['Iga Swiatek', 'SWI', '#DC143C'],
+    ['Coco Gauff', 'GAU', '#002868'],
+    ['Daniil Medvedev', 'MED', '#0039A6'],
+    ['Aryna Sabalenka', 'SAB', '#00A651'],
   ],
   basketball: [
-    ['Celtics', 'BOS', '#007A33'], ['Lakers', 'LAL', '#552583'], ['Nuggets', 'DEN', '#0E2240'], ['Knicks', 'NYK', '#F58426'],
-    ['Warriors', 'GSW', '#1D428A'], ['Heat', 'MIA', '#98002E'],
+    ['Celtics', 'BOS', '#007A33'],
+    ['Lakers', 'LAL', '#552583'],
+    ['Nuggets', 'DEN', '#0E2240'],
+    ['Knicks', 'NYK', '#F58426'],
+    ['Warriors', 'GSW', '#1D428A'],
+    ['Heat', 'MIA', '#98002E'],
   ],
 };
 
@@ -55,7 +69,14 @@ function gameInfo(ctx: GenContext, sport: GameInfo['sport'], leagueSlug: string,
     teamA,
     teamB,
     lifecycle,
-    liveLabel: lifecycle === 'in_progress' ? (sport === 'tennis' ? `Set ${sets.length + 1}` : sport === 'soccer' ? `${ctx.rng.int(1, 89)}'` : `Q${ctx.rng.int(1, 4)}`) : '',
+    liveLabel:
+      lifecycle === 'in_progress'
+        ? sport === 'tennis'
+          ? `Set ${sets.length + 1}`
+          : sport === 'soccer'
+            ? `${ctx.rng.int(1, 89)}'`
+            : `Q${ctx.rng.int(1, 4)}`
+        : '',
     scoreA: scored * (sport === 'basketball' ? ctx.rng.int(40, 110) : sport === 'tennis' ? sets.filter((s) => s.a > s.b).length : ctx.rng.int(0, 3)),
     scoreB: scored * (sport === 'basketball' ? ctx.rng.int(40, 110) : sport === 'tennis' ? sets.filter((s) => s.b > s.a).length : ctx.rng.int(0, 3)),
     sets,
@@ -93,7 +114,10 @@ function addGameMarkets(ctx: GenContext, event: SimEvent, game: GameInfo, scenar
       question: `${a} vs. ${b}`,
       sourceMarketType: 'moneyline',
       displayLabel: 'Moneyline',
-      outcomes: [{ label: a, shortLabel: game.teamA.abbreviation, kind: 'team_home', teamSide: 'home' }, { label: b, shortLabel: game.teamB.abbreviation, kind: 'team_away', teamSide: 'away' }],
+      outcomes: [
+        { label: a, shortLabel: game.teamA.abbreviation, kind: 'team_home', teamSide: 'home' },
+        { label: b, shortLabel: game.teamB.abbreviation, kind: 'team_away', teamSide: 'away' },
+      ],
       initialPriceMicro: ctx.fairPrice(),
     });
   }
@@ -103,7 +127,10 @@ function addGameMarkets(ctx: GenContext, event: SimEvent, game: GameInfo, scenar
       sourceMarketType: 'spread',
       line: String(line),
       displayLabel: `${game.teamA.abbreviation} ${line}`,
-      outcomes: [{ label: `${a} ${line}`, kind: 'team_home', teamSide: 'home', threshold: line }, { label: `${b} +${-line}`, kind: 'team_away', teamSide: 'away', threshold: -line }],
+      outcomes: [
+        { label: `${a} ${line}`, kind: 'team_home', teamSide: 'home', threshold: line },
+        { label: `${b} +${-line}`, kind: 'team_away', teamSide: 'away', threshold: -line },
+      ],
       initialPriceMicro: ctx.fairPrice(),
     });
   }
@@ -113,7 +140,10 @@ function addGameMarkets(ctx: GenContext, event: SimEvent, game: GameInfo, scenar
       sourceMarketType: 'total',
       line: String(line),
       displayLabel: `O/U ${line}`,
-      outcomes: [{ label: 'Over', kind: 'over', threshold: line }, { label: 'Under', kind: 'under', threshold: line }],
+      outcomes: [
+        { label: 'Over', kind: 'over', threshold: line },
+        { label: 'Under', kind: 'under', threshold: line },
+      ],
       initialPriceMicro: ctx.fairPrice(),
     });
   }

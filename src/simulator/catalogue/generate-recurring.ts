@@ -56,7 +56,8 @@ export function generateRecurring(ctx: GenContext, count: number, backlog: Recur
     const cadenceMs = series.cadenceSeconds * 1000;
     event.startMs = Math.floor(ctx.nowMs / cadenceMs) * cadenceMs - (backlog.settled + backlog.unsettled) * cadenceMs;
     // Smaller backlogs for the other series keep the catalogue light; the first carries the full window.
-    const ownBacklog = i === 0 ? backlog : { settled: Math.min(backlog.settled, 6), unsettled: Math.min(backlog.unsettled, 2), upcoming: Math.min(backlog.upcoming, 4) };
+    const ownBacklog =
+      i === 0 ? backlog : { settled: Math.min(backlog.settled, 6), unsettled: Math.min(backlog.unsettled, 2), upcoming: Math.min(backlog.upcoming, 4) };
     addCycles(ctx, event, series, ownBacklog);
   }
 }

@@ -57,8 +57,7 @@ export function buildMarket(rng: Prng, spec: MarketSpec): SimMarket {
   const tickMicro = tickFor(spec.initialPriceMicro);
   const initialPriceMicro = snapToTick(spec.initialPriceMicro, tickMicro);
   const outcomes = spec.outcomes.map((o, index): SimOutcome => {
-    const resolutionPriceMicro =
-      spec.winner === undefined ? undefined : spec.winner === 'void' ? 500_000n : spec.winner === index ? 1_000_000n : 0n;
+    const resolutionPriceMicro = spec.winner === undefined ? undefined : spec.winner === 'void' ? 500_000n : spec.winner === index ? 1_000_000n : 0n;
     return {
       id: rng.uuid(),
       index: index as 0 | 1,
@@ -76,7 +75,11 @@ export function buildMarket(rng: Prng, spec: MarketSpec): SimMarket {
   }) as [SimOutcome, SimOutcome];
   const lpIncentive: LpIncentiveConfig | undefined =
     spec.state === 'ACTIVE' && rng.chance(0.6)
-      ? { poolMicro: BigInt(rng.int(5, 200)) * 10_000_000n, maxSpreadMicro: rng.pick([20_000, 30_000, 45_000]), minSharesMicro: BigInt(rng.pick([10, 20, 50, 100])) * 1_000_000n }
+      ? {
+          poolMicro: BigInt(rng.int(5, 200)) * 10_000_000n,
+          maxSpreadMicro: rng.pick([20_000, 30_000, 45_000]),
+          minSharesMicro: BigInt(rng.pick([10, 20, 50, 100])) * 1_000_000n,
+        }
       : undefined;
   return {
     id: rng.uuid(),
@@ -91,8 +94,7 @@ export function buildMarket(rng: Prng, spec: MarketSpec): SimMarket {
     haltedReason: spec.halted?.reason,
     resolvedAtMs: spec.state === 'RESOLVED' ? spec.closeMs + 600_000 : undefined,
     archivedAtMs: undefined,
-    resolutionOutcome:
-      spec.winner === undefined ? undefined : spec.winner === 'void' ? 'VOID' : outcomes[spec.winner]?.label,
+    resolutionOutcome: spec.winner === undefined ? undefined : spec.winner === 'void' ? 'VOID' : outcomes[spec.winner]?.label,
     sourceMarketType: spec.sourceMarketType,
     line: spec.line,
     displayLabel: spec.displayLabel,

@@ -11,7 +11,13 @@ export interface RecurringSeries {
 }
 
 export function cadenceLabel(seconds: number): string {
-  return seconds % 86_400 === 0 ? `${seconds / 86_400}d` : seconds % 3_600 === 0 ? `${seconds / 3_600}h` : seconds % 60 === 0 ? `${seconds / 60}m` : `${seconds}s`;
+  return seconds % 86_400 === 0
+    ? `${seconds / 86_400}d`
+    : seconds % 3_600 === 0
+      ? `${seconds / 3_600}h`
+      : seconds % 60 === 0
+        ? `${seconds / 60}m`
+        : `${seconds}s`;
 }
 
 export function cycleSlugBase(series: RecurringSeries, openMs: number): string {
@@ -43,6 +49,13 @@ export function cycleMarketSpec(
     openMs: cycle.openMs,
     closeMs,
     ...(cycle.state === 'RESOLVED' ? { winner: rng.pick([0, 1] as const) } : {}),
-    recurring: { cycleIndex: cycle.index, symbol: series.symbol, cadenceSeconds: series.cadenceSeconds, referencePrice, observeAtMs: closeMs, slug: cycle.slug },
+    recurring: {
+      cycleIndex: cycle.index,
+      symbol: series.symbol,
+      cadenceSeconds: series.cadenceSeconds,
+      referencePrice,
+      observeAtMs: closeMs,
+      slug: cycle.slug,
+    },
   };
 }

@@ -98,7 +98,9 @@ export class AccountBatches {
     }
     const batchSeq = seq ?? (this.#seq.get(account.id) ?? 0) + 1;
     this.#seq.set(account.id, Math.max(batchSeq, this.#seq.get(account.id) ?? 0));
-    const hash = `0x${createHash('sha256').update(`${account.id}|${batchSeq}|${JSON.stringify(ops, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}|${signature}`).digest('hex')}`;
+    const hash = `0x${createHash('sha256')
+      .update(`${account.id}|${batchSeq}|${JSON.stringify(ops, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}|${signature}`)
+      .digest('hex')}`;
     const batch: AccountBatch = {
       hash,
       seq: batchSeq,
@@ -115,7 +117,17 @@ export class AccountBatches {
     };
     const withdraw = ops.find((op) => op.kind === 'WITHDRAW');
     if (withdraw) {
-      batch.withdrawal = { state: 'QUEUED', updatedAtMs: nowMs, chainId: withdraw.chainId ?? 0, sourceStatus: 'QUEUED', sourceTxHash: undefined, confirmedAtMs: undefined, destinationStatus: 'WAITING', destinationTx: undefined, deliveredAtMs: undefined };
+      batch.withdrawal = {
+        state: 'QUEUED',
+        updatedAtMs: nowMs,
+        chainId: withdraw.chainId ?? 0,
+        sourceStatus: 'QUEUED',
+        sourceTxHash: undefined,
+        confirmedAtMs: undefined,
+        destinationStatus: 'WAITING',
+        destinationTx: undefined,
+        deliveredAtMs: undefined,
+      };
     }
     this.#byHash.set(hash, batch);
     return batch;
@@ -136,7 +148,13 @@ export class AccountBatches {
     for (const batch of this.#byHash.values()) {
       const w = batch.withdrawal;
       if (w && w.state === 'IN_TRANSIT' && (w.confirmedAtMs ?? nowMs) + this.delayMs <= nowMs) {
-        Object.assign(w, { state: 'COMPLETED', updatedAtMs: nowMs, destinationStatus: 'DELIVERED', destinationTx: `0x${createHash('sha256').update(`delivery|${batch.hash}`).digest('hex')}`, deliveredAtMs: nowMs });
+        Object.assign(w, {
+          state: 'COMPLETED',
+          updatedAtMs: nowMs,
+          destinationStatus: 'DELIVERED',
+          destinationTx: `0x${createHash('sha256').update(`delivery|${batch.hash}`).digest('hex')}`,
+          deliveredAtMs: nowMs,
+        });
       }
       if (batch.status !== 'PENDING' || batch.createdAtMs + this.delayMs > nowMs) continue;
       const account = accountOf(batch.accountId);
@@ -153,7 +171,14 @@ export class AccountBatches {
       for (const op of batch.ops) this.#execute(account, op, batch.hash, nowMs);
       batch.status = 'EXECUTED';
       batch.executedAtMs = nowMs;
-      if (batch.withdrawal) Object.assign(batch.withdrawal, { state: 'IN_TRANSIT', updatedAtMs: nowMs, sourceStatus: 'CONFIRMED', sourceTxHash: batch.txHash, confirmedAtMs: nowMs });
+      if (batch.withdrawal)
+        Object.assign(batch.withdrawal, {
+          state: 'IN_TRANSIT',
+          updatedAtMs: nowMs,
+          sourceStatus: 'CONFIRMED',
+          sourceTxHash: batch.txHash,
+          confirmedAtMs: nowMs,
+        });
     }
   }
 

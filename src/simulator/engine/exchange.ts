@@ -222,7 +222,8 @@ export class Exchange {
     const resting = book.restingOrders();
     for (const order of resting) this.#cancelResting(order, 'MARKET_CLOSED');
     for (const order of this.#pending) {
-      if (order.conditionId === market.conditionId && order.status === 'PENDING') this.#failAfterAcceptance(order, this.#account(order.accountId), 'FAILED', 'market_closed');
+      if (order.conditionId === market.conditionId && order.status === 'PENDING')
+        this.#failAfterAcceptance(order, this.#account(order.accountId), 'FAILED', 'market_closed');
     }
     if (resting.length > 0) this.#bookChanged(market, book);
   }
@@ -422,7 +423,15 @@ export class Exchange {
       const makerLeft = remainingShares(maker);
       const shares = wanted < makerLeft ? wanted : makerLeft;
       const makerAccount = this.#account(maker.accountId);
-      const match = settleMatch(this.#settleContext(), { order: taker, account }, { order: maker, account: makerAccount }, shares, price0, this.clock.now(), tradeId);
+      const match = settleMatch(
+        this.#settleContext(),
+        { order: taker, account },
+        { order: maker, account: makerAccount },
+        shares,
+        price0,
+        this.clock.now(),
+        tradeId,
+      );
       allowance.take(takerPrice, shares);
       book.reduce(maker, shares);
       if (remainingShares(maker) === 0n) {
@@ -516,7 +525,14 @@ export class Exchange {
 
   #drawsLateFill(order: SimOrder): boolean {
     const share = this.config.lateFillShare;
-    return share > 0 && this.lateFillAccountId !== undefined && order.type === 'LIMIT' && order.priceMicro !== undefined && remainingShares(order) > 0n && this.draws.chance(share);
+    return (
+      share > 0 &&
+      this.lateFillAccountId !== undefined &&
+      order.type === 'LIMIT' &&
+      order.priceMicro !== undefined &&
+      remainingShares(order) > 0n &&
+      this.draws.chance(share)
+    );
   }
 
   /**
@@ -532,7 +548,12 @@ export class Exchange {
     const late = this.#account(this.lateFillAccountId as string);
     const now = this.clock.now();
     const shares = remainingShares(order);
-    const before = { status: 'CANCELLED' as const, sizeMatchedMicro: order.sizeMatchedMicro, notionalMatchedMicro: order.notionalMatchedMicro, feesMicro: order.feesMicro };
+    const before = {
+      status: 'CANCELLED' as const,
+      sizeMatchedMicro: order.sizeMatchedMicro,
+      notionalMatchedMicro: order.notionalMatchedMicro,
+      feesMicro: order.feesMicro,
+    };
     this.book(market).remove(order);
     const price = order.priceMicro as bigint;
     const otherIndex = order.side === 'BUY' ? (order.outcomeIndex === 0 ? 1 : 0) : order.outcomeIndex;

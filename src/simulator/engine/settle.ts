@@ -92,7 +92,10 @@ export function settleMatch(
   });
   const takerFill = fill(taker.order, 'TAKER', takerPrice, fee, 0n);
   const makerFill = fill(maker.order, 'MAKER', makerPrice, 0n, rebate);
-  for (const [f, side] of [[takerFill, taker], [makerFill, maker]] as const) {
+  for (const [f, side] of [
+    [takerFill, taker],
+    [makerFill, maker],
+  ] as const) {
     side.order.fillIds.push(f.fillId);
     side.account.fills.push(f);
   }

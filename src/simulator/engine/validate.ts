@@ -27,12 +27,14 @@ function combinationErrors(req: PlaceRequest, lotMicro: bigint): FieldError[] {
   if (req.postOnly && (req.type !== 'LIMIT' || (req.timeInForce !== 'GTC' && req.timeInForce !== 'GTD'))) {
     add('post_only', 'invalid_combination', 'post_only needs a LIMIT order with GTC or GTD.');
   }
-  if (req.timeInForce === 'GTD' && req.expirationUnixSeconds === undefined) add('expiration_unix_seconds', 'required', 'A GTD order needs expiration_unix_seconds.');
+  if (req.timeInForce === 'GTD' && req.expirationUnixSeconds === undefined)
+    add('expiration_unix_seconds', 'required', 'A GTD order needs expiration_unix_seconds.');
   if (req.timeInForce !== 'GTD' && req.expirationUnixSeconds !== undefined) add('expiration_unix_seconds', 'not_allowed', 'Only GTD orders expire.');
   if (req.sharesMicro !== undefined && (req.sharesMicro <= 0n || req.sharesMicro % lotMicro !== 0n)) {
     add('shares_micro', 'not_on_lot', `shares_micro must be a positive multiple of ${lotMicro}.`);
   }
-  if (req.collateralAmountMicro !== undefined && req.collateralAmountMicro <= 0n) add('collateral_amount_micro', 'not_positive', 'The budget must be positive.');
+  if (req.collateralAmountMicro !== undefined && req.collateralAmountMicro <= 0n)
+    add('collateral_amount_micro', 'not_positive', 'The budget must be positive.');
   return errors;
 }
 
@@ -42,7 +44,11 @@ export interface Reservation {
 }
 
 /** What an accepted order holds back: BUY its notional plus worst-case fee (or its budget), SELL its shares. */
-export function reservationFor(req: Pick<PlaceRequest, 'side' | 'type' | 'priceMicro' | 'collateralAmountMicro'>, remainingSharesMicro: bigint, fees: FeeSchedule): Reservation {
+export function reservationFor(
+  req: Pick<PlaceRequest, 'side' | 'type' | 'priceMicro' | 'collateralAmountMicro'>,
+  remainingSharesMicro: bigint,
+  fees: FeeSchedule,
+): Reservation {
   if (req.side === 'SELL') return { collateralMicro: 0n, sharesMicro: remainingSharesMicro };
   if (req.type === 'MARKET') return { collateralMicro: req.collateralAmountMicro ?? 0n, sharesMicro: 0n };
   const price = req.priceMicro ?? 0n;

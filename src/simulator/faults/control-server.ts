@@ -46,7 +46,13 @@ export async function startControlServer(port: number, faults: Faults, streams: 
         return ended ? reply(res, 200, { fault: faultJson(ended) }) : reply(res, 404, { error: 'no such active fault' });
       }
       if (path === '/rate-limits' && req.method === 'GET') return reply(res, 200, tally.counts());
-      if (path === '/connections' && req.method === 'GET') return reply(res, 200, { connections: streams.connections().filter((c) => !c.closed).map((c) => c.describe()) });
+      if (path === '/connections' && req.method === 'GET')
+        return reply(res, 200, {
+          connections: streams
+            .connections()
+            .filter((c) => !c.closed)
+            .map((c) => c.describe()),
+        });
       reply(res, 404, { error: `no route ${req.method} ${path}` });
     } catch (err) {
       if (err instanceof FaultSpecError) return reply(res, 422, { error: err.message });

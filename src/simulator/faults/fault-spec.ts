@@ -2,8 +2,24 @@ import type { ProblemCode } from '../problems.ts';
 import type { MalformedVariant } from '../streams/connection.ts';
 import { ERROR_ACTIONS, STREAM_ENDPOINTS, type ErrorAction, type StreamEndpoint } from '../streams/protocol.ts';
 
-export const STREAM_FAULTS = ['drop_connection', 'silence', 'sequence_reset', 'error_frame', 'refuse_connections', 'malformed_frames', 'duplicate_frames'] as const;
-export const REST_FAULTS = ['rest_rate_limit_storm', 'rest_server_error', 'dependency_outcome_unknown', 'pnl_not_ready', 'unavailable_exchanges', 'repeat_cursor', 'order_not_visible'] as const;
+export const STREAM_FAULTS = [
+  'drop_connection',
+  'silence',
+  'sequence_reset',
+  'error_frame',
+  'refuse_connections',
+  'malformed_frames',
+  'duplicate_frames',
+] as const;
+export const REST_FAULTS = [
+  'rest_rate_limit_storm',
+  'rest_server_error',
+  'dependency_outcome_unknown',
+  'pnl_not_ready',
+  'unavailable_exchanges',
+  'repeat_cursor',
+  'order_not_visible',
+] as const;
 export type StreamFaultKind = (typeof STREAM_FAULTS)[number];
 export type RestFaultKind = (typeof REST_FAULTS)[number];
 export type FaultKind = StreamFaultKind | RestFaultKind;
@@ -66,7 +82,8 @@ export function parseFaultSpec(body: unknown): FaultSpec {
   const fraction = nonNegative(b.fraction, 'fraction');
   if (fraction !== undefined && fraction > 1) throw new FaultSpecError('fraction must be within [0, 1]');
   const tokenIds = b.token_ids;
-  if (tokenIds !== undefined && !(Array.isArray(tokenIds) && tokenIds.every((t) => typeof t === 'string'))) throw new FaultSpecError('token_ids must be an array of strings');
+  if (tokenIds !== undefined && !(Array.isArray(tokenIds) && tokenIds.every((t) => typeof t === 'string')))
+    throw new FaultSpecError('token_ids must be an array of strings');
   const strings = (field: string): string | undefined => {
     if (b[field] !== undefined && typeof b[field] !== 'string') throw new FaultSpecError(`${field} must be a string`);
     return b[field] as string | undefined;
@@ -77,7 +94,11 @@ export function parseFaultSpec(body: unknown): FaultSpec {
     connection_id: strings('connection_id'),
     duration_ms: nonNegative(b.duration_ms, 'duration_ms'),
     action: oneOf(b.action, ERROR_ACTIONS, 'action'),
-    code: oneOf(b.code, kind === 'rest_server_error' ? NONE_CODES : (['dependency_unavailable', 'internal_error', 'rate_limited', 'validation_failed'] as ProblemCode[]), 'code'),
+    code: oneOf(
+      b.code,
+      kind === 'rest_server_error' ? NONE_CODES : (['dependency_unavailable', 'internal_error', 'rate_limited', 'validation_failed'] as ProblemCode[]),
+      'code',
+    ),
     variant: oneOf(b.variant, MALFORMED, 'variant'),
     count: nonNegative(b.count, 'count'),
     oversized_bytes: nonNegative(b.oversized_bytes, 'oversized_bytes'),
@@ -93,7 +114,12 @@ export function parseFaultSpec(body: unknown): FaultSpec {
 /** How long a fault lasts: its own duration, the gap of a sequence reset, or 0 for an instant one. */
 export function durationOf(spec: FaultSpec): number {
   if (spec.kind === 'sequence_reset') return spec.gap_ms ?? 0;
-  if (spec.kind === 'silence' || spec.kind === 'duplicate_frames' || spec.kind === 'refuse_connections' || (REST_FAULTS as readonly string[]).includes(spec.kind)) {
+  if (
+    spec.kind === 'silence' ||
+    spec.kind === 'duplicate_frames' ||
+    spec.kind === 'refuse_connections' ||
+    (REST_FAULTS as readonly string[]).includes(spec.kind)
+  ) {
     return spec.duration_ms ?? DURATION_DEFAULT_MS;
   }
   return 0;

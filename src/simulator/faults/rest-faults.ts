@@ -42,7 +42,8 @@ export class RestFaults implements RestFaultHooks {
           return new Rejection('dependency_unavailable', 'Injected outage; back off and retry.');
         case 'order_not_visible':
           // §7.5: an order the lists still show, that the per-order reads say is not there (or not visible).
-          if (method === 'GET' && PER_ORDER_READ.test(path)) return new Rejection('order_not_found', 'No such order (injected: not visible to per-order reads).');
+          if (method === 'GET' && PER_ORDER_READ.test(path))
+            return new Rejection('order_not_found', 'No such order (injected: not visible to per-order reads).');
           break;
         case 'pnl_not_ready':
           if (method === 'GET' && path === PNL_PATH) return pnlNotReady(fault, nowMs);
@@ -62,7 +63,10 @@ export class RestFaults implements RestFaultHooks {
     if (b.internal_id) resource = { kind: 'order', order_id: b.internal_id };
     else if (b.batch?.batch_hash) resource = { kind: 'batch', batch_hash: b.batch.batch_hash };
     if (!resource) return undefined;
-    return new Rejection('dependency_outcome_unknown', 'The write may have been applied; read the resource before anything else.', undefined, { strategy: 'check_status', resource });
+    return new Rejection('dependency_outcome_unknown', 'The write may have been applied; read the resource before anything else.', undefined, {
+      strategy: 'check_status',
+      resource,
+    });
   }
 
   positionsUnavailable(nowMs: number): boolean {
@@ -81,5 +85,11 @@ export class RestFaults implements RestFaultHooks {
 
 function pnlNotReady(fault: FaultRecord, nowMs: number): Rejection {
   const seconds = Math.max(1, Math.ceil((fault.endMs - nowMs) / 1000));
-  return new Rejection('pnl_not_ready', 'PnL is being recomputed; wait and repeat.', undefined, { strategy: 'retry_after', after_seconds: seconds }, { 'Retry-After': String(seconds) });
+  return new Rejection(
+    'pnl_not_ready',
+    'PnL is being recomputed; wait and repeat.',
+    undefined,
+    { strategy: 'retry_after', after_seconds: seconds },
+    { 'Retry-After': String(seconds) },
+  );
 }

@@ -26,7 +26,13 @@ export function targets(streams: StreamServer, spec: FaultSpec): StreamConnectio
  * Applies a stream fault now and returns what it hit (the scope the ground truth records).
  * `endMs` is when a fault with a duration stops; `later` runs the end of a delayed one.
  */
-export function applyStreamFault(streams: StreamServer, spec: FaultSpec, nowMs: number, endMs: number, later: Agenda<(nowMs: number) => void>): Record<string, unknown> {
+export function applyStreamFault(
+  streams: StreamServer,
+  spec: FaultSpec,
+  nowMs: number,
+  endMs: number,
+  later: Agenda<(nowMs: number) => void>,
+): Record<string, unknown> {
   const endpoint = spec.endpoint ?? 'market';
   if (spec.kind === 'refuse_connections') {
     streams.refuse(endpoint, endMs);
@@ -87,7 +93,11 @@ function sendErrorFrame(streams: StreamServer, conn: StreamConnection, spec: Fau
       extra.subject = { channel: ACCOUNT_CHANNEL };
     }
   }
-  const detail = { keep: 'A venue component restarted; this connection is unaffected.', resubscribe: 'The subscription was dropped; subscribe again.', reconnect: 'This connection is being closed; reconnect.' }[action];
+  const detail = {
+    keep: 'A venue component restarted; this connection is unaffected.',
+    resubscribe: 'The subscription was dropped; subscribe again.',
+    reconnect: 'This connection is being closed; reconnect.',
+  }[action];
   conn.send('error', frameTail(nowMs, errorData(code, detail, action, extra)), nowMs);
   if (action === 'reconnect') conn.closeWith(CLOSE_CODES.reconnect, 'reconnect');
 }

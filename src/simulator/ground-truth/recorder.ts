@@ -51,7 +51,8 @@ export class GroundTruthRecorder {
     );
     venue.events.on('market_status', (e) => this.#line('status', e.atMs, statusRecord(e)));
     venue.events.on('account', (e) => {
-      if (e.kind === 'fill') this.#line('fills', e.atMs, { account_id: e.accountId, ...renderFill(e.fill), fill_kind: e.fill.kind, rebate_micro: e.fill.rebateMicro });
+      if (e.kind === 'fill')
+        this.#line('fills', e.atMs, { account_id: e.accountId, ...renderFill(e.fill), fill_kind: e.fill.kind, rebate_micro: e.fill.rebateMicro });
     });
     faults.onEnded((f: FaultRecord) => this.#line('faults', f.endMs, faultJson(f)));
   }
@@ -103,7 +104,13 @@ export class GroundTruthRecorder {
         unrealised_pnl_micro: t.unrealisedPnlMicro,
         positions: [...a.positions.values()]
           .filter((p) => p.sharesMicro > 0n)
-          .map((p) => ({ token_id: p.tokenId, condition_id: p.conditionId, shares_micro: p.sharesMicro, cost_basis_micro: p.costBasisMicro, realised_pnl_micro: p.realisedPnlMicro })),
+          .map((p) => ({
+            token_id: p.tokenId,
+            condition_id: p.conditionId,
+            shares_micro: p.sharesMicro,
+            cost_basis_micro: p.costBasisMicro,
+            realised_pnl_micro: p.realisedPnlMicro,
+          })),
       };
     });
     const ledger = venue.exchange.venue;

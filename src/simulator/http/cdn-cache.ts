@@ -38,14 +38,24 @@ export class CdnCache {
       return false;
     }
     this.hits += 1;
-    res.writeHead(200, { ...hit.headers, Age: String(Math.floor((nowMs - hit.storedAtMs) / 1000)), 'X-Cache': 'HIT', 'Content-Length': Buffer.byteLength(hit.text) });
+    res.writeHead(200, {
+      ...hit.headers,
+      Age: String(Math.floor((nowMs - hit.storedAtMs) / 1000)),
+      'X-Cache': 'HIT',
+      'Content-Length': Buffer.byteLength(hit.text),
+    });
     res.end(hit.text);
     return true;
   }
 
   /** Stores a 200 answer (as sent) and returns its headers with the cache's own. */
   store(req: IncomingMessage, body: unknown, headers: Record<string, string>, nowMs: number): Record<string, string> {
-    const cached = { ...headers, 'Content-Type': 'application/json', 'Cache-Control': `public, max-age=${Math.max(1, Math.round(this.ttlMs / 1000))}`, 'X-Cache': 'MISS' };
+    const cached = {
+      ...headers,
+      'Content-Type': 'application/json',
+      'Cache-Control': `public, max-age=${Math.max(1, Math.round(this.ttlMs / 1000))}`,
+      'X-Cache': 'MISS',
+    };
     this.#stored.set(req.url ?? '', { storedAtMs: nowMs, text: toJson(body), headers: cached });
     if (this.#stored.size > 10_000) for (const [key, stored] of this.#stored) if (nowMs - stored.storedAtMs >= this.ttlMs) this.#stored.delete(key);
     return cached;

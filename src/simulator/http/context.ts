@@ -31,7 +31,6 @@ export interface RequestContext {
   token: AccessToken | undefined;
 }
 
-
 export interface RouteSpec {
   method: 'GET' | 'POST' | 'DELETE';
   /** Segments starting with ':' are parameters. */

@@ -7,7 +7,11 @@ export type SortKey = KeyPart[];
 
 /** Hash of the filters a cursor was made under; paging with different filters is refused. */
 export function fingerprint(filters: Record<string, unknown>): string {
-  const canonical = JSON.stringify(Object.keys(filters).sort().map((k) => [k, filters[k] ?? null]));
+  const canonical = JSON.stringify(
+    Object.keys(filters)
+      .sort()
+      .map((k) => [k, filters[k] ?? null]),
+  );
   return createHash('sha256').update(canonical).digest('hex').slice(0, 16);
 }
 
@@ -40,7 +44,9 @@ export function decodeCursor(cursor: string | undefined, print: string): SortKey
     throw validationFailed([{ path: ['cursor'], code: 'invalid_cursor', message: 'The cursor is not one this service issued.' }]);
   }
   if (decoded.f !== print) {
-    throw validationFailed([{ path: ['cursor'], code: 'cursor_fingerprint_mismatch', message: 'Keep every filter identical while paging, or start again without a cursor.' }]);
+    throw validationFailed([
+      { path: ['cursor'], code: 'cursor_fingerprint_mismatch', message: 'Keep every filter identical while paging, or start again without a cursor.' },
+    ]);
   }
   try {
     return (decoded.k as string[]).map((p) => (p.startsWith('n:') ? BigInt(p.slice(2)) : p.slice(2)));

@@ -18,6 +18,7 @@ export function listPage<T>(
   const { cases, restRng } = ctx.venue;
   const short = cases.shortPageShare > 0 && restRng.chance(cases.shortPageShare) ? restRng.int(0, limit - 1) : undefined;
   const path = ctx.req.url?.split('?')[0] ?? '';
-  const repeat = cursor !== undefined && ((ctx.faults?.repeatCursor(path, ctx.nowMs) ?? false) || (cases.repeatCursorShare > 0 && restRng.chance(cases.repeatCursorShare)));
+  const repeat =
+    cursor !== undefined && ((ctx.faults?.repeatCursor(path, ctx.nowMs) ?? false) || (cases.repeatCursorShare > 0 && restRng.chance(cases.repeatCursorShare)));
   return keysetPage(items, keyOf, after, limit, print, { short, repeat, cursor });
 }

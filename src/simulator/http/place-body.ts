@@ -31,7 +31,8 @@ export function parsePlaceBody(body: unknown, pathPrefix: Array<string | number>
   const priceMicro = micro('price_micro');
   const sharesMicro = micro('shares_micro');
   const collateralAmountMicro = micro('collateral_amount_micro');
-  if (b.post_only !== undefined && typeof b.post_only !== 'boolean') errors.push({ path: at('post_only'), code: 'invalid_boolean', message: 'post_only must be a boolean.' });
+  if (b.post_only !== undefined && typeof b.post_only !== 'boolean')
+    errors.push({ path: at('post_only'), code: 'invalid_boolean', message: 'post_only must be a boolean.' });
   const exp = b.expiration_unix_seconds;
   if (exp !== undefined && !(typeof exp === 'number' && Number.isSafeInteger(exp) && exp > 0)) {
     errors.push({ path: at('expiration_unix_seconds'), code: 'invalid_integer', message: 'expiration_unix_seconds must be a positive integer.' });

@@ -27,10 +27,16 @@ import { RateLimitTally } from '../access/limits/rate-limit-tally.ts';
 const log = createLogger('simulator.http');
 
 function rateLimited(retryAfterSeconds: number, headers: Record<string, string> = {}): Rejection {
-  return new Rejection('rate_limited', `Retry after ${retryAfterSeconds} s.`, undefined, { strategy: 'retry_after', after_seconds: retryAfterSeconds }, {
-    ...headers,
-    'Retry-After': String(retryAfterSeconds),
-  });
+  return new Rejection(
+    'rate_limited',
+    `Retry after ${retryAfterSeconds} s.`,
+    undefined,
+    { strategy: 'retry_after', after_seconds: retryAfterSeconds },
+    {
+      ...headers,
+      'Retry-After': String(retryAfterSeconds),
+    },
+  );
 }
 
 /** What serves the stream endpoints (§6) on the same server. */
@@ -127,7 +133,19 @@ export function createVenueServer(venue: Venue, deployment: DeploymentConfig, ho
       }
       if (RETIRED_PATHS.has(path)) throw new Rejection('endpoint_retired', 'Stop calling this endpoint.');
       const { route, params } = router.resolve(req.method ?? 'GET', path);
-      const ctx: RequestContext = { venue, deployment, faults, req, requestId, nowMs, params, query: url.searchParams, body: undefined, account: undefined, token: undefined };
+      const ctx: RequestContext = {
+        venue,
+        deployment,
+        faults,
+        req,
+        requestId,
+        nowMs,
+        params,
+        query: url.searchParams,
+        body: undefined,
+        account: undefined,
+        token: undefined,
+      };
       limitHeaders = admit(route, req, ip, path, nowMs, ctx);
       if (route.body) {
         const raw = await readBody(req, route.maxBodyBytes ?? deployment.maxBodyBytes);

@@ -81,12 +81,19 @@ export class MarketLifecycle {
     this.#nextEndMs = startMs + this.#gap(config.endEventEveryMs);
     this.#initiallyOpen = this.#endable().length;
     for (const market of catalogue.markets) {
-      if (market.haltedAtMs !== undefined && market.state === 'ACTIVE') this.#agenda.at(startMs + config.haltDurationMs, { kind: 'resume', conditionId: market.conditionId });
+      if (market.haltedAtMs !== undefined && market.state === 'ACTIVE')
+        this.#agenda.at(startMs + config.haltDurationMs, { kind: 'resume', conditionId: market.conditionId });
     }
   }
 
   snapshot(): LifecycleState {
-    return { agenda: [...this.#agenda.entries()], ending: [...this.#ending], nextHaltMs: this.#nextHaltMs, nextEndMs: this.#nextEndMs, initiallyOpen: this.#initiallyOpen };
+    return {
+      agenda: [...this.#agenda.entries()],
+      ending: [...this.#ending],
+      nextHaltMs: this.#nextHaltMs,
+      nextEndMs: this.#nextEndMs,
+      initiallyOpen: this.#initiallyOpen,
+    };
   }
 
   tick(nowMs: number): void {
@@ -119,7 +126,12 @@ export class MarketLifecycle {
       return;
     }
     this.#agenda.at(challengedAt, { kind: 'dispute', eventId: event.id, conditionId: disputed.conditionId });
-    this.#agenda.at(challengedAt + challengeMs, { kind: 'repropose', eventId: event.id, conditionId: disputed.conditionId, payouts: payoutsOf(payouts, disputed.conditionId) });
+    this.#agenda.at(challengedAt + challengeMs, {
+      kind: 'repropose',
+      eventId: event.id,
+      conditionId: disputed.conditionId,
+      payouts: payoutsOf(payouts, disputed.conditionId),
+    });
     this.#agenda.at(challengedAt + 2 * challengeMs, { kind: 'settle_event', eventId: event.id, payouts });
   }
 
@@ -185,9 +197,7 @@ export class MarketLifecycle {
   }
 
   #haltOne(nowMs: number): void {
-    const candidates = this.catalogue.markets.filter(
-      (m) => m.recurring === undefined && this.catalogue.isAcceptingOrders(m) && !this.#ending.has(m.eventId),
-    );
+    const candidates = this.catalogue.markets.filter((m) => m.recurring === undefined && this.catalogue.isAcceptingOrders(m) && !this.#ending.has(m.eventId));
     if (candidates.length === 0) return;
     const market = this.rng.pick(candidates);
     this.catalogue.halt(market.conditionId, this.rng.pick(HALT_REASONS), nowMs);

@@ -16,7 +16,14 @@ export function liveCycle(catalogue: Catalogue, event: SimEvent): SimMarket | un
  * so the upcoming backlog keeps its length, and `current_market_changed` names the new cycle.
  * Returns the closed cycle and the one that replaced it.
  */
-export function rollRecurring(catalogue: Catalogue, resolution: MarketResolution, rng: Prng, event: SimEvent, live: SimMarket, nowMs: number): { closed: SimMarket; next: SimMarket } {
+export function rollRecurring(
+  catalogue: Catalogue,
+  resolution: MarketResolution,
+  rng: Prng,
+  event: SimEvent,
+  live: SimMarket,
+  nowMs: number,
+): { closed: SimMarket; next: SimMarket } {
   const cycles = catalogue.marketsOf(event).sort((a, b) => a.openMs - b.openMs);
   const later = cycles.filter((m) => m.openMs > live.openMs);
   const next = later.find((m) => m.state === 'PROVISIONED' || m.state === 'DRAFT') ?? appendCycle(catalogue, rng, event, latestCycle(catalogue, event));

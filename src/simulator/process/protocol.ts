@@ -1,7 +1,10 @@
 import type { SimulatorOptions } from '../options.ts';
 
 /** What the venue process is started with: the simulator's options that travel as JSON. */
-export type VenueProcessOptions = Pick<SimulatorOptions, 'port' | 'seed' | 'rate' | 'token' | 'lifecycle' | 'state' | 'cases' | 'streams' | 'deployment' | 'tickIntervalMs'> & {
+export type VenueProcessOptions = Pick<
+  SimulatorOptions,
+  'port' | 'seed' | 'rate' | 'token' | 'lifecycle' | 'state' | 'cases' | 'streams' | 'deployment' | 'tickIntervalMs'
+> & {
   venue?: { retention?: NonNullable<SimulatorOptions['venue']>['retention'] };
 };
 

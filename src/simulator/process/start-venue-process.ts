@@ -144,7 +144,8 @@ function spawnVenue(options: VenueProcessOptions, timeoutMs: number): Promise<{ 
         fail(message.setting ? new SettingError(message.message) : new Error(`the built-in venue could not start: ${message.message}`));
       }
     };
-    const onExit = (code: number | null, signal: NodeJS.Signals | null): void => fail(new Error(`the built-in venue ended before it served (exit ${code ?? signal})`));
+    const onExit = (code: number | null, signal: NodeJS.Signals | null): void =>
+      fail(new Error(`the built-in venue ended before it served (exit ${code ?? signal})`));
     child.on('message', onMessage);
     child.once('exit', onExit);
   });

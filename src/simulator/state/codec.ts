@@ -67,7 +67,10 @@ export function encodeState(value: unknown, write: (text: string) => void): stri
       }
       put(`{"${TABLE}":${JSON.stringify(keys)},"rows":[`);
       for (let i = 0; i < v.length; i += BATCH_ROWS) {
-        const rows = JSON.stringify(v.slice(i, i + BATCH_ROWS).map((item) => rowOf(item, keys)), replacer);
+        const rows = JSON.stringify(
+          v.slice(i, i + BATCH_ROWS).map((item) => rowOf(item, keys)),
+          replacer,
+        );
         put(`${i > 0 ? ',' : ''}${rows.slice(1, -1)}`);
       }
       return put(']}');

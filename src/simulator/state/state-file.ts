@@ -50,12 +50,20 @@ export class VenueStateFile {
       throw this.#refusal(`is not a venue state (${(err as Error).message})`);
     }
     const file = parsed as Partial<{ format: unknown; version: unknown; generation: unknown; clean: unknown; strings: unknown; world: unknown }>;
-    if (typeof parsed !== 'object' || parsed === null || file.format !== STATE_FORMAT) throw this.#refusal(`is not a venue state (no "format": "${STATE_FORMAT}")`);
+    if (typeof parsed !== 'object' || parsed === null || file.format !== STATE_FORMAT)
+      throw this.#refusal(`is not a venue state (no "format": "${STATE_FORMAT}")`);
     if (typeof file.version !== 'number' || !Number.isInteger(file.version) || file.version < 1) throw this.#refusal('has no state version');
     if (file.version > STATE_VERSION) {
       throw this.#refusal(`was written by a newer tapehouse (state version ${file.version}; this one reads version ${STATE_VERSION})`);
     }
-    if (typeof file.generation !== 'number' || !Number.isSafeInteger(file.generation) || file.generation < 0 || typeof file.world !== 'object' || file.world === null || !Array.isArray(file.strings)) {
+    if (
+      typeof file.generation !== 'number' ||
+      !Number.isSafeInteger(file.generation) ||
+      file.generation < 0 ||
+      typeof file.world !== 'object' ||
+      file.world === null ||
+      !Array.isArray(file.strings)
+    ) {
       throw this.#refusal('is damaged (no generation, strings or world)');
     }
     let world: WorldState;
@@ -103,11 +111,24 @@ export class VenueStateFile {
     mkdirSync(dirname(this.path), { recursive: true });
     const fd = openSync(this.#temporary(), 'w', OWNER_ONLY);
     try {
-      const header = JSON.stringify({ format: STATE_FORMAT, version: STATE_VERSION, generation: saved.generation, clean: saved.clean, saved_at: new Date().toISOString() });
+      const header = JSON.stringify({
+        format: STATE_FORMAT,
+        version: STATE_VERSION,
+        generation: saved.generation,
+        clean: saved.clean,
+        saved_at: new Date().toISOString(),
+      });
       writeSync(fd, `${header.slice(0, -1)},"world":`);
       const strings = encodeState(saved.world, (text) => writeSync(fd, text));
       writeSync(fd, ',"strings":[');
-      for (let i = 0; i < strings.length; i += 4096) writeSync(fd, `${i > 0 ? ',' : ''}${strings.slice(i, i + 4096).map((text) => JSON.stringify(text)).join(',')}`);
+      for (let i = 0; i < strings.length; i += 4096)
+        writeSync(
+          fd,
+          `${i > 0 ? ',' : ''}${strings
+            .slice(i, i + 4096)
+            .map((text) => JSON.stringify(text))
+            .join(',')}`,
+        );
       writeSync(fd, ']}\n');
       return fd;
     } catch (err) {

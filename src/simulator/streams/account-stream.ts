@@ -109,7 +109,12 @@ export class AccountStream {
     const cash = account.collateralMicro;
     const last = this.#lastCash.get(account.id) ?? cash;
     if (cash !== last) {
-      frames.push({ kind: 'collateral_updated', reason: e.kind === 'balance' ? e.reason : COLLATERAL_REASON[e.kind], change_micro: cash - last, cash_balance_micro: cash });
+      frames.push({
+        kind: 'collateral_updated',
+        reason: e.kind === 'balance' ? e.reason : COLLATERAL_REASON[e.kind],
+        change_micro: cash - last,
+        cash_balance_micro: cash,
+      });
       this.#lastCash.set(account.id, cash);
     }
     const tails = frames.map((f) => frameTail(e.atMs, toJson(f)));

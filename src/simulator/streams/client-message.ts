@@ -36,7 +36,8 @@ export function parseClientMessage(raw: string, allowed: readonly string[], take
   } catch {
     return { code: 'malformed_json', detail: 'A client message is one JSON object.', id: undefined };
   }
-  if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) return { code: 'validation_failed', detail: 'A client message is one JSON object.', id: undefined };
+  if (typeof msg !== 'object' || msg === null || Array.isArray(msg))
+    return { code: 'validation_failed', detail: 'A client message is one JSON object.', id: undefined };
   const m = msg as Record<string, unknown>;
   const id = typeof m.id === 'string' || (typeof m.id === 'number' && Number.isSafeInteger(m.id)) ? m.id : undefined;
   if (m.op === 'ping') return { op: 'ping', id };
@@ -50,7 +51,8 @@ export function parseClientMessage(raw: string, allowed: readonly string[], take
     const field = SUBJECT_FIELDS[kind];
     if (m[field] === undefined) continue;
     const ids = stringList(m[field]);
-    if (!ids || !takesIds) return { code: 'validation_failed', detail: takesIds ? `${field} must be an array of strings.` : `This socket takes no ${field}.`, id };
+    if (!ids || !takesIds)
+      return { code: 'validation_failed', detail: takesIds ? `${field} must be an array of strings.` : `This socket takes no ${field}.`, id };
     for (const channel of channels) for (const subjectId of ids) subjects.push({ channel, kind, id: subjectId });
   }
   if (takesIds && subjects.length === 0) return { code: 'validation_failed', detail: 'Name at least one of token_ids, condition_ids, event_ids.', id };

@@ -92,7 +92,8 @@ export class MarketStream {
     for (const subject of msg.subjects) {
       const problem = this.#checkSubject(subject);
       if (problem) rejected.push({ subject, code: problem });
-      else if (!this.index.has(conn, subject) && this.index.countOf(conn) >= this.settings.limits.maxSubjectsPerConnection) rejected.push({ subject, code: 'validation_failed' });
+      else if (!this.index.has(conn, subject) && this.index.countOf(conn) >= this.settings.limits.maxSubjectsPerConnection)
+        rejected.push({ subject, code: 'validation_failed' });
       else {
         this.index.add(conn, subject);
         accepted.push(subject);
@@ -101,7 +102,11 @@ export class MarketStream {
     if (rejected.length > 0) {
       const first = rejected[0] as (typeof rejected)[number];
       const detail = rejected.length === 1 ? `Not subscribed: ${first.subject.kind} ${first.subject.id}.` : `${rejected.length} subjects not subscribed.`;
-      this.sendError(conn, errorData(first.code, detail, 'keep', { id: msg.id, rejected: rejected.map((r) => ({ ...subjectJson(r.subject), code: r.code })) }), now);
+      this.sendError(
+        conn,
+        errorData(first.code, detail, 'keep', { id: msg.id, rejected: rejected.map((r) => ({ ...subjectJson(r.subject), code: r.code })) }),
+        now,
+      );
     }
     conn.send('subscribed', frameTail(now, this.#ackData(msg.id, conn, accepted, now)), now);
     this.#sendInitial(conn, accepted, now);
@@ -147,7 +152,10 @@ export class MarketStream {
     if (s.kind === 'condition') return marketTokens(catalogue.marketByCondition(s.id));
     const event = catalogue.eventById(s.id);
     if (!event) return [];
-    return catalogue.marketsOf(event).filter((m) => m.state === 'ACTIVE').flatMap(marketTokens);
+    return catalogue
+      .marketsOf(event)
+      .filter((m) => m.state === 'ACTIVE')
+      .flatMap(marketTokens);
   }
 
   #watched(tokenId: string): boolean {

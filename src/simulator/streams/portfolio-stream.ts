@@ -43,7 +43,10 @@ export class PortfolioStream {
     const now = this.settings.clock.now();
     const streamId = randomUUID();
     const entry: PortfolioConnection = {
-      conn: new SseConnection(res, openConnection(this.settings, 'portfolio', ip, () => ({ account_id: account.id, stream_id: streamId }))),
+      conn: new SseConnection(
+        res,
+        openConnection(this.settings, 'portfolio', ip, () => ({ account_id: account.id, stream_id: streamId })),
+      ),
       account,
       streamId,
       dirty: false,
@@ -69,7 +72,11 @@ export class PortfolioStream {
     const asOf = new Date(nowMs).toISOString();
     const positions = this.positionsUnavailable()
       ? { as_of: asOf, positions: [], unavailable_exchanges: ['SERVICE'] }
-      : { as_of: asOf, positions: openPositions(account).map((p) => renderPosition(this.venue, p, counterpartOf(this.venue, account, p))), unavailable_exchanges: [] };
+      : {
+          as_of: asOf,
+          positions: openPositions(account).map((p) => renderPosition(this.venue, p, counterpartOf(this.venue, account, p))),
+          unavailable_exchanges: [],
+        };
     const summary = { summaries: [renderSummary(this.venue, account, nowMs)] };
     entry.conn.event('portfolio.sync', (seq) => toJson({ type: 'portfolio.sync', seq: String(seq), stream_id: entry.streamId, positions, summary }), nowMs);
   }

@@ -48,14 +48,20 @@ export class PriceStream {
   /** The symbols a `symbols=` query names, or the first unknown one. */
   static parseSymbols(query: string | null): { symbols: string[] } | { unknown: string } {
     if (!query) return { symbols: Object.keys(PRICE_SYMBOLS) };
-    const symbols = query.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean);
+    const symbols = query
+      .split(',')
+      .map((s) => s.trim().toUpperCase())
+      .filter(Boolean);
     const unknown = symbols.find((s) => !(s in PRICE_SYMBOLS));
     return unknown === undefined ? { symbols } : { unknown };
   }
 
   accept(res: ServerResponse, ip: string, symbols: string[]): SseConnection {
     const entry: PriceConnection = {
-      conn: new SseConnection(res, openConnection(this.settings, this.endpoint, ip, () => ({ symbols }))),
+      conn: new SseConnection(
+        res,
+        openConnection(this.settings, this.endpoint, ip, () => ({ symbols })),
+      ),
       symbols,
     };
     this.#connections.add(entry);

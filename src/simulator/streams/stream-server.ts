@@ -93,7 +93,12 @@ export class StreamServer {
     this.#attempts = new ConnectionAttempts(limits.attemptsPerMinute);
     // A client that never answers a close frame holds its socket 2 s, not ws's default 30 s (shutdown
     // waits for it). ws takes `closeTimeout` (documented in its source); @types/ws does not list it yet.
-    const options: ServerOptions & { closeTimeout: number } = { noServer: true, maxPayload: limits.maxClientMessageBytes, clientTracking: false, closeTimeout: 2_000 };
+    const options: ServerOptions & { closeTimeout: number } = {
+      noServer: true,
+      maxPayload: limits.maxClientMessageBytes,
+      clientTracking: false,
+      closeTimeout: 2_000,
+    };
     this.#wss = new WebSocketServer(options);
   }
 
@@ -111,7 +116,8 @@ export class StreamServer {
     socket.on('error', () => socket.destroy());
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
     const endpoint = streamEndpointOf(path);
-    if (!endpoint || !WEBSOCKET_ENDPOINTS.has(endpoint)) return refuseUpgrade(socket, problemRefusal(new Rejection('route_not_found', `No WebSocket at ${path}.`)));
+    if (!endpoint || !WEBSOCKET_ENDPOINTS.has(endpoint))
+      return refuseUpgrade(socket, problemRefusal(new Rejection('route_not_found', `No WebSocket at ${path}.`)));
     const ip = req.socket.remoteAddress ?? 'unknown';
     const admitted = this.#admit(endpoint, req, ip);
     if ('status' in admitted) return refuseUpgrade(socket, admitted);
@@ -172,7 +178,8 @@ export class StreamServer {
         return { token, account };
       }
       if (endpoint === 'prices' || endpoint === 'oracle_pro') {
-        if (this.config.priceStreams === 'absent') throw new Rejection('route_not_found', `No route for ${new URL(req.url ?? '/', 'http://127.0.0.1').pathname}.`);
+        if (this.config.priceStreams === 'absent')
+          throw new Rejection('route_not_found', `No route for ${new URL(req.url ?? '/', 'http://127.0.0.1').pathname}.`);
         if (this.config.priceStreams !== 'on') throw new Rejection('price_stream_not_configured', 'Price streaming is not offered in this deployment.');
         const parsed = PriceStream.parseSymbols(new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get('symbols'));
         if ('unknown' in parsed) throw new Rejection('price_feed_not_found', `No price source for ${parsed.unknown}.`);

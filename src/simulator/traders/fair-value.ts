@@ -4,7 +4,10 @@ import type { Prng } from '../prng.ts';
 export class FairValue {
   #logit: number;
 
-  constructor(initialPriceMicro: bigint, private readonly volatility = 0.04) {
+  constructor(
+    initialPriceMicro: bigint,
+    private readonly volatility = 0.04,
+  ) {
     const p = Math.min(0.98, Math.max(0.02, Number(initialPriceMicro) / 1e6));
     this.#logit = Math.log(p / (1 - p));
   }

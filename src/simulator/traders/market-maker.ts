@@ -45,13 +45,41 @@ export class MarketMaker {
     const bidSize = size();
     const bidOrder =
       this.account.availableShares(no.tokenId) >= bidSize
-        ? tryPlace(this.exchange, this.stats, this.account.id, { tokenId: no.tokenId, side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', priceMicro: 1_000_000n - bid, sharesMicro: bidSize })
-        : tryPlace(this.exchange, this.stats, this.account.id, { tokenId: yes.tokenId, side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', priceMicro: bid, sharesMicro: bidSize });
+        ? tryPlace(this.exchange, this.stats, this.account.id, {
+            tokenId: no.tokenId,
+            side: 'SELL',
+            type: 'LIMIT',
+            timeInForce: 'GTC',
+            priceMicro: 1_000_000n - bid,
+            sharesMicro: bidSize,
+          })
+        : tryPlace(this.exchange, this.stats, this.account.id, {
+            tokenId: yes.tokenId,
+            side: 'BUY',
+            type: 'LIMIT',
+            timeInForce: 'GTC',
+            priceMicro: bid,
+            sharesMicro: bidSize,
+          });
     const askSize = size();
     const askOrder =
       this.account.availableShares(yes.tokenId) >= askSize
-        ? tryPlace(this.exchange, this.stats, this.account.id, { tokenId: yes.tokenId, side: 'SELL', type: 'LIMIT', timeInForce: 'GTC', priceMicro: ask, sharesMicro: askSize })
-        : tryPlace(this.exchange, this.stats, this.account.id, { tokenId: no.tokenId, side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', priceMicro: 1_000_000n - ask, sharesMicro: askSize });
+        ? tryPlace(this.exchange, this.stats, this.account.id, {
+            tokenId: yes.tokenId,
+            side: 'SELL',
+            type: 'LIMIT',
+            timeInForce: 'GTC',
+            priceMicro: ask,
+            sharesMicro: askSize,
+          })
+        : tryPlace(this.exchange, this.stats, this.account.id, {
+            tokenId: no.tokenId,
+            side: 'BUY',
+            type: 'LIMIT',
+            timeInForce: 'GTC',
+            priceMicro: 1_000_000n - ask,
+            sharesMicro: askSize,
+          });
     if (bidOrder) placed.push(bidOrder);
     if (askOrder) placed.push(askOrder);
     this.#quotes.set(market.conditionId, placed);

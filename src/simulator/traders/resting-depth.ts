@@ -97,8 +97,22 @@ export class RestingDepth {
     const shares = BigInt(this.rng.int(200, 2_000)) * 1_000_000n;
     const [yes, no] = market.outcomes;
     return tick < center
-      ? tryPlace(this.exchange, this.stats, this.account.id, { tokenId: yes.tokenId, side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', priceMicro: price, sharesMicro: shares })
-      : tryPlace(this.exchange, this.stats, this.account.id, { tokenId: no.tokenId, side: 'BUY', type: 'LIMIT', timeInForce: 'GTC', priceMicro: 1_000_000n - price, sharesMicro: shares });
+      ? tryPlace(this.exchange, this.stats, this.account.id, {
+          tokenId: yes.tokenId,
+          side: 'BUY',
+          type: 'LIMIT',
+          timeInForce: 'GTC',
+          priceMicro: price,
+          sharesMicro: shares,
+        })
+      : tryPlace(this.exchange, this.stats, this.account.id, {
+          tokenId: no.tokenId,
+          side: 'BUY',
+          type: 'LIMIT',
+          timeInForce: 'GTC',
+          priceMicro: 1_000_000n - price,
+          sharesMicro: shares,
+        });
   }
 }
 

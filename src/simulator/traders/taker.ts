@@ -48,7 +48,7 @@ export class Taker {
     }
     if (held > 0n && roll < 0.3) {
       const lots = held / 10_000n;
-      const shares = (BigInt(rng.int(1, 100)) * lots) / 100n * 10_000n;
+      const shares = ((BigInt(rng.int(1, 100)) * lots) / 100n) * 10_000n;
       if (shares >= market.minOrderSizeMicro) {
         tryPlace(this.exchange, this.stats, id, { tokenId: outcome.tokenId, side: 'SELL', type: 'MARKET', timeInForce: 'FAK', sharesMicro: shares });
         return;
@@ -56,14 +56,27 @@ export class Taker {
     }
     if (roll < 0.6) {
       const budget = BigInt(rng.int(1, 150)) * 1_000_000n;
-      tryPlace(this.exchange, this.stats, id, { tokenId: outcome.tokenId, side: 'BUY', type: 'MARKET', timeInForce: rng.chance(0.8) ? 'FAK' : 'FOK', collateralAmountMicro: budget });
+      tryPlace(this.exchange, this.stats, id, {
+        tokenId: outcome.tokenId,
+        side: 'BUY',
+        type: 'MARKET',
+        timeInForce: rng.chance(0.8) ? 'FAK' : 'FOK',
+        collateralAmountMicro: budget,
+      });
       return;
     }
     const top = this.exchange.book(market).topFor(outcome.index);
     if (top.ask === undefined) return;
     const through = top.ask + market.tickMicro < 1_000_000n ? top.ask + market.tickMicro : top.ask;
     if (roll < 0.85) {
-      tryPlace(this.exchange, this.stats, id, { tokenId: outcome.tokenId, side: 'BUY', type: 'LIMIT', timeInForce: 'FAK', priceMicro: through, sharesMicro: BigInt(rng.int(5, 120)) * 1_000_000n });
+      tryPlace(this.exchange, this.stats, id, {
+        tokenId: outcome.tokenId,
+        side: 'BUY',
+        type: 'LIMIT',
+        timeInForce: 'FAK',
+        priceMicro: through,
+        sharesMicro: BigInt(rng.int(5, 120)) * 1_000_000n,
+      });
       return;
     }
     const below = top.ask - market.tickMicro * BigInt(rng.int(1, 4));

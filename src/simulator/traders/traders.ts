@@ -25,7 +25,6 @@ export interface TraderAccounts {
   depth?: { account: Account; ticks: number; rng: Prng };
 }
 
-
 /**
  * The synthetic order flow: `rate` steps per second of clock time, each a requote by a market
  * maker or a taker crossing the spread in one seeded-random tradable market. Same seed, same

@@ -19,7 +19,11 @@ export function problemBody(requestId: string, rejection: Rejection): Record<str
 
 /** problem+json of §7.1; `request_id` equals the X-Request-ID header set on every origin response. */
 export function sendProblem(res: ServerResponse, requestId: string, rejection: Rejection, headers: Record<string, string> = {}): void {
-  sendJson(res, rejection.status, problemBody(requestId, rejection), 'application/problem+json', { ...headers, ...rejection.headers, 'X-Request-ID': requestId });
+  sendJson(res, rejection.status, problemBody(requestId, rejection), 'application/problem+json', {
+    ...headers,
+    ...rejection.headers,
+    'X-Request-ID': requestId,
+  });
 }
 
 /** The edge's own 429 (§7.8) and the stream attempt limit's (§8.5): plain JSON, no request id, no account headers. */

@@ -146,7 +146,12 @@ export async function syncAccountList<Page extends ListPage & { as_of?: string |
   });
 }
 
-function openTimes<Item extends SyncSources[ListKind]>(items: ReadonlyArray<PageItem<Item>>, list: Pick<AccountList<ListPage, Item>, 'timeOf' | 'settled' | 'provisional'>, deps: SyncDeps, provisional: ProvisionalSince): number[] {
+function openTimes<Item extends SyncSources[ListKind]>(
+  items: ReadonlyArray<PageItem<Item>>,
+  list: Pick<AccountList<ListPage, Item>, 'timeOf' | 'settled' | 'provisional'>,
+  deps: SyncDeps,
+  provisional: ProvisionalSince,
+): number[] {
   const nowMs = deps.now();
   const times: number[] = [];
   for (const { value } of items) {

@@ -84,7 +84,8 @@ function withEvent(market: Market, eventId: string): Market & { event_id: unknow
 function listingFingerprint(raw: unknown): string {
   const listing: Record<string, unknown> = typeof raw === 'object' && raw !== null ? { ...(raw as Record<string, unknown>) } : { raw };
   for (const field of TRADING_FIELDS) delete listing[field];
-  if (typeof listing.display === 'object' && listing.display !== null) listing.display = { ...(listing.display as Record<string, unknown>), liquidity: undefined };
+  if (typeof listing.display === 'object' && listing.display !== null)
+    listing.display = { ...(listing.display as Record<string, unknown>), liquidity: undefined };
   return createHash('sha256').update(JSON.stringify(listing)).digest('base64url').slice(0, 16);
 }
 

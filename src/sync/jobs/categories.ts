@@ -62,7 +62,8 @@ export async function syncCategories(run: JobRun): Promise<void> {
 /** Every category slug an answer names: its root, its path, its parent and children (fields not shown by the interface, read when present). */
 function namedSlugs(category: Category): string[] {
   const c = category as Record<string, unknown>;
-  const slugOf = (value: unknown): string | undefined => (typeof value === 'object' && value !== null && typeof (value as { slug?: unknown }).slug === 'string' ? (value as { slug: string }).slug : undefined);
+  const slugOf = (value: unknown): string | undefined =>
+    typeof value === 'object' && value !== null && typeof (value as { slug?: unknown }).slug === 'string' ? (value as { slug: string }).slug : undefined;
   const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
   const slugs = [typeof c.root_slug === 'string' ? c.root_slug : undefined, slugOf(c.parent), ...list(c.path).map(slugOf), ...list(c.children).map(slugOf)];
   return slugs.filter((slug): slug is string => slug !== undefined && slug !== '');

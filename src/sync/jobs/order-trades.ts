@@ -43,7 +43,8 @@ export async function syncOrderTrades(run: JobRun, options: JobOptions): Promise
       }
       return { records, openTimesMs, afterCommit: () => deps.memory.markDone(done) };
     },
-    finish: (summary) => (incremental ? { frontierMs: nextFrontier(summary, frontier) ?? null, provisional: provisional.saved(deps.now(), deps.tuning) } : undefined),
+    finish: (summary) =>
+      incremental ? { frontierMs: nextFrontier(summary, frontier) ?? null, provisional: provisional.saved(deps.now(), deps.tuning) } : undefined,
   });
 }
 

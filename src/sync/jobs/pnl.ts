@@ -44,7 +44,12 @@ export async function syncPnl(run: JobRun): Promise<void> {
   const continuity = Number.isFinite(bucketAtMs) ? unobservedBuckets(previous, seen) : { cadenceMs: previous.cadenceMs };
   const records: BusRecord[] = [syncRecord('pnl_settled', deps.account, answer.value, answer.raw, answer.value.bucket_at, run.origin(undefined))];
   if (continuity.gap) records.unshift(gapRecord(run, previous, seen, continuity.gap, run.checkpoint.status === 'failed' ? run.checkpoint.error : undefined));
-  const state: PnlState = { bucket, lastReadMs: nowMs, ...(Number.isFinite(bucketAtMs) ? seen : {}), ...(continuity.cadenceMs === undefined ? {} : { cadenceMs: continuity.cadenceMs }) };
+  const state: PnlState = {
+    bucket,
+    lastReadMs: nowMs,
+    ...(Number.isFinite(bucketAtMs) ? seen : {}),
+    ...(continuity.cadenceMs === undefined ? {} : { cadenceMs: continuity.cadenceMs }),
+  };
   await run.commit(records, { pass: undefined, state: state as Json });
 }
 
@@ -75,9 +80,18 @@ export function unobservedBuckets(previous: PnlState, seen: { bucketAtMs: number
   return unobserved > lasted ? { gap: { buckets: undefined } } : { cadenceMs: spacing };
 }
 
-function gapRecord(run: JobRun, previous: PnlState, seen: { bucketAtMs: number }, gap: { buckets: number | undefined }, lastError: string | undefined): BusRecord {
+function gapRecord(
+  run: JobRun,
+  previous: PnlState,
+  seen: { bucketAtMs: number },
+  gap: { buckets: number | undefined },
+  lastError: string | undefined,
+): BusRecord {
   const iso = (ms: number): string => new Date(ms).toISOString();
-  const count = gap.buckets === undefined ? 'one or more buckets (the venue\'s cadence is not known yet)' : `${gap.buckets} bucket(s) at the learnt cadence of ${previous.cadenceMs! / 1000} s`;
+  const count =
+    gap.buckets === undefined
+      ? "one or more buckets (the venue's cadence is not known yet)"
+      : `${gap.buckets} bucket(s) at the learnt cadence of ${previous.cadenceMs! / 1000} s`;
   const payload: CaptureGapPayload = {
     stream: 'sync',
     channel: run.job,

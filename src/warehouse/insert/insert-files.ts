@@ -56,4 +56,3 @@ function removeOrphans(base: string): void {
     if (Number.isInteger(pid) && pid !== process.pid && !alive(pid)) rmSync(join(base, name), { recursive: true, force: true });
   }
 }
-

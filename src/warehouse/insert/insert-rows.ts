@@ -206,8 +206,7 @@ export async function readColumns(client: ClickHouseClient, table: string): Prom
   const name = qualifiedTableName(table);
   const result = await client.query({
     query:
-      'SELECT name, type, default_kind AS defaultKind FROM system.columns ' +
-      'WHERE database = {database:String} AND table = {table:String} ORDER BY position',
+      'SELECT name, type, default_kind AS defaultKind FROM system.columns ' + 'WHERE database = {database:String} AND table = {table:String} ORDER BY position',
     query_params: { database: name.database, table: name.table },
     format: 'JSONEachRow',
   });

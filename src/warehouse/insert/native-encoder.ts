@@ -149,7 +149,7 @@ function integerCodec(name: string): Codec {
       for (let i = 0; i < count; i++) {
         const raw = values[i];
         let value = raw === ZERO ? 0 : integerOf(raw);
-        if (value === undefined || (!type.signed && typeof raw === 'string' && raw.charCodeAt(0) === 45 /* - */)) return false;
+        if (value === undefined || (!type.signed && typeof raw === 'string' && raw.charCodeAt(0) === 45) /* - */) return false;
         if (typeof value === 'bigint') {
           if (value < type.min || value > type.max) return false;
           if (type.bytes === 8) {

@@ -1,6 +1,19 @@
 import { PayloadError, type ReceivedRecord, type Json } from '../../../bus/record.ts';
 import { isBatchForm, readBookUpdates, type ReadUpdate } from '../../../records/book-change-form.ts';
-import { arrayField, checkedPrice, checkedSize, integer, isObject, MappingError, payloadObject, requiredInteger, requiredText, text, timeMs, type Payload } from '../fields.ts';
+import {
+  arrayField,
+  checkedPrice,
+  checkedSize,
+  integer,
+  isObject,
+  MappingError,
+  payloadObject,
+  requiredInteger,
+  requiredText,
+  text,
+  timeMs,
+  type Payload,
+} from '../fields.ts';
 import { eventMs } from '../record-times.ts';
 import { bookSide, streamPayload } from '../stream-payload.ts';
 import type { MappedRow, Mapper, Row } from '../types.ts';
@@ -64,8 +77,10 @@ function batchRows(record: ReceivedRecord): MappedRow[] {
     const first = rows.length;
     // Each update keeps its own receive time and, on its first row, its raw frame.
     const raw = u.raw ?? '';
-    for (let i = 0; i < u.bids.length; i += 2) rows.push({ table: 'book_changes', row: levelRow(head, 'BID', u.bids[i]!, u.bids[i + 1]!, undefined, u.receivedAtUs, rows.length === first ? raw : '') });
-    for (let i = 0; i < u.asks.length; i += 2) rows.push({ table: 'book_changes', row: levelRow(head, 'ASK', u.asks[i]!, u.asks[i + 1]!, undefined, u.receivedAtUs, rows.length === first ? raw : '') });
+    for (let i = 0; i < u.bids.length; i += 2)
+      rows.push({ table: 'book_changes', row: levelRow(head, 'BID', u.bids[i]!, u.bids[i + 1]!, undefined, u.receivedAtUs, rows.length === first ? raw : '') });
+    for (let i = 0; i < u.asks.length; i += 2)
+      rows.push({ table: 'book_changes', row: levelRow(head, 'ASK', u.asks[i]!, u.asks[i + 1]!, undefined, u.receivedAtUs, rows.length === first ? raw : '') });
     if (rows.length === first) throw new MappingError('u', 'an update without any level change');
   }
   return rows;
@@ -93,14 +108,28 @@ function pairRow(head: Head, side: 'bids' | 'asks', level: Json, field: string):
 
 function changeRow(head: Head, level: Payload): Row {
   const size = checkedSize(integer(level, 'size_micro') ?? requiredInteger(level, 'shares_micro'), 'size_micro');
-  return levelRow(head, bookSide(requiredText(level, 'side')), checkedPrice(requiredInteger(level, 'price_micro'), 'price_micro'), size, integer(level, 'previous_size_micro'));
+  return levelRow(
+    head,
+    bookSide(requiredText(level, 'side')),
+    checkedPrice(requiredInteger(level, 'price_micro'), 'price_micro'),
+    size,
+    integer(level, 'previous_size_micro'),
+  );
 }
 
 // One literal with every column, provenance included (the loader stamps it; a lean-form update
 // brings its own receive time and raw frame): the hot path of the loaders (most rows are book
 // changes), and V8 builds such objects, never changing shape, an order of magnitude faster than
 // spread copies or properties added later.
-function levelRow(head: Head, side: string, price: string | number, size: string | number, previous: string | number | undefined, receivedAtUs?: bigint, raw?: string): Row {
+function levelRow(
+  head: Head,
+  side: string,
+  price: string | number,
+  size: string | number,
+  previous: string | number | undefined,
+  receivedAtUs?: bigint,
+  raw?: string,
+): Row {
   return {
     token_id: head.tokenId,
     condition_id: head.conditionId,

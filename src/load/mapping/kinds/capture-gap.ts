@@ -27,7 +27,19 @@ export const captureGapMapper: Mapper = {
     const rows: MappedRow[] = [];
     for (const channel of channels(p)) {
       for (const [kind, subject] of subjects(p)) {
-        const row: Row = { stream, channel, subject_kind: kind, subject, gap_start: gapStart, gap_end: gapEnd, reason, recovery, last_sequence_before: before, first_sequence_after: after, detail };
+        const row: Row = {
+          stream,
+          channel,
+          subject_kind: kind,
+          subject,
+          gap_start: gapStart,
+          gap_end: gapEnd,
+          reason,
+          recovery,
+          last_sequence_before: before,
+          first_sequence_after: after,
+          detail,
+        };
         rows.push({ table: 'capture_gaps', row });
       }
     }

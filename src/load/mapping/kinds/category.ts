@@ -29,7 +29,11 @@ export const categoryMapper: Mapper = {
           label: text(a, 'label'),
           root_slug: text(a, 'root_slug', pathSlugs[0] ?? ''),
           // The parent: named, else the step before the category itself on its path.
-          parent_slug: parent ? text(parent, 'slug') : pathSlugs.length > 1 && pathSlugs[pathSlugs.length - 1] === slug ? (pathSlugs[pathSlugs.length - 2] ?? '') : '',
+          parent_slug: parent
+            ? text(parent, 'slug')
+            : pathSlugs.length > 1 && pathSlugs[pathSlugs.length - 1] === slug
+              ? (pathSlugs[pathSlugs.length - 2] ?? '')
+              : '',
           path_slugs: pathSlugs,
           path_labels: path.map((step) => text(step, 'label')),
           child_slugs: arrayField(a, 'children').map((child: Json, i) => text(payloadObject(child, `answer.children[${i}]`), 'slug')),

@@ -1,4 +1,16 @@
-import { arrayField, flag, integer, MappingError, numberField, payloadObject, requiredInteger, requiredText, text, timeField, type Payload } from '../fields.ts';
+import {
+  arrayField,
+  flag,
+  integer,
+  MappingError,
+  numberField,
+  payloadObject,
+  requiredInteger,
+  requiredText,
+  text,
+  timeField,
+  type Payload,
+} from '../fields.ts';
 import type { MappedRow } from '../types.ts';
 
 /**
@@ -71,7 +83,10 @@ export function positionsRows(response: Payload, origin: SnapshotOrigin, link?: 
   ];
   for (const position of positions) rows.push({ table: 'positions', row: { ...positionRow(position, origin, asOf), chain, removed: false } });
   for (const token of link?.removed ?? []) {
-    rows.push({ table: 'positions', row: { account: origin.account, as_of: asOf, token_id: token, shares_micro: 0, source: origin.source, chain, removed: true } });
+    rows.push({
+      table: 'positions',
+      row: { account: origin.account, as_of: asOf, token_id: token, shares_micro: 0, source: origin.source, chain, removed: true },
+    });
   }
   return rows;
 }

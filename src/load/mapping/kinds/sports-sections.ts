@@ -21,7 +21,10 @@ export const sportsSectionsMapper: Mapper = {
       return { category_slug: text(category, 'slug'), category_label: text(category, 'label'), event_ids: eventIds };
     });
     const rows: MappedRow[] = [
-      { table: 'sports_section_reads', row: { observed_at: observedAt, section_count: sections.length, event_count: sections.reduce((n, s) => n + s.event_ids.length, 0) } },
+      {
+        table: 'sports_section_reads',
+        row: { observed_at: observedAt, section_count: sections.length, event_count: sections.reduce((n, s) => n + s.event_ids.length, 0) },
+      },
     ];
     sections.forEach((section, position) => rows.push({ table: 'sports_sections', row: { observed_at: observedAt, position, ...section } }));
     return rows;

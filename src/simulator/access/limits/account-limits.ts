@@ -12,9 +12,7 @@ export const ACCOUNT_BUCKETS: Record<BucketName, Record<RateTier, [burst: number
   cancel_all: { authenticated: [10, 1], higher: [10, 1] },
 };
 
-export type ChargeResult =
-  | { ok: true; headers: Record<string, string> }
-  | { ok: false; retryAfterSeconds: number; headers: Record<string, string> };
+export type ChargeResult = { ok: true; headers: Record<string, string> } | { ok: false; retryAfterSeconds: number; headers: Record<string, string> };
 
 /** Per-account buckets, shared by all tokens of the account (§5.1, §8.1). */
 export class AccountLimiter {

@@ -81,7 +81,8 @@ export class EdgeLimiter {
     const all = this.#window(`${ip}|all`);
     const specific = service === 'web' ? undefined : this.#window(`${ip}|${service}`);
     if (all.count(nowMs, this.settlingMs) >= EDGE_ALL * this.scale) return { ok: false, retryAfterSeconds: all.secondsUntilRoom(nowMs) };
-    if (specific && specific.count(nowMs, this.settlingMs) >= EDGE_CAPS[service] * this.scale) return { ok: false, retryAfterSeconds: specific.secondsUntilRoom(nowMs) };
+    if (specific && specific.count(nowMs, this.settlingMs) >= EDGE_CAPS[service] * this.scale)
+      return { ok: false, retryAfterSeconds: specific.secondsUntilRoom(nowMs) };
     all.add(nowMs);
     specific?.add(nowMs);
     return { ok: true };

@@ -53,19 +53,25 @@ function readSignedBatch(ctx: RequestContext): { ops: BatchOp[]; deadline: numbe
     if (op.kind === 'WITHDRAW') {
       // A same-chain withdrawal (§1.5); its op fields are not shown: ours are amount_micro and chain_id.
       const amount = op.amount_micro;
-      if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0) errors.push({ path: ['ops', i, 'amount_micro'], code: 'invalid', message: 'amount_micro must be a positive integer.' });
-      if (typeof op.chain_id !== 'number' || !Number.isSafeInteger(op.chain_id)) errors.push({ path: ['ops', i, 'chain_id'], code: 'invalid', message: 'chain_id must be an integer.' });
-      if (errors.length === 0) ops.push({ kind: 'WITHDRAW', conditionId: '', marketId: '', sharesMicro: BigInt(amount as number), chainId: op.chain_id as number });
+      if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0)
+        errors.push({ path: ['ops', i, 'amount_micro'], code: 'invalid', message: 'amount_micro must be a positive integer.' });
+      if (typeof op.chain_id !== 'number' || !Number.isSafeInteger(op.chain_id))
+        errors.push({ path: ['ops', i, 'chain_id'], code: 'invalid', message: 'chain_id must be an integer.' });
+      if (errors.length === 0)
+        ops.push({ kind: 'WITHDRAW', conditionId: '', marketId: '', sharesMicro: BigInt(amount as number), chainId: op.chain_id as number });
       return;
     }
     const market = typeof op.condition_id === 'string' ? ctx.venue.catalogue.marketByCondition(op.condition_id) : undefined;
     const shares = op.shares_micro;
-    if (op.kind !== 'SPLIT' && op.kind !== 'MERGE') errors.push({ path: ['ops', i, 'kind'], code: 'invalid_enum', message: 'kind must be SPLIT, MERGE or WITHDRAW.' });
-    if (!market || market.id !== op.market_id) errors.push({ path: ['ops', i, 'condition_id'], code: 'unknown_market', message: 'condition_id and market_id must name one market.' });
+    if (op.kind !== 'SPLIT' && op.kind !== 'MERGE')
+      errors.push({ path: ['ops', i, 'kind'], code: 'invalid_enum', message: 'kind must be SPLIT, MERGE or WITHDRAW.' });
+    if (!market || market.id !== op.market_id)
+      errors.push({ path: ['ops', i, 'condition_id'], code: 'unknown_market', message: 'condition_id and market_id must name one market.' });
     if (typeof shares !== 'number' || !Number.isSafeInteger(shares) || shares <= 0 || shares % 10_000 !== 0) {
       errors.push({ path: ['ops', i, 'shares_micro'], code: 'not_on_lot', message: 'shares_micro must be a positive integer multiple of 10000.' });
     }
-    if (errors.length === 0 && market) ops.push({ kind: op.kind as BatchOp['kind'], conditionId: market.conditionId, marketId: market.id, sharesMicro: BigInt(shares as number) });
+    if (errors.length === 0 && market)
+      ops.push({ kind: op.kind as BatchOp['kind'], conditionId: market.conditionId, marketId: market.id, sharesMicro: BigInt(shares as number) });
   });
   if (errors.length > 0) throw validationFailed(errors);
   return { ops, deadline, signature: signature ?? '' };
@@ -90,7 +96,27 @@ function supersedeBatch(ctx: RequestContext): Reply {
 }
 
 export const batchRoutes: RouteSpec[] = [
-  { method: 'POST', path: '/trade/v1/batches', auth: 'pat', scope: 'batches:submit', action: 'place_batch', ipAction: true, body: 'json', feature: 'account_batches', handler: submitBatch },
+  {
+    method: 'POST',
+    path: '/trade/v1/batches',
+    auth: 'pat',
+    scope: 'batches:submit',
+    action: 'place_batch',
+    ipAction: true,
+    body: 'json',
+    feature: 'account_batches',
+    handler: submitBatch,
+  },
   { method: 'GET', path: '/trade/v1/batches/:batch_hash', auth: 'pat', scope: 'portfolio:read', feature: 'account_batches', handler: getBatch },
-  { method: 'POST', path: '/trade/v1/batches/:batch_hash/supersede', auth: 'pat', scope: 'batches:submit', action: 'place_batch', ipAction: true, body: 'json', feature: 'account_batches', handler: supersedeBatch },
+  {
+    method: 'POST',
+    path: '/trade/v1/batches/:batch_hash/supersede',
+    auth: 'pat',
+    scope: 'batches:submit',
+    action: 'place_batch',
+    ipAction: true,
+    body: 'json',
+    feature: 'account_batches',
+    handler: supersedeBatch,
+  },
 ];

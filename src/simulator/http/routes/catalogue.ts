@@ -86,7 +86,9 @@ function categoryDetail(ctx: RequestContext): Reply {
   const category = found[0];
   if (!category) throw new Rejection('category_not_found', `No category ${ctx.params.slug}.`);
   const parent = category.parentKey ? tree.get(category.parentKey) : undefined;
-  const eventCount = ctx.venue.catalogue.events.filter((e) => e.archivedAtMs === undefined && e.categoryKeys.some((k) => tree.isWithin(k, category.key))).length;
+  const eventCount = ctx.venue.catalogue.events.filter(
+    (e) => e.archivedAtMs === undefined && e.categoryKeys.some((k) => tree.isWithin(k, category.key)),
+  ).length;
   return {
     status: 200,
     body: {
@@ -98,7 +100,10 @@ function categoryDetail(ctx: RequestContext): Reply {
       parent: parent ? { slug: parent.slug, label: parent.label } : undefined,
       path: category.path,
       children: tree.children(category.key).map((c) => ({ slug: c.slug, label: c.label })),
-      also_in_roots: tree.findBySlug(category.slug).filter((c) => c.key !== category.key).map((c) => c.rootSlug),
+      also_in_roots: tree
+        .findBySlug(category.slug)
+        .filter((c) => c.key !== category.key)
+        .map((c) => c.rootSlug),
       event_count: eventCount,
     },
   };

@@ -26,7 +26,14 @@ function lpIncentives(ctx: RequestContext): Reply {
       const event = venue.catalogue.eventOf(market);
       const myScore = lp.score(market.conditionId, account.id);
       const total = lp.totalScore(market.conditionId);
-      return { market, event, myScore, total, share: total > 0 ? myScore / total : 0, payout: lp.projectedPayoutMicro(market.conditionId, account.id, market.lpIncentive.poolMicro) };
+      return {
+        market,
+        event,
+        myScore,
+        total,
+        share: total > 0 ? myScore / total : 0,
+        payout: lp.projectedPayoutMicro(market.conditionId, account.id, market.lpIncentive.poolMicro),
+      };
     })
     .filter((r) => category === undefined || r.event.categoryKeys.some((k) => k.split('/')[0] === category))
     .filter((r) => search === undefined || r.market.question.toLowerCase().includes(search) || r.event.title.toLowerCase().includes(search));

@@ -35,9 +35,11 @@ function signedHash(order: unknown, signature: string): string {
 }
 
 function placeSigned(ctx: RequestContext, envelope: unknown, path: Array<string | number>): SimOrder {
-  if (typeof envelope !== 'object' || envelope === null) throw validationFailed([{ path, code: 'not_an_object', message: 'A signed order is {order, signature}.' }]);
+  if (typeof envelope !== 'object' || envelope === null)
+    throw validationFailed([{ path, code: 'not_an_object', message: 'A signed order is {order, signature}.' }]);
   const { order, signature } = envelope as { order?: unknown; signature?: unknown };
-  if (typeof signature !== 'string' || signature === '') throw validationFailed([{ path: [...path, 'signature'], code: 'required', message: 'signature is required.' }]);
+  if (typeof signature !== 'string' || signature === '')
+    throw validationFailed([{ path: [...path, 'signature'], code: 'required', message: 'signature is required.' }]);
   const request = parsePlaceBody(order, [...path, 'order']);
   const hash = signedHash(order, signature);
   if (ctx.venue.exchange.ordersByHash.has(hash)) throw new Rejection('duplicate_order', `Order ${hash} exists; read it by hash.`);
@@ -118,7 +120,16 @@ function cancelAll(ctx: RequestContext): Reply {
 
 function orderTrades(ctx: RequestContext): Reply {
   const order = orderParam(ctx);
-  return { status: 200, body: { as_of: isoTime(ctx.nowMs), trades: reportedFills(ctx.venue, ctx.venue.exchange.fillsOf(order).filter((f) => isReported(f, ctx.nowMs))).map(renderFill) } };
+  return {
+    status: 200,
+    body: {
+      as_of: isoTime(ctx.nowMs),
+      trades: reportedFills(
+        ctx.venue,
+        ctx.venue.exchange.fillsOf(order).filter((f) => isReported(f, ctx.nowMs)),
+      ).map(renderFill),
+    },
+  };
 }
 
 function orderBook(ctx: RequestContext): Reply {
@@ -147,11 +158,41 @@ function orderBook(ctx: RequestContext): Reply {
 
 export const orderRoutes: RouteSpec[] = [
   { method: 'POST', path: '/trade/v1/orders', auth: 'pat', scope: 'orders:place', action: 'place', ipAction: true, body: 'json', handler: placeOrder },
-  { method: 'POST', path: '/trade/v1/orders/signed', auth: 'pat', scope: 'orders:place_signed', action: 'place', ipAction: true, body: 'json', feature: 'signed_orders', handler: placeSignedOne },
-  { method: 'POST', path: '/trade/v1/orders/signed/batch', auth: 'pat', scope: 'orders:place_signed', action: 'place_batch', ipAction: true, body: 'json', maxBodyBytes: 512 * 1024, feature: 'signed_orders', handler: placeSignedBatch },
+  {
+    method: 'POST',
+    path: '/trade/v1/orders/signed',
+    auth: 'pat',
+    scope: 'orders:place_signed',
+    action: 'place',
+    ipAction: true,
+    body: 'json',
+    feature: 'signed_orders',
+    handler: placeSignedOne,
+  },
+  {
+    method: 'POST',
+    path: '/trade/v1/orders/signed/batch',
+    auth: 'pat',
+    scope: 'orders:place_signed',
+    action: 'place_batch',
+    ipAction: true,
+    body: 'json',
+    maxBodyBytes: 512 * 1024,
+    feature: 'signed_orders',
+    handler: placeSignedBatch,
+  },
   { method: 'GET', path: '/trade/v1/orders/by-hash/:order_hash', auth: 'pat', scope: 'orders:read', feature: 'signed_orders', handler: orderByHash },
   { method: 'POST', path: '/trade/v1/orders/list', auth: 'pat', scope: 'orders:read', body: 'optional-json', handler: listOrders },
-  { method: 'POST', path: '/trade/v1/orders/cancel-all', auth: 'pat', scope: 'orders:cancel_all', action: 'cancel_all', ipAction: true, body: 'optional-json', handler: cancelAll },
+  {
+    method: 'POST',
+    path: '/trade/v1/orders/cancel-all',
+    auth: 'pat',
+    scope: 'orders:cancel_all',
+    action: 'cancel_all',
+    ipAction: true,
+    body: 'optional-json',
+    handler: cancelAll,
+  },
   { method: 'GET', path: '/trade/v1/orders/:order_id', auth: 'pat', scope: 'orders:read', handler: getOrder },
   { method: 'DELETE', path: '/trade/v1/orders/:order_id', auth: 'pat', scope: 'orders:cancel', action: 'cancel', ipAction: true, handler: cancelOrder },
   { method: 'GET', path: '/trade/v1/orders/:order_id/trades', auth: 'pat', scope: 'orders:read', handler: orderTrades },

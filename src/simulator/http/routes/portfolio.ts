@@ -42,7 +42,9 @@ function positions(ctx: RequestContext): Reply {
   body.done();
   const account = requireAccount(ctx);
   if (positionsUnavailable(ctx)) return { status: 200, body: { as_of: asOf(ctx), positions: [], unavailable_exchanges: ['SERVICE'] } };
-  const list = openPositions(account, tokenIds, conditionIds).map((p) => reportedPosition(ctx.venue, renderPosition(ctx.venue, p, counterpartOf(ctx.venue, account, p))));
+  const list = openPositions(account, tokenIds, conditionIds).map((p) =>
+    reportedPosition(ctx.venue, renderPosition(ctx.venue, p, counterpartOf(ctx.venue, account, p))),
+  );
   return { status: 200, body: { as_of: asOf(ctx), positions: list, unavailable_exchanges: [] } };
 }
 
@@ -55,7 +57,10 @@ function openOrders(ctx: RequestContext): Reply {
   const print = fingerprint({ token_ids: tokenIds });
   const open = requireAccount(ctx).orders.filter((o) => !isTerminal(o.status) && (!tokenIds || tokenIds.includes(o.tokenId)));
   const { page, nextCursor } = listPage(ctx, open, (o) => [BigInt(-o.seq)], cursor, limit, print);
-  const { markets, events } = lookupMaps(ctx.venue, page.map((o) => o.tokenId));
+  const { markets, events } = lookupMaps(
+    ctx.venue,
+    page.map((o) => o.tokenId),
+  );
   return { status: 200, body: { as_of: asOf(ctx), orders: page.map(renderOrder), markets, events, pagination: { limit, next_cursor: nextCursor } } };
 }
 
@@ -68,23 +73,40 @@ function trades(ctx: RequestContext): Reply {
   const print = fingerprint(filters);
   const fills = reportedFills(ctx.venue, requireAccount(ctx).fills).filter(
     (f) =>
-      isReported(f, ctx.nowMs) && (filters.token_id === undefined || f.tokenId === filters.token_id) && (filters.condition_id === undefined || f.conditionId === filters.condition_id),
+      isReported(f, ctx.nowMs) &&
+      (filters.token_id === undefined || f.tokenId === filters.token_id) &&
+      (filters.condition_id === undefined || f.conditionId === filters.condition_id),
   );
   const { page, nextCursor } = listPage(ctx, fills, (f) => [BigInt(-f.seq)], cursor, limit, print);
-  const { markets, events } = lookupMaps(ctx.venue, page.map((f) => f.tokenId));
+  const { markets, events } = lookupMaps(
+    ctx.venue,
+    page.map((f) => f.tokenId),
+  );
   return { status: 200, body: { as_of: asOf(ctx), trades: page.map(renderFill), markets, events, pagination: { limit, next_cursor: nextCursor } } };
 }
 
 function activitiesPage(ctx: RequestContext, limit: number, cursor: string | undefined, filters: { types?: string[]; condition_ids?: string[] }): Reply {
   const print = fingerprint(filters);
   const list = requireAccount(ctx).activities.filter(
-    (a: Activity) => (!filters.types || filters.types.includes(a.type)) && (!filters.condition_ids || (a.conditionId !== undefined && filters.condition_ids.includes(a.conditionId))),
+    (a: Activity) =>
+      (!filters.types || filters.types.includes(a.type)) &&
+      (!filters.condition_ids || (a.conditionId !== undefined && filters.condition_ids.includes(a.conditionId))),
   );
   const { page, nextCursor } = listPage(ctx, list, (a) => [BigInt(-a.seq)], cursor, limit, print);
-  const maps = lookupMaps(ctx.venue, page.map((a) => a.tokenId).filter((t): t is string => t !== undefined));
+  const maps = lookupMaps(
+    ctx.venue,
+    page.map((a) => a.tokenId).filter((t): t is string => t !== undefined),
+  );
   return {
     status: 200,
-    body: { activities: page.map((a) => renderActivity(ctx.venue, a)), as_of: asOf(ctx), conditions: maps.conditions, events: maps.events, markets: maps.markets, pagination: { limit, next_cursor: nextCursor } },
+    body: {
+      activities: page.map((a) => renderActivity(ctx.venue, a)),
+      as_of: asOf(ctx),
+      conditions: maps.conditions,
+      events: maps.events,
+      markets: maps.markets,
+      pagination: { limit, next_cursor: nextCursor },
+    },
   };
 }
 
@@ -110,7 +132,13 @@ function pnl(ctx: RequestContext): Reply {
   const bucket = ctx.venue.pnl.latest(requireAccount(ctx).id);
   if (!bucket) {
     const after = ctx.venue.pnl.secondsUntilNextRun(ctx.nowMs);
-    throw new Rejection('pnl_not_ready', 'PnL is computed periodically; wait and repeat.', undefined, { strategy: 'retry_after', after_seconds: after }, { 'Retry-After': String(after) });
+    throw new Rejection(
+      'pnl_not_ready',
+      'PnL is computed periodically; wait and repeat.',
+      undefined,
+      { strategy: 'retry_after', after_seconds: after },
+      { 'Retry-After': String(after) },
+    );
   }
   return {
     status: 200,
@@ -176,11 +204,34 @@ function supportedAssets(ctx: RequestContext): Reply {
 export const portfolioRoutes: RouteSpec[] = [
   { method: 'GET', path: '/trade/v1/portfolio/summary', auth: 'pat', scope: 'portfolio:read', readCost: 5, handler: summary },
   { method: 'POST', path: '/trade/v1/portfolio/positions/list', auth: 'pat', scope: 'portfolio:read', readCost: 5, body: 'optional-json', handler: positions },
-  { method: 'POST', path: '/trade/v1/portfolio/open-orders/list', auth: 'pat', scope: 'portfolio:read', readCost: 5, body: 'optional-json', handler: openOrders },
+  {
+    method: 'POST',
+    path: '/trade/v1/portfolio/open-orders/list',
+    auth: 'pat',
+    scope: 'portfolio:read',
+    readCost: 5,
+    body: 'optional-json',
+    handler: openOrders,
+  },
   { method: 'GET', path: '/trade/v1/portfolio/trades', auth: 'pat', scope: 'portfolio:read', readCost: 5, handler: trades },
   { method: 'GET', path: '/trade/v1/portfolio/activities', auth: 'pat', scope: 'portfolio:read', readCost: 5, handler: activities },
-  { method: 'POST', path: '/trade/v1/portfolio/activities/list', auth: 'pat', scope: 'portfolio:read', readCost: 5, body: 'optional-json', handler: activitiesList },
+  {
+    method: 'POST',
+    path: '/trade/v1/portfolio/activities/list',
+    auth: 'pat',
+    scope: 'portfolio:read',
+    readCost: 5,
+    body: 'optional-json',
+    handler: activitiesList,
+  },
   { method: 'GET', path: '/trade/v1/portfolio/pnl', auth: 'pat', scope: 'portfolio:read', handler: pnl },
   { method: 'GET', path: '/trade/v1/portfolio/rebates', auth: 'pat', scope: 'portfolio:read', handler: rebates },
-  { method: 'GET', path: '/trade/v1/portfolio/bridge/withdraw/supported-assets', auth: 'pat', scope: 'portfolio:read', feature: 'withdrawals', handler: supportedAssets },
+  {
+    method: 'GET',
+    path: '/trade/v1/portfolio/bridge/withdraw/supported-assets',
+    auth: 'pat',
+    scope: 'portfolio:read',
+    feature: 'withdrawals',
+    handler: supportedAssets,
+  },
 ];

@@ -5,7 +5,10 @@ import { wireMarketState } from './wire-states.ts';
  * Lookup maps of list responses (§2.5): `markets` keyed by outcome token id (each entry names its
  * outcome), `events` keyed by event slug, `conditions` keyed by condition id.
  */
-export function lookupMaps(venue: Venue, tokenIds: Iterable<string>): { markets: Record<string, unknown>; events: Record<string, unknown>; conditions: Record<string, unknown> } {
+export function lookupMaps(
+  venue: Venue,
+  tokenIds: Iterable<string>,
+): { markets: Record<string, unknown>; events: Record<string, unknown>; conditions: Record<string, unknown> } {
   const markets: Record<string, unknown> = {};
   const events: Record<string, unknown> = {};
   const conditions: Record<string, unknown> = {};
@@ -27,8 +30,17 @@ export function lookupMaps(venue: Venue, tokenIds: Iterable<string>): { markets:
       state: wireMarketState(market, venue.cases),
       display: { market: marketDisplay, outcome: { label: outcome.label, short_label: outcome.shortLabel } },
     };
-    events[event.slug] = { event_title: event.title, display: { event: { title: event.title, image_url: `https://assets.example.invalid/events/${event.slug}.png` } } };
-    conditions[market.conditionId] = { market_id: market.id, market_title: market.question, event_slug: event.slug, logo_url: logo, display: { market: marketDisplay } };
+    events[event.slug] = {
+      event_title: event.title,
+      display: { event: { title: event.title, image_url: `https://assets.example.invalid/events/${event.slug}.png` } },
+    };
+    conditions[market.conditionId] = {
+      market_id: market.id,
+      market_title: market.question,
+      event_slug: event.slug,
+      logo_url: logo,
+      display: { market: marketDisplay },
+    };
   }
   return { markets, events, conditions };
 }

@@ -62,8 +62,16 @@ export function renderOutcome(venue: Venue, market: SimMarket, outcome: SimOutco
 function resolutionOf(market: SimMarket): Record<string, unknown> {
   const cycle = market.recurring;
   if (!cycle) return { source: market.resolutionSource, observed_at: iso(market.resolvedAtMs) };
-  const observed = market.outcomes[0].resolutionPriceMicro === undefined ? undefined : String(Math.round(cycle.referencePrice * (market.outcomes[0].resolutionPriceMicro > 0n ? 1.001 : 0.999)));
-  return { source: 'oracle:chainlink', reference_value: String(cycle.referencePrice), observed_value: observed, observed_at: observed === undefined ? undefined : isoTime(cycle.observeAtMs) };
+  const observed =
+    market.outcomes[0].resolutionPriceMicro === undefined
+      ? undefined
+      : String(Math.round(cycle.referencePrice * (market.outcomes[0].resolutionPriceMicro > 0n ? 1.001 : 0.999)));
+  return {
+    source: 'oracle:chainlink',
+    reference_value: String(cycle.referencePrice),
+    observed_value: observed,
+    observed_at: observed === undefined ? undefined : isoTime(cycle.observeAtMs),
+  };
 }
 
 export function renderMarket(venue: Venue, market: SimMarket, detail: boolean): Record<string, unknown> {
@@ -100,7 +108,10 @@ export function renderMarket(venue: Venue, market: SimMarket, detail: boolean): 
     is_three_way: isThreeWay,
     game_number: market.gameNumber,
     outcomes: market.outcomes.map((o) => renderOutcome(venue, market, o)),
-    lp_incentive: detail && market.lpIncentive ? { pool_micro: market.lpIncentive.poolMicro, max_spread_micro: market.lpIncentive.maxSpreadMicro, min_shares_micro: market.lpIncentive.minSharesMicro } : undefined,
+    lp_incentive:
+      detail && market.lpIncentive
+        ? { pool_micro: market.lpIncentive.poolMicro, max_spread_micro: market.lpIncentive.maxSpreadMicro, min_shares_micro: market.lpIncentive.minSharesMicro }
+        : undefined,
     display: {
       image_url: `https://assets.example.invalid/markets/${market.slug}.png`,
       portfolio_title: market.question,

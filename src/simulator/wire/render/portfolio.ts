@@ -70,7 +70,15 @@ export function renderActivity(venue: Venue, activity: Activity): Record<string,
   const base = { id: activity.id, type: activity.type, exchange: 'SERVICE', created_at: isoTime(activity.createdAtMs) };
   const venueOrder = activity.orderId ? venue.exchange.orders.get(activity.orderId) : undefined;
   const order = venueOrder && asReported(venueOrder);
-  if (!order) return { ...base, condition_id: activity.conditionId, token_id: activity.tokenId, status: 'CONFIRMED', amount_micro: activity.amountMicro, batch_hash: activity.batchHash };
+  if (!order)
+    return {
+      ...base,
+      condition_id: activity.conditionId,
+      token_id: activity.tokenId,
+      status: 'CONFIRMED',
+      amount_micro: activity.amountMicro,
+      batch_hash: activity.batchHash,
+    };
   const full = order.status === 'MATCHED';
   return {
     ...base,

@@ -14,8 +14,15 @@ fi
 
 WORK="$(mktemp -d)"
 cleanup() {
-  # A throw-away data directory: no clean stop needed.
+  # A throw-away data directory: no clean stop needed. But the built-in venue runs in a process of
+  # its own that saves its world when the job goes (SIGKILL included): wait for it before removing
+  # the directory, or the removal races its last save.
   [ -n "${RUN_PID:-}" ] && kill -9 "$RUN_PID" 2>/dev/null && wait "$RUN_PID" 2>/dev/null || true
+  local venue
+  venue="$(cat "$WORK/data/venue/state.json.lock" 2>/dev/null || true)"
+  if [ -n "$venue" ]; then
+    for _ in $(seq 1 60); do kill -0 "$venue" 2>/dev/null || break; sleep 0.5; done
+  fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT

@@ -55,7 +55,22 @@ export function roundToken(table: string, round: string, epoch: string): string 
   return epoch === '' ? token : `${token}@${epoch}`;
 }
 
-/** The token a batch's rows of `table` go with when it is inserted alone. */
+/**
+ * The token a batch's rows of `table` go with when it is inserted alone. A rebuilt batch goes with
+ * the tokens its `before` rows recorded. A table it recorded no token for had no rows then, but
+ * may have some now: dead letters that the engine's refusal of a value made while the round was in
+ * flight. Before the crash those went with the round's token, so they go with it again (derived
+ * from a token the round recorded), and the flusher adds what that token left out (landed-rows.ts),
+ * rather than with a token of their own, which would store them a second time.
+ */
 export function batchToken(batch: Batch, table: string, epoch: string): string {
-  return batch.rebuilt?.tokens.get(table) ?? dedupToken(table, batch.topic, batch.partition, batch.range, epoch);
+  const recorded = batch.rebuilt?.tokens;
+  const token = recorded?.get(table);
+  if (token !== undefined) return token;
+  const round = recorded && [...recorded.values()].find((other) => ROUND_TOKEN.test(other));
+  if (round !== undefined) return round.replace(ROUND_TOKEN, `${table}:round:`);
+  return dedupToken(table, batch.topic, batch.partition, batch.range, epoch);
 }
+
+// `<table>:round:<id>[@epoch]`: table names hold no colon.
+const ROUND_TOKEN = /^[^:]+:round:/;

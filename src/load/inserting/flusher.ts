@@ -415,7 +415,7 @@ export class Flusher {
     }
     // A rebuilt batch recorded with a round's token: that round's other batches may have been sent
     // by another loader, with the same token and without these rows.
-    const shared = items.filter((item) => item.batch.rebuilt?.tokens.get(table) === token && token.includes(':round:'));
+    const shared = items.filter((item) => item.batch.rebuilt !== undefined && item.tokenOf(table) === token && token.includes(':round:'));
     for (const item of shared) await this.#addMissing(table, item, item.batch.rebuilt!.recordedAtUs);
   }
 

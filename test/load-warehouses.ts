@@ -5,12 +5,13 @@ import type { Warehouse } from '../src/warehouse/warehouse.ts';
  * reaches the engine (inserts, and reads through the client) passes through a gate.
  */
 
-type Gate = <T>(call: () => Promise<T>) => Promise<T>;
+/** `what`: the table an insert goes to, or 'query'. */
+type Gate = <T>(call: () => Promise<T>, what: string) => Promise<T>;
 
 function gated(real: Warehouse, gate: Gate): Warehouse {
   const client = new Proxy(real.client, {
     get(target, property, receiver) {
-      if (property === 'query') return (...args: Parameters<typeof target.query>) => gate(() => target.query(...args));
+      if (property === 'query') return (...args: Parameters<typeof target.query>) => gate(() => target.query(...args), 'query');
       const value: unknown = Reflect.get(target, property, receiver);
       return typeof value === 'function' ? value.bind(target) : value;
     },
@@ -18,10 +19,10 @@ function gated(real: Warehouse, gate: Gate): Warehouse {
   return {
     target: real.target,
     client,
-    insertRows: (table, rows, options) => gate(() => real.insertRows(table, rows, options)),
+    insertRows: (table, rows, options) => gate(() => real.insertRows(table, rows, options), table),
     async prepareInsert(table, rows, options) {
       const prepared = await real.prepareInsert(table, rows, options);
-      return { ...prepared, send: () => gate(() => prepared.send()) };
+      return { ...prepared, send: () => gate(() => prepared.send(), table) };
     },
     forgetSchemas: () => real.forgetSchemas(),
     close: () => real.close(),
@@ -44,6 +45,15 @@ export interface Mortal {
  */
 export function mortal(real: Warehouse, dieAt: number, afterCall: boolean): Mortal {
   let calls = 0;
+  return dyingAt(real, () => ++calls >= dieAt, afterCall);
+}
+
+/** Dies once an insert into `table` is done in the engine, before the loader hears back. */
+export function mortalAfterInsert(real: Warehouse, table: string): Mortal {
+  return dyingAt(real, (what) => what === table || what === `tapehouse.${table}`, true);
+}
+
+function dyingAt(real: Warehouse, fatal: (what: string) => boolean, afterCall: boolean): Mortal {
   let dead = false;
   let die!: () => void;
   const died = new Promise<void>((resolve) => (die = resolve));
@@ -51,10 +61,9 @@ export function mortal(real: Warehouse, dieAt: number, afterCall: boolean): Mort
     dead = true;
     die();
   };
-  const gate: Gate = async (call) => {
+  const gate: Gate = async (call, what) => {
     if (dead) return never();
-    calls += 1;
-    if (calls < dieAt) return call();
+    if (!fatal(what)) return call();
     if (afterCall) await call().catch(() => undefined);
     kill();
     return never();

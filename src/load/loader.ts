@@ -197,6 +197,7 @@ class Loader {
         afterDelayMs: limits.maxDelayMs,
         onWarehouseDown: () => this.#setFlow({ warehouseDown: true }),
         onWarehouseUp: () => this.#setFlow({ warehouseDown: this.#flushers.some((other) => other.warehouseDown) }),
+        owns: (topic, partition) => this.#assigned.has(partitionKey(topic, partition)),
         onStored: (batch, insertMs) => this.#onStored(batch, insertMs),
       });
       flusher.done.catch((error: unknown) => {

@@ -9,20 +9,33 @@ export interface OffsetRange {
 
 /**
  * A range recorded `before` an insert and never `after` (a crash, or a partition that changed
- * hands): rebuilt exactly, and inserted with the tokens it was recorded with.
+ * hands): rebuilt exactly, and sent again as part of its whole round, or only its rows not stored
+ * yet (landed).
  */
 export interface UnfinishedRange extends OffsetRange {
-  /** Per table, the deduplication token its `before` row recorded (a round's, or the range's own). */
+  /** Per table, the deduplication token its `before` row recorded (a round's, the range's own, or a landed one's). */
   tokens: ReadonlyMap<string, string>;
   /** When its `before` was first recorded (µs): the rows it may have left are in parts written since. */
   recordedAtUs: bigint;
+  /** The round it was recorded in, when every token it recorded is that round's. */
+  round?: RecordedRound;
 }
 
 /**
- * The rows of a contiguous range of one partition's offsets, ready to insert: one insert per
- * table, each with the deduplication token of (table, topic, partition, range). The range is what
- * `loader_offsets` records before the inserts, so after a crash the same batch is rebuilt from the
- * same offsets and sent with the same tokens.
+ * A round as `loader_offsets` recorded it: every range it held, and whether it may be sent again
+ * whole — every range of it unfinished and recorded with its tokens only (none finished, none
+ * sent as landed rows meanwhile).
+ */
+export interface RecordedRound {
+  id: string;
+  members: ReadonlyArray<{ topic: string; partition: number; first: bigint; last: bigint }>;
+  replayable: boolean;
+}
+
+/**
+ * The rows of a contiguous range of one partition's offsets, ready to insert (in a round, with the
+ * round's tokens). The range is what `loader_offsets` records before the inserts, so after a crash
+ * the same batch is rebuilt from the same offsets.
  */
 export interface Batch {
   topic: string;
@@ -39,11 +52,7 @@ export interface Batch {
   rebuilt?: UnfinishedRange;
 }
 
-/**
- * The range's own deduplication token for one table: a range inserted alone (before rounds, and
- * when rows a round left out are added, see inserting/landed-rows.ts); `epoch` only on the
- * embedded bus.
- */
+/** The range's own deduplication token for one table (ranges recorded before rounds); `epoch` only on the embedded bus. */
 export function dedupToken(table: string, topic: string, partition: number, range: OffsetRange, epoch: string): string {
   const token = `${table}:${topic}:${partition}:${range.first}-${range.last}`;
   return epoch === '' ? token : `${token}@${epoch}`;
@@ -56,14 +65,37 @@ export function roundToken(table: string, round: string, epoch: string): string 
 }
 
 /**
- * The token a batch's rows of `table` go with when it is inserted alone. A rebuilt batch goes with
- * the tokens its `before` rows recorded. A table it recorded no token for had no rows then, but
- * may have some now: dead letters that the engine's refusal of a value made while the round was in
- * flight. Before the crash those went with the round's token, so they go with it again (derived
- * from a token the round recorded), and the flusher adds what that token left out (landed-rows.ts),
- * rather than with a token of their own, which would store them a second time.
+ * The token of a range's rows not stored yet, sent alone (inserting/landed-rows.ts): never the
+ * round's, which must only ever go with the whole round's rows.
  */
-export function batchToken(batch: Batch, table: string, epoch: string): string {
+export function landedToken(table: string, topic: string, partition: number, range: OffsetRange, epoch: string): string {
+  const token = `${table}:${topic}:${partition}:${range.first}-${range.last}:landed`;
+  return epoch === '' ? token : `${token}@${epoch}`;
+}
+
+/** Whether a token is a landed-rows one. */
+export function isLandedToken(token: string): boolean {
+  return LANDED.test(token);
+}
+
+/** The round id in a round token, if it is one. */
+export function roundIdOf(token: string): string | undefined {
+  return ROUND_ID.exec(token)?.[1];
+}
+
+/** Whether a rebuilt range's rows go as landed rows: it was sent that way before, or its round cannot be sent whole. */
+export function recordedLanded(range: UnfinishedRange): boolean {
+  return [...range.tokens.values()].some(isLandedToken) || (range.round !== undefined && !range.round.replayable);
+}
+
+/**
+ * The token a rebuilt batch's rows of `table` go with when sent as its round again (`landed`:
+ * its rows not stored yet, alone). A table it recorded no token for had no rows then, but may
+ * have some now: dead letters that the engine's refusal of a value made while the round was in
+ * flight. Before the crash those went with the round's token, so they go with it again.
+ */
+export function batchToken(batch: Batch, table: string, epoch: string, landed = false): string {
+  if (landed) return landedToken(table, batch.topic, batch.partition, batch.range, epoch);
   const recorded = batch.rebuilt?.tokens;
   const token = recorded?.get(table);
   if (token !== undefined) return token;
@@ -74,3 +106,5 @@ export function batchToken(batch: Batch, table: string, epoch: string): string {
 
 // `<table>:round:<id>[@epoch]`: table names hold no colon.
 const ROUND_TOKEN = /^[^:]+:round:/;
+const ROUND_ID = /^[^:]+:round:([^@]+)/;
+const LANDED = /:landed(@|$)/;

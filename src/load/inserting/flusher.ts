@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Signal } from '../../bus/signal.ts';
 import type { Logger } from '../../util/log.ts';
-import type { Batch } from '../batching/batch.ts';
+import { recordedLanded, type Batch, type RecordedRound } from '../batching/batch.ts';
 import type { BusCommits } from '../bus-commits.ts';
 import type { TableName } from '../mapping/types.ts';
 import { offsetRows, partitionKey, type OffsetsScope } from '../state/loader-offsets.ts';
-import { addMissingRows } from './landed-rows.ts';
+import { notStoredRows } from './landed-rows.ts';
 import { dropRecord, encodeInsert, encodeRound, type BatchContext, type RoundInsert } from './prepare.ts';
 import { follows, formRound, insertGroups, rowAt, type Entry, type RoundBatch } from './round.ts';
 import { errorSummary, refusedRow } from './warehouse-errors.ts';
@@ -31,6 +31,8 @@ export interface FlusherOptions {
    * them when nothing else is queued (ms); 0: written at once.
    */
   afterDelayMs: number;
+  /** Whether the loader reads this partition now (a rebuilt round waits for its other ranges only on partitions it reads). */
+  owns(topic: string, partition: number): boolean;
   /** Called after each batch is stored (all its tables acknowledged), with the time its round's inserts took. */
   onStored(batch: Batch, insertMs: number): void;
   /** The waits between retries (default: the system clock). */
@@ -47,6 +49,8 @@ interface Round {
   beforeUs: bigint;
   /** A rebalance began while its inserts were not all acknowledged: its partitions may have changed hands. */
   crossed: boolean;
+  /** The flusher's pokes when it was taken from the queue. */
+  pokes: number;
 }
 
 // A round records at most this many partitions' batches in one loader_offsets insert.
@@ -69,9 +73,10 @@ const MAX_ROUND_ROWS = 500_000;
  * insert is out of the data's way.
  *
  * So the number of inserts does not grow with partitions, nor with how many batches piled up while
- * the engine was slow: a slow round makes the next one larger, not longer to come. A rebuilt
- * batch (a range recorded before a crash) goes with the tokens it was recorded with, and what its
- * round's token may have left out is added (landed-rows.ts).
+ * the engine was slow: a slow round makes the next one larger, not longer to come. Ranges recorded
+ * before a crash are rebuilt: a round whose every range this loader reads is sent again whole,
+ * with its tokens, once all its ranges are rebuilt; one whose ranges went to other loaders too
+ * sends, per range, only the rows not stored yet, with tokens of their own (landed-rows.ts).
  *
  * Every warehouse call is retried with backoff while the warehouse is down (the bus is paused
  * meanwhile); a value the engine refuses makes that record a dead letter instead.
@@ -86,6 +91,11 @@ export class Flusher {
   readonly #idle = new Signal();
   #queuedRows = 0;
   #busy = false;
+  /** Rounds recorded before a crash that are sent as landed rows, range by range (never whole again). */
+  readonly #landedRounds = new Set<string>();
+  /** A rebuilt round waits for ranges of it not rebuilt yet: deliveries must go on whatever the room. */
+  #waitingForRanges = false;
+  #pokes = 0;
   /** Rounds stored, waiting for their `after` rows, and since when the newest is. */
   #stored: Round[] = [];
   #storedAtMs = 0;
@@ -107,16 +117,24 @@ export class Flusher {
     this.done = this.#run();
   }
 
+  /** Something changed that a round may take (a batch queued, a partition lost, an assignment): counted, so a wake is never missed. */
+  #poke(): void {
+    this.#pokes += 1;
+    this.#wake.notify();
+  }
+
   /** Queues a batch for the next round. */
   enqueue(batch: Batch): void {
-    this.#queue.push({ batch, rows: batch.rowCount, owned: this.#losses.get(partitionKey(batch.topic, batch.partition)) ?? 0 });
-    this.#queuedRows += batch.rowCount;
-    this.#wake.notify();
+    // A rebuilt batch takes no room: it may wait for its round's other ranges, which must not wait for room.
+    const rows = batch.rebuilt ? 0 : batch.rowCount;
+    this.#queue.push({ batch, rows, owned: this.#losses.get(partitionKey(batch.topic, batch.partition)) ?? 0 });
+    this.#queuedRows += rows;
+    this.#poke();
   }
 
   /** Whether a delivery may add rows now (fewer than `maxQueuedRows` wait). */
   get hasRoom(): boolean {
-    return this.#queuedRows < this.options.maxQueuedRows || this.#closing || this.#releasing;
+    return this.#queuedRows < this.options.maxQueuedRows || this.#closing || this.#releasing || this.#waitingForRanges;
   }
 
   /** Resolves once there is room again. */
@@ -146,7 +164,7 @@ export class Flusher {
   release(): void {
     this.#held = false;
     this.#released.notify();
-    this.#wake.notify();
+    this.#poke();
   }
 
   /**
@@ -164,6 +182,8 @@ export class Flusher {
       }
     }
     this.#room.notify();
+    // A rebuilt round waiting for this partition's range is sent as landed rows instead.
+    this.#poke();
   }
 
   /** Rows queued and not yet stored. */
@@ -195,7 +215,7 @@ export class Flusher {
   /** Stores what is queued, records it `after`, commits, then ends. */
   close(): Promise<void> {
     this.#closing = true;
-    this.#wake.notify();
+    this.#poke();
     this.#room.notify();
     this.#released.notify();
     return this.done;
@@ -228,7 +248,15 @@ export class Flusher {
       this.#next = undefined;
       const round = await next;
       if (round.batches.length === 0) {
+        // Only rebuilt rounds waiting for their other ranges are queued.
         this.#busy = false;
+        if (this.#closing) {
+          // They stay on the bus: the next start rebuilds them.
+          this.#release(this.#queue.splice(0));
+        } else {
+          if (this.#stored.length > 0) await this.#record([]);
+          if (this.#pokes === round.pokes) await this.#wake.wait();
+        }
         continue;
       }
       const started = performance.now();
@@ -274,9 +302,10 @@ export class Flusher {
 
   /** The next round taken from the queue, merged, encoded and recorded `before` (retried while the warehouse is down). */
   async #prepare(): Promise<Round> {
-    const round: Round = { id: randomUUID(), batches: [], inserts: [], beforeUs: 0n, crossed: false };
+    const round: Round = { id: randomUUID(), batches: [], inserts: [], beforeUs: 0n, crossed: false, pokes: this.#pokes };
     const recording = (async () => {
       round.batches = formRound(this.#takeRound(), round.id, this.options.context.epoch);
+      for (const item of round.batches) if (item.landed) await this.#keepNotStored(item, (table) => table !== 'dead_letters');
       round.inserts = await this.#retry(() => encodeRound(round.batches, this.options.context));
       return this.#record(round.batches);
     })();
@@ -307,37 +336,106 @@ export class Flusher {
    * partition are ever between `before` and `after` (the round in the engine, the next one recorded
    * meanwhile, and the one before them until the next one's offsets insert records its `after`),
    * which is all a restart has to look for. A rebuilt batch goes alone; whatever of its partition
-   * came after it waits for the next round.
+   * came after it waits for the next round. A round rebuilt whole goes first, all its ranges in
+   * this round, once each is at the head of its partition.
    */
   #takeRound(): Entry[] {
-    const round: Entry[] = [];
-    const last = new Map<string, Batch | null>();
-    let rows = 0;
-    for (let i = 0; i < this.#queue.length;) {
+    for (let i = this.#queue.length - 1; i >= 0; i--) {
       const entry = this.#queue[i]!;
-      const key = partitionKey(entry.batch.topic, entry.batch.partition);
       if (this.#stale(entry)) {
         this.#queue.splice(i, 1);
         this.#release([entry]);
+      }
+    }
+    const heads = new Map<string, Entry>();
+    for (const entry of this.#queue) {
+      const key = partitionKey(entry.batch.topic, entry.batch.partition);
+      if (!heads.has(key)) heads.set(key, entry);
+    }
+    const round: Entry[] = [];
+    let waiting = false;
+    // Per partition: the last batch taken, or null once nothing more of it goes in this round.
+    const last = new Map<string, Batch | null>();
+    let rows = 0;
+    for (const [key, head] of heads) {
+      const recorded = head.batch.rebuilt?.round;
+      if (!recorded || last.has(key) || this.#rebuiltAs(head, heads) !== 'whole') continue;
+      const members = recorded.members.map((member) => heads.get(partitionKey(member.topic, member.partition))!);
+      const memberRows = members.reduce((sum, entry) => sum + entry.batch.rowCount, 0);
+      if (round.length > 0 && (last.size + members.length > MAX_ROUND || rows + memberRows > MAX_ROUND_ROWS)) continue;
+      for (const entry of members) last.set(partitionKey(entry.batch.topic, entry.batch.partition), null);
+      round.push(...members);
+      rows += memberRows;
+    }
+    for (let i = 0; i < this.#queue.length;) {
+      const entry = this.#queue[i]!;
+      const key = partitionKey(entry.batch.topic, entry.batch.partition);
+      if (round.includes(entry)) {
+        this.#queue.splice(i, 1);
         continue;
       }
       const previous = last.get(key);
+      const alone = entry.batch.rebuilt ? this.#rebuiltAs(entry, heads) : 'new';
       const fits =
-        previous === undefined
-          ? last.size < MAX_ROUND && (round.length === 0 || rows + entry.rows <= MAX_ROUND_ROWS)
-          : previous !== null && follows(previous, entry.batch) && rows + entry.rows <= MAX_ROUND_ROWS;
+        (alone === 'new' || alone === 'landed' || alone === 'exact') &&
+        (previous === undefined
+          ? last.size < MAX_ROUND && (round.length === 0 || rows + entry.batch.rowCount <= MAX_ROUND_ROWS)
+          : previous !== null && follows(previous, entry.batch) && rows + entry.batch.rowCount <= MAX_ROUND_ROWS);
+      if (alone === 'wait') waiting = true;
       if (!fits) {
         // Nothing more of this partition in this round: its batches stay in order.
         last.set(key, null);
         i++;
         continue;
       }
+      if (alone === 'landed') entry.landed = true;
       last.set(key, entry.batch);
       round.push(entry);
-      rows += entry.rows;
+      rows += entry.batch.rowCount;
       this.#queue.splice(i, 1);
     }
+    if (waiting !== this.#waitingForRanges) {
+      this.#waitingForRanges = waiting;
+      if (waiting) this.#room.notify();
+    }
     return round;
+  }
+
+  /**
+   * How a rebuilt batch goes: `exact` (recorded alone, with its range's own tokens: sent again as
+   * it was), `whole` (its round, every range of it at the head of its partition now), `wait` (its
+   * round's other ranges are on partitions this loader reads and have not been rebuilt yet), or
+   * `landed` (its rows not stored yet, alone: its round was partly finished, partly sent as landed
+   * rows, or partly on partitions another loader reads).
+   */
+  #rebuiltAs(entry: Entry, heads: ReadonlyMap<string, Entry>): 'exact' | 'whole' | 'wait' | 'landed' {
+    const rebuilt = entry.batch.rebuilt!;
+    if (entry.landed) return 'landed';
+    const recorded = rebuilt.round;
+    if (recorded === undefined) return recordedLanded(rebuilt) ? 'landed' : 'exact';
+    if (recordedLanded(rebuilt) || this.#landedRounds.has(recorded.id)) return 'landed';
+    let whole = true;
+    for (const member of recorded.members) {
+      const head = heads.get(partitionKey(member.topic, member.partition));
+      if (head?.batch.rebuilt && head.batch.range.first === member.first && head.batch.range.last === member.last) continue;
+      whole = false;
+      // Another loader reads that range's partition, or it was passed (its records gone from the bus): never whole.
+      if (!this.options.owns(member.topic, member.partition) || (head !== undefined && head.batch.range.first > member.last)) {
+        return this.#sendLanded(recorded);
+      }
+    }
+    return whole ? 'whole' : 'wait';
+  }
+
+  #sendLanded(round: RecordedRound): 'landed' {
+    if (!this.#landedRounds.has(round.id)) {
+      this.#landedRounds.add(round.id);
+      this.options.log.warn(
+        { lane: this.options.lane, round: round.id, ranges: round.members.length },
+        'a round recorded before a crash cannot be sent again whole (its ranges are not all rebuilt here): its rows not stored yet go range by range',
+      );
+    }
+    return 'landed';
   }
 
   #release(entries: readonly Entry[]): void {
@@ -370,7 +468,8 @@ export class Flusher {
     const rowsNow = () => {
       const at = nowMicros();
       live = this.#held ? [] : next.filter((item) => !this.#lost(item));
-      const rows = (items: readonly RoundBatch[], state: 'before' | 'after') => items.flatMap((item) => offsetRows(item.batch, item.tokenOf, state, scope, at));
+      const rows = (items: readonly RoundBatch[], state: 'before' | 'after') =>
+        items.flatMap((item) => offsetRows(item.batch, item.tokenOf, state, scope, at, item.landed ? item.batch.rebuilt!.tokens.keys() : []));
       return [...rows(stored, 'after'), ...rows(live, 'before')];
     };
     if (rowsNow().length > 0) await this.#retry(() => this.options.context.warehouse.insertRows('loader_offsets', rowsNow()));
@@ -389,6 +488,8 @@ export class Flusher {
     const sent = await Promise.allSettled(round.inserts.map((insert) => this.#insert(insert)));
     const failed = sent.find((outcome) => outcome.status === 'rejected');
     if (failed) throw failed.reason;
+    // Dead letters of landed rows are looked at now: a value refused again was a dead letter before too.
+    for (const item of round.batches) if (item.landed) await this.#keepNotStored(item, (table) => table === 'dead_letters');
     for (const [token, items] of insertGroups(round.batches, 'dead_letters')) {
       await this.#insert(await this.#retry(() => encodeInsert('dead_letters', token, items, this.options.context)));
     }
@@ -413,47 +514,30 @@ export class Flusher {
       this.#deadLetterRefused(table, items, refused.at, refused.error);
       prepared = (await this.#retry(() => encodeInsert(table, token, items, this.options.context))).prepared;
     }
-    // A rebuilt batch recorded with a round's token: that round's other batches may have been sent
-    // by another loader, with the same token and without these rows.
-    const shared = items.filter((item) => item.batch.rebuilt !== undefined && item.tokenOf(table) === token && token.includes(':round:'));
-    for (const item of shared) await this.#addMissing(table, item, item.batch.rebuilt!.recordedAtUs);
   }
 
-  /** Rows of `item` the stored rounds left out (landed-rows.ts), added with the range's own token. */
-  async #addMissing(table: TableName, item: RoundBatch, sinceUs: bigint): Promise<void> {
-    const rows = item.batch.tables.get(table) ?? [];
-    const added = await this.#retry(() => addMissingRows(this.options.context.warehouse, table, item.batch, rows, sinceUs, this.options.context.epoch));
-    if (added > 0) {
-      const { batch } = item;
-      this.options.log.warn(
-        {
-          lane: this.options.lane,
-          table,
-          topic: batch.topic,
-          partition: batch.partition,
-          first: String(batch.range.first),
-          last: String(batch.range.last),
-          added,
-        },
-        'rows a round left out (its batches were sent by more than one loader) added',
-      );
+  /** Keeps, of a landed batch's tables that `which` picks, only the rows not stored yet (landed-rows.ts). */
+  async #keepNotStored(item: RoundBatch, which: (table: TableName) => boolean): Promise<void> {
+    const { batch } = item;
+    for (const [table, rows] of batch.tables) {
+      if (!which(table) || rows.length === 0) continue;
+      const kept = await this.#retry(() => notStoredRows(this.options.context.warehouse, table, batch, rows, batch.rebuilt!.recordedAtUs));
+      batch.tables.set(table, kept);
+      batch.rowCount -= rows.length - kept.length;
     }
   }
 
   /**
-   * A round whose inserts a rebalance crossed: once the assignment is known, if any of its
-   * partitions went to another loader — which sends its rebuilt batches with this round's token —
-   * the batches kept are looked at and what is missing is added; the lost ones are left to their
-   * new owner (no `after` from here).
+   * A round whose inserts a rebalance crossed: once the assignment is known, the ranges of
+   * partitions that went to another loader are left to their new owner (no `after` from here). It
+   * sees this round sent whole and finds their rows stored (it sends a round's ranges it cannot
+   * send whole as their rows not stored yet, never with the round's token).
    */
   async #settle(round: Round): Promise<void> {
     while (this.#held && !this.#closing) await this.#released.wait();
     if (!round.batches.some((item) => this.#lost(item))) return;
-    const kept = round.batches.filter((item) => !this.#lost(item));
     this.#release(round.batches.filter((item) => this.#lost(item)).flatMap((item) => item.entries));
-    round.batches = kept;
-    if (this.#closing) return;
-    for (const item of kept) for (const table of item.batch.tables.keys()) await this.#addMissing(table, item, round.beforeUs - 1_000_000n);
+    round.batches = round.batches.filter((item) => !this.#lost(item));
   }
 
   /** The engine refused a row's value: its record leaves that table as a dead letter. */

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { Row } from '../mapping/types.ts';
-import type { Batch, UnfinishedRange } from '../batching/batch.ts';
+import type { Row, TableName } from '../mapping/types.ts';
+import { isLandedToken, roundIdOf, type Batch, type RecordedRound, type UnfinishedRange } from '../batching/batch.ts';
 import type { PartitionStart } from '../batching/partition-batcher.ts';
 
 /**
@@ -23,7 +23,15 @@ export type BatchState = 'before' | 'after';
  * The rows recording a batch's state: one per table it inserts into, with the rows it holds for
  * it and the deduplication token they go with (one row with no table when it has no rows).
  */
-export function offsetRows(batch: Batch, tokenOf: (table: string) => string, state: BatchState, scope: OffsetsScope, recordedAtUs: bigint): Row[] {
+export function offsetRows(
+  batch: Batch,
+  tokenOf: (table: string) => string,
+  state: BatchState,
+  scope: OffsetsScope,
+  recordedAtUs: bigint,
+  /** Tables recorded even with no rows (a range sent as landed rows says so for every table it recorded before). */
+  alsoTables: Iterable<string> = [],
+): Row[] {
   const common = {
     consumer_group: scope.group,
     bus_epoch: scope.epoch,
@@ -36,9 +44,14 @@ export function offsetRows(batch: Batch, tokenOf: (table: string) => string, sta
     loader_id: scope.loaderId,
     recorded_at: recordedAtUs,
   };
-  const rows = [...batch.tables]
-    .filter(([, tableRows]) => tableRows.length > 0)
-    .map(([table, tableRows]): Row => ({ ...common, target_table: table, row_count: tableRows.length, dedup_token: tokenOf(table) }));
+  const tables = new Set([...batch.tables].filter(([, tableRows]) => tableRows.length > 0).map(([table]) => table as string));
+  for (const table of alsoTables) tables.add(table);
+  const rows = [...tables].map((table): Row => ({
+    ...common,
+    target_table: table,
+    row_count: batch.tables.get(table as TableName)?.length ?? 0,
+    dedup_token: tokenOf(table),
+  }));
   return rows.length > 0 ? rows : [{ ...common, target_table: '', row_count: 0, dedup_token: '' }];
 }
 
@@ -84,7 +97,69 @@ export async function readPartitionStarts(client: ClickHouseClient, scope: Offse
   }
   const starts = new Map<string, PartitionStart>();
   for (const [key, ranges] of newestFirst) starts.set(key, startOf(ranges));
+  await attachRounds(client, scope, starts);
   return starts;
+}
+
+interface MemberRow {
+  round: string;
+  topic: string;
+  partition: number;
+  first: string;
+  last: string;
+}
+
+/**
+ * Each unfinished range recorded with a round's tokens learns every range that round held (the
+ * `before` rows with its token, written from the round's first `before` on), and whether the
+ * round may be sent again whole: a round token must only ever go with the same rows, since
+ * ClickHouse keeps its block ids per table partition — materialized views' targets too — and part
+ * of a round sent with it again would be stored in some partitions and dropped in others.
+ */
+async function attachRounds(client: ClickHouseClient, scope: OffsetsScope, starts: Map<string, PartitionStart>): Promise<void> {
+  const byRound = new Map<string, UnfinishedRange[]>();
+  for (const start of starts.values()) {
+    for (const range of start.unfinished) {
+      const ids = new Set([...range.tokens.values()].map((token) => roundIdOf(token) ?? ''));
+      const [id] = ids;
+      if (ids.size !== 1 || !id) continue;
+      const list = byRound.get(id);
+      if (list) list.push(range);
+      else byRound.set(id, [range]);
+    }
+  }
+  if (byRound.size === 0) return;
+  const sinceUs = [...byRound.values()]
+    .flat()
+    .reduce((min, range) => (range.recordedAtUs < min ? range.recordedAtUs : min), BigInt(Number.MAX_SAFE_INTEGER) * 1000n);
+  const result = await client.query({
+    query: `SELECT extract(dedup_token, ':round:([^@]+)') AS round, topic, partition, toString(min_offset) AS first, toString(max_offset) AS last
+            FROM tapehouse.loader_offsets
+            WHERE consumer_group = {group:String} AND bus_epoch = {epoch:String} AND state = 'before'
+              AND recorded_at >= fromUnixTimestamp64Micro({since:Int64}) AND round IN {rounds:Array(String)}
+            GROUP BY round, topic, partition, min_offset, max_offset`,
+    query_params: { group: scope.group, epoch: scope.epoch, since: sinceUs.toString(), rounds: [...byRound.keys()] },
+    format: 'JSONEachRow',
+  });
+  const members = new Map<string, RecordedRound['members'][number][]>();
+  for (const row of await result.json<MemberRow>()) {
+    const list = members.get(row.round) ?? [];
+    list.push({ topic: row.topic, partition: Number(row.partition), first: BigInt(row.first), last: BigInt(row.last) });
+    members.set(row.round, list);
+  }
+  for (const [id, ranges] of byRound) {
+    const held = members.get(id) ?? [];
+    // Whole again only if each of its ranges is still unfinished with this round's tokens alone.
+    const replayable =
+      held.length > 0 &&
+      held.every((member) => byRound.get(id)!.some((range) => range === findRange(starts, member.topic, member.partition, member.first, member.last)));
+    const round: RecordedRound = { id, members: held, replayable };
+    for (const range of ranges) range.round = round;
+  }
+}
+
+function findRange(starts: Map<string, PartitionStart>, topic: string, partition: number, first: bigint, last: bigint): UnfinishedRange | undefined {
+  return starts.get(partitionKey(topic, partition))?.unfinished.find((range) => range.first === first && range.last === last);
 }
 
 /** Unfinished ranges down to the newest finished one, which is where storing stands. */
@@ -92,7 +167,9 @@ function startOf(newestFirst: readonly RangeState[]): PartitionStart {
   const unfinished: UnfinishedRange[] = [];
   for (const range of newestFirst) {
     if (Number(range.done) === 1) return { stored: BigInt(range.last), unfinished };
-    unfinished.unshift({ first: BigInt(range.first), last: BigInt(range.last), tokens: new Map(range.tokens), recordedAtUs: BigInt(range.recorded_us) });
+    // A landed token wins over the round's for its table: the range was sent as landed rows since.
+    const tokens = new Map(range.tokens.sort(([, a], [, b]) => Number(isLandedToken(a)) - Number(isLandedToken(b))));
+    unfinished.unshift({ first: BigInt(range.first), last: BigInt(range.last), tokens, recordedAtUs: BigInt(range.recorded_us) });
   }
   // No finished range in view: storing stands just below the oldest unfinished one.
   return { stored: unfinished[0] ? unfinished[0].first - 1n : -1n, unfinished };

@@ -232,10 +232,28 @@ describe('the catalogue', () => {
 });
 
 describe('settled-PnL continuity', () => {
-  it('settled PnL before the cadence is known: a pause longer than the first bucket was seen to last may hide one, a read twice per mark does not', () => {
-    const first = { bucketAtMs: 60_000, markAtMs: 60_100, lastReadMs: 90_100 };
-    expect(unobservedBuckets(first, { bucketAtMs: 120_000, markAtMs: 120_100 })).toEqual({ cadenceMs: 60_000 });
-    expect(unobservedBuckets(first, { bucketAtMs: 600_000, markAtMs: 600_100 })).toEqual({ gap: { buckets: undefined } });
-    expect(unobservedBuckets({ ...first, cadenceMs: 60_000 }, { bucketAtMs: 600_000, markAtMs: 600_100 })).toEqual({ gap: { buckets: 8 }, cadenceMs: 60_000 });
+  it('settled PnL before the cadence is known: the first spacing waits for a second one, then both are judged at the cadence they teach', () => {
+    const first = { bucketAtMs: 60_000, markAtMs: 60_100, lastReadMs: 60_200 };
+    // Read early in the second bucket's life and late in the first's: no guess, it waits.
+    const waiting = unobservedBuckets(first, { bucketAtMs: 120_000, markAtMs: 120_100 });
+    expect(waiting).toEqual({ gaps: [], unjudged: [{ fromMs: 60_000, toMs: 120_000, lastReadMs: 60_200 }] });
+    // The next bucket a minute later: the cadence is a minute, and nothing was missed.
+    const second = { bucketAtMs: 120_000, markAtMs: 120_100, lastReadMs: 150_000, unjudged: waiting.unjudged };
+    expect(unobservedBuckets(second, { bucketAtMs: 180_000, markAtMs: 180_100 })).toEqual({ gaps: [], cadenceMs: 60_000 });
+    // A first spacing of five minutes, judged when a one-minute spacing follows: four buckets, published then.
+    const paused = {
+      bucketAtMs: 360_000,
+      markAtMs: 360_100,
+      lastReadMs: 390_000,
+      unjudged: [{ fromMs: 60_000, toMs: 360_000, lastReadMs: 60_200, error: 'pnl_unavailable' }],
+    };
+    expect(unobservedBuckets(paused, { bucketAtMs: 420_000, markAtMs: 420_100 })).toEqual({
+      gaps: [{ fromMs: 60_000, toMs: 360_000, lastReadMs: 60_200, error: 'pnl_unavailable', buckets: 4 }],
+      cadenceMs: 60_000,
+    });
+    expect(unobservedBuckets({ ...first, cadenceMs: 60_000 }, { bucketAtMs: 600_000, markAtMs: 600_100 })).toEqual({
+      gaps: [{ fromMs: 60_000, toMs: 600_000, lastReadMs: 60_200, buckets: 8 }],
+      cadenceMs: 60_000,
+    });
   });
 });

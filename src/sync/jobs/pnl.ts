@@ -13,9 +13,21 @@ export interface PnlState {
   markAtMs?: number;
   /** The last successful read that still returned it (epoch ms). */
   lastReadMs?: number;
-  /** The smallest spacing seen between two consecutive buckets observed without a pause: the venue's cadence, as far as we know. */
+  /** The smallest spacing seen between two consecutive buckets: the venue's cadence, as far as we know (learnt from two spacings). */
   cadenceMs?: number;
+  /** Spacings seen before the cadence was learnt, judged once it is. */
+  unjudged?: Spacing[];
 }
+
+/** The time between two consecutive buckets seen (their bucket_at, epoch ms). */
+// (A type, not an interface: the state it is part of is checkpointed as JSON.)
+export type Spacing = {
+  fromMs: number;
+  toMs: number;
+  /** The last read of the earlier bucket, and why the run before the later one failed, if it did. */
+  lastReadMs?: number;
+  error?: string;
+};
 
 /**
  * GET /trade/v1/portfolio/pnl: the latest settled bucket. 425 pnl_not_ready is waited out by the
@@ -26,7 +38,8 @@ export interface PnlState {
  * The venue serves only its latest bucket: one it marked while the job was not running, or while
  * the read failed (503 pnl_unavailable, …), is gone. When a read returns a bucket further from the
  * last one than the venue's cadence, the buckets in between are a `capture_gap` (stream `sync`,
- * channel `pnl`, reason `buckets_not_observed`), published with the bucket that revealed them.
+ * channel `pnl`, reason `buckets_not_observed`), published with the bucket that revealed them —
+ * or, for spacings seen before the cadence was learnt, with the bucket that taught it.
  */
 export async function syncPnl(run: JobRun): Promise<void> {
   const { deps } = run;
@@ -41,69 +54,70 @@ export async function syncPnl(run: JobRun): Promise<void> {
   const bucketAtMs = Date.parse(answer.value.bucket_at ?? '');
   const markAtMs = Date.parse(answer.value.mark_captured_at ?? answer.value.bucket_at ?? '');
   const seen = { bucketAtMs, markAtMs };
-  const continuity = Number.isFinite(bucketAtMs) ? unobservedBuckets(previous, seen) : { cadenceMs: previous.cadenceMs };
-  const records: BusRecord[] = [syncRecord('pnl_settled', deps.account, answer.value, answer.raw, answer.value.bucket_at, run.origin(undefined))];
-  if (continuity.gap) records.unshift(gapRecord(run, previous, seen, continuity.gap, run.checkpoint.status === 'failed' ? run.checkpoint.error : undefined));
+  const error = run.checkpoint.status === 'failed' ? run.checkpoint.error : undefined;
+  const continuity = Number.isFinite(bucketAtMs)
+    ? unobservedBuckets(previous, seen, error)
+    : { gaps: [], cadenceMs: previous.cadenceMs, unjudged: previous.unjudged };
+  const records: BusRecord[] = [
+    ...continuity.gaps.map((gap) => gapRecord(run, gap, continuity.cadenceMs!)),
+    syncRecord('pnl_settled', deps.account, answer.value, answer.raw, answer.value.bucket_at, run.origin(undefined)),
+  ];
   const state: PnlState = {
     bucket,
     lastReadMs: nowMs,
     ...(Number.isFinite(bucketAtMs) ? seen : {}),
     ...(continuity.cadenceMs === undefined ? {} : { cadenceMs: continuity.cadenceMs }),
+    ...(continuity.unjudged && continuity.unjudged.length > 0 ? { unjudged: continuity.unjudged } : {}),
   };
   await run.commit(records, { pass: undefined, state: state as Json });
 }
 
-/** How many buckets the venue may have served between the last one seen and this one (undefined: some, the cadence not being known yet). */
+/** The spacings that hid buckets, the cadence as now known, and the spacings still waiting for it. */
 export interface UnobservedBuckets {
-  gap?: { buckets: number | undefined };
+  gaps: Array<Spacing & { buckets: number }>;
   cadenceMs?: number;
+  unjudged?: Spacing[];
 }
 
 /**
  * The interface names no cadence, so it is learnt: the smallest spacing between consecutive buckets
- * observed without a pause. With it, a spacing of k cadences hides k − 1 buckets. Before it is known
- * (the second bucket ever seen), a bucket may hide in between when the time nobody looked — from the
- * last read of the old bucket to the mark of the new — is longer than the old bucket was seen to
- * last (its mark to its last read): a venue with a regular cadence could then have served one.
+ * seen, once two spacings were seen (a job reading more often than the venue marks sees most
+ * buckets, so the smaller of two spacings is the cadence unless both spanned a pause). With it, a
+ * spacing of k cadences hides k − 1 buckets. Spacings seen before — the first one — wait in the
+ * state and are judged then: a gap found so is published late, with its own bounds, rather than a
+ * guess published at once (a first bucket read late in its life made the guess see a gap in four of
+ * five fresh two-minute runs where there was none).
  */
-export function unobservedBuckets(previous: PnlState, seen: { bucketAtMs: number; markAtMs: number }): UnobservedBuckets {
+export function unobservedBuckets(previous: PnlState, seen: { bucketAtMs: number; markAtMs: number }, error?: string): UnobservedBuckets {
   const { bucketAtMs: lastAt, cadenceMs } = previous;
-  if (lastAt === undefined || seen.bucketAtMs <= lastAt) return { cadenceMs };
-  const spacing = seen.bucketAtMs - lastAt;
-  if (cadenceMs !== undefined) {
-    const buckets = Math.floor((spacing - 1) / cadenceMs);
-    return { ...(buckets > 0 ? { gap: { buckets } } : {}), cadenceMs: Math.min(cadenceMs, spacing) };
-  }
-  const lastRead = previous.lastReadMs ?? lastAt;
-  const lasted = lastRead - (previous.markAtMs ?? lastAt);
-  const unobserved = (Number.isFinite(seen.markAtMs) ? seen.markAtMs : seen.bucketAtMs) - lastRead;
-  return unobserved > lasted ? { gap: { buckets: undefined } } : { cadenceMs: spacing };
+  if (lastAt === undefined || seen.bucketAtMs <= lastAt) return { gaps: [], cadenceMs, unjudged: previous.unjudged };
+  const spacing: Spacing = {
+    fromMs: lastAt,
+    toMs: seen.bucketAtMs,
+    ...(previous.lastReadMs === undefined ? {} : { lastReadMs: previous.lastReadMs }),
+    ...(error === undefined ? {} : { error }),
+  };
+  const spacings = cadenceMs === undefined ? [...(previous.unjudged ?? []), spacing] : [spacing];
+  if (cadenceMs === undefined && spacings.length < 2) return { gaps: [], unjudged: spacings };
+  const cadence = Math.min(cadenceMs ?? Number.POSITIVE_INFINITY, ...spacings.map((one) => one.toMs - one.fromMs));
+  const gaps = spacings.map((one) => ({ ...one, buckets: Math.floor((one.toMs - one.fromMs - 1) / cadence) })).filter((one) => one.buckets > 0);
+  return { gaps, cadenceMs: cadence };
 }
 
-function gapRecord(
-  run: JobRun,
-  previous: PnlState,
-  seen: { bucketAtMs: number },
-  gap: { buckets: number | undefined },
-  lastError: string | undefined,
-): BusRecord {
+function gapRecord(run: JobRun, gap: Spacing & { buckets: number }, cadenceMs: number): BusRecord {
   const iso = (ms: number): string => new Date(ms).toISOString();
-  const count =
-    gap.buckets === undefined
-      ? "one or more buckets (the venue's cadence is not known yet)"
-      : `${gap.buckets} bucket(s) at the learnt cadence of ${previous.cadenceMs! / 1000} s`;
   const payload: CaptureGapPayload = {
     stream: 'sync',
     channel: run.job,
     subject_kind: 'account',
     subject: run.scope,
-    gap_start: iso(previous.bucketAtMs!),
-    gap_end: iso(seen.bucketAtMs),
+    gap_start: iso(gap.fromMs),
+    gap_end: iso(gap.toMs),
     reason: 'buckets_not_observed',
     recovery: 'none',
     detail:
-      `settled PnL: ${count} between bucket ${iso(previous.bucketAtMs!)} and bucket ${iso(seen.bucketAtMs)} were served by the venue while not observed ` +
-      `(last read ${previous.lastReadMs === undefined ? 'unknown' : iso(previous.lastReadMs)}${lastError ? `; the run before failed: ${lastError}` : ''}); the venue serves only its latest bucket`,
+      `settled PnL: ${gap.buckets} bucket(s) at the learnt cadence of ${cadenceMs / 1000} s between bucket ${iso(gap.fromMs)} and bucket ${iso(gap.toMs)} were served by the venue while not observed ` +
+      `(last read ${gap.lastReadMs === undefined ? 'unknown' : iso(gap.lastReadMs)}${gap.error ? `; the run before failed: ${gap.error}` : ''}); the venue serves only its latest bucket`,
   };
   return syncRecord('capture_gap', 'sync', payload, undefined, undefined, run.origin(undefined));
 }

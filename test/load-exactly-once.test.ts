@@ -211,12 +211,12 @@ describe('exactly once', () => {
     await expectExactlyPublished(records, 'mvkill', 1);
   });
 
-  it("a round whose ranges another loader reads too goes range by range, only its rows not stored yet, never with the round's token", async () => {
+  it('a round whose ranges another loader reads too goes range by range with its token, and what that token left out is added once', async () => {
     // The round held trades and quotes partitions; after the kill a loader that reads only the
-    // trades topic (as a group member would) cannot send the round whole, so it looks what is
-    // stored and sends the rest with tokens of their own — here half the trades: the kill came
-    // between the round's trades insert and its quotes insert, after the trades of some partitions
-    // were removed again (as if they had not landed).
+    // trades topic (as a group member would) cannot send the round whole: it sends its ranges with
+    // the round's token, looks what is stored and adds the rest — here half the trades: the kill
+    // came after the round's trades insert, and the trades of some partitions were removed again
+    // (as if their table partition had not been written).
     const catalogue = createTopicCatalogue('landed');
     const tradeTopic = catalogue.topicFor('trade');
     const records = new RecordGenerator(14, catalogue, { kinds: new Set(['trade', 'quote']), firstIndex: 3_000_000 }).take(300);
@@ -252,11 +252,5 @@ describe('exactly once', () => {
       `SELECT count() AS n, uniqExact(trade_id) AS distinct FROM tapehouse.trades WHERE _topic = '${tradeTopic}'`,
     );
     expect(stored).toEqual({ n: String(trades.length), distinct: String(trades.length) });
-    const tokens = await rows<{ dedup_token: string }>(
-      w.warehouse.client,
-      `SELECT DISTINCT dedup_token FROM tapehouse.loader_offsets WHERE consumer_group = '${group}' AND topic = '${tradeTopic}' AND state = 'after'`,
-    );
-    expect(tokens.length).toBeGreaterThan(0);
-    expect(tokens.every((t) => t.dedup_token.includes(':landed'))).toBe(true);
   });
 });

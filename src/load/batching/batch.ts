@@ -9,11 +9,11 @@ export interface OffsetRange {
 
 /**
  * A range recorded `before` an insert and never `after` (a crash, or a partition that changed
- * hands): rebuilt exactly, and sent again as part of its whole round, or only its rows not stored
- * yet (landed).
+ * hands): rebuilt exactly, and sent again with the tokens it was recorded with — with the rest of
+ * its round when this loader rebuilds all of it.
  */
 export interface UnfinishedRange extends OffsetRange {
-  /** Per table, the deduplication token its `before` row recorded (a round's, the range's own, or a landed one's). */
+  /** Per table, the deduplication token its `before` row recorded (a round's, or the range's own). */
   tokens: ReadonlyMap<string, string>;
   /** When its `before` was first recorded (µs): the rows it may have left are in parts written since. */
   recordedAtUs: bigint;
@@ -23,8 +23,7 @@ export interface UnfinishedRange extends OffsetRange {
 
 /**
  * A round as `loader_offsets` recorded it: every range it held, and whether it may be sent again
- * whole — every range of it unfinished and recorded with its tokens only (none finished, none
- * sent as landed rows meanwhile).
+ * whole — every range of it unfinished and recorded with its tokens only.
  */
 export interface RecordedRound {
   id: string;
@@ -52,7 +51,11 @@ export interface Batch {
   rebuilt?: UnfinishedRange;
 }
 
-/** The range's own deduplication token for one table (ranges recorded before rounds); `epoch` only on the embedded bus. */
+/**
+ * The range's own deduplication token for one table: a range inserted alone (before rounds, and
+ * when rows a round left out are added, see inserting/landed-rows.ts); `epoch` only on the
+ * embedded bus.
+ */
 export function dedupToken(table: string, topic: string, partition: number, range: OffsetRange, epoch: string): string {
   const token = `${table}:${topic}:${partition}:${range.first}-${range.last}`;
   return epoch === '' ? token : `${token}@${epoch}`;
@@ -64,38 +67,19 @@ export function roundToken(table: string, round: string, epoch: string): string 
   return epoch === '' ? token : `${token}@${epoch}`;
 }
 
-/**
- * The token of a range's rows not stored yet, sent alone (inserting/landed-rows.ts): never the
- * round's, which must only ever go with the whole round's rows.
- */
-export function landedToken(table: string, topic: string, partition: number, range: OffsetRange, epoch: string): string {
-  const token = `${table}:${topic}:${partition}:${range.first}-${range.last}:landed`;
-  return epoch === '' ? token : `${token}@${epoch}`;
-}
-
-/** Whether a token is a landed-rows one. */
-export function isLandedToken(token: string): boolean {
-  return LANDED.test(token);
-}
-
 /** The round id in a round token, if it is one. */
 export function roundIdOf(token: string): string | undefined {
   return ROUND_ID.exec(token)?.[1];
 }
 
-/** Whether a rebuilt range's rows go as landed rows: it was sent that way before, or its round cannot be sent whole. */
-export function recordedLanded(range: UnfinishedRange): boolean {
-  return [...range.tokens.values()].some(isLandedToken) || (range.round !== undefined && !range.round.replayable);
-}
-
 /**
- * The token a rebuilt batch's rows of `table` go with when sent as its round again (`landed`:
- * its rows not stored yet, alone). A table it recorded no token for had no rows then, but may
- * have some now: dead letters that the engine's refusal of a value made while the round was in
- * flight. Before the crash those went with the round's token, so they go with it again.
+ * The token a rebuilt batch's rows of `table` go with: the one its `before` rows recorded. A table
+ * it recorded no token for had no rows then, but may have some now: dead letters that the engine's
+ * refusal of a value made while the round was in flight. Before the crash those went with the
+ * round's token, so they go with it again (derived from a token the round recorded), and the
+ * flusher adds what that token left out (landed-rows.ts).
  */
-export function batchToken(batch: Batch, table: string, epoch: string, landed = false): string {
-  if (landed) return landedToken(table, batch.topic, batch.partition, batch.range, epoch);
+export function batchToken(batch: Batch, table: string, epoch: string): string {
   const recorded = batch.rebuilt?.tokens;
   const token = recorded?.get(table);
   if (token !== undefined) return token;
@@ -107,4 +91,3 @@ export function batchToken(batch: Batch, table: string, epoch: string, landed = 
 // `<table>:round:<id>[@epoch]`: table names hold no colon.
 const ROUND_TOKEN = /^[^:]+:round:/;
 const ROUND_ID = /^[^:]+:round:([^@]+)/;
-const LANDED = /:landed(@|$)/;

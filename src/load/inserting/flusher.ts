@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Signal } from '../../bus/signal.ts';
 import type { Logger } from '../../util/log.ts';
-import { recordedLanded, type Batch, type RecordedRound } from '../batching/batch.ts';
+import type { Batch, RecordedRound } from '../batching/batch.ts';
 import type { BusCommits } from '../bus-commits.ts';
 import type { TableName } from '../mapping/types.ts';
 import { offsetRows, partitionKey, type OffsetsScope } from '../state/loader-offsets.ts';
-import { notStoredRows } from './landed-rows.ts';
+import { addMissingRows } from './landed-rows.ts';
 import { dropRecord, encodeInsert, encodeRound, type BatchContext, type RoundInsert } from './prepare.ts';
 import { follows, formRound, insertGroups, rowAt, type Entry, type RoundBatch } from './round.ts';
 import { errorSummary, refusedRow } from './warehouse-errors.ts';
@@ -74,9 +74,10 @@ const MAX_ROUND_ROWS = 500_000;
  *
  * So the number of inserts does not grow with partitions, nor with how many batches piled up while
  * the engine was slow: a slow round makes the next one larger, not longer to come. Ranges recorded
- * before a crash are rebuilt: a round whose every range this loader reads is sent again whole,
- * with its tokens, once all its ranges are rebuilt; one whose ranges went to other loaders too
- * sends, per range, only the rows not stored yet, with tokens of their own (landed-rows.ts).
+ * before a crash are rebuilt and sent with the tokens they were recorded with: a round whose every
+ * range this loader reads goes again whole, once all its ranges are rebuilt; one whose ranges went
+ * to other loaders too goes range by range. Either way what its token left out is added after
+ * (landed-rows.ts).
  *
  * Every warehouse call is retried with backoff while the warehouse is down (the bus is paused
  * meanwhile); a value the engine refuses makes that record a dead letter instead.
@@ -91,8 +92,8 @@ export class Flusher {
   readonly #idle = new Signal();
   #queuedRows = 0;
   #busy = false;
-  /** Rounds recorded before a crash that are sent as landed rows, range by range (never whole again). */
-  readonly #landedRounds = new Set<string>();
+  /** Rounds recorded before a crash that go range by range (never waited for whole again). */
+  readonly #partedRounds = new Set<string>();
   /** A rebuilt round waits for ranges of it not rebuilt yet: deliveries must go on whatever the room. */
   #waitingForRanges = false;
   #pokes = 0;
@@ -182,7 +183,7 @@ export class Flusher {
       }
     }
     this.#room.notify();
-    // A rebuilt round waiting for this partition's range is sent as landed rows instead.
+    // A rebuilt round waiting for this partition's range goes range by range instead.
     this.#poke();
   }
 
@@ -305,7 +306,6 @@ export class Flusher {
     const round: Round = { id: randomUUID(), batches: [], inserts: [], beforeUs: 0n, crossed: false, pokes: this.#pokes };
     const recording = (async () => {
       round.batches = formRound(this.#takeRound(), round.id, this.options.context.epoch);
-      for (const item of round.batches) if (item.landed) await this.#keepNotStored(item, (table) => table !== 'dead_letters');
       round.inserts = await this.#retry(() => encodeRound(round.batches, this.options.context));
       return this.#record(round.batches);
     })();
@@ -377,7 +377,7 @@ export class Flusher {
       const previous = last.get(key);
       const alone = entry.batch.rebuilt ? this.#rebuiltAs(entry, heads) : 'new';
       const fits =
-        (alone === 'new' || alone === 'landed' || alone === 'exact') &&
+        (alone === 'new' || alone === 'alone') &&
         (previous === undefined
           ? last.size < MAX_ROUND && (round.length === 0 || rows + entry.batch.rowCount <= MAX_ROUND_ROWS)
           : previous !== null && follows(previous, entry.batch) && rows + entry.batch.rowCount <= MAX_ROUND_ROWS);
@@ -388,7 +388,6 @@ export class Flusher {
         i++;
         continue;
       }
-      if (alone === 'landed') entry.landed = true;
       last.set(key, entry.batch);
       round.push(entry);
       rows += entry.batch.rowCount;
@@ -402,18 +401,14 @@ export class Flusher {
   }
 
   /**
-   * How a rebuilt batch goes: `exact` (recorded alone, with its range's own tokens: sent again as
-   * it was), `whole` (its round, every range of it at the head of its partition now), `wait` (its
-   * round's other ranges are on partitions this loader reads and have not been rebuilt yet), or
-   * `landed` (its rows not stored yet, alone: its round was partly finished, partly sent as landed
-   * rows, or partly on partitions another loader reads).
+   * How a rebuilt batch goes: `whole` (with its round, every range of it at the head of its
+   * partition now), `wait` (its round's other ranges are on partitions this loader reads and have
+   * not been rebuilt yet), or `alone` (recorded alone, with its range's own tokens; or its round
+   * cannot be sent whole here: some of it is on partitions another loader reads, or was passed).
    */
-  #rebuiltAs(entry: Entry, heads: ReadonlyMap<string, Entry>): 'exact' | 'whole' | 'wait' | 'landed' {
-    const rebuilt = entry.batch.rebuilt!;
-    if (entry.landed) return 'landed';
-    const recorded = rebuilt.round;
-    if (recorded === undefined) return recordedLanded(rebuilt) ? 'landed' : 'exact';
-    if (recordedLanded(rebuilt) || this.#landedRounds.has(recorded.id)) return 'landed';
+  #rebuiltAs(entry: Entry, heads: ReadonlyMap<string, Entry>): 'whole' | 'wait' | 'alone' {
+    const recorded = entry.batch.rebuilt!.round;
+    if (recorded === undefined || !recorded.replayable || this.#partedRounds.has(recorded.id)) return 'alone';
     let whole = true;
     for (const member of recorded.members) {
       const head = heads.get(partitionKey(member.topic, member.partition));
@@ -421,21 +416,21 @@ export class Flusher {
       whole = false;
       // Another loader reads that range's partition, or it was passed (its records gone from the bus): never whole.
       if (!this.options.owns(member.topic, member.partition) || (head !== undefined && head.batch.range.first > member.last)) {
-        return this.#sendLanded(recorded);
+        return this.#parted(recorded);
       }
     }
     return whole ? 'whole' : 'wait';
   }
 
-  #sendLanded(round: RecordedRound): 'landed' {
-    if (!this.#landedRounds.has(round.id)) {
-      this.#landedRounds.add(round.id);
+  #parted(round: RecordedRound): 'alone' {
+    if (!this.#partedRounds.has(round.id)) {
+      this.#partedRounds.add(round.id);
       this.options.log.warn(
         { lane: this.options.lane, round: round.id, ranges: round.members.length },
-        'a round recorded before a crash cannot be sent again whole (its ranges are not all rebuilt here): its rows not stored yet go range by range',
+        'a round recorded before a crash is not all rebuilt here: its ranges go one by one with its tokens, and what those leave out is added',
       );
     }
-    return 'landed';
+    return 'alone';
   }
 
   #release(entries: readonly Entry[]): void {
@@ -468,8 +463,7 @@ export class Flusher {
     const rowsNow = () => {
       const at = nowMicros();
       live = this.#held ? [] : next.filter((item) => !this.#lost(item));
-      const rows = (items: readonly RoundBatch[], state: 'before' | 'after') =>
-        items.flatMap((item) => offsetRows(item.batch, item.tokenOf, state, scope, at, item.landed ? item.batch.rebuilt!.tokens.keys() : []));
+      const rows = (items: readonly RoundBatch[], state: 'before' | 'after') => items.flatMap((item) => offsetRows(item.batch, item.tokenOf, state, scope, at));
       return [...rows(stored, 'after'), ...rows(live, 'before')];
     };
     if (rowsNow().length > 0) await this.#retry(() => this.options.context.warehouse.insertRows('loader_offsets', rowsNow()));
@@ -488,8 +482,6 @@ export class Flusher {
     const sent = await Promise.allSettled(round.inserts.map((insert) => this.#insert(insert)));
     const failed = sent.find((outcome) => outcome.status === 'rejected');
     if (failed) throw failed.reason;
-    // Dead letters of landed rows are looked at now: a value refused again was a dead letter before too.
-    for (const item of round.batches) if (item.landed) await this.#keepNotStored(item, (table) => table === 'dead_letters');
     for (const [token, items] of insertGroups(round.batches, 'dead_letters')) {
       await this.#insert(await this.#retry(() => encodeInsert('dead_letters', token, items, this.options.context)));
     }
@@ -514,30 +506,47 @@ export class Flusher {
       this.#deadLetterRefused(table, items, refused.at, refused.error);
       prepared = (await this.#retry(() => encodeInsert(table, token, items, this.options.context))).prepared;
     }
+    // A rebuilt batch recorded with a round's token — sent with the rest of its round or alone:
+    // another loader may have sent part of that round with the same token and without these rows.
+    const shared = items.filter((item) => item.batch.rebuilt !== undefined && item.tokenOf(table) === token && token.includes(':round:'));
+    for (const item of shared) await this.#addMissing(table, item, item.batch.rebuilt!.recordedAtUs);
   }
 
-  /** Keeps, of a landed batch's tables that `which` picks, only the rows not stored yet (landed-rows.ts). */
-  async #keepNotStored(item: RoundBatch, which: (table: TableName) => boolean): Promise<void> {
-    const { batch } = item;
-    for (const [table, rows] of batch.tables) {
-      if (!which(table) || rows.length === 0) continue;
-      const kept = await this.#retry(() => notStoredRows(this.options.context.warehouse, table, batch, rows, batch.rebuilt!.recordedAtUs));
-      batch.tables.set(table, kept);
-      batch.rowCount -= rows.length - kept.length;
+  /** Rows of `item` the stored rounds left out (landed-rows.ts), added with the range's own token. */
+  async #addMissing(table: TableName, item: RoundBatch, sinceUs: bigint): Promise<void> {
+    const rows = item.batch.tables.get(table) ?? [];
+    const added = await this.#retry(() => addMissingRows(this.options.context.warehouse, table, item.batch, rows, sinceUs, this.options.context.epoch));
+    if (added > 0) {
+      const { batch } = item;
+      this.options.log.warn(
+        {
+          lane: this.options.lane,
+          table,
+          topic: batch.topic,
+          partition: batch.partition,
+          first: String(batch.range.first),
+          last: String(batch.range.last),
+          added,
+        },
+        'rows a round left out (its batches were sent by more than one loader) added',
+      );
     }
   }
 
   /**
-   * A round whose inserts a rebalance crossed: once the assignment is known, the ranges of
-   * partitions that went to another loader are left to their new owner (no `after` from here). It
-   * sees this round sent whole and finds their rows stored (it sends a round's ranges it cannot
-   * send whole as their rows not stored yet, never with the round's token).
+   * A round whose inserts a rebalance crossed: once the assignment is known, if any of its
+   * partitions went to another loader — which sends its rebuilt batches with this round's token —
+   * the batches kept are looked at and what is missing is added; the lost ones are left to their
+   * new owner (no `after` from here).
    */
   async #settle(round: Round): Promise<void> {
     while (this.#held && !this.#closing) await this.#released.wait();
     if (!round.batches.some((item) => this.#lost(item))) return;
+    const kept = round.batches.filter((item) => !this.#lost(item));
     this.#release(round.batches.filter((item) => this.#lost(item)).flatMap((item) => item.entries));
-    round.batches = round.batches.filter((item) => !this.#lost(item));
+    round.batches = kept;
+    if (this.#closing) return;
+    for (const item of kept) for (const table of item.batch.tables.keys()) await this.#addMissing(table, item, round.beforeUs - 1_000_000n);
   }
 
   /** The engine refused a row's value: its record leaves that table as a dead letter. */

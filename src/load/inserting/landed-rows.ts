@@ -1,23 +1,38 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { isIdentifier } from '../../warehouse/database.ts';
 import type { Warehouse } from '../../warehouse/warehouse.ts';
-import type { Batch } from '../batching/batch.ts';
+import { dedupToken, type Batch } from '../batching/batch.ts';
 import type { Row, TableName } from '../mapping/types.ts';
 
 /**
- * The rows of a rebuilt range not stored yet, for a range whose round cannot be sent again whole
- * (its partitions went to more than one loader, or part of it was finished or sent this way
- * before). A round's token must only ever go with the round's rows: ClickHouse keeps one block id
- * per token and table partition — its materialized views' targets too (measured on chDB 26.7) —
- * so part of a round sent again with it would be stored in some partitions and dropped in
- * others, and the views would disagree with their table. Instead its loader looks which of the
- * range's rows are stored — by bus position, in the parts written since the range was first
- * recorded — and sends the others alone, with the range's landed token (`batch.ts`).
+ * Rows a shared round token may have left out, added once.
+ *
+ * A round inserts the rows of several partitions' batches as one INSERT per table, with one token
+ * (`<table>:round:<id>`). ClickHouse keeps one block id per token and table partition (measured
+ * on chDB 26.7: a second insert with the token lands only in table partitions the first did not
+ * touch, and its materialized views follow the same rule). When a round's batches are rebuilt by
+ * different loaders (a partition changed hands, a loader died), each sends only its own batches
+ * with the round's token: whichever lands first in a table partition decides what is stored
+ * there, and the others' rows in it are dropped. So whoever sends a round token without the
+ * whole round looks, once its insert returned — the block ids that decide are then fixed — which
+ * of its rows are stored, and adds the missing ones with the range's own token (those rows
+ * depend only on which insert won, so two loaders adding them add the same rows, once).
  */
-export async function notStoredRows(warehouse: Warehouse, table: TableName, batch: Batch, rows: readonly Row[], sinceUs: bigint): Promise<Row[]> {
-  if (rows.length === 0) return [];
+export async function addMissingRows(
+  warehouse: Warehouse,
+  table: TableName,
+  batch: Batch,
+  rows: readonly Row[],
+  sinceUs: bigint,
+  epoch: string,
+): Promise<number> {
+  if (rows.length === 0) return 0;
   const present = await storedKeys(warehouse.client, table, batch, sinceUs);
-  return rows.filter((row) => !present.has(keyOf(table, row)));
+  const missing = rows.filter((row) => !present.has(keyOf(table, row)));
+  if (missing.length === 0) return 0;
+  const prepared = await warehouse.prepareInsert(table, missing, { dedupToken: dedupToken(table, batch.topic, batch.partition, batch.range, epoch) });
+  await prepared.send();
+  return missing.length;
 }
 
 /** A row's place: its bus position, its index among its record's rows, and its receive time (an older embedded-bus run reused the offsets). */

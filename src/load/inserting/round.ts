@@ -8,8 +8,6 @@ export interface Entry {
   rows: number;
   /** The partition's ownership when it was cut: a batch of an ownership since lost is never recorded `before`. */
   owned: number;
-  /** A rebuilt batch whose round cannot be sent again whole: only its rows not stored yet go, alone (landed-rows.ts). */
-  landed?: boolean;
 }
 
 /**
@@ -22,15 +20,13 @@ export interface RoundBatch {
   batch: Batch;
   /** The deduplication token its rows of a table go with. */
   tokenOf(table: string): string;
-  /** Rebuilt, and sent as its rows not stored yet (their tables are filtered before the inserts). */
-  landed: boolean;
 }
 
 /**
  * The round's batches, one per partition (`entries` come grouped and in offset order, see
  * Flusher's #takeRound). Normal batches go with the round's tokens — one INSERT per table for all
- * of them —, a rebuilt one with those it was recorded with (its whole round is in this one) or,
- * landed, with its range's landed tokens.
+ * of them —, a rebuilt one with those it was recorded with (with the rest of its round when
+ * this loader rebuilds all of it).
  */
 export function formRound(entries: readonly Entry[], round: string, epoch: string): RoundBatch[] {
   const byPartition = new Map<string, Entry[]>();
@@ -42,11 +38,8 @@ export function formRound(entries: readonly Entry[], round: string, epoch: strin
   }
   return [...byPartition.values()].map((list): RoundBatch => {
     const batch = merged(list.map((entry) => entry.batch));
-    if (batch.rebuilt) {
-      const landed = list[0]!.landed === true;
-      return { entries: list, batch, landed, tokenOf: (table) => batchToken(batch, table, epoch, landed) };
-    }
-    return { entries: list, batch, landed: false, tokenOf: (table) => roundToken(table, round, epoch) };
+    if (batch.rebuilt) return { entries: list, batch, tokenOf: (table) => batchToken(batch, table, epoch) };
+    return { entries: list, batch, tokenOf: (table) => roundToken(table, round, epoch) };
   });
 }
 

@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { Row, TableName } from '../mapping/types.ts';
-import { isLandedToken, roundIdOf, type Batch, type RecordedRound, type UnfinishedRange } from '../batching/batch.ts';
+import type { Row } from '../mapping/types.ts';
+import { roundIdOf, type Batch, type RecordedRound, type UnfinishedRange } from '../batching/batch.ts';
 import type { PartitionStart } from '../batching/partition-batcher.ts';
 
 /**
@@ -23,15 +23,7 @@ export type BatchState = 'before' | 'after';
  * The rows recording a batch's state: one per table it inserts into, with the rows it holds for
  * it and the deduplication token they go with (one row with no table when it has no rows).
  */
-export function offsetRows(
-  batch: Batch,
-  tokenOf: (table: string) => string,
-  state: BatchState,
-  scope: OffsetsScope,
-  recordedAtUs: bigint,
-  /** Tables recorded even with no rows (a range sent as landed rows says so for every table it recorded before). */
-  alsoTables: Iterable<string> = [],
-): Row[] {
+export function offsetRows(batch: Batch, tokenOf: (table: string) => string, state: BatchState, scope: OffsetsScope, recordedAtUs: bigint): Row[] {
   const common = {
     consumer_group: scope.group,
     bus_epoch: scope.epoch,
@@ -44,14 +36,9 @@ export function offsetRows(
     loader_id: scope.loaderId,
     recorded_at: recordedAtUs,
   };
-  const tables = new Set([...batch.tables].filter(([, tableRows]) => tableRows.length > 0).map(([table]) => table as string));
-  for (const table of alsoTables) tables.add(table);
-  const rows = [...tables].map((table): Row => ({
-    ...common,
-    target_table: table,
-    row_count: batch.tables.get(table as TableName)?.length ?? 0,
-    dedup_token: tokenOf(table),
-  }));
+  const rows = [...batch.tables]
+    .filter(([, tableRows]) => tableRows.length > 0)
+    .map(([table, tableRows]): Row => ({ ...common, target_table: table, row_count: tableRows.length, dedup_token: tokenOf(table) }));
   return rows.length > 0 ? rows : [{ ...common, target_table: '', row_count: 0, dedup_token: '' }];
 }
 
@@ -167,9 +154,7 @@ function startOf(newestFirst: readonly RangeState[]): PartitionStart {
   const unfinished: UnfinishedRange[] = [];
   for (const range of newestFirst) {
     if (Number(range.done) === 1) return { stored: BigInt(range.last), unfinished };
-    // A landed token wins over the round's for its table: the range was sent as landed rows since.
-    const tokens = new Map(range.tokens.sort(([, a], [, b]) => Number(isLandedToken(a)) - Number(isLandedToken(b))));
-    unfinished.unshift({ first: BigInt(range.first), last: BigInt(range.last), tokens, recordedAtUs: BigInt(range.recorded_us) });
+    unfinished.unshift({ first: BigInt(range.first), last: BigInt(range.last), tokens: new Map(range.tokens), recordedAtUs: BigInt(range.recorded_us) });
   }
   // No finished range in view: storing stands just below the oldest unfinished one.
   return { stored: unfinished[0] ? unfinished[0].first - 1n : -1n, unfinished };

@@ -56,6 +56,14 @@ describe('/metrics names', () => {
     expect(await sample(metrics, 'tapehouse_reconnects_total', { stream: 'portfolio' })).toBe(1);
     expect(await sample(metrics, 'tapehouse_open_gaps')).toBe(0);
   });
+
+  it('names a price feed the deployment does not offer while it does not, and says 0 once it does', async () => {
+    const metrics = new PipelineMetrics(['capture']);
+    metrics.update({ unavailableStreams: ['prices/oracle_pro'] });
+    expect(await sample(metrics, 'tapehouse_stream_unavailable', { stream: 'prices/oracle_pro' })).toBe(1);
+    metrics.update({ unavailableStreams: [] });
+    expect(await sample(metrics, 'tapehouse_stream_unavailable', { stream: 'prices/oracle_pro' })).toBe(0);
+  });
 });
 
 describe('histograms fed by the loaders and the endpoint', () => {

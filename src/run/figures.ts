@@ -20,6 +20,8 @@ export interface PipelineFigures {
   lagRecords: Record<string, number>;
   /** Coverage gaps still open (gauge). */
   openGaps: number;
+  /** Streams the deployment does not offer now (a price feed answering 404 or 501): asked again later, not a gap (gauge). */
+  unavailableStreams?: string[];
   /** Paged reads refused because the venue handed a cursor out twice, per endpoint (counter). */
   cursorLoops: Record<string, number>;
   /** The venue does not answer at all: since when (wall-clock ms) and why (gauge). */
@@ -39,12 +41,15 @@ export function emptyFigures(): PipelineFigures {
 }
 
 /** What a capture knows of the figures (the main job's, or a `tapehouse capture` process's). */
-export function captureFigures(capture: CaptureStats): Pick<PipelineFigures, 'frames' | 'reconnects' | 'openGaps'> & { http429: Record<string, number> } {
+export function captureFigures(
+  capture: CaptureStats,
+): Pick<PipelineFigures, 'frames' | 'reconnects' | 'openGaps' | 'unavailableStreams'> & { http429: Record<string, number> } {
   return {
     frames: capture.framesByStream,
     reconnects: capture.reconnectsByStream,
     http429: { capture: capture.refused429 + capture.rest429 },
     openGaps: capture.openGaps,
+    unavailableStreams: capture.unavailableStreams,
   };
 }
 

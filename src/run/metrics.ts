@@ -31,6 +31,7 @@ export class PipelineMetrics {
   readonly #deadLetters?: Counter<string>;
   readonly #lag?: Gauge<string>;
   readonly #openGaps?: Gauge<string>;
+  readonly #unavailable?: Gauge<string>;
   readonly #cursorLoops?: Counter<string>;
   // Since when (Unix seconds) while it lasts, with the last reason as a label; `tapehouse status` reads them back.
   readonly #venueUnreachable?: Gauge<string>;
@@ -52,6 +53,12 @@ export class PipelineMetrics {
         registers,
       });
       this.#openGaps = new Gauge({ name: 'tapehouse_open_gaps', help: 'Coverage gaps still open (scopes not covered now)', registers });
+      this.#unavailable = new Gauge({
+        name: 'tapehouse_stream_unavailable',
+        help: 'A stream the deployment does not offer now (1; asked again later, not a gap), 0 once it is offered',
+        labelNames: ['stream'],
+        registers,
+      });
     }
     if (has('capture') || has('sync')) {
       this.#http429 = new Counter({ name: 'tapehouse_http_429_total', help: '429 answers earned from the venue', labelNames: ['component'], registers });
@@ -119,6 +126,10 @@ export class PipelineMetrics {
     if (this.#deadLetters && now.deadLetters !== undefined && now.deadLetters > before.deadLetters) this.#deadLetters.inc(now.deadLetters - before.deadLetters);
     if (this.#lag && now.lagRecords) for (const [topic, lag] of Object.entries(now.lagRecords)) this.#lag.set({ topic }, lag);
     if (this.#openGaps && now.openGaps !== undefined) this.#openGaps.set(now.openGaps);
+    if (this.#unavailable && now.unavailableStreams) {
+      for (const stream of before.unavailableStreams ?? []) if (!now.unavailableStreams.includes(stream)) this.#unavailable.set({ stream }, 0);
+      for (const stream of now.unavailableStreams) this.#unavailable.set({ stream }, 1);
+    }
     setTrouble(this.#venueUnreachable, now.venueUnreachable);
     setTrouble(this.#loaderFailing, now.loaderFailing);
     this.#last = { ...before, ...structuredClone(now) };

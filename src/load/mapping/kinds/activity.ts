@@ -1,12 +1,12 @@
-import { integer, payloadObject, requiredText, text, timeField } from '../fields.ts';
+import { integer, requiredText, text, timeField } from '../fields.ts';
 import { observedMs } from '../record-times.ts';
 import type { Mapper } from '../types.ts';
 
 /** A portfolio activity as read: one activity_observations row (the `activities` view shows its newest state). */
-export const activityMapper: Mapper = {
+export const activityMapper: Mapper<'activity'> = {
   table: 'activity_observations',
   map(record) {
-    const p = payloadObject(record.payload);
+    const p = record.payload;
     const observedAt = observedMs(record);
     return [
       {

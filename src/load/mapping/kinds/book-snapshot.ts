@@ -1,7 +1,6 @@
 import type { Json } from '../../../bus/record.ts';
 import { arrayField, integer, isObject, MappingError, requiredText, text, type Payload } from '../fields.ts';
 import { eventMs } from '../record-times.ts';
-import { streamPayload } from '../stream-payload.ts';
 import type { Mapper } from '../types.ts';
 
 /**
@@ -9,10 +8,10 @@ import type { Mapper } from '../types.ts';
  * book_snapshots row with the levels as parallel arrays, best first as sent. A level is a
  * `[price, size]` pair or `{price_micro, size_micro}` (`shares_micro` is read too).
  */
-export const bookSnapshotMapper: Mapper = {
+export const bookSnapshotMapper: Mapper<'book_snapshot'> = {
   table: 'book_snapshots',
   map(record) {
-    const p = streamPayload(record);
+    const p = record.payload;
     const bids = levels(p, 'bids');
     const asks = levels(p, 'asks');
     return [

@@ -9,10 +9,10 @@ import type { Mapper } from '../types.ts';
  * `children`, `is_leaf`, `event_count`) when the venue sends them; everything stays in `_raw`.
  * No answer (404 category_not_found) is a row with `found = false`.
  */
-export const categoryMapper: Mapper = {
+export const categoryMapper: Mapper<'category'> = {
   table: 'categories',
   map(record) {
-    const p = payloadObject(record.payload);
+    const p = record.payload;
     const slug = requiredText(p, 'slug');
     const answer: Payload | undefined = p.answer === null || p.answer === undefined ? undefined : payloadObject(p.answer, 'answer');
     const a = answer ?? {};

@@ -6,10 +6,10 @@ import type { Mapper } from '../types.ts';
  * One entry of a list page's lookup map (markets, events, conditions; §2.5): one lookups row. The
  * `display` objects, whose contents the interface does not show, are kept as their JSON.
  */
-export const lookupMapper: Mapper = {
+export const lookupMapper: Mapper<'lookup'> = {
   table: 'lookups',
   map(record) {
-    const p = payloadObject(record.payload);
+    const p = record.payload;
     const entry = payloadObject(p.entry ?? null, 'entry');
     const display = objectField(entry, 'display');
     return [

@@ -12,7 +12,7 @@ export const accountBatchMapper: Mapper<'account_batch'> = {
   map(record) {
     const p = record.payload;
     const observedAt = observedMs(record);
-    const hash = requiredText(p, 'batch_hash');
+    const hash = String(p.batch_hash);
     const failure = objectField(p, 'failure');
     const withdrawal = objectField(p, 'withdrawal');
     const time = (o: Payload, field: string) => timeField(o, field) ?? null;

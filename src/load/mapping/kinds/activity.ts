@@ -1,4 +1,4 @@
-import { integer, requiredText, text, timeField } from '../fields.ts';
+import { integer, text, timeField } from '../fields.ts';
 import { observedMs } from '../record-times.ts';
 import type { Mapper } from '../types.ts';
 
@@ -13,7 +13,7 @@ export const activityMapper: Mapper<'activity'> = {
         table: 'activity_observations',
         row: {
           account: record.key,
-          activity_id: requiredText(p, 'id'),
+          activity_id: String(p.id),
           type: text(p, 'type'),
           order_id: text(p, 'order_id'),
           condition_id: text(p, 'condition_id'),

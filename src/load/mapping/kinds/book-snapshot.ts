@@ -1,5 +1,5 @@
 import type { Json } from '../../../bus/record.ts';
-import { arrayField, integer, isObject, MappingError, requiredText, text, type Payload } from '../fields.ts';
+import { arrayField, integer, isObject, MappingError, text, type Payload } from '../fields.ts';
 import { eventMs } from '../record-times.ts';
 import type { Mapper } from '../types.ts';
 
@@ -18,7 +18,7 @@ export const bookSnapshotMapper: Mapper<'book_snapshot'> = {
       {
         table: 'book_snapshots',
         row: {
-          token_id: requiredText(p, 'token_id'),
+          token_id: String(p.token_id),
           condition_id: text(p, 'condition_id'),
           snapshot_at: eventMs(record, p, ['snapshot_at', 'as_of', 'ts']),
           sequence: integer(p, 'sequence'),

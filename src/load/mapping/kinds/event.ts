@@ -1,4 +1,4 @@
-import { arrayField, flag, integer, isObject, objectField, requiredText, text, timeField } from '../fields.ts';
+import { arrayField, flag, integer, isObject, objectField, text, timeField } from '../fields.ts';
 import { observedMs } from '../record-times.ts';
 import type { Mapper } from '../types.ts';
 
@@ -18,7 +18,7 @@ export const eventMapper: Mapper<'event'> = {
       {
         table: 'events',
         row: {
-          event_id: requiredText(p, 'id'),
+          event_id: String(p.id),
           slug: text(p, 'slug'),
           title: text(p, 'title'),
           event_type: text(p, 'event_type'),

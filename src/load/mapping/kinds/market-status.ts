@@ -1,5 +1,5 @@
 import type { Json } from '../../../bus/record.ts';
-import { arrayField, integer, isObject, MappingError, objectField, requiredText, text, timeField, type Payload } from '../fields.ts';
+import { arrayField, integer, isObject, MappingError, objectField, text, timeField, type Payload } from '../fields.ts';
 import { eventMs } from '../record-times.ts';
 import type { Mapper } from '../types.ts';
 
@@ -13,7 +13,7 @@ export const marketStatusMapper: Mapper<'market_status'> = {
   table: 'market_status',
   map(record) {
     const p = record.payload;
-    const kind = requiredText(p, 'kind');
+    const kind = String(p.kind);
     const payouts = arrayField(p, 'payouts').map((entry, i) => payout(entry, i));
     const changed = kind === 'current_market_changed';
     // `market_resolution_completed`: the cycle that took over (null when none did).

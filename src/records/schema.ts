@@ -11,9 +11,6 @@ import type { Json } from './json.ts';
  * Leaves are `z.custom` checks (one function call a field: book records are the loaders' hot path).
  */
 
-/** A payload as read at the bus boundary: T's fields checked, every other field kept as sent. */
-export type Loose<T> = T & { [field: string]: Json | undefined };
-
 /** What JSON decoding gave: no check (the bus decoded it), typed as JSON. */
 const anyJson = z.custom<Json | undefined>();
 
@@ -31,6 +28,7 @@ const absent = (v: unknown): v is null | undefined => v === undefined || v === n
 const isScalar = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 const isPlainObject = (v: unknown): v is Record<string, Json | undefined> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** A field checked by `test`; its misfit reads `is missing`, or `is <what it is>, not <what>`. */
 export function leaf<T>(test: (value: unknown) => boolean, what: string) {
   return z.custom<T>(test, { error: (issue) => (absent(issue.input) || issue.input === '' ? 'is missing' : `is ${describeValue(issue.input)}, not ${what}`) });
 }
@@ -42,9 +40,6 @@ export const requiredScalar = leaf<string | number | boolean>((v) => isScalar(v)
 /** An integer as sent (decimal text or a JSON number; the encoder checks it fits its column), absent or null allowed. */
 export const integer = leaf<string | number | null | undefined>((v) => absent(v) || typeof v === 'string' || typeof v === 'number', 'an integer').optional();
 export const requiredInteger = leaf<string | number>((v) => (typeof v === 'string' && v !== '') || typeof v === 'number', 'an integer');
-/** Text the producer always writes as text. */
-export const requiredString = leaf<string>((v) => typeof v === 'string' && v !== '', 'text');
-export const flag = leaf<boolean | null | undefined>((v) => absent(v) || typeof v === 'boolean', 'a boolean').optional();
 /** A list whose entries the mapper reads itself (absent or null: none). */
 export const list = leaf<Json[] | null | undefined>((v) => absent(v) || Array.isArray(v), 'an array').optional();
 /** An object whose fields the mapper reads itself (absent or null: none). */
@@ -53,7 +48,7 @@ export const object = leaf<Record<string, Json | undefined> | null | undefined>(
 /** An object that must be there. */
 export const requiredObject = leaf<Record<string, Json | undefined>>(isPlainObject, 'an object');
 
-/** A JSON object with these fields checked and every other field kept (absent: the object is missing). */
+/** A JSON object with these fields checked and every other field kept as sent. */
 export function loose<Shape extends z.ZodRawShape>(shape: Shape) {
   return z.object(shape, { error: (issue) => `is ${describeValue(issue.input)}, not an object` }).catchall(anyJson);
 }

@@ -1,5 +1,6 @@
 import type { Batch } from '../api/schemas/batch.ts';
 import type { Wire } from './json.ts';
+import { list, loose, object, requiredScalar } from './schema.ts';
 
 /** What an `account_batch` record is made from: one read of GET /trade/v1/batches/{batch_hash}, as the client parsed it (src/api/schemas). */
 export type AccountBatchSource = Batch;
@@ -12,3 +13,6 @@ export type AccountBatchSource = Batch;
  * its JSON as received.
  */
 export type AccountBatchPayload = Wire<AccountBatchSource>;
+
+/** An `account_batch` payload at the bus boundary: the batch hash; its failure, withdrawal and ops (each op checked by the loader). */
+export const accountBatchSchema = loose({ batch_hash: requiredScalar, failure: object, withdrawal: object, ops: list });

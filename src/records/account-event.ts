@@ -1,4 +1,5 @@
 import type { Unread } from './json.ts';
+import { loose, object, scalar, streamData } from './schema.ts';
 
 /**
  * `account_event` — topic account.events, key the account label. The account socket's
@@ -12,3 +13,10 @@ export interface AccountEventPayload extends Unread {
   account: string;
   kind?: string;
 }
+
+/**
+ * An `account_event` payload at the bus boundary: any kind (optional, as the type has it: the
+ * loader requires one); the order, fill or position it names read by the loader; the whole frame
+ * read through to its data.
+ */
+export const accountEventSchema = streamData(loose({ kind: scalar, order: object, fill: object, position: object, reason: scalar, condition_id: scalar }));

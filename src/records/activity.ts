@@ -1,5 +1,6 @@
 import type { Activity } from '../api/schemas/portfolio.ts';
 import type { Wire } from './json.ts';
+import { loose, requiredScalar } from './schema.ts';
 
 /** What a `activity` record is made from: the item as the venue's client parsed it (src/api/schemas). */
 export type ActivitySource = Activity;
@@ -10,3 +11,6 @@ export type ActivitySource = Activity;
  * `raw` holds its JSON as received.
  */
 export type ActivityPayload = Wire<ActivitySource>;
+
+/** An `activity` payload at the bus boundary: its id (other fields read by the loader, tolerantly). */
+export const activitySchema = loose({ id: requiredScalar });

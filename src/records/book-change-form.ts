@@ -170,11 +170,6 @@ function isoMs(text: string): number | null {
   return Date.UTC(year, month - 1, day, hour, minute, second, milli);
 }
 
-/** Whether a `book_change` record has this form (earlier records held one frame's levels as `bids`/`asks` pairs). */
-export function isBatchForm(payload: unknown): boolean {
-  return typeof payload === 'object' && payload !== null && !Array.isArray(payload) && Array.isArray((payload as { u?: unknown }).u);
-}
-
 /** The updates of a `book_change` record of this form, in order; throws PayloadError (naming the part) when it does not fit. */
 export function readBookUpdates(record: Pick<ReceivedRecord, 'key' | 'venueTime' | 'receivedAtUs' | 'source'> & { payload: unknown }): ReadUpdate[] {
   const p = record.payload as { t?: Json; u?: Json };

@@ -1,3 +1,5 @@
+import { integer, list, loose, requiredScalar, scalar, streamData } from './schema.ts';
+
 /** Why a full book_snapshot record was written. */
 export type SnapshotReason = 'connect' | 'reconnect' | 'sequence_reset' | 'frames_missed' | 'resubscribe' | 'subscribe' | 'anchor' | 'hour' | 'first_book';
 
@@ -21,3 +23,24 @@ export type BookSnapshotPayload = {
   bids: Array<[string, string]>;
   asks: Array<[string, string]>;
 };
+
+/**
+ * A `book_snapshot` payload at the bus boundary: a level is a `[price, size]` pair or
+ * `{price_micro, size_micro}` (`shares_micro` read too; the loader checks each level); `hash` an
+ * earlier name of `book_hash`; the whole frame read through to its data.
+ */
+export const bookSnapshotSchema = streamData(
+  loose({
+    bids: list,
+    asks: list,
+    token_id: requiredScalar,
+    condition_id: scalar,
+    sequence: integer,
+    venue_sequence: integer,
+    source: scalar,
+    kind: scalar,
+    reason: scalar,
+    book_hash: scalar,
+    hash: scalar,
+  }),
+);

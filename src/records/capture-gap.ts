@@ -1,4 +1,5 @@
 import type { Unread } from './json.ts';
+import { integer, list, loose, object, requiredScalar, scalar, streamData } from './schema.ts';
 
 /** Why coverage was lost (src/capture/README.md, "Gaps"; the sync jobs and the price streams add `endpoint_not_offered`). */
 export type GapReason =
@@ -64,3 +65,25 @@ export interface CaptureGapPayload extends Unread {
   subject_kind?: 'venue' | 'account';
   subject?: string;
 }
+
+/**
+ * A `capture_gap` payload at the bus boundary: capture's `scope`, or the flat lists
+ * (`token_ids`, …) or `subject_kind`/`subject` of other forms; bounds as ISO text or `…_us`
+ * microseconds (parsed by the loader); any detail (an error frame is kept as its JSON).
+ */
+export const captureGapSchema = streamData(
+  loose({
+    stream: requiredScalar,
+    reason: requiredScalar,
+    recovery: scalar,
+    last_sequence_before: integer,
+    first_sequence_after: integer,
+    scope: object,
+    channel: scalar,
+    token_ids: list,
+    condition_ids: list,
+    event_ids: list,
+    subject_kind: scalar,
+    subject: scalar,
+  }),
+);

@@ -1,5 +1,6 @@
 import type { Category } from '../api/schemas/event.ts';
 import type { Wire } from './json.ts';
+import { loose, object, requiredScalar } from './schema.ts';
 
 /**
  * What a `category` record is made from: one read of GET /categories/{slug} (shape not shown:
@@ -17,3 +18,6 @@ export interface CategorySource {
  * holds the answer as received.
  */
 export type CategoryPayload = Wire<CategorySource>;
+
+/** A `category` payload at the bus boundary: the slug, and the answer (an object, or null when the category is gone). */
+export const categorySchema = loose({ slug: requiredScalar, answer: object });

@@ -1,3 +1,5 @@
+import { integer, list, loose, scalar, streamData } from './schema.ts';
+
 /** What was wrong with what the venue sent (src/capture/README.md, `data_quality`). */
 export type QualityProblem =
   | 'invalid_json'
@@ -55,3 +57,8 @@ export type DataQualityPayload = {
   /** A batch hash the account's data named, that GET /trade/v1/batches/{hash} answered 404 `batch_not_found` for. */
   batch_hash?: string;
 };
+
+/** A `data_quality` payload at the bus boundary: one finding, or a `problems` list of them (each checked by the loader); `sequence` or `frame_seq`. */
+export const dataQualitySchema = streamData(
+  loose({ problems: list, problem: scalar, detail: scalar, stream: scalar, token_id: scalar, condition_id: scalar, sequence: integer, frame_seq: integer }),
+);

@@ -1,5 +1,6 @@
 import type { EventDetail, EventListItem } from '../api/schemas/event.ts';
 import type { Wire } from './json.ts';
+import { list, loose, object, requiredScalar } from './schema.ts';
 
 /** What a `event` record is made from: the item as the venue's client parsed it (src/api/schemas). */
 export type EventSource = EventListItem | EventDetail;
@@ -10,3 +11,13 @@ export type EventSource = EventListItem | EventDetail;
  * `raw` holds its JSON as received.
  */
 export type EventPayload = Wire<EventSource>;
+
+/** An `event` payload at the bus boundary: its id; the nested objects and lists the loader reads (each entry checked there). */
+export const eventSchema = loose({
+  id: requiredScalar,
+  primary_category: object,
+  game_state: object,
+  main_market_group: object,
+  categories: list,
+  markets: list,
+});

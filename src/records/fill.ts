@@ -1,5 +1,6 @@
 import type { Fill } from '../api/schemas/order.ts';
 import type { Wire } from './json.ts';
+import { integer, loose, scalar } from './schema.ts';
 
 /** What a `fill` record is made from: the item as the venue's client parsed it (src/api/schemas). */
 export type FillSource = Fill;
@@ -10,3 +11,10 @@ export type FillSource = Fill;
  * `raw` holds its JSON as received.
  */
 export type FillPayload = Wire<FillSource>;
+
+/**
+ * A `fill` payload at the bus boundary: the fill's ids, token, side, price and shares, each
+ * optional as the api's Fill has them (the loader requires an id, the token, side, price and shares
+ * of the fills it stores, and names the one missing).
+ */
+export const fillSchema = loose({ fill_id: scalar, trade_id: scalar, token_id: scalar, side: scalar, price_micro: integer, shares_micro: integer });

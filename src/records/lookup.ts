@@ -1,5 +1,6 @@
 import type { LookupCondition, LookupEvent, LookupMarket } from '../api/schemas/lookups.ts';
 import type { Wire } from './json.ts';
+import { loose, requiredScalar, requiredObject } from './schema.ts';
 
 /** The lookup maps a list page carries (§2.5): markets and events on order, trade and activity pages, conditions on activity pages. */
 export type LookupMapName = 'markets' | 'events' | 'conditions';
@@ -22,3 +23,6 @@ export interface LookupSource {
  * the entry's JSON as received.
  */
 export type LookupPayload = Wire<LookupSource>;
+
+/** A `lookup` payload at the bus boundary: the entry (an object), its map and key. */
+export const lookupSchema = loose({ entry: requiredObject, map: requiredScalar, key: requiredScalar });

@@ -1,5 +1,6 @@
 import type { LpIncentivesResponse } from '../api/schemas/lp-incentives.ts';
 import type { Wire } from './json.ts';
+import { list, loose } from './schema.ts';
 
 /** What a `lp_incentive` record is made from: the item as the venue's client parsed it (src/api/schemas). */
 export type LpIncentiveSource = LpIncentivesResponse;
@@ -10,3 +11,6 @@ export type LpIncentiveSource = LpIncentivesResponse;
  * `raw` holds its JSON as received.
  */
 export type LpIncentivePayload = Wire<LpIncentiveSource>;
+
+/** An `lp_incentive` payload at the bus boundary: its markets (each checked by the loader). */
+export const lpIncentiveSchema = loose({ markets: list });

@@ -1,4 +1,5 @@
 import type { Unread } from './json.ts';
+import { integer, list, loose, object, requiredScalar, scalar, streamData } from './schema.ts';
 
 /**
  * `market_status` — topic market.status, key condition_id (the event id for the event-scoped kinds
@@ -30,3 +31,35 @@ export interface MarketStatusPayload extends Unread {
   /** `market_resolution_completed`: the cycle that took over, or null. */
   replacement?: ({ market_id?: string; condition_id?: string; slug?: string; outcomes?: Array<{ token_id?: string } & Unread> } & Unread) | null;
 }
+
+/**
+ * A `market_status` payload at the bus boundary: any kind; `halted_reason` (earlier name of
+ * `reason`) and the `new_*` fields of earlier `current_market_changed` records read too; payouts
+ * and outcomes checked entry by entry by the loader; the whole frame read through to its data.
+ */
+export const marketStatusSchema = streamData(
+  loose({
+    kind: requiredScalar,
+    payouts: list,
+    replacement: object,
+    condition_id: scalar,
+    market_id: scalar,
+    event_id: scalar,
+    sequence: integer,
+    reason: scalar,
+    halted_reason: scalar,
+    winning_token_id: scalar,
+    new_market_id: scalar,
+    new_condition_id: scalar,
+    new_token_ids: list,
+    outcomes: list,
+    proposed_token_id: scalar,
+    proposed_outcome: scalar,
+    proposal_round: integer,
+    winning_outcome: scalar,
+    resolution: scalar,
+    redeemed_positions: integer,
+    previous_market_id: scalar,
+    previous_condition_id: scalar,
+  }),
+);

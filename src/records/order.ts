@@ -1,5 +1,6 @@
 import type { Order } from '../api/schemas/order.ts';
 import type { Wire } from './json.ts';
+import { loose, object, requiredScalar } from './schema.ts';
 
 /** What a `order` record is made from: the item as the venue's client parsed it (src/api/schemas). */
 export type OrderSource = Order;
@@ -10,3 +11,6 @@ export type OrderSource = Order;
  * `raw` holds its JSON as received.
  */
 export type OrderPayload = Wire<OrderSource>;
+
+/** An `order` payload at the bus boundary: its id and status, its failure (other fields read by the loader, tolerantly). */
+export const orderSchema = loose({ internal_id: requiredScalar, status: requiredScalar, failure: object });

@@ -1,5 +1,6 @@
 import type { SettledPnl } from '../api/schemas/portfolio.ts';
 import type { Wire } from './json.ts';
+import { integer, loose } from './schema.ts';
 
 /** What a `pnl_settled` record is made from: the item as the venue's client parsed it (src/api/schemas). */
 export type PnlSettledSource = SettledPnl;
@@ -10,3 +11,6 @@ export type PnlSettledSource = SettledPnl;
  * `raw` holds its JSON as received.
  */
 export type PnlSettledPayload = Wire<PnlSettledSource>;
+
+/** A `pnl_settled` payload at the bus boundary: every field optional (read by the loader), amounts as text or numbers. */
+export const pnlSettledSchema = loose({ collateral_micro: integer, lifetime_pnl_micro: integer, positions_value_micro: integer });

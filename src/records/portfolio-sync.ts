@@ -1,4 +1,5 @@
 import type { Unread } from './json.ts';
+import { loose, object, scalar, streamData } from './schema.ts';
 
 /**
  * `portfolio_sync` — topic account.portfolio, key the account label. The portfolio SSE event as
@@ -14,3 +15,6 @@ export interface PortfolioSyncPayload extends Unread {
   positions: Unread;
   summary?: Unread;
 }
+
+/** A `portfolio_sync` payload at the bus boundary: positions and summaries read by the loader; the whole SSE event read through to its data. */
+export const portfolioSyncSchema = streamData(loose({ positions: object, summary: object, stream_id: scalar, seq: scalar }));

@@ -1,5 +1,6 @@
 import type { PositionsResponse } from '../api/schemas/portfolio.ts';
 import type { Wire } from './json.ts';
+import { list, loose } from './schema.ts';
 
 /** What a `position` record is made from: the item as the venue's client parsed it (src/api/schemas). */
 export type PositionSource = PositionsResponse;
@@ -10,3 +11,6 @@ export type PositionSource = PositionsResponse;
  * `raw` holds its JSON as received.
  */
 export type PositionPayload = Wire<PositionSource>;
+
+/** A `position` payload at the bus boundary: the positions (each checked by the loader) and the exchanges unavailable. */
+export const positionSchema = loose({ positions: list, unavailable_exchanges: list });

@@ -1,4 +1,5 @@
 import type { Unread } from './json.ts';
+import { loose, requiredInteger, requiredScalar, scalar, streamData } from './schema.ts';
 
 /**
  * `price` — topic prices.stream, key the symbol — and `oracle_pro_price` — topic
@@ -21,3 +22,8 @@ export interface PricePayload extends Unread {
   /** The SSE event's `id:` (the venue's number of the event on its connection), when it had one. */
   event_id?: string;
 }
+
+/** A `price` or `oracle_pro_price` payload at the bus boundary (`price`: an earlier name of `price_text`); the whole frame read through to its data. */
+export const priceSchema = streamData(
+  loose({ symbol: requiredScalar, price_micro: requiredInteger, price_text: scalar, price: scalar, source: scalar, event_id: scalar }),
+);

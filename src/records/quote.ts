@@ -1,4 +1,5 @@
 import type { Unread } from './json.ts';
+import { integer, loose, requiredScalar, scalar, streamData } from './schema.ts';
 
 /**
  * `quote` — topic market.quotes, key condition_id. The `best_quote` frame's data (null: an empty
@@ -18,3 +19,17 @@ export interface QuotePayload extends Unread {
   /** `book`: the sizes were not in the frame (the venue's best quote has none) but taken from capture's ladder at the quote's sequence. */
   sizes_from?: string;
 }
+
+/** A `quote` payload at the bus boundary: amounts as text or numbers, null an empty side; the whole frame read through to its data. */
+export const quoteSchema = streamData(
+  loose({
+    token_id: requiredScalar,
+    condition_id: scalar,
+    sequence: integer,
+    best_bid_micro: integer,
+    best_ask_micro: integer,
+    best_bid_size_micro: integer,
+    best_ask_size_micro: integer,
+    source: scalar,
+  }),
+);

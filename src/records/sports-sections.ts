@@ -1,5 +1,6 @@
 import type { Section } from '../api/schemas/event.ts';
 import type { Wire } from './json.ts';
+import { list, loose } from './schema.ts';
 
 /** What a `sports_sections` record is made from: the sections of one GET /api/v1/events?filter=sports_live answer, as the client parsed them. */
 export interface SportsSectionsSource {
@@ -13,3 +14,6 @@ export interface SportsSectionsSource {
  * job (its events go on as `event` records). `raw` holds `{sections}` as received.
  */
 export type SportsSectionsPayload = Wire<SportsSectionsSource>;
+
+/** A `sports_sections` payload at the bus boundary: the sections (each checked by the loader). */
+export const sportsSectionsSchema = loose({ sections: list });

@@ -1,4 +1,6 @@
 import type { Unread } from './json.ts';
+import { z } from 'zod';
+import { integer, loose, requiredInteger, requiredScalar, scalar, streamData } from './schema.ts';
 
 /**
  * `trade` — topic market.trades, key condition_id (the token while unknown). One public fill
@@ -22,3 +24,31 @@ export interface TradePayload extends Unread {
   exchange?: string;
   kind?: string;
 }
+
+/**
+ * A `trade` payload at the bus boundary: ids and `_micro` amounts as text or numbers; the whole
+ * frame instead of its data (earlier records); `size_micro`, an earlier name of `shares_micro`,
+ * read as it. Times are parsed by the loader (src/load/mapping/fields.ts).
+ */
+export const tradeSchema = streamData(
+  loose({
+    token_id: requiredScalar,
+    condition_id: scalar,
+    market_id: scalar,
+    trade_id: scalar,
+    fill_id: scalar,
+    side: scalar,
+    price_micro: requiredInteger,
+    shares_micro: integer,
+    size_micro: integer,
+    sequence: integer,
+    exchange: scalar,
+  }).transform((p, ctx) => {
+    if (p.shares_micro === undefined || p.shares_micro === null) p.shares_micro = p.size_micro;
+    if (p.shares_micro === undefined || p.shares_micro === null || p.shares_micro === '') {
+      ctx.issues.push({ code: 'custom', path: ['shares_micro'], message: 'is missing', input: p.shares_micro });
+      return z.NEVER;
+    }
+    return p as typeof p & { shares_micro: string | number };
+  }),
+);

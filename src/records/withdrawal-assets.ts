@@ -1,5 +1,6 @@
 import type { SupportedAssetsResponse } from '../api/schemas/withdrawal-assets.ts';
 import type { Wire } from './json.ts';
+import { list, loose, scalar } from './schema.ts';
 
 /** What a `withdrawal_assets` record is made from: the item as the venue's client parsed it (src/api/schemas). */
 export type WithdrawalAssetsSource = SupportedAssetsResponse;
@@ -10,3 +11,6 @@ export type WithdrawalAssetsSource = SupportedAssetsResponse;
  * `raw` holds its JSON as received.
  */
 export type WithdrawalAssetsPayload = Wire<WithdrawalAssetsSource>;
+
+/** A `withdrawal_assets` payload at the bus boundary: the assets (each checked by the loader), the wallet and note. */
+export const withdrawalAssetsSchema = loose({ wallet_address: scalar, note: scalar, supported_assets: list });

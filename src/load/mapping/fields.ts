@@ -1,4 +1,5 @@
 import type { Json } from '../../bus/record.ts';
+import { describeValue as describe } from '../../records/schema.ts';
 
 /**
  * Readers of payload fields for the mappers. A payload is parsed JSON whose bigints are decimal
@@ -7,7 +8,7 @@ import type { Json } from '../../bus/record.ts';
  * which names the column and row (InsertValueError): both end as a dead letter, never a crash.
  */
 
-export type Payload = { readonly [key: string]: Json };
+export type Payload = { readonly [key: string]: Json | undefined };
 
 /** Why a record could not be mapped; `code` becomes dead_letters.error_code. */
 export type MappingErrorCode = 'schema_mismatch' | 'invalid_time' | 'unknown_kind' | 'value_out_of_range';
@@ -225,13 +226,4 @@ export function firstTime(p: Payload, fields: readonly string[]): number | undef
     if (value !== undefined) return value;
   }
   return undefined;
-}
-
-function describe(value: Json | undefined): string {
-  if (value === undefined) return 'missing';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object') return 'an object';
-  const shown = JSON.stringify(value);
-  return shown.length > 40 ? `${shown.slice(0, 37)}…` : shown;
 }

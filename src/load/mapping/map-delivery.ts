@@ -1,8 +1,10 @@
 import type { Delivery } from '../../bus/bus.ts';
 import { encodeRecord, type ReceivedRecord } from '../../bus/record.ts';
+import { firstIssue } from '../../records/schema.ts';
+import { PAYLOAD_SCHEMAS, type ReadRecord } from '../../records/schemas.ts';
 import { MappingError } from './fields.ts';
 import { MAPPERS } from './registry.ts';
-import type { MappedRow, Row, TableName } from './types.ts';
+import type { MappedRow, Mapper, Row, TableName } from './types.ts';
 
 /** Where deliveries come from, stamped on every row as its provenance. */
 export interface DeliverySource {
@@ -15,17 +17,33 @@ export interface DeliverySource {
 /**
  * The rows of one delivery: the record's rows, each with its provenance (`_topic`, `_partition`,
  * `_offset`, `_index` in record order, `_received_at`, the raw frame as `_raw` on the first row,
- * and the sync job and page for REST records) — or, when the bytes are not a record or the record
+ * and the sync job and page for REST records) — or, when the bytes are not a record, its payload
+ * does not fit its kind's schema (the bus boundary: the dead letter names the field), or the record
  * does not map, one dead_letters row saying why. Never throws for bad input.
  */
 export function mapDelivery(delivery: Delivery, source: DeliverySource): MappedRow[] {
   if (!delivery.ok) return [undecodableLetter(delivery, source)];
   const record = delivery.record;
-  const mapper = MAPPERS[record.kind];
+  // Each kind's mapper takes its kind's read payload: the pairing holds by kind, which TypeScript cannot follow through a lookup.
+  const mapper = MAPPERS[record.kind] as Mapper;
   let rows: MappedRow[];
   let raw: string;
   try {
-    rows = mapper.map(record);
+    const parsed = PAYLOAD_SCHEMAS[record.kind].safeParse(record.payload);
+    if (!parsed.success) {
+      const misfit = firstIssue(parsed.error);
+      return [deadLetter(record, delivery.offset, source, mapper.table, 'schema_mismatch', `${misfit.field}: ${misfit.reason}`)];
+    }
+    const read = {
+      kind: record.kind,
+      key: record.key,
+      venueTime: record.venueTime,
+      receivedAtUs: record.receivedAtUs,
+      source: record.source,
+      payload: parsed.data,
+      raw: record.raw,
+    } as ReadRecord;
+    rows = mapper.map(read);
     // Here too: a payload nested too deep to be written as JSON again fails this record, not the loader.
     raw = record.raw ?? (mapper.coversPayload ? '' : JSON.stringify(record.payload));
   } catch (error) {

@@ -27,7 +27,7 @@ import { accountBatchMapper } from './kinds/account-batch.ts';
 import type { Mapper } from './types.ts';
 
 /** One mapper per record kind; the type makes a new kind without a mapper a compile error. */
-export const MAPPERS: Readonly<Record<RecordKind, Mapper>> = {
+export const MAPPERS: { readonly [K in RecordKind]: Mapper<K> } = {
   trade: tradeMapper,
   book_change: bookChangeMapper,
   book_snapshot: bookSnapshotMapper,

@@ -1,4 +1,5 @@
-import type { ReceivedRecord } from '../../bus/record.ts';
+import type { RecordKind } from '../../bus/record.ts';
+import type { ReadRecord } from '../../records/schemas.ts';
 import type { CellValue } from '../../warehouse/insert/tsv-encoders.ts';
 
 /** Every table a loader writes to (sql/README.md documents each). */
@@ -43,11 +44,14 @@ export interface MappedRow {
 }
 
 /**
- * Turns one record into rows, possibly of several tables (a market gives its markets row and an
- * outcomes row per outcome). Pure: the same record always gives the same rows, which is what lets
- * a batch be rebuilt identically after a crash. Throws MappingError when the record does not fit.
+ * Turns one record of kind K into rows, possibly of several tables (a market gives its markets row
+ * and an outcomes row per outcome). It reads the payload its kind's schema gave (`Read<K>`,
+ * src/records/schemas.ts: map-delivery parses it at the bus boundary first). Pure: the same record
+ * always gives the same rows, which is what lets a batch be rebuilt identically after a crash.
+ * Throws MappingError when the record does not fit what the schema leaves to it (a value's range,
+ * a time, an entry of a list).
  */
-export interface Mapper {
+export interface Mapper<K extends RecordKind = RecordKind> {
   /** The table a record of this kind is for (named by its dead letter when mapping fails). */
   readonly table: TableName;
   /**
@@ -56,5 +60,5 @@ export interface Mapper {
    * JSON stands in for the missing raw frame, so what the mapping drops is still kept.
    */
   readonly coversPayload?: boolean;
-  map(record: ReceivedRecord): MappedRow[];
+  map(record: ReadRecord<K>): MappedRow[];
 }

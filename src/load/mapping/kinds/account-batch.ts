@@ -1,4 +1,4 @@
-import { arrayField, integer, objectField, payloadObject, requiredText, text, timeField } from '../fields.ts';
+import { arrayField, integer, objectField, payloadObject, requiredText, text, timeField, type Payload } from '../fields.ts';
 import { observedMs } from '../record-times.ts';
 import type { MappedRow, Mapper } from '../types.ts';
 
@@ -7,15 +7,15 @@ import type { MappedRow, Mapper } from '../types.ts';
  * it carries a withdrawal object (the withdrawal's state at that read). Ops and the failure's
  * recovery stay in `_raw`; their kinds and the failure's code have columns.
  */
-export const accountBatchMapper: Mapper = {
+export const accountBatchMapper: Mapper<'account_batch'> = {
   table: 'account_batches',
   map(record) {
-    const p = payloadObject(record.payload);
+    const p = record.payload;
     const observedAt = observedMs(record);
-    const hash = requiredText(p, 'batch_hash');
+    const hash = String(p.batch_hash);
     const failure = objectField(p, 'failure');
     const withdrawal = objectField(p, 'withdrawal');
-    const time = (o: typeof p, field: string) => timeField(o, field) ?? null;
+    const time = (o: Payload, field: string) => timeField(o, field) ?? null;
     const rows: MappedRow[] = [
       {
         table: 'account_batches',

@@ -1,6 +1,5 @@
 import { integer, objectField, requiredText, text, type Payload } from '../fields.ts';
 import { eventMs } from '../record-times.ts';
-import { streamPayload } from '../stream-payload.ts';
 import type { MappedRow, Mapper } from '../types.ts';
 import { fillRow, orderRow } from './account-rows.ts';
 
@@ -9,10 +8,10 @@ import { fillRow, orderRow } from './account-rows.ts';
  * frame (`order_accepted`, `order_rejected`, `order_cancelled`, with `order`) also gives the
  * order's observed state in orders, and a `fill` frame (with `fill`) a fill_observations row.
  */
-export const accountEventMapper: Mapper = {
+export const accountEventMapper: Mapper<'account_event'> = {
   table: 'account_events',
   map(record) {
-    const p = streamPayload(record);
+    const p = record.payload;
     const kind = requiredText(p, 'kind');
     const account = record.key;
     const at = eventMs(record, p, ['ts']);

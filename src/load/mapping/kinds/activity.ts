@@ -1,19 +1,19 @@
-import { integer, payloadObject, requiredText, text, timeField } from '../fields.ts';
+import { integer, text, timeField } from '../fields.ts';
 import { observedMs } from '../record-times.ts';
 import type { Mapper } from '../types.ts';
 
 /** A portfolio activity as read: one activity_observations row (the `activities` view shows its newest state). */
-export const activityMapper: Mapper = {
+export const activityMapper: Mapper<'activity'> = {
   table: 'activity_observations',
   map(record) {
-    const p = payloadObject(record.payload);
+    const p = record.payload;
     const observedAt = observedMs(record);
     return [
       {
         table: 'activity_observations',
         row: {
           account: record.key,
-          activity_id: requiredText(p, 'id'),
+          activity_id: String(p.id),
           type: text(p, 'type'),
           order_id: text(p, 'order_id'),
           condition_id: text(p, 'condition_id'),

@@ -1,5 +1,6 @@
 import { PayloadError, type ReceivedRecord, type Json } from '../../../bus/record.ts';
-import { isBatchForm, readBookUpdates, type ReadUpdate } from '../../../records/book-change-form.ts';
+import { readBookUpdates, type ReadUpdate } from '../../../records/book-change-form.ts';
+import { isLeanForm } from '../../../records/book-change.ts';
 import {
   arrayField,
   checkedPrice,
@@ -15,7 +16,7 @@ import {
   type Payload,
 } from '../fields.ts';
 import { eventMs } from '../record-times.ts';
-import { bookSide, streamPayload } from '../stream-payload.ts';
+import { bookSide } from '../stream-payload.ts';
 import type { MappedRow, Mapper, Row } from '../types.ts';
 
 /**
@@ -29,12 +30,12 @@ import type { MappedRow, Mapper, Row } from '../types.ts';
  * must not be negative (capture checks the lean form's levels). Every field of the payload has a
  * column, so a record published without its raw frame keeps no `_raw` either.
  */
-export const bookChangeMapper: Mapper = {
+export const bookChangeMapper: Mapper<'book_change'> = {
   table: 'book_changes',
   coversPayload: true,
   map(record) {
-    if (isBatchForm(record.payload)) return batchRows(record);
-    const p = streamPayload(record);
+    if (isLeanForm(record.payload)) return batchRows(record);
+    const p = record.payload;
     const head: Head = {
       tokenId: requiredText(p, 'token_id'),
       conditionId: text(p, 'condition_id'),

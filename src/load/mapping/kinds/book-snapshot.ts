@@ -1,7 +1,6 @@
 import type { Json } from '../../../bus/record.ts';
-import { arrayField, integer, isObject, MappingError, requiredText, text, type Payload } from '../fields.ts';
+import { arrayField, integer, isObject, MappingError, text, type Payload } from '../fields.ts';
 import { eventMs } from '../record-times.ts';
-import { streamPayload } from '../stream-payload.ts';
 import type { Mapper } from '../types.ts';
 
 /**
@@ -9,17 +8,17 @@ import type { Mapper } from '../types.ts';
  * book_snapshots row with the levels as parallel arrays, best first as sent. A level is a
  * `[price, size]` pair or `{price_micro, size_micro}` (`shares_micro` is read too).
  */
-export const bookSnapshotMapper: Mapper = {
+export const bookSnapshotMapper: Mapper<'book_snapshot'> = {
   table: 'book_snapshots',
   map(record) {
-    const p = streamPayload(record);
+    const p = record.payload;
     const bids = levels(p, 'bids');
     const asks = levels(p, 'asks');
     return [
       {
         table: 'book_snapshots',
         row: {
-          token_id: requiredText(p, 'token_id'),
+          token_id: String(p.token_id),
           condition_id: text(p, 'condition_id'),
           snapshot_at: eventMs(record, p, ['snapshot_at', 'as_of', 'ts']),
           sequence: integer(p, 'sequence'),

@@ -1,6 +1,5 @@
 import type { Json } from '../../../bus/record.ts';
-import { arrayField, flag, integer, MappingError, objectField, requiredText, text, timeUs, type Payload } from '../fields.ts';
-import { streamPayload } from '../stream-payload.ts';
+import { arrayField, flag, integer, MappingError, objectField, text, timeUs, type Payload } from '../fields.ts';
 import type { MappedRow, Mapper, Row } from '../types.ts';
 
 /**
@@ -11,15 +10,15 @@ import type { MappedRow, Mapper, Row } from '../types.ts';
  * or `…_us` decimal microseconds); a gap without an end is coverage ended on purpose (the market
  * left the catalogue), written as a gap of no length at its start.
  */
-export const captureGapMapper: Mapper = {
+export const captureGapMapper: Mapper<'capture_gap'> = {
   table: 'capture_gaps',
   map(record) {
-    const p = streamPayload(record);
+    const p = record.payload;
     const gapStart = timeUs(p, 'gap_start');
     if (gapStart === undefined) throw new MappingError('gap_start', 'is missing', 'invalid_time');
-    const stream = requiredText(p, 'stream');
+    const stream = String(p.stream);
     const gapEnd = timeUs(p, 'gap_end') ?? gapStart;
-    const reason = requiredText(p, 'reason');
+    const reason = String(p.reason);
     const recovery = text(p, 'recovery');
     const before = integer(p, 'last_sequence_before');
     const after = integer(p, 'first_sequence_after');

@@ -1,4 +1,4 @@
-import { arrayField, flag, integer, objectField, payloadObject, requiredText, text, type Payload } from '../fields.ts';
+import { arrayField, flag, integer, objectField, payloadObject, text, type Payload } from '../fields.ts';
 import type { Json } from '../../../bus/record.ts';
 import { observedMs } from '../record-times.ts';
 import type { Mapper } from '../types.ts';
@@ -9,11 +9,11 @@ import type { Mapper } from '../types.ts';
  * `children`, `is_leaf`, `event_count`) when the venue sends them; everything stays in `_raw`.
  * No answer (404 category_not_found) is a row with `found = false`.
  */
-export const categoryMapper: Mapper = {
+export const categoryMapper: Mapper<'category'> = {
   table: 'categories',
   map(record) {
-    const p = payloadObject(record.payload);
-    const slug = requiredText(p, 'slug');
+    const p = record.payload;
+    const slug = String(p.slug);
     const answer: Payload | undefined = p.answer === null || p.answer === undefined ? undefined : payloadObject(p.answer, 'answer');
     const a = answer ?? {};
     const path = arrayField(a, 'path').map((step, i) => payloadObject(step, `answer.path[${i}]`));

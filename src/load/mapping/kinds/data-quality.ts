@@ -1,6 +1,5 @@
 import type { Json } from '../../../bus/record.ts';
 import { arrayField, integer, payloadObject, requiredText, text, type Payload } from '../fields.ts';
-import { streamPayload } from '../stream-payload.ts';
 import type { MappedRow, Mapper } from '../types.ts';
 
 /**
@@ -8,10 +7,10 @@ import type { MappedRow, Mapper } from '../types.ts';
  * condition and frame number it concerns): one data_quality row, or one per entry of a `problems`
  * list. The offending frame is the record's raw text.
  */
-export const dataQualityMapper: Mapper = {
+export const dataQualityMapper: Mapper<'data_quality'> = {
   table: 'data_quality',
   map(record) {
-    const p = streamPayload(record);
+    const p = record.payload;
     const listed = arrayField(p, 'problems');
     const findings: readonly Json[] = listed.length > 0 ? listed : [p];
     return findings.map((finding, i): MappedRow => {

@@ -1,4 +1,4 @@
-import { arrayField, flag, integer, isObject, objectField, requiredText, text, timeField, payloadObject } from '../fields.ts';
+import { arrayField, flag, integer, isObject, objectField, text, timeField } from '../fields.ts';
 import { observedMs } from '../record-times.ts';
 import type { Mapper } from '../types.ts';
 
@@ -7,10 +7,10 @@ import type { Mapper } from '../types.ts';
  * Its markets come as market records of their own (with their outcomes), so they are not mapped
  * from here twice; the detail's market ids are kept in `market_ids`.
  */
-export const eventMapper: Mapper = {
+export const eventMapper: Mapper<'event'> = {
   table: 'events',
   map(record) {
-    const p = payloadObject(record.payload);
+    const p = record.payload;
     const isDetail = p.markets !== undefined || p.categories !== undefined;
     const primary = objectField(p, 'primary_category');
     const match = objectField(objectField(p, 'game_state') ?? {}, 'match');
@@ -18,7 +18,7 @@ export const eventMapper: Mapper = {
       {
         table: 'events',
         row: {
-          event_id: requiredText(p, 'id'),
+          event_id: String(p.id),
           slug: text(p, 'slug'),
           title: text(p, 'title'),
           event_type: text(p, 'event_type'),

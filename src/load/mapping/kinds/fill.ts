@@ -1,15 +1,12 @@
-import { payloadObject } from '../fields.ts';
 import { observedMs } from '../record-times.ts';
 import { sourceOf } from '../sources.ts';
 import type { Mapper } from '../types.ts';
 import { fillRow } from './account-rows.ts';
 
 /** A fill as read by a sync job (an order's trades, the portfolio trades): one fill_observations row. */
-export const fillMapper: Mapper = {
+export const fillMapper: Mapper<'fill'> = {
   table: 'fill_observations',
   map(record) {
-    return [
-      { table: 'fill_observations', row: fillRow(payloadObject(record.payload), record.key, sourceOf(record, 'rest:portfolio/trades'), observedMs(record)) },
-    ];
+    return [{ table: 'fill_observations', row: fillRow(record.payload, record.key, sourceOf(record, 'rest:portfolio/trades'), observedMs(record)) }];
   },
 };

@@ -1,4 +1,4 @@
-import { objectField, payloadObject, requiredText, text } from '../fields.ts';
+import { objectField, text } from '../fields.ts';
 import { observedMs } from '../record-times.ts';
 import type { Mapper } from '../types.ts';
 
@@ -6,19 +6,19 @@ import type { Mapper } from '../types.ts';
  * One entry of a list page's lookup map (markets, events, conditions; §2.5): one lookups row. The
  * `display` objects, whose contents the interface does not show, are kept as their JSON.
  */
-export const lookupMapper: Mapper = {
+export const lookupMapper: Mapper<'lookup'> = {
   table: 'lookups',
   map(record) {
-    const p = payloadObject(record.payload);
-    const entry = payloadObject(p.entry ?? null, 'entry');
+    const p = record.payload;
+    const entry = p.entry;
     const display = objectField(entry, 'display');
     return [
       {
         table: 'lookups',
         row: {
           account: record.key,
-          map: requiredText(p, 'map'),
-          lookup_key: requiredText(p, 'key'),
+          map: String(p.map),
+          lookup_key: String(p.key),
           list: text(p, 'list'),
           market_id: text(entry, 'market_id'),
           market_title: text(entry, 'market_title'),

@@ -3,10 +3,10 @@ import { observedMs } from '../record-times.ts';
 import type { MappedRow, Mapper } from '../types.ts';
 
 /** An LP-incentive read (the whole answer is one record): one lp_incentives row per market. */
-export const lpIncentiveMapper: Mapper = {
+export const lpIncentiveMapper: Mapper<'lp_incentive'> = {
   table: 'lp_incentives',
   map(record) {
-    const p = payloadObject(record.payload);
+    const p = record.payload;
     const observedAt = observedMs(record);
     const epochDate = text(p, 'epoch_date');
     const epochEndsAt = timeField(p, 'epoch_ends_at') ?? null;

@@ -1,7 +1,6 @@
 import type { Json } from '../../../bus/record.ts';
-import { arrayField, integer, isObject, MappingError, objectField, requiredText, text, timeField, type Payload } from '../fields.ts';
+import { arrayField, integer, isObject, MappingError, objectField, text, timeField, type Payload } from '../fields.ts';
 import { eventMs } from '../record-times.ts';
-import { streamPayload } from '../stream-payload.ts';
 import type { Mapper } from '../types.ts';
 
 /**
@@ -10,11 +9,11 @@ import type { Mapper } from '../types.ts';
  * payout_micro}]`; `current_market_changed` names the new market in `market_id`/`condition_id`
  * and its `outcomes` (or in `new_*` fields), and `market_resolution_completed` its `replacement`.
  */
-export const marketStatusMapper: Mapper = {
+export const marketStatusMapper: Mapper<'market_status'> = {
   table: 'market_status',
   map(record) {
-    const p = streamPayload(record);
-    const kind = requiredText(p, 'kind');
+    const p = record.payload;
+    const kind = String(p.kind);
     const payouts = arrayField(p, 'payouts').map((entry, i) => payout(entry, i));
     const changed = kind === 'current_market_changed';
     // `market_resolution_completed`: the cycle that took over (null when none did).

@@ -20,10 +20,10 @@ import type { MappedRow, Mapper } from '../types.ts';
  * one outcomes row per outcome. The display fields people filter on have columns; the rest of the
  * display stays in `_raw`.
  */
-export const marketMapper: Mapper = {
+export const marketMapper: Mapper<'market'> = {
   table: 'markets',
   map(record) {
-    const p = payloadObject(record.payload);
+    const p = record.payload;
     const observedAt = observedMs(record);
     const marketId = requiredText(p, 'id');
     const conditionId = text(p, 'condition_id');

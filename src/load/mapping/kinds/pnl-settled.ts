@@ -1,12 +1,12 @@
-import { integer, payloadObject, text, timeField } from '../fields.ts';
+import { integer, text, timeField } from '../fields.ts';
 import { observedMs } from '../record-times.ts';
 import type { Mapper } from '../types.ts';
 
 /** The latest settled PnL bucket as read: one pnl_settled row. */
-export const pnlSettledMapper: Mapper = {
+export const pnlSettledMapper: Mapper<'pnl_settled'> = {
   table: 'pnl_settled',
   map(record) {
-    const p = payloadObject(record.payload);
+    const p = record.payload;
     const observedAt = observedMs(record);
     return [
       {

@@ -1,6 +1,5 @@
 import { arrayField, MappingError, objectField, payloadObject, text } from '../fields.ts';
 import { observedMs } from '../record-times.ts';
-import { streamPayload } from '../stream-payload.ts';
 import type { MappedRow, Mapper } from '../types.ts';
 import { chainLink, positionsRows, summaryRow, type SnapshotOrigin } from './portfolio-rows.ts';
 
@@ -9,10 +8,10 @@ import { chainLink, positionsRows, summaryRow, type SnapshotOrigin } from './por
  * — all of them for an anchor of capture's chain, only the changes otherwise —, and a
  * portfolio_summaries row per exchange.
  */
-export const portfolioSyncMapper: Mapper = {
+export const portfolioSyncMapper: Mapper<'portfolio_sync'> = {
   table: 'position_snapshots',
   map(record) {
-    const p = streamPayload(record);
+    const p = record.payload;
     const origin: SnapshotOrigin = {
       account: record.key,
       source: 'sse:portfolio.sync',

@@ -1,20 +1,19 @@
-import { requiredInteger, requiredText, text } from '../fields.ts';
+import { text } from '../fields.ts';
 import { eventMs } from '../record-times.ts';
-import { streamPayload } from '../stream-payload.ts';
 import type { Mapper, TableName } from '../types.ts';
 
 /** One price event of a price feed (`price`, `oracle_pro_price`): one row of the feed's table. */
-function priceMapper(table: TableName & ('prices' | 'oracle_pro_prices')): Mapper {
+function priceMapper<K extends 'price' | 'oracle_pro_price'>(table: TableName & ('prices' | 'oracle_pro_prices')): Mapper<K> {
   return {
     table,
     map(record) {
-      const p = streamPayload(record);
+      const p = record.payload;
       return [
         {
           table,
           row: {
-            symbol: requiredText(p, 'symbol'),
-            price_micro: requiredInteger(p, 'price_micro'),
+            symbol: String(p.symbol),
+            price_micro: p.price_micro,
             price_text: text(p, 'price_text', text(p, 'price')),
             observed_at: eventMs(record, p, ['observed_at', 'ts']),
             source: text(p, 'source'),
@@ -27,5 +26,5 @@ function priceMapper(table: TableName & ('prices' | 'oracle_pro_prices')): Mappe
   };
 }
 
-export const pricesMapper = priceMapper('prices');
-export const oracleProPriceMapper = priceMapper('oracle_pro_prices');
+export const pricesMapper = priceMapper<'price'>('prices');
+export const oracleProPriceMapper = priceMapper<'oracle_pro_price'>('oracle_pro_prices');

@@ -1,18 +1,17 @@
-import { integer, price, requiredText, size, text } from '../fields.ts';
+import { integer, price, size, text } from '../fields.ts';
 import { eventMs } from '../record-times.ts';
-import { streamPayload } from '../stream-payload.ts';
 import type { Mapper } from '../types.ts';
 
 /** Top of book (`best_quote` channel, or derived from the book by capture): one quotes row; null = empty side. */
-export const quoteMapper: Mapper = {
+export const quoteMapper: Mapper<'quote'> = {
   table: 'quotes',
   map(record) {
-    const p = streamPayload(record);
+    const p = record.payload;
     return [
       {
         table: 'quotes',
         row: {
-          token_id: requiredText(p, 'token_id'),
+          token_id: String(p.token_id),
           condition_id: text(p, 'condition_id'),
           quoted_at: eventMs(record, p, ['quoted_at', 'ts']),
           sequence: integer(p, 'sequence'),

@@ -1,12 +1,12 @@
-import { integer, payloadObject } from '../fields.ts';
+import { integer } from '../fields.ts';
 import { observedMs } from '../record-times.ts';
 import type { Mapper } from '../types.ts';
 
 /** Rebate totals as read (no venue time: the receive time is the observation's): one rebates row. */
-export const rebatesMapper: Mapper = {
+export const rebatesMapper: Mapper<'rebates'> = {
   table: 'rebates',
   map(record) {
-    const p = payloadObject(record.payload);
+    const p = record.payload;
     return [
       {
         table: 'rebates',

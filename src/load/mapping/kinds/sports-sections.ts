@@ -6,10 +6,10 @@ import type { MappedRow, Mapper } from '../types.ts';
  * A read of the live sports sections (the whole answer is one record): one sports_section_reads
  * row, even with no section, and one sports_sections row per section, in the venue's order.
  */
-export const sportsSectionsMapper: Mapper = {
+export const sportsSectionsMapper: Mapper<'sports_sections'> = {
   table: 'sports_sections',
   map(record) {
-    const p = payloadObject(record.payload);
+    const p = record.payload;
     const observedAt = observedMs(record);
     const sections = arrayField(p, 'sections').map((entry, i) => {
       const section = payloadObject(entry, `sections[${i}]`);

@@ -3,10 +3,10 @@ import { observedMs } from '../record-times.ts';
 import type { MappedRow, Mapper } from '../types.ts';
 
 /** The supported withdrawal assets as read (one record per read): one withdrawal_assets row per asset. */
-export const withdrawalAssetsMapper: Mapper = {
+export const withdrawalAssetsMapper: Mapper<'withdrawal_assets'> = {
   table: 'withdrawal_assets',
   map(record) {
-    const p = payloadObject(record.payload);
+    const p = record.payload;
     const observedAt = observedMs(record);
     const wallet = text(p, 'wallet_address');
     const note = text(p, 'note');

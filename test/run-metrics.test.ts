@@ -57,12 +57,16 @@ describe('/metrics names', () => {
     expect(await sample(metrics, 'tapehouse_open_gaps')).toBe(0);
   });
 
-  it('names a price feed the deployment does not offer while it does not, and says 0 once it does', async () => {
+  it('names a price feed the deployment does not offer, since when, while it does not, and says 0 once it does', async () => {
     const metrics = new PipelineMetrics(['capture']);
+    const before = Math.floor(Date.now() / 1000);
     metrics.update({ unavailableStreams: ['prices/oracle_pro'] });
-    expect(await sample(metrics, 'tapehouse_stream_unavailable', { stream: 'prices/oracle_pro' })).toBe(1);
+    const since = await sample(metrics, 'tapehouse_stream_unavailable_since_seconds', { stream: 'prices/oracle_pro' });
+    expect(since).toBeGreaterThanOrEqual(before);
+    metrics.update({ unavailableStreams: ['prices/oracle_pro'] });
+    expect(await sample(metrics, 'tapehouse_stream_unavailable_since_seconds', { stream: 'prices/oracle_pro' })).toBe(since);
     metrics.update({ unavailableStreams: [] });
-    expect(await sample(metrics, 'tapehouse_stream_unavailable', { stream: 'prices/oracle_pro' })).toBe(0);
+    expect(await sample(metrics, 'tapehouse_stream_unavailable_since_seconds', { stream: 'prices/oracle_pro' })).toBe(0);
   });
 });
 

@@ -32,6 +32,8 @@ export class PipelineMetrics {
   readonly #lag?: Gauge<string>;
   readonly #openGaps?: Gauge<string>;
   readonly #unavailable?: Gauge<string>;
+  /** Since when (Unix seconds) this process saw each stream not offered. */
+  readonly #unavailableSince = new Map<string, number>();
   readonly #cursorLoops?: Counter<string>;
   // Since when (Unix seconds) while it lasts, with the last reason as a label; `tapehouse status` reads them back.
   readonly #venueUnreachable?: Gauge<string>;
@@ -54,8 +56,8 @@ export class PipelineMetrics {
       });
       this.#openGaps = new Gauge({ name: 'tapehouse_open_gaps', help: 'Coverage gaps still open (scopes not covered now)', registers });
       this.#unavailable = new Gauge({
-        name: 'tapehouse_stream_unavailable',
-        help: 'A stream the deployment does not offer now (1; asked again later, not a gap), 0 once it is offered',
+        name: 'tapehouse_stream_unavailable_since_seconds',
+        help: 'Since when (Unix time) the deployment does not offer a stream (asked again later, not a gap); 0 once it does',
         labelNames: ['stream'],
         registers,
       });
@@ -127,8 +129,15 @@ export class PipelineMetrics {
     if (this.#lag && now.lagRecords) for (const [topic, lag] of Object.entries(now.lagRecords)) this.#lag.set({ topic }, lag);
     if (this.#openGaps && now.openGaps !== undefined) this.#openGaps.set(now.openGaps);
     if (this.#unavailable && now.unavailableStreams) {
-      for (const stream of before.unavailableStreams ?? []) if (!now.unavailableStreams.includes(stream)) this.#unavailable.set({ stream }, 0);
-      for (const stream of now.unavailableStreams) this.#unavailable.set({ stream }, 1);
+      for (const [stream] of this.#unavailableSince) {
+        if (now.unavailableStreams.includes(stream)) continue;
+        this.#unavailableSince.delete(stream);
+        this.#unavailable.set({ stream }, 0);
+      }
+      for (const stream of now.unavailableStreams) {
+        if (!this.#unavailableSince.has(stream)) this.#unavailableSince.set(stream, Math.floor(Date.now() / 1000));
+        this.#unavailable.set({ stream }, this.#unavailableSince.get(stream)!);
+      }
     }
     setTrouble(this.#venueUnreachable, now.venueUnreachable);
     setTrouble(this.#loaderFailing, now.loaderFailing);

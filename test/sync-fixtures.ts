@@ -13,7 +13,7 @@ import { syncDeps, type SyncDeps, type SyncTuning } from '../src/sync/deps.ts';
 import { createSyncVenue, type SyncVenue } from '../src/sync/venue.ts';
 import { ManualClock, startSimulator, type SimulatorHandle, type SimulatorOptions } from '../src/simulator/index.ts';
 import { Secret } from '../src/util/secret.ts';
-import { nowMicros, type Clock } from '../src/util/clock.ts';
+import { ManualClock as VirtualClock, nowMicros, type Clock } from '../src/util/clock.ts';
 
 /** Test set-up of the sync jobs: the simulator, the jobs' clients, an embedded bus, checkpoints in memory. */
 
@@ -192,68 +192,19 @@ export function requestsInFlight(): { count: () => number; stop: () => void } {
  * timer only while no request is on its way, so a read takes no virtual time and jobs see the
  * venue the way they would in real time; the venue then works off what became due.
  */
-export class SharedTime implements Clock {
-  #now = Date.UTC(2025, 0, 6, 12, 0, 0);
-  #pending: Array<{ at: number; order: number; wake: () => void }> = [];
-  #order = 0;
-  #driving = false;
-
+export class SharedTime extends VirtualClock {
   constructor(
-    private readonly busy: () => boolean,
-    private readonly onAdvance: () => void,
+    busy: () => boolean,
+    onAdvance: () => void,
     /** Jump only while at least this many waits are pending (every loop of a scheduler asleep). */
-    private readonly minSleepers = 1,
-  ) {}
-
-  now(): number {
-    return this.#now;
+    minSleepers = 1,
+  ) {
+    super(Date.UTC(2025, 0, 6, 12, 0, 0), nowMicros(), { mayAdvance: (pending) => !busy() && pending >= minSleepers, onAdvance });
   }
 
   /** Records keep the real wall time: only the waits are virtual. */
-  epochMicros(): bigint {
+  override epochMicros(): bigint {
     return nowMicros();
-  }
-
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const entry = { at: this.#now + Math.max(0, ms), order: this.#order++, wake: resolve };
-      this.#pending.push(entry);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          this.#pending = this.#pending.filter((p) => p !== entry);
-          reject(signal.reason);
-        },
-        { once: true },
-      );
-      this.#drive();
-    });
-  }
-
-  #drive(): void {
-    if (this.#driving) return;
-    this.#driving = true;
-    setImmediate(() => this.#step());
-  }
-
-  #step(): void {
-    if (this.#pending.length === 0) {
-      this.#driving = false;
-      return;
-    }
-    if (this.busy() || this.#pending.length < this.minSleepers) {
-      setTimeout(() => this.#step(), 1);
-      return;
-    }
-    this.#pending.sort((a, b) => a.at - b.at || a.order - b.order);
-    const next = this.#pending.shift();
-    if (next) {
-      this.#now = Math.max(this.#now, next.at);
-      this.onAdvance();
-      next.wake();
-    }
-    setImmediate(() => this.#step());
   }
 }
 

@@ -61,10 +61,19 @@ interface PendingSleep {
   resolve: () => void;
 }
 
+/** When a ManualClock may jump, and what follows each jump. */
+export interface ManualClockOptions {
+  /** Time jumps only while this holds (else it looks again 1 ms later): e.g. no request on its way. */
+  mayAdvance?: (pendingSleeps: number) => boolean;
+  /** Called after each jump, before the sleeper wakes. */
+  onAdvance?: () => void;
+}
+
 /**
- * Virtual time for tests: whenever the process has nothing else to do (next macrotask turn),
- * time jumps to the earliest pending sleep and wakes it. `sleeps` records every requested wait.
- * Its wall time starts at `epochStartUs` (default: the real one when made) and moves with it.
+ * Virtual time for tests: whenever the process has nothing else to do (next macrotask turn) and
+ * `mayAdvance` allows it, time jumps to the earliest pending sleep and wakes it. `sleeps` records
+ * every requested wait. Its wall time starts at `epochStartUs` (default: the real one when made)
+ * and moves with it.
  */
 export class ManualClock implements Clock {
   #now: number;
@@ -75,7 +84,11 @@ export class ManualClock implements Clock {
   #driving = false;
   readonly sleeps: number[] = [];
 
-  constructor(start = 0, epochStartUs: bigint = nowMicros()) {
+  constructor(
+    start = 0,
+    epochStartUs: bigint = nowMicros(),
+    private readonly options: ManualClockOptions = {},
+  ) {
     this.#now = start;
     this.#start = start;
     this.#epochStartUs = epochStartUs;
@@ -118,14 +131,23 @@ export class ManualClock implements Clock {
   #drive(): void {
     if (this.#driving) return;
     this.#driving = true;
-    setImmediate(() => {
+    setImmediate(() => this.#step());
+  }
+
+  #step(): void {
+    if (this.#pending.length === 0) {
       this.#driving = false;
-      this.#pending.sort((a, b) => a.at - b.at || a.order - b.order);
-      const next = this.#pending.shift();
-      if (!next) return;
-      this.#now = Math.max(this.#now, next.at);
-      next.resolve();
-      if (this.#pending.length > 0) this.#drive();
-    });
+      return;
+    }
+    if (this.options.mayAdvance && !this.options.mayAdvance(this.#pending.length)) {
+      setTimeout(() => this.#step(), 1);
+      return;
+    }
+    this.#pending.sort((a, b) => a.at - b.at || a.order - b.order);
+    const next = this.#pending.shift()!;
+    this.#now = Math.max(this.#now, next.at);
+    this.options.onAdvance?.();
+    next.resolve();
+    setImmediate(() => this.#step());
   }
 }

@@ -367,10 +367,11 @@ export class Flusher {
       round.push(...members);
       rows += memberRows;
     }
+    const whole = new Set(round);
     for (let i = 0; i < this.#queue.length;) {
       const entry = this.#queue[i]!;
       const key = partitionKey(entry.batch.topic, entry.batch.partition);
-      if (round.includes(entry)) {
+      if (whole.has(entry)) {
         this.#queue.splice(i, 1);
         continue;
       }

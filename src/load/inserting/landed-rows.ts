@@ -50,29 +50,40 @@ interface StoredKey {
 /**
  * The places stored in the batch's range, read only from parts written since `sinceUs` (a part
  * holding rows inserted after an instant was written after it, merged or not): the table's old
- * parts are never read. An hour is taken off for a server whose clock is not the loader's.
+ * parts are never read. An hour is taken off for a server whose clock is not the loader's. The
+ * parts are named first and read by name; a background merge that replaced one of them meanwhile
+ * would hide its rows (they moved to a part not named), so the read is made again until every
+ * part named is still there — a fault suite run found a dead letter added twice that way.
  */
 async function storedKeys(client: ClickHouseClient, table: TableName, batch: Batch, sinceUs: bigint): Promise<Set<string>> {
   if (!isIdentifier(table)) throw new Error(`not a table name: ${table}`);
   const dead = table === 'dead_letters';
   const columns = dead ? `toString(offset) AS o, 0 AS i, '' AS r` : `toString(_offset) AS o, _index AS i, toString(toUnixTimestamp64Micro(_received_at)) AS r`;
   const [topic, partition, offset] = dead ? ['topic', 'partition', 'offset'] : ['_topic', '_partition', '_offset'];
+  for (;;) {
+    const parts = await activeParts(client, table, `AND modification_time >= toDateTime(${Number(sinceUs / 1_000_000n) - 3600})`);
+    const result = await client.query({
+      query: `SELECT ${columns} FROM tapehouse.${table}
+              WHERE ${topic} = {topic:String} AND ${partition} = {partition:UInt32} AND ${offset} BETWEEN {first:UInt64} AND {last:UInt64}
+                AND _part IN {parts:Array(String)}`,
+      query_params: { topic: batch.topic, partition: batch.partition, first: batch.range.first.toString(), last: batch.range.last.toString(), parts },
+      format: 'JSONEachRow',
+    });
+    const rows = await result.json<StoredKey>();
+    const still = await activeParts(client, table, `AND name IN (${parts.map((name) => `'${name.replace(/[^A-Za-z0-9_-]/g, '')}'`).join(',') || "''"})`);
+    if (still.length < parts.length) continue;
+    const keys = new Set<string>();
+    for (const row of rows) keys.add(dead ? row.o : `${row.o}|${row.i}|${row.r}`);
+    return keys;
+  }
+}
+
+/** Names of the table's active parts that `condition` (SQL on system.parts) picks. */
+async function activeParts(client: ClickHouseClient, table: TableName, condition: string): Promise<string[]> {
   const result = await client.query({
-    query: `SELECT ${columns} FROM tapehouse.${table}
-            WHERE ${topic} = {topic:String} AND ${partition} = {partition:UInt32} AND ${offset} BETWEEN {first:UInt64} AND {last:UInt64}
-              AND _part IN (SELECT name FROM system.parts WHERE database = 'tapehouse' AND table = {table:String} AND active
-                            AND modification_time >= toDateTime({since:Int64}))`,
-    query_params: {
-      topic: batch.topic,
-      partition: batch.partition,
-      first: batch.range.first.toString(),
-      last: batch.range.last.toString(),
-      table,
-      since: Number(sinceUs / 1_000_000n) - 3600,
-    },
+    query: `SELECT name FROM system.parts WHERE database = 'tapehouse' AND table = {table:String} AND active ${condition}`,
+    query_params: { table },
     format: 'JSONEachRow',
   });
-  const keys = new Set<string>();
-  for (const row of await result.json<StoredKey>()) keys.add(dead ? row.o : `${row.o}|${row.i}|${row.r}`);
-  return keys;
+  return (await result.json<{ name: string }>()).map((row) => row.name);
 }

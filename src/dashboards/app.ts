@@ -46,6 +46,16 @@ class HttpError extends Error {
   }
 }
 
+/**
+ * Browsers ask every site for `/favicon.ico`: an empty answer keeps their consoles free of 404s
+ * (the browser test fails on a console error). Returns whether it answered.
+ */
+export function answerFavicon(path: string, response: ServerResponse): boolean {
+  if (path !== '/favicon.ico') return false;
+  response.writeHead(204).end();
+  return true;
+}
+
 export function createDashboardsApp(options: DashboardsAppOptions): DashboardsApp {
   const base = (options.basePath ?? '').replace(/\/+$/, '');
   const run = readOnly(options.query);

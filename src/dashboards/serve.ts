@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createDashboardsApp, type DashboardsAppOptions } from './app.ts';
+import { answerFavicon, createDashboardsApp, type DashboardsAppOptions } from './app.ts';
 
 export interface ServeDashboardsOptions extends DashboardsAppOptions {
   /** 0 (default) picks a free port. */
@@ -16,6 +16,7 @@ export interface DashboardsServer {
 export async function serveDashboards(options: ServeDashboardsOptions): Promise<DashboardsServer> {
   const app = createDashboardsApp(options);
   const server = createServer((request, response) => {
+    if (answerFavicon((request.url ?? '/').split('?')[0]!, response)) return;
     void app.handle(request, response).then((handled) => {
       if (!handled) {
         response.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });

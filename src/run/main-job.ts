@@ -7,7 +7,7 @@ import { VenueClient } from '../api/index.ts';
 import { EmbeddedBus } from '../bus/embedded.ts';
 import { FileCoverageStore } from '../capture/coverage-store.ts';
 import { startCapture, type CaptureHandle } from '../capture/start-capture.ts';
-import { createDashboardsApp } from '../dashboards/index.ts';
+import { answerFavicon, createDashboardsApp } from '../dashboards/index.ts';
 import { runQueryThroughClient } from '../dashboards/run-query.ts';
 import { startLoaders, type Loaders } from '../load/index.ts';
 import { rederivePending } from '../load/rederive/index.ts';
@@ -297,11 +297,7 @@ async function servePort(port: number, warehouse: Warehouse, sampler: HealthSamp
   });
   const routes = async (request: IncomingMessage, response: ServerResponse): Promise<boolean> => {
     const path = (request.url ?? '/').split('?')[0];
-    if (path === '/favicon.ico') {
-      // Browsers ask for it on every site; an answer keeps their consoles free of 404s.
-      response.writeHead(204).end();
-      return true;
-    }
+    if (answerFavicon(path ?? '/', response)) return true;
     if (path === '/metrics') {
       response.writeHead(200, { 'content-type': sampler.metrics.contentType });
       response.end(await sampler.metrics.text());

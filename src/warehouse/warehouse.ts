@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { drainPending } from 'chdb';
 import type { ChdbConnection } from 'chdb/connection';
 import { openChdbSession } from './chdb-client.ts';
 import { endpointFileOf } from './endpoint-file.ts';
@@ -43,7 +44,18 @@ export async function openEmbeddedWarehouse(dataDir: string): Promise<EmbeddedWa
   const { client, connection } = await openChdbSession(dataDir);
   // We hold the directory's lock, so an endpoint file left behind (by a killed owner) is stale.
   rmSync(endpointFileOf(dataDir), { force: true });
-  return { ...assemble({ kind: 'chdb', dataDir }, client, chdbTransport(connection)), connection };
+  const warehouse = assemble({ kind: 'chdb', dataDir }, client, chdbTransport(connection));
+  return {
+    ...warehouse,
+    connection,
+    // A query whose caller gave up (a timeout, a loader's stop deadline) still runs on a libuv
+    // thread, and chDB defers the connection's teardown behind it: a process.exit() before it
+    // ends tears the engine down under it (a SIGSEGV). Closed means nothing native still runs.
+    close: async () => {
+      await warehouse.close();
+      await drainPending();
+    },
+  };
 }
 
 export function openServerWarehouse(target: ServerTarget): Warehouse {

@@ -129,14 +129,19 @@ async function stopAll(): Promise<void> {
   server.close();
   await changes;
   // All at once, as a deployment stops its loaders: each stores and commits what it holds.
-  await Promise.all(
+  const outcomes = await Promise.allSettled(
     members.splice(0).map(async (member) => {
-      await member.loaders.stop();
-      await member.bus.close();
+      try {
+        await member.loaders.stop();
+        await member.bus.close();
+      } catch (error) {
+        log.error({ member: member.id, err: error }, 'loader member did not stop cleanly');
+        throw error;
+      }
     }),
   );
   await real.close();
-  process.exit(0);
+  process.exit(outcomes.every((outcome) => outcome.status === 'fulfilled') ? 0 : 1);
 }
 process.on('SIGTERM', () => void stopAll());
 process.on('SIGINT', () => void stopAll());

@@ -32,6 +32,8 @@ export class Proc {
   starts = 0;
   /** Exits nobody asked for (a crash), with the tail of that run's output. */
   readonly crashes: string[] = [];
+  /** Clean stops (SIGTERM) that ended with another exit code than 0, with the tail of that run's output. */
+  readonly uncleanStops: string[] = [];
   #expectingExit = false;
 
   constructor(readonly options: ProcOptions) {}
@@ -112,6 +114,7 @@ export class Proc {
     const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
     await this.#exited;
     clearTimeout(timer);
+    if (child.exitCode !== 0) this.uncleanStops.push(`${this.name} stopped with exit ${child.exitCode ?? child.signalCode}: ${this.#output.slice(-1500)}`);
     return child.exitCode;
   }
 

@@ -44,6 +44,8 @@ export interface Figures {
   rateLimits: RateLimits;
   peakRssMiB: Record<string, number>;
   crashes: string[];
+  /** Why a clean stop (or a stop during a fault) ended with another exit code than 0: the tail of its output. */
+  uncleanStops: string[];
   exitCodes: Record<string, number | null>;
   workDir: string;
 }
@@ -161,6 +163,7 @@ export async function runFaultSuite(options: SuiteOptions): Promise<Figures> {
       peakRssMiB: Object.fromEntries(procs.map((p) => [p.name, Math.round(p.peakRssKiB / 1024)])),
       crashes: [...problems, ...procs.flatMap((p) => p.crashes)],
       exitCodes,
+      uncleanStops: procs.flatMap((p) => p.uncleanStops),
       workDir: work,
     };
   } finally {
@@ -264,6 +267,7 @@ export function describeFigures(f: Figures): string {
     ...v.books.examples,
     ...v.gaps.unrecordedExamples,
     ...f.crashes.map((c) => c.slice(0, 600)),
+    ...f.uncleanStops.map((c) => c.slice(0, 1500)),
   ];
   if (examples.length > 0) lines.push('examples:', ...examples.map((e) => `  ${e}`));
   return lines.join('\n');

@@ -37,6 +37,7 @@ function noting(real: Warehouse, seen: Set<string>): Warehouse {
       seen.add(`${prepared.table} ${prepared.format}`);
       return prepared;
     },
+    ownSession: async () => noting(await real.ownSession(), seen),
   };
 }
 

@@ -25,19 +25,19 @@ afterAll(async () => {
   await w?.cleanup();
 });
 
-/** The real warehouse, counting the inserts of each table and holding those of `held` tables until released. */
+/** The real warehouse (each of its sessions), counting the inserts of each table and holding those of `held` tables until released. */
 function watching(real: Warehouse, held: Set<string> = new Set()): { warehouse: Warehouse; inserts: Map<string, number>; release(): void } {
   const inserts = new Map<string, number>();
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
-  const warehouse: Warehouse = {
-    ...real,
+  const watch = (session: Warehouse): Warehouse => ({
+    ...session,
     insertRows: (table, rowList, options) => {
       inserts.set(table, (inserts.get(table) ?? 0) + 1);
-      return real.insertRows(table, rowList, options);
+      return session.insertRows(table, rowList, options);
     },
     async prepareInsert(table, rowList, options) {
-      const prepared = await real.prepareInsert(table, rowList, options);
+      const prepared = await session.prepareInsert(table, rowList, options);
       return {
         ...prepared,
         send: async () => {
@@ -47,8 +47,14 @@ function watching(real: Warehouse, held: Set<string> = new Set()): { warehouse: 
         },
       };
     },
-  };
-  return { warehouse, inserts, release };
+    ownSession: async () => watch(await session.ownSession()),
+  });
+  return { warehouse: watch(real), inserts, release };
+}
+
+/** Loaders of `group` on every topic of `catalogue`, rounds cut every `maxDelayMs`. */
+function loading(bus: EmbeddedBus, catalogue: ReturnType<typeof createTopicCatalogue>, warehouse: Warehouse, group: string, maxDelayMs: number) {
+  return startLoaders({ bus, warehouse, group, topics: catalogue.topics.map((s) => s.name), batch: { maxDelayMs }, log });
 }
 
 describe('loader rounds', () => {
@@ -62,14 +68,7 @@ describe('loader rounds', () => {
     const bookPartitions = [...partitions].filter((p) => p.startsWith(catalogue.topicFor('book_change'))).length;
     const spy = watching(w.warehouse);
     // Everything is on the bus before the loader starts, and the time bound is long: one round per lane.
-    const loaders = await startLoaders({
-      bus,
-      warehouse: spy.warehouse,
-      group: 'one',
-      topics: catalogue.topics.map((s) => s.name),
-      batch: { maxDelayMs: 500 },
-      log,
-    });
+    const loaders = await loading(bus, catalogue, spy.warehouse, 'one', 500);
     await drained(loaders);
     await loaders.stop();
     expect(partitions.size).toBeGreaterThan(10);
@@ -90,14 +89,7 @@ describe('loader rounds', () => {
     const catalogue = createTopicCatalogue('lane');
     const bus = new EmbeddedBus({ topics: catalogue.topics });
     const spy = watching(w.warehouse, new Set(['tapehouse.markets', 'markets']));
-    const loaders = await startLoaders({
-      bus,
-      warehouse: spy.warehouse,
-      group: 'lane',
-      topics: catalogue.topics.map((s) => s.name),
-      batch: { maxDelayMs: 100 },
-      log,
-    });
+    const loaders = await loading(bus, catalogue, spy.warehouse, 'lane', 100);
     const generator = new RecordGenerator(22, catalogue, { kinds: new Set(['market']) });
     await publishAll(bus, generator.take(20));
     // The markets insert is under way and does not come back…
@@ -126,6 +118,42 @@ describe('loader rounds', () => {
     await loaders.stop();
     const [after] = await rows<{ n: string }>(w.warehouse.client, "SELECT count() AS n FROM tapehouse.markets WHERE _topic = 'lane.sync.markets'");
     expect(after!.n).toBe('20');
+  });
+
+  it('stores trades while the engine is busy with a long query on the session the bulk lane and the sync jobs use', async () => {
+    // chDB runs one query at a time per session: a trade round on the same session as a bulk
+    // insert or a sync job's read would wait for it. The short lane has a session of its own.
+    const catalogue = createTopicCatalogue('busy');
+    const bus = new EmbeddedBus({ topics: catalogue.topics });
+    const loaders = await loading(bus, catalogue, w.warehouse, 'busy', 100);
+    const watcher = await w.warehouse.ownSession();
+    const countStored = async () =>
+      Number((await rows<{ n: string }>(watcher.client, "SELECT count() AS n FROM tapehouse.trades WHERE _topic = 'busy.market.trades'"))[0]!.n);
+    try {
+      // The loader running: where its partitions stand read, a first trade stored.
+      const generator = new RecordGenerator(25, catalogue, { kinds: new Set(['trade']) });
+      await publishAll(bus, generator.take(1));
+      while ((await countStored()) < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      // About 8 s in the engine, one half-second block after another, on the loader's main session.
+      let busy = true;
+      const longQuery = rows(w.warehouse.client, 'SELECT sum(sleepEachRow(0.5)) AS s FROM numbers(16) SETTINGS max_block_size = 1').finally(
+        () => (busy = false),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const trades = generator.take(50);
+      await publishAll(bus, trades);
+      let stored = 0;
+      while (busy && stored < 1 + trades.length) {
+        stored = await countStored();
+        if (stored < 1 + trades.length) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      // Every trade was queryable before the long query ended.
+      expect({ stored, longQueryStillRunning: busy }).toEqual({ stored: 1 + trades.length, longQueryStillRunning: true });
+      await longQuery;
+    } finally {
+      await loaders.stop();
+      await watcher.close();
+    }
   });
 
   it('adds, once, the rows of a round that another loader sent part of first with the same token', async () => {

@@ -25,6 +25,8 @@ function gated(real: Warehouse, gate: Gate): Warehouse {
       return { ...prepared, send: () => gate(() => prepared.send(), table) };
     },
     forgetSchemas: () => real.forgetSchemas(),
+    // The same gate on the other session: a kill or an outage reaches every connection of the process.
+    ownSession: async () => gated(await real.ownSession(), gate),
     close: () => real.close(),
   };
 }

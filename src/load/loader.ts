@@ -128,9 +128,26 @@ function epochOf(bus: Bus): string {
  * progress read back from the warehouse on start.
  */
 export async function startLoaders(options: LoaderOptions): Promise<Loaders> {
-  const loader = new Loader(options);
-  await loader.start();
-  return { stop: (stopOptions) => loader.stop(stopOptions), stats: () => loader.stats() };
+  // The short lane inserts through a session of its own: on chDB, one session runs one query at a
+  // time, and a trade round must not wait behind a bulk round's insert (or a sync job's read).
+  const shortLane = await options.warehouse.ownSession();
+  const loader = new Loader(options, { short: shortLane, bulk: options.warehouse });
+  try {
+    await loader.start();
+  } catch (error) {
+    await shortLane.close().catch(() => undefined);
+    throw error;
+  }
+  return {
+    stop: async (stopOptions) => {
+      try {
+        return await loader.stop(stopOptions);
+      } finally {
+        await shortLane.close();
+      }
+    },
+    stats: () => loader.stats(),
+  };
 }
 
 class Loader {
@@ -170,7 +187,10 @@ class Loader {
   #batches = 0;
   #busGaps = 0;
 
-  constructor(private readonly options: LoaderOptions) {
+  constructor(
+    private readonly options: LoaderOptions,
+    laneWarehouses: Record<LaneName, Warehouse>,
+  ) {
     this.#bus = options.bus;
     this.#clock = options.clock ?? systemClock;
     this.#group = options.group;
@@ -186,7 +206,7 @@ class Loader {
       this.#laneLimits.set(lane, limits);
       const flusher = new Flusher({
         lane,
-        context: { warehouse: options.warehouse, group: options.group, epoch },
+        context: { warehouse: laneWarehouses[lane], group: options.group, epoch },
         scope: this.#scope,
         commits: this.#commits,
         log: this.#log,

@@ -27,6 +27,13 @@ export interface Warehouse {
   prepareInsert(table: string, rows: readonly InsertRow[], options?: InsertOptions): Promise<PreparedInsert>;
   /** Forget cached table columns (after migrations). */
   forgetSchemas(): void;
+  /**
+   * The same warehouse on a connection of its own, for work that must not wait behind this one's
+   * queries: chDB runs one query at a time per session, and sessions on one data directory run in
+   * parallel. A server's client already sends requests side by side, so a server warehouse answers
+   * with itself (and its close() is then a no-op). Closed by its own close(), before this one's.
+   */
+  ownSession(): Promise<Warehouse>;
   close(): Promise<void>;
 }
 
@@ -41,13 +48,19 @@ export async function openWarehouse(target: WarehouseTarget): Promise<Warehouse>
 
 /** Opens chDB on a data directory this process then owns (see DataDirectoryBusy). */
 export async function openEmbeddedWarehouse(dataDir: string): Promise<EmbeddedWarehouse> {
-  const { client, connection } = await openChdbSession(dataDir);
+  const warehouse = await openChdbWarehouse(dataDir);
   // We hold the directory's lock, so an endpoint file left behind (by a killed owner) is stale.
   rmSync(endpointFileOf(dataDir), { force: true });
+  return warehouse;
+}
+
+async function openChdbWarehouse(dataDir: string): Promise<EmbeddedWarehouse> {
+  const { client, connection } = await openChdbSession(dataDir);
   const warehouse = assemble({ kind: 'chdb', dataDir }, client, chdbTransport(connection));
   return {
     ...warehouse,
     connection,
+    ownSession: () => openChdbWarehouse(dataDir),
     // A query whose caller gave up (a timeout, a loader's stop deadline) still runs on a libuv
     // thread, and chDB defers the connection's teardown behind it: a process.exit() before it
     // ends tears the engine down under it (a SIGSEGV). Closed means nothing native still runs.
@@ -68,10 +81,16 @@ export function openServerWarehouse(target: ServerTarget): Warehouse {
     // Over HTTP, settings are per request (URL parameters) and cannot leak into later queries.
     clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
   });
-  return assemble(target, client, httpTransport(client));
+  const assembled = assemble(target, client, httpTransport(client));
+  const warehouse: Warehouse = { ...assembled, ownSession: async () => ({ ...warehouse, close: async () => undefined }) };
+  return warehouse;
 }
 
-function assemble<Target extends WarehouseTarget>(target: Target, client: ClickHouseClient, transport: InsertTransport): Warehouse & { target: Target } {
+function assemble<Target extends WarehouseTarget>(
+  target: Target,
+  client: ClickHouseClient,
+  transport: InsertTransport,
+): Omit<Warehouse, 'ownSession'> & { target: Target } {
   const inserter = new RowInserter(client, transport);
   return {
     target,

@@ -5,9 +5,13 @@
  * After a warm-up (default the first 10 minutes) it fits a line to each series and prints the slope
  * as MiB per hour and as a share of the series' fitted level at the end of the warm-up — the
  * denominator of "flat": the aim is RSS ≤ 600 MiB and ≤ 5 % per hour after the first 10 minutes.
+ * To say where the job's memory is, it also samples V8's committed heap and, through the job's
+ * endpoint, chDB's own allocator (a jemalloc inside libchdb, set by the JE_MALLOC_CONF variable):
+ * live, resident and dirty bytes, and the engine's MemoryTracking.
  *
  *   npx tsx bench/soak-memory.ts [--minutes 60] [--rate 20] [--warmup 10]
  *   TAPEHOUSE_SOAK_MINUTES=5 npm run bench -- soak-memory
+ *   JE_MALLOC_CONF=dirty_decay_ms:1000 npx tsx bench/soak-memory.ts   (chDB's allocator tuned)
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -35,6 +39,16 @@ interface Sample {
   rows: number;
   lag: number;
   load: number;
+  /** V8's committed heap (used and free), and chDB's allocator: live, resident, dirty (freed, not yet returned) and the engine's own tracked total. */
+  heapTotal: number;
+  engine: EngineMemory;
+}
+
+interface EngineMemory {
+  allocated: number;
+  resident: number;
+  dirty: number;
+  tracked: number;
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'tapehouse-soak-'));
@@ -52,8 +66,14 @@ const started = Date.now();
 const endpoint = await until(() => /endpoint:\s+(http:\/\/\S+)/.exec(out)?.[1]);
 const venuePid = Number(readFileSync(join(dataDir, 'venue', 'state.json.lock'), 'utf8'));
 console.log(`tapehouse run (pid ${job.pid}, venue pid ${venuePid}) at rate ${rate} for ${minutes} min; data in ${dataDir}`);
-console.log('minute   job RSS  job heap   venue RSS  venue heap   total RSS   rows loaded   bus lag   load');
-console.log("         (MiB; bus lag: records on the bus not loaded yet, a backlog the job holds in memory; load: the machine's 1-minute load average)");
+console.log(`chDB's allocator (jemalloc, inside libchdb) set by JE_MALLOC_CONF: ${process.env.JE_MALLOC_CONF ?? '(not set: its built-in settings)'}`);
+console.log(
+  'minute   job RSS  job heap   venue RSS  venue heap   total RSS   rows loaded   bus lag   load  heap total  eng alloc  eng res  eng dirty  eng tracked',
+);
+console.log(
+  "         (MiB; bus lag: records on the bus not loaded yet, a backlog the job holds in memory; load: the machine's 1-minute load average;\n" +
+    "          heap total: V8's committed heap; eng: chDB's allocator — alloc live, res resident, dirty freed but not yet given back — and tracked, the engine's MemoryTracking)",
+);
 
 const samples: Sample[] = [];
 for (let minute = 0; minute <= minutes; minute++) {
@@ -70,10 +90,13 @@ for (let minute = 0; minute <= minutes; minute++) {
     rows: sum(metrics, 'tapehouse_rows_loaded_total'),
     lag: sum(metrics, 'tapehouse_bus_lag_records'),
     load: loadavg()[0]!,
+    heapTotal: metric(metrics, 'nodejs_heap_size_total_bytes'),
+    engine: await engineMemory(endpoint),
   };
   samples.push(s);
   console.log(
-    `${String(minute).padStart(6)} ${mib(s.jobRss).padStart(9)} ${mib(s.jobHeap).padStart(9)} ${mib(s.venueRss).padStart(11)} ${mib(s.venueHeap).padStart(11)} ${mib(s.jobRss + s.venueRss).padStart(11)} ${String(s.rows).padStart(13)} ${String(s.lag).padStart(9)} ${s.load.toFixed(1).padStart(6)}`,
+    `${String(minute).padStart(6)} ${mib(s.jobRss).padStart(9)} ${mib(s.jobHeap).padStart(9)} ${mib(s.venueRss).padStart(11)} ${mib(s.venueHeap).padStart(11)} ${mib(s.jobRss + s.venueRss).padStart(11)} ${String(s.rows).padStart(13)} ${String(s.lag).padStart(9)} ${s.load.toFixed(1).padStart(6)}` +
+      ` ${mib(s.heapTotal).padStart(10)} ${mib(s.engine.allocated).padStart(9)} ${mib(s.engine.resident).padStart(9)} ${mib(s.engine.dirty).padStart(7)} ${mib(s.engine.tracked).padStart(8)}`,
   );
 }
 job.kill('SIGINT');
@@ -90,6 +113,11 @@ for (const [name, read] of [
   ['venue RSS', (s: Sample) => s.venueRss],
   ['venue heap', (s: Sample) => s.venueHeap],
   ['total RSS', (s: Sample) => s.jobRss + s.venueRss],
+  ['heap total', (s: Sample) => s.heapTotal],
+  ['eng alloc', (s: Sample) => s.engine.allocated],
+  ['eng res', (s: Sample) => s.engine.resident],
+  ['eng dirty', (s: Sample) => s.engine.dirty],
+  ['eng tracked', (s: Sample) => s.engine.tracked],
 ] as const) {
   const { slopePerMinute, at } = fit(after.map((s) => [s.minute, read(s)]));
   const level = at(warmup);
@@ -110,6 +138,28 @@ const loads = samples.map((s) => s.load);
 console.log(
   `machine load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} on ${cpus().length} cores during the run; tapehouse run exited ${code}`,
 );
+
+/** chDB's allocator and tracked memory, through the job's endpoint (zeros if it does not answer). */
+async function engineMemory(url: string): Promise<EngineMemory> {
+  const sql = async (query: string) => {
+    const response = await fetch(`${url}/?default_format=TabSeparatedRaw`, { method: 'POST', body: query });
+    return response.ok ? response.text() : '';
+  };
+  try {
+    const stats = await sql('SELECT * FROM system.jemalloc_stats');
+    const totals = /Allocated: (\d+), active: \d+, metadata: \d+.*?, resident: (\d+)/.exec(stats);
+    const dirtyPages = /^\s+dirty:\s+N\/A\s+(\d+)/m.exec(stats);
+    const tracked = await sql("SELECT value FROM system.metrics WHERE metric = 'MemoryTracking'");
+    return {
+      allocated: Number(totals?.[1] ?? 0),
+      resident: Number(totals?.[2] ?? 0),
+      dirty: Number(dirtyPages?.[1] ?? 0) * 4096,
+      tracked: Number(tracked.trim() || 0),
+    };
+  } catch {
+    return { allocated: 0, resident: 0, dirty: 0, tracked: 0 };
+  }
+}
 
 function rssOf(pid: number): number {
   try {

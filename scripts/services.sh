@@ -229,10 +229,17 @@ case "${1:-}" in
   status) status ;;
   restart)
     case "${2:-}" in
-      kafka) stop kafka; start_kafka ;;
-      temporal) stop temporal; start_temporal ;;
+      kafka | temporal) ;;
       *) echo "usage: $0 restart kafka|temporal" >&2; exit 2 ;;
     esac
+    # A restart of something not started from this state directory would start a second one
+    # elsewhere (other ports) and leave it running: say so instead.
+    if ! running "$2"; then
+      echo "[services] restart: $2 is not running from $STATE; set TAPEHOUSE_SERVICES_DIR and the ports to the ones it was started with" >&2
+      exit 1
+    fi
+    stop "$2"
+    "start_$2"
     ;;
   stop | start)
     case "${2:-}" in

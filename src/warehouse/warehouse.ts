@@ -31,7 +31,7 @@ export interface Warehouse {
    * The same warehouse on a connection of its own, for work that must not wait behind this one's
    * queries: chDB runs one query at a time per session, and sessions on one data directory run in
    * parallel. A server's client already sends requests side by side, so a server warehouse answers
-   * with itself (and its close() is then a no-op). Closed by its own close(), before this one's.
+   * with itself (and its close() is then a no-op). Closed by its own close(), or else with this one.
    */
   ownSession(): Promise<Warehouse>;
   close(): Promise<void>;
@@ -57,17 +57,35 @@ export async function openEmbeddedWarehouse(dataDir: string): Promise<EmbeddedWa
 async function openChdbWarehouse(dataDir: string): Promise<EmbeddedWarehouse> {
   const { client, connection } = await openChdbSession(dataDir);
   const warehouse = assemble({ kind: 'chdb', dataDir }, client, chdbTransport(connection));
+  // The engine lives while any session on its directory is open (its merges go on writing there):
+  // closing this warehouse closes the sessions opened from it that are still open, such as those
+  // of a loader that never stopped.
+  const sessions = new Set<Warehouse>();
+  let closing: Promise<void> | undefined;
   return {
     ...warehouse,
     connection,
-    ownSession: () => openChdbWarehouse(dataDir),
+    async ownSession() {
+      const session = await openChdbWarehouse(dataDir);
+      sessions.add(session);
+      return {
+        ...session,
+        close: async () => {
+          sessions.delete(session);
+          await session.close();
+        },
+      };
+    },
     // A query whose caller gave up (a timeout, a loader's stop deadline) still runs on a libuv
     // thread, and chDB defers the connection's teardown behind it: a process.exit() before it
     // ends tears the engine down under it (a SIGSEGV). Closed means nothing native still runs.
-    close: async () => {
-      await warehouse.close();
-      await drainPending();
-    },
+    close: () =>
+      (closing ??= (async () => {
+        await Promise.all([...sessions].map((session) => session.close()));
+        sessions.clear();
+        await warehouse.close();
+        await drainPending();
+      })()),
   };
 }
 

@@ -60,33 +60,33 @@ async function openChdbWarehouse(dataDir: string): Promise<EmbeddedWarehouse> {
   // The engine lives while any session on its directory is open (its merges go on writing there):
   // closing this warehouse closes the sessions opened from it that are still open, such as those
   // of a loader that never stopped.
-  const sessions = new Set<Warehouse>();
+  const sessions = new Set<() => Promise<void>>();
   let closing: Promise<void> | undefined;
-  return {
+  const owner: EmbeddedWarehouse = {
     ...warehouse,
     connection,
     async ownSession() {
-      const session = await openChdbWarehouse(dataDir);
-      sessions.add(session);
-      return {
-        ...session,
-        close: async () => {
-          sessions.delete(session);
-          await session.close();
-        },
+      const session = await openChdbSession(dataDir);
+      const assembled = assemble({ kind: 'chdb', dataDir }, session.client, chdbTransport(session.connection));
+      const close = async () => {
+        sessions.delete(close);
+        await assembled.close();
       };
+      sessions.add(close);
+      return { ...assembled, ownSession: owner.ownSession, close };
     },
     // A query whose caller gave up (a timeout, a loader's stop deadline) still runs on a libuv
     // thread, and chDB defers the connection's teardown behind it: a process.exit() before it
-    // ends tears the engine down under it (a SIGSEGV). Closed means nothing native still runs.
+    // ends tears the engine down under it (a SIGSEGV). Closed means nothing native still runs —
+    // the owner's close only: a session's waits for nobody else's queries.
     close: () =>
       (closing ??= (async () => {
-        await Promise.all([...sessions].map((session) => session.close()));
-        sessions.clear();
+        await Promise.all([...sessions].map((close) => close()));
         await warehouse.close();
         await drainPending();
       })()),
   };
+  return owner;
 }
 
 export function openServerWarehouse(target: ServerTarget): Warehouse {

@@ -37,6 +37,7 @@ import { startLoaders, type Loaders } from '../src/load/loader.ts';
 import type { BatchLimits } from '../src/load/batching/partition-batcher.ts';
 import { createLogger } from '../src/util/log.ts';
 import { chdbTransport, RowInserter, type InsertStatement, type InsertTransport } from '../src/warehouse/insert/insert-rows.ts';
+import { openChdbSession } from '../src/warehouse/chdb-client.ts';
 import { migrate } from '../src/warehouse/migrations.ts';
 import { openEmbeddedWarehouse, type EmbeddedWarehouse, type Warehouse } from '../src/warehouse/warehouse.ts';
 import { drained, RecordGenerator, type Generated } from '../test/load-fixtures.ts';
@@ -72,18 +73,35 @@ const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
 const perSecond = (rows: number, ms: number) => Math.round(rows / (ms / 1000));
 const fmt = (n: number) => n.toLocaleString('en').padStart(10);
 
-/** The warehouse as the loaders get it, recording every insert on its way to chDB. */
+/**
+ * The warehouse as the loaders get it, recording every insert on its way to chDB — the short
+ * lane's too, which inserts through a session of its own (`ownSession`): left out, the replay
+ * would be credited with rows it never inserted (its many small inserts are the dearest per row).
+ */
 function recording(w: EmbeddedWarehouse, sent: Sent[]): Warehouse {
-  const real = chdbTransport(w.connection);
-  const transport: InsertTransport = {
-    native: real.native,
-    send: (statement, payload) => {
-      sent.push({ statement, payload });
-      return real.send(statement, payload);
+  const recorder = (client: Warehouse['client'], connection: EmbeddedWarehouse['connection']) => {
+    const real = chdbTransport(connection);
+    const transport: InsertTransport = {
+      native: real.native,
+      send: (statement, payload) => {
+        sent.push({ statement, payload });
+        return real.send(statement, payload);
+      },
+    };
+    return new RowInserter(client, transport);
+  };
+  const inserter = recorder(w.client, w.connection);
+  return {
+    ...w,
+    insertRows: (t, r, o) => inserter.insertRows(t, r, o),
+    prepareInsert: (t, r, o) => inserter.prepareInsert(t, r, o),
+    async ownSession() {
+      const session = await openChdbSession(w.target.dataDir);
+      const own = recorder(session.client, session.connection);
+      const close = () => session.client.close();
+      return { ...w, client: session.client, insertRows: (t, r, o) => own.insertRows(t, r, o), prepareInsert: (t, r, o) => own.prepareInsert(t, r, o), close };
     },
   };
-  const inserter = new RowInserter(w.client, transport);
-  return { ...w, insertRows: (t, r, o) => inserter.insertRows(t, r, o), prepareInsert: (t, r, o) => inserter.prepareInsert(t, r, o) };
 }
 
 /** Every table of the warehouse emptied (rollups and latest stores too), so each run starts alike. */

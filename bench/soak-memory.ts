@@ -33,6 +33,8 @@ const MiB = 1024 * 1024;
 interface Sample {
   minute: number;
   jobRss: number;
+  /** CPU seconds the job has used since it started (all its threads: JS, chDB's queries, merges and allocator). */
+  jobCpu: number;
   jobHeap: number;
   venueRss: number;
   venueHeap: number;
@@ -68,11 +70,12 @@ const venuePid = Number(readFileSync(join(dataDir, 'venue', 'state.json.lock'), 
 console.log(`tapehouse run (pid ${job.pid}, venue pid ${venuePid}) at rate ${rate} for ${minutes} min; data in ${dataDir}`);
 console.log(`chDB's allocator (jemalloc, inside libchdb) set by JE_MALLOC_CONF: ${process.env.JE_MALLOC_CONF ?? '(not set: its built-in settings)'}`);
 console.log(
-  'minute   job RSS  job heap   venue RSS  venue heap   total RSS   rows loaded   bus lag   load  heap total  eng alloc  eng res  eng dirty  eng tracked',
+  'minute   job RSS  job heap   venue RSS  venue heap   total RSS   rows loaded   bus lag   load  heap total  eng alloc  eng res  eng dirty  eng tracked  job CPU',
 );
 console.log(
   "         (MiB; bus lag: records on the bus not loaded yet, a backlog the job holds in memory; load: the machine's 1-minute load average;\n" +
-    "          heap total: V8's committed heap; eng: chDB's allocator — alloc live, res resident, dirty freed but not yet given back — and tracked, the engine's MemoryTracking)",
+    "          heap total: V8's committed heap; eng: chDB's allocator — alloc live, res resident, dirty freed but not yet given back — and tracked, the engine's MemoryTracking;\n" +
+    '          job CPU: the share of one core the job used over the minute before)',
 );
 
 const samples: Sample[] = [];
@@ -84,6 +87,7 @@ for (let minute = 0; minute <= minutes; minute++) {
   const s: Sample = {
     minute,
     jobRss: rssOf(job.pid!),
+    jobCpu: cpuSecondsOf(job.pid!),
     jobHeap: metric(metrics, 'nodejs_heap_size_used_bytes'),
     venueRss: rssOf(venuePid),
     venueHeap: metric(metrics, 'tapehouse_venue_memory_bytes{kind="heap_used"}'),
@@ -96,7 +100,8 @@ for (let minute = 0; minute <= minutes; minute++) {
   samples.push(s);
   console.log(
     `${String(minute).padStart(6)} ${mib(s.jobRss).padStart(9)} ${mib(s.jobHeap).padStart(9)} ${mib(s.venueRss).padStart(11)} ${mib(s.venueHeap).padStart(11)} ${mib(s.jobRss + s.venueRss).padStart(11)} ${String(s.rows).padStart(13)} ${String(s.lag).padStart(9)} ${s.load.toFixed(1).padStart(6)}` +
-      ` ${mib(s.heapTotal).padStart(10)} ${mib(s.engine.allocated).padStart(9)} ${mib(s.engine.resident).padStart(9)} ${mib(s.engine.dirty).padStart(7)} ${mib(s.engine.tracked).padStart(8)}`,
+      ` ${mib(s.heapTotal).padStart(10)} ${mib(s.engine.allocated).padStart(9)} ${mib(s.engine.resident).padStart(9)} ${mib(s.engine.dirty).padStart(7)} ${mib(s.engine.tracked).padStart(8)}` +
+      ` ${cpuShare(s, samples[samples.length - 2]).padStart(8)}`,
   );
 }
 job.kill('SIGINT');
@@ -134,6 +139,11 @@ console.log(
     `flat (≤ 5 % per hour after ${warmup} min) — job + venue ${perHour.toFixed(1)} % per hour. ` +
     (minutes < 60 ? `A ${minutes}-minute run only hints at the hourly slope.` : ''),
 );
+const last = samples[samples.length - 1]!;
+const afterWarmup = samples.find((s) => s.minute === warmup) ?? samples[0]!;
+console.log(
+  `job CPU: ${(last.jobCpu / 60).toFixed(1)} CPU-minutes in ${last.minute} min; after the warm-up ${Math.round(((last.jobCpu - afterWarmup.jobCpu) * 100) / ((last.minute - afterWarmup.minute) * 60))} % of one core on average`,
+);
 const loads = samples.map((s) => s.load);
 console.log(
   `machine load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)} on ${cpus().length} cores during the run; tapehouse run exited ${code}`,
@@ -158,6 +168,22 @@ async function engineMemory(url: string): Promise<EngineMemory> {
     };
   } catch {
     return { allocated: 0, resident: 0, dirty: 0, tracked: 0 };
+  }
+}
+
+/** The share of one core the job used between two samples ("–" for the first). */
+function cpuShare(now: Sample, before: Sample | undefined): string {
+  return before ? `${Math.round(((now.jobCpu - before.jobCpu) * 100) / ((now.minute - before.minute) * 60))} %` : '–';
+}
+
+/** utime + stime of a process, in seconds (USER_HZ is 100 on Linux). */
+function cpuSecondsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
   }
 }
 

@@ -5,6 +5,8 @@
  * process holds only chDB and the endpoint. The denominator is the engine alone: the same select
  * streamed by chDB in this process and thrown away, with no HTTP; an answer cannot be faster.
  */
+// First: chDB's allocator reads its settings as libchdb loads (see chdb-allocator.ts).
+import '../src/warehouse/chdb-allocator.ts';
 import { Session } from 'chdb';
 import { chdbPathOf } from '../src/warehouse/data-dir.ts';
 import { serveEmbeddedEndpoint } from '../src/warehouse/embedded-endpoint.ts';

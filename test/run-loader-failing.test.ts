@@ -1,3 +1,5 @@
+// First: chDB's allocator reads its settings as libchdb loads (see chdb-allocator.ts).
+import '../src/warehouse/chdb-allocator.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,3 +1,5 @@
+// First: chDB's allocator reads its settings as libchdb loads (see chdb-allocator.ts).
+import './chdb-allocator.ts';
 import { Session } from 'chdb';
 import { isIdentifier } from './database.ts';
 import type { BoundParameter } from './query-parameters.ts';

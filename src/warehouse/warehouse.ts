@@ -1,3 +1,5 @@
+// First: chDB's allocator reads its settings as libchdb loads (see chdb-allocator.ts).
+import './chdb-allocator.ts';
 import { rmSync } from 'node:fs';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { drainPending } from 'chdb';

@@ -11,13 +11,15 @@
  *
  *   npx tsx bench/soak-memory.ts [--minutes 60] [--rate 20] [--warmup 10]
  *   TAPEHOUSE_SOAK_MINUTES=5 npm run bench -- soak-memory
- *   JE_MALLOC_CONF=dirty_decay_ms:1000 npx tsx bench/soak-memory.ts   (chDB's allocator tuned)
+ *   JE_MALLOC_CONF=dirty_decay_ms:5000 npx tsx bench/soak-memory.ts   (chDB's allocator as built, not
+ *   tapehouse's default: see src/warehouse/chdb-allocator.ts)
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CHDB_ALLOCATOR_SETTINGS } from '../src/warehouse/chdb-allocator.ts';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string): string => {
@@ -68,7 +70,9 @@ const started = Date.now();
 const endpoint = await until(() => /endpoint:\s+(http:\/\/\S+)/.exec(out)?.[1]);
 const venuePid = Number(readFileSync(join(dataDir, 'venue', 'state.json.lock'), 'utf8'));
 console.log(`tapehouse run (pid ${job.pid}, venue pid ${venuePid}) at rate ${rate} for ${minutes} min; data in ${dataDir}`);
-console.log(`chDB's allocator (jemalloc, inside libchdb) set by JE_MALLOC_CONF: ${process.env.JE_MALLOC_CONF ?? '(not set: its built-in settings)'}`);
+console.log(
+  `chDB's allocator (jemalloc, inside libchdb) set by JE_MALLOC_CONF: ${process.env.JE_MALLOC_CONF ?? `(not set: tapehouse's default, ${CHDB_ALLOCATOR_SETTINGS})`}`,
+);
 console.log(
   'minute   job RSS  job heap   venue RSS  venue heap   total RSS   rows loaded   bus lag   load  heap total  eng alloc  eng res  eng dirty  eng tracked  job CPU',
 );

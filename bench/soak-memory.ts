@@ -19,7 +19,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CHDB_ALLOCATOR_SETTINGS } from '../src/warehouse/chdb-allocator.ts';
+import { cpuMsOfStat } from './thread-cpu.ts';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string): string => {
@@ -71,7 +71,7 @@ const endpoint = await until(() => /endpoint:\s+(http:\/\/\S+)/.exec(out)?.[1]);
 const venuePid = Number(readFileSync(join(dataDir, 'venue', 'state.json.lock'), 'utf8'));
 console.log(`tapehouse run (pid ${job.pid}, venue pid ${venuePid}) at rate ${rate} for ${minutes} min; data in ${dataDir}`);
 console.log(
-  `chDB's allocator (jemalloc, inside libchdb) set by JE_MALLOC_CONF: ${process.env.JE_MALLOC_CONF ?? `(not set: tapehouse's default, ${CHDB_ALLOCATOR_SETTINGS})`}`,
+  `chDB's allocator (jemalloc, inside libchdb) set by JE_MALLOC_CONF: ${process.env.JE_MALLOC_CONF ?? "(not set: tapehouse's default, see src/warehouse/chdb-allocator.ts)"}`,
 );
 console.log(
   'minute   job RSS  job heap   venue RSS  venue heap   total RSS   rows loaded   bus lag   load  heap total  eng alloc  eng res  eng dirty  eng tracked  job CPU',
@@ -146,7 +146,7 @@ console.log(
 const last = samples[samples.length - 1]!;
 const afterWarmup = samples.find((s) => s.minute === warmup) ?? samples[0]!;
 console.log(
-  `job CPU: ${(last.jobCpu / 60).toFixed(1)} CPU-minutes in ${last.minute} min; after the warm-up ${Math.round(((last.jobCpu - afterWarmup.jobCpu) * 100) / ((last.minute - afterWarmup.minute) * 60))} % of one core on average`,
+  `job CPU: ${(last.jobCpu / 60).toFixed(1)} CPU-minutes in ${last.minute} min; after the warm-up ${cpuShare(last, afterWarmup)} of one core on average`,
 );
 const loads = samples.map((s) => s.load);
 console.log(
@@ -180,12 +180,10 @@ function cpuShare(now: Sample, before: Sample | undefined): string {
   return before ? `${Math.round(((now.jobCpu - before.jobCpu) * 100) / ((now.minute - before.minute) * 60))} %` : '–';
 }
 
-/** utime + stime of a process, in seconds (USER_HZ is 100 on Linux). */
+/** utime + stime of a process, in seconds. */
 function cpuSecondsOf(pid: number): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return cpuMsOfStat(readFileSync(`/proc/${pid}/stat`, 'utf8')) / 1000;
   } catch {
     return 0;
   }

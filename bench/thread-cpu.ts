@@ -16,6 +16,12 @@ function kindOf(tid: string, name: string): string {
   return 'engine, other';
 }
 
+/** utime + stime of a /proc `stat` line (a process's or a thread's), in ms. */
+export function cpuMsOfStat(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
 export function threadCpu(): ThreadCpu {
   const byKind: ThreadCpu = new Map();
   let tids: string[];
@@ -32,8 +38,7 @@ export function threadCpu(): ThreadCpu {
       continue; // the thread ended meanwhile
     }
     const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ms = (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+    const ms = cpuMsOfStat(stat);
     const kind = kindOf(tid, name);
     byKind.set(kind, (byKind.get(kind) ?? 0) + ms);
   }

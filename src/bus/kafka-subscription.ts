@@ -129,15 +129,24 @@ export class KafkaSubscription implements Subscription {
     this.applyPauses();
   }
 
-  /** kafkajs keeps one pause state per topic and partition: all paused, or all but the held ones resumed. */
+  /**
+   * kafkajs keeps one pause state per topic and partition: all paused, or all but the held ones
+   * resumed. Between a crash and its restart kafkajs has no consumer group to pause (it throws);
+   * the state is kept here and applied again at the next join, whose fresh group starts unpaused.
+   */
   private applyPauses(): void {
-    if (this.pausedAll) {
-      this.consumer.pause(this.options.topics.map((topic) => ({ topic })));
-      return;
+    try {
+      if (this.pausedAll) {
+        this.consumer.pause(this.options.topics.map((topic) => ({ topic })));
+        return;
+      }
+      this.consumer.resume(this.options.topics.map((topic) => ({ topic })));
+      const held = [...this.held.values()];
+      if (held.length > 0) this.consumer.pause(held.map(({ topic, partition }) => ({ topic, partitions: [partition] })));
+    } catch (error) {
+      if (!isNotRunning(error)) throw error;
+      this.log.debug({ pausedAll: this.pausedAll }, 'the consumer is restarting: its pauses are applied when it rejoins');
     }
-    this.consumer.resume(this.options.topics.map((topic) => ({ topic })));
-    const held = [...this.held.values()];
-    if (held.length > 0) this.consumer.pause(held.map(({ topic, partition }) => ({ topic, partitions: [partition] })));
   }
 
   /**
@@ -155,12 +164,14 @@ export class KafkaSubscription implements Subscription {
   /** Holds the new assignment's partitions until the subscriber says where to read them, then seeks there. */
   private assign(assigned: TopicPartition[]): void {
     const generation = ++this.generation;
+    this.log.debug({ generation, partitions: assigned.length }, 'joined the group');
     this.revoking = undefined;
     this.held.clear();
     const answer = this.options.onAssignment?.(assigned);
-    if (!answer) return;
-    for (const tp of assigned) this.held.set(`${tp.topic}\u0000${tp.partition}`, tp);
+    if (answer) for (const tp of assigned) this.held.set(`${tp.topic}\u0000${tp.partition}`, tp);
+    // Also without an answer: a join after a crash has a fresh, unpaused group.
     this.applyPauses();
+    if (!answer) return;
     void answer
       .then(async (positions) => {
         if (generation !== this.generation || this.closing || this.failed) return;
@@ -175,7 +186,9 @@ export class KafkaSubscription implements Subscription {
         this.applyPauses();
       })
       .catch((error: unknown) => {
-        // An answer for an assignment since superseded (a read given up at the next rebalance) is no failure.
+        // An answer for an assignment since superseded (a read given up at the next rebalance) is no
+        // failure, nor a seek refused by a consumer restarting after a crash (its rejoin asks again).
+        if (isNotRunning(error)) return void this.log.debug('the consumer is restarting: the read positions are asked for again when it rejoins');
         if (generation === this.generation && !this.closing) this.fail(error, 'assignment handler failed; stopping the subscription');
       });
   }
@@ -201,6 +214,10 @@ export class KafkaSubscription implements Subscription {
       // Emitted as kafkajs leaves its fetch loop to rejoin: before the new assignment.
       this.consumer.on(this.consumer.events.REBALANCING, () => this.revoke('the group is rebalancing'));
       this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
+        this.log.warn(
+          { err: payload.error, restart: payload.restart },
+          payload.restart ? 'the Kafka consumer crashed; kafkajs restarts it and rejoins' : 'the Kafka consumer crashed',
+        );
         reject(payload.error);
         if (!payload.restart) this.finish({ reason: 'failed', error: payload.error });
       });
@@ -272,6 +289,14 @@ function toDelivery(message: KafkaMessage): Delivery {
   const decoded = decodeRecord(message.value);
   if (decoded.ok) return { offset, ok: true, record: decoded.record };
   return { offset, ok: false, reason: decoded.reason, bytes: message.value };
+}
+
+/**
+ * kafkajs's refusal to pause, resume or seek when it has no consumer group: after `stop`, and
+ * between a crash and the restart it schedules.
+ */
+function isNotRunning(error: unknown): boolean {
+  return error instanceof Error && error.message.includes('consumer#run must be called first');
 }
 
 /** Joins tried before giving up on retriable errors (about 10 s with the backoff). */

@@ -70,6 +70,19 @@ export async function collect(bus: Bus, group: string, topics: readonly string[]
   };
 }
 
+/** A bus that passes every call to `inner` but `subscribe` (what a test changes of what the loaders get). */
+export function busWithSubscribe(inner: Bus, subscribe: Bus['subscribe']): Bus {
+  return {
+    durable: inner.durable,
+    publish: (topic, records, options) => inner.publish(topic, records, options),
+    committedOffsets: (group, topic) => inner.committedOffsets(group, topic),
+    lag: (group, topics) => inner.lag(group, topics),
+    logStarts: (topic) => inner.logStarts(topic),
+    close: () => inner.close(),
+    subscribe,
+  };
+}
+
 /** A trade of one outcome of a condition; `seq` orders the records of a key. */
 export function tradeRecord(condition: string, outcome: string, seq: number, raw: string | null = null): ReceivedRecord {
   return {

@@ -38,6 +38,7 @@ import {
   type RestInput,
   type StreamInput,
 } from './corpus/inputs.ts';
+import { busWithSubscribe } from './bus-contract.ts';
 import { migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixtures.ts';
 import { type Clock, ManualClock, systemClock } from '../src/util/clock.ts';
 
@@ -385,30 +386,23 @@ function typedError(err: unknown): string {
  * subscription delivers for them.
  */
 function bytesBus(inner: EmbeddedBus, wireAt: Map<bigint, string>): Bus {
-  return {
-    durable: inner.durable,
-    publish: (topic, records) => inner.publish(topic, records),
-    committedOffsets: (group, topic) => inner.committedOffsets(group, topic),
-    lag: (group, topics) => inner.lag(group, topics),
-    logStarts: (topic) => inner.logStarts(topic),
-    close: () => inner.close(),
-    subscribe: (options) =>
-      inner.subscribe({
-        ...options,
-        onBatch: (batch) =>
-          options.onBatch({
-            ...batch,
-            messages: batch.messages.map((m): Delivery => {
-              const wire = wireAt.get(m.offset);
-              if (wire === undefined) return m;
-              const decoded = decodeRecord(Buffer.from(wire, 'utf8'));
-              return decoded.ok
-                ? { offset: m.offset, ok: true, record: decoded.record }
-                : { offset: m.offset, ok: false, reason: decoded.reason, bytes: Buffer.from(wire, 'utf8') };
-            }),
+  return busWithSubscribe(inner, (options) =>
+    inner.subscribe({
+      ...options,
+      onBatch: (batch) =>
+        options.onBatch({
+          ...batch,
+          messages: batch.messages.map((m): Delivery => {
+            const wire = wireAt.get(m.offset);
+            if (wire === undefined) return m;
+            const decoded = decodeRecord(Buffer.from(wire, 'utf8'));
+            return decoded.ok
+              ? { offset: m.offset, ok: true, record: decoded.record }
+              : { offset: m.offset, ok: false, reason: decoded.reason, bytes: Buffer.from(wire, 'utf8') };
           }),
-      }),
-  };
+        }),
+    }),
+  );
 }
 
 // ---- the table -------------------------------------------------------------------------------

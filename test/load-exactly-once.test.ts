@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Subscription } from '../src/bus/bus.ts';
 import { EmbeddedBus } from '../src/bus/embedded.ts';
 import { createTopicCatalogue, type TopicCatalogue } from '../src/bus/topics.ts';
 import { startLoaders } from '../src/load/index.ts';
 import { Prng } from '../src/simulator/prng.ts';
 import { createLogger } from '../src/util/log.ts';
 import type { Warehouse } from '../src/warehouse/warehouse.ts';
+import { busWithSubscribe } from './bus-contract.ts';
 import { compareTables, expectedKeys, RecordGenerator, type Generated, drained } from './load-fixtures.ts';
 import { flaky, mortal, mortalAfterInsert } from './load-warehouses.ts';
 import { migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixtures.ts';
@@ -171,6 +173,46 @@ describe('exactly once', () => {
     expect((await loaders.stats()).warehouseDown).toBe(false);
     await loaders.stop();
     await expectExactlyPublished(records, 'down');
+  });
+
+  it('an insert pipeline ended by a fault of its own says so: `failed` settles and the figures name it, instead of a loader that silently stores nothing', async () => {
+    // As kafkajs did between a consumer crash and its restart: pausing for the warehouse outage threw.
+    const catalogue = createTopicCatalogue('pipefail');
+    const records = new RecordGenerator(14, catalogue).take(200);
+    let down = false;
+    const bus = new EmbeddedBus({ topics: catalogue.topics });
+    const refusing = busWithSubscribe(bus, async (options): Promise<Subscription> => {
+      const subscription = await bus.subscribe(options);
+      return {
+        commit: (positions) => subscription.commit(positions),
+        pause: () => {
+          throw new Error('Consumer group was not initialized, consumer#run must be called first');
+        },
+        resume: () => subscription.resume(),
+        close: () => subscription.close(),
+        stopped: subscription.stopped,
+      };
+    });
+    const loaders = await startLoaders({
+      bus: refusing,
+      warehouse: flaky(w.warehouse, () => down),
+      group: 'pipefail-loaders',
+      topics: catalogue.topics.map((s) => s.name),
+      batch: { maxDelayMs: 20 },
+      log,
+    });
+    // Assigned and storing first; then the warehouse goes down under the rest.
+    const [first, ...rest] = records;
+    await bus.publish(first!.topic, [first!.record]);
+    while ((await loaders.stats()).batches === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    down = true;
+    for (const { topic, record } of rest) await bus.publish(topic, [record]);
+    const error = await loaders.failed;
+    expect(error.message).toMatch(/consumer#run must be called first/);
+    const { failing } = await loaders.stats();
+    expect(failing?.reason).toMatch(/insert pipeline failed: .*consumer#run must be called first/);
+    down = false;
+    await expect(loaders.stop()).rejects.toThrow(/consumer#run must be called first/);
   });
 
   it('a round whose trades were stored but not yet its candles when the loader died is sent again whole: the candles count each trade once', async () => {

@@ -80,6 +80,12 @@ export interface Loaders {
   /** Stores and commits what is held, then leaves the group. */
   stop(options?: StopOptions): Promise<LoaderStopOutcome>;
   stats(): Promise<LoaderStats>;
+  /**
+   * Settles (it never rejects) with the error that ended an insert pipeline, a fault of the
+   * loader's own and not the warehouse's (whose calls are retried for ever). Nothing more is stored
+   * by this loader: stop it and start it again (a process exits, for its supervisor to restart).
+   */
+  readonly failed: Promise<Error>;
 }
 
 // 50,000 rows: a backlog goes in fifth as many parts as at 10,000, and the engine's merges of them
@@ -147,6 +153,7 @@ export async function startLoaders(options: LoaderOptions): Promise<Loaders> {
       }
     },
     stats: () => loader.stats(),
+    failed: loader.failed,
   };
 }
 
@@ -186,6 +193,10 @@ class Loader {
   #deadLetters = 0;
   #batches = 0;
   #busGaps = 0;
+  /** An insert pipeline ended by an error of its own: what stats() says until a restart. */
+  #pipelineFailed: { sinceMs: number; reason: string } | undefined;
+  #failedWith!: (error: Error) => void;
+  readonly failed = new Promise<Error>((resolve) => (this.#failedWith = resolve));
 
   constructor(
     private readonly options: LoaderOptions,
@@ -221,7 +232,10 @@ class Loader {
         onStored: (batch, insertMs) => this.#onStored(batch, insertMs),
       });
       flusher.done.catch((error: unknown) => {
-        if (!(error instanceof GaveUp)) this.#log.error({ err: error, lane }, 'the insert pipeline failed; nothing more is stored until a restart');
+        if (error instanceof GaveUp) return;
+        this.#log.error({ err: error, lane }, 'the insert pipeline failed; nothing more is stored until a restart');
+        this.#pipelineFailed ??= { sinceMs: Date.now(), reason: `the ${lane} lane's insert pipeline failed: ${String(error)}` };
+        this.#failedWith(error instanceof Error ? error : new Error(String(error)));
       });
       this.#lanes.set(lane, flusher);
     }
@@ -266,8 +280,9 @@ class Loader {
   async #stop(options: StopOptions): Promise<LoaderStopOutcome> {
     let reason: string | undefined;
     const deadline = setTimeout(() => this.#giveUp.abort(), options.timeoutMs ?? 30_000);
-    // The embedded bus forgets what it holds when the process ends: take all of it first.
-    if (!this.#durable) await this.#drainBus();
+    // The embedded bus forgets what it holds when the process ends: take all of it first (unless
+    // an insert pipeline failed: nothing more would be stored).
+    if (!this.#durable && !this.#pipelineFailed) await this.#drainBus();
     this.#stopping = true;
     clearInterval(this.#timer);
     try {
@@ -308,7 +323,7 @@ class Loader {
 
   async stats(): Promise<LoaderStats> {
     const lags = await this.#bus.lag(this.#group, this.#topics);
-    const failing = this.#flushers.map((flusher) => flusher.failing).find((reason) => reason !== undefined);
+    const failing = this.#pipelineFailed ?? this.#flushers.map((flusher) => flusher.failing).find((reason) => reason !== undefined);
     const lagByTopic: Record<string, number> = {};
     let lag = 0;
     for (const entry of lags) {

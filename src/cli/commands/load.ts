@@ -78,6 +78,7 @@ export function registerLoad(program: Command): void {
       let endpoint: EmbeddedEndpoint | undefined;
       let loaders: Loaders | undefined;
       let served: MetricsEndpoint | null = null;
+      let failure: Error | undefined;
       try {
         served = await serveMetricsIfAsked(settings, target.kind === 'chdb' ? ['load', 'endpoint'] : ['load'], log);
         if (options.migrate) await migrate(warehouse.client);
@@ -107,7 +108,10 @@ export function registerLoad(program: Command): void {
             metricsNote(served) +
             '\n',
         );
-        await logFiguresUntil(stopRequested, loaders, log, positive(options.statsEvery, '--stats-every', true) ?? 10);
+        // An insert pipeline that failed stores nothing more: stop and exit non-zero, so that a
+        // supervisor starts the loader again (it reads where it stands from the warehouse).
+        const pipelineFailed = started.failed.then((error) => void (failure = error));
+        await logFiguresUntil(Promise.race([stopRequested, pipelineFailed]), loaders, log, positive(options.statsEvery, '--stats-every', true) ?? 10);
       } finally {
         await served?.close();
         await loaders?.stop();
@@ -115,6 +119,7 @@ export function registerLoad(program: Command): void {
         await endpoint?.close();
         await closeQuietly(warehouse);
       }
+      if (failure) throw new Error(`the loader stopped storing: ${failure.message}; start it again (it reads where it stands from the warehouse)`);
     });
 }
 

@@ -136,11 +136,17 @@ for (const [name, read] of [
   );
 }
 const peakTotal = Math.max(...samples.map((s) => s.jobRss + s.venueRss));
-const total = fit(after.map((s) => [s.minute, s.jobRss + s.venueRss]));
-const perHour = (total.slopePerMinute * 60 * 100) / total.at(warmup);
+const perHourOf = (read: (s: Sample) => number) => {
+  const line = fit(after.map((s) => [s.minute, read(s)]));
+  return (line.slopePerMinute * 60 * 100) / line.at(warmup);
+};
+// The aim is the pipeline's: the job's own RSS. The venue (the simulator, a stand-in for the real
+// venue) is printed beside it, never summed into the figure judged: its falling heap would hide the job's growth.
 console.log(
-  `\naims: RSS ≤ 600 MiB — the job peaked at ${mib(Math.max(...samples.map((s) => s.jobRss)))} MiB, job + venue at ${mib(peakTotal)} MiB; ` +
-    `flat (≤ 5 % per hour after ${warmup} min) — job + venue ${perHour.toFixed(1)} % per hour. ` +
+  `\naims, judged on the job (the pipeline; the venue is the simulator standing in for the real one): ` +
+    `RSS ≤ 600 MiB — peak ${mib(Math.max(...samples.map((s) => s.jobRss)))} MiB; ` +
+    `flat (≤ 5 % per hour after ${warmup} min) — ${perHourOf((s) => s.jobRss).toFixed(1)} % per hour. ` +
+    `Beside it, job + venue: peak ${mib(peakTotal)} MiB, ${perHourOf((s) => s.jobRss + s.venueRss).toFixed(1)} % per hour. ` +
     (minutes < 60 ? `A ${minutes}-minute run only hints at the hourly slope.` : ''),
 );
 const last = samples[samples.length - 1]!;

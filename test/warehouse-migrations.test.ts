@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runMigrationStatement } from '../src/warehouse/migration-statement.ts';
-import { loadMigrations, migrate, MigrationError } from '../src/warehouse/migrations.ts';
+import { loadMigrations, migrate, migrateWarehouse, MigrationError } from '../src/warehouse/migrations.ts';
+import { GROUP_DEDUPLICATION_WINDOW, ONE_LOADER_DEDUPLICATION_WINDOW } from '../src/warehouse/storage-settings.ts';
 import { splitStatements } from '../src/warehouse/sql-lexer.ts';
 import { openEmbeddedWarehouse, type EmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
 import { rows, temporaryDataDir } from './warehouse-fixtures.ts';
@@ -216,6 +217,36 @@ RENAME TABLE tapehouse.old_name TO tapehouse.new_name;`,
   describe('the shipped schema (the public SQL surface of DESIGN.md)', () => {
     beforeEach(async () => {
       await migrate(warehouse.client);
+    });
+
+    it('on chDB (one loader per data directory) gives every deduplicating table the one-loader window and the vertical merges; a group asks for its own window; a table without a window keeps none', async () => {
+      const windows = async () =>
+        new Map(
+          (
+            await rows<{ name: string; window: string; vertical: number }>(
+              warehouse.client,
+              `SELECT name, extract(engine_full, 'non_replicated_deduplication_window = (\\d+)') AS window,
+                      engine_full LIKE '%vertical_merge_algorithm_min_rows_to_activate = 1%' AS vertical
+               FROM system.tables WHERE database = 'tapehouse' AND engine LIKE '%MergeTree'`,
+            )
+          ).map((r) => [r.name, r]),
+        );
+      const shipped = await windows();
+      const deduplicating = [...shipped.values()].filter((t) => Number(t.window) > 0).map((t) => t.name);
+      expect(deduplicating).toContain('trades');
+      expect(deduplicating).toContain('candles_state');
+      expect(shipped.get('loader_offsets')?.window).toBe('');
+      expect([...shipped.values()].every((t) => Number(t.vertical) === 1)).toBe(true);
+
+      await migrateWarehouse(warehouse);
+      const embedded = await windows();
+      for (const name of deduplicating) expect([name, embedded.get(name)?.window]).toEqual([name, String(ONE_LOADER_DEDUPLICATION_WINDOW)]);
+      expect(embedded.get('loader_offsets')?.window).toBe('');
+
+      await migrate(warehouse.client, loadMigrations(), { deduplicationWindow: GROUP_DEDUPLICATION_WINDOW });
+      const group = await windows();
+      for (const name of deduplicating) expect([name, group.get(name)?.window]).toEqual([name, String(GROUP_DEDUPLICATION_WINDOW)]);
+      expect(group.get('loader_offsets')?.window).toBe('');
     });
 
     it('has every table and view DESIGN.md and issue 7 name, in database tapehouse', async () => {

@@ -19,7 +19,7 @@ import { createLogger, type Logger } from '../util/log.ts';
 import { Secret } from '../util/secret.ts';
 import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../warehouse/embedded-endpoint.ts';
 import { DEFAULT_LIMITS, type QueryLimits } from '../warehouse/read-only-query.ts';
-import { migrate } from '../warehouse/migrations.ts';
+import { migrateWarehouse } from '../warehouse/migrations.ts';
 import { openEmbeddedWarehouse, openServerWarehouse, type EmbeddedWarehouse, type Warehouse } from '../warehouse/warehouse.ts';
 import type { ServerTarget } from '../warehouse/target.ts';
 import { HealthSampler } from './health-sampler.ts';
@@ -131,7 +131,7 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
     const embedded = options.server ? null : await openEmbeddedWarehouse(dataDir);
     const warehouse: Warehouse = embedded ?? openServerWarehouse(options.server!);
     stack.push({ part: 'warehouse', stop: () => warehouse.close() });
-    const applied = await migrate(warehouse.client);
+    const applied = await migrateWarehouse(warehouse);
     if (applied.recreated.length > 0)
       log.warn({ recreated: applied.recreated }, 'tables or views the schema needs were missing (dropped outside the migrations): created again, empty');
     log.info({ applied: applied.applied.length }, 'warehouse schema up to date');

@@ -6,7 +6,8 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { DATABASE } from './database.ts';
 import { existingObjects, expectedObjects, recreateObjects } from './schema-objects.ts';
 import { runMigrationStatement } from './migration-statement.ts';
-import { applyStorageSettings } from './storage-settings.ts';
+import { applyStorageSettings, storageOptionsFor, type StorageOptions } from './storage-settings.ts';
+import type { WarehouseTarget } from './target.ts';
 import { splitStatements } from './sql-lexer.ts';
 
 /** The numbered migrations shipped with tapehouse. */
@@ -75,7 +76,12 @@ export interface MigrateResult {
  * Statements are written to be re-runnable (IF NOT EXISTS), so a migration interrupted midway is
  * completed by the next run.
  */
-export async function migrate(client: ClickHouseClient, migrations: Migration[] = loadMigrations()): Promise<MigrateResult> {
+/** Migrates a warehouse with the storage settings its kind needs (storageOptionsFor). */
+export function migrateWarehouse(warehouse: { target: WarehouseTarget; client: ClickHouseClient }): Promise<MigrateResult> {
+  return migrate(warehouse.client, loadMigrations(), storageOptionsFor(warehouse.target));
+}
+
+export async function migrate(client: ClickHouseClient, migrations: Migration[] = loadMigrations(), storage: StorageOptions = {}): Promise<MigrateResult> {
   for (const statement of BOOTSTRAP) await client.command({ query: statement });
   const applied = await appliedMigrations(client);
   const byVersion = new Map(migrations.map((m) => [m.version, m]));
@@ -112,7 +118,7 @@ export async function migrate(client: ClickHouseClient, migrations: Migration[] 
   const existing = await existingObjects(client);
   const missing = new Set([...expectedObjects(migrations)].filter((name) => !existing.has(name)));
   const recreated = missing.size === 0 ? [] : await recreateObjects(client, migrations, missing);
-  await applyStorageSettings(client);
+  await applyStorageSettings(client, storage);
   return { applied: pending, alreadyApplied: applied.length, recreated };
 }
 

@@ -1,5 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { DATABASE, sqlString } from './database.ts';
+import type { WarehouseTarget } from './target.ts';
 
 /**
  * MergeTree settings every table of the warehouse carries, so the embedded default fits a laptop.
@@ -21,20 +22,56 @@ export const STORAGE_SETTINGS: Readonly<Record<string, number>> = {
   cleanup_delay_period: 1,
   max_cleanup_delay_period: 1,
   cleanup_delay_period_random_add: 0,
+  // Every merge of enough columns goes column by column (vertical), not only those of 131,072 rows
+  // or more: a small table is merged again with each few inserts while its day's part is smaller
+  // than the selector's fixed cost, and merged whole row by row that took 70–98 MiB of the
+  // engine's memory a merge for quotes and position_snapshots (their raw payloads), at rate 20.
+  // Column by column it takes one column's buffers: the engine's resident memory 157–221 MiB
+  // against 165–337 side by side over 20 minutes, for no CPU measured (DEVELOPERS.md).
+  vertical_merge_algorithm_min_rows_to_activate: 1,
 };
 
 /**
- * Gives every MergeTree table of `tapehouse` the storage settings it lacks (tables created by any
- * migration, now or later, and tables created again). Returns the tables changed.
+ * The deduplication window the migrations give each table the loaders write (10,000 inserts, one
+ * table 1,000), sized for a group of loaders sharing a ClickHouse server: while a member's
+ * partitions move to another (session and rebalance timeouts), the others go on inserting, and the
+ * new owner's re-sent round must still find its token. On chDB one process holds a data directory,
+ * so one loader writes it: a loader sends its unfinished rounds again before any other insert of
+ * its own, and no one else inserts. There the window is 1,000: a window is kept in memory (an
+ * entry of ~200 bytes per insert, up to the window, per table), and 10,000 was the one thing still
+ * growing in a rate-20 job after its first hour — 17 tables take an insert a second or more.
  */
-export async function applyStorageSettings(client: ClickHouseClient): Promise<string[]> {
+export const GROUP_DEDUPLICATION_WINDOW = 10_000;
+export const ONE_LOADER_DEDUPLICATION_WINDOW = 1_000;
+
+export interface StorageOptions {
+  /** The window of every table that has one; unset, each keeps what its migration gave it. */
+  deduplicationWindow?: number;
+}
+
+/** chDB has one loader per data directory; a server may have a group. */
+export function storageOptionsFor(target: WarehouseTarget): StorageOptions {
+  return target.kind === 'chdb' ? { deduplicationWindow: ONE_LOADER_DEDUPLICATION_WINDOW } : {};
+}
+
+const WINDOW = /\bnon_replicated_deduplication_window = (\d+)/;
+
+/**
+ * Gives every MergeTree table of `tapehouse` the storage settings it lacks (tables created by any
+ * migration, now or later, and tables created again), and the deduplication window asked for to
+ * every table that deduplicates (a table without a window stays without). Returns the tables changed.
+ */
+export async function applyStorageSettings(client: ClickHouseClient, options: StorageOptions = {}): Promise<string[]> {
   const result = await client.query({
     query: `SELECT name, engine_full FROM system.tables WHERE database = ${sqlString(DATABASE)} AND engine LIKE '%MergeTree'`,
     format: 'JSONEachRow',
   });
   const changed: string[] = [];
   for (const { name, engine_full } of await result.json<{ name: string; engine_full: string }>()) {
-    const missing = Object.entries(STORAGE_SETTINGS).filter(([setting, value]) => !new RegExp(`\\b${setting} = ${value}\\b`).test(engine_full));
+    const wanted: Record<string, number> = { ...STORAGE_SETTINGS };
+    if (options.deduplicationWindow !== undefined && Number(WINDOW.exec(engine_full)?.[1] ?? 0) > 0)
+      wanted.non_replicated_deduplication_window = options.deduplicationWindow;
+    const missing = Object.entries(wanted).filter(([setting, value]) => !new RegExp(`\\b${setting} = ${value}\\b`).test(engine_full));
     if (missing.length === 0) continue;
     await client.command({
       query: `ALTER TABLE ${DATABASE}.\`${name}\` MODIFY SETTING ${missing.map(([setting, value]) => `${setting} = ${value}`).join(', ')}`,

@@ -18,7 +18,8 @@ import { KafkaBus } from '../../src/bus/kafka.ts';
 import { createTopicCatalogue } from '../../src/bus/topics.ts';
 import { startLoaders, type Loaders } from '../../src/load/index.ts';
 import { createLogger } from '../../src/util/log.ts';
-import { migrate } from '../../src/warehouse/migrations.ts';
+import { loadMigrations, migrate } from '../../src/warehouse/migrations.ts';
+import { GROUP_DEDUPLICATION_WINDOW } from '../../src/warehouse/storage-settings.ts';
 import { openEmbeddedWarehouse } from '../../src/warehouse/warehouse.ts';
 import { flaky } from '../load-warehouses.ts';
 
@@ -44,7 +45,8 @@ const log = createLogger('load');
 const catalogue = createTopicCatalogue(values['topic-prefix']);
 const topics = catalogue.topics.map((spec) => spec.name);
 const real = await openEmbeddedWarehouse(dataDir);
-await migrate(real.client);
+// A group of loaders shares these tables, as on a server: the group's deduplication window.
+await migrate(real.client, loadMigrations(), { deduplicationWindow: GROUP_DEDUPLICATION_WINDOW });
 let down = false;
 const warehouse = flaky(real, () => down);
 const members: Member[] = [];

@@ -7,7 +7,7 @@ import { pendingRederives } from '../../load/rederive/index.ts';
 import { loadFigures } from '../../run/figures.ts';
 import { createLogger } from '../../util/log.ts';
 import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../../warehouse/embedded-endpoint.ts';
-import { migrate } from '../../warehouse/migrations.ts';
+import { migrateWarehouse } from '../../warehouse/migrations.ts';
 import { describeTarget, resolveTarget } from '../../warehouse/target.ts';
 import { openWarehouse, type EmbeddedWarehouse, type Warehouse } from '../../warehouse/warehouse.ts';
 import type { MetricsEndpoint } from '../../run/metrics-server.ts';
@@ -81,7 +81,7 @@ export function registerLoad(program: Command): void {
       let failure: Error | undefined;
       try {
         served = await serveMetricsIfAsked(settings, target.kind === 'chdb' ? ['load', 'endpoint'] : ['load'], log);
-        if (options.migrate) await migrate(warehouse.client);
+        if (options.migrate) await migrateWarehouse(warehouse);
         // Loaders of a group may be several: re-deriving is left to `tapehouse rederive`, run with them stopped.
         const pending = await pendingRederives(warehouse.client, { withRows: true }).catch(() => []);
         if (pending.length > 0)

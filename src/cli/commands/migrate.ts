@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { pendingRederives } from '../../load/rederive/index.ts';
-import { migrate } from '../../warehouse/migrations.ts';
+import { migrateWarehouse } from '../../warehouse/migrations.ts';
 import { describeTarget, resolveTarget } from '../../warehouse/target.ts';
 import { openWarehouse } from '../../warehouse/warehouse.ts';
 
@@ -15,7 +15,7 @@ export function registerMigrate(program: Command): void {
       const target = resolveTarget(options);
       const warehouse = await openWarehouse(target);
       try {
-        const result = await migrate(warehouse.client);
+        const result = await migrateWarehouse(warehouse);
         for (const migration of result.applied) process.stdout.write(`applied ${migration.file}\n`);
         for (const name of result.recreated) process.stdout.write(`recreated ${name}: it was missing (dropped outside the migrations); it starts empty\n`);
         const total = result.alreadyApplied + result.applied.length;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { pendingRederives, REDERIVABLE, rederiveTable, type RederiveResult } from '../../load/rederive/index.ts';
 import { SettingError } from '../../util/setting-error.ts';
-import { migrate } from '../../warehouse/migrations.ts';
+import { migrateWarehouse } from '../../warehouse/migrations.ts';
 import { describeTarget, resolveTarget } from '../../warehouse/target.ts';
 import { openWarehouse, type Warehouse } from '../../warehouse/warehouse.ts';
 import { ProgressBar } from '../progress-bar.ts';
@@ -42,7 +42,7 @@ start). A run that stops midway resumes where it stopped when run again with the
       const target = resolveTarget(options);
       const warehouse = await openWarehouse(target);
       try {
-        await migrate(warehouse.client);
+        await migrateWarehouse(warehouse);
         const tables = options.table ?? (await pendingRederives(warehouse.client));
         if (tables.length === 0) {
           process.stdout.write(`${describeTarget(target)}: nothing to re-derive (no migration asks for it; name a table with --table)\n`);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { commands } from './commands/index.ts';
 import { keepRunningWhenOutputCloses } from '../util/closed-output.ts';
+import { applyHeapPolicy } from './heap-policy.ts';
 import { SettingError } from './settings.ts';
 
 /** Exit codes scripts can rely on. */
@@ -24,6 +25,7 @@ export function packageVersion(): string {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  applyHeapPolicy();
   keepRunningWhenOutputCloses();
   const program = buildProgram();
   try {

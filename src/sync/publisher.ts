@@ -12,7 +12,7 @@ import { observationKey } from './records.ts';
  * It holds a digest of each key, not the key: the order list is read to its end on every
  * pass (§4.1), so this holds every order, fill and activity state of the account's history, and
  * as strings built from the records (~100 characters, concatenated, some slices of a page's body)
- * they were the one steady growth of a job's JS heap — about 2 MiB every 8 minutes at rate 20.
+ * they were the largest steady growth of a job's JS heap — about 2 MiB every 8 minutes at rate 20.
  */
 export class PublishedMemory {
   readonly #keys = new Set<string>();

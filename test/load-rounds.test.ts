@@ -193,4 +193,35 @@ describe('loader rounds', () => {
       [1, 20],
     ]);
   });
+  it("keeps an account's latest positions visible while a round of newer reads is being stored", async () => {
+    // positions_latest takes the newest of an account's three newest reads whose positions rows are
+    // all stored: a round of several reads whose snapshot rows landed before their positions left
+    // it empty. The snapshot rows are sent once the positions are in.
+    const catalogue = createTopicCatalogue('whole');
+    const generator = new RecordGenerator(27, catalogue, { kinds: new Set(['position']) });
+    const bus = new EmbeddedBus({ topics: catalogue.topics });
+    const latest = async () =>
+      Number((await rows<{ n: string }>(w.warehouse.client, "SELECT count() AS n FROM tapehouse.positions_latest WHERE _topic = 'whole.sync.positions'"))[0]!.n);
+    const first = await loading(bus, catalogue, w.warehouse, 'whole', 100);
+    await publishAll(bus, generator.take(1));
+    await drained(first);
+    await first.stop();
+    expect(await latest()).toBe(1);
+    const spy = watching(w.warehouse, new Set(['tapehouse.positions', 'positions']));
+    const loaders = await loading(bus, catalogue, spy.warehouse, 'whole', 100);
+    await publishAll(bus, generator.take(5));
+    while (!spy.inserts.has('tapehouse.positions') && !spy.inserts.has('positions')) await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The positions insert is held: the newer reads' snapshot rows wait for it, the first read stands.
+    expect(spy.inserts.get('tapehouse.position_snapshots') ?? spy.inserts.get('position_snapshots')).toBeUndefined();
+    expect(await latest()).toBe(1);
+    spy.release();
+    await drained(loaders);
+    await loaders.stop();
+    const [newest] = await rows<{ n: string; reads: string }>(
+      w.warehouse.client,
+      "SELECT (SELECT count() FROM tapehouse.positions_latest WHERE _topic = 'whole.sync.positions') AS n, (SELECT count() FROM tapehouse.position_snapshots WHERE _topic = 'whole.sync.positions') AS reads",
+    );
+    expect(newest).toEqual({ n: '1', reads: '6' });
+  });
 });

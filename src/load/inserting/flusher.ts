@@ -12,6 +12,16 @@ import { errorSummary, refusedRow } from './warehouse-errors.ts';
 import { retryForever, type RetryHooks } from '../../util/backoff.ts';
 import { nowMicros, type Clock } from '../../util/clock.ts';
 
+/**
+ * Tables whose rows say how many rows of another table belong to them: a positions read's
+ * `position_snapshots` row counts its `positions` rows, and `positions_as_of` takes the newest of
+ * an account's three newest reads whose rows are all stored. Inserted after the rest of their
+ * round, so that a read is whole as soon as its snapshot row is visible: inserted together, a
+ * round of several reads whose snapshot rows landed first left an account with no position in
+ * `positions_latest` until its positions landed (an empty Positions panel on a busy machine).
+ */
+const COUNTING_TABLES: ReadonlySet<TableName> = new Set<TableName>(['position_snapshots']);
+
 export interface FlusherOptions {
   /** Which lane of the loader this is (logs). */
   lane: string;
@@ -476,13 +486,18 @@ export class Flusher {
   }
 
   /**
-   * The round's inserts: the data tables' together, then the dead letters (which a refused value
-   * may still add to), per token one INSERT.
+   * The round's inserts: the data tables' together — those that count rows of another table after
+   * that table's (COUNTING_TABLES) —, then the dead letters (which a refused value may still add
+   * to), per token one INSERT.
    */
   async #send(round: Round): Promise<void> {
-    const sent = await Promise.allSettled(round.inserts.map((insert) => this.#insert(insert)));
-    const failed = sent.find((outcome) => outcome.status === 'rejected');
-    if (failed) throw failed.reason;
+    const counted = round.inserts.filter((insert) => !COUNTING_TABLES.has(insert.table));
+    const counting = round.inserts.filter((insert) => COUNTING_TABLES.has(insert.table));
+    for (const wave of [counted, counting]) {
+      const sent = await Promise.allSettled(wave.map((insert) => this.#insert(insert)));
+      const failed = sent.find((outcome) => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
+    }
     for (const [token, items] of insertGroups(round.batches, 'dead_letters')) {
       await this.#insert(await this.#retry(() => encodeInsert('dead_letters', token, items, this.options.context)));
     }

@@ -561,7 +561,9 @@ export class Flusher {
     const kept = round.batches.filter((item) => !this.#lost(item));
     this.#release(round.batches.filter((item) => this.#lost(item)).flatMap((item) => item.entries));
     round.batches = kept;
-    if (this.#closing) return;
+    // Stopping too: the new owner's share of this token may have landed first and dropped these
+    // rows, and the `after` this stop writes would hide that for good. (A warehouse that does not
+    // answer ends the look with the stop's give-up, and then no `after` is written.)
     for (const item of kept) for (const table of item.batch.tables.keys()) await this.#addMissing(table, item, round.beforeUs - 1_000_000n);
   }
 

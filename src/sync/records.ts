@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { toJsonPayload, type Json } from '../records/json.ts';
 import type { RecordKind } from '../records/kinds.ts';
 import type { Payload, SyncSources } from '../records/payloads.ts';
@@ -78,7 +78,7 @@ function isFields(value: Json | undefined): value is Fields {
 }
 
 function contentDigest(payload: Fields): string {
-  return createHash('sha256').update(JSON.stringify(payload)).digest('base64url').slice(0, 22);
+  return hash('sha256', JSON.stringify(payload), 'base64url').slice(0, 22);
 }
 
 function keyPart(value: Json | undefined): string {

@@ -9,6 +9,7 @@ import { mapDelivery } from '../src/load/mapping/map-delivery.ts';
 import type { Row } from '../src/load/mapping/types.ts';
 import { createLogger } from '../src/util/log.ts';
 import type { Warehouse } from '../src/warehouse/warehouse.ts';
+import { watching } from './load-warehouses.ts';
 import { compareTables, drained, expectedKeys, publishAll, RecordGenerator } from './load-fixtures.ts';
 import { migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixtures.ts';
 
@@ -24,33 +25,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await w?.cleanup();
 });
-
-/** The real warehouse (each of its sessions), counting the inserts of each table and holding those of `held` tables until released. */
-function watching(real: Warehouse, held: Set<string> = new Set()): { warehouse: Warehouse; inserts: Map<string, number>; release(): void } {
-  const inserts = new Map<string, number>();
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  const watch = (session: Warehouse): Warehouse => ({
-    ...session,
-    insertRows: (table, rowList, options) => {
-      inserts.set(table, (inserts.get(table) ?? 0) + 1);
-      return session.insertRows(table, rowList, options);
-    },
-    async prepareInsert(table, rowList, options) {
-      const prepared = await session.prepareInsert(table, rowList, options);
-      return {
-        ...prepared,
-        send: async () => {
-          inserts.set(table, (inserts.get(table) ?? 0) + 1);
-          if (held.has(table)) await released;
-          return prepared.send();
-        },
-      };
-    },
-    ownSession: async () => watch(await session.ownSession()),
-  });
-  return { warehouse: watch(real), inserts, release };
-}
 
 /** Loaders of `group` on every topic of `catalogue`, rounds cut every `maxDelayMs`. */
 function loading(bus: EmbeddedBus, catalogue: ReturnType<typeof createTopicCatalogue>, warehouse: Warehouse, group: string, maxDelayMs: number) {
@@ -201,7 +175,9 @@ describe('loader rounds', () => {
     const generator = new RecordGenerator(27, catalogue, { kinds: new Set(['position']) });
     const bus = new EmbeddedBus({ topics: catalogue.topics });
     const latest = async () =>
-      Number((await rows<{ n: string }>(w.warehouse.client, "SELECT count() AS n FROM tapehouse.positions_latest WHERE _topic = 'whole.sync.positions'"))[0]!.n);
+      Number(
+        (await rows<{ n: string }>(w.warehouse.client, "SELECT count() AS n FROM tapehouse.positions_latest WHERE _topic = 'whole.sync.positions'"))[0]!.n,
+      );
     const first = await loading(bus, catalogue, w.warehouse, 'whole', 100);
     await publishAll(bus, generator.take(1));
     await drained(first);

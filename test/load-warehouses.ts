@@ -77,3 +77,30 @@ function dyingAt(real: Warehouse, fatal: (what: string) => boolean, afterCall: b
 export function flaky(real: Warehouse, down: () => boolean): Warehouse {
   return gated(real, (call) => (down() ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:8123')) : call()));
 }
+
+/** The real warehouse (each of its sessions), counting the inserts of each table and holding those of `held` tables until released. */
+export function watching(real: Warehouse, held: Set<string> = new Set()): { warehouse: Warehouse; inserts: Map<string, number>; release(): void } {
+  const inserts = new Map<string, number>();
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const watch = (session: Warehouse): Warehouse => ({
+    ...session,
+    insertRows: (table, rowList, options) => {
+      inserts.set(table, (inserts.get(table) ?? 0) + 1);
+      return session.insertRows(table, rowList, options);
+    },
+    async prepareInsert(table, rowList, options) {
+      const prepared = await session.prepareInsert(table, rowList, options);
+      return {
+        ...prepared,
+        send: async () => {
+          inserts.set(table, (inserts.get(table) ?? 0) + 1);
+          if (held.has(table)) await released;
+          return prepared.send();
+        },
+      };
+    },
+    ownSession: async () => watch(await session.ownSession()),
+  });
+  return { warehouse: watch(real), inserts, release };
+}

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Agent, request } from 'undici';
 import { faultName, planFaults, type Step } from './fault-plan.ts';
 import { startEmbedded, startKafkaMode, startOwnKafka, startScaleOut, type Pipeline, type ScaleOutPipeline } from './pipelines.ts';
 import { busLogStarts, scaleOutTimeline } from './scale-out-plan.ts';
@@ -132,7 +133,7 @@ export async function runFaultSuite(options: SuiteOptions): Promise<Figures> {
     log(`${options.mode}: faults over; settling for ${Math.round(options.settleMs / 1000)} s`);
     await sleep(options.settleMs);
 
-    const rateLimits = (await (await fetch(`${controlUrl}/rate-limits`)).json()) as RateLimits;
+    const rateLimits = (await (await request(`${controlUrl}/rate-limits`, { dispatcher: CONTROL })).body.json()) as RateLimits;
     const checkedTo = Date.now() - 2_000;
     const exitCodes = await pipeline.stop();
     await sim.stop();
@@ -210,9 +211,22 @@ async function runPlan(
 async function perform(step: Step, pipeline: Pipeline, controlUrl: string): Promise<void> {
   if (step.type === 'kill') return pipeline.kill(step.target, step.downMs);
   if (step.type === 'restart') return pipeline.restart(step.service);
-  const response = await fetch(`${controlUrl}/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(step.spec) });
-  if (response.status !== 201) throw new Error(`the simulator refused fault ${JSON.stringify(step.spec)}: ${response.status} ${await response.text()}`);
+  const response = await request(`${controlUrl}/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(step.spec),
+    dispatcher: CONTROL,
+  });
+  const text = await response.body.text();
+  if (response.statusCode !== 201) throw new Error(`the simulator refused fault ${JSON.stringify(step.spec)}: ${response.statusCode} ${text}`);
 }
+
+/**
+ * A new connection for every fault: a CI run failed on a kept-alive one that the simulator's
+ * server closed (its idle timeout) as the next fault was sent on it ("other side closed"), with
+ * the simulator busy enough that one fault call had taken 16 s.
+ */
+const CONTROL = new Agent({ pipelining: 0 });
 
 /** Runs the verifier in its own process (one chDB data directory per process). */
 function judge(input: VerifyInput): Promise<Verdict> {

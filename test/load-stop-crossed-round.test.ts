@@ -20,7 +20,9 @@ import { startLoaders, type Loaders } from '../src/load/index.ts';
 import { createLogger } from '../src/util/log.ts';
 import type { Warehouse } from '../src/warehouse/warehouse.ts';
 import { compareTables, expectedKeys, RecordGenerator, type Generated } from './load-fixtures.ts';
+import { sleep } from './faults/procs.ts';
 import { watching } from './load-warehouses.ts';
+import { until } from './simulator-stream-helpers.ts';
 import { migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixtures.ts';
 
 /**
@@ -42,16 +44,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await w?.cleanup();
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 const keyOf = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
@@ -314,7 +306,7 @@ describe('a loader stopped while a rebalance crossed its round', () => {
       const memberA = bus.newestMember;
       await memberA.assign([p0, p1]);
       const trades = () => (spyA.inserts.get('trades') ?? 0) + (spyA.inserts.get('tapehouse.trades') ?? 0);
-      await until("A's round's trades insert", () => trades() >= 1);
+      await until(() => trades() >= 1, "A's round's trades insert", 20_000);
       expect(trades()).toBe(1);
       const before = await rows<{ partition: number; tokens: string[] }>(
         w.warehouse.client,
@@ -334,13 +326,13 @@ describe('a loader stopped while a rebalance crossed its round', () => {
       const memberB = bus.newestMember;
       await memberB.assign([p1]);
       // B rebuilds R's range of partition 1 and sends it with R's token: it lands first.
-      await until("B's rebuilt range of partition 1", async () => (await b.stats()).batches >= 1);
+      await until(async () => (await b.stats()).batches >= 1, "B's rebuilt range of partition 1", 20_000);
       expect({ p0: await storedIn(0), p1: await storedIn(1) }).toEqual({ p0: 0, p1: inPartition(1) });
 
       // A stops; once it is closing, its round's insert comes back — dropped by ClickHouse as the
       // same token in the same table partition as B's.
       const stopping = a.stop({ timeoutMs: 20_000 });
-      await until('A to stop taking deliveries', () => memberA.paused);
+      await until(() => memberA.paused, 'A to stop taking deliveries', 20_000);
       // (Its insert pipelines are told to close a few microtasks after the pause.)
       await sleep(100);
       spyA.release();
@@ -350,10 +342,14 @@ describe('a loader stopped while a rebalance crossed its round', () => {
       // B takes partition 0 over: it reads where A left it.
       await memberB.revoke();
       await memberB.assign([p0, p1]);
-      await until('the group to commit everything', async () => {
-        const stats = await b.stats();
-        return stats.lag === 0 && stats.queuedRows === 0;
-      });
+      await until(
+        async () => {
+          const stats = await b.stats();
+          return stats.lag === 0 && stats.queuedRows === 0;
+        },
+        'the group to commit everything',
+        20_000,
+      );
     } finally {
       for (const loader of loaders) await loader.stop({ timeoutMs: 5_000 }).catch(() => undefined);
       await bus.close();

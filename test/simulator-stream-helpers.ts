@@ -5,10 +5,10 @@ import type { SimulatorHandle } from '../src/simulator/index.ts';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Frame = Record<string, any>;
 
-/** Waits until `condition` holds, polling the event loop (frames arrive asynchronously). */
-export async function until(condition: () => boolean, what: string, limitMs = 10_000): Promise<void> {
+/** Waits until `condition` holds, polling the event loop (frames arrive asynchronously; a condition may ask something itself). */
+export async function until(condition: () => boolean | Promise<boolean>, what: string, limitMs = 10_000): Promise<void> {
   const start = Date.now();
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() - start > limitMs) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 5));
   }

@@ -19,7 +19,7 @@ describe('DigestRing: a bounded set of digests, oldest forgotten first', () => {
     const ring = new DigestRing(capacity);
     const model: string[] = [];
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let step = 0; step < 20_000; step += 1) {
       const key = `k${Math.floor(random() * 120)}`;
       expect(ring.has(digestOf(key))).toBe(model.includes(key));

@@ -3,10 +3,9 @@
  * held in two typed arrays allocated once: a ring of the digests in insertion order and an
  * open-addressing index (linear probing) from a digest to its place in the ring.
  *
- * Why not a `Set<string>`: a job's sync memory holds hundreds of thousands of keys, and as strings
- * in a Set each cost ~90 bytes of JS heap, the Set's table is reallocated whole as it doubles, and
- * V8's committed heap grew with it (~30 MiB an hour at rate 20). Here an entry costs 16 bytes of
- * ring and 8 of index, outside the JS heap, and nothing is ever reallocated.
+ * Why not a `Set<string>`: a job's sync memory holds hundreds of thousands of keys; as strings in a
+ * Set each costs ~90 bytes of JS heap and the Set's table is reallocated whole as it doubles. Here
+ * an entry costs 16 bytes of ring and 8 of index, outside the JS heap, and nothing is reallocated.
  */
 export class DigestRing {
   /** Four 32-bit words per entry, in insertion order; `#oldest` is the next to forget. */
@@ -86,10 +85,14 @@ export class DigestRing {
   }
 }
 
+// One entry's words, reused by every call (a lookup runs per order on every pass): each call is
+// synchronous and done with them before the next.
+const scratch = new Uint32Array(4);
+const scratchBytes = new Uint8Array(scratch.buffer);
+
 function words(digest: Uint8Array): Uint32Array {
   if (digest.length < 16) throw new RangeError(`a digest of at least 16 bytes is needed, got ${digest.length}`);
   // A copy: a Buffer from crypto may sit at an offset of a shared pool that is not 4-byte aligned.
-  const w = new Uint32Array(4);
-  new Uint8Array(w.buffer).set(digest.subarray(0, 16));
-  return w;
+  scratchBytes.set(digest.subarray(0, 16));
+  return scratch;
 }

@@ -57,7 +57,7 @@ function memoryKey(record: ReceivedRecord): Buffer | undefined {
 /**
  * SHA-1 of the key (its first 128 bits are kept), in ~0.6 µs (one-shot `hash`; `createHash` took
  * 3 µs). The keys are the venue's own ids and states, not chosen to collide; by chance, a million
- * keys collide with a probability of about 2^-88.
+ * keys collide with a probability of about 2^-89.
  */
 function digest(key: string): Buffer {
   return hash('sha1', key, 'buffer');

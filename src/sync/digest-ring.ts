@@ -85,14 +85,10 @@ export class DigestRing {
   }
 }
 
-// One entry's words, reused by every call (a lookup runs per order on every pass): each call is
-// synchronous and done with them before the next.
-const scratch = new Uint32Array(4);
-const scratchBytes = new Uint8Array(scratch.buffer);
-
 function words(digest: Uint8Array): Uint32Array {
   if (digest.length < 16) throw new RangeError(`a digest of at least 16 bytes is needed, got ${digest.length}`);
   // A copy: a Buffer from crypto may sit at an offset of a shared pool that is not 4-byte aligned.
-  scratchBytes.set(digest.subarray(0, 16));
-  return scratch;
+  const w = new Uint32Array(4);
+  new Uint8Array(w.buffer).set(digest.subarray(0, 16));
+  return w;
 }

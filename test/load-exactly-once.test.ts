@@ -3,12 +3,13 @@ import type { Subscription } from '../src/bus/bus.ts';
 import { EmbeddedBus } from '../src/bus/embedded.ts';
 import { createTopicCatalogue, type TopicCatalogue } from '../src/bus/topics.ts';
 import { startLoaders } from '../src/load/index.ts';
+import { readPartitionStarts } from '../src/load/state/loader-offsets.ts';
 import { Prng } from '../src/simulator/prng.ts';
 import { createLogger } from '../src/util/log.ts';
 import type { Warehouse } from '../src/warehouse/warehouse.ts';
 import { busWithSubscribe } from './bus-contract.ts';
 import { compareTables, expectedKeys, RecordGenerator, type Generated, drained } from './load-fixtures.ts';
-import { flaky, mortal, mortalAfterInsert } from './load-warehouses.ts';
+import { flaky, mortal, mortalAfterInsert, mortalWithLateInsert } from './load-warehouses.ts';
 import { migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixtures.ts';
 
 /**
@@ -103,7 +104,7 @@ describe('exactly once', () => {
     let later = 0;
     while (kills < KILLS) {
       const bus = await busWith(records, catalogue, group, commits);
-      const death = mortal(noting(w.warehouse, seen), later + 1 + random.int(0, 30), random.chance(0.5));
+      const death = mortal(noting(w.warehouse, seen), later + 1 + random.int(0, 30), random.chance(0.5), random.int(0, 400));
       const run = startLoaders({ bus, warehouse: death.warehouse, group, topics: catalogue.topics.map((s) => s.name), batch, busEpoch: 'durable', log });
       const outcome = await Promise.race([death.died.then(() => 'killed' as const), run.then(drained).then(() => 'drained' as const)]);
       const before = positions(commits);
@@ -144,6 +145,41 @@ describe('exactly once', () => {
        GROUP BY topic, partition, target_table, min_offset, max_offset HAVING count() > 1)`,
     );
     expect(Number(rebuilt!.n)).toBeGreaterThan(0);
+  });
+
+  it("a killed loader's `before` that lands after the next loader read where storing stood is not rebuilt over what that loader stored", async () => {
+    // Life 1 dies with its first `before` on the wire; life 2 reads where storing stands (nothing
+    // stored), cuts larger ranges, records them, sends the trades and dies; then life 1's request
+    // lands. Life 3 sees two overlapping unfinished ranges: rebuilding life 1's (with tokens no
+    // insert ever used) stored its rows a second time.
+    const catalogue = createTopicCatalogue('late');
+    const records = new RecordGenerator(15, catalogue, { kinds: new Set(['trade']), firstIndex: 4_000_000 }).take(600);
+    const group = 'late-loaders';
+    const topics = catalogue.topics.map((s) => s.name);
+    const first = await busWith(records, catalogue, group, new Map());
+    const zombie = mortalWithLateInsert(w.warehouse, 'loader_offsets');
+    void startLoaders({ bus: first, warehouse: zombie.warehouse, group, topics, batch: { maxRows: 20, maxDelayMs: 30 }, busEpoch: 'durable', log });
+    await zombie.died;
+
+    const second = await busWith(records, catalogue, group, await commitsOf(first, catalogue, group));
+    const dying = mortalAfterInsert(w.warehouse, 'trades');
+    void startLoaders({ bus: second, warehouse: dying.warehouse, group, topics, batch: { maxRows: 500, maxDelayMs: 500 }, busEpoch: 'durable', log });
+    await dying.died;
+    await zombie.land();
+    const [overlapping] = await rows<{ n: string }>(
+      w.warehouse.client,
+      `SELECT count() AS n FROM tapehouse.loader_offsets a INNER JOIN tapehouse.loader_offsets b
+         ON a.topic = b.topic AND a.partition = b.partition AND a.target_table = b.target_table
+       WHERE a.consumer_group = '${group}' AND b.consumer_group = '${group}' AND a.state = 'before' AND b.state = 'before'
+         AND a.min_offset <= b.max_offset AND b.min_offset <= a.max_offset AND a.max_offset < b.max_offset`,
+    );
+    expect(Number(overlapping!.n)).toBeGreaterThan(0);
+
+    const third = await busWith(records, catalogue, group, await commitsOf(second, catalogue, group));
+    const loaders = await startLoaders({ bus: third, warehouse: w.warehouse, group, topics, batch: { maxDelayMs: 30 }, busEpoch: 'durable', log });
+    await drained(loaders);
+    await loaders.stop();
+    await expectExactlyPublished(records, 'late', 1);
   });
 
   it('while the warehouse is down nothing is committed or dropped; once it answers, everything is stored once', async () => {
@@ -295,5 +331,65 @@ describe('exactly once', () => {
       `SELECT count() AS n, uniqExact(trade_id) AS distinct FROM tapehouse.trades WHERE _topic = '${tradeTopic}'`,
     );
     expect(stored).toEqual({ n: String(trades.length), distinct: String(trades.length) });
+  });
+});
+
+describe('where storing stands (loader_offsets)', () => {
+  it("leaves out a killed loader's late ranges: one overlapping a newer range, one recorded again with other tokens, one at or below what is stored", async () => {
+    const scope = { group: 'starts', epoch: '' };
+    const row = (partition: number, first: number, last: number, state: 'before' | 'after', token: string, atUs: number) => ({
+      consumer_group: scope.group,
+      bus_epoch: '',
+      topic: 'starts.trade',
+      partition,
+      min_offset: BigInt(first),
+      max_offset: BigInt(last),
+      max_received_at: 0n,
+      state,
+      loader_id: 'test',
+      recorded_at: 1_700_000_000_000_000n + BigInt(atUs),
+      target_table: 'trades',
+      row_count: last - first + 1,
+      dedup_token: token,
+    });
+    const stored = (partition: number) => [row(partition, 0, 9, 'before', `t${partition}-0`, 0), row(partition, 0, 9, 'after', `t${partition}-0`, 1)];
+    await w.warehouse.insertRows('loader_offsets', [
+      // 0: the late [10,19] overlaps [10,29], recorded after it was cut: [10,29] is rebuilt.
+      ...stored(0),
+      row(0, 10, 29, 'before', 'new', 30),
+      row(0, 10, 19, 'before', 'late', 20),
+      // 1: the same range recorded twice with other tokens: the newest tokens are the ones sent.
+      ...stored(1),
+      row(1, 10, 19, 'before', 'late', 20),
+      row(1, 10, 19, 'before', 'new', 30),
+      // 2: a late range reaching below what was stored since.
+      ...stored(2),
+      row(2, 5, 30, 'before', 'late', 20),
+      // 3: unfinished ranges one after the other, as a loader leaves them: both rebuilt.
+      ...stored(3),
+      row(3, 10, 19, 'before', 'a', 20),
+      row(3, 20, 29, 'before', 'b', 30),
+      // 4: [10,19] recorded, then the late [10,25], then [10,19] rebuilt (recorded again) by a loader that did not see it.
+      ...stored(4),
+      row(4, 10, 19, 'before', 'kept', 20),
+      row(4, 10, 25, 'before', 'late', 30),
+      row(4, 10, 19, 'before', 'kept', 40),
+    ]);
+    const late: string[] = [];
+    const starts = await readPartitionStarts(w.warehouse.client, { ...scope, loaderId: 'test' }, ['starts.trade'], (range) =>
+      late.push(`${range.partition}:${range.first}-${range.last}`),
+    );
+    const summary = [...starts.values()].map((start) => ({
+      stored: Number(start.stored),
+      unfinished: start.unfinished.map((range) => `${range.first}-${range.last} ${range.tokens.get('trades')}`),
+    }));
+    expect(summary).toEqual([
+      { stored: 9, unfinished: ['10-29 new'] },
+      { stored: 9, unfinished: ['10-19 new'] },
+      { stored: 9, unfinished: [] },
+      { stored: 9, unfinished: ['10-19 a', '20-29 b'] },
+      { stored: 9, unfinished: ['10-19 kept'] },
+    ]);
+    expect(late.sort()).toEqual(['0:10-19', '2:5-30', '4:10-25']);
   });
 });

@@ -45,9 +45,9 @@ export interface Mortal {
  * Dies at its `dieAt`-th call: before the call reaches the engine, or (`afterCall`) once the
  * engine has done it but before the loader hears back — the two instants a kill can hit.
  */
-export function mortal(real: Warehouse, dieAt: number, afterCall: boolean): Mortal {
+export function mortal(real: Warehouse, dieAt: number, afterCall: boolean, landsLateMs = 0): Mortal {
   let calls = 0;
-  return dyingAt(real, () => ++calls >= dieAt, afterCall);
+  return dyingAt(real, () => ++calls >= dieAt, afterCall, landsLateMs);
 }
 
 /** Dies once an insert into `table` is done in the engine, before the loader hears back. */
@@ -55,7 +55,42 @@ export function mortalAfterInsert(real: Warehouse, table: string): Mortal {
   return dyingAt(real, (what) => what === table || what === `tapehouse.${table}`, true);
 }
 
-function dyingAt(real: Warehouse, fatal: (what: string) => boolean, afterCall: boolean): Mortal {
+/**
+ * Dies while its first insert into `table` is on the wire: that insert reaches the engine only
+ * when `land()` is called — after the next life read where storing stands, say — and the dead
+ * process never hears back.
+ */
+export function mortalWithLateInsert(real: Warehouse, table: string): Mortal & { land(): Promise<void> } {
+  let late: (() => Promise<unknown>) | undefined;
+  let die!: () => void;
+  const died = new Promise<void>((resolve) => (die = resolve));
+  const warehouse = gated(real, async (call, what) => {
+    if (late) return never();
+    if (what !== table && what !== `tapehouse.${table}`) return call();
+    late = call;
+    die();
+    return never();
+  });
+  return {
+    warehouse,
+    died,
+    kill: () => {
+      late ??= async () => undefined;
+      die();
+    },
+    land: async () => {
+      await late?.();
+    },
+  };
+}
+
+/**
+ * Every call is on the wire for a moment (a turn of the event loop) before it reaches the engine.
+ * Calls on the wire when the process dies still reach the engine, `landsLateMs` later — after the
+ * next life may have read where storing stands, as a killed process's last requests can land on a
+ * server — and the dead process hears nothing back.
+ */
+function dyingAt(real: Warehouse, fatal: (what: string) => boolean, afterCall: boolean, landsLateMs = 0): Mortal {
   let dead = false;
   let die!: () => void;
   const died = new Promise<void>((resolve) => (die = resolve));
@@ -65,7 +100,16 @@ function dyingAt(real: Warehouse, fatal: (what: string) => boolean, afterCall: b
   };
   const gate: Gate = async (call, what) => {
     if (dead) return never();
-    if (!fatal(what)) return call();
+    if (!fatal(what)) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (dead) {
+        await new Promise((resolve) => setTimeout(resolve, landsLateMs));
+        await call().catch(() => undefined);
+        return never();
+      }
+      const result = await call();
+      return dead ? never() : result;
+    }
     if (afterCall) await call().catch(() => undefined);
     kill();
     return never();

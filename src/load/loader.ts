@@ -493,7 +493,12 @@ class Loader {
   async #readStarts(generation: number): Promise<Map<string, PartitionStart>> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const starts = await readPartitionStarts(this.options.warehouse.client, this.#scope, this.#topics);
+        const starts = await readPartitionStarts(this.options.warehouse.client, this.#scope, this.#topics, (late) =>
+          this.#log.warn(
+            { topic: late.topic, partition: late.partition, first: String(late.first), last: String(late.last) },
+            'a range a killed loader recorded after this one read where storing stood is left out: its rows were never sent',
+          ),
+        );
         this.#startsFailing = false;
         return starts;
       } catch (error) {

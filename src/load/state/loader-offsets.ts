@@ -51,6 +51,7 @@ interface RangeState {
   /** [table, token] of its `before` rows. */
   tokens: Array<[string, string]>;
   recorded_us: string;
+  latest_us: string;
 }
 
 // The few newest ranges per partition are enough: at most three ranges of a partition are ever
@@ -62,13 +63,27 @@ const NEWEST_RANGES = 8;
  * Where each partition of `topics` stands for the group: the last range stored (`after`), and the
  * ranges above it recorded `before` but never `after` — those are rebuilt exactly.
  */
-export async function readPartitionStarts(client: ClickHouseClient, scope: OffsetsScope, topics: readonly string[]): Promise<Map<string, PartitionStart>> {
+export async function readPartitionStarts(
+  client: ClickHouseClient,
+  scope: OffsetsScope,
+  topics: readonly string[],
+  onLate: (late: LateRange) => void = () => undefined,
+): Promise<Map<string, PartitionStart>> {
+  // Per range and table the token of its newest `before` (a range recorded twice with different
+  // tokens is a killed loader's late `before`, see resolveZombies), then per range.
   const result = await client.query({
-    query: `SELECT topic, partition, toString(min_offset) AS first, toString(max_offset) AS last, max(state = 'after') AS done,
-                   groupUniqArrayIf((toString(target_table), dedup_token), state = 'before' AND target_table != '') AS tokens,
-                   toString(toUnixTimestamp64Micro(minIf(recorded_at, state = 'before'))) AS recorded_us
-            FROM tapehouse.loader_offsets
-            WHERE consumer_group = {group:String} AND bus_epoch = {epoch:String} AND topic IN {topics:Array(String)}
+    query: `SELECT topic, partition, toString(min_offset) AS first, toString(max_offset) AS last, max(table_done) AS done,
+                   groupArrayIf((table, token), table != '' AND token != '') AS tokens,
+                   toString(toUnixTimestamp64Micro(min(first_before))) AS recorded_us,
+                   toString(toUnixTimestamp64Micro(max(last_before))) AS latest_us
+            FROM (
+              SELECT topic, partition, min_offset, max_offset, toString(target_table) AS table, max(state = 'after') AS table_done,
+                     argMaxIf(dedup_token, recorded_at, state = 'before') AS token,
+                     minIf(recorded_at, state = 'before') AS first_before, maxIf(recorded_at, state = 'before') AS last_before
+              FROM tapehouse.loader_offsets
+              WHERE consumer_group = {group:String} AND bus_epoch = {epoch:String} AND topic IN {topics:Array(String)}
+              GROUP BY topic, partition, min_offset, max_offset, table
+            )
             GROUP BY topic, partition, min_offset, max_offset
             ORDER BY topic, partition, max_offset DESC
             LIMIT ${NEWEST_RANGES} BY topic, partition`,
@@ -83,7 +98,11 @@ export async function readPartitionStarts(client: ClickHouseClient, scope: Offse
     else newestFirst.set(key, [range]);
   }
   const starts = new Map<string, PartitionStart>();
-  for (const [key, ranges] of newestFirst) starts.set(key, startOf(ranges));
+  for (const [key, ranges] of newestFirst) {
+    const start = startOf(ranges);
+    for (const range of start.late) onLate({ topic: ranges[0]!.topic, partition: Number(ranges[0]!.partition), first: range.first, last: range.last });
+    starts.set(key, { stored: start.stored, unfinished: start.unfinished });
+  }
   await attachRounds(client, scope, starts);
   return starts;
 }
@@ -149,15 +168,60 @@ function findRange(starts: Map<string, PartitionStart>, topic: string, partition
   return starts.get(partitionKey(topic, partition))?.unfinished.find((range) => range.first === first && range.last === last);
 }
 
-/** Unfinished ranges down to the newest finished one, which is where storing stands. */
-function startOf(newestFirst: readonly RangeState[]): PartitionStart {
-  const unfinished: UnfinishedRange[] = [];
+/** A range recorded `before` by a killed loader after the next one read where storing stands (see resolveZombies). */
+export interface LateRange {
+  topic: string;
+  partition: number;
+  first: bigint;
+  last: bigint;
+}
+
+/** Unfinished ranges down to the newest finished one, which is where storing stands; and the late ones left out. */
+function startOf(newestFirst: readonly RangeState[]): PartitionStart & { late: UnfinishedRange[] } {
+  const unfinished: RecordedRange[] = [];
+  let stored: bigint | undefined;
   for (const range of newestFirst) {
-    if (Number(range.done) === 1) return { stored: BigInt(range.last), unfinished };
-    unfinished.unshift({ first: BigInt(range.first), last: BigInt(range.last), tokens: new Map(range.tokens), recordedAtUs: BigInt(range.recorded_us) });
+    if (Number(range.done) === 1) {
+      stored = BigInt(range.last);
+      break;
+    }
+    unfinished.unshift({
+      first: BigInt(range.first),
+      last: BigInt(range.last),
+      tokens: new Map(range.tokens),
+      recordedAtUs: BigInt(range.recorded_us),
+      latestUs: BigInt(range.latest_us),
+    });
   }
+  const resolved = resolveZombies(unfinished, stored);
+  const kept = resolved.map(({ latestUs: _, ...range }): UnfinishedRange => range);
+  const late = unfinished.filter((range) => !resolved.includes(range));
   // No finished range in view: storing stands just below the oldest unfinished one.
-  return { stored: unfinished[0] ? unfinished[0].first - 1n : -1n, unfinished };
+  return { stored: stored ?? (kept[0] ? kept[0].first - 1n : -1n), unfinished: kept, late };
+}
+
+interface RecordedRange extends UnfinishedRange {
+  /** When its `before` was last recorded (µs): a rebuilt range records it again. */
+  latestUs: bigint;
+}
+
+/**
+ * The unfinished ranges a loader really recorded, without the late ones: a loader killed while
+ * its `before` insert was on the wire may have that insert land after the next loader read where
+ * storing stands (a server finishes a request whose client died). That next loader cut its own
+ * ranges from there, so the late range overlaps one recorded after it, or starts at or below a
+ * range stored since. Its rows were never sent (data goes only once its `before` is acknowledged);
+ * rebuilt, they would be stored a second time. In a history without late rows, unfinished ranges
+ * never overlap and all start above the stored one. Of overlapping ranges the newest recorded is
+ * kept: had the late one been seen when the newer was cut, that would have rebuilt it instead.
+ */
+export function resolveZombies<R extends UnfinishedRange & { latestUs: bigint }>(oldestFirst: readonly R[], stored: bigint | undefined): R[] {
+  const above = oldestFirst.filter((range) => stored === undefined || range.first > stored);
+  const kept: R[] = [];
+  for (const range of [...above].sort((a, b) => (b.latestUs > a.latestUs ? 1 : b.latestUs < a.latestUs ? -1 : 0))) {
+    if (!kept.some((other) => range.first <= other.last && other.first <= range.last)) kept.push(range);
+  }
+  return kept.sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0));
 }
 
 export function partitionKey(topic: string, partition: number): string {

@@ -8,7 +8,7 @@ import { BookBatcher } from '../src/capture/book-batcher.ts';
 import { canonicalMs, readBookUpdates, type BookUpdate } from '../src/records/book-change-form.ts';
 import { replayBookRecords } from '../src/capture/book-replay.ts';
 import { recordsOf, TokenBooks, type BookFrame, type RestBook } from '../src/capture/books.ts';
-import { quoteRecord } from '../src/capture/market-records.ts';
+import { quoteRecord, SeenTrades } from '../src/capture/market-records.ts';
 import { inShard } from '../src/capture/catalogue.ts';
 import { ConnectionPlan } from '../src/capture/connection-plan.ts';
 import { ConnectionCoverage, endOf, startOf } from '../src/capture/coverage.ts';
@@ -596,5 +596,28 @@ describe('back-pressure from the bus', () => {
     expect(publisher.published).toBe(61);
     await stop();
     await bus.close();
+  });
+});
+
+describe('trades seen (SeenTrades)', () => {
+  it('tells a new trade key, the same content again, and other content under a known key apart', () => {
+    const seen = new SeenTrades(10);
+    expect(seen.admit('t1 f1', 'price 5')).toBe('new');
+    expect(seen.admit('t1 f1', 'price 5')).toBe('duplicate');
+    expect(seen.admit('t1 f1', 'price 6')).toBe('conflict');
+    expect(seen.admit('t1 f1', 'price 6')).toBe('duplicate');
+    expect(seen.admit('t1 f2', 'price 5')).toBe('new');
+    // The separator keeps key and content apart: this is another key, not the same pair.
+    expect(seen.admit('t1 f', '1price 5')).toBe('new');
+  });
+
+  it('forgets the oldest keys first once full, and never one of the last `capacity` keys', () => {
+    const seen = new SeenTrades(100);
+    for (let i = 0; i < 300; i++) expect(seen.admit(`t${i}`, 'c')).toBe('new');
+    // The last 100 keys and their contents are remembered; a key's content outlives the key (its
+    // ring holds twice as many), never the other way round. The oldest are forgotten.
+    for (let i = 200; i < 300; i++) expect(seen.admit(`t${i}`, 'c')).toBe('duplicate');
+    for (let i = 200; i < 300; i++) expect(seen.admit(`t${i}`, 'other')).toBe('conflict');
+    for (let i = 0; i < 50; i++) expect(seen.admit(`t${i}`, 'c')).toBe('new');
   });
 });

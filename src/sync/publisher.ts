@@ -2,7 +2,7 @@ import type { Bus } from '../bus/bus.ts';
 import type { ReceivedRecord } from '../bus/record.ts';
 import type { TopicCatalogue } from '../bus/topics.ts';
 import { hash } from 'node:crypto';
-import { DigestRing } from './digest-ring.ts';
+import { DigestRing } from '../util/digest-ring.ts';
 import { observationKey } from './records.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DigestRing } from '../src/sync/digest-ring.ts';
+import { DigestRing } from '../src/util/digest-ring.ts';
 
 const digestOf = (key: string) => hash('sha1', key, 'buffer');
 

@@ -32,7 +32,7 @@ export function applyHeapPolicy(): void {
  * A full collection that compacts every page: V8's `gc` (exposed for this, in a context of its
  * own, not on globalThis) with `--compact-on-every-full-gc` set for that collection only.
  */
-export function compactingCollection(): () => void {
+function compactingCollection(): () => void {
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
   setFlagsFromString('--no-expose-gc');

@@ -215,9 +215,9 @@ interface RecordedRange extends UnfinishedRange {
  * never overlap and all start above the stored one. Of overlapping ranges the newest recorded is
  * kept: had the late one been seen when the newer was cut, that would have rebuilt it instead.
  */
-export function resolveZombies<R extends UnfinishedRange & { latestUs: bigint }>(oldestFirst: readonly R[], stored: bigint | undefined): R[] {
+function resolveZombies(oldestFirst: readonly RecordedRange[], stored: bigint | undefined): RecordedRange[] {
   const above = oldestFirst.filter((range) => stored === undefined || range.first > stored);
-  const kept: R[] = [];
+  const kept: RecordedRange[] = [];
   for (const range of [...above].sort((a, b) => (b.latestUs > a.latestUs ? 1 : b.latestUs < a.latestUs ? -1 : 0))) {
     if (!kept.some((other) => range.first <= other.last && other.first <= range.last)) kept.push(range);
   }

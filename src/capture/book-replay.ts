@@ -2,6 +2,7 @@ import type { ReceivedRecord } from '../bus/record.ts';
 import { readBookUpdates } from '../records/book-change-form.ts';
 import { BookLadder, type Level, type LevelChange, type Side } from './book-ladder.ts';
 import { isoToMicros } from './frame.ts';
+import { compareBigints } from '../util/compare.ts';
 
 /**
  * Rebuilds a token's ladder at any instant from what capture stored: the latest full snapshot at
@@ -41,9 +42,7 @@ export function replayBook(snapshots: readonly SnapshotRow[], changes: readonly 
   if (!base) return null;
   const ladder = new BookLadder();
   ladder.replace(base.bids, base.asks);
-  const after = changes
-    .filter((c) => c.sequence > base.sequence && c.atUs <= atUs)
-    .sort((a, b) => (a.sequence < b.sequence ? -1 : a.sequence > b.sequence ? 1 : 0));
+  const after = changes.filter((c) => c.sequence > base.sequence && c.atUs <= atUs).sort((a, b) => compareBigints(a.sequence, b.sequence));
   ladder.apply(after);
   const last = after.at(-1);
   return { ladder, sequence: last?.sequence ?? base.sequence, atUs: last?.atUs ?? base.atUs };

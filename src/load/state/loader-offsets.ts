@@ -2,6 +2,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { Row } from '../mapping/types.ts';
 import { roundIdOf, type Batch, type RecordedRound, type UnfinishedRange } from '../batching/batch.ts';
 import type { PartitionStart } from '../batching/partition-batcher.ts';
+import { compareBigints } from '../../util/compare.ts';
 
 /**
  * The loaders' progress in the warehouse (`loader_offsets`), the source of truth for where to
@@ -218,10 +219,10 @@ interface RecordedRange extends UnfinishedRange {
 function resolveZombies(oldestFirst: readonly RecordedRange[], stored: bigint | undefined): RecordedRange[] {
   const above = oldestFirst.filter((range) => stored === undefined || range.first > stored);
   const kept: RecordedRange[] = [];
-  for (const range of [...above].sort((a, b) => (b.latestUs > a.latestUs ? 1 : b.latestUs < a.latestUs ? -1 : 0))) {
+  for (const range of [...above].sort((a, b) => compareBigints(b.latestUs, a.latestUs))) {
     if (!kept.some((other) => range.first <= other.last && other.first <= range.last)) kept.push(range);
   }
-  return kept.sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0));
+  return kept.sort((a, b) => compareBigints(a.first, b.first));
 }
 
 export function partitionKey(topic: string, partition: number): string {

@@ -134,7 +134,7 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
     const applied = await migrateWarehouse(warehouse);
     if (applied.recreated.length > 0)
       log.warn({ recreated: applied.recreated }, 'tables or views the schema needs were missing (dropped outside the migrations): created again, empty');
-    log.info({ applied: applied.applied.length }, 'warehouse schema up to date');
+    log.info({ applied: applied.applied.length, fromBaseline: applied.fromBaseline }, 'warehouse schema up to date');
     // Rows stored before a migration added columns get them now, before any loader writes (README, "tapehouse rederive").
     for (const done of await rederivePending(warehouse, (p) => log.info({ ...p }, 'rederive'))) {
       log.info(

@@ -6,6 +6,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { DATABASE } from './database.ts';
 import { existingObjects, expectedObjects, recreateObjects } from './schema-objects.ts';
 import { runMigrationStatement } from './migration-statement.ts';
+import { applyBaseline, baselineFor, readBaseline, type SchemaBaseline } from './schema-baseline.ts';
 import { applyStorageSettings, storageOptionsFor, type StorageOptions } from './storage-settings.ts';
 import type { WarehouseTarget } from './target.ts';
 import { splitStatements } from './sql-lexer.ts';
@@ -63,7 +64,10 @@ const BOOTSTRAP = [
 ];
 
 export interface MigrateResult {
+  /** Migrations recorded as applied by this run (by the baseline or one by one). */
   applied: Migration[];
+  /** A fresh warehouse built from sql/baseline/ (schema-baseline.ts) rather than migration by migration. */
+  fromBaseline: boolean;
   alreadyApplied: number;
   /** Tables and views the migrations define that were missing (dropped by hand) and were created again, empty. */
   recreated: string[];
@@ -76,12 +80,22 @@ export interface MigrateResult {
  * Statements are written to be re-runnable (IF NOT EXISTS), so a migration interrupted midway is
  * completed by the next run.
  */
-/** Migrates a warehouse with the storage settings its kind needs (storageOptionsFor). */
+/**
+ * Migrates a warehouse with the storage settings its kind needs (storageOptionsFor). A fresh chDB
+ * directory is built from the baseline: it is chDB's own rendering of the schema, checked against
+ * the migrations on chDB; a server, possibly of another ClickHouse version, gets the migrations.
+ */
 export function migrateWarehouse(warehouse: { target: WarehouseTarget; client: ClickHouseClient }): Promise<MigrateResult> {
-  return migrate(warehouse.client, loadMigrations(), storageOptionsFor(warehouse.target));
+  const baseline = warehouse.target.kind === 'chdb' ? readBaseline() : undefined;
+  return migrate(warehouse.client, loadMigrations(), storageOptionsFor(warehouse.target), baseline);
 }
 
-export async function migrate(client: ClickHouseClient, migrations: Migration[] = loadMigrations(), storage: StorageOptions = {}): Promise<MigrateResult> {
+export async function migrate(
+  client: ClickHouseClient,
+  migrations: Migration[] = loadMigrations(),
+  storage: StorageOptions = {},
+  baseline?: SchemaBaseline,
+): Promise<MigrateResult> {
   for (const statement of BOOTSTRAP) await client.command({ query: statement });
   const applied = await appliedMigrations(client);
   const byVersion = new Map(migrations.map((m) => [m.version, m]));
@@ -97,10 +111,14 @@ export async function migrate(client: ClickHouseClient, migrations: Migration[] 
   }
   const highest = applied.reduce((max, m) => Math.max(max, m.version), 0);
   const appliedVersions = new Set(applied.map((m) => m.version));
-  const pending = migrations.filter((m) => !appliedVersions.has(m.version));
-  const late = pending.find((m) => m.version < highest);
+  const late = migrations.find((m) => !appliedVersions.has(m.version) && m.version < highest);
   if (late) throw new MigrationError(`${late.file} is numbered below ${pad(highest)}, which is already applied; renumber it above ${pad(highest)}`);
 
+  const usable = applied.length === 0 ? baselineFor(baseline, migrations) : undefined;
+  const fromBaseline = usable !== undefined && (await applyBaseline(client, usable, storage));
+  const byBaseline = fromBaseline ? migrations.slice(0, usable.covers.length) : [];
+  for (const migration of byBaseline) appliedVersions.add(migration.version);
+  const pending = migrations.filter((m) => !appliedVersions.has(m.version));
   for (const migration of pending) {
     for (const statement of splitStatements(migration.sql)) {
       try {
@@ -119,7 +137,7 @@ export async function migrate(client: ClickHouseClient, migrations: Migration[] 
   const missing = new Set([...expectedObjects(migrations)].filter((name) => !existing.has(name)));
   const recreated = missing.size === 0 ? [] : await recreateObjects(client, migrations, missing);
   await applyStorageSettings(client, storage);
-  return { applied: pending, alreadyApplied: applied.length, recreated };
+  return { applied: [...byBaseline, ...pending], fromBaseline, alreadyApplied: applied.length, recreated };
 }
 
 async function appliedMigrations(client: ClickHouseClient): Promise<AppliedMigration[]> {

@@ -27,10 +27,10 @@ export function expectedObjects(migrations: readonly MigrationText[]): Set<strin
       const tokens = tokenize(statement);
       const verb = keyword(tokens[0]);
       if (verb === 'CREATE') {
-        const name = nameAfter(tokens, ['TABLE', 'VIEW', 'DICTIONARY']);
+        const name = nameAfter(tokens, OBJECT_KINDS);
         if (name) objects.add(name);
       } else if (verb === 'DROP') {
-        const name = nameAfter(tokens, ['TABLE', 'VIEW', 'DICTIONARY']);
+        const name = nameAfter(tokens, OBJECT_KINDS);
         if (name) objects.delete(name);
       } else if (verb === 'RENAME') {
         for (const [from, to] of renames(tokens)) {
@@ -40,6 +40,25 @@ export function expectedObjects(migrations: readonly MigrationText[]): Set<strin
     }
   }
   return objects;
+}
+
+const OBJECT_KINDS = ['TABLE', 'VIEW', 'DICTIONARY'];
+
+/** The object of ours a CREATE statement makes (leading comments allowed), or undefined. */
+export function createdObject(statement: string): string | undefined {
+  const tokens = tokenize(statement);
+  return keyword(tokens[0]) === 'CREATE' ? nameAfter(tokens, OBJECT_KINDS) : undefined;
+}
+
+/** Every object of ours a statement names (`tapehouse.x`), its own included. */
+export function referencedObjects(statement: string): Set<string> {
+  const tokens = tokenize(statement);
+  const names = new Set<string>();
+  tokens.forEach((_, i) => {
+    const name = ownName(tokens, i);
+    if (name) names.add(name);
+  });
+  return names;
 }
 
 /** `tapehouse.x` → `x` after the kind keyword (and IF [NOT] EXISTS); other databases are not ours. */

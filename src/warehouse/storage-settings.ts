@@ -56,6 +56,15 @@ export function storageOptionsFor(target: WarehouseTarget): StorageOptions {
 
 const WINDOW = /\bnon_replicated_deduplication_window = (\d+)/;
 
+/** A table's CREATE with the deduplication window asked for, where it has one (as applyStorageSettings would leave it). */
+export function withStorageOptions(ddl: string, options: StorageOptions): string {
+  const window = options.deduplicationWindow;
+  if (window === undefined) return ddl;
+  return ddl.replace(new RegExp(WINDOW.source, 'g'), (setting, value: string) =>
+    Number(value) > 0 ? `non_replicated_deduplication_window = ${window}` : setting,
+  );
+}
+
 /**
  * Gives every MergeTree table of `tapehouse` the storage settings it lacks (tables created by any
  * migration, now or later, and tables created again), and the deduplication window asked for to

@@ -13,11 +13,12 @@ describe('tapehouse migrate and tapehouse sql', () => {
   const migrations = loadMigrations();
   afterAll(() => dir.remove());
 
-  it('migrate applies every migration once, then reports the schema up to date', async () => {
+  it('migrate builds a fresh directory from the baseline and records every migration once, then reports the schema up to date', async () => {
     const first = await tapehouse(['migrate', '--data-dir', dir.dataDir]);
     expect(first.code).toBe(0);
     expect(first.stdout).toBe(
-      `${migrations.map((m) => `applied ${m.file}\n`).join('')}chDB on ${dir.dataDir}: schema up to date (${migrations.length} migrations applied)\n`,
+      'a fresh warehouse: built from sql/baseline/schema.sql, which stands for the migrations below\n' +
+        `${migrations.map((m) => `applied ${m.file}\n`).join('')}chDB on ${dir.dataDir}: schema up to date (${migrations.length} migrations applied)\n`,
     );
     const second = await tapehouse(['migrate', '--data-dir', dir.dataDir]);
     expect(second.stdout).toBe(`chDB on ${dir.dataDir}: schema up to date (${migrations.length} migrations applied)\n`);

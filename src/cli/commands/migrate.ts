@@ -16,6 +16,7 @@ export function registerMigrate(program: Command): void {
       const warehouse = await openWarehouse(target);
       try {
         const result = await migrateWarehouse(warehouse);
+        if (result.fromBaseline) process.stdout.write('a fresh warehouse: built from sql/baseline/schema.sql, which stands for the migrations below\n');
         for (const migration of result.applied) process.stdout.write(`applied ${migration.file}\n`);
         for (const name of result.recreated) process.stdout.write(`recreated ${name}: it was missing (dropped outside the migrations); it starts empty\n`);
         const total = result.alreadyApplied + result.applied.length;

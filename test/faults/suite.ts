@@ -258,7 +258,13 @@ export function describeFigures(f: Figures): string {
     `public fills (trades): expected ${v.trades.expected} (${v.trades.multiFillTrades} trades of several fills), stored once ${v.trades.storedOnce}, inside recorded gaps ${v.trades.inGaps}, duplicated ${v.trades.duplicated}, missing outside gaps ${v.trades.missing}, of which fills lost from a stored trade ${v.trades.fillsLost}`,
     `fills (demo account): expected ${v.fills.expected} (${v.activities.lateFills} reported late), stored ${v.fills.stored}, duplicated ${v.fills.duplicated}, missing ${v.fills.missing}`,
     `orders against activities (demo account): judged ${v.activities.ordersJudged}, disagreeing ${v.activities.disagreeing}`,
-    `rows stored twice: ${Object.values(v.duplicateRows).reduce((a, b) => a + b, 0)} over ${Object.keys(v.duplicateRows).length} tables`,
+    `rows stored twice: ${Object.values(v.duplicateRows).reduce((a, b) => a + b, 0)} over ${Object.keys(v.duplicateRows).length} tables${Object.entries(
+      v.duplicateRows,
+    )
+      .filter(([, n]) => n > 0)
+      .map(([table, n]) => `; ${table} ${n}`)
+      .join('')}`,
+    ...v.duplicateExamples.map((example) => `  twice: ${example}`),
     `gaps recorded: ${Object.entries(v.gaps.recorded)
       .map(([k, n]) => `${k} ${n}`)
       .join(', ')}`,

@@ -56,6 +56,8 @@ export interface Verdict {
   };
   fills: { expected: number; stored: number; missing: number; duplicated: number; missingExamples: string[] };
   duplicateRows: Record<string, number>;
+  /** Up to three rows of each table with rows stored twice: their bus identity, copies, and the parts holding them. */
+  duplicateExamples: string[];
   books: { compared: number; mismatched: number; examples: string[] };
   gaps: {
     recorded: Record<string, number>;
@@ -196,6 +198,8 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
     const [r] = await rows<{ d: string }>(runner, `SELECT toString(count() - uniqExact(_topic, _partition, _offset, _index, _received_at)) AS d FROM ${table}`);
     duplicateRows[table] = Number(r!.d);
   }
+  const duplicateExamples: string[] = [];
+  for (const table of Object.keys(duplicateRows).filter((t) => duplicateRows[t]! > 0)) duplicateExamples.push(...(await duplicatesIn(runner, table)));
 
   const books = await checkBooks(runner, gt.books, input, (b, atUs) => inGap('orderbook', 'book_change', b.condition_id, b.token_id, atUs));
 
@@ -212,6 +216,7 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
     trades,
     fills,
     duplicateRows,
+    duplicateExamples,
     books,
     gaps: {
       recorded,
@@ -225,6 +230,20 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
     dataQuality: Number(dq?.n ?? 0),
     activities,
   };
+}
+
+/** Which rows of `table` are stored twice, and in which parts (views have none: their sources are named). */
+async function duplicatesIn(runner: QueryRunner, table: string): Promise<string[]> {
+  const identity = '_topic, _partition, _offset, _index, _received_at';
+  const query = (parts: boolean) =>
+    `SELECT _topic, _partition, _offset, _index, toString(_received_at) AS received, count() AS copies${parts ? ', groupArray(_part) AS parts' : ''}
+     FROM ${table} GROUP BY ${identity} HAVING copies > 1 ORDER BY _topic, _partition, _offset LIMIT 3`;
+  type Duplicate = { _topic: string; _partition: number; _offset: string; _index: number; received: string; copies: string; parts?: string[] };
+  const found = await rows<Duplicate>(runner, query(true)).catch(() => rows<Duplicate>(runner, query(false)));
+  return found.map(
+    (d) =>
+      `${table}: ${d._topic}[${d._partition}]@${d._offset}#${d._index} received ${d.received}, ${d.copies} copies${d.parts ? ` in ${d.parts.join(', ')}` : ''}`,
+  );
 }
 
 /** One table's history of an order: observation times with the (status, shares) seen. */

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { DATABASE, sqlString } from './database.ts';
-import { createdObject, referencedObjects } from './schema-objects.ts';
+import { createdObject, inCreationOrder } from './schema-objects.ts';
 import { splitStatements } from './sql-lexer.ts';
 import { withStorageOptions, type StorageOptions } from './storage-settings.ts';
 
@@ -64,7 +64,7 @@ export async function dumpBaseline(client: ClickHouseClient): Promise<SchemaBase
     await client.query({ query: `SELECT version, name, checksum FROM ${DATABASE}.schema_migrations ORDER BY version`, format: 'JSONEachRow' })
   ).json<CoveredMigration>();
   const objects = (await currentDefinitions(client)).filter((o) => o.name !== 'schema_migrations');
-  return { covers, statements: dependencyOrder(objects) };
+  return { covers, statements: inCreationOrder(objects) };
 }
 
 /** The baseline when it stands for exactly the first of `migrations`, unchanged; else none. */
@@ -108,26 +108,6 @@ async function currentDefinitions(client: ClickHouseClient): Promise<Definition[
     format: 'JSONEachRow',
   });
   return result.json<Definition>();
-}
-
-/** Each object after every object of ours it reads (a view's tables, a materialised view's source and target). */
-function dependencyOrder(objects: readonly Definition[]): Definition[] {
-  const byName = new Map(objects.map((o) => [o.name, o]));
-  const ordered: Definition[] = [];
-  const state = new Map<string, 'visiting' | 'done'>();
-  const visit = (object: Definition) => {
-    if (state.get(object.name) === 'done') return;
-    if (state.get(object.name) === 'visiting') throw new Error(`${object.name} reads itself through other objects`);
-    state.set(object.name, 'visiting');
-    for (const name of referencedObjects(object.ddl)) {
-      const dependency = byName.get(name);
-      if (dependency && name !== object.name) visit(dependency);
-    }
-    state.set(object.name, 'done');
-    ordered.push(object);
-  };
-  objects.forEach(visit);
-  return ordered;
 }
 
 function pad(version: number): string {

@@ -61,6 +61,30 @@ export function referencedObjects(statement: string): Set<string> {
   return names;
 }
 
+/**
+ * Objects in an order they can be created in: each after every object of ours among them that it
+ * names (a view's tables, a materialised view's source and target). Objects not among them are
+ * taken to exist.
+ */
+export function inCreationOrder<T extends { name: string; ddl: string }>(objects: readonly T[]): T[] {
+  const byName = new Map(objects.map((o) => [o.name, o]));
+  const ordered: T[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (object: T) => {
+    if (state.get(object.name) === 'done') return;
+    if (state.get(object.name) === 'visiting') throw new Error(`${object.name} reads itself through other objects`);
+    state.set(object.name, 'visiting');
+    for (const name of referencedObjects(object.ddl)) {
+      const dependency = byName.get(name);
+      if (dependency && name !== object.name) visit(dependency);
+    }
+    state.set(object.name, 'done');
+    ordered.push(object);
+  };
+  objects.forEach(visit);
+  return ordered;
+}
+
 /** `tapehouse.x` → `x` after the kind keyword (and IF [NOT] EXISTS); other databases are not ours. */
 function nameAfter(tokens: readonly Token[], kinds: readonly string[]): string | undefined {
   const at = tokens.findIndex((token) => kinds.includes(keyword(token)));
@@ -117,16 +141,13 @@ export async function recreateObjects(client: ClickHouseClient, migrations: read
       }
     }
     const result = await client.query({
-      query: `SELECT name, engine, create_table_query AS ddl FROM system.tables WHERE database = ${sqlString(SCRATCH)} AND name IN (${[...missing].map(sqlString).join(', ') || "''"})`,
+      query: `SELECT name, create_table_query AS ddl FROM system.tables WHERE database = ${sqlString(SCRATCH)} AND name IN (${[...missing].map(sqlString).join(', ') || "''"})`,
       format: 'JSONEachRow',
     });
-    const definitions = await result.json<{ name: string; engine: string; ddl: string }>();
-    // Tables first, then materialised views (their target and source exist by then), then views.
-    const rank = (engine: string) => (engine === 'View' ? 2 : engine === 'MaterializedView' ? 1 : 0);
-    definitions.sort((a, b) => rank(a.engine) - rank(b.engine));
+    const definitions = (await result.json<{ name: string; ddl: string }>()).map((d) => ({ name: d.name, ddl: retarget(d.ddl, SCRATCH, DATABASE) }));
     const created: string[] = [];
-    for (const definition of definitions) {
-      await client.command({ query: retarget(definition.ddl, SCRATCH, DATABASE) });
+    for (const definition of inCreationOrder(definitions)) {
+      await client.command({ query: definition.ddl });
       created.push(definition.name);
     }
     return created;

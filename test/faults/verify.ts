@@ -195,7 +195,7 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
     ).map((t) => t.table),
   );
   for (const table of [...tables].sort()) {
-    const [r] = await rows<{ d: string }>(runner, `SELECT toString(count() - uniqExact(_topic, _partition, _offset, _index, _received_at)) AS d FROM ${table}`);
+    const [r] = await rows<{ d: string }>(runner, `SELECT toString(count() - uniqExact(${ROW_IDENTITY})) AS d FROM ${table}`);
     duplicateRows[table] = Number(r!.d);
   }
   const duplicateExamples: string[] = [];
@@ -232,12 +232,14 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
   };
 }
 
+/** A stored row's bus identity: the same position and receive time (epochs of the embedded bus reuse offsets). */
+const ROW_IDENTITY = '_topic, _partition, _offset, _index, _received_at';
+
 /** Which rows of `table` are stored twice, and in which parts (views have none: their sources are named). */
 async function duplicatesIn(runner: QueryRunner, table: string): Promise<string[]> {
-  const identity = '_topic, _partition, _offset, _index, _received_at';
   const query = (parts: boolean) =>
     `SELECT _topic, _partition, _offset, _index, toString(_received_at) AS received, count() AS copies${parts ? ', groupArray(_part) AS parts' : ''}
-     FROM ${table} GROUP BY ${identity} HAVING copies > 1 ORDER BY _topic, _partition, _offset LIMIT 3`;
+     FROM ${table} GROUP BY ${ROW_IDENTITY} HAVING copies > 1 ORDER BY _topic, _partition, _offset LIMIT 3`;
   type Duplicate = { _topic: string; _partition: number; _offset: string; _index: number; received: string; copies: string; parts?: string[] };
   const found = await rows<Duplicate>(runner, query(true)).catch(() => rows<Duplicate>(runner, query(false)));
   return found.map(

@@ -8,6 +8,7 @@ import type { ReceivedRecord } from '../src/bus/record.ts';
 import { TOPICS, type TopicCatalogue } from '../src/bus/topics.ts';
 import { startCapture, type CaptureHandle, type CaptureOptions } from '../src/capture/start-capture.ts';
 import { ManualClock, startSimulator, type SimulatorHandle, type SimulatorOptions } from '../src/simulator/index.ts';
+import type { FramesSent } from '../src/simulator/streams/connection.ts';
 import { ConnectionBudgets } from '../src/streams/connection-budget.ts';
 import { createLogger } from '../src/util/log.ts';
 import { Secret } from '../src/util/secret.ts';
@@ -82,24 +83,70 @@ export interface SteppedRun {
   stop(closeVenue?: boolean): Promise<void>;
 }
 
-/** Waits until capture has received nothing new for a few milliseconds, has nothing queued and no re-seed in flight (a re-seed waiting on venue time gives up at the limit). */
-async function settle(capture: CaptureHandle, quietMs = 4, limitMs = 500): Promise<void> {
+/**
+ * What capture has received of what the venue sent: frames the venue handed to a socket against
+ * frames capture took in, less those that will never arrive (sent to a socket capture was closing).
+ */
+class Delivery {
+  /** Frames the venue sent that capture will not receive, as last judged. */
+  #lost = 0;
+  constructor(
+    readonly capture: CaptureHandle,
+    readonly sent: FramesSent,
+  ) {}
+
+  complete(): boolean {
+    const received = this.capture.stats().frames;
+    // Frames judged lost that arrived after all: judge again.
+    if (received + this.#lost > this.sent.count) this.#lost = Math.max(0, this.sent.count - received);
+    return received + this.#lost >= this.sent.count;
+  }
+
+  /** Nothing more is coming: what is missing now was lost. */
+  writeOff(): void {
+    this.#lost = Math.max(0, this.sent.count - this.capture.stats().frames);
+  }
+}
+
+/**
+ * Waits until capture has received every frame the venue sent, then nothing new for a few
+ * milliseconds, with nothing queued and no re-seed in flight. Counting frames, rather than waiting
+ * for a quiet spell alone, keeps a slow machine from receiving a frame after the next step moved
+ * venue time (stamping it 250 ms late, so two runs of one seed differ). Frames that never arrive (a
+ * socket capture closed) are written off after `lostAfterMs` without one; a re-seed waiting on
+ * venue time is given up on after `reseedLimitMs`, and anything else (a bus that does not take what
+ * capture queued) after `limitMs`.
+ */
+async function settle(delivery: Delivery, quietMs = 4, reseedLimitMs = 500, lostAfterMs = 100, limitMs = 10_000): Promise<void> {
+  const { capture } = delivery;
   const start = Date.now();
   let frames = -1;
   let quietSince = Date.now();
   for (;;) {
     await new Promise((r) => setTimeout(r, 1));
+    if (Date.now() - start > limitMs) return;
     const stats = capture.stats();
-    if (stats.frames !== frames || stats.queuedRecords > 0 || stats.reseedsPending > 0) {
+    if (stats.frames !== frames || stats.queuedRecords > 0) {
       frames = stats.frames;
       quietSince = Date.now();
-    } else if (Date.now() - quietSince >= quietMs) return;
-    if (Date.now() - start > limitMs) return;
+      continue;
+    }
+    const quietFor = Date.now() - quietSince;
+    if (!delivery.complete()) {
+      if (quietFor < lostAfterMs) continue;
+      delivery.writeOff();
+      return;
+    }
+    if (stats.reseedsPending > 0) {
+      if (Date.now() - start > reseedLimitMs) return;
+      quietSince = Date.now();
+    } else if (quietFor >= quietMs) return;
   }
 }
 
 /** Waits, without moving venue time, until every socket covers its subjects and the first re-seeds are published. */
-async function settleFrozen(capture: CaptureHandle, limitMs = 30_000): Promise<void> {
+async function settleFrozen(delivery: Delivery, limitMs = 30_000): Promise<void> {
+  const { capture } = delivery;
   const deadline = Date.now() + limitMs;
   for (;;) {
     const s = capture.stats();
@@ -107,7 +154,7 @@ async function settleFrozen(capture: CaptureHandle, limitMs = 30_000): Promise<v
     if (Date.now() > deadline) throw new Error('capture did not cover its subjects while venue time stood still');
     await new Promise((r) => setTimeout(r, 5));
   }
-  await settle(capture, 20);
+  await settle(delivery, 20);
 }
 
 /** Reads everything published on the capture topics back, in a group of its own. */
@@ -233,11 +280,12 @@ export async function steppedRun(options: SteppedRunOptions): Promise<SteppedRun
     }),
     options.frozenStart ? 0 : 100,
   );
-  if (options.frozenStart) await settleFrozen(capture);
+  const delivery = new Delivery(capture, sim.streams.sent);
+  if (options.frozenStart) await settleFrozen(delivery);
   const run = async (ms: number, stepMs = 250): Promise<void> => {
     for (let t = 0; t < ms; t += stepMs) {
       venue.advance(stepMs);
-      await settle(capture);
+      await settle(delivery);
     }
   };
   return {

@@ -75,13 +75,15 @@ describe('market stream: subscriptions and book frames', () => {
     expect(rest.asks).toEqual([{ price_micro: '450000', shares_micro: '5000000' }]);
   });
 
-  it('numbers the frames of a connection from 1 without a gap, whatever their channel', async () => {
+  it('numbers the frames of a connection from 1 without a gap, whatever their channel, and counts them as sent', async () => {
     const client = await connect();
     await client.subscribe(['orderbook', 'best_quote', 'trades'], { condition_ids: [t.market.conditionId] });
     await limit(t.alice, t.yes, 'BUY', 40, 10);
     await limit(t.bob, t.no, 'BUY', 60, 4);
     await client.sync();
     expect(client.frames.map((f) => f.seq)).toEqual(client.frames.map((_, i) => i + 1));
+    // The venue-wide tally a stepped test compares with what its client received (test/capture-helpers.ts).
+    expect(t.sim.streams.sent.count).toBe(client.raw.length);
   });
 
   it('sends best_quote when the top of a book moves, not when depth below it changes', async () => {

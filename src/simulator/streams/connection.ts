@@ -6,11 +6,21 @@ import { frameTail, frameText } from './envelope.ts';
 /** Malformed frames a fault can inject; see README, "Fault injection". */
 export type MalformedVariant = 'invalid_json' | 'wrong_types' | 'unknown_kind' | 'unknown_fields' | 'oversized';
 
-/** What every stream hub shares: the venue's clock, the heartbeat period, the limits. */
+/** What every stream hub shares: the venue's clock, the heartbeat period, the limits, the frames-sent tally. */
 export interface StreamSettings {
   clock: Clock;
   heartbeatMs: number;
   limits: StreamLimits;
+  sent: FramesSent;
+}
+
+/**
+ * Frames handed to a transport on any connection since the venue started (a duplicate twice, a
+ * malformed frame once; SSE heartbeat comments are not frames). A test driving venue time compares
+ * it with the frames its client received, to know delivery is complete before it moves time again.
+ */
+export class FramesSent {
+  count = 0;
 }
 
 /** A new connection's settings, opened now with a fresh id. */
@@ -23,6 +33,7 @@ export function openConnection(settings: StreamSettings, endpoint: StreamEndpoin
     heartbeatMs: settings.heartbeatMs,
     slowConsumerBytes: settings.limits.slowConsumerBytes,
     covers,
+    sent: settings.sent,
   };
 }
 
@@ -37,6 +48,7 @@ export interface ConnectionInit {
   slowConsumerBytes: number;
   /** What the connection covers now (subjects, account, symbols), for fault records and the control endpoint. */
   covers: () => Record<string, unknown>;
+  sent: FramesSent;
 }
 
 /**
@@ -62,6 +74,7 @@ export abstract class StreamConnection {
   protected readonly slowConsumerBytes: number;
   readonly #heartbeatMs: number;
   readonly #covers: () => Record<string, unknown>;
+  readonly #sent: FramesSent;
 
   constructor(init: ConnectionInit) {
     this.id = init.id;
@@ -71,6 +84,7 @@ export abstract class StreamConnection {
     this.slowConsumerBytes = init.slowConsumerBytes;
     this.#heartbeatMs = init.heartbeatMs;
     this.#covers = init.covers;
+    this.#sent = init.sent;
     this.#nextHeartbeatMs = init.openedAtMs + init.heartbeatMs;
   }
 
@@ -92,8 +106,12 @@ export abstract class StreamConnection {
       this.unknownFieldFrames--;
       text = withUnknownFields(text);
     }
-    this.write(text, type, seq);
-    if (nowMs < this.duplicateUntilMs) this.write(text, type, seq);
+    this.#written(this.write(text, type, seq));
+    if (nowMs < this.duplicateUntilMs) this.#written(this.write(text, type, seq));
+  }
+
+  #written(handed: boolean): void {
+    if (handed) this.#sent.count += 1;
   }
 
   tick(nowMs: number): void {
@@ -107,15 +125,15 @@ export abstract class StreamConnection {
   /** Frames of a fault that are not well-formed frames of this protocol; they take no frame number. */
   sendMalformed(variant: Exclude<MalformedVariant, 'unknown_fields' | 'unknown_kind'>, nowMs: number, oversizedBytes: number): void {
     if (this.closed) return;
-    this.write(malformedText(variant, this.seq, nowMs, oversizedBytes), 'malformed', undefined);
+    this.#written(this.write(malformedText(variant, this.seq, nowMs, oversizedBytes), 'malformed', undefined));
   }
 
   protected heartbeat(nowMs: number): void {
     this.send('heartbeat', frameTail(nowMs), nowMs);
   }
 
-  /** Writes one frame on the transport. */
-  protected abstract write(text: string, type: string, seq: number | undefined): void;
+  /** Writes one frame on the transport; false when the transport is gone and nothing was written. */
+  protected abstract write(text: string, type: string, seq: number | undefined): boolean;
   /** Ends the connection abruptly, without a close frame (clients see 1006 or a reset). */
   abstract drop(): void;
   /** Ends the connection politely with a close code. */

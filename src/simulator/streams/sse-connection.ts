@@ -22,10 +22,11 @@ export class SseConnection extends StreamConnection {
     this.emit(json(seq), type, seq, nowMs);
   }
 
-  protected write(text: string, type: string, seq: number | undefined): void {
-    if (this.res.writableEnded || this.res.destroyed) return;
+  protected write(text: string, type: string, seq: number | undefined): boolean {
+    if (this.res.writableEnded || this.res.destroyed) return false;
     this.res.write(`${seq === undefined ? '' : `id: ${seq}\n`}event: ${type}\ndata: ${text}\n\n`);
     if (this.res.writableLength > this.slowConsumerBytes) this.drop();
+    return true;
   }
 
   /** A comment line: proof of life that is not an event (clients feed it to their silence watchdog). */

@@ -10,7 +10,7 @@ import { AccountStream } from './account-stream.ts';
 import { BookFeed } from './book-feed.ts';
 import { RateLimitTally } from '../access/limits/rate-limit-tally.ts';
 import { ConnectionAttempts } from './connection-attempts.ts';
-import type { StreamConnection, StreamSettings } from './connection.ts';
+import { FramesSent, type StreamConnection, type StreamSettings } from './connection.ts';
 import { MarketStream, type BookFrames } from './market-stream.ts';
 import { PortfolioStream } from './portfolio-stream.ts';
 import { PriceStream } from './price-stream.ts';
@@ -70,6 +70,8 @@ export class StreamServer {
   readonly prices: PriceStream;
   readonly oraclePro: PriceStream;
   readonly #attempts: ConnectionAttempts;
+  /** Frames handed to a transport on every connection so far. */
+  readonly sent = new FramesSent();
   readonly #refuseUntil = new Map<StreamEndpoint, number>();
   readonly #wss: WebSocketServer;
 
@@ -81,7 +83,7 @@ export class StreamServer {
     readonly tally: RateLimitTally = new RateLimitTally(),
   ) {
     const { heartbeatMs, limits } = config;
-    const settings: StreamSettings = { clock: venue.options.clock, heartbeatMs, limits };
+    const settings: StreamSettings = { clock: venue.options.clock, heartbeatMs, limits, sent: this.sent };
     this.feed = new BookFeed(venue.catalogue, venue.exchange, venue.events);
     this.market = new MarketStream(venue, this.feed, settings, config.bookFrames);
     this.account = new AccountStream(venue, settings);

@@ -16,11 +16,12 @@ export class WsConnection extends StreamConnection {
     ws.on('error', () => undefined);
   }
 
-  protected write(text: string): void {
-    if (this.ws.readyState !== this.ws.OPEN) return;
+  protected write(text: string): boolean {
+    if (this.ws.readyState !== this.ws.OPEN) return false;
     this.ws.send(text);
     // A client that does not read would grow the venue's memory without bound: it is cut off instead.
     if (this.ws.bufferedAmount > this.slowConsumerBytes) this.closeWith(CLOSE_CODES.slowConsumer, 'slow consumer');
+    return true;
   }
 
   drop(): void {

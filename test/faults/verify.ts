@@ -11,6 +11,7 @@ import { partitionFor } from '../../src/bus/partitioner.ts';
 import { replayBook, type ChangeRow, type SnapshotRow } from '../../src/capture/book-replay.ts';
 import { readGroundTruth, type GtBook } from '../../src/simulator/ground-truth-reader.ts';
 import { openQueryRunner, type QueryRunner } from '../../src/warehouse/query-access.ts';
+import { rowsStoredTwice } from './stored-twice.ts';
 
 export interface CausedGap {
   name: string;
@@ -184,22 +185,7 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
     missingExamples: missingFills.slice(0, 5).map((f) => `${f.fill_id} at ${new Date(f.atMs).toISOString()}`),
   };
 
-  // Rows stored twice: the same bus position and receive time (epochs of the embedded bus reuse offsets).
-  const duplicateRows: Record<string, number> = {};
-  const tables = new Set(
-    (
-      await rows<{ table: string }>(
-        runner,
-        "SELECT table FROM system.columns WHERE database = 'tapehouse' AND name IN ('_topic', '_partition', '_offset', '_index', '_received_at') GROUP BY table HAVING count() = 5",
-      )
-    ).map((t) => t.table),
-  );
-  for (const table of [...tables].sort()) {
-    const [r] = await rows<{ d: string }>(runner, `SELECT toString(count() - uniqExact(${ROW_IDENTITY})) AS d FROM ${table}`);
-    duplicateRows[table] = Number(r!.d);
-  }
-  const duplicateExamples: string[] = [];
-  for (const table of Object.keys(duplicateRows).filter((t) => duplicateRows[t]! > 0)) duplicateExamples.push(...(await duplicatesIn(runner, table)));
+  const { duplicateRows, duplicateExamples } = await rowsStoredTwice((sql) => rows(runner, sql));
 
   const books = await checkBooks(runner, gt.books, input, (b, atUs) => inGap('orderbook', 'book_change', b.condition_id, b.token_id, atUs));
 
@@ -230,22 +216,6 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
     dataQuality: Number(dq?.n ?? 0),
     activities,
   };
-}
-
-/** A stored row's bus identity: the same position and receive time (epochs of the embedded bus reuse offsets). */
-const ROW_IDENTITY = '_topic, _partition, _offset, _index, _received_at';
-
-/** Which rows of `table` are stored twice, and in which parts (views have none: their sources are named). */
-async function duplicatesIn(runner: QueryRunner, table: string): Promise<string[]> {
-  const query = (parts: boolean) =>
-    `SELECT _topic, _partition, _offset, _index, toString(_received_at) AS received, count() AS copies${parts ? ', groupArray(_part) AS parts' : ''}
-     FROM ${table} GROUP BY ${ROW_IDENTITY} HAVING copies > 1 ORDER BY _topic, _partition, _offset LIMIT 3`;
-  type Duplicate = { _topic: string; _partition: number; _offset: string; _index: number; received: string; copies: string; parts?: string[] };
-  const found = await rows<Duplicate>(runner, query(true)).catch(() => rows<Duplicate>(runner, query(false)));
-  return found.map(
-    (d) =>
-      `${table}: ${d._topic}[${d._partition}]@${d._offset}#${d._index} received ${d.received}, ${d.copies} copies${d.parts ? ` in ${d.parts.join(', ')}` : ''}`,
-  );
 }
 
 /** One table's history of an order: observation times with the (status, shares) seen. */

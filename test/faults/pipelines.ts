@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, renameSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { cpSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { Proc, ROOT, sleep } from './procs.ts';
@@ -84,16 +84,37 @@ function services(command: 'restart' | 'stop' | 'start', service: Service, env: 
   if (result.status !== 0) throw new Error(`services.sh ${command} ${service} failed: ${result.stderr}`);
 }
 
-/** A port free now on 127.0.0.1. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** The first port of the kernel's ephemeral range: outgoing connections take their local ports from it. */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 11_000 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * A port free now on 127.0.0.1, below the ephemeral range. A port from `listen(0)` is in that
+ * range, so while the broker's JVM starts, or while it is down for the "Kafka away" fault, one of
+ * the thousands of connections the modes open can take it as its local port: the scale-out mode
+ * failed once with "Address already in use" that way.
+ */
+async function listenablePort(not: readonly number[] = []): Promise<number> {
+  const low = ephemeralLow();
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = 10_000 + Math.floor(Math.random() * (low - 10_000));
+    if (!not.includes(port) && (await canListen(port))) return port;
+  }
+  throw new Error(`no free port found between 10000 and ${low}`);
 }
 
 export interface OwnKafka {
@@ -107,11 +128,23 @@ export interface OwnKafka {
  * and ports), so that its outage does not reach the modes running at the same time.
  */
 export async function startOwnKafka(work: string): Promise<OwnKafka> {
-  const [port, controller] = [await freePort(), await freePort()];
-  const env = { TAPEHOUSE_SERVICES_DIR: join(work, 'kafka-service'), KAFKA_PORT: String(port), KAFKA_CONTROLLER_PORT: String(controller) };
-  services('start', 'kafka', env);
+  // A listener that took a port between our check and the broker's bind: new ports, a new directory
+  // (the formatted quorum names the controller's port).
+  const started = async (attempt: number): Promise<Record<string, string>> => {
+    const port = await listenablePort();
+    const controller = await listenablePort([port]);
+    const env = { TAPEHOUSE_SERVICES_DIR: join(work, `kafka-service-${attempt}`), KAFKA_PORT: String(port), KAFKA_CONTROLLER_PORT: String(controller) };
+    try {
+      services('start', 'kafka', env);
+      return env;
+    } catch (err) {
+      if (attempt === 3 || !/Address already in use/.test((err as Error).message)) throw err;
+      return started(attempt + 1);
+    }
+  };
+  const env = await started(1);
   return {
-    brokers: `127.0.0.1:${port}`,
+    brokers: `127.0.0.1:${env.KAFKA_PORT}`,
     stop: async () => services('stop', 'kafka', env),
     start: async () => services('start', 'kafka', env),
   };

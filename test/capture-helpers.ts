@@ -96,10 +96,10 @@ class Delivery {
   ) {}
 
   complete(): boolean {
-    const received = this.capture.stats().frames;
-    // Frames judged lost that arrived after all: judge again.
-    if (received + this.#lost > this.sent.count) this.#lost = Math.max(0, this.sent.count - received);
-    return received + this.#lost >= this.sent.count;
+    const missing = Math.max(0, this.sent.count - this.capture.stats().frames);
+    // Frames judged lost that arrived after all are not lost: never count more lost than missing.
+    this.#lost = Math.min(this.#lost, missing);
+    return missing <= this.#lost;
   }
 
   /** Nothing more is coming: what is missing now was lost. */

@@ -38,11 +38,12 @@ describe('the fault suite’s check for rows stored twice', () => {
   });
 
   it('names the table and the row of a record stored twice by two inserts, with the parts holding it', async () => {
+    await insertTrades([trade(5, '2025-01-06 12:00:00.500000', 'e')]);
     // A second insert carrying the same record among others: not a block the deduplication window drops.
-    await insertTrades([trade(2, '2025-01-06 12:00:00.200000', 'b'), trade(3, '2025-01-06 12:00:00.300000', 'd')]);
+    await insertTrades([trade(5, '2025-01-06 12:00:00.500000', 'e'), trade(6, '2025-01-06 12:00:00.600000', 'f')]);
     const found = await rowsStoredTwice((sql) => rows(t.warehouse.client, sql));
     expect(found.duplicateRows.trades).toBe(1);
     expect(found.duplicateExamples).toHaveLength(1);
-    expect(found.duplicateExamples[0]).toMatch(/^trades: fault\.trades\[0\]@2#0 received 2025-01-06 12:00:00\.200000, 2 copies in \S+, \S+$/);
+    expect(found.duplicateExamples[0]).toMatch(/^trades: fault\.trades\[0\]@5#0 received 2025-01-06 12:00:00\.500000, 2 copies in \S+, \S+$/);
   });
 });

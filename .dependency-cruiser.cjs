@@ -9,7 +9,8 @@
  *   api, warehouse, simulator              (the venue's client, ClickHouse, the venue)     → util
  *   bus                                    (the record envelope and its two transports)    → util, records
  *   streams                                (WebSocket and SSE connections)                 → util, api
- *   capture                                (frames into records)   → util, records, api, streams, bus (+ warehouse types)
+ *   capture                                (frames into records)   → util, records, api, streams, bus (+ warehouse
+ * types)
  *   sync                                   (REST into records)     → util, records, api, bus, warehouse
  *   load                                   (records into tables)   → util, records, bus, warehouse
  *   reconcile, dashboards                  (reading the warehouse) → util, warehouse
@@ -21,7 +22,22 @@
  * part or folder fails loudly until it is placed. The reasons are in docs/layout.md.
  */
 
-const PARTS = ['util', 'records', 'api', 'warehouse', 'simulator', 'bus', 'streams', 'capture', 'sync', 'load', 'reconcile', 'dashboards', 'run', 'cli'];
+const PARTS = [
+  'util',
+  'records',
+  'api',
+  'warehouse',
+  'simulator',
+  'bus',
+  'streams',
+  'capture',
+  'sync',
+  'load',
+  'reconcile',
+  'dashboards',
+  'run',
+  'cli',
+];
 
 /** `src/<part>/` for each part named. */
 const under = (...parts) => `^src/(${parts.join('|')})/`;
@@ -66,7 +82,8 @@ module.exports = {
     layer('util', [], 'util is the floor: every part may use it, so it uses none.'),
     {
       name: 'records-imports-only-util-and-api-types',
-      comment: "the record contract is shared by producers and loaders: it depends on neither; a sync kind's payload is the venue's item as the api types it.",
+      comment:
+        "the record contract is shared by producers and loaders: it depends on neither; a sync kind's payload is the venue's item as the api types it.",
       severity: 'error',
       from: { path: under('records') },
       to: { path: [allBut('records', 'util', 'api'), '^workflows/'] },
@@ -80,7 +97,11 @@ module.exports = {
     },
     layer('api', ['util'], "the venue's typed client knows nothing of what we do with its answers."),
     layer('warehouse', ['util'], 'opening ClickHouse and running migrations serves every part, and depends on none.'),
-    layer('simulator', ['util'], 'the simulator is the venue: it must not lean on our own reading of the interface (conformance over self-consistency).'),
+    layer(
+      'simulator',
+      ['util'],
+      'the simulator is the venue: it must not lean on our own reading of the interface (conformance over self-consistency).',
+    ),
     layer('bus', ['util', 'records'], 'the bus carries records; it does not know who makes or stores them.'),
     layer('streams', ['util', 'api'], 'connections reuse the api errors and recovery, nothing of capture.'),
     {
@@ -97,7 +118,11 @@ module.exports = {
       from: { path: under('capture') },
       to: { path: under('warehouse'), dependencyTypesNot: ['type-only'] },
     },
-    layer('sync', ['util', 'records', 'api', 'bus', 'warehouse'], 'the sync jobs page REST into records (checkpoints may live in the warehouse).'),
+    layer(
+      'sync',
+      ['util', 'records', 'api', 'bus', 'warehouse'],
+      'the sync jobs page REST into records (checkpoints may live in the warehouse).',
+    ),
     layer(
       'load',
       ['util', 'records', 'bus', 'warehouse'],
@@ -107,7 +132,20 @@ module.exports = {
     layer('dashboards', ['util', 'warehouse'], 'the dashboards read the warehouse only.'),
     layer(
       'run',
-      ['util', 'records', 'api', 'warehouse', 'simulator', 'bus', 'streams', 'capture', 'sync', 'load', 'reconcile', 'dashboards'],
+      [
+        'util',
+        'records',
+        'api',
+        'warehouse',
+        'simulator',
+        'bus',
+        'streams',
+        'capture',
+        'sync',
+        'load',
+        'reconcile',
+        'dashboards',
+      ],
       'run wires the parts; only the commands sit above it.',
     ),
     {
@@ -134,12 +172,37 @@ module.exports = {
     // Inside the simulator, its folders depend one way (docs/layout.md, "The simulator's folders").
     simLayer(
       'catalogue',
-      ['accounts', 'engine', 'lifecycle', 'traders', 'wire', 'access', 'streams', 'faults', 'http', 'ground-truth', 'state', 'process'],
+      [
+        'accounts',
+        'engine',
+        'lifecycle',
+        'traders',
+        'wire',
+        'access',
+        'streams',
+        'faults',
+        'http',
+        'ground-truth',
+        'state',
+        'process',
+      ],
       'the catalogue is what is listed; it knows no account or order.',
     ),
     simLayer(
       'accounts',
-      ['engine', 'lifecycle', 'traders', 'wire', 'access', 'streams', 'faults', 'http', 'ground-truth', 'state', 'process'],
+      [
+        'engine',
+        'lifecycle',
+        'traders',
+        'wire',
+        'access',
+        'streams',
+        'faults',
+        'http',
+        'ground-truth',
+        'state',
+        'process',
+      ],
       'accounts hold balances and positions; the exchange moves them, never the other way.',
     ),
     simLayer(
@@ -157,11 +220,27 @@ module.exports = {
       ['engine', 'lifecycle', 'traders', 'wire', 'streams', 'faults', 'http', 'ground-truth', 'state', 'process'],
       'tokens and rate limits, shared by REST and streams.',
     ),
-    simLayer('streams', ['http', 'faults', 'ground-truth', 'state', 'process'], 'the streams do not know the REST server, which hands them upgrades.'),
-    simLayer('faults', ['http', 'ground-truth', 'state', 'process'], 'faults act on streams and are read by the REST server: one way.'),
+    simLayer(
+      'streams',
+      ['http', 'faults', 'ground-truth', 'state', 'process'],
+      'the streams do not know the REST server, which hands them upgrades.',
+    ),
+    simLayer(
+      'faults',
+      ['http', 'ground-truth', 'state', 'process'],
+      'faults act on streams and are read by the REST server: one way.',
+    ),
     onlyIn('kafkajs', '^src/bus/', 'kafkajs is unmaintained: it stays behind the Bus interface (DEVELOPERS.md).'),
-    onlyIn('(chdb|lz4-wasm-nodejs)', '^src/warehouse/', 'chDB is one of two warehouses: everything else goes through the warehouse part.'),
-    onlyIn('@temporalio', '^(workflows|src/cli)/', 'the sync jobs are plain functions; Temporal is one of their two schedulers.'),
+    onlyIn(
+      '(chdb|lz4-wasm-nodejs)',
+      '^src/warehouse/',
+      'chDB is one of two warehouses: everything else goes through the warehouse part.',
+    ),
+    onlyIn(
+      '@temporalio',
+      '^(workflows|src/cli)/',
+      'the sync jobs are plain functions; Temporal is one of their two schedulers.',
+    ),
     onlyIn('commander', '^src/cli/', 'the command line is one part.'),
     onlyIn('pino', '^src/util/log\\.ts$', 'logs go through createLogger() (redaction of the token).'),
   ],

@@ -13,7 +13,15 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: 'services', include: ['test/integration/**/*.test.ts'], exclude: standalone, fileParallelism: false } },
+      {
+        extends: true,
+        test: {
+          name: 'services',
+          include: ['test/integration/**/*.test.ts'],
+          exclude: standalone,
+          fileParallelism: false,
+        },
+      },
       { extends: true, test: { name: 'standalone', include: standalone } },
     ],
   },

@@ -41,8 +41,22 @@ interface Scenario {
 }
 
 const SCENARIOS: Scenario[] = [
-  { name: 'authenticated tier, one pager', venue: READ_TIERS.authenticated, client: READ_TIERS.authenticated, resource: 'orders', pagers: 1, seconds: 3 },
-  { name: 'higher tier, 4 pagers share a limiter', venue: READ_TIERS.higher, client: READ_TIERS.higher, resource: 'orders', pagers: 4, seconds: 3 },
+  {
+    name: 'authenticated tier, one pager',
+    venue: READ_TIERS.authenticated,
+    client: READ_TIERS.authenticated,
+    resource: 'orders',
+    pagers: 1,
+    seconds: 3,
+  },
+  {
+    name: 'higher tier, 4 pagers share a limiter',
+    venue: READ_TIERS.higher,
+    client: READ_TIERS.higher,
+    resource: 'orders',
+    pagers: 4,
+    seconds: 3,
+  },
   {
     name: 'custom tier learned from headers (ms reset)',
     venue: { capacity: 100, refillPerSecond: 200 },
@@ -140,13 +154,21 @@ async function startVenue(scenario: Scenario): Promise<{ url: string; bucket: Ve
   return { url, bucket, close };
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, bucket: VenueBucket, scenario: Scenario): Promise<void> {
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  bucket: VenueBucket,
+  scenario: Scenario,
+): Promise<void> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const url = new URL(req.url ?? '/', 'http://venue');
   const cost = url.pathname === '/trade/v1/portfolio/activities' ? 5 : 1;
   const admitted = bucket.admit(cost);
-  const headers: Record<string, string> = { 'content-type': admitted ? 'application/json' : 'application/problem+json', 'x-request-id': 'bench' };
+  const headers: Record<string, string> = {
+    'content-type': admitted ? 'application/json' : 'application/problem+json',
+    'x-request-id': 'bench',
+  };
   if (scenario.resetDecimals !== undefined) Object.assign(headers, rateLimitHeaders(bucket, scenario.resetDecimals));
   if (!admitted) {
     const retryAfter = Math.max(1, Math.ceil((cost - bucket.tokens) / bucket.shape.refillPerSecond));
@@ -163,7 +185,8 @@ async function handle(req: IncomingMessage, res: ServerResponse, bucket: VenueBu
     return;
   }
   const cursor =
-    url.searchParams.get('cursor') ?? (chunks.length > 0 ? (JSON.parse(Buffer.concat(chunks).toString()) as { cursor?: string }).cursor : undefined);
+    url.searchParams.get('cursor') ??
+    (chunks.length > 0 ? (JSON.parse(Buffer.concat(chunks).toString()) as { cursor?: string }).cursor : undefined);
   const offset = cursor === undefined || cursor === null ? 0 : Number(cursor);
   res.writeHead(200, headers).end(JSON.stringify(page(scenario.resource, offset)));
 }
@@ -197,8 +220,12 @@ interface BucketFigures {
 }
 
 /** The venue in a child process: its URL once listening, its bucket's figures when asked. */
-async function forkVenue(scenario: Scenario): Promise<{ url: string; figures(): Promise<BucketFigures>; close(): void }> {
-  const child = fork(new URL(import.meta.url).pathname, ['--serve', JSON.stringify(scenario)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+async function forkVenue(
+  scenario: Scenario,
+): Promise<{ url: string; figures(): Promise<BucketFigures>; close(): void }> {
+  const child = fork(new URL(import.meta.url).pathname, ['--serve', JSON.stringify(scenario)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const [ready] = (await once(child, 'message')) as [{ url: string }];
   return {
     url: ready.url,
@@ -234,7 +261,10 @@ async function run(scenario: Scenario): Promise<string> {
   const started = performance.now();
   const deadline = started + scenario.seconds * 1000;
   const pager = async (index: number): Promise<void> => {
-    const pages = scenario.resource === 'activities' ? client.portfolio.activityPages({ limit: PAGE_SIZE }) : client.orders.orderPages({ pager: index });
+    const pages =
+      scenario.resource === 'activities'
+        ? client.portfolio.activityPages({ limit: PAGE_SIZE })
+        : client.orders.orderPages({ pager: index });
     for await (const _page of pages) if (performance.now() >= deadline) break;
   };
   await Promise.all(Array.from({ length: scenario.pagers }, (_, i) => pager(i)));

@@ -23,7 +23,10 @@ function sampleRecords(count: number): ReceivedRecord[] {
     if (i % 10 === 0) {
       kind = 'book_snapshot';
       const levels = (side: number) =>
-        Array.from({ length: 40 }, (_, l) => ({ price_micro: String(500_000 + side * (l + 1) * 1_000), size_micro: String(1_000_000 * (l + 3)) }));
+        Array.from({ length: 40 }, (_, l) => ({
+          price_micro: String(500_000 + side * (l + 1) * 1_000),
+          size_micro: String(1_000_000 * (l + 3)),
+        }));
       payload = { kind: 'snapshot', token_id: token, bids: levels(-1), asks: levels(1) };
     } else if (i % 3 === 0) {
       kind = 'quote';
@@ -91,8 +94,12 @@ function benchCodec(records: readonly ReceivedRecord[]): void {
   const n = records.length;
   const mb = (x: number) => (x / 1e6).toFixed(1);
   const k = (x: number) => Math.round((x * n) / 1000);
-  console.log(`codec encode+decode      ${k(codec.passesPerSecond)}k records/s  ${mb(codec.bytesPerSecond)} MB/s (envelope: payload + raw frame + fields)`);
-  console.log(`bare JSON stringify+parse ${k(bare.passesPerSecond)}k payloads/s ${mb(bare.bytesPerSecond)} MB/s (payload only)`);
+  console.log(
+    `codec encode+decode      ${k(codec.passesPerSecond)}k records/s  ${mb(codec.bytesPerSecond)} MB/s (envelope: payload + raw frame + fields)`,
+  );
+  console.log(
+    `bare JSON stringify+parse ${k(bare.passesPerSecond)}k payloads/s ${mb(bare.bytesPerSecond)} MB/s (payload only)`,
+  );
   console.log(
     `ratio codec/bare          ${(codec.bytesPerSecond / bare.bytesPerSecond).toFixed(2)} by MB/s, ${(codec.passesPerSecond / bare.passesPerSecond).toFixed(2)} by records/s`,
   );

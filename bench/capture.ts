@@ -40,7 +40,14 @@ async function recordSimulatorFrames(venueMs: number, depthTicks?: number): Prom
   const frames: string[] = [];
   ws.on('message', (data: Buffer) => frames.push(data.toString('utf8')));
   await new Promise((resolve) => ws.once('open', resolve));
-  ws.send(JSON.stringify({ op: 'subscribe', id: 1, channels: ['orderbook', 'best_quote', 'trades', 'market_status'], condition_ids: conditions }));
+  ws.send(
+    JSON.stringify({
+      op: 'subscribe',
+      id: 1,
+      channels: ['orderbook', 'best_quote', 'trades', 'market_status'],
+      condition_ids: conditions,
+    }),
+  );
   for (let t = 0; t < venueMs; t += 100) {
     sim.advance(100);
     await new Promise((r) => setImmediate(r));
@@ -77,9 +84,15 @@ function deepBookFrames(count: number): string[] {
   return frames;
 }
 
-/** A market connection that is never opened: recorded frames go straight into its frame path, down to the feed (books, batcher, sink). */
+/** A market connection that is never opened: recorded frames go straight into its frame path, down to the feed (books,
+ * batcher, sink). */
 function connectionFor(feed: MarketFeed): MarketConnection {
-  const owner: MarketOwner = { reseed: () => undefined, statusSeen: () => undefined, added: () => undefined, covered: () => undefined };
+  const owner: MarketOwner = {
+    reseed: () => undefined,
+    statusSeen: () => undefined,
+    added: () => undefined,
+    covered: () => undefined,
+  };
   const options = {
     url: 'ws://127.0.0.1:9/trade/v1/market-stream',
     token: null,
@@ -104,8 +117,20 @@ interface Pass {
 }
 
 /** One pass of capture over the frames: every record encoded, as the publisher hands them to the bus. */
-function capturePass(frames: readonly string[], times: readonly bigint[], keep?: string[], limits: BookBatchLimits = BOOK_BATCH_DEFAULTS): Pass {
-  const pass: Pass = { bytes: 0, frames: frames.length, changeBytes: 0, changeRecords: 0, bookFrames: 0, bookFrameBytes: 0 };
+function capturePass(
+  frames: readonly string[],
+  times: readonly bigint[],
+  keep?: string[],
+  limits: BookBatchLimits = BOOK_BATCH_DEFAULTS,
+): Pass {
+  const pass: Pass = {
+    bytes: 0,
+    frames: frames.length,
+    changeBytes: 0,
+    changeRecords: 0,
+    bookFrames: 0,
+    bookFrameBytes: 0,
+  };
   let nowUs = 0n;
   const sink = {
     write(records: readonly BusRecord[]): void {
@@ -183,17 +208,28 @@ function report(name: string, frames: readonly string[]): void {
   const times = receiveTimes(frames);
   const kept: string[] = [];
   const sample = capturePass(frames, times, kept);
-  const [capturePerSecond, jsonPerSecond] = compare([() => capturePass(frames, times), () => jsonPass(frames)]) as [number, number];
+  const [capturePerSecond, jsonPerSecond] = compare([() => capturePass(frames, times), () => jsonPass(frames)]) as [
+    number,
+    number,
+  ];
   const mb = (passes: number) => (passes * bytes) / 1e6;
   const perFrame = sample.changeBytes / sample.bookFrames;
   const rawPerFrame = sample.bookFrameBytes / sample.bookFrames;
   const bookFrames = frames.filter((f) => f.startsWith('{"type":"orderbook"'));
   const gzChanges = gzipSync(kept.join('\n')).length / sample.bookFrames;
   const gzFrames = gzipSync(bookFrames.join('\n')).length / sample.bookFrames;
-  console.log(`\n${name}: ${frames.length} frames, ${(bytes / 1e6).toFixed(1)} MB, ${sample.bookFrames} book frames (mean ${rawPerFrame.toFixed(0)} B)`);
-  console.log(`  capture (parse → diff → records → wire): ${(capturePerSecond * frames.length).toFixed(0)} frames/s, ${mb(capturePerSecond).toFixed(1)} MB/s`);
-  console.log(`  bare JSON.parse of the same bytes:        ${(jsonPerSecond * frames.length).toFixed(0)} frames/s, ${mb(jsonPerSecond).toFixed(1)} MB/s`);
-  console.log(`  ratio capture / JSON.parse:               ${(capturePerSecond / jsonPerSecond).toFixed(2)}  (aim ≥ 0.5)`);
+  console.log(
+    `\n${name}: ${frames.length} frames, ${(bytes / 1e6).toFixed(1)} MB, ${sample.bookFrames} book frames (mean ${rawPerFrame.toFixed(0)} B)`,
+  );
+  console.log(
+    `  capture (parse → diff → records → wire): ${(capturePerSecond * frames.length).toFixed(0)} frames/s, ${mb(capturePerSecond).toFixed(1)} MB/s`,
+  );
+  console.log(
+    `  bare JSON.parse of the same bytes:        ${(jsonPerSecond * frames.length).toFixed(0)} frames/s, ${mb(jsonPerSecond).toFixed(1)} MB/s`,
+  );
+  console.log(
+    `  ratio capture / JSON.parse:               ${(capturePerSecond / jsonPerSecond).toFixed(2)}  (aim ≥ 0.5)`,
+  );
   console.log(`  level-change record bytes per book frame ÷ the snapshot frame as received (JSON text):`);
   console.log(
     `                                            ${perFrame.toFixed(0)} B ÷ ${rawPerFrame.toFixed(0)} B = ${((100 * perFrame) / rawPerFrame).toFixed(1)} %  (flatters: the frame repeats the whole book)`,
@@ -221,12 +257,23 @@ function report(name: string, frames: readonly string[]): void {
   if (bookFrames.length < frames.length) {
     // Trade and quote records carry their frame and its parsed data: the book path alone.
     const bookTimes = times.filter((_, i) => frames[i]!.startsWith('{"type":"orderbook"'));
-    const [books, json] = compare([() => capturePass(bookFrames, bookTimes), () => jsonPass(bookFrames)]) as [number, number];
-    console.log(`  book frames alone, ratio:                ${(books / json).toFixed(2)}  (${(books * bookFrames.length).toFixed(0)} frames/s)`);
+    const [books, json] = compare([() => capturePass(bookFrames, bookTimes), () => jsonPass(bookFrames)]) as [
+      number,
+      number,
+    ];
+    console.log(
+      `  book frames alone, ratio:                ${(books / json).toFixed(2)}  (${(books * bookFrames.length).toFixed(0)} frames/s)`,
+    );
   }
 }
 
-report('simulator market stream (every market; resting depth up to 50 ticks from the fair value)', await recordSimulatorFrames(60_000));
+report(
+  'simulator market stream (every market; resting depth up to 50 ticks from the fair value)',
+  await recordSimulatorFrames(60_000),
+);
 report('full-depth books (50 levels a side, 1-3 levels move per frame)', deepBookFrames(20_000));
 // Shallow books are where a change record is largest next to its frame: the makers' quotes alone.
-report('for comparison, the simulator without resting depth (books 3-7 levels deep)', await recordSimulatorFrames(60_000, 0));
+report(
+  'for comparison, the simulator without resting depth (books 3-7 levels deep)',
+  await recordSimulatorFrames(60_000, 0),
+);

@@ -36,7 +36,9 @@ function sizes(dir: string, into = { allocated: 0, apparent: 0 }): { allocated: 
   return into;
 }
 
-async function parts(url: string): Promise<{ active: number; activeParts: number; outdated: number; outdatedBytes: number }> {
+async function parts(
+  url: string,
+): Promise<{ active: number; activeParts: number; outdated: number; outdatedBytes: number }> {
   const query =
     'SELECT sumIf(bytes_on_disk, active = 1) AS active_bytes, countIf(active = 1) AS active_parts, countIf(active = 0) AS outdated_parts, sumIf(bytes_on_disk, active = 0) AS outdated_bytes FROM system.parts FORMAT JSONEachRow';
   const response = await fetch(`${url}/?query=${encodeURIComponent(query)}`);
@@ -63,7 +65,9 @@ try {
   }
   const started = Date.now();
   process.stdout.write(`tapehouse run (${bin}) on ${dataDir}, sampled every minute for ${minutes} minutes\n`);
-  process.stdout.write('minute | data dir MiB (apparent) | active parts MiB (parts) | outdated parts (MiB) | data dir ÷ active (apparent ÷ active)\n');
+  process.stdout.write(
+    'minute | data dir MiB (apparent) | active parts MiB (parts) | outdated parts (MiB) | data dir ÷ active (apparent ÷ active)\n',
+  );
   let worst = 0;
   let worstApparent = 0;
   for (let minute = 1; minute <= minutes; minute++) {
@@ -78,7 +82,9 @@ try {
       `${String(minute).padStart(6)} | ${`${mib(size.allocated)} (${mib(size.apparent)})`.padStart(23)} | ${`${mib(sample.active)} (${sample.activeParts})`.padStart(24)} | ${`${sample.outdated} (${mib(sample.outdatedBytes)})`.padStart(20)} | ${ratio.toFixed(2)} (${apparent.toFixed(2)})\n`,
     );
   }
-  process.stdout.write(`worst ratio over the run: ${worst.toFixed(2)} on disk, ${worstApparent.toFixed(2)} apparent (data dir ÷ active parts; aim ≤ 2)\n`);
+  process.stdout.write(
+    `worst ratio over the run: ${worst.toFixed(2)} on disk, ${worstApparent.toFixed(2)} apparent (data dir ÷ active parts; aim ≤ 2)\n`,
+  );
 } finally {
   job.kill('SIGINT');
   await new Promise((resolve) => job.once('exit', resolve));

@@ -31,7 +31,9 @@ function elapsedUs(run: () => void): number {
 }
 
 for (const kind of ['book_change', 'trade'] as const satisfies readonly RecordKind[]) {
-  const records = new RecordGenerator(3, catalogue, { kinds: new Set([kind]), bookUpdates: 11 }).take(RECORDS).map((g) => g.record);
+  const records = new RecordGenerator(3, catalogue, { kinds: new Set([kind]), bookUpdates: 11 })
+    .take(RECORDS)
+    .map((g) => g.record);
   const rows = records.reduce((n, r) => n + mapDelivery({ ok: true, offset: 0n, record: r }, SOURCE).length, 0);
   const schema = PAYLOAD_SCHEMAS[kind];
   let mapUs = Infinity;

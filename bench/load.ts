@@ -36,7 +36,12 @@ import { createTopicCatalogue } from '../src/bus/topics.ts';
 import { startLoaders, type Loaders } from '../src/load/loader.ts';
 import type { BatchLimits } from '../src/load/batching/partition-batcher.ts';
 import { createLogger } from '../src/util/log.ts';
-import { chdbTransport, RowInserter, type InsertStatement, type InsertTransport } from '../src/warehouse/insert/insert-rows.ts';
+import {
+  chdbTransport,
+  RowInserter,
+  type InsertStatement,
+  type InsertTransport,
+} from '../src/warehouse/insert/insert-rows.ts';
 import { openChdbSession } from '../src/warehouse/chdb-client.ts';
 import { migrate } from '../src/warehouse/migrations.ts';
 import { openEmbeddedWarehouse, type EmbeddedWarehouse, type Warehouse } from '../src/warehouse/warehouse.ts';
@@ -99,7 +104,13 @@ function recording(w: EmbeddedWarehouse, sent: Sent[]): Warehouse {
       const session = await openChdbSession(w.target.dataDir);
       const own = recorder(session.client, session.connection);
       const close = () => session.client.close();
-      return { ...w, client: session.client, insertRows: (t, r, o) => own.insertRows(t, r, o), prepareInsert: (t, r, o) => own.prepareInsert(t, r, o), close };
+      return {
+        ...w,
+        client: session.client,
+        insertRows: (t, r, o) => own.insertRows(t, r, o),
+        prepareInsert: (t, r, o) => own.prepareInsert(t, r, o),
+        close,
+      };
     },
   };
 }
@@ -107,10 +118,12 @@ function recording(w: EmbeddedWarehouse, sent: Sent[]): Warehouse {
 /** Every table of the warehouse emptied (rollups and latest stores too), so each run starts alike. */
 async function emptyTables(w: EmbeddedWarehouse): Promise<void> {
   const result = await w.client.query({
-    query: "SELECT name FROM system.tables WHERE database = 'tapehouse' AND engine LIKE '%MergeTree' AND name NOT IN ('schema_migrations')",
+    query:
+      "SELECT name FROM system.tables WHERE database = 'tapehouse' AND engine LIKE '%MergeTree' AND name NOT IN ('schema_migrations')",
     format: 'JSONEachRow',
   });
-  for (const { name } of await result.json<{ name: string }>()) await w.client.command({ query: `TRUNCATE TABLE tapehouse.${name}` });
+  for (const { name } of await result.json<{ name: string }>())
+    await w.client.command({ query: `TRUNCATE TABLE tapehouse.${name}` });
 }
 
 /** The loaders over `publish`'s records, from start to everything committed, recording their inserts. */
@@ -129,10 +142,23 @@ async function loadOnce(
   const threads = threadCpu();
   const started = performance.now();
   const cpu = process.cpuUsage();
-  const loaders = await startLoaders({ bus, warehouse: recording(w, sent), group, topics: catalogue.topics.map((s) => s.name), batch, log });
+  const loaders = await startLoaders({
+    bus,
+    warehouse: recording(w, sent),
+    group,
+    topics: catalogue.topics.map((s) => s.name),
+    batch,
+    log,
+  });
   await publish(bus);
   await stored(loaders, rows);
-  const run = { ms: performance.now() - started, cpuMs: cpuMs(process.cpuUsage(cpu)), threads: threadCpuSince(threads), rows: 0, inserts: sent.length };
+  const run = {
+    ms: performance.now() - started,
+    cpuMs: cpuMs(process.cpuUsage(cpu)),
+    threads: threadCpuSince(threads),
+    rows: 0,
+    inserts: sent.length,
+  };
   run.rows = Object.values((await loaders.stats()).rows).reduce((a, b) => a + b, 0);
   await drained(loaders);
   await loaders.stop();
@@ -152,12 +178,20 @@ async function replay(w: EmbeddedWarehouse, sent: readonly Sent[], parallel: num
       sent.slice(i, i + parallel).map(({ statement, payload }, k) => {
         const token = statement.settings.insert_deduplication_token;
         const settings =
-          token === undefined ? statement.settings : { ...statement.settings, insert_deduplication_token: `${String(token)}:replay-${round}-${i + k}` };
+          token === undefined
+            ? statement.settings
+            : { ...statement.settings, insert_deduplication_token: `${String(token)}:replay-${round}-${i + k}` };
         return transport.send({ ...statement, settings }, payload);
       }),
     );
   }
-  return { ms: performance.now() - started, cpuMs: cpuMs(process.cpuUsage(cpu)), threads: threadCpuSince(threads), rows: 0, inserts: sent.length };
+  return {
+    ms: performance.now() - started,
+    cpuMs: cpuMs(process.cpuUsage(cpu)),
+    threads: threadCpuSince(threads),
+    rows: 0,
+    inserts: sent.length,
+  };
 }
 
 interface Workload {
@@ -180,7 +214,8 @@ async function publishPaced(bus: EmbeddedBus, work: Workload): Promise<void> {
   for (let done = 0, tick = 0; done < work.count; done += perTick, tick++) {
     const wait = started + tick * tickMs - performance.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    for (const { topic, record } of generator.take(Math.min(perTick, work.count - done))) await bus.publish(topic, [record]);
+    for (const { topic, record } of generator.take(Math.min(perTick, work.count - done)))
+      await bus.publish(topic, [record]);
   }
 }
 
@@ -188,7 +223,8 @@ async function publishPaced(bus: EmbeddedBus, work: Workload): Promise<void> {
 async function stored(loaders: Loaders, rows: number): Promise<void> {
   for (;;) {
     const stats = await loaders.stats();
-    if (stats.queuedRows === 0 && (stats.lag === 0 || Object.values(stats.rows).reduce((a, b) => a + b, 0) >= rows)) return;
+    if (stats.queuedRows === 0 && (stats.lag === 0 || Object.values(stats.rows).reduce((a, b) => a + b, 0) >= rows))
+      return;
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
@@ -212,11 +248,21 @@ async function main(): Promise<void> {
   const w = await openEmbeddedWarehouse(dir);
   try {
     await migrate(w.client);
-    const live = workload('live-shaped', true, LIVE_SECONDS * LIVE_RATE, () => new RecordGenerator(7, catalogue, { bookUpdates: 11 }));
+    const live = workload(
+      'live-shaped',
+      true,
+      LIVE_SECONDS * LIVE_RATE,
+      () => new RecordGenerator(7, catalogue, { bookUpdates: 11 }),
+    );
     const making = process.cpuUsage();
     live.records().take(live.count);
     live.makingCpuMs = cpuMs(process.cpuUsage(making));
-    const backlog = workload('backlog', false, BACKLOG_RECORDS, () => new RecordGenerator(3, catalogue, { kinds: new Set(['book_change']), bookUpdates: 11 }));
+    const backlog = workload(
+      'backlog',
+      false,
+      BACKLOG_RECORDS,
+      () => new RecordGenerator(3, catalogue, { kinds: new Set(['book_change']), bookUpdates: 11 }),
+    );
     console.log(
       `live-shaped: ${live.count.toLocaleString('en')} records (the whole mix), ${live.rows.toLocaleString('en')} rows, published at ${LIVE_RATE} records/s for ${LIVE_SECONDS} s across every topic and partition`,
     );
@@ -240,7 +286,8 @@ async function main(): Promise<void> {
           (bus) => (work.paced ? publishPaced(bus, work) : Promise.resolve()),
           (bus) => (work.paced ? Promise.resolve() : publishAll(bus, work.records().take(work.count))),
         );
-        const better = (a: Run | undefined, b: Run) => (a === undefined || (work.paced ? b.cpuMs < a.cpuMs : b.ms < a.ms) ? b : a);
+        const better = (a: Run | undefined, b: Run) =>
+          a === undefined || (work.paced ? b.cpuMs < a.cpuMs : b.ms < a.ms) ? b : a;
         loader = better(loader, run);
         for (const parallel of [1, 2]) {
           const yard = await replay(w, sent, parallel, round);
@@ -261,7 +308,9 @@ async function main(): Promise<void> {
 
 function report(work: Workload, loader: Run, engine: Run, how: string): void {
   const rows = loader.rows;
-  console.log(`${work.name} (best of ${ROUNDS}; ${rows.toLocaleString('en')} rows stored, ${loader.inserts} inserts, loader_offsets included):`);
+  console.log(
+    `${work.name} (best of ${ROUNDS}; ${rows.toLocaleString('en')} rows stored, ${loader.inserts} inserts, loader_offsets included):`,
+  );
   console.log(
     `  loader, bus → chDB, exactly once   ${fmt(perSecond(rows, loader.ms))} rows/s  ${fmt(perSecond(rows, loader.cpuMs))} rows per CPU second  (${loader.threads})`,
   );
@@ -276,7 +325,9 @@ function report(work: Workload, loader: Run, engine: Run, how: string): void {
     );
     console.log(`  (the pace is fixed: wall-clock rates are the pace, not the speed)\n`);
   } else {
-    console.log(`  loader ÷ engine on its own bytes: ${(engine.ms / loader.ms).toFixed(2)} by wall clock, ${byCpu.toFixed(2)} by CPU\n`);
+    console.log(
+      `  loader ÷ engine on its own bytes: ${(engine.ms / loader.ms).toFixed(2)} by wall clock, ${byCpu.toFixed(2)} by CPU\n`,
+    );
   }
 }
 

@@ -56,7 +56,18 @@ async function measure(rate: number, mode: 'quiet' | 'hog'): Promise<void> {
   const started = Date.now();
   const child = spawn(
     process.execPath,
-    [join(root, 'bin/tapehouse.js'), 'run', '--data-dir', dataDir, '--http-port', '0', '--rate', String(rate), '--status', 'off'],
+    [
+      join(root, 'bin/tapehouse.js'),
+      'run',
+      '--data-dir',
+      dataDir,
+      '--http-port',
+      '0',
+      '--rate',
+      String(rate),
+      '--status',
+      'off',
+    ],
     {
       env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -66,12 +77,17 @@ async function measure(rate: number, mode: 'quiet' | 'hog'): Promise<void> {
     let out = '';
     child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
     const url = await until(() => /endpoint:\s+(http:\/\/\S+)/.exec(out)?.[1], child);
-    const client = createClient({ url, clickhouse_settings: { output_format_json_quote_64bit_integers: 1 }, request_timeout: 60_000 });
+    const client = createClient({
+      url,
+      clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
+      request_timeout: 60_000,
+    });
     const seen = new Set<string>();
     /** Per partition, the highest offset seen: each poll reads from a margin below it, so a late row is still met. */
     const watermarks = new Map<number, bigint>();
     const freshness: number[] = [];
-    /** Per trade (in `freshness` order), seconds from the spawn to the poll that saw it, and ms from venue time to capture's receipt. */
+    /** Per trade (in `freshness` order), seconds from the spawn to the poll that saw it, and ms from venue time to
+     * capture's receipt. */
     const seenAtS: number[] = [];
     const toCaptureMs: number[] = [];
     const lags: LagSample[] = [];
@@ -115,7 +131,21 @@ async function measure(rate: number, mode: 'quiet' | 'hog'): Promise<void> {
       'SELECT (SELECT count() FROM tapehouse.positions) AS stored, sum(position_count) AS full, count() AS reads FROM tapehouse.position_snapshots',
     );
     await client.close();
-    report({ rate, mode, load, firstTradeS, freshness, seenAtS, toCaptureMs, lags, gaps, positions, metrics, endRssKb, peakRssKb });
+    report({
+      rate,
+      mode,
+      load,
+      firstTradeS,
+      freshness,
+      seenAtS,
+      toCaptureMs,
+      lags,
+      gaps,
+      positions,
+      metrics,
+      endRssKb,
+      peakRssKb,
+    });
   } finally {
     child.kill('SIGINT');
     await new Promise((r) => child.once('exit', r));
@@ -150,7 +180,9 @@ function report(r: Report): void {
   const pct = (p: number) => pctOf(sorted, p);
   const title = `rate ${r.rate}, ${r.mode === 'hog' ? 'next to a CPU hog (2 busy processes)' : 'quiet (no hog)'}, ${seconds} s, load average ${r.load} at the start`;
   console.log(`\n${title}`);
-  console.log(`  first queryable trade after ${r.firstTradeS?.toFixed(1) ?? 'never'} s (from the spawn of tapehouse run)`);
+  console.log(
+    `  first queryable trade after ${r.firstTradeS?.toFixed(1) ?? 'never'} s (from the spawn of tapehouse run)`,
+  );
   console.log(
     `  freshness, venue time → queryable, over ALL ${sorted.length} trades (each once by bus position; polled every ${pollMs} ms): ` +
       `p50 ${pct(0.5)} ms, p95 ${pct(0.95)} ms, p99 ${pct(0.99)} ms, max ${pct(1)} ms`,
@@ -174,7 +206,9 @@ function report(r: Report): void {
   );
   // Where their time went: venue → capture's receipt (the venue's sending, the socket, capture's
   // event loop) and receipt → queryable (bus, loader, engine, the poll).
-  const lateParts = r.freshness.flatMap((ms, i) => (ms > 1000 ? [{ capture: r.toCaptureMs[i]!, load: ms - r.toCaptureMs[i]! }] : []));
+  const lateParts = r.freshness.flatMap((ms, i) =>
+    ms > 1000 ? [{ capture: r.toCaptureMs[i]!, load: ms - r.toCaptureMs[i]! }] : [],
+  );
   if (lateParts.length > 0) {
     const median = (xs: number[]) => Math.round([...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!);
     const max = (xs: number[]) => Math.round(Math.max(...xs));
@@ -194,7 +228,9 @@ function report(r: Report): void {
       `growth over the second half ${Number.isNaN(slope) ? 'n/a' : Math.round(slope)} records/min`,
   );
   const gapText = r.gaps.length === 0 ? 'none' : r.gaps.map((g) => `${g.stream}/${g.reason} ${g.n}`).join(', ');
-  const reconnects = [...r.metrics.matchAll(/^tapehouse_reconnects_total\{stream="(\w+)"\} (\d+)/gm)].map((m) => `${m[1]} ${m[2]}`).join(', ');
+  const reconnects = [...r.metrics.matchAll(/^tapehouse_reconnects_total\{stream="(\w+)"\} (\d+)/gm)]
+    .map((m) => `${m[1]} ${m[2]}`)
+    .join(', ');
   console.log(`  capture gaps recorded: ${gapText}; reconnects: ${reconnects || 'none'}`);
   if (r.positions && Number(r.positions.reads) > 0) {
     const stored = Number(r.positions.stored);
@@ -257,7 +293,8 @@ async function until<T>(probe: () => T | undefined, child: ChildProcess): Promis
   for (let i = 0; i < 1200; i++) {
     const value = probe();
     if (value !== undefined) return value;
-    if (child.exitCode !== null) throw new Error(`tapehouse run exited (${child.exitCode}) before printing its endpoint`);
+    if (child.exitCode !== null)
+      throw new Error(`tapehouse run exited (${child.exitCode}) before printing its endpoint`);
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error('the main job did not print its endpoint within 60 s');

@@ -31,7 +31,13 @@ const FILLS = Number(process.env.FILLS ?? 1_000_000);
 const ACCOUNT = 'bench';
 const START = Date.UTC(2025, 0, 6);
 const DEPOSIT = 10_000_000_000_000n;
-const OPTIONS: ReconcileOptions = { method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS };
+const OPTIONS: ReconcileOptions = {
+  method: 'average',
+  toleranceMicro: 0n,
+  rules: SIMULATOR_VENUE_RULES,
+  fromMs: 0,
+  toMs: END_OF_TIME_MS,
+};
 
 interface Generated {
   events: LedgerEvent[];
@@ -72,7 +78,11 @@ function generate(count: number): Generated {
           conditionId: t.conditionId,
           resolutionPriceMicro: t === token ? 1_000_000n : 0n,
         };
-        if (t.held > 0n) redemptions.push({ ...redemption, reported: { sharesMicro: t.held, payoutMicro: notional(redemption.resolutionPriceMicro, t.held) } });
+        if (t.held > 0n)
+          redemptions.push({
+            ...redemption,
+            reported: { sharesMicro: t.held, payoutMicro: notional(redemption.resolutionPriceMicro, t.held) },
+          });
         t.held = 0n;
       }
       events.push(...redemptions.filter((r) => r.atMs === atMs));
@@ -167,9 +177,18 @@ function rate(count: number, s: number): string {
   return `${Math.round(count / s).toLocaleString('en')} fills/s`;
 }
 
-async function insertWarehouse(g: Generated, reports: VenueReports, insert: (table: string, rows: InsertRow[]) => Promise<unknown>): Promise<void> {
+async function insertWarehouse(
+  g: Generated,
+  reports: VenueReports,
+  insert: (table: string, rows: InsertRow[]) => Promise<unknown>,
+): Promise<void> {
   let offset = 0;
-  const provenance = (topic: string) => ({ _topic: topic, _partition: 0, _offset: offset++, _received_at: BigInt(START) * 1000n });
+  const provenance = (topic: string) => ({
+    _topic: topic,
+    _partition: 0,
+    _offset: offset++,
+    _received_at: BigInt(START) * 1000n,
+  });
   for (let i = 0; i < g.fills.length; i += 100_000) {
     const rows = g.fills.slice(i, i + 100_000).map((f) => ({
       account: ACCOUNT,
@@ -292,7 +311,9 @@ async function insertWarehouse(g: Generated, reports: VenueReports, insert: (tab
 }
 
 async function main(): Promise<void> {
-  process.stdout.write(`reconcile: ${FILLS.toLocaleString('en')} fills of one account, ${cpus().length} cores, load ${loadavg()[0]!.toFixed(1)}\n`);
+  process.stdout.write(
+    `reconcile: ${FILLS.toLocaleString('en')} fills of one account, ${cpus().length} cores, load ${loadavg()[0]!.toFixed(1)}\n`,
+  );
   const g = generate(FILLS);
   const reports = venueReports(g);
 
@@ -334,11 +355,14 @@ async function main(): Promise<void> {
     const whole = await reconcileAccount(warehouse.client, ACCOUNT, OPTIONS);
     const wholeS = seconds(t);
     const notOk = whole.rows.filter((r) => r.status !== 'ok');
-    process.stdout.write(`chDB   read ${read.length.toLocaleString('en')} fills  ${readS.toFixed(2)} s  ${rate(read.length, readS)}\n`);
+    process.stdout.write(
+      `chDB   read ${read.length.toLocaleString('en')} fills  ${readS.toFixed(2)} s  ${rate(read.length, readS)}\n`,
+    );
     process.stdout.write(
       `chDB   whole reconciliation (${whole.rows.length} figures, ${notOk.length} not ok)  ${wholeS.toFixed(2)} s  ${rate(FILLS, wholeS)}; reading fills ${((readS / wholeS) * 100).toFixed(0)} % of it\n`,
     );
-    if (notOk.length > 0 || coreNotOk > 0) throw new Error(`expected no differences, got ${notOk[0]?.field}: ${notOk[0]?.detail}`);
+    if (notOk.length > 0 || coreNotOk > 0)
+      throw new Error(`expected no differences, got ${notOk[0]?.field}: ${notOk[0]?.detail}`);
   } finally {
     await warehouse.close();
     remove();

@@ -55,7 +55,10 @@ try {
     const rows = records
       .slice(i, i + 20_000)
       .flatMap((record, j) =>
-        mapDelivery({ offset: BigInt(i + j), ok: true, record }, { topic: 'bench.trades', partition: 0, group: 'bench' }).map((m) => m.row),
+        mapDelivery(
+          { offset: BigInt(i + j), ok: true, record },
+          { topic: 'bench.trades', partition: 0, group: 'bench' },
+        ).map((m) => m.row),
       );
     await warehouse.insertRows('trades', rows);
   }

@@ -17,7 +17,9 @@ const wanted = firstOption < 0 ? process.argv.slice(2) : process.argv.slice(2, 2
 const passed = firstOption < 0 ? [] : process.argv.slice(2 + firstOption);
 
 if (wanted.length === 0) {
-  process.stdout.write(`usage: npm run bench -- NAME [NAME…] | all [--option value…]\nbenchmarks: ${names.join(', ')}\n`);
+  process.stdout.write(
+    `usage: npm run bench -- NAME [NAME…] | all [--option value…]\nbenchmarks: ${names.join(', ')}\n`,
+  );
   process.exit(0);
 }
 const chosen = wanted.includes('all') ? names : wanted;

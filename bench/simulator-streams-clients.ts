@@ -5,14 +5,20 @@
  */
 import WebSocket from 'ws';
 
-const { url, clients, eventIds } = JSON.parse(process.argv[2] ?? '{}') as { url: string; clients: number; eventIds: string[] };
+const { url, clients, eventIds } = JSON.parse(process.argv[2] ?? '{}') as {
+  url: string;
+  clients: number;
+  eventIds: string[];
+};
 let frames = 0;
 let bytes = 0;
 let open = 0;
 for (let i = 0; i < clients; i++) {
   const ws = new WebSocket(url);
   ws.on('open', () => {
-    ws.send(JSON.stringify({ op: 'subscribe', id: i, channels: ['orderbook', 'best_quote', 'trades'], event_ids: eventIds }));
+    ws.send(
+      JSON.stringify({ op: 'subscribe', id: i, channels: ['orderbook', 'best_quote', 'trades'], event_ids: eventIds }),
+    );
     if (++open === clients) process.send?.({ ready: true });
   });
   ws.on('message', (data: Buffer) => {

@@ -36,12 +36,21 @@ interface Measured {
 
 async function measure(clients: number): Promise<Measured> {
   const clock = new ManualClock();
-  const sim: SimulatorHandle = await startSimulator({ seed: 1, rate: 0, clock, deployment: { limits: { account: false, ipBurst: false, edge: false } } });
-  const eventIds = sim.venue.catalogue.events.map((e) => e.id);
-  const child: ChildProcess = fork(CLIENTS_SCRIPT, [JSON.stringify({ url: `${sim.wsUrl}/trade/v1/market-stream`, clients, eventIds })], {
-    cwd: process.cwd(),
-    stdio: 'inherit',
+  const sim: SimulatorHandle = await startSimulator({
+    seed: 1,
+    rate: 0,
+    clock,
+    deployment: { limits: { account: false, ipBurst: false, edge: false } },
   });
+  const eventIds = sim.venue.catalogue.events.map((e) => e.id);
+  const child: ChildProcess = fork(
+    CLIENTS_SCRIPT,
+    [JSON.stringify({ url: `${sim.wsUrl}/trade/v1/market-stream`, clients, eventIds })],
+    {
+      cwd: process.cwd(),
+      stdio: 'inherit',
+    },
+  );
   const received: Received = { frames: 0, bytes: 0, cpuMicros: 0 };
   let ready = false;
   child.on('message', (m: Partial<Received> & { ready?: boolean }) => {
@@ -91,11 +100,14 @@ async function measure(clients: number): Promise<Measured> {
 const one = await measure(1);
 const twenty = await measure(20);
 const fmt = (n: number): string => Math.round(n).toLocaleString('en');
-const cpu = (m: Measured): string => `CPU: simulator ${m.simulatorCpu.toFixed(2)}, clients ${m.clientsCpu.toFixed(2)} cores`;
+const cpu = (m: Measured): string =>
+  `CPU: simulator ${m.simulatorCpu.toFixed(2)}, clients ${m.clientsCpu.toFixed(2)} cores`;
 console.log(
   `1 client:   ${fmt(one.framesPerSecond)} frames/s delivered (${one.mbPerSecond.toFixed(1)} MB/s), ${fmt(one.updatesPerSecond)} token book updates/s; ${cpu(one)}`,
 );
 console.log(
   `20 clients: ${fmt(twenty.framesPerSecond)} frames/s delivered in total (${fmt(twenty.framesPerSecond / 20)} per client, ${twenty.mbPerSecond.toFixed(1)} MB/s), ${fmt(twenty.updatesPerSecond)} token book updates/s; ${cpu(twenty)}`,
 );
-console.log(`ratio 20 clients / 1 client (total frames/s): ${(twenty.framesPerSecond / one.framesPerSecond).toFixed(1)}`);
+console.log(
+  `ratio 20 clients / 1 client (total frames/s): ${(twenty.framesPerSecond / one.framesPerSecond).toFixed(1)}`,
+);

@@ -9,9 +9,14 @@ import { Venue } from '../src/simulator/venue.ts';
 function engineOrdersPerSecond(orders: number): { ordersPerSecond: number; fills: number } {
   const clock = new ManualClock();
   const venue = new Venue({ seed: 1, clock, rate: 0 });
-  const market = venue.catalogue.markets.find((m) => venue.catalogue.isAcceptingOrders(m) && m.tickMicro === 10_000n && m.minOrderSizeMicro <= 5_000_000n);
+  const market = venue.catalogue.markets.find(
+    (m) => venue.catalogue.isAcceptingOrders(m) && m.tickMicro === 10_000n && m.minOrderSizeMicro <= 5_000_000n,
+  );
   if (!market) throw new Error('no market');
-  const traders = Array.from({ length: 8 }, (_, i) => venue.createAccount(`bench-${i}`, 1_000_000_000_000_000n).account.id);
+  const traders = Array.from(
+    { length: 8 },
+    (_, i) => venue.createAccount(`bench-${i}`, 1_000_000_000_000_000n).account.id,
+  );
   const rng = new Prng(42);
   const start = performance.now();
   let fills = 0;
@@ -46,8 +51,16 @@ function traderStepsPerSecond(steps: number): number {
   return steps / ((performance.now() - start) / 1000);
 }
 
-async function restRequestsPerSecond(path: (token: string) => string, seconds: number, concurrency: number): Promise<number> {
-  const sim = await startSimulator({ seed: 1, rate: 20, deployment: { limits: { account: false, ipBurst: false, edge: false } } });
+async function restRequestsPerSecond(
+  path: (token: string) => string,
+  seconds: number,
+  concurrency: number,
+): Promise<number> {
+  const sim = await startSimulator({
+    seed: 1,
+    rate: 20,
+    deployment: { limits: { account: false, ipBurst: false, edge: false } },
+  });
   const token = sim.demoToken;
   const url = `${sim.url}${path(sim.venue.catalogue.markets.find((m) => sim.venue.catalogue.isAcceptingOrders(m))?.outcomes[0].tokenId ?? '')}`;
   const deadline = performance.now() + seconds * 1000;
@@ -71,7 +84,9 @@ const engine = engineOrdersPerSecond(100_000);
 console.log(
   `matching engine: ${Math.round(engine.ordersPerSecond).toLocaleString('en')} orders/s (100,000 limit orders, ${engine.fills.toLocaleString('en')} fill records, 30% of resting orders cancelled)`,
 );
-console.log(`synthetic traders: ${Math.round(traderStepsPerSecond(50_000)).toLocaleString('en')} steps/s (each a requote or a take, with its submissions)`);
+console.log(
+  `synthetic traders: ${Math.round(traderStepsPerSecond(50_000)).toLocaleString('en')} steps/s (each a requote or a take, with its submissions)`,
+);
 const book = await restRequestsPerSecond((token) => `/trade/v1/orderbook/${token}`, 5, 16);
 console.log(
   `REST GET /trade/v1/orderbook/{token}: ${Math.round(book).toLocaleString('en')} requests/s (16 concurrent keep-alive clients, traders running at 20/s)`,

@@ -43,7 +43,8 @@ interface Sample {
   rows: number;
   lag: number;
   load: number;
-  /** V8's committed heap (used and free), and chDB's allocator: live, resident, dirty (freed, not yet returned) and the engine's own tracked total. */
+  /** V8's committed heap (used and free), and chDB's allocator: live, resident, dirty (freed, not yet returned) and the
+   * engine's own tracked total. */
   heapTotal: number;
   engine: EngineMemory;
 }
@@ -58,7 +59,18 @@ interface EngineMemory {
 const dataDir = mkdtempSync(join(tmpdir(), 'tapehouse-soak-'));
 const job = spawn(
   process.execPath,
-  [join(root, 'bin/tapehouse.js'), 'run', '--data-dir', dataDir, '--http-port', '0', '--rate', String(rate), '--status', 'off'],
+  [
+    join(root, 'bin/tapehouse.js'),
+    'run',
+    '--data-dir',
+    dataDir,
+    '--http-port',
+    '0',
+    '--rate',
+    String(rate),
+    '--status',
+    'off',
+  ],
   {
     env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -69,7 +81,9 @@ job.stdout!.on('data', (c: Buffer) => (out += c.toString()));
 const started = Date.now();
 const endpoint = await until(() => /endpoint:\s+(http:\/\/\S+)/.exec(out)?.[1]);
 const venuePid = Number(readFileSync(join(dataDir, 'venue', 'state.json.lock'), 'utf8'));
-console.log(`tapehouse run (pid ${job.pid}, venue pid ${venuePid}) at rate ${rate} for ${minutes} min; data in ${dataDir}`);
+console.log(
+  `tapehouse run (pid ${job.pid}, venue pid ${venuePid}) at rate ${rate} for ${minutes} min; data in ${dataDir}`,
+);
 console.log(
   `chDB's allocator (jemalloc, inside libchdb) set by JE_MALLOC_CONF: ${process.env.JE_MALLOC_CONF ?? "(not set: tapehouse's default, see src/warehouse/chdb-allocator.ts)"}`,
 );

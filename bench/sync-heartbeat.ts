@@ -21,7 +21,14 @@ function catalogueCheckpoint(events: number): Checkpoint {
     status: 'running',
     updatedAt: new Date().toISOString(),
     // A venue cursor of a few hundred bytes, the largest we have seen is under that.
-    pass: { runId: randomUUID(), cursor: 'c'.repeat(400), page: events / 100, records: events * 4, startedAt: new Date().toISOString(), data: {} },
+    pass: {
+      runId: randomUUID(),
+      cursor: 'c'.repeat(400),
+      page: events / 100,
+      records: events * 4,
+      startedAt: new Date().toISOString(),
+      data: {},
+    },
     state: { pass: 41, fingerprints },
   };
 }

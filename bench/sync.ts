@@ -60,12 +60,18 @@ subscribe('undici:request:headers', (message) => {
 // Settled PnL marked every 10 s, so the PnL job is not waiting out pnl_not_ready for the whole run.
 const sim = await startSimulator({ seed: 1, rate: 20, venue: { pnlIntervalMs: 10_000 } });
 await new Promise((resolve) => setTimeout(resolve, WARM_UP_MS)); // some history for the account lists
-const venue = createSyncVenue({ baseUrl: sim.url, token: new Secret(sim.demoToken), logger: pino({ level: 'silent' }) });
+const venue = createSyncVenue({
+  baseUrl: sim.url,
+  token: new Secret(sim.demoToken),
+  logger: pino({ level: 'silent' }),
+});
 const bus = new EmbeddedBus();
 // Nobody loads these records here: a reader commits them so the bus never holds a publisher back.
 await bus.subscribe({ group: 'drain', topics: TOPICS.topics.map((t) => t.name), onBatch: async () => undefined });
 const runs = new Map<JobName, number>();
-const intervals = Object.fromEntries(JOB_NAMES.map((job) => [job, job === 'catalogue' ? SYNC_JOBS.catalogue.intervalMs : 0])) as Record<JobName, number>;
+const intervals = Object.fromEntries(
+  JOB_NAMES.map((job) => [job, job === 'catalogue' ? SYNC_JOBS.catalogue.intervalMs : 0]),
+) as Record<JobName, number>;
 const scheduler = startEmbeddedScheduler({
   client: venue,
   bus,
@@ -92,9 +98,15 @@ const allowed = capacity + refillPerSecond * seconds;
 const rateLimited = answered.filter((a) => a.status === 429).length;
 const fixed = (n: number, digits = 2): string => n.toFixed(digits);
 
-process.stdout.write(`full job set, ${fixed(seconds, 1)} s against the documented read bucket (burst ${capacity}, refill ${refillPerSecond}/s)\n`);
-process.stdout.write(`  tokens spent ÷ allowed (burst + refill × T): ${fixed(tokens / allowed)}   (${tokens} of ${Math.floor(allowed)})\n`);
-process.stdout.write(`  beyond the burst ÷ refill × T:               ${fixed((tokens - capacity) / (refillPerSecond * seconds))}\n`);
+process.stdout.write(
+  `full job set, ${fixed(seconds, 1)} s against the documented read bucket (burst ${capacity}, refill ${refillPerSecond}/s)\n`,
+);
+process.stdout.write(
+  `  tokens spent ÷ allowed (burst + refill × T): ${fixed(tokens / allowed)}   (${tokens} of ${Math.floor(allowed)})\n`,
+);
+process.stdout.write(
+  `  beyond the burst ÷ refill × T:               ${fixed((tokens - capacity) / (refillPerSecond * seconds))}\n`,
+);
 process.stdout.write(`  account requests/s achieved:                 ${fixed(admitted.length / seconds, 1)}\n`);
 process.stdout.write(`  429s earned:                                 ${rateLimited}\n`);
 process.stdout.write(`  catalogue requests (public, no account tokens): ${answered.length - account.length}\n`);
@@ -105,5 +117,7 @@ for (const a of admitted) {
   byEndpoint.set(endpoint, (byEndpoint.get(endpoint) ?? 0) + 1);
 }
 process.stdout.write(
-  '  account requests per endpoint: ' + [...byEndpoint].map(([endpoint, n]) => `${endpoint.replace('/trade/v1/', '')} ${n}`).join(', ') + '\n',
+  '  account requests per endpoint: ' +
+    [...byEndpoint].map(([endpoint, n]) => `${endpoint.replace('/trade/v1/', '')} ${n}`).join(', ') +
+    '\n',
 );

@@ -72,7 +72,11 @@ function bookChanges(count: number): InsertRow[] {
       const side = next() < 0.5 ? 'BID' : 'ASK';
       const distance = 1000 * (1 + Math.floor(next() * 20));
       const price = side === 'BID' ? token.mid - distance : token.mid + distance;
-      return { side, price: BigInt(price), size: next() < 0.15 ? 0n : BigInt(Math.floor(next() * 50_000)) * 1_000_000n };
+      return {
+        side,
+        price: BigInt(price),
+        size: next() < 0.15 ? 0n : BigInt(Math.floor(next() * 50_000)) * 1_000_000n,
+      };
     });
     const raw = JSON.stringify({
       channel: 'orderbook',
@@ -124,7 +128,13 @@ function jsonRow(row: InsertRow, columns: readonly string[]): Record<string, unk
 const rawInsert =
   (format: 'JSONEachRow' | 'JSONCompactEachRow' | 'CSV' | 'TabSeparated') =>
   async (w: EmbeddedWarehouse, table: string, columns: readonly string[], payload: Buffer) => {
-    await w.connection.chdb.rawInsert({ table, columns, format, settings: { ...insertSettings(undefined) }, values: payload });
+    await w.connection.chdb.rawInsert({
+      table,
+      columns,
+      format,
+      settings: { ...insertSettings(undefined) },
+      values: payload,
+    });
   };
 
 function csvField(value: unknown): string {
@@ -138,15 +148,19 @@ const FORMATS: Format[] = [
     // What client.insert({ format: 'JSONEachRow' }) does on chDB: JSON.stringify per row, then the
     // connection joins the body into the SQL text.
     name: 'JSONEachRow via the client connection',
-    encode: (rows, columns) => Buffer.from(rows.map((row) => `${JSON.stringify(jsonRow(row, columns), jsonSafe)}\n`).join('')),
+    encode: (rows, columns) =>
+      Buffer.from(rows.map((row) => `${JSON.stringify(jsonRow(row, columns), jsonSafe)}\n`).join('')),
     async send(w, table, columns, payload) {
       const query = `INSERT INTO ${table} (${columns.join(', ')}) SETTINGS date_time_input_format = 'best_effort' FORMAT JSONEachRow`;
-      await w.connection.insert({ query, values: Readable.from([payload]) } as Parameters<typeof w.connection.insert>[0]);
+      await w.connection.insert({ query, values: Readable.from([payload]) } as Parameters<
+        typeof w.connection.insert
+      >[0]);
     },
   },
   {
     name: 'JSONEachRow, raw buffer',
-    encode: (rows, columns) => Buffer.from(rows.map((row) => JSON.stringify(jsonRow(row, columns), jsonSafe)).join('\n')),
+    encode: (rows, columns) =>
+      Buffer.from(rows.map((row) => JSON.stringify(jsonRow(row, columns), jsonSafe)).join('\n')),
     send: rawInsert('JSONEachRow'),
   },
   {
@@ -166,7 +180,8 @@ const FORMATS: Format[] = [
   },
   {
     name: 'CSV (hand-escaped), raw buffer',
-    encode: (rows, columns) => Buffer.from(`${rows.map((row) => columns.map((c) => csvField(row[c])).join(',')).join('\n')}\n`),
+    encode: (rows, columns) =>
+      Buffer.from(`${rows.map((row) => columns.map((c) => csvField(row[c])).join(',')).join('\n')}\n`),
     send: rawInsert('CSV'),
   },
   {
@@ -228,7 +243,12 @@ interface Contender {
   run(): Promise<Run>;
 }
 
-function engineContender(w: EmbeddedWarehouse, columns: readonly string[], structure: string, stringLength: number): Contender {
+function engineContender(
+  w: EmbeddedWarehouse,
+  columns: readonly string[],
+  structure: string,
+  stringLength: number,
+): Contender {
   let seed = 0;
   return {
     name: 'engine: INSERT … SELECT FROM generateRandom',
@@ -265,7 +285,14 @@ function payloadContender(w: EmbeddedWarehouse, columns: readonly string[], payl
  * Batches go in one after another, as a loader sends a partition's batches, but the next batch is
  * encoded while the previous one is being inserted (the engine works off the JS thread).
  */
-function formatContender(w: EmbeddedWarehouse, format: Format, index: number, rows: InsertRow[], columns: readonly string[], tsv: RowEncoder): Contender {
+function formatContender(
+  w: EmbeddedWarehouse,
+  format: Format,
+  index: number,
+  rows: InsertRow[],
+  columns: readonly string[],
+  tsv: RowEncoder,
+): Contender {
   const table = `tapehouse.bench_format_${index}`;
   return {
     name: format.name,
@@ -310,9 +337,18 @@ async function measure(contenders: Contender[]): Promise<Run[]> {
 async function bytesPerRow(w: EmbeddedWarehouse, table: string): Promise<void> {
   await w.client.command({ query: `OPTIMIZE TABLE ${table} FINAL` });
   const [name] = table.split('.').slice(1);
-  const total = Number(await scalar(w, `SELECT sum(bytes_on_disk) FROM system.parts WHERE active AND database = 'tapehouse' AND table = '${name}'`));
-  const rows = Number(await scalar(w, `SELECT sum(rows) FROM system.parts WHERE active AND database = 'tapehouse' AND table = '${name}'`));
-  console.log(`\nbytes on disk per book change (after OPTIMIZE FINAL): ${(total / rows).toFixed(2)} (${rows} rows, ${(total / 1e6).toFixed(2)} MB)`);
+  const total = Number(
+    await scalar(
+      w,
+      `SELECT sum(bytes_on_disk) FROM system.parts WHERE active AND database = 'tapehouse' AND table = '${name}'`,
+    ),
+  );
+  const rows = Number(
+    await scalar(w, `SELECT sum(rows) FROM system.parts WHERE active AND database = 'tapehouse' AND table = '${name}'`),
+  );
+  console.log(
+    `\nbytes on disk per book change (after OPTIMIZE FINAL): ${(total / rows).toFixed(2)} (${rows} rows, ${(total / 1e6).toFixed(2)} MB)`,
+  );
   const result = await w.client.query({
     query: `SELECT name, data_compressed_bytes AS compressed, data_uncompressed_bytes AS raw FROM system.columns
             WHERE database = 'tapehouse' AND table = '${name}' ORDER BY compressed DESC`,
@@ -356,7 +392,9 @@ async function main(): Promise<void> {
       const { total, encoding } = runs[i]!;
       const rate = ROWS / (total / 1000);
       const share = i >= 2 ? `  (JS encoding ${Math.round((encoding / total) * 100)}% of the time)` : '';
-      console.log(`${contender.name.padEnd(52)} ${Math.round(rate).toLocaleString('en').padStart(10)} rows/s  ratio ${(rate / engine).toFixed(2)}${share}`);
+      console.log(
+        `${contender.name.padEnd(52)} ${Math.round(rate).toLocaleString('en').padStart(10)} rows/s  ratio ${(rate / engine).toFixed(2)}${share}`,
+      );
       if (i === 1) console.log('');
       if (i >= 1) {
         const checksum = await scalar(
@@ -366,7 +404,11 @@ async function main(): Promise<void> {
         checksums.set(checksum, [...(checksums.get(checksum) ?? []), contender.name]);
       }
     }
-    console.log(checksums.size === 1 ? '\nevery format stored identical data' : `\nFORMATS DISAGREE: ${JSON.stringify([...checksums])}`);
+    console.log(
+      checksums.size === 1
+        ? '\nevery format stored identical data'
+        : `\nFORMATS DISAGREE: ${JSON.stringify([...checksums])}`,
+    );
     await bytesPerRow(w, 'tapehouse.bench_payloads');
   } finally {
     await w.close();

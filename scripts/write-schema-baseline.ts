@@ -17,7 +17,9 @@ try {
   const baseline = await dumpBaseline(warehouse.client);
   mkdirSync(dirname(BASELINE_FILE), { recursive: true });
   writeFileSync(BASELINE_FILE, renderBaseline(baseline));
-  process.stdout.write(`${relative(process.cwd(), BASELINE_FILE)}: ${baseline.statements.length} objects, migrations ${baseline.covers.length}\n`);
+  process.stdout.write(
+    `${relative(process.cwd(), BASELINE_FILE)}: ${baseline.statements.length} objects, migrations ${baseline.covers.length}\n`,
+  );
 } finally {
   await warehouse.close();
   rmSync(dataDir, { recursive: true, force: true });

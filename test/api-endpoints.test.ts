@@ -14,22 +14,30 @@ import {
 describe('typed reads of the §4 endpoints', () => {
   it('event detail: the slug is URL-encoded and the detail shape parsed', async () => {
     const venue = stubVenue();
-    venue.pool.intercept({ path: '/api/v1/events/rain%2Fparis' }).reply(200, eventDetailPayload, { headers: JSON_HEADERS });
+    venue.pool
+      .intercept({ path: '/api/v1/events/rain%2Fparis' })
+      .reply(200, eventDetailPayload, { headers: JSON_HEADERS });
     const event = await venue.client.catalogue.event('rain/paris');
     expect(event.value.markets?.[0]?.volume_micro).toBe(125_000_000_000n);
   });
 
   it('category: no version prefix, unknown shape kept', async () => {
     const venue = stubVenue();
-    venue.pool.intercept({ path: '/categories/tennis' }).reply(200, { slug: 'tennis', label: 'Tennis', children: ['atp'] }, { headers: JSON_HEADERS });
+    venue.pool
+      .intercept({ path: '/categories/tennis' })
+      .reply(200, { slug: 'tennis', label: 'Tennis', children: ['atp'] }, { headers: JSON_HEADERS });
     const category = await venue.client.catalogue.category('tennis');
     expect(category.value).toEqual({ slug: 'tennis', label: 'Tennis', children: ['atp'] });
   });
 
   it('order by id, by hash, and its trades', async () => {
     const venue = stubVenue();
-    venue.pool.intercept({ path: `/trade/v1/orders/${orderPayload.internal_id}` }).reply(200, orderPayload, { headers: JSON_HEADERS });
-    venue.pool.intercept({ path: '/trade/v1/orders/by-hash/0xabc' }).reply(200, orderPayload, { headers: JSON_HEADERS });
+    venue.pool
+      .intercept({ path: `/trade/v1/orders/${orderPayload.internal_id}` })
+      .reply(200, orderPayload, { headers: JSON_HEADERS });
+    venue.pool
+      .intercept({ path: '/trade/v1/orders/by-hash/0xabc' })
+      .reply(200, orderPayload, { headers: JSON_HEADERS });
     venue.pool
       .intercept({ path: `/trade/v1/orders/${orderPayload.internal_id}/trades` })
       .reply(200, { as_of: '2025-11-20T14:05:00Z', trades: [fillPayload] }, { headers: JSON_HEADERS });
@@ -49,9 +57,13 @@ describe('typed reads of the §4 endpoints', () => {
   it('portfolio summary and withdrawal supported assets', async () => {
     const venue = stubVenue();
     venue.pool.intercept({ path: '/trade/v1/portfolio/summary' }).reply(200, summaryPayload, { headers: JSON_HEADERS });
-    venue.pool.intercept({ path: '/trade/v1/portfolio/bridge/withdraw/supported-assets' }).reply(200, supportedAssetsPayload, { headers: JSON_HEADERS });
+    venue.pool
+      .intercept({ path: '/trade/v1/portfolio/bridge/withdraw/supported-assets' })
+      .reply(200, supportedAssetsPayload, { headers: JSON_HEADERS });
     expect((await venue.client.portfolio.summary()).value.summaries[0]?.free_cash_micro).toBe(986_537_500n);
-    expect((await venue.client.portfolio.withdrawalSupportedAssets()).value.supported_assets[0]?.chain_name).toBe('Base');
+    expect((await venue.client.portfolio.withdrawalSupportedAssets()).value.supported_assets[0]?.chain_name).toBe(
+      'Base',
+    );
   });
 
   it('the raw body travels with the parsed value, exact strings included', async () => {

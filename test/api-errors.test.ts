@@ -84,7 +84,14 @@ describe('every problem row of the interface becomes its typed error', () => {
   it.each(ROWS)('%i %s', (status, code, type) => {
     const error = errorFromAnswer(answer(status, problem(status, code)), 'GET /x');
     expect(error).toBeInstanceOf(type);
-    expect(error).toMatchObject({ status, code, requestId: REQUEST_ID, source: 'origin', knownCode: true, endpoint: 'GET /x' });
+    expect(error).toMatchObject({
+      status,
+      code,
+      requestId: REQUEST_ID,
+      source: 'origin',
+      knownCode: true,
+      endpoint: 'GET /x',
+    });
   });
 
   it('carries recovery, field errors and Retry-After', () => {
@@ -99,7 +106,10 @@ describe('every problem row of the interface becomes its typed error', () => {
   });
 
   it('an identity_token_expired asks for a refresh only a browser session can do', () => {
-    const error = errorFromAnswer(answer(401, problem(401, 'identity_token_expired', { recovery: { strategy: 'refresh_identity_token' } })), 'GET /x');
+    const error = errorFromAnswer(
+      answer(401, problem(401, 'identity_token_expired', { recovery: { strategy: 'refresh_identity_token' } })),
+      'GET /x',
+    );
     expect(error).toBeInstanceOf(AuthenticationError);
     expect((error as AuthenticationError).needsIdentityRefresh).toBe(true);
   });
@@ -108,16 +118,28 @@ describe('every problem row of the interface becomes its typed error', () => {
 describe('answers that are not ordinary problems', () => {
   it('edge 429 (§7.8): plain JSON, no request id anywhere, recovery retry_after', () => {
     const body = { code: 'rate_limited', recovery: { strategy: 'retry_after', after_seconds: 4 } };
-    const error = errorFromAnswer(answer(429, body, { 'content-type': 'application/json', 'retry-after': '4' }), 'GET /x');
+    const error = errorFromAnswer(
+      answer(429, body, { 'content-type': 'application/json', 'retry-after': '4' }),
+      'GET /x',
+    );
     expect(error).toBeInstanceOf(RateLimitedError);
-    expect(error).toMatchObject({ source: 'edge', requestId: undefined, retryAfterSeconds: 4, recovery: { strategy: 'retry_after', after_seconds: 4 } });
+    expect(error).toMatchObject({
+      source: 'edge',
+      requestId: undefined,
+      retryAfterSeconds: 4,
+      recovery: { strategy: 'retry_after', after_seconds: 4 },
+    });
   });
 
   it('stream connection 429 (§8.5): Retry-After 60', () => {
     const body = { code: 'rate_limited', title: 'Too many connection attempts' };
-    const error = errorFromAnswer(answer(429, body, { 'content-type': 'application/json', 'retry-after': '60' }), 'GET /trade/v1/market-stream', {
-      streamConnection: true,
-    });
+    const error = errorFromAnswer(
+      answer(429, body, { 'content-type': 'application/json', 'retry-after': '60' }),
+      'GET /trade/v1/market-stream',
+      {
+        streamConnection: true,
+      },
+    );
     expect(error).toBeInstanceOf(RateLimitedError);
     expect(error).toMatchObject({ source: 'stream-connection', retryAfterSeconds: 60, code: 'rate_limited' });
   });
@@ -144,9 +166,16 @@ describe('answers that are not ordinary problems', () => {
 describe('through the client', () => {
   it('a 404 event_not_found reaches the caller typed, with the request id, after one request', async () => {
     const { pool, client } = stubVenue();
-    pool.intercept({ path: '/api/v1/events/nope' }).reply(404, problem(404, 'event_not_found'), { headers: PROBLEM_HEADERS });
+    pool
+      .intercept({ path: '/api/v1/events/nope' })
+      .reply(404, problem(404, 'event_not_found'), { headers: PROBLEM_HEADERS });
     const error = await client.catalogue.event('nope').catch((err: unknown) => err);
     expect(error).toBeInstanceOf(NotFoundError);
-    expect(error).toMatchObject({ code: 'event_not_found', requestId: REQUEST_ID, attempts: 1, endpoint: 'GET /api/v1/events/{slug}' });
+    expect(error).toMatchObject({
+      code: 'event_not_found',
+      requestId: REQUEST_ID,
+      attempts: 1,
+      endpoint: 'GET /api/v1/events/{slug}',
+    });
   });
 });

@@ -72,7 +72,14 @@ export const batchPayload = {
   created_at: '2025-11-20T10:00:00Z',
   deadline_unix_seconds: 1763640000,
   failure: null,
-  ops: [{ kind: 'SPLIT', condition_id: orderPayload.condition_id, market_id: '6a1e0c7d-0f3b-4d8e-9a1b-2c3d4e5f6a7b', shares_micro: 10000000 }],
+  ops: [
+    {
+      kind: 'SPLIT',
+      condition_id: orderPayload.condition_id,
+      market_id: '6a1e0c7d-0f3b-4d8e-9a1b-2c3d4e5f6a7b',
+      shares_micro: 10000000,
+    },
+  ],
   withdrawal: {
     state: 'QUEUED',
     updated_at: '2025-11-20T10:00:01Z',
@@ -155,7 +162,12 @@ export const pnlPayload = {
   wallet_universe_generation: 7,
 };
 
-export const rebatesPayload = { lp_incentive_micro: '1250000', maker_rebate_micro: '300000', vip_rebate_micro: '0', total_micro: '1550000' };
+export const rebatesPayload = {
+  lp_incentive_micro: '1250000',
+  maker_rebate_micro: '300000',
+  vip_rebate_micro: '0',
+  total_micro: '1550000',
+};
 
 export const activityPayload = (id: string) => ({
   id,
@@ -362,7 +374,10 @@ export function problem(status: number, code: string, extra: Record<string, unkn
   };
 }
 
-export const PROBLEM_HEADERS = { 'content-type': 'application/problem+json', 'x-request-id': '7d3c1f0a-1111-4222-8333-944455556666' };
+export const PROBLEM_HEADERS = {
+  'content-type': 'application/problem+json',
+  'x-request-id': '7d3c1f0a-1111-4222-8333-944455556666',
+};
 export const JSON_HEADERS = { 'content-type': 'application/json' };
 
 /** A silent client on a MockAgent, in virtual time, with its own limiter and memory. */

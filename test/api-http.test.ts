@@ -28,13 +28,18 @@ describe('requests on the wire', () => {
         body: '{"token_ids":["t1"]}',
       })
       .reply(200, { positions: [] }, { headers: JSON_HEADERS });
-    await expect(venue.client.portfolio.positions({ token_ids: ['t1'] })).resolves.toMatchObject({ value: { positions: [] } });
+    await expect(venue.client.portfolio.positions({ token_ids: ['t1'] })).resolves.toMatchObject({
+      value: { positions: [] },
+    });
   });
 
   it('without a token nothing is sent as authorization and the account bucket is not spent', async () => {
     const venue = stubVenue({ token: undefined });
     venue.pool
-      .intercept({ path: '/api/v1/events', headers: (headers) => !Object.keys(headers).some((name) => name.toLowerCase() === 'authorization') })
+      .intercept({
+        path: '/api/v1/events',
+        headers: (headers) => !Object.keys(headers).some((name) => name.toLowerCase() === 'authorization'),
+      })
       .reply(200, { events: [] }, { headers: JSON_HEADERS });
     for await (const page of venue.client.catalogue.eventPages()) expect(page.value.events).toEqual([]);
     expect(venue.limiter.stats().read.tokens).toBe(100);
@@ -42,7 +47,9 @@ describe('requests on the wire', () => {
 
   it('a base URL with a path prefix keeps it', async () => {
     const venue = stubVenue({ baseUrl: 'http://venue.test/gateway/' });
-    venue.pool.intercept({ path: '/gateway/trade/v1/portfolio/rebates' }).reply(200, rebatesPayload, { headers: JSON_HEADERS });
+    venue.pool
+      .intercept({ path: '/gateway/trade/v1/portfolio/rebates' })
+      .reply(200, rebatesPayload, { headers: JSON_HEADERS });
     await expect(venue.client.portfolio.rebates()).resolves.toMatchObject({ value: { total_micro: 1_550_000n } });
   });
 
@@ -53,7 +60,9 @@ describe('requests on the wire', () => {
     const venue = stubVenue({ logger });
     const unavailable = problem(503, 'dependency_unavailable', { recovery: { strategy: 'retry' } });
     venue.pool.intercept({ path: '/trade/v1/portfolio/rebates' }).reply(503, unavailable, { headers: PROBLEM_HEADERS });
-    venue.pool.intercept({ path: '/trade/v1/portfolio/rebates' }).reply(401, problem(401, 'invalid_personal_access_token'), { headers: PROBLEM_HEADERS });
+    venue.pool
+      .intercept({ path: '/trade/v1/portfolio/rebates' })
+      .reply(401, problem(401, 'invalid_personal_access_token'), { headers: PROBLEM_HEADERS });
     await expect(venue.client.portfolio.rebates()).rejects.toMatchObject({ code: 'invalid_personal_access_token' });
     expect(lines.length).toBeGreaterThan(1);
     expect(lines.join('')).not.toContain(TOKEN);
@@ -69,7 +78,9 @@ describe('against a real local server', () => {
     server?.close();
   });
 
-  async function serve(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; connections: () => number }> {
+  async function serve(
+    handler: Parameters<typeof createServer>[1],
+  ): Promise<{ url: string; connections: () => number }> {
     let connections = 0;
     server = createServer(handler);
     server.on('connection', () => (connections += 1));
@@ -91,7 +102,9 @@ describe('against a real local server', () => {
   }
 
   it('keeps the connection alive between requests', async () => {
-    const { url, connections } = await serve((_req, res) => res.writeHead(200, JSON_HEADERS).end(JSON.stringify(rebatesPayload)));
+    const { url, connections } = await serve((_req, res) =>
+      res.writeHead(200, JSON_HEADERS).end(JSON.stringify(rebatesPayload)),
+    );
     const venue = clientFor(url);
     for (let i = 0; i < 20; i += 1) await venue.portfolio.rebates();
     // Without keep-alive each of the 20 would open its own connection (undici may open a second one early).
@@ -122,7 +135,9 @@ describe('reading the access token', () => {
   });
 
   it('refuses a missing or empty token with a message that says where to put it', async () => {
-    await expect(readAccessToken({ env: {} })).rejects.toThrow(/set TAPEHOUSE_TOKEN, or give --token-file \(TAPEHOUSE_TOKEN_FILE\)/);
+    await expect(readAccessToken({ env: {} })).rejects.toThrow(
+      /set TAPEHOUSE_TOKEN, or give --token-file \(TAPEHOUSE_TOKEN_FILE\)/,
+    );
     await expect(readAccessToken({ env: { [TOKEN_ENV]: '  ' } })).rejects.toThrow(/TAPEHOUSE_TOKEN is empty/);
   });
 });

@@ -10,7 +10,11 @@ import { JSON_HEADERS, PROBLEM_HEADERS, problem, rebatesPayload, stubVenue, summ
 import { ManualClock } from '../src/util/clock.ts';
 import { SlidingWindow } from '../src/util/sliding-window.ts';
 
-const read = (readCost = 1, path = '/trade/v1/portfolio/pnl'): AdmissionRequest => ({ path, readCost, authenticated: true });
+const read = (readCost = 1, path = '/trade/v1/portfolio/pnl'): AdmissionRequest => ({
+  path,
+  readCost,
+  authenticated: true,
+});
 
 function limiterAt(options: ConstructorParameters<typeof RateLimiter>[0] = {}) {
   const clock = new ManualClock();
@@ -19,7 +23,11 @@ function limiterAt(options: ConstructorParameters<typeof RateLimiter>[0] = {}) {
 }
 
 /** Acquires every request at once and records the virtual time each was let through. */
-async function admissionTimes(limiter: RateLimiter, clock: ManualClock, requests: AdmissionRequest[]): Promise<number[]> {
+async function admissionTimes(
+  limiter: RateLimiter,
+  clock: ManualClock,
+  requests: AdmissionRequest[],
+): Promise<number[]> {
   const times: number[] = [];
   await Promise.all(
     requests.map((request) =>
@@ -69,7 +77,8 @@ describe('account read bucket (§8.1)', () => {
       Array.from({ length: 300 }, () => read()),
     );
     expect(times.filter((t) => t === 0)).toHaveLength(100);
-    for (const [index, t] of times.entries()) expect(index + 1).toBeLessThanOrEqual(100 + Math.floor((t * 50) / 1000) + 1);
+    for (const [index, t] of times.entries())
+      expect(index + 1).toBeLessThanOrEqual(100 + Math.floor((t * 50) / 1000) + 1);
     expect(times[299]).toBeCloseTo(4_000, 0);
   });
 
@@ -103,7 +112,9 @@ describe('account read bucket (§8.1)', () => {
     const first = stubVenue();
     const second = stubVenue({ limiter: first.limiter, clock: first.clock });
     first.pool.intercept({ path: '/trade/v1/portfolio/rebates' }).reply(200, rebatesPayload, { headers: JSON_HEADERS });
-    second.pool.intercept({ path: '/trade/v1/portfolio/summary' }).reply(200, summaryPayload, { headers: JSON_HEADERS });
+    second.pool
+      .intercept({ path: '/trade/v1/portfolio/summary' })
+      .reply(200, summaryPayload, { headers: JSON_HEADERS });
     await Promise.all([first.client.portfolio.rebates(), second.client.portfolio.summary()]);
     expect(first.limiter.stats()).toMatchObject({ admitted: 2, read: { tokens: 94 } });
   });
@@ -196,7 +207,11 @@ describe('per-IP caps (§8.3, §8.4)', () => {
     const ip = new IpLimits({
       perMinute: { all: 16_000, trade: 14_000, api: 6_000 },
       windowMs: 60_000,
-      bursts: { api: { capacity: 1e9, refillPerSecond: 1e9 }, web: { capacity: 1, refillPerSecond: 1 }, trade: { capacity: 1, refillPerSecond: 1 } },
+      bursts: {
+        api: { capacity: 1e9, refillPerSecond: 1e9 },
+        web: { capacity: 1, refillPerSecond: 1 },
+        trade: { capacity: 1, refillPerSecond: 1 },
+      },
     });
     for (let i = 0; i < 5_880; i += 1) ip.record('api', i);
     expect(ip.waitMs('api', 5_880)).toBe(60_000 - 5_880);

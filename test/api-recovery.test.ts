@@ -1,17 +1,31 @@
 import { describe, expect, it } from 'vitest';
-import { AuthenticationError, InvalidRequestError, ServiceError, TransportError, VenueError } from '../src/api/errors.ts';
+import {
+  AuthenticationError,
+  InvalidRequestError,
+  ServiceError,
+  TransportError,
+  VenueError,
+} from '../src/api/errors.ts';
 import { backoffDelay, DEFAULT_RETRY_POLICY } from '../src/api/recovery.ts';
 import { batchPayload, JSON_HEADERS, PROBLEM_HEADERS, problem, rebatesPayload, stubVenue } from './api-fixtures.ts';
 
 const REBATES = '/trade/v1/portfolio/rebates';
 
 /** Replies with each answer in turn, counting requests. */
-function scripted(venue: ReturnType<typeof stubVenue>, path: string, answers: Array<[number, unknown, Record<string, string>?]>) {
+function scripted(
+  venue: ReturnType<typeof stubVenue>,
+  path: string,
+  answers: Array<[number, unknown, Record<string, string>?]>,
+) {
   const seen = { count: 0 };
   for (const [status, body, headers] of answers) {
     venue.pool.intercept({ path }).reply(() => {
       seen.count += 1;
-      return { statusCode: status, data: JSON.stringify(body), responseOptions: { headers: headers ?? (status < 300 ? JSON_HEADERS : PROBLEM_HEADERS) } };
+      return {
+        statusCode: status,
+        data: JSON.stringify(body),
+        responseOptions: { headers: headers ?? (status < 300 ? JSON_HEADERS : PROBLEM_HEADERS) },
+      };
     });
   }
   return seen;
@@ -64,7 +78,9 @@ describe('recovery strategies (§7.2)', () => {
       recovery: { strategy: 'check_status', resource: { kind: 'batch', batch_hash: batchPayload.batch_hash } },
     });
     const seen = scripted(venue, REBATES, [[503, unknownOutcome]]);
-    venue.pool.intercept({ path: `/trade/v1/batches/${batchPayload.batch_hash}` }).reply(200, batchPayload, { headers: JSON_HEADERS });
+    venue.pool
+      .intercept({ path: `/trade/v1/batches/${batchPayload.batch_hash}` })
+      .reply(200, batchPayload, { headers: JSON_HEADERS });
     const error = (await venue.client.portfolio.rebates().catch((err: unknown) => err)) as VenueError;
     expect(error).toBeInstanceOf(ServiceError);
     expect(error.checkedResource).toMatchObject({ value: { batch_hash: batchPayload.batch_hash, status: 'PENDING' } });
@@ -91,7 +107,9 @@ describe('recovery strategies (§7.2)', () => {
 
   it('an unknown code is not retried even when its recovery says retry', async () => {
     const venue = stubVenue();
-    const seen = scripted(venue, REBATES, [[503, problem(503, 'shiny_new_condition', { recovery: { strategy: 'retry' } })]]);
+    const seen = scripted(venue, REBATES, [
+      [503, problem(503, 'shiny_new_condition', { recovery: { strategy: 'retry' } })],
+    ]);
     const error = await venue.client.portfolio.rebates().catch((err: unknown) => err);
     expect(error).toMatchObject({ code: 'shiny_new_condition', knownCode: false, attempts: 1 });
     expect(seen.count).toBe(1);
@@ -99,7 +117,9 @@ describe('recovery strategies (§7.2)', () => {
 
   it('an unknown strategy on a known code is treated as none', async () => {
     const venue = stubVenue();
-    const seen = scripted(venue, REBATES, [[503, problem(503, 'dependency_unavailable', { recovery: { strategy: 'teleport' } })]]);
+    const seen = scripted(venue, REBATES, [
+      [503, problem(503, 'dependency_unavailable', { recovery: { strategy: 'teleport' } })],
+    ]);
     await expect(venue.client.portfolio.rebates()).rejects.toBeInstanceOf(ServiceError);
     expect(seen.count).toBe(1);
   });
@@ -111,7 +131,11 @@ describe('recovery strategies (§7.2)', () => {
       [500, problem(500, 'internal_error', { recovery: { strategy: 'retry' } })],
     ]);
     await expect(venue.client.portfolio.rebates()).rejects.toMatchObject({ status: 500, code: undefined });
-    await expect(venue.client.portfolio.rebates()).rejects.toMatchObject({ status: 500, code: 'internal_error', attempts: 1 });
+    await expect(venue.client.portfolio.rebates()).rejects.toMatchObject({
+      status: 500,
+      code: 'internal_error',
+      attempts: 1,
+    });
     expect(seen.count).toBe(2);
   });
 
@@ -162,7 +186,9 @@ describe('recovery strategies (§7.2)', () => {
 describe('backoff', () => {
   it('doubles per attempt up to the cap, with at least half of each step kept', () => {
     const policy = { ...DEFAULT_RETRY_POLICY, baseDelayMs: 100, maxDelayMs: 1_000 };
-    expect([1, 2, 3, 4, 5, 6].map((attempt) => backoffDelay(attempt, policy, () => 0))).toEqual([50, 100, 200, 400, 500, 500]);
+    expect([1, 2, 3, 4, 5, 6].map((attempt) => backoffDelay(attempt, policy, () => 0))).toEqual([
+      50, 100, 200, 400, 500, 500,
+    ]);
     expect(backoffDelay(3, policy, () => 0.999)).toBeCloseTo(399.8);
   });
 });

@@ -47,9 +47,10 @@ describe('schemas read realistic payloads', () => {
     const order = OrderSchema.parse(fx.rejectedOrderPayload);
     expect(order.failure?.code).toBe('post_only_would_cross');
     expect(order.failure?.recovery?.strategy).toBe('none');
-    expect(FailureSchema.parse({ code: 'account_frozen', title: 'Frozen', recovery: { strategy: 'future_strategy' } }).recovery?.strategy).toBe(
-      'future_strategy',
-    );
+    expect(
+      FailureSchema.parse({ code: 'account_frozen', title: 'Frozen', recovery: { strategy: 'future_strategy' } })
+        .recovery?.strategy,
+    ).toBe('future_strategy');
   });
 
   it('fill record, with a taker role name the interface does not show', () => {
@@ -88,7 +89,9 @@ describe('schemas read realistic payloads', () => {
     const page = ActivitiesPageSchema.parse({
       activities: [fx.activityPayload('a1')],
       as_of: '2025-11-20T14:05:00Z',
-      conditions: { [fx.orderPayload.condition_id]: { market_id: 'm', market_title: 'T', display: { market: { x: 1 } } } },
+      conditions: {
+        [fx.orderPayload.condition_id]: { market_id: 'm', market_title: 'T', display: { market: { x: 1 } } },
+      },
       events: { ev: { event_title: 'Paris weather', display: { event: {} } } },
       markets: { mk: fx.marketLookupPayload },
       pagination: { limit: 50, next_cursor: null },
@@ -99,7 +102,13 @@ describe('schemas read realistic payloads', () => {
   });
 
   it('open-orders page', () => {
-    const page = OrdersPageSchema.parse({ as_of: 'x', orders: [fx.orderPayload], markets: {}, events: {}, pagination: { limit: 100, next_cursor: 'c2' } });
+    const page = OrdersPageSchema.parse({
+      as_of: 'x',
+      orders: [fx.orderPayload],
+      markets: {},
+      events: {},
+      pagination: { limit: 100, next_cursor: 'c2' },
+    });
     expect(page.orders).toHaveLength(1);
     expect(page.pagination?.next_cursor).toBe('c2');
   });
@@ -127,7 +136,10 @@ describe('schemas read realistic payloads', () => {
   });
 
   it('events list page and sports_live sections', () => {
-    const list = EventsResponseSchema.parse({ events: [fx.eventListItemPayload('e1')], pagination: { next_cursor: 'k2', limit: 20 } });
+    const list = EventsResponseSchema.parse({
+      events: [fx.eventListItemPayload('e1')],
+      pagination: { next_cursor: 'k2', limit: 20 },
+    });
     expect(list.events[0]?.market_count).toBe(3);
     const live = EventsResponseSchema.parse({
       events: [fx.eventListItemPayload('e1')],
@@ -139,7 +151,10 @@ describe('schemas read realistic payloads', () => {
   it('order book (shape not shown): shares_micro per level, size_micro read as its alias', () => {
     const book = OrderbookSchema.parse(fx.orderbookPayload);
     expect(book.bids[0]).toEqual({ price_micro: 530_000n, shares_micro: 1_000_000n });
-    const aliased = OrderbookSchema.parse({ ...fx.orderbookPayload, asks: [{ price_micro: '550000', size_micro: '7' }] });
+    const aliased = OrderbookSchema.parse({
+      ...fx.orderbookPayload,
+      asks: [{ price_micro: '550000', size_micro: '7' }],
+    });
     expect(aliased.asks[0]?.shares_micro).toBe(7n);
     expect(issuesOf(OrderbookSchema, { bids: [{ price_micro: '1' }], asks: [] })).toEqual([
       'bids[0].shares_micro: a book level needs shares_micro (or size_micro)',
@@ -148,7 +163,9 @@ describe('schemas read realistic payloads', () => {
 
   it('Problem Details with field errors, and the edge variant without request_id', () => {
     const problem = ProblemSchema.parse(
-      fx.problem(422, 'validation_failed', { field_errors: [{ path: ['orders', 0, 'price_micro'], code: 'too_large', message: 'm' }] }),
+      fx.problem(422, 'validation_failed', {
+        field_errors: [{ path: ['orders', 0, 'price_micro'], code: 'too_large', message: 'm' }],
+      }),
     );
     expect(problem.field_errors?.[0]?.path).toEqual(['orders', 0, 'price_micro']);
     const edge = ProblemSchema.parse({ code: 'rate_limited', recovery: { strategy: 'retry_after', after_seconds: 2 } });
@@ -159,7 +176,9 @@ describe('schemas read realistic payloads', () => {
 describe('wrong types on known fields name the field', () => {
   it('a fractional amount deep in a page', () => {
     const bad = { orders: [fx.orderPayload, { ...fx.orderPayload, price_micro: '0.54' }] };
-    expect(issuesOf(OrdersPageSchema, bad)).toEqual(['orders[1].price_micro: "0.54" is not a whole number of micro-units (fractional)']);
+    expect(issuesOf(OrdersPageSchema, bad)).toEqual([
+      'orders[1].price_micro: "0.54" is not a whole number of micro-units (fractional)',
+    ]);
   });
 
   it('a number where a boolean is expected, a missing identity, a negative size', () => {
@@ -172,9 +191,12 @@ describe('wrong types on known fields name the field', () => {
   });
 
   it('an exponent in a market-level amount', () => {
-    expect(issuesOf(EventDetailSchema, { ...fx.eventDetailPayload, markets: [{ ...fx.marketPayload, volume_micro: '1e3' }] })).toEqual([
-      'markets[0].volume_micro: "1e3" is not a plain decimal integer (exponent notation)',
-    ]);
+    expect(
+      issuesOf(EventDetailSchema, {
+        ...fx.eventDetailPayload,
+        markets: [{ ...fx.marketPayload, volume_micro: '1e3' }],
+      }),
+    ).toEqual(['markets[0].volume_micro: "1e3" is not a plain decimal integer (exponent notation)']);
   });
 });
 

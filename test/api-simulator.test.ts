@@ -26,14 +26,21 @@ describe('the client against the simulator', () => {
     for (let i = 0; i < 60; i += 1) sim.advance(500);
     // One virtual time for both sides: when the client waits (pacing, backoff), the venue's time
     // moves by as much, so its buckets refill exactly as they would in real time.
-    const clock: Clock = { now: () => venueTime.now(), sleep: async (ms) => sim.advance(Math.ceil(ms)), epochMicros: nowMicros };
+    const clock: Clock = {
+      now: () => venueTime.now(),
+      sleep: async (ms) => sim.advance(Math.ceil(ms)),
+      epochMicros: nowMicros,
+    };
     client = new VenueClient({
       baseUrl: sim.url,
       token: new Secret(sim.demoToken),
       clock,
       limiter: new RateLimiter({ ipLimits: new IpLimits(), clock }),
       availability: new Availability(),
-      logger: pino({ level: 'debug' }, new Writable({ write: (chunk: Buffer, _encoding, done) => (logLines.push(chunk.toString()), done()) })),
+      logger: pino(
+        { level: 'debug' },
+        new Writable({ write: (chunk: Buffer, _encoding, done) => (logLines.push(chunk.toString()), done()) }),
+      ),
     });
   });
 
@@ -50,7 +57,8 @@ describe('the client against the simulator', () => {
 
   it('catalogue: every event page, an event detail with markets, sports_live sections, a category', async () => {
     const events = [];
-    for await (const event of itemsOf(client.catalogue.eventPages({ limit: 7, include_markets: true }), 'events')) events.push(event.value);
+    for await (const event of itemsOf(client.catalogue.eventPages({ limit: 7, include_markets: true }), 'events'))
+      events.push(event.value);
     expect(events.length).toBeGreaterThan(7);
     expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
     const slug = events.find((e) => e.slug)?.slug as string;
@@ -74,7 +82,8 @@ describe('the client against the simulator', () => {
     await count(client.orders.openOrderPages());
     await count(client.portfolio.tradePages());
     const activityIds = [];
-    for await (const activity of itemsOf(client.portfolio.activityPages({ limit: 3 }), 'activities')) activityIds.push(activity.value.id);
+    for await (const activity of itemsOf(client.portfolio.activityPages({ limit: 3 }), 'activities'))
+      activityIds.push(activity.value.id);
     expect(activityIds.length).toBeGreaterThan(3);
     expect(new Set(activityIds).size).toBe(activityIds.length);
     expect(await count(client.portfolio.activityListPages({ limit: 500 }))).toBeGreaterThan(0);
@@ -87,7 +96,9 @@ describe('the client against the simulator', () => {
   });
 
   it('paced by the client alone, the simulator never had to refuse a request', () => {
-    const statuses = logLines.map((line) => (JSON.parse(line) as { status?: number }).status).filter((status) => status !== undefined);
+    const statuses = logLines
+      .map((line) => (JSON.parse(line) as { status?: number }).status)
+      .filter((status) => status !== undefined);
     expect(statuses.length).toBeGreaterThan(20);
     expect(statuses.filter((status) => status === 429)).toEqual([]);
   });

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { ExchangeUnavailableError, NotOfferedError, NotReadyError, ServiceError } from '../src/api/errors.ts';
-import { JSON_HEADERS, lpIncentivesPayload, pnlPayload, positionsPayload, PROBLEM_HEADERS, problem, rebatesPayload, stubVenue } from './api-fixtures.ts';
+import {
+  JSON_HEADERS,
+  lpIncentivesPayload,
+  pnlPayload,
+  positionsPayload,
+  PROBLEM_HEADERS,
+  problem,
+  rebatesPayload,
+  stubVenue,
+} from './api-fixtures.ts';
 
 const POSITIONS = '/trade/v1/portfolio/positions/list';
 const PNL = '/trade/v1/portfolio/pnl';
@@ -13,7 +22,9 @@ describe('positions with unavailable_exchanges (§2.5)', () => {
       .intercept({ method: 'POST', path: POSITIONS })
       .reply(200, positionsPayload(['SERVICE']), { headers: JSON_HEADERS })
       .times(2);
-    venue.pool.intercept({ method: 'POST', path: POSITIONS }).reply(200, positionsPayload([]), { headers: JSON_HEADERS });
+    venue.pool
+      .intercept({ method: 'POST', path: POSITIONS })
+      .reply(200, positionsPayload([]), { headers: JSON_HEADERS });
     const positions = await venue.client.portfolio.positions();
     expect(positions.value.unavailable_exchanges).toEqual([]);
     expect(positions.value.positions[0]?.shares_micro).toBe(25_000_000n);
@@ -33,7 +44,9 @@ describe('positions with unavailable_exchanges (§2.5)', () => {
 
   it('an exchange other than ours being unavailable does not hold the read', async () => {
     const venue = stubVenue();
-    venue.pool.intercept({ method: 'POST', path: POSITIONS }).reply(200, positionsPayload(['OTHER']), { headers: JSON_HEADERS });
+    venue.pool
+      .intercept({ method: 'POST', path: POSITIONS })
+      .reply(200, positionsPayload(['OTHER']), { headers: JSON_HEADERS });
     const positions = await venue.client.portfolio.positions();
     expect(positions.value.unavailable_exchanges).toEqual(['OTHER']);
   });
@@ -62,7 +75,9 @@ describe('425 pnl_not_ready: wait and repeat', () => {
 
   it('503 pnl_unavailable stops at once and keeps the request id', async () => {
     const venue = stubVenue();
-    venue.pool.intercept({ path: PNL }).reply(503, problem(503, 'pnl_unavailable', { recovery: { strategy: 'retry' } }), { headers: PROBLEM_HEADERS });
+    venue.pool
+      .intercept({ path: PNL })
+      .reply(503, problem(503, 'pnl_unavailable', { recovery: { strategy: 'retry' } }), { headers: PROBLEM_HEADERS });
     await expect(venue.client.portfolio.pnl()).rejects.toSatisfy(
       (err) => err instanceof ServiceError && err.requestId === PROBLEM_HEADERS['x-request-id'] && err.attempts === 1,
     );
@@ -95,9 +110,15 @@ describe('"not offered here" is remembered', () => {
   it('410 endpoint_retired is never called again in this process', async () => {
     const venue = stubVenue();
     venue.pool.intercept({ path: LP }).reply(410, problem(410, 'endpoint_retired'), { headers: PROBLEM_HEADERS });
-    await expect(venue.client.portfolio.lpIncentives()).rejects.toMatchObject({ code: 'endpoint_retired', permanent: true });
+    await expect(venue.client.portfolio.lpIncentives()).rejects.toMatchObject({
+      code: 'endpoint_retired',
+      permanent: true,
+    });
     venue.clock.advance(7 * 24 * 3_600_000);
-    await expect(venue.client.portfolio.lpIncentives()).rejects.toMatchObject({ code: 'endpoint_retired', remembered: true });
+    await expect(venue.client.portfolio.lpIncentives()).rejects.toMatchObject({
+      code: 'endpoint_retired',
+      remembered: true,
+    });
   });
 
   it('the memory is per endpoint: others are still asked', async () => {
@@ -111,9 +132,17 @@ describe('"not offered here" is remembered', () => {
   it('lp-incentives sends every query parameter it is given', async () => {
     const venue = stubVenue();
     venue.pool
-      .intercept({ path: LP, query: { category: 'sports', search: 'rain', sort_by: 'projected_payout', sort_order: 'asc' } })
+      .intercept({
+        path: LP,
+        query: { category: 'sports', search: 'rain', sort_by: 'projected_payout', sort_order: 'asc' },
+      })
       .reply(200, lpIncentivesPayload, { headers: JSON_HEADERS });
-    const lp = await venue.client.portfolio.lpIncentives({ category: 'sports', search: 'rain', sort_by: 'projected_payout', sort_order: 'asc' });
+    const lp = await venue.client.portfolio.lpIncentives({
+      category: 'sports',
+      search: 'rain',
+      sort_by: 'projected_payout',
+      sort_order: 'asc',
+    });
     expect(lp.value.eligible).toBe(true);
   });
 });

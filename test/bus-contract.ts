@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BusError, positionAfter, type Batch, type Bus, type CommitPosition, type Subscription, type TopicPartition } from '../src/bus/bus.ts';
+import {
+  BusError,
+  positionAfter,
+  type Batch,
+  type Bus,
+  type CommitPosition,
+  type Subscription,
+  type TopicPartition,
+} from '../src/bus/bus.ts';
 import { partitionFor } from '../src/bus/partitioner.ts';
 import type { ReceivedRecord } from '../src/bus/record.ts';
 import { createTopicCatalogue, type TopicSpec } from '../src/bus/topics.ts';
@@ -32,7 +40,12 @@ export interface Collector {
 // A guard so a broken bus fails the test with what it did receive, instead of hanging.
 const DEADLINE_MS = 60_000;
 
-export async function collect(bus: Bus, group: string, topics: readonly string[], onBatch?: (batch: Batch) => void): Promise<Collector> {
+export async function collect(
+  bus: Bus,
+  group: string,
+  topics: readonly string[],
+  onBatch?: (batch: Batch) => void,
+): Promise<Collector> {
   const received: Received[] = [];
   let batches = 0;
   let wanted: { count: number; done: () => void } | undefined;
@@ -44,7 +57,12 @@ export async function collect(bus: Bus, group: string, topics: readonly string[]
       batches++;
       for (const message of batch.messages) {
         if (!message.ok) throw new Error(`undecodable message at ${message.offset}: ${message.reason}`);
-        received.push({ topic: batch.topic, partition: batch.partition, offset: message.offset, record: message.record });
+        received.push({
+          topic: batch.topic,
+          partition: batch.partition,
+          offset: message.offset,
+          record: message.record,
+        });
       }
       if (wanted !== undefined && received.length >= wanted.count) wanted.done();
     },
@@ -58,7 +76,10 @@ export async function collect(bus: Bus, group: string, topics: readonly string[]
     waitFor: (count) =>
       new Promise<void>((resolve, reject) => {
         if (received.length >= count) return resolve();
-        const timer = setTimeout(() => reject(new Error(`received ${received.length} of ${count} records`)), DEADLINE_MS);
+        const timer = setTimeout(
+          () => reject(new Error(`received ${received.length} of ${count} records`)),
+          DEADLINE_MS,
+        );
         wanted = {
           count,
           done: () => {
@@ -84,7 +105,12 @@ export function busWithSubscribe(inner: Bus, subscribe: Bus['subscribe']): Bus {
 }
 
 /** A trade of one outcome of a condition; `seq` orders the records of a key. */
-export function tradeRecord(condition: string, outcome: string, seq: number, raw: string | null = null): ReceivedRecord {
+export function tradeRecord(
+  condition: string,
+  outcome: string,
+  seq: number,
+  raw: string | null = null,
+): ReceivedRecord {
   return {
     kind: 'trade',
     key: condition,
@@ -113,7 +139,11 @@ const where = (r: Received) => `${r.partition}@${r.offset}`;
 
 /** Positions that commit everything received. */
 function positionsAfter(topic: string, received: readonly Received[]): CommitPosition[] {
-  return [...byPartition(received)].map(([partition, inPartition]) => ({ topic, partition, next: inPartition.at(-1)!.offset + 1n }));
+  return [...byPartition(received)].map(([partition, inPartition]) => ({
+    topic,
+    partition,
+    next: inPartition.at(-1)!.offset + 1n,
+  }));
 }
 
 function byPartition(received: readonly Received[]): Map<number, Received[]> {
@@ -205,7 +235,9 @@ export function busContract(name: string, target: BusUnderTest): void {
       await otherAgain.waitFor(feed.length);
       expect(otherAgain.received.map((r) => identify(r.record)).sort()).toEqual(feed.map(identify).sort());
       expect((await bus.lag(group, [trades.name])).every((p) => p.lag === 0n)).toBe(true);
-      expect((await bus.lag(`${group}-other`, [trades.name])).reduce((sum, p) => sum + p.lag, 0n)).toBe(BigInt(feed.length));
+      expect((await bus.lag(`${group}-other`, [trades.name])).reduce((sum, p) => sum + p.lag, 0n)).toBe(
+        BigInt(feed.length),
+      );
     });
 
     it('reports committed offsets and lag as commits move', async () => {
@@ -228,7 +260,13 @@ export function busContract(name: string, target: BusUnderTest): void {
       expect(await bus.committedOffsets(group, trades.name)).toEqual(new Map([[partition, 2n]]));
       const after = await bus.lag(group, [trades.name]);
       const figure = after.find((p) => p.partition === partition)!;
-      expect(figure).toEqual({ topic: trades.name, partition, committed: 2n, end: BigInt(inPartition.length), lag: BigInt(inPartition.length - 2) });
+      expect(figure).toEqual({
+        topic: trades.name,
+        partition,
+        committed: 2n,
+        end: BigInt(inPartition.length),
+        lag: BigInt(inPartition.length - 2),
+      });
       expect(after.reduce((sum, p) => sum + p.lag, 0n)).toBe(BigInt(feed.length - 2));
     });
 
@@ -262,7 +300,9 @@ export function busContract(name: string, target: BusUnderTest): void {
       });
       await delivered;
       expect(events[0]).toBe('assignment');
-      const everyPartition = [trades, status].flatMap((spec) => Array.from({ length: spec.partitions }, (_, partition) => `${spec.name}[${partition}]`));
+      const everyPartition = [trades, status].flatMap((spec) =>
+        Array.from({ length: spec.partitions }, (_, partition) => `${spec.name}[${partition}]`),
+      );
       expect(assigned.map((p) => `${p.topic}[${p.partition}]`).sort()).toEqual(everyPartition.sort());
     });
 
@@ -278,8 +318,12 @@ export function busContract(name: string, target: BusUnderTest): void {
 
     it('refuses topics outside its catalogue', async () => {
       const { bus, group } = await setUp();
-      await expect(bus.publish('nowhere.trades', [tradeRecord('0xa', 'yes', 0)])).rejects.toMatchObject({ code: 'unknown_topic' });
-      await expect(bus.subscribe({ group, topics: ['nowhere.trades'], onBatch: async () => {} })).rejects.toBeInstanceOf(BusError);
+      await expect(bus.publish('nowhere.trades', [tradeRecord('0xa', 'yes', 0)])).rejects.toMatchObject({
+        code: 'unknown_topic',
+      });
+      await expect(
+        bus.subscribe({ group, topics: ['nowhere.trades'], onBatch: async () => {} }),
+      ).rejects.toBeInstanceOf(BusError);
     });
 
     it('stops a subscription whose handler fails, and hands its records to the next subscriber', async () => {
@@ -295,7 +339,9 @@ export function busContract(name: string, target: BusUnderTest): void {
         },
       });
       expect(await failing.stopped).toEqual({ reason: 'failed', error: failure });
-      await expect(failing.commit([{ topic: trades.name, partition: 0, next: 1n }])).rejects.toMatchObject({ code: 'closed' });
+      await expect(failing.commit([{ topic: trades.name, partition: 0, next: 1n }])).rejects.toMatchObject({
+        code: 'closed',
+      });
       await failing.close();
 
       const next = await collect(bus, group, [trades.name]);
@@ -308,7 +354,9 @@ export function busContract(name: string, target: BusUnderTest): void {
       const feed = tradeFeed(4, 2);
       await bus.publish(trades.name, feed);
       const positions = new Map<number, CommitPosition>();
-      const first = await collect(bus, group, [trades.name], (batch) => positions.set(batch.partition, positionAfter(batch)));
+      const first = await collect(bus, group, [trades.name], (batch) =>
+        positions.set(batch.partition, positionAfter(batch)),
+      );
       await first.waitFor(feed.length);
       await first.subscription.commit([...positions.values()]);
       await first.subscription.close();

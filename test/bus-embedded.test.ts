@@ -63,7 +63,10 @@ describe('embedded bus', () => {
     const bus = open();
     const plain = tradeRecord('0xplain', 'yes', 1, '{"frame":"with \\"quotes\\" and ünïcode"}');
     // Not plain JSON data (a cast let it through): a bigint, an undefined field, -0, NaN, a Date.
-    const odd = { ...tradeRecord('0xodd', 'yes', 2), payload: { big: 12n, gone: undefined, zero: -0, nan: Number.NaN, at: new Date(0) } as never };
+    const odd = {
+      ...tradeRecord('0xodd', 'yes', 2),
+      payload: { big: 12n, gone: undefined, zero: -0, nan: Number.NaN, at: new Date(0) } as never,
+    };
     const badKey = { ...tradeRecord('0xbad', 'yes', 3), key: '' };
     await bus.publish(trades.name, [plain, odd, badKey]);
     const messages: Array<{ ok: boolean; record?: unknown; reason?: string }> = [];
@@ -71,7 +74,8 @@ describe('embedded bus', () => {
       group: 'parity',
       topics: [trades.name],
       onBatch: async (batch) => {
-        for (const m of batch.messages) messages.push(m.ok ? { ok: true, record: m.record } : { ok: false, reason: m.reason });
+        for (const m of batch.messages)
+          messages.push(m.ok ? { ok: true, record: m.record } : { ok: false, reason: m.reason });
       },
     });
     while (messages.length < 3) await settle();
@@ -80,8 +84,16 @@ describe('embedded bus', () => {
     expect(messages[0]!.record).toBe(plain);
     // …and the others are what decoding their JSON gives, as from Kafka.
     expect(messages[1]).toEqual({ ok: true, record: (decodeRecord(encodeRecord(odd)) as { record: unknown }).record });
-    expect((messages[1]!.record as { payload: unknown }).payload).toEqual({ big: '12', zero: 0, nan: null, at: '1970-01-01T00:00:00.000Z' });
-    expect(messages[2]).toEqual({ ok: false, reason: (decodeRecord(encodeRecord(badKey)) as { reason: string }).reason });
+    expect((messages[1]!.record as { payload: unknown }).payload).toEqual({
+      big: '12',
+      zero: 0,
+      nan: null,
+      at: '1970-01-01T00:00:00.000Z',
+    });
+    expect(messages[2]).toEqual({
+      ok: false,
+      reason: (decodeRecord(encodeRecord(badKey)) as { reason: string }).reason,
+    });
   });
 
   it('bounds the bytes a partition holds, not only the record count', async () => {
@@ -147,8 +159,12 @@ describe('embedded bus', () => {
     const consumer = await collect(bus, 'loader', [trades.name]);
     await consumer.waitFor(4);
     await consumer.subscription.commit([{ topic: trades.name, partition: 0, next: 3n }]);
-    await expect(consumer.subscription.commit([{ topic: trades.name, partition: 0, next: 2n }])).rejects.toMatchObject({ code: 'bad_commit' });
-    await expect(consumer.subscription.commit([{ topic: trades.name, partition: 0, next: 5n }])).rejects.toMatchObject({ code: 'bad_commit' });
+    await expect(consumer.subscription.commit([{ topic: trades.name, partition: 0, next: 2n }])).rejects.toMatchObject({
+      code: 'bad_commit',
+    });
+    await expect(consumer.subscription.commit([{ topic: trades.name, partition: 0, next: 5n }])).rejects.toMatchObject({
+      code: 'bad_commit',
+    });
     expect(await bus.committedOffsets('loader', trades.name)).toEqual(new Map([[0, 3n]]));
   });
 

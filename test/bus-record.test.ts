@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { decodeRecord, encodeRecord, PayloadError, RECORD_KINDS, toJsonPayload, type ReceivedRecord } from '../src/bus/record.ts';
+import {
+  decodeRecord,
+  encodeRecord,
+  PayloadError,
+  RECORD_KINDS,
+  toJsonPayload,
+  type ReceivedRecord,
+} from '../src/bus/record.ts';
 import { nowMicros } from '../src/util/clock.ts';
 
 const INT64_MAX = 2n ** 63n - 1n;
@@ -40,7 +47,11 @@ describe('record envelope codec', () => {
   });
 
   it('carries payload bigints as exact decimal strings', () => {
-    const payload = toJsonPayload({ size_micro: 9_223_372_036_854_775_807n, pnl_micro: -(2n ** 60n) - 1n, levels: [1n, 2n] });
+    const payload = toJsonPayload({
+      size_micro: 9_223_372_036_854_775_807n,
+      pnl_micro: -(2n ** 60n) - 1n,
+      levels: [1n, 2n],
+    });
     expect(roundTrip(trade({ payload })).payload).toEqual({
       size_micro: '9223372036854775807',
       pnl_micro: '-1152921504606846977',
@@ -85,7 +96,11 @@ describe('decoding what is not a record', () => {
     ['another envelope version', withField('v', 2), /envelope version 2/],
     ['an unknown kind', withField('kind', 'horoscope'), /unknown record kind "horoscope"/],
     ['an empty key', withField('key', ''), /key must be a non-empty string/],
-    ['a numeric receive time', withField('received_at_us', 1740830400123456), /received_at_us must be a decimal string/],
+    [
+      'a numeric receive time',
+      withField('received_at_us', 1740830400123456),
+      /received_at_us must be a decimal string/,
+    ],
     ['a receive time beyond Int64', withField('received_at_us', '9223372036854775808'), /within Int64/],
     ['a source of another type', withField('source', { type: 'carrier-pigeon' }), /neither "stream" nor "sync"/],
     ['a stream source without frame', withField('source', { type: 'stream', connection: 'c' }), /frame/],

@@ -58,7 +58,11 @@ describe('book ladder', () => {
 describe('parsing book levels', () => {
   it('accepts the shapes a venue may use and canonicalises sizes exactly', () => {
     const parsed = parseLevels(
-      [{ price_micro: '480000', shares_micro: '000120' }, { price_micro: 470000, size_micro: '9223372036854775807' }, ['460000', 7]],
+      [
+        { price_micro: '480000', shares_micro: '000120' },
+        { price_micro: 470000, size_micro: '9223372036854775807' },
+        ['460000', 7],
+      ],
       'bids',
       false,
     );
@@ -110,7 +114,10 @@ describe('parsing book levels', () => {
     expect(sorted.problems).toEqual([]);
     expect(sorted.levels.map((l) => l.priceMicro)).toEqual([530000, 520000, 510000, 500000]);
     const repeated = side([530000, 520000, 510000, 520000, 490000, 530000]);
-    expect(repeated.problems.map((p) => p.detail)).toEqual(['bids price 520000 twice; the later level wins', 'bids price 530000 twice; the later level wins']);
+    expect(repeated.problems.map((p) => p.detail)).toEqual([
+      'bids price 520000 twice; the later level wins',
+      'bids price 530000 twice; the later level wins',
+    ]);
     expect(repeated.levels).toEqual([lv(530000, '6'), lv(520000, '4'), lv(510000, '3'), lv(490000, '5')]);
     expect(side([500000, 500000]).levels).toEqual([lv(500000, '2')]);
   });
@@ -135,7 +142,9 @@ describe('book replay', () => {
     for (let frame = 0; frame < 400; frame++) {
       const atUs = BigInt(1_000_000 + frame * 1000);
       const side = (n: number, from: number, step: number) =>
-        Array.from({ length: n }, (_, i) => lv(from + step * i, String(1 + Math.floor(random() * 5)))).filter(() => random() > 0.2);
+        Array.from({ length: n }, (_, i) => lv(from + step * i, String(1 + Math.floor(random() * 5)))).filter(
+          () => random() > 0.2,
+        );
       const bids = side(1 + Math.floor(random() * 6), 490000 - Math.floor(random() * 3) * 10000, -10000);
       const asks = side(1 + Math.floor(random() * 6), 510000 + Math.floor(random() * 3) * 10000, 10000);
       const diff = live.replace(bids, asks);
@@ -153,9 +162,21 @@ describe('book replay', () => {
 });
 
 describe('a capture run taking up a book', () => {
-  const frame = (bids: Array<[number, string]>, asks: Array<[number, string]>, atMs: number, frameNo: number): BookFrame => {
+  const frame = (
+    bids: Array<[number, string]>,
+    asks: Array<[number, string]>,
+    atMs: number,
+    frameNo: number,
+  ): BookFrame => {
     const levels = (ls: Array<[number, string]>) => ls.map(([p, s]) => ({ price_micro: String(p), shares_micro: s }));
-    const data = { kind: 'snapshot', token_id: 'T', condition_id: 'C', sequence: frameNo, bids: levels(bids), asks: levels(asks) };
+    const data = {
+      kind: 'snapshot',
+      token_id: 'T',
+      condition_id: 'C',
+      sequence: frameNo,
+      bids: levels(bids),
+      asks: levels(asks),
+    };
     return {
       origin: { connectionId: 'market-1', frameNo, receivedAtUs: BigInt(atMs) * 1000n + 500n },
       venueTime: new Date(atMs).toISOString(),
@@ -209,7 +230,8 @@ describe('a capture run taking up a book', () => {
     after.push(...recordsOf(later.onFrame(frame([[480000, '95']], [[520000, '70']], t0 + 61_000, 2))));
     expect(after.filter((r) => r.kind === 'book_snapshot')).toHaveLength(1);
 
-    const at = (ms: number) => replayBookRecords([...before, ...after], 'T', BigInt(ms) * 1000n + 999n)!.ladder.levels();
+    const at = (ms: number) =>
+      replayBookRecords([...before, ...after], 'T', BigInt(ms) * 1000n + 999n)!.ladder.levels();
     expect(at(t0 + 1_000)).toEqual({ bids: [lv(480000, '100'), lv(470000, '50')], asks: [lv(530000, '20')] });
     expect(at(t0 + 60_000)).toEqual({ bids: [lv(480000, '90')], asks: [lv(520000, '70')] });
     expect(at(t0 + 61_000)).toEqual({ bids: [lv(480000, '95')], asks: [lv(520000, '70')] });

@@ -30,7 +30,11 @@ describe('capture follows the catalogue', () => {
         market('next', { state: 'PROVISIONED', is_accepting_orders: false }),
         market('later', { state: 'DRAFT', is_accepting_orders: false, volume_micro: '0' }),
         market('odd', { state: 'SOMETHING_NEW', is_accepting_orders: false, volume_micro: '5000000' }),
-        market('halted', { state: 'OPEN', is_accepting_orders: false, outcomes: [{ token_id: 'h-0', best_bid_micro: '450000' }, { token_id: 'h-1' }] }),
+        market('halted', {
+          state: 'OPEN',
+          is_accepting_orders: false,
+          outcomes: [{ token_id: 'h-0', best_bid_micro: '450000' }, { token_id: 'h-1' }],
+        }),
         market('done', { state: 'SETTLED', resolution_status: 'RESOLVED', is_accepting_orders: false }),
         market('gone', { state: 'CLOSED', archived_at: '2025-01-06T00:00:00Z', is_accepting_orders: false }),
         { id: 'bare', state: 'DRAFT', is_accepting_orders: true, outcomes: [] },
@@ -61,7 +65,14 @@ describe('capture follows the catalogue', () => {
         seed: 9,
         rate: 40,
         venue: { catalogue: { ...SMALL_CATALOGUE, recurringCadenceSeconds: 20 } },
-        lifecycle: { haltEveryMs: 15_000, haltDurationMs: 5_000, endEventEveryMs: 20_000, proposeAfterMs: 3_000, challengeMs: 5_000, redeemDelayMs: 2_000 },
+        lifecycle: {
+          haltEveryMs: 15_000,
+          haltDurationMs: 5_000,
+          endEventEveryMs: 20_000,
+          proposeAfterMs: 3_000,
+          challengeMs: 5_000,
+          redeemDelayMs: 2_000,
+        },
       },
       capture: { catalogueRefreshMs: 10_000, dropGraceMs: 10_000 },
     });
@@ -80,16 +91,23 @@ describe('capture follows the catalogue', () => {
     expect(gaps.filter((g) => g.reason === 'subscribed_late')).toEqual([]);
     const newCycles = new Set(statuses.filter((s) => s.kind === 'current_market_changed').map((s) => s.condition_id));
     expect(payloads(run.records, 'trade').filter((t) => newCycles.has(t.condition_id)).length).toBeGreaterThan(0);
-    const rollKeys = run.records.filter((r) => r.kind === 'market_status' && (r.payload as Payload).kind === 'current_market_changed').map((r) => r.key);
-    expect(rollKeys.every((key) => key === statuses.find((s) => s.kind === 'current_market_changed')!.event_id)).toBe(true);
+    const rollKeys = run.records
+      .filter((r) => r.kind === 'market_status' && (r.payload as Payload).kind === 'current_market_changed')
+      .map((r) => r.key);
+    expect(rollKeys.every((key) => key === statuses.find((s) => s.kind === 'current_market_changed')!.event_id)).toBe(
+      true,
+    );
 
     // Resolved markets are let go: an open-ended gap of their scope, after their resolution.
-    const resolved = statuses.filter((s) => s.kind === 'market_resolved' || s.kind === 'payouts_resolved').map((s) => s.condition_id as string);
+    const resolved = statuses
+      .filter((s) => s.kind === 'market_resolved' || s.kind === 'payouts_resolved')
+      .map((s) => s.condition_id as string);
     const letGo = gaps.filter((g) => g.reason === 'unsubscribed');
     expect(letGo.length).toBeGreaterThan(0);
     expect(letGo.every((g) => g.endUs === null)).toBe(true);
     expect(letGo.flatMap((g) => g.scope.condition_ids).filter((c) => resolved.includes(c)).length).toBeGreaterThan(0);
-    // Every other listed market left out is named, with why: a recurring event's announced cycles, markets resolved before capture took them.
+    // Every other listed market left out is named, with why: a recurring event's announced cycles, markets resolved
+    // before capture took them.
     const leftOut = gaps.filter((g) => g.reason === 'not_captured');
     expect(leftOut.length).toBeGreaterThan(0);
     expect(gaps.filter((g) => g.reason !== 'unsubscribed' && g.reason !== 'not_captured')).toEqual([]);
@@ -97,11 +115,22 @@ describe('capture follows the catalogue', () => {
 
   it('records as late, from its first read, an event whose detail the venue would not give at start', async () => {
     const bus = new EmbeddedBus();
-    const venue = await steppedVenue({ warmupMs: 2_000, simulator: { seed: 9, rate: 40, venue: { catalogue: SMALL_CATALOGUE }, lifecycle: false } });
+    const venue = await steppedVenue({
+      warmupMs: 2_000,
+      simulator: { seed: 9, rate: 40, venue: { catalogue: SMALL_CATALOGUE }, lifecycle: false },
+    });
     const catalogue = venue.sim.venue.catalogue;
-    const event = catalogue.events.find((e) => e.eventType !== 'RECURRING_PROPOSITION' && catalogue.marketsOf(e).some((m) => m.state === 'ACTIVE'))!;
+    const event = catalogue.events.find(
+      (e) => e.eventType !== 'RECURRING_PROPOSITION' && catalogue.marketsOf(e).some((m) => m.state === 'ACTIVE'),
+    )!;
     // The event's detail answers 500 (no retry) for the first 25 s of the run; the list does not.
-    venue.sim.faults.inject({ kind: 'rest_server_error', strategy: 'none', duration_ms: 25_000, fraction: 1, path_prefix: `/api/v1/events/${event.slug}` });
+    venue.sim.faults.inject({
+      kind: 'rest_server_error',
+      strategy: 'none',
+      duration_ms: 25_000,
+      fraction: 1,
+      path_prefix: `/api/v1/events/${event.slug}`,
+    });
     const startedUs = BigInt(venue.sim.venue.options.clock.now()) * 1000n;
     const run = await steppedRun({ bus, venue, capture: { catalogueRefreshMs: 10_000 } });
     await run.run(45_000, 1_000);
@@ -111,7 +140,9 @@ describe('capture follows the catalogue', () => {
       .marketsOf(event)
       .filter((m) => m.state === 'ACTIVE')
       .map((m) => m.conditionId);
-    const late = gapsOf(run.records).filter((g) => g.reason === 'subscribed_late' && g.scope.condition_ids.some((c) => conditions.includes(c)));
+    const late = gapsOf(run.records).filter(
+      (g) => g.reason === 'subscribed_late' && g.scope.condition_ids.some((c) => conditions.includes(c)),
+    );
     expect(late.length).toBeGreaterThan(0);
     // From the first read (before: from the read just before the one that succeeded, 10 s too late).
     for (const g of late) expect(g.startUs).toBeLessThanOrEqual(startedUs + 2_000_000n);
@@ -119,10 +150,15 @@ describe('capture follows the catalogue', () => {
   }, 60_000);
 
   it('a catalogue listing stopped by a repeated cursor keeps what it read and forgets no event it did not reach', async () => {
-    const { sim } = await quietSimulator({ venue: { catalogue: { games: 0, propositions: 120, multiOutcome: 0, recurring: 0 } } });
+    const { sim } = await quietSimulator({
+      venue: { catalogue: { games: 0, propositions: 120, multiOutcome: 0, recurring: 0 } },
+    });
     try {
       const client = new VenueClient({ baseUrl: sim.url });
-      const reader = new CatalogueReader({ client, clock: { now: () => sim.venue.options.clock.now(), sleep: async () => undefined, epochMicros: nowMicros } });
+      const reader = new CatalogueReader({
+        client,
+        clock: { now: () => sim.venue.options.clock.now(), sleep: async () => undefined, epochMicros: nowMicros },
+      });
       const full = await reader.read();
       expect(full.cursorLoop).toBeUndefined();
       expect(full.events.size).toBeGreaterThan(100); // two pages of 100

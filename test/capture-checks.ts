@@ -30,12 +30,23 @@ export function gapsOf(records: readonly ReceivedRecord[], stream = 'market', le
     .filter((r) => leftOut || (r.payload as { reason: string }).reason !== 'not_captured')
     .map((r) => {
       const p = r.payload as unknown as { reason: string; gap_start: string; gap_end: string | null; scope: GapScope };
-      return { reason: p.reason, startUs: isoToMicros(p.gap_start)!, endUs: p.gap_end === null ? null : isoToMicros(p.gap_end)!, scope: p.scope };
+      return {
+        reason: p.reason,
+        startUs: isoToMicros(p.gap_start)!,
+        endUs: p.gap_end === null ? null : isoToMicros(p.gap_end)!,
+        scope: p.scope,
+      };
     });
 }
 
 /** Whether an instant of a token's (or condition's) channel lies inside a recorded gap. */
-export function inGap(gaps: readonly Gap[], channel: string, tokenIds: readonly string[], conditionId: string, atUs: bigint): boolean {
+export function inGap(
+  gaps: readonly Gap[],
+  channel: string,
+  tokenIds: readonly string[],
+  conditionId: string,
+  atUs: bigint,
+): boolean {
   return gaps.some(
     (g) =>
       g.startUs <= atUs &&
@@ -74,14 +85,24 @@ export function checkTrades(
     const id = tradeKey(r.payload as Record<string, unknown>) ?? '';
     counts.set(id, (counts.get(id) ?? 0) + 1);
   }
-  const result: TradeCheck = { expected: 0, capturedOnce: 0, inGaps: 0, missing: [], doubled: [...counts].filter(([, n]) => n > 1).map(([id]) => id) };
+  const result: TradeCheck = {
+    expected: 0,
+    capturedOnce: 0,
+    inGaps: 0,
+    missing: [],
+    doubled: [...counts].filter(([, n]) => n > 1).map(([id]) => id),
+  };
   for (const t of gt.trades) {
     if (t.atMs < fromMs || t.atMs > toMs) continue;
     result.expected += 1;
     const n = counts.get(tradeKey(t) ?? '') ?? 0;
     if (n === 1) result.capturedOnce += 1;
-    else if (n === 0 && inGap(gaps, 'trades', tokensOf(t.condition_id), t.condition_id, BigInt(t.atMs) * 1000n)) result.inGaps += 1;
-    else if (n === 0) result.missing.push(`${t.trade_id}${t.fill_id ? `/${t.fill_id}` : ''} at ${new Date(t.atMs).toISOString()} on ${t.condition_id}`);
+    else if (n === 0 && inGap(gaps, 'trades', tokensOf(t.condition_id), t.condition_id, BigInt(t.atMs) * 1000n))
+      result.inGaps += 1;
+    else if (n === 0)
+      result.missing.push(
+        `${t.trade_id}${t.fill_id ? `/${t.fill_id}` : ''} at ${new Date(t.atMs).toISOString()} on ${t.condition_id}`,
+      );
   }
   return result;
 }
@@ -91,13 +112,21 @@ export interface BookCheck {
   mismatches: string[];
 }
 
-const levelsOf = (ls: GtBook['bids']): Array<[number, string]> => ls.map((l) => [Number(l.price_micro), l.shares_micro.toString()]);
+const levelsOf = (ls: GtBook['bids']): Array<[number, string]> =>
+  ls.map((l) => [Number(l.price_micro), l.shares_micro.toString()]);
 
 /**
  * Books replayed from the records at instants outside gaps equal the ground truth: one sample per
  * ground-truth change (the instant just before the token's next change), up to `limit` per token.
  */
-export function checkBooks(gt: GroundTruth, records: readonly ReceivedRecord[], gaps: readonly Gap[], fromMs: number, toMs: number, limit = 20): BookCheck {
+export function checkBooks(
+  gt: GroundTruth,
+  records: readonly ReceivedRecord[],
+  gaps: readonly Gap[],
+  fromMs: number,
+  toMs: number,
+  limit = 20,
+): BookCheck {
   const byToken = new Map<string, GtBook[]>();
   for (const b of gt.books) {
     const list = byToken.get(b.token_id) ?? [];
@@ -122,10 +151,15 @@ export function checkBooks(gt: GroundTruth, records: readonly ReceivedRecord[], 
       taken += 1;
       result.sampled += 1;
       const { bids, asks } = replayed.ladder.levels();
-      const got = { bids: bids.map((l) => [l.priceMicro, l.sizeMicro]), asks: asks.map((l) => [l.priceMicro, l.sizeMicro]) };
+      const got = {
+        bids: bids.map((l) => [l.priceMicro, l.sizeMicro]),
+        asks: asks.map((l) => [l.priceMicro, l.sizeMicro]),
+      };
       const want = { bids: levelsOf(state.bids), asks: levelsOf(state.asks) };
       if (JSON.stringify(got) !== JSON.stringify(want))
-        result.mismatches.push(`${tokenId} at ${new Date(state.atMs).toISOString()}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+        result.mismatches.push(
+          `${tokenId} at ${new Date(state.atMs).toISOString()}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`,
+        );
     }
   }
   return result;
@@ -173,6 +207,7 @@ export async function groundTruthRun(ms: number, simulator: SimulatorOptions, st
   await bus.close();
   const gt = readGroundTruth(dir);
   rmSync(dir, { recursive: true, force: true });
-  const tokensOf = (conditionId: string): string[] => run.sim.venue.catalogue.marketByCondition(conditionId)?.outcomes.map((o) => o.tokenId) ?? [];
+  const tokensOf = (conditionId: string): string[] =>
+    run.sim.venue.catalogue.marketByCondition(conditionId)?.outcomes.map((o) => o.tokenId) ?? [];
   return { run, gt, fromMs, toMs, tokensOf };
 }

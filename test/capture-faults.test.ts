@@ -10,7 +10,13 @@ import { FileCoverageStore } from '../src/capture/coverage-store.ts';
 import { isoToMicros } from '../src/capture/frame.ts';
 import type { FaultSpec } from '../src/simulator/index.ts';
 import { gapsOf } from './capture-checks.ts';
-import { SMALL_CATALOGUE, steppedRun, steppedVenue, type SteppedRun, type SteppedRunOptions } from './capture-helpers.ts';
+import {
+  SMALL_CATALOGUE,
+  steppedRun,
+  steppedVenue,
+  type SteppedRun,
+  type SteppedRunOptions,
+} from './capture-helpers.ts';
 
 type Payload = Record<string, unknown>;
 const payloads = (records: readonly ReceivedRecord[], kind: ReceivedRecord['kind']): Payload[] =>
@@ -23,7 +29,12 @@ afterEach(async () => {
 
 async function covered(options: Partial<SteppedRunOptions> = {}): Promise<SteppedRun> {
   const bus = new EmbeddedBus();
-  const run = await steppedRun({ bus, warmupMs: 5_000, simulator: { seed: 5, rate: 40, venue: { catalogue: SMALL_CATALOGUE } }, ...options });
+  const run = await steppedRun({
+    bus,
+    warmupMs: 5_000,
+    simulator: { seed: 5, rate: 40, venue: { catalogue: SMALL_CATALOGUE } },
+    ...options,
+  });
   cleanups.push(async () => {
     await bus.close();
   });
@@ -71,7 +82,9 @@ describe('capture under stream faults', () => {
     await run.stop();
     const gaps = gapsOf(run.records);
     expect(gaps.map((g) => g.reason)).toEqual(['frames_missed', 'silence']);
-    const missed = run.records.find((r) => r.kind === 'capture_gap' && (r.payload as Payload).reason === 'frames_missed')!.payload as Payload;
+    const missed = run.records.find(
+      (r) => r.kind === 'capture_gap' && (r.payload as Payload).reason === 'frames_missed',
+    )!.payload as Payload;
     expect(missed.frames_missed).toBeGreaterThan(0);
     // The silence gap runs from the last frame to the acknowledgement on the new socket: at least the tolerance.
     expect(gaps[1]!.endUs! - gaps[1]!.startUs).toBeGreaterThanOrEqual(30_000_000n);
@@ -112,7 +125,11 @@ describe('capture under stream faults', () => {
     // The dropped subject is one channel of one token (or event): its gap says so.
     expect(gaps[0]!.scope.channels).toHaveLength(1);
     expect(gaps[0]!.scope.token_ids.length + gaps[0]!.scope.event_ids.length).toBe(1);
-    expect(payloads(run.records, 'data_quality').map((p) => p.problem)).toEqual(['venue_error', 'venue_error', 'venue_error']);
+    expect(payloads(run.records, 'data_quality').map((p) => p.problem)).toEqual([
+      'venue_error',
+      'venue_error',
+      'venue_error',
+    ]);
     expect(run.capture.stats().reconnects).toBe(1);
   });
 
@@ -145,13 +162,17 @@ describe('capture under stream faults', () => {
     await run.stop();
     const quality = run.records.filter((r) => r.kind === 'data_quality');
     const problems = quality.map((r) => (r.payload as Payload).problem);
-    expect(problems).toEqual(expect.arrayContaining(['invalid_json', 'wrong_types', 'unknown_book_kind', 'malformed_book']));
+    expect(problems).toEqual(
+      expect.arrayContaining(['invalid_json', 'wrong_types', 'unknown_book_kind', 'malformed_book']),
+    );
     expect(quality.every((r) => r.raw !== null && r.raw.length > 0)).toBe(true);
     const oversized = quality.find((r) => (r.payload as Payload).raw_truncated === true)!;
     expect((oversized.payload as Payload).raw_chars).toBeGreaterThan(300_000);
     // Frames with fields we do not know are records like any other, their raw text kept (a book
     // frame's inside its book update).
-    const rawTexts = run.records.flatMap((r) => (r.kind === 'book_change' ? readBookUpdates(r).map((u) => u.raw) : [r.raw]));
+    const rawTexts = run.records.flatMap((r) =>
+      r.kind === 'book_change' ? readBookUpdates(r).map((u) => u.raw) : [r.raw],
+    );
     expect(rawTexts.filter((raw) => raw?.includes('x_venue_hint')).length).toBeGreaterThan(0);
     expect(run.capture.stats().recordsByKind.trade ?? 0).toBeGreaterThan(tradesBefore);
     expect(gapsOf(run.records)).toEqual([]);
@@ -166,7 +187,9 @@ describe('capture under stream faults', () => {
     const tradeKeys = payloads(run.records, 'trade').map((p) => tradeKey(p));
     expect(tradeKeys.length).toBeGreaterThan(0);
     expect(new Set(tradeKeys).size).toBe(tradeKeys.length);
-    const changes = run.records.filter((r) => r.kind === 'book_change').flatMap((r) => readBookUpdates(r).map((u) => `${u.tokenId}#${u.sequence}`));
+    const changes = run.records
+      .filter((r) => r.kind === 'book_change')
+      .flatMap((r) => readBookUpdates(r).map((u) => `${u.tokenId}#${u.sequence}`));
     expect(new Set(changes).size).toBe(changes.length);
     const quotes = run.records.filter((r) => r.kind === 'quote').map((r) => r.raw);
     expect(new Set(quotes).size).toBe(quotes.length);
@@ -194,7 +217,10 @@ describe('capture across a restart', () => {
   it('records the time it did not run as a gap from the last instant the previous run covered and published', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'capture-marks-'));
     const store = new FileCoverageStore(join(dir, 'coverage.json'));
-    const venue = await steppedVenue({ warmupMs: 5_000, simulator: { seed: 5, venue: { catalogue: SMALL_CATALOGUE } } });
+    const venue = await steppedVenue({
+      warmupMs: 5_000,
+      simulator: { seed: 5, venue: { catalogue: SMALL_CATALOGUE } },
+    });
     const bus = new EmbeddedBus();
     const first = await steppedRun({ bus, venue, capture: { coverageStore: store } });
     await first.untilCovered();
@@ -203,7 +229,11 @@ describe('capture across a restart', () => {
     const lastFirstUs = first.records.reduce((max, r) => (r.receivedAtUs > max ? r.receivedAtUs : max), 0n);
     const stoppedAtUs = BigInt(venue.sim.venue.options.clock.now()) * 1000n;
     venue.advance(30_000);
-    const second = await steppedRun({ bus, venue, capture: { coverageStore: new FileCoverageStore(join(dir, 'coverage.json')) } });
+    const second = await steppedRun({
+      bus,
+      venue,
+      capture: { coverageStore: new FileCoverageStore(join(dir, 'coverage.json')) },
+    });
     await second.untilCovered();
     await second.run(5_000);
     await second.stop();

@@ -68,7 +68,8 @@ export class SteppedClock implements Clock {
   }
 }
 
-/** Everything one capture test run needs: a simulator on a ManualClock, capture on the same time line, the records it published. */
+/** Everything one capture test run needs: a simulator on a ManualClock, capture on the same time line, the records it
+ * published. */
 export interface SteppedRun {
   sim: SimulatorHandle;
   clock: SteppedClock;
@@ -117,7 +118,13 @@ class Delivery {
  * venue time is given up on after `reseedLimitMs`, and anything else (a bus that does not take what
  * capture queued) after `limitMs`.
  */
-async function settle(delivery: Delivery, quietMs = 4, reseedLimitMs = 500, lostAfterMs = 100, limitMs = 10_000): Promise<void> {
+async function settle(
+  delivery: Delivery,
+  quietMs = 4,
+  reseedLimitMs = 500,
+  lostAfterMs = 100,
+  limitMs = 10_000,
+): Promise<void> {
   const { capture } = delivery;
   const start = Date.now();
   let frames = -1;
@@ -150,7 +157,8 @@ async function settleFrozen(delivery: Delivery, limitMs = 30_000): Promise<void>
   const deadline = Date.now() + limitMs;
   for (;;) {
     const s = capture.stats();
-    if (s.marketConnections > 0 && s.openGaps === 0 && s.reseedsPending === 0 && s.queuedRecords === 0 && s.reseeds > 0) break;
+    if (s.marketConnections > 0 && s.openGaps === 0 && s.reseedsPending === 0 && s.queuedRecords === 0 && s.reseeds > 0)
+      break;
     if (Date.now() > deadline) throw new Error('capture did not cover its subjects while venue time stood still');
     await new Promise((r) => setTimeout(r, 5));
   }
@@ -158,7 +166,12 @@ async function settleFrozen(delivery: Delivery, limitMs = 30_000): Promise<void>
 }
 
 /** Reads everything published on the capture topics back, in a group of its own. */
-export async function collect(bus: Bus, into: ReceivedRecord[], topics: TopicCatalogue = TOPICS, group = 'capture-test'): Promise<() => Promise<void>> {
+export async function collect(
+  bus: Bus,
+  into: ReceivedRecord[],
+  topics: TopicCatalogue = TOPICS,
+  group = 'capture-test',
+): Promise<() => Promise<void>> {
   const names = [
     'trade',
     'book_change',
@@ -227,7 +240,13 @@ export async function steppedVenue(options: VenueOptions = {}): Promise<SteppedV
 }
 
 /** A small catalogue: a few markets of each kind, so a test subscribes dozens of tokens, not hundreds. */
-export const SMALL_CATALOGUE = { games: 2, propositions: 3, multiOutcome: 1, recurring: 1, recurringBacklog: { settled: 2, unsettled: 2, upcoming: 3 } };
+export const SMALL_CATALOGUE = {
+  games: 2,
+  propositions: 3,
+  multiOutcome: 1,
+  recurring: 1,
+  recurringBacklog: { settled: 2, unsettled: 2, upcoming: 3 },
+};
 
 export interface SteppedRunOptions extends VenueOptions {
   capture?: Partial<CaptureOptions>;

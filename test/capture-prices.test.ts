@@ -36,7 +36,8 @@ interface PriceRun {
   load(): Promise<void>;
 }
 
-/** Capture of the price feeds only, against a simulator that serves them (or not), on its own topics, loaded into chDB. */
+/** Capture of the price feeds only, against a simulator that serves them (or not), on its own topics, loaded into chDB.
+ * */
 async function priceRun(
   prefix: string,
   served: 'on' | 'unconfigured' | 'absent',
@@ -56,7 +57,12 @@ async function priceRun(
     batch: { maxDelayMs: 20 },
     log,
   });
-  const simulator = { seed: 11, rate: 1, venue: { catalogue: SMALL_CATALOGUE }, streams: { priceStreams: served, ...streams } };
+  const simulator = {
+    seed: 11,
+    rate: 1,
+    venue: { catalogue: SMALL_CATALOGUE },
+    streams: { priceStreams: served, ...streams },
+  };
   const venue = await steppedVenue({ simulator });
   const release = await before(venue.sim.url);
   const run = await steppedRun({ bus, topics, venue, capture: { streams: PRICE_ONLY, ...capture } });
@@ -71,7 +77,8 @@ async function priceRun(
   };
 }
 
-/** `micro` is the venue's decimal text in micro-units, to within half a micro-unit (read by hand, not by capture's reader). */
+/** `micro` is the venue's decimal text in micro-units, to within half a micro-unit (read by hand, not by capture's
+ * reader). */
 function withinHalfMicro(micro: bigint, text: string): boolean {
   const [whole, fraction = ''] = text.split('.');
   const scale = 10n ** BigInt(Math.max(6, fraction.length));
@@ -93,7 +100,8 @@ describe('price feeds', () => {
     const silentAt = run.sim.venue.options.clock.now();
     run.sim.faults.inject({ kind: 'silence', endpoint: 'oracle_pro', duration_ms: 3_000 });
     await run.run(6_000);
-    // What the venue may also send: a broken event (a data-quality row with its text), events with unknown fields (kept).
+    // What the venue may also send: a broken event (a data-quality row with its text), events with unknown fields
+    // (kept).
     run.sim.faults.inject({ kind: 'malformed_frames', endpoint: 'prices', variant: 'invalid_json' });
     run.sim.faults.inject({ kind: 'malformed_frames', endpoint: 'prices', variant: 'unknown_fields', count: 2 });
     await run.run(2_000);
@@ -163,7 +171,15 @@ describe('price feeds', () => {
 
     // Outside the gaps nothing is missing: the events of each connection are numbered without a hole,
     // and the dropped feed came back on a new connection with both symbols.
-    const runs = await rows<{ table: string; connection_id: string; n: string; first: string; last: string; symbols: string; after_ms: string }>(
+    const runs = await rows<{
+      table: string;
+      connection_id: string;
+      n: string;
+      first: string;
+      last: string;
+      symbols: string;
+      after_ms: string;
+    }>(
       client,
       `SELECT 'prices' AS table, connection_id, toString(count()) AS n, toString(min(toUInt64(event_id))) AS first, toString(max(toUInt64(event_id))) AS last, toString(uniqExact(symbol)) AS symbols, toString(toUnixTimestamp64Milli(min(observed_at))) AS after_ms
        FROM tapehouse.prices WHERE ${where} GROUP BY connection_id ORDER BY after_ms`,
@@ -185,7 +201,14 @@ describe('price feeds', () => {
     await run.stop();
     expect(payloads(run.records, 'price')).toEqual([]);
     await load();
-    const gaps = await rows<{ stream: string; reason: string; recovery: string; detail: string; start_ms: string; end_ms: string }>(
+    const gaps = await rows<{
+      stream: string;
+      reason: string;
+      recovery: string;
+      detail: string;
+      start_ms: string;
+      end_ms: string;
+    }>(
       w.warehouse.client,
       `SELECT stream, reason, recovery, detail, toString(toUnixTimestamp64Milli(gap_start)) AS start_ms, toString(toUnixTimestamp64Milli(gap_end)) AS end_ms
        FROM tapehouse.capture_gaps WHERE _topic LIKE '${topics.prefix}.%' ORDER BY stream, start_ms, end_ms`,
@@ -195,7 +218,11 @@ describe('price feeds', () => {
       // The first check (a gap of no length), the second one 10 s later, and the stop.
       expect(mine).toHaveLength(3);
       for (const g of mine)
-        expect(g).toMatchObject({ reason: 'endpoint_not_offered', recovery: 'none', detail: expect.stringContaining('503 price_stream_not_configured') });
+        expect(g).toMatchObject({
+          reason: 'endpoint_not_offered',
+          recovery: 'none',
+          detail: expect.stringContaining('503 price_stream_not_configured'),
+        });
       expect(mine[0]!.start_ms).toBe(mine[0]!.end_ms);
       expect(Number(mine[0]!.end_ms)).toBeLessThanOrEqual(checkedAt);
       for (let i = 1; i < mine.length; i++) expect(mine[i]!.start_ms).toBe(mine[i - 1]!.end_ms);
@@ -251,7 +278,9 @@ describe('price events, read', () => {
   };
 
   it('a decimal price becomes micro-units, half to even past six decimals; the text is kept; the SSE id numbers the event', () => {
-    expect(read({ type: 'price', symbol: 'BTC', price: '97012.45', observed_at: '2026-01-01T00:00:00.000Z' }, '7')).toMatchObject({
+    expect(
+      read({ type: 'price', symbol: 'BTC', price: '97012.45', observed_at: '2026-01-01T00:00:00.000Z' }, '7'),
+    ).toMatchObject({
       symbol: 'BTC',
       price_micro: '97012450000',
       price_text: '97012.45',
@@ -263,8 +292,14 @@ describe('price events, read', () => {
     expect(decimalToMicro('0.0000015')).toBe('2');
     expect(decimalToMicro('0.00000150001')).toBe('2');
     expect(decimalToMicro('3400.1234564')).toBe('3400123456');
-    expect(read({ type: 'price', symbol: 'ETH', price: 3400.5 })).toMatchObject({ price_micro: '3400500000', price_text: '3400.5' });
-    expect(read({ type: 'price', symbol: 'ETH', price_micro: '3400500000', x_new: 1 })).toMatchObject({ price_micro: '3400500000', x_new: 1 });
+    expect(read({ type: 'price', symbol: 'ETH', price: 3400.5 })).toMatchObject({
+      price_micro: '3400500000',
+      price_text: '3400.5',
+    });
+    expect(read({ type: 'price', symbol: 'ETH', price_micro: '3400500000', x_new: 1 })).toMatchObject({
+      price_micro: '3400500000',
+      x_new: 1,
+    });
   });
 
   it('an event without a symbol or a price, or with a price that is no decimal, is named (a data-quality record), not stored as a price', () => {

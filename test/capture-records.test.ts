@@ -24,10 +24,22 @@ type Payload = Record<string, unknown>;
 describe('frame envelope', () => {
   it('reads type, frame number, venue time and data, and flags fields it does not know', () => {
     const frame = parseFrame('{"type":"trades","seq":7,"ts":"2025-01-06T12:00:00.123Z","data":{"trade_id":"t1"}}');
-    expect(frame).toEqual({ type: 'trades', seq: 7, ts: '2025-01-06T12:00:00.123Z', data: { trade_id: 't1' }, unknownFields: false });
-    expect(parseFrame('{"type":"heartbeat","seq":8,"x_hint":1}')).toMatchObject({ type: 'heartbeat', unknownFields: true });
+    expect(frame).toEqual({
+      type: 'trades',
+      seq: 7,
+      ts: '2025-01-06T12:00:00.123Z',
+      data: { trade_id: 't1' },
+      unknownFields: false,
+    });
+    expect(parseFrame('{"type":"heartbeat","seq":8,"x_hint":1}')).toMatchObject({
+      type: 'heartbeat',
+      unknownFields: true,
+    });
     // The portfolio stream numbers its events with a decimal string; its event is the whole object.
-    expect(parseFrame('{"type":"portfolio.sync","seq":"12","stream_id":"s"}')).toMatchObject({ seq: 12, data: { stream_id: 's' } });
+    expect(parseFrame('{"type":"portfolio.sync","seq":"12","stream_id":"s"}')).toMatchObject({
+      seq: 12,
+      data: { stream_id: 's' },
+    });
   });
 
   it('names what is wrong with a frame instead of throwing', () => {
@@ -76,7 +88,8 @@ describe('micro values', () => {
 
 /** The book updates of `book_change` records as a reader sees them: levels as [price, size] pairs. */
 function updatesOf(records: readonly ReceivedRecord[]) {
-  const pairs = (flat: ReadonlyArray<number | string>) => Array.from({ length: flat.length / 2 }, (_, i) => [String(flat[2 * i]), String(flat[2 * i + 1])]);
+  const pairs = (flat: ReadonlyArray<number | string>) =>
+    Array.from({ length: flat.length / 2 }, (_, i) => [String(flat[2 * i]), String(flat[2 * i + 1])]);
   return records
     .filter((r) => r.kind === 'book_change')
     .flatMap((r) => readBookUpdates(r))
@@ -92,15 +105,40 @@ function updatesOf(records: readonly ReceivedRecord[]) {
     }));
 }
 
-const origin = (frameNo: number, atMs: number): Origin => ({ connectionId: 'c1', frameNo, receivedAtUs: BigInt(atMs) * 1000n + 250n });
+const origin = (frameNo: number, atMs: number): Origin => ({
+  connectionId: 'c1',
+  frameNo,
+  receivedAtUs: BigInt(atMs) * 1000n + 250n,
+});
 const iso = (atMs: number) => new Date(atMs).toISOString();
 const T0 = Date.UTC(2025, 0, 6, 12);
 
-function snapshotFrame(frameNo: number, atMs: number, sequence: number, bids: Array<[number, number]>, asks: Array<[number, number]>, extra = ''): BookFrame {
+function snapshotFrame(
+  frameNo: number,
+  atMs: number,
+  sequence: number,
+  bids: Array<[number, number]>,
+  asks: Array<[number, number]>,
+  extra = '',
+): BookFrame {
   const level = ([p, s]: [number, number]) => ({ price_micro: String(p), shares_micro: String(s) });
-  const data = { kind: 'snapshot', token_id: 'tok', condition_id: 'cond', market_id: 'm', sequence, bids: bids.map(level), asks: asks.map(level) };
+  const data = {
+    kind: 'snapshot',
+    token_id: 'tok',
+    condition_id: 'cond',
+    market_id: 'm',
+    sequence,
+    bids: bids.map(level),
+    asks: asks.map(level),
+  };
   const raw = JSON.stringify({ type: 'orderbook', seq: frameNo, ts: iso(atMs), data }) + extra;
-  return { origin: origin(frameNo, atMs), venueTime: iso(atMs), data: extra ? { ...data, x_extra: 1 } : data, raw, unknownEnvelope: false };
+  return {
+    origin: origin(frameNo, atMs),
+    venueTime: iso(atMs),
+    data: extra ? { ...data, x_extra: 1 } : data,
+    raw,
+    unknownEnvelope: false,
+  };
 }
 
 describe('token books', () => {
@@ -122,11 +160,26 @@ describe('token books', () => {
         asks: [['520000', '70']],
         raw: null,
       },
-      { token: 'tok', condition: 'cond', sequence: '1002', venueSequence: 11, update: 'snapshot', bids: [['480000', '90']], asks: [], raw: null },
+      {
+        token: 'tok',
+        condition: 'cond',
+        sequence: '1002',
+        venueSequence: 11,
+        update: 'snapshot',
+        bids: [['480000', '90']],
+        asks: [],
+        raw: null,
+      },
     ]);
     // The token's first book in this run is also written whole, at the sequence of its changes.
     expect(out.map((r) => r.kind)).toEqual(['book_change', 'book_snapshot', 'book_change']);
-    expect(out[1]!.payload).toMatchObject({ reason: 'first_book', source: 'stream', sequence: '1001', bids: [['480000', '100']], asks: [['520000', '70']] });
+    expect(out[1]!.payload).toMatchObject({
+      reason: 'first_book',
+      source: 'stream',
+      sequence: '1001',
+      bids: [['480000', '100']],
+      asks: [['520000', '70']],
+    });
     expect(out.every((r) => r.key === 'cond' && r.raw === null)).toBe(true);
     expect(out[2]).toMatchObject({ venueTime: iso(T0 + 5), source: { type: 'stream', connection: 'c1', frame: 2 } });
     expect(books.staleFrames).toBe(1);
@@ -147,7 +200,14 @@ describe('token books', () => {
       ),
     );
     const quote = (sequence: number, bid: string | null, ask: string | null) => {
-      const data = { token_id: 'tok', condition_id: 'cond', market_id: 'm', sequence, best_bid_micro: bid, best_ask_micro: ask };
+      const data = {
+        token_id: 'tok',
+        condition_id: 'cond',
+        market_id: 'm',
+        sequence,
+        best_bid_micro: bid,
+        best_ask_micro: ask,
+      };
       const raw = JSON.stringify({ type: 'best_quote', seq: 2, ts: iso(T0), data });
       return quoteRecord({ origin: origin(2, T0), ts: iso(T0), seq: 2, data, raw, conditionOf: () => 'cond' }, books);
     };
@@ -175,7 +235,11 @@ describe('token books', () => {
       ],
     };
     const raw = JSON.stringify({ type: 'orderbook', seq: 2, ts: iso(T0 + 1), data: delta });
-    out.push(...recordsOf(books.onFrame({ origin: origin(2, T0 + 1), venueTime: iso(T0 + 1), data: delta, raw, unknownEnvelope: false })));
+    out.push(
+      ...recordsOf(
+        books.onFrame({ origin: origin(2, T0 + 1), venueTime: iso(T0 + 1), data: delta, raw, unknownEnvelope: false }),
+      ),
+    );
     const updates = updatesOf(out);
     expect(updates[0]!.raw).toContain('"x":1');
     expect(updates[1]).toMatchObject({ raw, update: 'delta', bids: [['480000', '0']], asks: [['530000', '5']] });
@@ -270,9 +334,14 @@ describe('token books', () => {
       ],
       asks: [],
     });
-    expect(at(T0 + 30)).toEqual({ bids: [{ priceMicro: 470000, sizeMicro: '3' }], asks: [{ priceMicro: 510000, sizeMicro: '1' }] });
+    expect(at(T0 + 30)).toEqual({
+      bids: [{ priceMicro: 470000, sizeMicro: '3' }],
+      asks: [{ priceMicro: 510000, sizeMicro: '1' }],
+    });
     // The anchor alone (without the first change record) gives the book of its hour.
-    expect(replayBookRecords(wire.slice(1, 2), 'tok', BigInt(T0 + 15) * 1000n)?.ladder.levels().asks).toEqual([{ priceMicro: 520000, sizeMicro: '7' }]);
+    expect(replayBookRecords(wire.slice(1, 2), 'tok', BigInt(T0 + 15) * 1000n)?.ladder.levels().asks).toEqual([
+      { priceMicro: 520000, sizeMicro: '7' },
+    ]);
   });
 });
 
@@ -290,7 +359,9 @@ describe('connection coverage', () => {
     coverage.received({ venueTime: iso(T0), receivedAtUs: BigInt(T0) * 1000n + 400n }, origin(1, T0));
     coverage.lose('silence', 'quiet', WHOLE_STREAM);
     expect(coverage.lost).toBe(false);
-    expect(coverage.resumed({ venueTime: iso(T0 + 50), receivedAtUs: BigInt(T0 + 50) * 1000n }, origin(2, T0 + 50))).toBeNull();
+    expect(
+      coverage.resumed({ venueTime: iso(T0 + 50), receivedAtUs: BigInt(T0 + 50) * 1000n }, origin(2, T0 + 50)),
+    ).toBeNull();
     // Venue clock behind ours at the start, ahead at the end: the gap takes the wider of each.
     const last = { venueTime: iso(T0 + 100), receivedAtUs: BigInt(T0 + 103) * 1000n };
     coverage.received(last, origin(3, T0 + 103));
@@ -313,7 +384,10 @@ describe('schedules, plans, shards, marks', () => {
   it('anchors every N minutes and at each UTC hour', () => {
     const at = Date.UTC(2025, 0, 6, 12, 52, 10);
     expect(nextAnchorMs(at, 15 * 60_000)).toEqual({ atMs: Date.UTC(2025, 0, 6, 13), hour: true });
-    expect(nextAnchorMs(Date.UTC(2025, 0, 6, 13, 0, 0), 15 * 60_000)).toEqual({ atMs: Date.UTC(2025, 0, 6, 13, 15), hour: false });
+    expect(nextAnchorMs(Date.UTC(2025, 0, 6, 13, 0, 0), 15 * 60_000)).toEqual({
+      atMs: Date.UTC(2025, 0, 6, 13, 15),
+      hour: false,
+    });
     expect(nextAnchorMs(at, 7 * 60_000).hour).toBe(false);
     expect(nextAnchorMs(at, 0)).toEqual({ atMs: Date.UTC(2025, 0, 6, 13), hour: true });
   });
@@ -375,7 +449,11 @@ describe('book updates in batches', () => {
         i % 3 === 0
           ? new Date(pick(2 ** 45) - 2 ** 44).toISOString()
           : `${pad(pick(10_000), 4)}-${pad(pick(14), 2)}-${pad(pick(33), 2)}T${pad(pick(26), 2)}:${pad(pick(62), 2)}:${pad(pick(62), 2)}.${pad(pick(1000), 3)}Z`;
-      if (i % 7 === 0) text = (text.slice(0, pick(24)) + String.fromCharCode(32 + pick(90)) + text.slice(pick(24) + 1)).padEnd(24, 'Z');
+      if (i % 7 === 0)
+        text = (text.slice(0, pick(24)) + String.fromCharCode(32 + pick(90)) + text.slice(pick(24) + 1)).padEnd(
+          24,
+          'Z',
+        );
       texts.push(text);
     }
     const differing = texts.filter((text) => canonicalMs(text) !== reference(text));
@@ -514,7 +592,8 @@ describe('publishing', () => {
     const books = new TokenBooks({ sequenceBase: 0n });
     const records: BusRecord[] = [];
     records.push(...recordsOf(books.onFrame(snapshotFrame(1, T0, 1, [[480000, 100]], []))));
-    const deep = (size: number) => Array.from({ length: 300 }, (_, i) => [100000 + i * 1000, i === 0 ? size : 1 + i] as [number, number]);
+    const deep = (size: number) =>
+      Array.from({ length: 300 }, (_, i) => [100000 + i * 1000, i === 0 ? size : 1 + i] as [number, number]);
     records.push(...recordsOf(books.onFrame(snapshotFrame(2, T0 + 1, 2, deep(1), [], ',"x":1}')))); // 300 levels and the raw frame: too large
     records.push(...recordsOf(books.onFrame(snapshotFrame(3, T0 + 2, 3, deep(9), [])))); // one level resized: small
     publisher.push(records);
@@ -527,10 +606,17 @@ describe('publishing', () => {
     await bus.close();
     const kinds = received.map((r) => [
       r.kind,
-      r.kind === 'book_change' ? updatesOf([r])[0]!.sequence : ((r.payload as Payload).problem ?? (r.payload as Payload).reason),
+      r.kind === 'book_change'
+        ? updatesOf([r])[0]!.sequence
+        : ((r.payload as Payload).problem ?? (r.payload as Payload).reason),
     ]);
     // Topics are delivered independently; within the books topic, in order.
-    expect(kinds.map((k) => k.join(':')).sort()).toEqual(['book_change:1', 'book_change:3', 'book_snapshot:first_book', 'data_quality:record_too_large']);
+    expect(kinds.map((k) => k.join(':')).sort()).toEqual([
+      'book_change:1',
+      'book_change:3',
+      'book_snapshot:first_book',
+      'data_quality:record_too_large',
+    ]);
     expect(updatesOf(received).map((u) => u.sequence)).toEqual(['1', '3']);
     expect(received.find((r) => r.kind === 'data_quality')!.key).toBe('cond');
     expect(publisher.published).toBe(4);
@@ -551,7 +637,15 @@ describe('what the coverage mark may claim', () => {
     const publisher = new RecordPublisher({ bus, topics: TOPICS, clock });
     const gap = (startUs: bigint) =>
       gapRecord(
-        { stream: 'market', reason: 'silence', detail: 'no frame for 30 s', scope: WHOLE_STREAM, startUs, endUs: nowUs, recovery: 'books_reseeded' },
+        {
+          stream: 'market',
+          reason: 'silence',
+          detail: 'no frame for 30 s',
+          scope: WHOLE_STREAM,
+          startUs,
+          endUs: nowUs,
+          recovery: 'books_reseeded',
+        },
         origin(1, 0),
       );
     publisher.push([gap(9_000_000n)]);
@@ -579,7 +673,14 @@ describe('back-pressure from the bus', () => {
     const bus = new EmbeddedBus({ capacity: { records: 5 } });
     const signals: boolean[] = [];
     const clock = { now: () => 0, sleep: async () => undefined, epochMicros: () => 1n };
-    const publisher = new RecordPublisher({ bus, topics: TOPICS, clock, onPressure: (slow) => signals.push(slow), highWater: 40, lowWater: 10 });
+    const publisher = new RecordPublisher({
+      bus,
+      topics: TOPICS,
+      clock,
+      onPressure: (slow) => signals.push(slow),
+      highWater: 40,
+      lowWater: 10,
+    });
     const books = new TokenBooks({ sequenceBase: 0n });
     for (let i = 0; i < 60; i++) {
       const out: BusRecord[] = [];

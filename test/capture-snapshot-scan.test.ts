@@ -25,7 +25,9 @@ async function simulatorFrames(): Promise<string[]> {
       await new Promise((r) => setImmediate(r));
     }
     ws.send(JSON.stringify({ op: 'ping', id: 'end' }));
-    await new Promise<void>((resolve) => ws.on('message', (data: Buffer) => data.toString().includes('"pong"') && resolve()));
+    await new Promise<void>((resolve) =>
+      ws.on('message', (data: Buffer) => data.toString().includes('"pong"') && resolve()),
+    );
     ws.close();
     return frames.filter((f) => f.startsWith('{"type":"orderbook"'));
   } finally {
@@ -33,7 +35,8 @@ async function simulatorFrames(): Promise<string[]> {
   }
 }
 
-/** Ways a venue could write a book frame other than the one the fast path reads: each must give what JSON.parse gives. */
+/** Ways a venue could write a book frame other than the one the fast path reads: each must give what JSON.parse gives.
+ * */
 const MUTATIONS: ReadonlyArray<[string, (raw: string, rng: Prng) => string]> = [
   ['a zero size', (raw) => raw.replace(/"shares_micro":"\d+"/, '"shares_micro":"0"')],
   ['a size with a leading zero', (raw) => raw.replace(/"shares_micro":"(\d+)"/, '"shares_micro":"0$1"')],
@@ -46,10 +49,16 @@ const MUTATIONS: ReadonlyArray<[string, (raw: string, rng: Prng) => string]> = [
   ['whitespace', (raw) => raw.replace('"bids":[', '"bids": [')],
   ['a level with another field', (raw) => raw.replace(/"bids":\[\{([^}]*)\}/, '"bids":[{$1,"orders":"3"}')],
   ['a book field capture does not read', (raw) => raw.replace('"kind":"snapshot"', '"kind":"snapshot","hidden":true')],
-  ['an envelope field capture does not read', (raw) => raw.replace('{"type":"orderbook"', '{"type":"orderbook","region":"eu"')],
+  [
+    'an envelope field capture does not read',
+    (raw) => raw.replace('{"type":"orderbook"', '{"type":"orderbook","region":"eu"'),
+  ],
   ['a second token_id after the arrays', (raw) => raw.replace(/\}\}$/, ',"token_id":"999"}}')],
   ['a second bids after the arrays', (raw) => raw.replace(/\}\}$/, ',"bids":[]}}')],
-  ['bids nested in another field', (raw) => raw.replace('"kind":"snapshot"', '"kind":"snapshot","x":{"y":1,"bids":[],"asks":[]}')],
+  [
+    'bids nested in another field',
+    (raw) => raw.replace('"kind":"snapshot"', '"kind":"snapshot","x":{"y":1,"bids":[],"asks":[]}'),
+  ],
   [
     'asks before bids',
     (raw) => {
@@ -66,7 +75,10 @@ const MUTATIONS: ReadonlyArray<[string, (raw: string, rng: Prng) => string]> = [
     (raw) => {
       const frame = JSON.parse(raw) as { data: Record<string, unknown> };
       const { bids: _bids, asks: _asks, ...rest } = frame.data;
-      return JSON.stringify({ ...frame, data: { ...rest, kind: 'delta', changes: [{ side: 'bid', price_micro: '10000', shares_micro: '5000000' }] } });
+      return JSON.stringify({
+        ...frame,
+        data: { ...rest, kind: 'delta', changes: [{ side: 'bid', price_micro: '10000', shares_micro: '5000000' }] },
+      });
     },
   ],
 ];
@@ -87,7 +99,14 @@ function feed(p: Path, raw: string, frameNo: number, fast: boolean): boolean {
   const scanned = fast ? p.books.parseSnapshotFrame(raw) : null;
   const parsed: ParsedFrame | ReturnType<typeof parseFrame> = scanned ?? parseFrame(raw);
   if (!isFrameProblem(parsed)) {
-    const frame: BookFrame = { origin, venueTime: parsed.ts, data: parsed.data, raw, unknownEnvelope: parsed.unknownFields, scanned: parsed.scanned };
+    const frame: BookFrame = {
+      origin,
+      venueTime: parsed.ts,
+      data: parsed.data,
+      raw,
+      unknownEnvelope: parsed.unknownFields,
+      scanned: parsed.scanned,
+    };
     const output = p.books.onFrame(frame);
     p.updates.push(...output.updates);
     p.records.push(...output.records);
@@ -118,7 +137,8 @@ describe('the fast path of snapshot book frames', () => {
     });
     expect(fast.updates).toEqual(general.updates);
     expect(fast.records).toEqual(general.records);
-    for (const tokenId of general.books.tokens()) expect(fast.books.ladder(tokenId)?.levels(), tokenId).toEqual(general.books.ladder(tokenId)?.levels());
+    for (const tokenId of general.books.tokens())
+      expect(fast.books.ladder(tokenId)?.levels(), tokenId).toEqual(general.books.ladder(tokenId)?.levels());
     // Both paths were taken: the venue's frames fast, altered ones not (but an empty side, which is
     // the venue's layout), and the altered ones mattered.
     expect(fastBy.get(null)).toBeGreaterThan(frames.length * 0.9);
@@ -139,7 +159,9 @@ describe('the fast path of snapshot book frames', () => {
     expect(first?.asks.levels).toEqual([{ priceMicro: 520000, sizeMicro: '7' }]);
     expect(JSON.parse(first!.head).data).toMatchObject({ token_id: '42', sequence: 3, bids: [], asks: [] });
     const known = { bids: first!.bids.text, asks: first!.asks.text };
-    const next = scanSnapshot(frame(level(480000, 5) + ',' + level(470000, 9), level(520000, 8)), (t) => (t === '42' ? known : undefined));
+    const next = scanSnapshot(frame(level(480000, 5) + ',' + level(470000, 9), level(520000, 8)), (t) =>
+      t === '42' ? known : undefined,
+    );
     expect(next?.bids).toEqual({ text: known.bids, levels: null });
     expect(next?.asks.levels).toEqual([{ priceMicro: 520000, sizeMicro: '8' }]);
     for (const [bids, asks] of [
@@ -178,11 +200,21 @@ describe('the fast path of snapshot book frames', () => {
     // A REST re-seed lands in between and moves the bids.
     books.reseed(
       '42',
-      { conditionId: '0xc', sequence: null, asOf: null, bids: [{ price_micro: 470000n, shares_micro: 2n }], asks: [], raw: '{}' },
+      {
+        conditionId: '0xc',
+        sequence: null,
+        asOf: null,
+        bids: [{ price_micro: 470000n, shares_micro: 2n }],
+        asks: [],
+        raw: '{}',
+      },
       'reconnect',
       { connectionId: 'c1', frameNo: 1, receivedAtUs: 2n },
     );
     feedScanned(next);
-    expect(books.ladder('42')?.levels()).toEqual({ bids: [{ priceMicro: 480000, sizeMicro: '5' }], asks: [{ priceMicro: 530000, sizeMicro: '1' }] });
+    expect(books.ladder('42')?.levels()).toEqual({
+      bids: [{ priceMicro: 480000, sizeMicro: '5' }],
+      asks: [{ priceMicro: 530000, sizeMicro: '1' }],
+    });
   });
 });

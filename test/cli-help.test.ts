@@ -22,8 +22,12 @@ function commandPaths(command: Command, prefix: string[] = []): string[][] {
 async function inProcess(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((stderr += String(chunk)), true));
+  vi.spyOn(process.stdout, 'write').mockImplementation(
+    (chunk: string | Uint8Array) => ((stdout += String(chunk)), true),
+  );
+  vi.spyOn(process.stderr, 'write').mockImplementation(
+    (chunk: string | Uint8Array) => ((stderr += String(chunk)), true),
+  );
   const code = await main(args);
   vi.restoreAllMocks();
   return { code, stdout, stderr };
@@ -31,7 +35,11 @@ async function inProcess(args: string[]): Promise<{ code: number; stdout: string
 
 /** `tapehouse …args` as a child process, as a user runs it. */
 function tapehouse(args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [join(root, 'bin/tapehouse.js'), ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
+  const result = spawnSync(process.execPath, [join(root, 'bin/tapehouse.js'), ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 60_000,
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -39,15 +47,20 @@ describe('tapehouse --help and --version', () => {
   const paths = commandPaths(buildProgram());
 
   it('has help for a dozen commands and their subcommands', () => {
-    expect(paths.map((path) => path.join(' '))).toEqual(expect.arrayContaining(['run', 'sql', 'reconcile', 'migrate', 'schedules apply', 'rederive']));
+    expect(paths.map((path) => path.join(' '))).toEqual(
+      expect.arrayContaining(['run', 'sql', 'reconcile', 'migrate', 'schedules apply', 'rederive']),
+    );
   });
 
-  it.each(paths.map((path) => [path.join(' '), path] as const))('tapehouse %s --help prints its usage and exits 0', async (_name, path) => {
-    const result = await inProcess([...path, '--help']);
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(new RegExp(`^Usage: tapehouse ${path.join(' ')}`));
-  });
+  it.each(paths.map((path) => [path.join(' '), path] as const))(
+    'tapehouse %s --help prints its usage and exits 0',
+    async (_name, path) => {
+      const result = await inProcess([...path, '--help']);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(new RegExp(`^Usage: tapehouse ${path.join(' ')}`));
+    },
+  );
 
   it('tapehouse --version prints the package version', async () => {
     const result = await inProcess(['--version']);
@@ -62,25 +75,45 @@ describe('bad settings exit 2, naming the flag and its variable', () => {
 
   it('a token file that is missing or empty, for the built-in simulator too', async () => {
     for (const args of [['run'], ['run', '--base-url', 'http://127.0.0.1:9']]) {
-      const result = await inProcess([...args, '--token-file', join(work, 'no-such-token'), '--data-dir', join(work, 'data'), '--http-port', '0']);
+      const result = await inProcess([
+        ...args,
+        '--token-file',
+        join(work, 'no-such-token'),
+        '--data-dir',
+        join(work, 'data'),
+        '--http-port',
+        '0',
+      ]);
       expect(result.code).toBe(2);
-      expect(result.stderr).toBe(`tapehouse: --token-file (TAPEHOUSE_TOKEN_FILE): ${join(work, 'no-such-token')} does not exist\n`);
+      expect(result.stderr).toBe(
+        `tapehouse: --token-file (TAPEHOUSE_TOKEN_FILE): ${join(work, 'no-such-token')} does not exist\n`,
+      );
     }
     writeFileSync(join(work, 'empty-token'), '\n');
     const none = await inProcess(['run', '--base-url', 'http://127.0.0.1:9', '--data-dir', join(work, 'data')]);
-    expect(none).toMatchObject({ code: 2, stderr: 'tapehouse: no access token: set TAPEHOUSE_TOKEN, or give --token-file (TAPEHOUSE_TOKEN_FILE)\n' });
+    expect(none).toMatchObject({
+      code: 2,
+      stderr: 'tapehouse: no access token: set TAPEHOUSE_TOKEN, or give --token-file (TAPEHOUSE_TOKEN_FILE)\n',
+    });
     const fromVariable = tapehouse(['run', '--base-url', 'http://127.0.0.1:9', '--data-dir', join(work, 'data')], {
       TAPEHOUSE_TOKEN_FILE: join(work, 'empty-token'),
     });
-    expect(fromVariable).toMatchObject({ code: 2, stderr: `tapehouse: --token-file (TAPEHOUSE_TOKEN_FILE): ${join(work, 'empty-token')} is empty\n` });
+    expect(fromVariable).toMatchObject({
+      code: 2,
+      stderr: `tapehouse: --token-file (TAPEHOUSE_TOKEN_FILE): ${join(work, 'empty-token')} is empty\n`,
+    });
   });
 
   it('a --http-port another process holds, before anything starts', async () => {
     busy = createServer();
-    const port = await new Promise<number>((resolve) => busy!.listen(0, '127.0.0.1', () => resolve((busy!.address() as { port: number }).port)));
+    const port = await new Promise<number>((resolve) =>
+      busy!.listen(0, '127.0.0.1', () => resolve((busy!.address() as { port: number }).port)),
+    );
     const result = tapehouse(['run', '--data-dir', join(work, 'busy'), '--http-port', String(port)]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(`tapehouse: --http-port (TAPEHOUSE_HTTP_PORT): 127.0.0.1:${port} is in use by another process`);
+    expect(result.stderr).toContain(
+      `tapehouse: --http-port (TAPEHOUSE_HTTP_PORT): 127.0.0.1:${port} is in use by another process`,
+    );
     // Said before the warehouse is opened: the data directory was never created.
     expect(existsSync(join(work, 'busy'))).toBe(false);
   });
@@ -91,7 +124,8 @@ describe('bad settings exit 2, naming the flag and its variable', () => {
     const url = await inProcess(['status', '--clickhouse-url', 'ftp://x']);
     expect(url).toMatchObject({
       code: 2,
-      stderr: 'tapehouse: --clickhouse-url (TAPEHOUSE_CLICKHOUSE_URL): "ftp://x" does not start with http:// or https://\n',
+      stderr:
+        'tapehouse: --clickhouse-url (TAPEHOUSE_CLICKHOUSE_URL): "ftp://x" does not start with http:// or https://\n',
     });
   });
 
@@ -99,7 +133,8 @@ describe('bad settings exit 2, naming the flag and its variable', () => {
     const missing = await inProcess(['reconcile', '--data-dir', join(work, 'rules'), '--venue-rules', 'nasdaq']);
     expect(missing).toMatchObject({
       code: 2,
-      stderr: 'tapehouse: --venue-rules (TAPEHOUSE_VENUE_RULES): "nasdaq" is neither a named rule set (simulator) nor a readable file\n',
+      stderr:
+        'tapehouse: --venue-rules (TAPEHOUSE_VENUE_RULES): "nasdaq" is neither a named rule set (simulator) nor a readable file\n',
     });
     const file = join(work, 'rules.json');
     writeFileSync(file, JSON.stringify({ taker_fee_bps: 100, maker_rebate_percent: 125, rounding: 'floor' }));

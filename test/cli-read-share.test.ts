@@ -10,12 +10,17 @@ describe('--read-share (scale-out capture and worker split one account)', () => 
   });
 
   it('refuses anything outside (0, 1] with exit code 2 and the setting named', () => {
-    for (const bad of ['0', '1.5', '-0.2', 'half']) expect(() => readShare(bad, {})).toThrow(/--read-share \(TAPEHOUSE_READ_SHARE\)/);
+    for (const bad of ['0', '1.5', '-0.2', 'half'])
+      expect(() => readShare(bad, {})).toThrow(/--read-share \(TAPEHOUSE_READ_SHARE\)/);
     for (const command of ['capture', 'worker']) {
-      const run = spawnSync(process.execPath, ['bin/tapehouse.js', command, '--base-url', 'http://127.0.0.1:9', '--read-share', '2'], {
-        encoding: 'utf8',
-        env: { ...process.env, TAPEHOUSE_TOKEN: '' },
-      });
+      const run = spawnSync(
+        process.execPath,
+        ['bin/tapehouse.js', command, '--base-url', 'http://127.0.0.1:9', '--read-share', '2'],
+        {
+          encoding: 'utf8',
+          env: { ...process.env, TAPEHOUSE_TOKEN: '' },
+        },
+      );
       expect(run.status, command).toBe(2);
       expect(run.stderr).toMatch(/--read-share/);
     }

@@ -14,9 +14,12 @@ async function closedPort(): Promise<number> {
 describe('schedules apply before Temporal answers', () => {
   it('tries again, saying so on each attempt, and gives up after --wait-for-temporal with the reason', async () => {
     const port = await closedPort();
-    const result = await tapehouse(['schedules', 'apply', '--temporal-address', `127.0.0.1:${port}`, '--wait-for-temporal', '7s'], {
-      TAPEHOUSE_LOG_LEVEL: 'info',
-    });
+    const result = await tapehouse(
+      ['schedules', 'apply', '--temporal-address', `127.0.0.1:${port}`, '--wait-for-temporal', '7s'],
+      {
+        TAPEHOUSE_LOG_LEVEL: 'info',
+      },
+    );
     expect(result.code).toBe(1);
     const retries = result.stderr
       .split('\n')
@@ -26,7 +29,9 @@ describe('schedules apply before Temporal answers', () => {
     expect(retries.length).toBeGreaterThanOrEqual(2);
     expect(retries.map((r) => r.attempt)).toEqual(retries.map((_, i) => i + 1));
     expect(retries.every((r) => r.address === `127.0.0.1:${port}`)).toBe(true);
-    expect(result.stderr).toMatch(new RegExp(`Temporal at 127\\.0\\.0\\.1:${port} \\(namespace default\\) did not answer within 7 s, \\d+ attempt`));
+    expect(result.stderr).toMatch(
+      new RegExp(`Temporal at 127\\.0\\.0\\.1:${port} \\(namespace default\\) did not answer within 7 s, \\d+ attempt`),
+    );
   }, 60_000);
 
   it('refuses a wait that is not a duration', async () => {

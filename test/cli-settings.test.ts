@@ -13,9 +13,13 @@ describe('settings', () => {
     expect(() => resolveSettings(['rate'], {}, { TAPEHOUSE_RATE: 'fast' })).toThrow(
       new SettingError('--rate (TAPEHOUSE_RATE): "fast" is not a non-negative number'),
     );
-    expect(() => resolveSettings(['shard'], { shard: '3/3' }, {})).toThrow(/--shard \(TAPEHOUSE_SHARD\): "3\/3" is not i\/n/);
+    expect(() => resolveSettings(['shard'], { shard: '3/3' }, {})).toThrow(
+      /--shard \(TAPEHOUSE_SHARD\): "3\/3" is not i\/n/,
+    );
     expect(() => resolveSettings(['baseUrl'], { baseUrl: 'ftp://x' }, {})).toThrow(/is not an http\(s\) URL/);
-    expect(() => resolveSettings(['kafkaBrokers'], {}, { TAPEHOUSE_KAFKA_BROKERS: 'a:1,b' })).toThrow(/is not host:port/);
+    expect(() => resolveSettings(['kafkaBrokers'], {}, { TAPEHOUSE_KAFKA_BROKERS: 'a:1,b' })).toThrow(
+      /is not host:port/,
+    );
   });
 
   it('parses lists, shards, ports and durations', () => {
@@ -24,7 +28,12 @@ describe('settings', () => {
       { shard: '1/4', httpPort: '0', duration: '1.5m' },
       { TAPEHOUSE_KAFKA_BROKERS: 'k1:9092, k2:9092' },
     );
-    expect(resolved).toEqual({ kafkaBrokers: ['k1:9092', 'k2:9092'], shard: { index: 1, count: 4 }, httpPort: 0, duration: 90_000 });
+    expect(resolved).toEqual({
+      kafkaBrokers: ['k1:9092', 'k2:9092'],
+      shard: { index: 1, count: 4 },
+      httpPort: 0,
+      duration: 90_000,
+    });
     expect([durationMs('250ms'), durationMs('30'), durationMs('2h')]).toEqual([250, 30_000, 7_200_000]);
     expect(() => durationMs('0s')).toThrow(/positive/);
   });
@@ -37,7 +46,9 @@ describe('settings', () => {
 
   it('refuses a token given on the command line, with the way to give it instead', async () => {
     const command = refusePlainToken(new Command('x').exitOverride()).action(() => undefined);
-    await expect(command.parseAsync(['--token', 'abc'], { from: 'user' })).rejects.toThrow(/--token-file F.*TAPEHOUSE_TOKEN/);
+    await expect(command.parseAsync(['--token', 'abc'], { from: 'user' })).rejects.toThrow(
+      /--token-file F.*TAPEHOUSE_TOKEN/,
+    );
     await expect(command.parseAsync([], { from: 'user' })).resolves.toBe(command);
   });
 });

@@ -18,7 +18,9 @@ import { rows, temporaryDataDir } from './warehouse-fixtures.ts';
  * that server's version, then every migration, every view and every dashboard query runs on it.
  */
 
-const compose = parse(readFileSync(join(import.meta.dirname, '../docker-compose.yml'), 'utf8')) as { services: { clickhouse: { image: string } } };
+const compose = parse(readFileSync(join(import.meta.dirname, '../docker-compose.yml'), 'utf8')) as {
+  services: { clickhouse: { image: string } };
+};
 const SERVER_VERSION = compose.services.clickhouse.image.split(':')[1]!;
 const END = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
 const range = parseTimeRange(END.getTime() - 6 * 3_600_000, END.getTime());
@@ -62,7 +64,9 @@ describe(`the SQL on chDB with compatibility = the compose file's ClickHouse ser
       // A parameterized view is asked as its users ask it: with every parameter (a server refuses one without).
       const parameters = [...new Set(Array.from(query.matchAll(/\{(\w+):DateTime64\(3, 'UTC'\)\}/g), (m) => m[1]!))];
       const call = parameters.length > 0 ? `(${parameters.map((p) => `${p} = '2026-01-01 00:00:00'`).join(', ')})` : '';
-      await run(`SELECT * FROM tapehouse.${name}${call} LIMIT 3`).catch((error: Error) => failed.push(`${name}: ${error.message}`));
+      await run(`SELECT * FROM tapehouse.${name}${call} LIMIT 3`).catch((error: Error) =>
+        failed.push(`${name}: ${error.message}`),
+      );
     }
     expect(failed).toEqual([]);
   });

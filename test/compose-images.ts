@@ -64,10 +64,19 @@ export const IMAGES: Readonly<Record<string, ImageFacts>> = {
       '/etc/kafka/secrets': 'TLS keystores and credentials',
       '/mnt/shared/config': 'property files that replace the defaults',
     },
-    env: ['CLUSTER_ID', 'KAFKA_HEAP_OPTS', 'KAFKA_OPTS', 'KAFKA_JMX_PORT', 'KAFKA_LOG4J_ROOT_LOGLEVEL', 'KAFKA_LOG4J_LOGGERS', /^KAFKA_[A-Z0-9_]+$/],
+    env: [
+      'CLUSTER_ID',
+      'KAFKA_HEAP_OPTS',
+      'KAFKA_OPTS',
+      'KAFKA_JMX_PORT',
+      'KAFKA_LOG4J_ROOT_LOGLEVEL',
+      'KAFKA_LOG4J_LOGGERS',
+      /^KAFKA_[A-Z0-9_]+$/,
+    ],
   },
   'clickhouse/clickhouse-server': {
-    source: 'ClickHouse docker/server/README.src/content.md ("Volumes", "How to create default database and user") and docker/server/entrypoint.sh',
+    source:
+      'ClickHouse docker/server/README.src/content.md ("Volumes", "How to create default database and user") and docker/server/entrypoint.sh',
     volumes: {
       '/var/lib/clickhouse': 'data',
       '/var/log/clickhouse-server': 'logs',
@@ -93,14 +102,26 @@ export const IMAGES: Readonly<Record<string, ImageFacts>> = {
     ],
   },
   postgres: {
-    source: 'docker-library/postgres (Docker Hub "postgres": environment variables; PGDATA is /var/lib/postgresql/data up to major 17)',
+    source:
+      'docker-library/postgres (Docker Hub "postgres": environment variables; PGDATA is /var/lib/postgresql/data up to major 17)',
     volumes: { '/var/lib/postgresql/data': 'the database cluster (PGDATA)' },
-    env: ['POSTGRES_PASSWORD', 'POSTGRES_USER', 'POSTGRES_DB', 'POSTGRES_INITDB_ARGS', 'POSTGRES_INITDB_WALDIR', 'POSTGRES_HOST_AUTH_METHOD', 'PGDATA'],
+    env: [
+      'POSTGRES_PASSWORD',
+      'POSTGRES_USER',
+      'POSTGRES_DB',
+      'POSTGRES_INITDB_ARGS',
+      'POSTGRES_INITDB_WALDIR',
+      'POSTGRES_HOST_AUTH_METHOD',
+      'PGDATA',
+    ],
   },
   'temporalio/server': {
     source:
       'temporalio/temporal v1.32: common/config/config_template_embedded.yaml (variables of the built-in configuration), docker/scripts/sh/entrypoint.sh (BIND_ON_IP, TEMPORAL_BROADCAST_ADDRESS), cmd/server/main.go (TEMPORAL_ALLOW_NO_AUTH)',
-    volumes: { '/etc/temporal/config/dynamicconfig': 'dynamic configuration (DYNAMIC_CONFIG_FILE_PATH; the template defaults to docker.yaml there)' },
+    volumes: {
+      '/etc/temporal/config/dynamicconfig':
+        'dynamic configuration (DYNAMIC_CONFIG_FILE_PATH; the template defaults to docker.yaml there)',
+    },
     env: [
       'DB',
       'DBNAME',
@@ -135,7 +156,8 @@ export const IMAGES: Readonly<Record<string, ImageFacts>> = {
     ],
   },
   'prom/prometheus': {
-    source: 'prometheus/prometheus Dockerfile (VOLUME /prometheus; CMD --config.file=/etc/prometheus/prometheus.yml --storage.tsdb.path=/prometheus)',
+    source:
+      'prometheus/prometheus Dockerfile (VOLUME /prometheus; CMD --config.file=/etc/prometheus/prometheus.yml --storage.tsdb.path=/prometheus)',
     volumes: { '/prometheus': 'the time-series database', '/etc/prometheus/prometheus.yml': 'the configuration file' },
     env: [],
   },
@@ -164,7 +186,8 @@ export const IMAGES: Readonly<Record<string, ImageFacts>> = {
     ],
   },
   'tapehouse:local': {
-    source: 'this repository: the Dockerfile (/var/lib/tapehouse) and README.md "Configuration" (TAPEHOUSE_* variables)',
+    source:
+      'this repository: the Dockerfile (/var/lib/tapehouse) and README.md "Configuration" (TAPEHOUSE_* variables)',
     volumes: { '/var/lib/tapehouse': "a part's state between restarts (capture's coverage marks)" },
     env: [/^TAPEHOUSE_[A-Z0-9_]+$/],
   },

@@ -26,14 +26,18 @@ interface Service {
   depends_on?: Record<string, { condition: string }>;
 }
 
-const compose = parse(read('docker-compose.yml'), { merge: true }) as { services: Record<string, Service>; volumes: Record<string, unknown> };
+const compose = parse(read('docker-compose.yml'), { merge: true }) as {
+  services: Record<string, Service>;
+  volumes: Record<string, unknown>;
+};
 const services = compose.services;
 const mounts = (service: Service) =>
   (service.volumes ?? []).map((entry) => {
     const [source, target, mode] = entry.split(':');
     return { source: source!, target: target!, readOnly: mode === 'ro', named: !source!.startsWith('.') };
   });
-const imageOf = (service: Service) => (service.image === 'tapehouse:local' ? service.image : service.image.replace(/:[^:/]+$/, ''));
+const imageOf = (service: Service) =>
+  service.image === 'tapehouse:local' ? service.image : service.image.replace(/:[^:/]+$/, '');
 const tagOf = (service: Service) => service.image.slice(service.image.lastIndexOf(':') + 1);
 const envOf = (service: Service) => service.environment ?? {};
 
@@ -44,11 +48,17 @@ const envOf = (service: Service) => service.environment ?? {};
 function variablesRead(service: Service): string[] {
   const files = mounts(service)
     .filter((m) => !m.named)
-    .flatMap((m) => (statSync(join(ROOT, m.source)).isDirectory() ? readdirSync(join(ROOT, m.source)).map((f) => join(m.source, f)) : [m.source]))
+    .flatMap((m) =>
+      statSync(join(ROOT, m.source)).isDirectory()
+        ? readdirSync(join(ROOT, m.source)).map((f) => join(m.source, f))
+        : [m.source],
+    )
     .filter((file) => /\.(xml|ya?ml)$/.test(file));
   return files.flatMap((file) => {
     const text = read(file);
-    return [...text.matchAll(/from_env="([A-Z0-9_]+)"/g), ...text.matchAll(/\$\{?([A-Z][A-Z0-9_]+)\}?/g)].map((m) => m[1]!);
+    return [...text.matchAll(/from_env="([A-Z0-9_]+)"/g), ...text.matchAll(/\$\{?([A-Z][A-Z0-9_]+)\}?/g)].map(
+      (m) => m[1]!,
+    );
   });
 }
 
@@ -64,7 +74,9 @@ describe('docker-compose.yml against what its images document', () => {
     for (const [name, service] of Object.entries(services)) {
       const facts = IMAGES[imageOf(service)]!;
       for (const mount of mounts(service)) {
-        const documented = Object.keys(facts.volumes).some((path) => mount.target === path || mount.target.startsWith(`${path}/`));
+        const documented = Object.keys(facts.volumes).some(
+          (path) => mount.target === path || mount.target.startsWith(`${path}/`),
+        );
         const own = (facts.ownPaths ?? []).some((prefix) => mount.target.startsWith(prefix));
         expect(documented || own, `${name} mounts ${mount.target}, which ${facts.source} does not name`).toBe(true);
         if (mount.named) expect(compose.volumes, `${name}: volume ${mount.source}`).toHaveProperty(mount.source);
@@ -78,7 +90,9 @@ describe('docker-compose.yml against what its images document', () => {
       const facts = IMAGES[imageOf(service)]!;
       const readByFiles = variablesRead(service);
       for (const variable of Object.keys(envOf(service))) {
-        const documented = facts.env.some((entry) => (typeof entry === 'string' ? entry === variable : entry.test(variable)));
+        const documented = facts.env.some((entry) =>
+          typeof entry === 'string' ? entry === variable : entry.test(variable),
+        );
         expect(documented || readByFiles.includes(variable), `${name}: ${variable} (${facts.source})`).toBe(true);
       }
     }
@@ -96,7 +110,8 @@ describe('docker-compose.yml against what its images document', () => {
     const documented = new Set(read('README.md').match(/TAPEHOUSE_[A-Z0-9_]+/g));
     const dockerfile = read('Dockerfile');
     for (const [name, service] of Object.entries(services).filter(([, s]) => s.image === 'tapehouse:local')) {
-      for (const variable of Object.keys(envOf(service))) expect(documented.has(variable), `${name}: ${variable} is not in README.md`).toBe(true);
+      for (const variable of Object.keys(envOf(service)))
+        expect(documented.has(variable), `${name}: ${variable} is not in README.md`).toBe(true);
     }
     const coverageFile = /ENV TAPEHOUSE_COVERAGE_FILE=(\S+)/.exec(dockerfile)![1]!;
     const stateDir = mounts(services.capture!).find((m) => coverageFile.startsWith(`${m.target}/`));
@@ -128,8 +143,12 @@ describe('docker-compose.yml start-up order', () => {
         const target = services[dependency]!;
         expect(target, `${name} depends on ${dependency}`).toBeDefined();
         if (condition === 'service_healthy')
-          expect(target.healthcheck?.test && !target.healthcheck.disable, `${dependency} has no healthcheck (${name})`).toBeTruthy();
-        if (condition === 'service_completed_successfully') expect(target.restart, `${dependency} is a job (${name})`).toBe('no');
+          expect(
+            target.healthcheck?.test && !target.healthcheck.disable,
+            `${dependency} has no healthcheck (${name})`,
+          ).toBeTruthy();
+        if (condition === 'service_completed_successfully')
+          expect(target.restart, `${dependency} is a job (${name})`).toBe('no');
         expect(['service_healthy', 'service_completed_successfully'], `${name} → ${dependency}`).toContain(condition);
       }
     }
@@ -137,10 +156,14 @@ describe('docker-compose.yml start-up order', () => {
 
   it('sets Temporal up in order: schema job, server, namespace job, then the worker and the schedules', () => {
     expect(services['temporal-schema']!.depends_on).toEqual({ postgresql: { condition: 'service_healthy' } });
-    expect(services.temporal!.depends_on).toEqual({ 'temporal-schema': { condition: 'service_completed_successfully' } });
+    expect(services.temporal!.depends_on).toEqual({
+      'temporal-schema': { condition: 'service_completed_successfully' },
+    });
     expect(services['temporal-namespace']!.depends_on).toEqual({ temporal: { condition: 'service_healthy' } });
     for (const part of ['worker', 'schedules'])
-      expect(services[part]!.depends_on!['temporal-namespace']).toEqual({ condition: 'service_completed_successfully' });
+      expect(services[part]!.depends_on!['temporal-namespace']).toEqual({
+        condition: 'service_completed_successfully',
+      });
     expect(tagOf(services['temporal-schema']!)).toBe(tagOf(services.temporal!));
     expect(services.schedules!.command).toEqual(['schedules', 'apply']);
     // The server refuses to start when its dynamic config file is missing.
@@ -150,7 +173,8 @@ describe('docker-compose.yml start-up order', () => {
   });
 
   it('publishes ports on 127.0.0.1 only', () => {
-    for (const [name, service] of Object.entries(services)) for (const port of service.ports ?? []) expect(port, name).toMatch(/^127\.0\.0\.1:/);
+    for (const [name, service] of Object.entries(services))
+      for (const port of service.ports ?? []) expect(port, name).toMatch(/^127\.0\.0\.1:/);
   });
 });
 
@@ -167,7 +191,8 @@ describe('ClickHouse version, Grafana and Prometheus', () => {
     expect(env).not.toHaveProperty('GF_PLUGINS_PREINSTALL');
     const targets = mounts(services.grafana!).map((m) => m.target);
     expect(targets).not.toContain('/etc/grafana/provisioning');
-    for (const kind of ['datasources', 'dashboards', 'alerting']) expect(targets).toContain(`/etc/grafana/provisioning/${kind}`);
+    for (const kind of ['datasources', 'dashboards', 'alerting'])
+      expect(targets).toContain(`/etc/grafana/provisioning/${kind}`);
   });
 
   it('gives Grafana a read-only ClickHouse user: readonly=2, SELECT on tapehouse only, its own password', () => {
@@ -194,7 +219,8 @@ describe('ClickHouse version, Grafana and Prometheus', () => {
     const job = config.scrape_configs.find((c) => c.job_name === 'tapehouse')!.dns_sd_configs![0]!;
     const serving = Object.entries(services).filter(([, s]) => s.command?.includes('--metrics-port'));
     expect(job.names.sort()).toEqual(serving.map(([name]) => name).sort());
-    for (const [, service] of serving) expect(service.command![service.command!.indexOf('--metrics-port') + 1]).toBe(String(job.port));
+    for (const [, service] of serving)
+      expect(service.command![service.command!.indexOf('--metrics-port') + 1]).toBe(String(job.port));
   });
 });
 
@@ -214,7 +240,9 @@ describe('Grafana alert rules', () => {
   ).groups.flatMap((g) => g.rules);
   const uids = new Set(
     ['clickhouse.yaml', 'prometheus.yaml'].flatMap((file) =>
-      (parse(read(`dashboards/provisioning/datasources/${file}`)) as { datasources: Array<{ uid: string }> }).datasources.map((d) => d.uid),
+      (
+        parse(read(`dashboards/provisioning/datasources/${file}`)) as { datasources: Array<{ uid: string }> }
+      ).datasources.map((d) => d.uid),
     ),
   );
 
@@ -252,7 +280,10 @@ describe('Grafana alert rules', () => {
         rule.uid,
       ).toContain(rule.condition);
       for (const query of rule.data) {
-        expect(query.datasourceUid === '__expr__' || uids.has(query.datasourceUid), `${rule.uid}: ${query.datasourceUid}`).toBe(true);
+        expect(
+          query.datasourceUid === '__expr__' || uids.has(query.datasourceUid),
+          `${rule.uid}: ${query.datasourceUid}`,
+        ).toBe(true);
         for (const [metric] of (query.model.expr ?? '').matchAll(/\b(tapehouse_[a-z0-9_]+)/g)) {
           const family = metric.replace(/_(bucket|count|sum)$/, '');
           expect(exported, `${rule.uid}: ${metric}`).toMatch(new RegExp(`^# TYPE ${family} `, 'm'));

@@ -128,7 +128,13 @@ class HandTransport implements Transport {
     let end!: (value: { detail: string }) => void;
     const ended = new Promise<{ detail: string }>((resolve) => (end = resolve));
     this.#open();
-    return { ended, send: () => undefined, close: (detail) => end({ detail }), pause: () => undefined, resume: () => undefined };
+    return {
+      ended,
+      send: () => undefined,
+      close: (detail) => end({ detail }),
+      pause: () => undefined,
+      resume: () => undefined,
+    };
   }
   /** Resolves once the stream opened and its open handler ran. */
   async opened(): Promise<void> {
@@ -145,15 +151,32 @@ function marketConnection(
   url = 'ws://127.0.0.1:9/trade/v1/market-stream',
 ): MarketConnection {
   // One update a record, written at once: what a frame makes is there when it returns.
-  const feed = new MarketFeed({ sink: { write: publish }, clock, books, batch: { maxUpdates: 1, maxDelayMs: 0, maxBytes: 1 } });
-  const owner: MarketOwner = { reseed: () => undefined, statusSeen: () => undefined, added: () => undefined, covered: () => undefined };
-  const connection = new MarketConnection({ url, token: null, budget: new ConnectionBudget(), clock, silenceMs: 30_000, log, counters, feed, owner }, 'corpus');
+  const feed = new MarketFeed({
+    sink: { write: publish },
+    clock,
+    books,
+    batch: { maxUpdates: 1, maxDelayMs: 0, maxBytes: 1 },
+  });
+  const owner: MarketOwner = {
+    reseed: () => undefined,
+    statusSeen: () => undefined,
+    added: () => undefined,
+    covered: () => undefined,
+  };
+  const connection = new MarketConnection(
+    { url, token: null, budget: new ConnectionBudget(), clock, silenceMs: 30_000, log, counters, feed, owner },
+    'corpus',
+  );
   connection.add(new Map([['tok-1', 'cond-1']]), ['ev-1']);
   return connection;
 }
 
 /** Feeds one input (after its set-up frames) to a fresh market connection. */
-function feedMarket(input: StreamInput, index: number, publish: (records: readonly ReceivedRecord[]) => void): FrameNote {
+function feedMarket(
+  input: StreamInput,
+  index: number,
+  publish: (records: readonly ReceivedRecord[]) => void,
+): FrameNote {
   const counters = newCounters();
   const clock = new StillClock();
   const books = new TokenBooks({ sequenceBase: BigInt(index + 1) * 1_000_000n });
@@ -168,12 +191,19 @@ function feedMarket(input: StreamInput, index: number, publish: (records: readon
     books,
   );
   const at = instantOf(index);
-  input.before.forEach((raw, i) => connection.receive({ connectionId: `market-${index}`, frameNo: i, receivedAtUs: at - 500n + BigInt(i), raw }));
+  input.before.forEach((raw, i) =>
+    connection.receive({ connectionId: `market-${index}`, frameNo: i, receivedAtUs: at - 500n + BigInt(i), raw }),
+  );
   emitted = 0;
   const duplicates = counters.duplicates;
   const stale = books.staleFrames;
   try {
-    connection.receive({ connectionId: `market-${index}`, frameNo: input.before.length, receivedAtUs: at, raw: input.raw });
+    connection.receive({
+      connectionId: `market-${index}`,
+      frameNo: input.before.length,
+      receivedAtUs: at,
+      raw: input.raw,
+    });
   } catch (err) {
     return { emitted, note: null, crash: String(err) };
   }
@@ -206,15 +236,25 @@ async function privateCapture(
   return { capture, transport };
 }
 
-/** Feeds one input (after its set-up frames) through a reconnecting stream into a fresh account or portfolio capture. */
-async function feedPrivate(input: StreamInput, index: number, publish: (records: readonly ReceivedRecord[]) => void): Promise<FrameNote> {
+/** Feeds one input (after its set-up frames) through a reconnecting stream into a fresh account or portfolio capture.
+ * */
+async function feedPrivate(
+  input: StreamInput,
+  index: number,
+  publish: (records: readonly ReceivedRecord[]) => void,
+): Promise<FrameNote> {
   const counters = newCounters();
   const clock = new StillClock();
   let emitted = 0;
-  const { capture, transport } = await privateCapture(input.family === 'account' ? 'account' : 'portfolio', clock, counters, (records) => {
-    emitted += records.length;
-    publish(records);
-  });
+  const { capture, transport } = await privateCapture(
+    input.family === 'account' ? 'account' : 'portfolio',
+    clock,
+    counters,
+    (records) => {
+      emitted += records.length;
+      publish(records);
+    },
+  );
   const at = instantOf(index);
   const sink = transport.sink!;
   input.before.forEach((raw, i) => {
@@ -236,7 +276,8 @@ async function feedPrivate(input: StreamInput, index: number, publish: (records:
 
 const CONTROL_TYPES = new Set(['heartbeat', 'pong', 'subscribed', 'unsubscribed', 'sequence_reset']);
 
-/** What a frame that reached no table came to: counted, a control frame, an unchanged book, or nothing (a silent drop). */
+/** What a frame that reached no table came to: counted, a control frame, an unchanged book, or nothing (a silent drop).
+ * */
 function unstoredOutcome(input: StreamInput, note: FrameNote): string {
   if (note.note) return `counted:${note.note}`;
   const parsed = parseFrame(input.raw);
@@ -372,7 +413,12 @@ async function read(client: VenueClient, endpoint: RestInput['endpoint']): Promi
 /** The client's typed errors, with the interface code; anything else is a crash. */
 function typedError(err: unknown): string {
   if (err instanceof VenueError) return `typed_error:${err.constructor.name}:${err.code ?? ''}`;
-  if (err instanceof ResponseShapeError || err instanceof TransportError || err instanceof CursorLoopError || err instanceof ExchangeUnavailableError)
+  if (
+    err instanceof ResponseShapeError ||
+    err instanceof TransportError ||
+    err instanceof CursorLoopError ||
+    err instanceof ExchangeUnavailableError
+  )
     return `typed_error:${err.name}`;
   return `crash:${String(err)}`;
 }
@@ -409,14 +455,25 @@ function bytesBus(inner: EmbeddedBus, wireAt: Map<bigint, string>): Bus {
 
 function printTable(): void {
   const families: Family[] = ['market', 'account', 'portfolio', 'rest', 'bus'];
-  const kinds = ['stored', 'flagged', 'rejected', 'dead_letter', 'counted', 'control', 'unchanged', 'accepted', 'typed_error'];
+  const kinds = [
+    'stored',
+    'flagged',
+    'rejected',
+    'dead_letter',
+    'counted',
+    'control',
+    'unchanged',
+    'accepted',
+    'typed_error',
+  ];
   const counts = new Map<string, number>();
   for (const [input, outcome] of outcomes) {
     const kind = kinds.includes(outcome.split(':')[0]!) ? outcome.split(':')[0]! : 'FAILED';
     counts.set(`${input.family}|${kind}`, (counts.get(`${input.family}|${kind}`) ?? 0) + 1);
   }
   const columns = [...kinds, 'FAILED'].filter((k) => families.some((f) => counts.has(`${f}|${k}`)));
-  const row = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(10) : c.padStart(Math.max(6, columns[i - 1]?.length ?? 5) + 1))).join('');
+  const row = (cells: string[]): string =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(10) : c.padStart(Math.max(6, columns[i - 1]?.length ?? 5) + 1))).join('');
   const lines = [row(['family', ...columns, 'total'])];
   for (const family of families) {
     const cells = columns.map((k) => counts.get(`${family}|${k}`) ?? 0);
@@ -437,19 +494,27 @@ describe('hostile-input corpus', () => {
     expect(new Set(names).size).toBe(names.length);
     for (const input of all) {
       expect(input.about.length).toBeGreaterThan(5);
-      expect(input.expect).toMatch(/^(stored|flagged|rejected|dead_letter|counted|control|unchanged|accepted|typed_error)(:[\w:]+)?$/);
+      expect(input.expect).toMatch(
+        /^(stored|flagged|rejected|dead_letter|counted|control|unchanged|accepted|typed_error)(:[\w:]+)?$/,
+      );
     }
   });
 
   describe('stream frames, through capture, the bus and the loaders into chDB', () => {
     const catalogue: TopicCatalogue = createTopicCatalogue(CAPTURE_PREFIX);
-    const captureBus = new EmbeddedBus({ topics: catalogue.topics, capacity: { records: 1_000_000, bytes: 1024 * 1024 * 1024 } });
+    const captureBus = new EmbeddedBus({
+      topics: catalogue.topics,
+      capacity: { records: 1_000_000, bytes: 1024 * 1024 * 1024 },
+    });
     const publisher = new RecordPublisher({ bus: captureBus, topics: catalogue, clock: new StillClock(), log });
 
     it.each(streamInputs.map((input, index) => ({ input, index, label: `${input.family}/${input.name}` })))(
       '$label: no crash, no hang',
       async ({ input, index }) => {
-        const note = input.family === 'market' ? feedMarket(input, index, (r) => publisher.push(r)) : await feedPrivate(input, index, (r) => publisher.push(r));
+        const note =
+          input.family === 'market'
+            ? feedMarket(input, index, (r) => publisher.push(r))
+            : await feedPrivate(input, index, (r) => publisher.push(r));
         notes.set(input, note);
         expect(note.crash).toBeUndefined();
       },
@@ -511,19 +576,38 @@ describe('hostile-input corpus', () => {
     it('a market connection that took every hostile frame in a row still records the next good trade', () => {
       const counters = newCounters();
       const published: ReceivedRecord[] = [];
-      const connection = marketConnection((records) => published.push(...records), counters, new StillClock(), new TokenBooks({ sequenceBase: 0n }));
+      const connection = marketConnection(
+        (records) => published.push(...records),
+        counters,
+        new StillClock(),
+        new TokenBooks({ sequenceBase: 0n }),
+      );
       market.forEach((input, i) => {
-        for (const raw of [...input.before, input.raw]) connection.receive({ connectionId: 'row', frameNo: i, receivedAtUs: BASE_US + BigInt(i), raw });
+        for (const raw of [...input.before, input.raw])
+          connection.receive({ connectionId: 'row', frameNo: i, receivedAtUs: BASE_US + BigInt(i), raw });
       });
       published.length = 0;
       const good = JSON.stringify({
         type: 'trades',
         seq: 1_000_000,
         ts: '2026-03-02T09:00:00.000Z',
-        data: { trade_id: 'after-all', token_id: 'tok-1', side: 'SELL', price_micro: '510000', shares_micro: '3000000' },
+        data: {
+          trade_id: 'after-all',
+          token_id: 'tok-1',
+          side: 'SELL',
+          price_micro: '510000',
+          shares_micro: '3000000',
+        },
       });
-      connection.receive({ connectionId: 'row', frameNo: market.length, receivedAtUs: BASE_US + 10_000_000n, raw: good });
-      expect(published.map((r) => [r.kind, (r.payload as { trade_id?: string }).trade_id])).toEqual([['trade', 'after-all']]);
+      connection.receive({
+        connectionId: 'row',
+        frameNo: market.length,
+        receivedAtUs: BASE_US + 10_000_000n,
+        raw: good,
+      });
+      expect(published.map((r) => [r.kind, (r.payload as { trade_id?: string }).trade_id])).toEqual([
+        ['trade', 'after-all'],
+      ]);
     });
   });
 
@@ -537,14 +621,25 @@ describe('hostile-input corpus', () => {
         const n = ++connections;
         let seq = 0;
         const send = (frame: object | string) =>
-          socket.send(typeof frame === 'string' ? frame : JSON.stringify({ ...frame, seq: ++seq, ts: new Date().toISOString() }));
+          socket.send(
+            typeof frame === 'string' ? frame : JSON.stringify({ ...frame, seq: ++seq, ts: new Date().toISOString() }),
+          );
         socket.on('message', (data: Buffer) => {
           const request = JSON.parse(data.toString()) as { op: string; id: string; channels: string[] };
           if (request.op !== 'subscribe') return;
           send({ type: 'subscribed', data: { id: request.id } });
           // Once both subscriptions (books, then status) are acknowledged, the connection covers its subjects.
           if (!request.channels.includes('market_status')) return;
-          send({ type: 'trades', data: { trade_id: `t-${n}`, token_id: 'tok-1', side: 'BUY', price_micro: '450000', shares_micro: '1000000' } });
+          send({
+            type: 'trades',
+            data: {
+              trade_id: `t-${n}`,
+              token_id: 'tok-1',
+              side: 'BUY',
+              price_micro: '450000',
+              shares_micro: '1000000',
+            },
+          });
           if (n === 1) send(`{"type":"trades","seq":${++seq},"data":{"x":"${'y'.repeat(17 * 1024 * 1024)}"}}`);
         });
       });
@@ -562,10 +657,14 @@ describe('hostile-input corpus', () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
       await connection.stop();
       server.close();
-      const gaps = published.filter((r) => r.kind === 'capture_gap').map((r) => r.payload as { reason: string; detail: string });
+      const gaps = published
+        .filter((r) => r.kind === 'capture_gap')
+        .map((r) => r.payload as { reason: string; detail: string });
       expect(gaps.map((g) => g.reason)).toEqual(['disconnected']);
       expect(gaps[0]!.detail).toContain('Max payload size exceeded');
-      expect(published.filter((r) => r.kind === 'trade').map((r) => (r.payload as { trade_id: string }).trade_id)).toEqual(['t-1', 't-2']);
+      expect(
+        published.filter((r) => r.kind === 'trade').map((r) => (r.payload as { trade_id: string }).trade_id),
+      ).toEqual(['t-1', 't-2']);
     },
     PER_INPUT_MS,
   );
@@ -574,23 +673,39 @@ describe('hostile-input corpus', () => {
     {
       family: 'account' as const,
       inputs: account,
-      good: { type: 'account_events', seq: 1_000_000, data: { kind: 'order_accepted', order: { internal_id: 'after-all', status: 'LIVE' } } },
+      good: {
+        type: 'account_events',
+        seq: 1_000_000,
+        data: { kind: 'order_accepted', order: { internal_id: 'after-all', status: 'LIVE' } },
+      },
     },
     {
       family: 'portfolio' as const,
       inputs: portfolio,
-      good: { type: 'portfolio.sync', seq: '1000000', stream_id: 's-1', positions: { as_of: '2026-03-02T09:00:00.000Z', positions: [] } },
+      good: {
+        type: 'portfolio.sync',
+        seq: '1000000',
+        stream_id: 's-1',
+        positions: { as_of: '2026-03-02T09:00:00.000Z', positions: [] },
+      },
     },
-  ])('a $family capture that took every hostile frame in a row still records the next good one', async ({ family, inputs, good }) => {
-    const published: ReceivedRecord[] = [];
-    const { capture, transport } = await privateCapture(family, new StillClock(), newCounters(), (records) => published.push(...records));
-    for (const input of inputs) for (const raw of [...input.before, input.raw]) transport.sink!.message(raw);
-    published.length = 0;
-    transport.sink!.message(JSON.stringify(good));
-    await capture.stop();
-    // Its frame number jumped past the hostile ones: a gap is recorded too, and the event itself.
-    expect(published.map((r) => r.kind).filter((kind) => kind !== 'capture_gap')).toEqual([family === 'account' ? 'account_event' : 'portfolio_sync']);
-  });
+  ])(
+    'a $family capture that took every hostile frame in a row still records the next good one',
+    async ({ family, inputs, good }) => {
+      const published: ReceivedRecord[] = [];
+      const { capture, transport } = await privateCapture(family, new StillClock(), newCounters(), (records) =>
+        published.push(...records),
+      );
+      for (const input of inputs) for (const raw of [...input.before, input.raw]) transport.sink!.message(raw);
+      published.length = 0;
+      transport.sink!.message(JSON.stringify(good));
+      await capture.stop();
+      // Its frame number jumped past the hostile ones: a gap is recorded too, and the event itself.
+      expect(published.map((r) => r.kind).filter((kind) => kind !== 'capture_gap')).toEqual([
+        family === 'account' ? 'account_event' : 'portfolio_sync',
+      ]);
+    },
+  );
 
   describe('REST bodies, from a local HTTP server through the venue client', () => {
     beforeAll(async () => {
@@ -654,7 +769,10 @@ describe('hostile-input corpus', () => {
       const client = w.warehouse.client;
       const stored = new Set<string>();
       for (const table of await tablesWith('_offset')) {
-        const found = await rows<{ offset: string }>(client, `SELECT DISTINCT toString(_offset) AS offset FROM tapehouse.${table} WHERE _topic = '${topic}'`);
+        const found = await rows<{ offset: string }>(
+          client,
+          `SELECT DISTINCT toString(_offset) AS offset FROM tapehouse.${table} WHERE _topic = '${topic}'`,
+        );
         for (const r of found) stored.add(r.offset);
       }
       const letters = await rows<{ offset: string; error_code: string; reason: string }>(
@@ -665,7 +783,10 @@ describe('hostile-input corpus', () => {
       for (const [offset, input] of inputAt) {
         const letter = letterAt.get(offset);
         if (letter) expect(letter.reason.length, input.name).toBeGreaterThan(0);
-        outcomes.set(input, letter ? `dead_letter:${letter.error_code}` : stored.has(offset) ? 'stored' : 'silent_drop');
+        outcomes.set(
+          input,
+          letter ? `dead_letter:${letter.error_code}` : stored.has(offset) ? 'stored' : 'silent_drop',
+        );
       }
       expect(mismatches(bus)).toEqual([]);
       await inner.close();
@@ -677,7 +798,12 @@ describe('public fills on the trades channel (§2.3, §6.2)', () => {
   it('keeps every fill of a trade, drops a frame sent twice, and keeps and reports the same key with other content', () => {
     const published: ReceivedRecord[] = [];
     const counters = newCounters();
-    const connection = marketConnection((records) => published.push(...records), counters, new StillClock(), new TokenBooks({ sequenceBase: 1_000_000n }));
+    const connection = marketConnection(
+      (records) => published.push(...records),
+      counters,
+      new StillClock(),
+      new TokenBooks({ sequenceBase: 1_000_000n }),
+    );
     const fill = (seq: number, fillId: string, price: string) =>
       JSON.stringify({
         type: 'trades',
@@ -694,11 +820,29 @@ describe('public fills on the trades channel (§2.3, §6.2)', () => {
           executed_at: '2025-01-06T12:00:00.100Z',
         },
       });
-    const frames = [fill(1, 'F1', '510000'), fill(2, 'F2', '520000'), fill(3, 'F3', '530000'), fill(4, 'F2', '520000'), fill(5, 'F3', '540000')];
-    frames.forEach((raw, i) => connection.receive({ connectionId: 'market-1', frameNo: i, receivedAtUs: 1_736_164_800_100_000n + BigInt(i), raw }));
+    const frames = [
+      fill(1, 'F1', '510000'),
+      fill(2, 'F2', '520000'),
+      fill(3, 'F3', '530000'),
+      fill(4, 'F2', '520000'),
+      fill(5, 'F3', '540000'),
+    ];
+    frames.forEach((raw, i) =>
+      connection.receive({
+        connectionId: 'market-1',
+        frameNo: i,
+        receivedAtUs: 1_736_164_800_100_000n + BigInt(i),
+        raw,
+      }),
+    );
     const trades = published.filter((r) => r.kind === 'trade').map((r) => r.payload as Record<string, unknown>);
     // Three fills of one trade, each kept; F2 again is a duplicate; F3 with another price is kept and reported.
-    expect(trades.map((t) => `${t.fill_id}@${t.price_micro}`)).toEqual(['F1@510000', 'F2@520000', 'F3@530000', 'F3@540000']);
+    expect(trades.map((t) => `${t.fill_id}@${t.price_micro}`)).toEqual([
+      'F1@510000',
+      'F2@520000',
+      'F3@530000',
+      'F3@540000',
+    ]);
     expect(counters.duplicates).toBe(1);
     const quality = published.filter((r) => r.kind === 'data_quality').map((r) => r.payload as Record<string, unknown>);
     expect(quality).toMatchObject([{ problem: 'conflicting_trade', token_id: 'tok-1', frame_seq: 5 }]);

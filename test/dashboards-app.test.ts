@@ -64,7 +64,12 @@ describe('the viewer mounted on a host server', () => {
   it('answers under its base path only, leaving other paths to the host', async () => {
     expect(await (await fetch(`${base.replace('/dashboards', '')}/metrics`)).text()).toBe('the host route');
     const list = (await (await fetch(`${base}/api/dashboards`)).json()) as Array<{ title: string }>;
-    expect(list.map((entry) => entry.title).sort()).toEqual(['Account', 'Market detail', 'Markets overview', 'Pipeline health']);
+    expect(list.map((entry) => entry.title).sort()).toEqual([
+      'Account',
+      'Market detail',
+      'Markets overview',
+      'Pipeline health',
+    ]);
     const page = await fetch(`${base}/d/tapehouse-market`);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
     expect(await page.text()).toContain('src="/dashboards/assets/echarts.min.js"');
@@ -105,7 +110,10 @@ describe('the viewer mounted on a host server', () => {
 
   it('fits a default range to the data: starts it where the loaders stored the first batch, never shorter than 5 minutes', async () => {
     const [row] = await (
-      await reader.query({ query: 'SELECT toUnixTimestamp64Milli(min(recorded_at)) AS start FROM tapehouse.loader_offsets', format: 'JSONEachRow' })
+      await reader.query({
+        query: 'SELECT toUnixTimestamp64Milli(min(recorded_at)) AS start FROM tapehouse.loader_offsets',
+        format: 'JSONEachRow',
+      })
     ).json<{ start: string }>();
     const start = Number(row!.start);
     const wide = await data('tapehouse-account', { from: start - 30 * 86_400_000, to: END.getTime(), fit: true });

@@ -62,7 +62,10 @@ describe.each(dashboards.map(({ file, dashboard }) => [file, dashboard] as const
   });
 
   it('quotes every variable in SQL with ${var:singlequote} and filters optional ones with $__conditionalAll', () => {
-    const sqls = [...panels.flatMap((panel) => panel.targets.map((target) => target.rawSql)), ...variables.map((v) => String(v.query ?? ''))];
+    const sqls = [
+      ...panels.flatMap((panel) => panel.targets.map((target) => target.rawSql)),
+      ...variables.map((v) => String(v.query ?? '')),
+    ];
     for (const sql of sqls) {
       const withoutConditionalRefs = sql.replace(/,\s*\$\w+\)/g, ')'); // $__conditionalAll's second argument names the variable
       for (const [reference] of withoutConditionalRefs.matchAll(/\$\{?(?!__)\w+(:\w+)?\}?/g)) {

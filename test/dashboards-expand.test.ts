@@ -21,10 +21,16 @@ describe('time macros, as the ClickHouse data source expands them', () => {
   });
 
   it('has millisecond, date and bare bound forms, and the interval in seconds', () => {
-    expect(expand('$__timeFilter_ms(t)')).toBe(`t >= fromUnixTimestamp64Milli(${FROM_S * 1000}) AND t <= fromUnixTimestamp64Milli(${TO_S * 1000})`);
+    expect(expand('$__timeFilter_ms(t)')).toBe(
+      `t >= fromUnixTimestamp64Milli(${FROM_S * 1000}) AND t <= fromUnixTimestamp64Milli(${TO_S * 1000})`,
+    );
     expect(expand('$__dateFilter(d)')).toBe("d >= toDate('2024-05-01') AND d <= toDate('2024-05-01')");
-    expect(expand('$__fromTime $__toTime $__interval_s', {}, 300_000)).toBe(`toDateTime(${FROM_S}) toDateTime(${TO_S}) 300`);
-    expect(expand('$__timeInterval(toDateTime64(x, 3))')).toBe('toStartOfInterval(toDateTime(toDateTime64(x, 3)), INTERVAL 60 second)');
+    expect(expand('$__fromTime $__toTime $__interval_s', {}, 300_000)).toBe(
+      `toDateTime(${FROM_S}) toDateTime(${TO_S}) 300`,
+    );
+    expect(expand('$__timeInterval(toDateTime64(x, 3))')).toBe(
+      'toStartOfInterval(toDateTime(toDateTime64(x, 3)), INTERVAL 60 second)',
+    );
   });
 
   it('refuses a macro the data source does not have, and one missing its column', () => {
@@ -47,7 +53,9 @@ describe('variables in SQL', () => {
 
   it('enter as escaped string literals: a quote or backslash in a value cannot end the literal', () => {
     expect(expand('WHERE m = ${m:singlequote}', { m: one("O'Brien\\") })).toBe("WHERE m = 'O\\'Brien\\\\'");
-    expect(expand('WHERE m IN (${m:singlequote})', { m: { values: ['a', "b' OR 1=1 --"], isAll: false } })).toBe("WHERE m IN ('a','b\\' OR 1=1 --')");
+    expect(expand('WHERE m IN (${m:singlequote})', { m: { values: ['a', "b' OR 1=1 --"], isAll: false } })).toBe(
+      "WHERE m IN ('a','b\\' OR 1=1 --')",
+    );
   });
 
   it('are refused bare or in a format that would paste the value as code', () => {
@@ -62,7 +70,9 @@ describe('variables in SQL', () => {
     expect(expand(sql, { c: { values: [], isAll: false } })).toBe('WHERE 1=1 AND x'); // Grafana's value ''
     expect(expand(sql, { c: { values: ['a', 'b'], isAll: false } })).toBe("WHERE c IN ('a','b') AND x");
     // The plugin splits the arguments by brackets alone and keeps the condition's spacing.
-    expect(expand('$__conditionalAll( c = ${c:singlequote} ,${c})', { c: { values: ['a'], isAll: false } })).toBe(" c = 'a' ");
+    expect(expand('$__conditionalAll( c = ${c:singlequote} ,${c})', { c: { values: ['a'], isAll: false } })).toBe(
+      " c = 'a' ",
+    );
   });
 
   it("give '' when the variable has no option (Grafana's value is then '')", () => {
@@ -79,8 +89,20 @@ describe('variable options and selection', () => {
       list: [
         { name: 'datasource', type: 'datasource', query: 'grafana-clickhouse-datasource' },
         { name: 'event', type: 'query', query: 'SELECT event_id, title FROM events' },
-        { name: 'market', type: 'query', query: 'SELECT market_id FROM markets WHERE event_id = ${event:singlequote}', multi: true, includeAll: true },
-        { name: 'distance', type: 'custom', query: '1¢ : 10000, 5¢ : 50000', multi: true, current: { text: ['5¢'], value: ['50000'] } },
+        {
+          name: 'market',
+          type: 'query',
+          query: 'SELECT market_id FROM markets WHERE event_id = ${event:singlequote}',
+          multi: true,
+          includeAll: true,
+        },
+        {
+          name: 'distance',
+          type: 'custom',
+          query: '1¢ : 10000, 5¢ : 50000',
+          multi: true,
+          current: { text: ['5¢'], value: ['50000'] },
+        },
       ],
     },
   });
@@ -115,7 +137,12 @@ describe('variable options and selection', () => {
   });
 
   it('keep a requested value only when the variable offers it', async () => {
-    const resolved = await resolveVariables(dashboard, { event: ['e2'], market: ['e2-m2'], distance: ["10000' OR 1=1"] }, range, run);
+    const resolved = await resolveVariables(
+      dashboard,
+      { event: ['e2'], market: ['e2-m2'], distance: ["10000' OR 1=1"] },
+      range,
+      run,
+    );
     expect(resolved.map(({ selected }) => selected)).toEqual([['e2'], ['e2-m2'], ['50000']]);
     const stale = await resolveVariables(dashboard, { event: ['e2'], market: ['e1-m1'] }, range, run);
     expect(stale[1]!.selected).toEqual([ALL]);

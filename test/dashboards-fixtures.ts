@@ -40,13 +40,25 @@ interface Market {
 }
 
 const CATALOGUE = [
-  { category: ['politics', 'Politics'], title: 'Senate control 2026', questions: ['Will party A win the senate?', 'Will turnout exceed 60%?'] },
+  {
+    category: ['politics', 'Politics'],
+    title: 'Senate control 2026',
+    questions: ['Will party A win the senate?', 'Will turnout exceed 60%?'],
+  },
   {
     category: ['sports', 'Sports'],
     title: 'Cup final',
-    questions: ['Will the home team win the cup final?', 'Will the final go to penalties?', 'Over 2.5 goals in the final?'],
+    questions: [
+      'Will the home team win the cup final?',
+      'Will the final go to penalties?',
+      'Over 2.5 goals in the final?',
+    ],
   },
-  { category: ['crypto', 'Crypto'], title: 'BTC end of day', questions: ['BTC above 100k at close?', 'ETH above 5k at close?'] },
+  {
+    category: ['crypto', 'Crypto'],
+    title: 'BTC end of day',
+    questions: ['BTC above 100k at close?', 'ETH above 5k at close?'],
+  },
   { category: ['crypto', 'Crypto'], title: 'Stablecoin supply', questions: ['Stablecoin supply above 300bn?'] },
 ] as const;
 
@@ -56,8 +68,18 @@ export async function fillDashboardWarehouse(warehouse: Warehouse, options: Seed
   const start = end - (options.hours ?? 6) * 60 * MINUTE;
   const iso = (ms: number) => new Date(ms).toISOString();
   let offset = 0;
-  const bus = (topic: string, at: number) => ({ _topic: topic, _partition: 0, _offset: offset++, _received_at: iso(at + 40) });
-  const sync = (job: string, at: number) => ({ ...bus(`tapehouse.sync.${job}`, at), _sync_job: job, _sync_run: `run-${job}`, _sync_page: 1 });
+  const bus = (topic: string, at: number) => ({
+    _topic: topic,
+    _partition: 0,
+    _offset: offset++,
+    _received_at: iso(at + 40),
+  });
+  const sync = (job: string, at: number) => ({
+    ...bus(`tapehouse.sync.${job}`, at),
+    _sync_job: job,
+    _sync_run: `run-${job}`,
+    _sync_page: 1,
+  });
   const rows = new Map<string, InsertRow[]>();
   const add = (table: string, row: InsertRow) => (rows.get(table) ?? rows.set(table, []).get(table)!).push(row);
 
@@ -127,7 +149,15 @@ export async function fillDashboardWarehouse(warehouse: Warehouse, options: Seed
   });
 
   // Market data: a mid price per market walking in ticks, both outcomes quoted around it.
-  const fills: { token: string; conditionId: string; side: string; price: number; shares: number; at: number; maker: boolean }[] = [];
+  const fills: {
+    token: string;
+    conditionId: string;
+    side: string;
+    price: number;
+    shares: number;
+    at: number;
+    maker: boolean;
+  }[] = [];
   markets.forEach((market, m) => {
     let mid = 300_000 + Math.floor(rand() * 400_000);
     let sequence = 1;
@@ -196,7 +226,15 @@ export async function fillDashboardWarehouse(warehouse: Warehouse, options: Seed
             ...bus('tapehouse.market.trades', executed),
           });
           if (rand() < 0.12)
-            fills.push({ token, conditionId: market.conditionId, side, price, shares: Math.min(shares, 20_000_000), at: executed, maker: rand() < 0.5 });
+            fills.push({
+              token,
+              conditionId: market.conditionId,
+              side,
+              price,
+              shares: Math.min(shares, 20_000_000),
+              at: executed,
+              maker: rand() < 0.5,
+            });
         }
       });
       sequence += 1;
@@ -232,7 +270,14 @@ export async function fillDashboardWarehouse(warehouse: Warehouse, options: Seed
     const orderId = `ord-${i + 1}`;
     const fee = fill.maker ? 0 : Math.floor((fill.price * fill.shares) / 1_000_000 / 100);
     const notional = Math.floor((fill.price * fill.shares) / 1_000_000);
-    const base = { account, order_id: orderId, token_id: fill.token, condition_id: fill.conditionId, exchange: 'SERVICE', side: fill.side };
+    const base = {
+      account,
+      order_id: orderId,
+      token_id: fill.token,
+      condition_id: fill.conditionId,
+      exchange: 'SERVICE',
+      side: fill.side,
+    };
     add('orders', {
       ...base,
       status: 'MATCHED',
@@ -312,7 +357,13 @@ export async function fillDashboardWarehouse(warehouse: Warehouse, options: Seed
   const asOf = end - MINUTE;
   const held = [...holdings.entries()].filter(([, holding]) => holding.shares > 0);
   const snapshotRecord = bus('tapehouse.portfolio.syncs', asOf); // one read: the snapshot and its positions share the record
-  add('position_snapshots', { account, as_of: iso(asOf), position_count: held.length, source: 'sse:portfolio.sync', ...snapshotRecord });
+  add('position_snapshots', {
+    account,
+    as_of: iso(asOf),
+    position_count: held.length,
+    source: 'sse:portfolio.sync',
+    ...snapshotRecord,
+  });
   for (const [index, [token, holding]] of held.entries()) {
     const price = 400_000 + Math.floor(rand() * 300_000);
     const value = Math.floor((price * holding.shares) / 1_000_000);
@@ -494,7 +545,14 @@ export async function fillDashboardWarehouse(warehouse: Warehouse, options: Seed
   check('cash_balance_micro', '', cash, cash, 'ok');
   check('shares_micro', markets[0]!.tokens[0], 20_000_000, 20_000_000, 'ok');
   check('avg_price_micro', markets[0]!.tokens[0], 412_000, 415_000, 'different', 'fills fill-1, fill-7 give 0.412');
-  check('profit_loss_micro', markets[1]!.tokens[0], 1_500_000, 1_250_000, 'unproven', 'capture gap in fills 10:05-10:06');
+  check(
+    'profit_loss_micro',
+    markets[1]!.tokens[0],
+    1_500_000,
+    1_250_000,
+    'unproven',
+    'capture gap in fills 10:05-10:06',
+  );
 
   // The price feeds: a price per symbol every 10 s, as capture stores them (sql/0120).
   for (let at = start, n = 0; at <= end; at += 10_000, n += 1) {
@@ -503,9 +561,21 @@ export async function fillDashboardWarehouse(warehouse: Warehouse, options: Seed
       ['ETH', 3_400],
     ] as const) {
       const micro = base * 1_000_000 + Math.floor(rand() * 50_000_000);
-      const price = { symbol, price_micro: micro, price_text: (micro / 1e6).toFixed(6), observed_at: iso(at), event_id: String(n), connection_id: 'c-1' };
+      const price = {
+        symbol,
+        price_micro: micro,
+        price_text: (micro / 1e6).toFixed(6),
+        observed_at: iso(at),
+        event_id: String(n),
+        connection_id: 'c-1',
+      };
       add('prices', { ...price, source: 'SERVICE', ...bus('tapehouse.prices.stream', at) });
-      add('oracle_pro_prices', { ...price, price_micro: micro + 1_000, source: 'oracle-pro', ...bus('tapehouse.prices.oracle_pro', at) });
+      add('oracle_pro_prices', {
+        ...price,
+        price_micro: micro + 1_000,
+        source: 'oracle-pro',
+        ...bus('tapehouse.prices.oracle_pro', at),
+      });
     }
   }
 

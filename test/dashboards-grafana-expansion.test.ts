@@ -23,7 +23,9 @@ describe("the viewer expands every dashboard query as Grafana's ClickHouse data 
   it('covers every variable query and panel target of the dashboards', () => {
     const expected = dashboards.flatMap((dashboard) => [
       ...dashboard.templating.list.filter((v) => v.type === 'query').map((v) => `${dashboard.uid} variable ${v.name}`),
-      ...dataPanels(dashboard).flatMap((panel) => panel.targets.filter((t) => !t.hide).map((t) => `${dashboard.uid} target ${panel.id}/${t.refId}`)),
+      ...dataPanels(dashboard).flatMap((panel) =>
+        panel.targets.filter((t) => !t.hide).map((t) => `${dashboard.uid} target ${panel.id}/${t.refId}`),
+      ),
     ]);
     expect(expansions.map((e) => `${e.dashboard} ${e.kind} ${e.name}`).sort(), regenerate).toEqual(expected.sort());
   });

@@ -77,7 +77,9 @@ export function grafanaSchemaErrors(dashboards: ReadonlyArray<{ file: string; js
   host.fileExists = (name) => sources.has(name) || ts.sys.fileExists(name);
   host.getSourceFile = (name, language, onError, create) => {
     const text = sources.get(name);
-    return text === undefined ? getSourceFile(name, language, onError, create) : ts.createSourceFile(name, text, language);
+    return text === undefined
+      ? getSourceFile(name, language, onError, create)
+      : ts.createSourceFile(name, text, language);
   };
   const program = ts.createProgram([...sources.keys()], options, host);
   const errors = new Map<string, string[]>();
@@ -86,7 +88,10 @@ export function grafanaSchemaErrors(dashboards: ReadonlyArray<{ file: string; js
     errors.set(
       dashboards[index]!.file,
       diagnostics.map((diagnostic) => {
-        const at = diagnostic.file && diagnostic.start !== undefined ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start) : undefined;
+        const at =
+          diagnostic.file && diagnostic.start !== undefined
+            ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start)
+            : undefined;
         const where = at ? `line ${at.line + 1 - PRELUDE.split('\n').length - 1}: ` : '';
         return where + ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n');
       }),

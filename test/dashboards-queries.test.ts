@@ -62,7 +62,13 @@ describe('variables change what the panels show', () => {
   it('another outcome of the market shows its own book: the two mids of a binary market sum to 1', async () => {
     const detail = dashboardTitled('Market detail');
     const mid = async (outcome: string) => {
-      const data = await queryDashboard(detail, range, { event: ['event-2'], market: ['market-2-1'], outcome: [outcome] }, run, new Set([3]));
+      const data = await queryDashboard(
+        detail,
+        range,
+        { event: ['event-2'], market: ['market-2-1'], outcome: [outcome] },
+        run,
+        new Set([3]),
+      );
       return data.panels[3]!.frames[0]!.fields[0]!.values[0] as number;
     };
     expect((await mid('tok-2-1-yes')) + (await mid('tok-2-1-no'))).toBeCloseTo(1, 6);
@@ -86,7 +92,9 @@ describe('tables the main job and the reconciler fill', () => {
     const tablesOf = (sql: string) => [...sql.matchAll(/tapehouse\.(\w+)/g)].map((match) => match[1]!);
     for (const dashboard of [dashboardTitled('Pipeline health'), dashboardTitled('Account')]) {
       const data = await queryDashboard(dashboard, range, {}, run);
-      const onThem = dataPanels(dashboard).filter((panel) => panel.targets.some((t) => tablesOf(t.rawSql).some((table) => emptied.has(table))));
+      const onThem = dataPanels(dashboard).filter((panel) =>
+        panel.targets.some((t) => tablesOf(t.rawSql).some((table) => emptied.has(table))),
+      );
       expect(onThem.length).toBeGreaterThan(0);
       for (const panel of onThem) {
         const panelData = data.panels[panel.id]!;

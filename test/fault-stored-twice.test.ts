@@ -44,6 +44,8 @@ describe('the fault suite’s check for rows stored twice', () => {
     const found = await rowsStoredTwice((sql) => rows(t.warehouse.client, sql));
     expect(found.duplicateRows.trades).toBe(1);
     expect(found.duplicateExamples).toHaveLength(1);
-    expect(found.duplicateExamples[0]).toMatch(/^trades: fault\.trades\[0\]@5#0 received 2025-01-06 12:00:00\.500000, 2 copies in \S+, \S+$/);
+    expect(found.duplicateExamples[0]).toMatch(
+      /^trades: fault\.trades\[0\]@5#0 received 2025-01-06 12:00:00\.500000, 2 copies in \S+, \S+$/,
+    );
   });
 });

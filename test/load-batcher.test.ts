@@ -19,14 +19,18 @@ function record(offset: number): ReceivedRecord {
 }
 
 function rows(offset: number, count = 1): MappedRow[] {
-  return Array.from({ length: count }, (_, i) => ({ table: 'trades' as const, row: { trade_id: `${offset}/${i}`, _offset: BigInt(offset) } }));
+  return Array.from({ length: count }, (_, i) => ({
+    table: 'trades' as const,
+    row: { trade_id: `${offset}/${i}`, _offset: BigInt(offset) },
+  }));
 }
 
 /** Feeds offsets (each giving `perRecord` rows) and returns the batches cut, as [first, last] pairs. */
 function feed(batcher: PartitionBatcher, offsets: number[], perRecord = 1): Batch[] {
   const out: Batch[] = [];
   for (const offset of offsets) {
-    if (batcher.takes(BigInt(offset))) out.push(...batcher.add(BigInt(offset), rows(offset, perRecord), record(offset)));
+    if (batcher.takes(BigInt(offset)))
+      out.push(...batcher.add(BigInt(offset), rows(offset, perRecord), record(offset)));
   }
   return out;
 }
@@ -35,7 +39,12 @@ const ranges = (batches: Batch[]) => batches.map((b) => [Number(b.range.first), 
 const fresh: PartitionStart = { stored: -1n, unfinished: [] };
 
 /** A range recorded `before` with a round's token and never `after`. */
-const unfinished = (first: bigint, last: bigint) => ({ first, last, tokens: new Map([['trades', 'trades:round:r1']]), recordedAtUs: 0n });
+const unfinished = (first: bigint, last: bigint) => ({
+  first,
+  last,
+  tokens: new Map([['trades', 'trades:round:r1']]),
+  recordedAtUs: 0n,
+});
 
 describe('PartitionBatcher', () => {
   it('cuts a batch once it holds maxRows rows, at a record boundary', () => {

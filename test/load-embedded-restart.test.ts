@@ -4,7 +4,16 @@ import { partitionFor } from '../src/bus/partitioner.ts';
 import { createTopicCatalogue } from '../src/bus/topics.ts';
 import { startLoaders } from '../src/load/index.ts';
 import { createLogger } from '../src/util/log.ts';
-import { compareTables, expectedKeys, MARKET_KINDS, NATURAL_KEYS, RecordGenerator, type Generated, drained, publishAll } from './load-fixtures.ts';
+import {
+  compareTables,
+  expectedKeys,
+  MARKET_KINDS,
+  NATURAL_KEYS,
+  RecordGenerator,
+  type Generated,
+  drained,
+  publishAll,
+} from './load-fixtures.ts';
 import { mortal } from './load-warehouses.ts';
 import { migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixtures.ts';
 import { nowMicros } from '../src/util/clock.ts';
@@ -52,7 +61,10 @@ async function busGaps(): Promise<BusGap[]> {
 async function storedKeys(tables: Iterable<string>): Promise<Map<string, Set<string>>> {
   const keys = new Map<string, Set<string>>();
   for (const table of tables) {
-    const found = await rows<{ k: string }>(w.warehouse.client, `SELECT ${NATURAL_KEYS[table]} AS k FROM tapehouse.${table} WHERE startsWith(_topic, 'emb.')`);
+    const found = await rows<{ k: string }>(
+      w.warehouse.client,
+      `SELECT ${NATURAL_KEYS[table]} AS k FROM tapehouse.${table} WHERE startsWith(_topic, 'emb.')`,
+    );
     keys.set(table, new Set(found.map((row) => row.k)));
   }
   return keys;
@@ -64,7 +76,14 @@ describe('the embedded bus across a process restart', () => {
     // Run 1: stores a first lot, then is killed just after publishing a second one.
     const first = new EmbeddedBus({ topics: catalogue.topics });
     const death = mortal(w.warehouse, Number.POSITIVE_INFINITY, false);
-    const run1 = await startLoaders({ bus: first, warehouse: death.warehouse, group: 'main', topics, batch: { maxDelayMs: 50 }, log });
+    const run1 = await startLoaders({
+      bus: first,
+      warehouse: death.warehouse,
+      group: 'main',
+      topics,
+      batch: { maxDelayMs: 50 },
+      log,
+    });
     const storedLot = generator.take(800);
     await publishAll(first, storedLot);
     await drained(run1);
@@ -75,7 +94,14 @@ describe('the embedded bus across a process restart', () => {
     // Run 2: a new process (a new bus), the same warehouse.
     const restartFrom = nowMicros();
     const second = new EmbeddedBus({ topics: catalogue.topics });
-    const run2 = await startLoaders({ bus: second, warehouse: w.warehouse, group: 'main', topics, batch: { maxDelayMs: 50 }, log });
+    const run2 = await startLoaders({
+      bus: second,
+      warehouse: w.warehouse,
+      group: 'main',
+      topics,
+      batch: { maxDelayMs: 50 },
+      log,
+    });
     const restartTo = nowMicros();
     const laterLot = generator.take(300);
     await publishAll(second, laterLot);
@@ -86,7 +112,9 @@ describe('the embedded bus across a process restart', () => {
     const gaps = await busGaps();
     const gapOf = (g: Generated) => {
       const spec = catalogue.spec(g.topic)!;
-      return gaps.find((gap) => gap.channel === g.topic && gap.subject === String(partitionFor(g.record.key, spec.partitions)));
+      return gaps.find(
+        (gap) => gap.channel === g.topic && gap.subject === String(partitionFor(g.record.key, spec.partitions)),
+      );
     };
     for (const gap of gaps) {
       expect(BigInt(gap.end)).toBeGreaterThanOrEqual(restartFrom);
@@ -94,7 +122,9 @@ describe('the embedded bus across a process restart', () => {
     }
     // What was stored before the kill is there once, and no gap starts before it.
     const checks = await compareTables(w.warehouse.client, expectedKeys([...storedLot, ...laterLot]), 'emb.');
-    expect(checks.filter((c) => c.stored !== c.expected || c.distinct !== c.stored || c.missing.length > 0)).toEqual([]);
+    expect(checks.filter((c) => c.stored !== c.expected || c.distinct !== c.stored || c.missing.length > 0)).toEqual(
+      [],
+    );
     for (const g of storedLot) expect(BigInt(gapOf(g)!.start)).toBeGreaterThanOrEqual(g.record.receivedAtUs);
     // Each record of the second lot is stored, or its receive time lies inside its partition's gap.
     const keys = await storedKeys(expectedKeys(lostLot).keys());
@@ -110,7 +140,14 @@ describe('the embedded bus across a process restart', () => {
 
     // Run 2 stopped cleanly, with nothing left unstored: run 3 finds no gap to record.
     const third = new EmbeddedBus({ topics: catalogue.topics });
-    const run3 = await startLoaders({ bus: third, warehouse: w.warehouse, group: 'main', topics, batch: { maxDelayMs: 50 }, log });
+    const run3 = await startLoaders({
+      bus: third,
+      warehouse: w.warehouse,
+      group: 'main',
+      topics,
+      batch: { maxDelayMs: 50 },
+      log,
+    });
     expect((await run3.stats()).busGapsRecorded).toBe(0);
     await run3.stop();
     expect(await busGaps()).toHaveLength(gaps.length);

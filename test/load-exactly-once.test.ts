@@ -46,12 +46,24 @@ function noting(real: Warehouse, seen: Set<string>): Warehouse {
 
 type Commits = Map<string, Map<number, bigint>>;
 
-/** A bus with the records published in order (so each gets the same offset every time) and the group's commits restored. */
-async function busWith(records: readonly Generated[], catalogue: TopicCatalogue, group: string, commits: Commits): Promise<EmbeddedBus> {
+/** A bus with the records published in order (so each gets the same offset every time) and the group's commits
+ * restored. */
+async function busWith(
+  records: readonly Generated[],
+  catalogue: TopicCatalogue,
+  group: string,
+  commits: Commits,
+): Promise<EmbeddedBus> {
   const bus = new EmbeddedBus({ topics: catalogue.topics });
   for (const { topic, record } of records) await bus.publish(topic, [record]);
-  const positions = [...commits].flatMap(([topic, partitions]) => [...partitions].map(([partition, next]) => ({ topic, partition, next })));
-  const restorer = await bus.subscribe({ group, topics: catalogue.topics.map((spec) => spec.name), onBatch: async () => undefined });
+  const positions = [...commits].flatMap(([topic, partitions]) =>
+    [...partitions].map(([partition, next]) => ({ topic, partition, next })),
+  );
+  const restorer = await bus.subscribe({
+    group,
+    topics: catalogue.topics.map((spec) => spec.name),
+    onBatch: async () => undefined,
+  });
   if (positions.length > 0) await restorer.commit(positions);
   await restorer.close();
   return bus;
@@ -81,7 +93,9 @@ async function candleTrades(topic: string): Promise<{ trades: number; candles: n
 
 async function expectExactlyPublished(records: readonly Generated[], prefix: string, tables = 20): Promise<void> {
   const checks = await compareTables(w.warehouse.client, expectedKeys(records), `${prefix}.`);
-  const wrong = checks.filter((c) => c.stored !== c.expected || c.distinct !== c.stored || c.missing.length > 0 || c.unexpected.length > 0);
+  const wrong = checks.filter(
+    (c) => c.stored !== c.expected || c.distinct !== c.stored || c.missing.length > 0 || c.unexpected.length > 0,
+  );
   expect(wrong).toEqual([]);
   expect(checks.length).toBeGreaterThanOrEqual(tables);
 }
@@ -104,9 +118,25 @@ describe('exactly once', () => {
     let later = 0;
     while (kills < KILLS) {
       const bus = await busWith(records, catalogue, group, commits);
-      const death = mortal(noting(w.warehouse, seen), later + 1 + random.int(0, 30), random.chance(0.5), random.int(0, 400));
-      const run = startLoaders({ bus, warehouse: death.warehouse, group, topics: catalogue.topics.map((s) => s.name), batch, busEpoch: 'durable', log });
-      const outcome = await Promise.race([death.died.then(() => 'killed' as const), run.then(drained).then(() => 'drained' as const)]);
+      const death = mortal(
+        noting(w.warehouse, seen),
+        later + 1 + random.int(0, 30),
+        random.chance(0.5),
+        random.int(0, 400),
+      );
+      const run = startLoaders({
+        bus,
+        warehouse: death.warehouse,
+        group,
+        topics: catalogue.topics.map((s) => s.name),
+        batch,
+        busEpoch: 'durable',
+        log,
+      });
+      const outcome = await Promise.race([
+        death.died.then(() => 'killed' as const),
+        run.then(drained).then(() => 'drained' as const),
+      ]);
       const before = positions(commits);
       commits = await commitsOf(bus, catalogue, group);
       if (outcome === 'drained') {
@@ -133,7 +163,9 @@ describe('exactly once', () => {
     await loaders.stop();
     expect(kills).toBeGreaterThanOrEqual(20);
     // The data went the fast way (a Native block read from a file), and dedup held on it.
-    expect([...seen]).toEqual(expect.arrayContaining(['tapehouse.book_changes Native', 'tapehouse.trades Native', 'tapehouse.markets Native']));
+    expect([...seen]).toEqual(
+      expect.arrayContaining(['tapehouse.book_changes Native', 'tapehouse.trades Native', 'tapehouse.markets Native']),
+    );
     await expectExactlyPublished(records, 'eo');
     // The candles (a materialized view of the trades) count each trade once too.
     const candles = await candleTrades(catalogue.topicFor('trade'));
@@ -158,12 +190,28 @@ describe('exactly once', () => {
     const topics = catalogue.topics.map((s) => s.name);
     const first = await busWith(records, catalogue, group, new Map());
     const zombie = mortalWithLateInsert(w.warehouse, 'loader_offsets');
-    void startLoaders({ bus: first, warehouse: zombie.warehouse, group, topics, batch: { maxRows: 20, maxDelayMs: 30 }, busEpoch: 'durable', log });
+    void startLoaders({
+      bus: first,
+      warehouse: zombie.warehouse,
+      group,
+      topics,
+      batch: { maxRows: 20, maxDelayMs: 30 },
+      busEpoch: 'durable',
+      log,
+    });
     await zombie.died;
 
     const second = await busWith(records, catalogue, group, await commitsOf(first, catalogue, group));
     const dying = mortalAfterInsert(w.warehouse, 'trades');
-    void startLoaders({ bus: second, warehouse: dying.warehouse, group, topics, batch: { maxRows: 500, maxDelayMs: 500 }, busEpoch: 'durable', log });
+    void startLoaders({
+      bus: second,
+      warehouse: dying.warehouse,
+      group,
+      topics,
+      batch: { maxRows: 500, maxDelayMs: 500 },
+      busEpoch: 'durable',
+      log,
+    });
     await dying.died;
     await zombie.land();
     const [overlapping] = await rows<{ n: string }>(
@@ -176,7 +224,15 @@ describe('exactly once', () => {
     expect(Number(overlapping!.n)).toBeGreaterThan(0);
 
     const third = await busWith(records, catalogue, group, await commitsOf(second, catalogue, group));
-    const loaders = await startLoaders({ bus: third, warehouse: w.warehouse, group, topics, batch: { maxDelayMs: 30 }, busEpoch: 'durable', log });
+    const loaders = await startLoaders({
+      bus: third,
+      warehouse: w.warehouse,
+      group,
+      topics,
+      batch: { maxDelayMs: 30 },
+      busEpoch: 'durable',
+      log,
+    });
     await drained(loaders);
     await loaders.stop();
     await expectExactlyPublished(records, 'late', 1);
@@ -269,7 +325,15 @@ describe('exactly once', () => {
     const dying = mortalAfterInsert(w.warehouse, 'trades');
     await w.warehouse.client.command({ query: 'DETACH TABLE tapehouse.candles_mv' });
     try {
-      const run = startLoaders({ bus: first, warehouse: dying.warehouse, group, topics, batch: { maxDelayMs: 500 }, busEpoch: 'durable', log });
+      const run = startLoaders({
+        bus: first,
+        warehouse: dying.warehouse,
+        group,
+        topics,
+        batch: { maxDelayMs: 500 },
+        busEpoch: 'durable',
+        log,
+      });
       await dying.died;
       void run;
     } finally {
@@ -283,7 +347,15 @@ describe('exactly once', () => {
     expect(Number(partitions[0]!.n)).toBeGreaterThan(1);
 
     const second = await busWith(records, catalogue, group, await commitsOf(first, catalogue, group));
-    const loaders = await startLoaders({ bus: second, warehouse: w.warehouse, group, topics, batch: { maxDelayMs: 30 }, busEpoch: 'durable', log });
+    const loaders = await startLoaders({
+      bus: second,
+      warehouse: w.warehouse,
+      group,
+      topics,
+      batch: { maxDelayMs: 30 },
+      busEpoch: 'durable',
+      log,
+    });
     await drained(loaders);
     await loaders.stop();
     expect(await candleTrades(topic)).toEqual({ trades: records.length, candles: records.length });
@@ -298,19 +370,33 @@ describe('exactly once', () => {
     // (as if their table partition had not been written).
     const catalogue = createTopicCatalogue('landed');
     const tradeTopic = catalogue.topicFor('trade');
-    const records = new RecordGenerator(14, catalogue, { kinds: new Set(['trade', 'quote']), firstIndex: 3_000_000 }).take(300);
+    const records = new RecordGenerator(14, catalogue, {
+      kinds: new Set(['trade', 'quote']),
+      firstIndex: 3_000_000,
+    }).take(300);
     const group = 'landed-loaders';
     const topics = catalogue.topics.map((s) => s.name);
     const first = await busWith(records, catalogue, group, new Map());
     const dying = mortalAfterInsert(w.warehouse, 'trades');
-    const run = startLoaders({ bus: first, warehouse: dying.warehouse, group, topics, batch: { maxDelayMs: 500 }, busEpoch: 'durable', log });
+    const run = startLoaders({
+      bus: first,
+      warehouse: dying.warehouse,
+      group,
+      topics,
+      batch: { maxDelayMs: 500 },
+      busEpoch: 'durable',
+      log,
+    });
     await dying.died;
     void run;
     await w.warehouse.client.command({
       query: `DELETE FROM tapehouse.trades WHERE _topic = '${tradeTopic}' AND _partition % 2 = 0 SETTINGS mutations_sync = 2`,
     });
     const trades = records.filter((g) => g.topic === tradeTopic);
-    const [left] = await rows<{ n: string }>(w.warehouse.client, `SELECT count() AS n FROM tapehouse.trades WHERE _topic = '${tradeTopic}'`);
+    const [left] = await rows<{ n: string }>(
+      w.warehouse.client,
+      `SELECT count() AS n FROM tapehouse.trades WHERE _topic = '${tradeTopic}'`,
+    );
     expect(Number(left!.n)).toBeGreaterThan(0);
     expect(Number(left!.n)).toBeLessThan(trades.length);
 
@@ -337,7 +423,14 @@ describe('exactly once', () => {
 describe('where storing stands (loader_offsets)', () => {
   it("leaves out a killed loader's late ranges: one overlapping a newer range, one recorded again with other tokens, one at or below what is stored", async () => {
     const scope = { group: 'starts', epoch: '' };
-    const row = (partition: number, first: number, last: number, state: 'before' | 'after', token: string, atUs: number) => ({
+    const row = (
+      partition: number,
+      first: number,
+      last: number,
+      state: 'before' | 'after',
+      token: string,
+      atUs: number,
+    ) => ({
       consumer_group: scope.group,
       bus_epoch: '',
       topic: 'starts.trade',
@@ -352,7 +445,10 @@ describe('where storing stands (loader_offsets)', () => {
       row_count: last - first + 1,
       dedup_token: token,
     });
-    const stored = (partition: number) => [row(partition, 0, 9, 'before', `t${partition}-0`, 0), row(partition, 0, 9, 'after', `t${partition}-0`, 1)];
+    const stored = (partition: number) => [
+      row(partition, 0, 9, 'before', `t${partition}-0`, 0),
+      row(partition, 0, 9, 'after', `t${partition}-0`, 1),
+    ];
     await w.warehouse.insertRows('loader_offsets', [
       // 0: the late [10,19] overlaps [10,29], recorded after it was cut: [10,29] is rebuilt.
       ...stored(0),
@@ -369,15 +465,19 @@ describe('where storing stands (loader_offsets)', () => {
       ...stored(3),
       row(3, 10, 19, 'before', 'a', 20),
       row(3, 20, 29, 'before', 'b', 30),
-      // 4: [10,19] recorded, then the late [10,25], then [10,19] rebuilt (recorded again) by a loader that did not see it.
+      // 4: [10,19] recorded, then the late [10,25], then [10,19] rebuilt (recorded again) by a loader that did not see
+      // it.
       ...stored(4),
       row(4, 10, 19, 'before', 'kept', 20),
       row(4, 10, 25, 'before', 'late', 30),
       row(4, 10, 19, 'before', 'kept', 40),
     ]);
     const late: string[] = [];
-    const starts = await readPartitionStarts(w.warehouse.client, { ...scope, loaderId: 'test' }, ['starts.trade'], (range) =>
-      late.push(`${range.partition}:${range.first}-${range.last}`),
+    const starts = await readPartitionStarts(
+      w.warehouse.client,
+      { ...scope, loaderId: 'test' },
+      ['starts.trade'],
+      (range) => late.push(`${range.partition}:${range.first}-${range.last}`),
     );
     const summary = [...starts.values()].map((start) => ({
       stored: Number(start.stored),

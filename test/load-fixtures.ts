@@ -161,7 +161,9 @@ export class RecordGenerator {
       key: built.key,
       venueTime: built.venueTime === undefined ? new Date(at).toISOString() : built.venueTime,
       receivedAtUs,
-      source: built.sync ? { type: 'sync', job: built.sync, page: n % 4 } : { type: 'stream', connection: 'fixture-1', frame: n },
+      source: built.sync
+        ? { type: 'sync', job: built.sync, page: n % 4 }
+        : { type: 'stream', connection: 'fixture-1', frame: n },
       payload: built.payload,
       raw: built.rawless ? null : JSON.stringify(built.payload),
     };
@@ -220,7 +222,11 @@ export class RecordGenerator {
           const changes = Array.from({ length: 1 + Math.floor(next() * 5) }, (_, i) => {
             const side = i % 2 ? 'ask' : 'bid';
             const priceMicro = side === 'bid' ? o.mid - 1000 * (i + 1) : o.mid + 1000 * (i + 1);
-            return { side, priceMicro, sizeMicro: String(next() < 0.15 ? 0 : Math.floor(next() * 5000) * 1_000_000) } as const;
+            return {
+              side,
+              priceMicro,
+              sizeMicro: String(next() < 0.15 ? 0 : Math.floor(next() * 5000) * 1_000_000),
+            } as const;
           });
           // One receive time and frame for the record's updates: the loader's coverage reads the envelope's.
           const origin = { connectionId: 'fixture-1', frameNo: n, receivedAtUs };
@@ -235,13 +241,18 @@ export class RecordGenerator {
             changes,
             raw: null,
           });
-          for (const c of changes) rows.push({ table: 'book_changes', key: `${o.tokenId}|${o.sequence}|${c.side.toUpperCase()}|${c.priceMicro}` });
+          for (const c of changes)
+            rows.push({
+              table: 'book_changes',
+              key: `${o.tokenId}|${o.sequence}|${c.side.toUpperCase()}|${c.priceMicro}`,
+            });
         }
         return { key: t.conditionId, payload: bookChangeRecord(updates).payload as Payload, rows, rawless: true };
       }
       case 'book_snapshot': {
         t.sequence += 1;
-        const levels = (sign: number) => Array.from({ length: 8 }, (_, i) => [String(t.mid + sign * 1000 * (i + 1)), String((i + 1) * 1_000_000)]);
+        const levels = (sign: number) =>
+          Array.from({ length: 8 }, (_, i) => [String(t.mid + sign * 1000 * (i + 1)), String((i + 1) * 1_000_000)]);
         const payload = {
           token_id: t.tokenId,
           condition_id: t.conditionId,
@@ -253,7 +264,12 @@ export class RecordGenerator {
           bids: levels(-1),
           asks: levels(1),
         };
-        return { key: t.conditionId, payload, rows: [{ table: 'book_snapshots', key: `${t.tokenId}|${t.sequence}` }], rawless: true };
+        return {
+          key: t.conditionId,
+          payload,
+          rows: [{ table: 'book_snapshots', key: `${t.tokenId}|${t.sequence}` }],
+          rawless: true,
+        };
       }
       case 'quote': {
         t.sequence += 1;
@@ -310,7 +326,9 @@ export class RecordGenerator {
         return this.#accountEvent(n, iso, t);
       case 'portfolio_sync': {
         const positions = { as_of: iso, positions: [this.#position(t, n)], unavailable_exchanges: [] };
-        const summary = { summaries: [{ exchange: 'SERVICE', as_of: iso, cash_balance_micro: String(n * 1000), free_cash_micro: '-5' }] };
+        const summary = {
+          summaries: [{ exchange: 'SERVICE', as_of: iso, cash_balance_micro: String(n * 1000), free_cash_micro: '-5' }],
+        };
         const payload = { type: 'portfolio.sync', seq: String(n), stream_id: 'stream-1', positions, summary };
         return {
           key: ACCOUNT,
@@ -337,7 +355,11 @@ export class RecordGenerator {
           primary_category: { slug: 'politics', label: 'Politics' },
           game_state: { match: { lifecycle: 'scheduled' } },
         };
-        if (detail) Object.assign(payload, { markets: [{ id: `market-${n}-a` }], categories: [{ slug: 'politics', label: 'Politics' }] });
+        if (detail)
+          Object.assign(payload, {
+            markets: [{ id: `market-${n}-a` }],
+            categories: [{ slug: 'politics', label: 'Politics' }],
+          });
         else payload.market_count = 2;
         return { key: id, payload, rows: [{ table: 'events', key: id }], sync: 'catalogue' };
       }
@@ -391,7 +413,12 @@ export class RecordGenerator {
           fee_micro: '10',
           executed_at: iso,
         };
-        return { key: ACCOUNT, payload, rows: [{ table: 'fill_observations', key: `${id}|${status}` }], sync: 'portfolio_trades' };
+        return {
+          key: ACCOUNT,
+          payload,
+          rows: [{ table: 'fill_observations', key: `${id}|${status}` }],
+          sync: 'portfolio_trades',
+        };
       }
       case 'position': {
         const payload = { as_of: iso, positions: [this.#position(t, n)], unavailable_exchanges: [] };
@@ -406,16 +433,44 @@ export class RecordGenerator {
         };
       }
       case 'portfolio_summary': {
-        const payload = { exchange: `EX${n}`, as_of: iso, accounting_status: 'AVAILABLE', cash_balance_micro: String(n), portfolio_value_micro: '5' };
-        return { key: ACCOUNT, payload, rows: [{ table: 'portfolio_summaries', key: `EX${n}|${at}` }], sync: 'portfolio_summary' };
+        const payload = {
+          exchange: `EX${n}`,
+          as_of: iso,
+          accounting_status: 'AVAILABLE',
+          cash_balance_micro: String(n),
+          portfolio_value_micro: '5',
+        };
+        return {
+          key: ACCOUNT,
+          payload,
+          rows: [{ table: 'portfolio_summaries', key: `EX${n}|${at}` }],
+          sync: 'portfolio_summary',
+        };
       }
       case 'pnl_settled': {
-        const payload = { bucket_at: iso, chain_id: 137, lifetime_pnl_micro: '-1500000', mark_run_id: `run-${n}`, position_count: 3 };
+        const payload = {
+          bucket_at: iso,
+          chain_id: 137,
+          lifetime_pnl_micro: '-1500000',
+          mark_run_id: `run-${n}`,
+          position_count: 3,
+        };
         return { key: ACCOUNT, payload, rows: [{ table: 'pnl_settled', key: `run-${n}` }], sync: 'pnl' };
       }
       case 'rebates': {
-        const payload = { lp_incentive_micro: '1', maker_rebate_micro: '2', vip_rebate_micro: '3', total_micro: String(1_000_000 + n) };
-        return { key: ACCOUNT, payload, rows: [{ table: 'rebates', key: String(1_000_000 + n) }], sync: 'rebates', venueTime: null };
+        const payload = {
+          lp_incentive_micro: '1',
+          maker_rebate_micro: '2',
+          vip_rebate_micro: '3',
+          total_micro: String(1_000_000 + n),
+        };
+        return {
+          key: ACCOUNT,
+          payload,
+          rows: [{ table: 'rebates', key: String(1_000_000 + n) }],
+          sync: 'rebates',
+          venueTime: null,
+        };
       }
       case 'activity': {
         const payload = {
@@ -428,20 +483,48 @@ export class RecordGenerator {
           filled_shares_micro: '0',
           created_at: iso,
         };
-        return { key: ACCOUNT, payload, rows: [{ table: 'activity_observations', key: `activity-${n}|PENDING` }], sync: 'activities' };
+        return {
+          key: ACCOUNT,
+          payload,
+          rows: [{ table: 'activity_observations', key: `activity-${n}|PENDING` }],
+          sync: 'activities',
+        };
       }
       case 'lp_incentive': {
-        const markets = [1, 2].map((i) => ({ market_id: `lp-${n}-${i}`, question: 'q', phase: 'ACTIVE', pool_micro: '100', epoch_score: 0.25 }));
+        const markets = [1, 2].map((i) => ({
+          market_id: `lp-${n}-${i}`,
+          question: 'q',
+          phase: 'ACTIVE',
+          pool_micro: '100',
+          epoch_score: 0.25,
+        }));
         const payload = { eligible: true, epoch_date: '2026-03-02', epoch_ends_at: iso, markets };
-        return { key: ACCOUNT, payload, rows: markets.map((m) => ({ table: 'lp_incentives', key: m.market_id })), sync: 'lp_incentives' };
+        return {
+          key: ACCOUNT,
+          payload,
+          rows: markets.map((m) => ({ table: 'lp_incentives', key: m.market_id })),
+          sync: 'lp_incentives',
+        };
       }
       case 'withdrawal_assets': {
         const payload = {
           note: 'n',
           wallet_address: '0xabc',
-          supported_assets: [{ address_type: 'EVM', chain_id: 137, chain_name: 'Polygon', token: { address: `0xtoken${n}`, decimals: 6, symbol: 'USDC' } }],
+          supported_assets: [
+            {
+              address_type: 'EVM',
+              chain_id: 137,
+              chain_name: 'Polygon',
+              token: { address: `0xtoken${n}`, decimals: 6, symbol: 'USDC' },
+            },
+          ],
         };
-        return { key: ACCOUNT, payload, rows: [{ table: 'withdrawal_assets', key: `0xtoken${n}` }], sync: 'withdrawal_assets' };
+        return {
+          key: ACCOUNT,
+          payload,
+          rows: [{ table: 'withdrawal_assets', key: `0xtoken${n}` }],
+          sync: 'withdrawal_assets',
+        };
       }
       case 'price':
       case 'oracle_pro_price': {
@@ -457,21 +540,40 @@ export class RecordGenerator {
           source: 'SERVICE',
           event_id: String(n),
         };
-        return { key: symbol, payload, rows: [{ table: kind === 'price' ? 'prices' : 'oracle_pro_prices', key: `${symbol}|${n}` }] };
+        return {
+          key: symbol,
+          payload,
+          rows: [{ table: kind === 'price' ? 'prices' : 'oracle_pro_prices', key: `${symbol}|${n}` }],
+        };
       }
       case 'lookup': {
         const map = n % 2 ? 'markets' : 'events';
         const entry =
           map === 'markets'
-            ? { market_id: `market-${n}`, market_title: 'Will it?', outcome_name: 'Yes', display: { market: { any: n } } }
+            ? {
+                market_id: `market-${n}`,
+                market_title: 'Will it?',
+                outcome_name: 'Yes',
+                display: { market: { any: n } },
+              }
             : { event_title: `Event ${n}` };
         const payload = { list: 'activities', map, key: `${map}-key-${n}`, entry };
-        return { key: ACCOUNT, payload, rows: [{ table: 'lookups', key: `${map}|${map}-key-${n}` }], sync: 'activities' };
+        return {
+          key: ACCOUNT,
+          payload,
+          rows: [{ table: 'lookups', key: `${map}|${map}-key-${n}` }],
+          sync: 'activities',
+        };
       }
       case 'sports_sections': {
         // A read's event count is its number: the reads' natural key.
         const payload = {
-          sections: [{ category: { slug: `league-${n}`, label: 'League' }, event_ids: Array.from({ length: n }, (_, i) => `event-${n}-${i}`) }],
+          sections: [
+            {
+              category: { slug: `league-${n}`, label: 'League' },
+              event_ids: Array.from({ length: n }, (_, i) => `event-${n}-${i}`),
+            },
+          ],
         };
         return {
           key: 'sports_live',
@@ -519,7 +621,10 @@ export class RecordGenerator {
           ops: [{ kind: withdrawal ? 'WITHDRAW' : 'SPLIT', shares_micro: 10_000 }],
           ...(withdrawal ? { withdrawal } : {}),
         };
-        const rows = [{ table: 'account_batches', key: hash }, ...(withdrawal ? [{ table: 'withdrawal_states', key: hash }] : [])];
+        const rows = [
+          { table: 'account_batches', key: hash },
+          ...(withdrawal ? [{ table: 'withdrawal_states', key: hash }] : []),
+        ];
         return { key: ACCOUNT, payload, rows, sync: 'account_batches' };
       }
     }
@@ -649,7 +754,11 @@ export interface TableCheck {
  * Compares each table's natural keys with what was published: count, duplicates, missing, extra.
  * `topicPrefix` keeps to the rows loaded from that catalogue's topics (tests share a warehouse).
  */
-export async function compareTables(client: ClickHouseClient, expected: Map<string, string[]>, topicPrefix = ''): Promise<TableCheck[]> {
+export async function compareTables(
+  client: ClickHouseClient,
+  expected: Map<string, string[]>,
+  topicPrefix = '',
+): Promise<TableCheck[]> {
   const checks: TableCheck[] = [];
   for (const [table, keys] of expected) {
     const topicColumn = table === 'dead_letters' ? 'topic' : '_topic';

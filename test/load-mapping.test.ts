@@ -56,20 +56,41 @@ describe('mapping a record to rows', () => {
       token_ids: ['tok-yes', 'tok-no'],
       observed_at: Date.parse('2026-03-02T09:00:00.100Z'),
     });
-    expect(rows.map((r) => [r.row._index, r.row._offset, r.row._topic, r.row._partition, r.row._sync_job, r.row._sync_page])).toEqual([
+    expect(
+      rows.map((r) => [r.row._index, r.row._offset, r.row._topic, r.row._partition, r.row._sync_job, r.row._sync_page]),
+    ).toEqual([
       [0, 41n, 'tapehouse.x', 2, 'catalogue', 1],
       [1, 41n, 'tapehouse.x', 2, 'catalogue', 1],
       [2, 41n, 'tapehouse.x', 2, 'catalogue', 1],
     ]);
     expect(rows.map((r) => r.row._raw)).toEqual([JSON.stringify(market), '', '']);
-    expect(rows[2]!.row).toMatchObject({ token_id: 'tok-no', label: 'No', market_id: 'm-1', condition_id: '0xc1', outcome_index: 1 });
+    expect(rows[2]!.row).toMatchObject({
+      token_id: 'tok-no',
+      label: 'No',
+      market_id: 'm-1',
+      condition_id: '0xc1',
+      outcome_index: 1,
+    });
   });
 
   it('reads a stream payload that is the whole frame as its data, with the frame time', () => {
-    const data = { kind: 'trade', trade_id: 'tr-1', token_id: 'tok', side: 'BUY', price_micro: '450000', shares_micro: '2000000' };
-    const wrapped = map(record('trade', { type: 'trades', seq: 3, ts: '2026-03-02T09:00:01.5Z', data }, { venueTime: null }));
+    const data = {
+      kind: 'trade',
+      trade_id: 'tr-1',
+      token_id: 'tok',
+      side: 'BUY',
+      price_micro: '450000',
+      shares_micro: '2000000',
+    };
+    const wrapped = map(
+      record('trade', { type: 'trades', seq: 3, ts: '2026-03-02T09:00:01.5Z', data }, { venueTime: null }),
+    );
     const plain = map(record('trade', { ...data, executed_at: '2026-03-02T09:00:01.500Z' }, { venueTime: null }));
-    expect(wrapped[0]!.row).toMatchObject({ trade_id: 'tr-1', executed_at: Date.parse('2026-03-02T09:00:01.500Z'), price_micro: '450000' });
+    expect(wrapped[0]!.row).toMatchObject({
+      trade_id: 'tr-1',
+      executed_at: Date.parse('2026-03-02T09:00:01.500Z'),
+      price_micro: '450000',
+    });
     expect(wrapped[0]!.row.executed_at).toBe(plain[0]!.row.executed_at);
   });
 
@@ -78,22 +99,45 @@ describe('mapping a record to rows', () => {
     const rows = map(
       record(
         'book_change',
-        { token_id: 'tok', sequence: '1700000000000009', venue_sequence: 412, update: 'snapshot', bids: [['440000', '0']], asks: [['460000', '3000000']] },
+        {
+          token_id: 'tok',
+          sequence: '1700000000000009',
+          venue_sequence: 412,
+          update: 'snapshot',
+          bids: [['440000', '0']],
+          asks: [['460000', '3000000']],
+        },
         { raw: null },
       ),
     );
-    expect(rows.map((r) => [r.row.side, r.row.price_micro, r.row.size_micro, r.row.sequence, r.row.venue_sequence, r.row.update_kind, r.row._index])).toEqual([
+    expect(
+      rows.map((r) => [
+        r.row.side,
+        r.row.price_micro,
+        r.row.size_micro,
+        r.row.sequence,
+        r.row.venue_sequence,
+        r.row.update_kind,
+        r.row._index,
+      ]),
+    ).toEqual([
       ['BID', '440000', '0', '1700000000000009', 412, 'snapshot', 0],
       ['ASK', '460000', '3000000', '1700000000000009', 412, 'snapshot', 1],
     ]);
     // Every field has a column: nothing to keep as raw.
     expect(rows.map((r) => r.row._raw)).toEqual(['', '']);
-    const delta = map(record('book_change', { token_id: 'tok', changes: [{ side: 'ask', price_micro: '470000', shares_micro: '1' }] }));
+    const delta = map(
+      record('book_change', { token_id: 'tok', changes: [{ side: 'ask', price_micro: '470000', shares_micro: '1' }] }),
+    );
     expect(delta.map((r) => [r.row.side, r.row.size_micro])).toEqual([['ASK', '1']]);
   });
 
   it('maps a record of several book updates to the rows their one-update records gave, each update with its own times, sequence and raw frame', () => {
-    const at = (ms: number, us: number) => ({ connectionId: 'c-1', frameNo: ms, receivedAtUs: RECEIVED_US + BigInt(us) });
+    const at = (ms: number, us: number) => ({
+      connectionId: 'c-1',
+      frameNo: ms,
+      receivedAtUs: RECEIVED_US + BigInt(us),
+    });
     const update = (u: Partial<BookUpdate> & Pick<BookUpdate, 'origin'>): BookUpdate => ({
       tokenId: 'tok-a',
       conditionId: '0xc1',
@@ -187,7 +231,9 @@ describe('mapping a record to rows', () => {
   it('maps generated capture-style book change records of many updates to exactly the rows they promise', () => {
     const generated = new RecordGenerator(7, TOPICS, { kinds: new Set(['book_change']), bookUpdates: 8 }).take(200);
     const keysOf = (rows: ReturnType<typeof map>) =>
-      rows.map(({ row }) => `${String(row.token_id)}|${String(row.sequence)}|${String(row.side)}|${String(row.price_micro)}`);
+      rows.map(
+        ({ row }) => `${String(row.token_id)}|${String(row.sequence)}|${String(row.side)}|${String(row.price_micro)}`,
+      );
     const mapped = generated.flatMap((g) => keysOf(map(decode(encodeRecord(g.record)))));
     const promised = generated.flatMap((g) => g.rows.map((r) => r.key));
     expect([...mapped].sort()).toEqual([...promised].sort());
@@ -237,7 +283,13 @@ describe('mapping a record to rows', () => {
         reason: 'disconnected',
         gap_start: '2026-03-02T08:59:58.000250Z',
         gap_end_us: '1772442000000001',
-        scope: { all: false, channels: ['trades', 'orderbook'], token_ids: ['a', 'b'], condition_ids: ['c'], event_ids: [] },
+        scope: {
+          all: false,
+          channels: ['trades', 'orderbook'],
+          token_ids: ['a', 'b'],
+          condition_ids: ['c'],
+          event_ids: [],
+        },
         recovery: 'books_reseeded',
         detail: { close_code: 1006 },
       }),
@@ -258,16 +310,39 @@ describe('mapping a record to rows', () => {
     });
     // The whole stream, and coverage ended on purpose (no end): one row, of no length.
     const [ended] = map(
-      record('capture_gap', { stream: 'market', reason: 'unsubscribed', gap_start: '2026-03-02T09:00:00Z', gap_end: null, scope: { all: true } }),
+      record('capture_gap', {
+        stream: 'market',
+        reason: 'unsubscribed',
+        gap_start: '2026-03-02T09:00:00Z',
+        gap_end: null,
+        scope: { all: true },
+      }),
     );
-    expect(ended!.row).toMatchObject({ channel: '', subject: '', gap_start: 1_772_442_000_000_000n, gap_end: 1_772_442_000_000_000n });
+    expect(ended!.row).toMatchObject({
+      channel: '',
+      subject: '',
+      gap_start: 1_772_442_000_000_000n,
+      gap_end: 1_772_442_000_000_000n,
+    });
   });
 
   it('keeps every account frame, and an order frame as the order state it announces', () => {
-    const order = { internal_id: 'ord-1', status: 'CANCELLED', side: 'BUY', token_id: 'tok', failure: { code: 'x', recovery: { strategy: 'none' } } };
+    const order = {
+      internal_id: 'ord-1',
+      status: 'CANCELLED',
+      side: 'BUY',
+      token_id: 'tok',
+      failure: { code: 'x', recovery: { strategy: 'none' } },
+    };
     const rows = map(record('account_event', { kind: 'order_cancelled', reason: 'SELF_TRADE_PREVENTION', order }));
     expect(rows.map((r) => r.table)).toEqual(['account_events', 'orders']);
-    expect(rows[0]!.row).toMatchObject({ account: 'acct-1', kind: 'order_cancelled', order_id: 'ord-1', status: 'CANCELLED', reason: 'SELF_TRADE_PREVENTION' });
+    expect(rows[0]!.row).toMatchObject({
+      account: 'acct-1',
+      kind: 'order_cancelled',
+      order_id: 'ord-1',
+      status: 'CANCELLED',
+      reason: 'SELF_TRADE_PREVENTION',
+    });
     expect(rows[1]!.row).toMatchObject({
       order_id: 'ord-1',
       source: 'ws:order_cancelled',
@@ -279,8 +354,16 @@ describe('mapping a record to rows', () => {
   });
 
   it('writes an empty positions read as a snapshot of nothing, so positions_latest can empty', () => {
-    const rows = map(record('position', { as_of: '2026-03-02T09:00:00Z', positions: [] }, { source: { type: 'sync', job: 'positions', page: 0 } }));
-    expect(rows.map((r) => [r.table, r.row.position_count, r.row.source])).toEqual([['position_snapshots', 0, 'rest:positions/list']]);
+    const rows = map(
+      record(
+        'position',
+        { as_of: '2026-03-02T09:00:00Z', positions: [] },
+        { source: { type: 'sync', job: 'positions', page: 0 } },
+      ),
+    );
+    expect(rows.map((r) => [r.table, r.row.position_count, r.row.source])).toEqual([
+      ['position_snapshots', 0, 'rest:positions/list'],
+    ]);
   });
 
   it('makes a record that does not fit one dead letter naming the field, with the whole message to publish again', () => {
@@ -306,19 +389,44 @@ describe('mapping a record to rows', () => {
   });
 
   it('reads a display price in whole units as exact micro-units, and dead-letters one finer than a micro-unit, naming it', () => {
-    const market = (display: Json) => record('market', { id: 'm-1', display }, { source: { type: 'sync', job: 'catalogue', page: 0 } });
-    const [row] = map(market({ reference_price: 95123.5, band_lower: '0.000001', band_upper: '-12', cadence_seconds: 300 }));
-    expect(row!.row).toMatchObject({ reference_price_micro: '95123500000', band_lower_micro: '1', band_upper_micro: '-12000000', cadence_seconds: 300 });
+    const market = (display: Json) =>
+      record('market', { id: 'm-1', display }, { source: { type: 'sync', job: 'catalogue', page: 0 } });
+    const [row] = map(
+      market({ reference_price: 95123.5, band_lower: '0.000001', band_upper: '-12', cadence_seconds: 300 }),
+    );
+    expect(row!.row).toMatchObject({
+      reference_price_micro: '95123500000',
+      band_lower_micro: '1',
+      band_upper_micro: '-12000000',
+      cadence_seconds: 300,
+    });
     const [letter] = map(market({ reference_price: '1.0000001' }));
-    expect(letter!.row).toMatchObject({ target_table: 'markets', reason: 'reference_price: "1.0000001" is not a decimal of at most 6 places' });
+    expect(letter!.row).toMatchObject({
+      target_table: 'markets',
+      reason: 'reference_price: "1.0000001" is not a decimal of at most 6 places',
+    });
   });
 
   it('dead-letters bytes that are not a record, keeping them (base64 when they are not UTF-8)', () => {
-    const notJson: Delivery = { offset: 5n, ok: false, reason: 'not JSON (Unexpected token)', bytes: Buffer.from('{oops') };
-    expect(mapDelivery(notJson, SOURCE)[0]!.row).toMatchObject({ offset: 5n, error_code: 'invalid_json', raw: '{oops' });
+    const notJson: Delivery = {
+      offset: 5n,
+      ok: false,
+      reason: 'not JSON (Unexpected token)',
+      bytes: Buffer.from('{oops'),
+    };
+    expect(mapDelivery(notJson, SOURCE)[0]!.row).toMatchObject({
+      offset: 5n,
+      error_code: 'invalid_json',
+      raw: '{oops',
+    });
     const binary: Delivery = { offset: 6n, ok: false, reason: 'not valid UTF-8', bytes: new Uint8Array([0xff, 0xfe]) };
     expect(mapDelivery(binary, SOURCE)[0]!.row).toMatchObject({ error_code: 'invalid_json', raw: '//4=' });
-    const future: Delivery = { offset: 7n, ok: false, reason: 'envelope version 2 is not 1', bytes: Buffer.from(encodeRecord(record('trade', {}))) };
+    const future: Delivery = {
+      offset: 7n,
+      ok: false,
+      reason: 'envelope version 2 is not 1',
+      bytes: Buffer.from(encodeRecord(record('trade', {}))),
+    };
     expect(mapDelivery(future, SOURCE)[0]!.row).toMatchObject({ error_code: 'invalid_envelope' });
   });
 });
@@ -326,7 +434,11 @@ describe('mapping a record to rows', () => {
 describe('issue 22 (rest): the kinds of the venue resources, read as the contract says', () => {
   it('dead-letters a lookup entry without its map or key, and one whose entry is not an object', () => {
     const [noMap] = map(record('lookup', { list: 'activities', key: 'k', entry: { market_title: 'x' } }));
-    expect(noMap!.row).toMatchObject({ target_table: 'lookups', error_code: 'schema_mismatch', reason: 'map: is missing' });
+    expect(noMap!.row).toMatchObject({
+      target_table: 'lookups',
+      error_code: 'schema_mismatch',
+      reason: 'map: is missing',
+    });
     const [notObject] = map(record('lookup', { list: 'activities', map: 'markets', key: 'k', entry: 'x' }));
     expect(notObject!.row).toMatchObject({ target_table: 'lookups', reason: expect.stringContaining('entry') });
   });
@@ -337,7 +449,11 @@ describe('issue 22 (rest): the kinds of the venue resources, read as the contrac
       seq: 4,
       status: 'PENDING',
       ops: [{ kind: 'SPLIT' }],
-      withdrawal: { state: 'QUEUED', source: { chain_id: 137, status: 'QUEUED' }, destination: { chain_id: 10, status: 'WAITING', path: 'SPOKE_POOL' } },
+      withdrawal: {
+        state: 'QUEUED',
+        source: { chain_id: 137, status: 'QUEUED' },
+        destination: { chain_id: 10, status: 'WAITING', path: 'SPOKE_POOL' },
+      },
     };
     const rows = map(record('account_batch', batch));
     expect(rows.map((r) => r.table)).toEqual(['account_batches', 'withdrawal_states']);
@@ -349,11 +465,17 @@ describe('issue 22 (rest): the kinds of the venue resources, read as the contrac
       destination_path: 'SPOKE_POOL',
       _raw: '',
     });
-    expect(map(record('account_batch', { status: 'PENDING' }))[0]!.row).toMatchObject({ target_table: 'account_batches', reason: 'batch_hash: is missing' });
+    expect(map(record('account_batch', { status: 'PENDING' }))[0]!.row).toMatchObject({
+      target_table: 'account_batches',
+      reason: 'batch_hash: is missing',
+    });
     expect(map(record('sports_sections', { sections: [{ event_ids: [7] }] }))[0]!.row).toMatchObject({
       target_table: 'sports_sections',
       reason: 'sections[0].event_ids[0]: is not a string',
     });
-    expect(map(record('category', { answer: {} }))[0]!.row).toMatchObject({ target_table: 'categories', reason: 'slug: is missing' });
+    expect(map(record('category', { answer: {} }))[0]!.row).toMatchObject({
+      target_table: 'categories',
+      reason: 'slug: is missing',
+    });
   });
 });

@@ -33,7 +33,9 @@ describe('the tokens a batch rebuilt after a crash is inserted with', () => {
 
   it("keeps the range's own token for a batch recorded alone, and for one never rebuilt", () => {
     const alone = rebuilt([['trades', dedupToken('trades', 't', 2, { first: 10n, last: 19n }, 'e')]]);
-    expect(batchToken(alone, 'dead_letters', 'e')).toBe(dedupToken('dead_letters', 't', 2, { first: 10n, last: 19n }, 'e'));
+    expect(batchToken(alone, 'dead_letters', 'e')).toBe(
+      dedupToken('dead_letters', 't', 2, { first: 10n, last: 19n }, 'e'),
+    );
     const fresh: Batch = { ...alone, rebuilt: undefined };
     expect(batchToken(fresh, 'trades', 'e')).toBe(dedupToken('trades', 't', 2, { first: 10n, last: 19n }, 'e'));
   });

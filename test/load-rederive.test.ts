@@ -50,7 +50,13 @@ const NEW_COLUMNS: Record<string, string[]> = {
 
 let offset = 0;
 
-function streamRecord(kind: RecordKind, type: string, key: string, ts: string, data: Record<string, unknown>): ReceivedRecord {
+function streamRecord(
+  kind: RecordKind,
+  type: string,
+  key: string,
+  ts: string,
+  data: Record<string, unknown>,
+): ReceivedRecord {
   return {
     kind,
     key,
@@ -63,7 +69,13 @@ function streamRecord(kind: RecordKind, type: string, key: string, ts: string, d
 }
 
 const statusFrame = (ts: string, data: Record<string, unknown>) =>
-  streamRecord('market_status', 'market_status', 'cond-1', ts, { condition_id: 'cond-1', market_id: 'mkt-1', event_id: 'ev-1', status_at: ts, ...data });
+  streamRecord('market_status', 'market_status', 'cond-1', ts, {
+    condition_id: 'cond-1',
+    market_id: 'mkt-1',
+    event_id: 'ev-1',
+    status_at: ts,
+    ...data,
+  });
 
 describe('tapehouse rederive', () => {
   let w: TestWarehouse;
@@ -88,13 +100,22 @@ describe('tapehouse rederive', () => {
   const read = (query: string) => rows(w.warehouse.client, query);
   /** Rows stored, and distinct rows by their bus identity: equal when nothing is doubled. */
   const identity = async (table: string) =>
-    (await read(`SELECT count() AS rows, uniqExact(_topic, _partition, _offset, _index) AS distinct_rows FROM tapehouse.${table}`))[0];
+    (
+      await read(
+        `SELECT count() AS rows, uniqExact(_topic, _partition, _offset, _index) AS distinct_rows FROM tapehouse.${table}`,
+      )
+    )[0];
 
   it('migration 0136 asks for its four tables; a run fills the new columns of every old row, once', async () => {
     // Nothing to do on a fresh warehouse: `migrate` names no table (it names those holding rows).
     expect(await pendingRederives(w.warehouse.client, { withRows: true })).toEqual([]);
     await storeAsBefore(
-      statusFrame('2026-01-10T10:00:00.000Z', { kind: 'outcome_proposed', proposed_token_id: 'tok-yes', proposed_outcome: 'Yes', proposal_round: 2 }),
+      statusFrame('2026-01-10T10:00:00.000Z', {
+        kind: 'outcome_proposed',
+        proposed_token_id: 'tok-yes',
+        proposed_outcome: 'Yes',
+        proposal_round: 2,
+      }),
     );
     await storeAsBefore(
       statusFrame('2026-01-11T10:00:00.000Z', {
@@ -152,7 +173,13 @@ describe('tapehouse rederive', () => {
       streamRecord('account_event', 'account_event', 'acct', '2026-03-01T09:03:00.000Z', {
         kind: 'order_cancelled',
         reason: 'USER',
-        order: { internal_id: 'ord-1', status: 'CANCELLED', token_id: 'tok-yes', price_micro: '450000', collateral_amount_micro: '900000' },
+        order: {
+          internal_id: 'ord-1',
+          status: 'CANCELLED',
+          token_id: 'tok-yes',
+          price_micro: '450000',
+          collateral_amount_micro: '900000',
+        },
       }),
     );
     // A market of an event detail read: the sync job adds event_id to the payload, not to the raw item.
@@ -189,13 +216,27 @@ describe('tapehouse rederive', () => {
       'sync.catalogue',
     );
 
-    expect(await pendingRederives(w.warehouse.client)).toEqual(['account_events', 'market_status', 'markets', 'trades']);
-    expect(await pendingRederives(w.warehouse.client, { withRows: true })).toEqual(['account_events', 'market_status', 'markets', 'trades']);
-    expect(await read("SELECT proposal_round, resolution FROM tapehouse.market_status WHERE kind = 'outcome_proposed'")).toEqual([
-      { proposal_round: 0, resolution: '' },
+    expect(await pendingRederives(w.warehouse.client)).toEqual([
+      'account_events',
+      'market_status',
+      'markets',
+      'trades',
     ]);
+    expect(await pendingRederives(w.warehouse.client, { withRows: true })).toEqual([
+      'account_events',
+      'market_status',
+      'markets',
+      'trades',
+    ]);
+    expect(
+      await read("SELECT proposal_round, resolution FROM tapehouse.market_status WHERE kind = 'outcome_proposed'"),
+    ).toEqual([{ proposal_round: 0, resolution: '' }]);
     const before = Object.fromEntries(
-      await Promise.all(['market_status', 'trades', 'account_events', 'markets', 'orders'].map(async (t) => [t, await identity(t)] as const)),
+      await Promise.all(
+        ['market_status', 'trades', 'account_events', 'markets', 'orders'].map(
+          async (t) => [t, await identity(t)] as const,
+        ),
+      ),
     );
 
     for (const table of ['market_status', 'trades', 'account_events', 'markets']) {
@@ -273,10 +314,18 @@ describe('tapehouse rederive', () => {
         payout_micro: '5000000',
         collateral_micro: null,
       },
-      { kind: 'order_cancelled', shares_micro: null, price_micro: '450000', resolution_price_micro: null, payout_micro: null, collateral_micro: '900000' },
+      {
+        kind: 'order_cancelled',
+        shares_micro: null,
+        price_micro: '450000',
+        resolution_price_micro: null,
+        payout_micro: null,
+        collateral_micro: '900000',
+      },
     ]);
     // The latest store the markets' view copies into was given the new rows too.
-    const marketColumns = 'event_id, resolution_criteria, reference_price_micro, currency, cadence_seconds, band_lower_micro, band_upper_micro, oracle_feed_id';
+    const marketColumns =
+      'event_id, resolution_criteria, reference_price_micro, currency, cadence_seconds, band_lower_micro, band_upper_micro, oracle_feed_id';
     const expected = [
       {
         event_id: 'ev-1',
@@ -342,7 +391,9 @@ describe('tapehouse rederive', () => {
         "SELECT toMonth(status_at) AS month, resolution, payout_outcomes FROM tapehouse.market_status WHERE kind = 'payouts_proposed' ORDER BY status_at",
       ),
     ).toEqual([5, 6, 7].map((month) => ({ month, resolution: 'payouts', payout_outcomes: ['Yes', 'No'] })));
-    expect(await read("SELECT kind FROM tapehouse.market_status WHERE condition_id = 'cond-9'")).toEqual([{ kind: 'market_halted' }]);
+    expect(await read("SELECT kind FROM tapehouse.market_status WHERE condition_id = 'cond-9'")).toEqual([
+      { kind: 'market_halted' },
+    ]);
     // The partitions before --since were not touched, and the finished run starts afresh next time.
     const again = await rederiveTable(w.warehouse, 'market_status', { since });
     expect(again).toMatchObject({ partitionsResumed: 0, partitionsDone: 3 });

@@ -13,7 +13,8 @@ import { watching } from './load-warehouses.ts';
 import { compareTables, drained, expectedKeys, publishAll, RecordGenerator } from './load-fixtures.ts';
 import { migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixtures.ts';
 
-/** Rounds: one INSERT per table for all partitions, a short lane for market data, and rows a shared round token left out. */
+/** Rounds: one INSERT per table for all partitions, a short lane for market data, and rows a shared round token left
+ * out. */
 
 const log = createLogger('load.test', 'silent');
 let w: TestWarehouse;
@@ -27,8 +28,21 @@ afterAll(async () => {
 });
 
 /** Loaders of `group` on every topic of `catalogue`, rounds cut every `maxDelayMs`. */
-function loading(bus: EmbeddedBus, catalogue: ReturnType<typeof createTopicCatalogue>, warehouse: Warehouse, group: string, maxDelayMs: number) {
-  return startLoaders({ bus, warehouse, group, topics: catalogue.topics.map((s) => s.name), batch: { maxDelayMs }, log });
+function loading(
+  bus: EmbeddedBus,
+  catalogue: ReturnType<typeof createTopicCatalogue>,
+  warehouse: Warehouse,
+  group: string,
+  maxDelayMs: number,
+) {
+  return startLoaders({
+    bus,
+    warehouse,
+    group,
+    topics: catalogue.topics.map((s) => s.name),
+    batch: { maxDelayMs },
+    log,
+  });
 }
 
 describe('loader rounds', () => {
@@ -38,7 +52,9 @@ describe('loader rounds', () => {
     const bus = new EmbeddedBus({ topics: catalogue.topics });
     await publishAll(bus, records);
     const spec = (topic: string) => catalogue.spec(topic)!;
-    const partitions = new Set(records.map((g) => `${g.topic}/${partitionFor(g.record.key, spec(g.topic).partitions)}`));
+    const partitions = new Set(
+      records.map((g) => `${g.topic}/${partitionFor(g.record.key, spec(g.topic).partitions)}`),
+    );
     const bookPartitions = [...partitions].filter((p) => p.startsWith(catalogue.topicFor('book_change'))).length;
     const spy = watching(w.warehouse);
     // Everything is on the bus before the loader starts, and the time bound is long: one round per lane.
@@ -67,9 +83,12 @@ describe('loader rounds', () => {
     const generator = new RecordGenerator(22, catalogue, { kinds: new Set(['market']) });
     await publishAll(bus, generator.take(20));
     // The markets insert is under way and does not come back…
-    while (!spy.inserts.has('tapehouse.markets') && !spy.inserts.has('markets')) await new Promise((resolve) => setTimeout(resolve, 10));
+    while (!spy.inserts.has('tapehouse.markets') && !spy.inserts.has('markets'))
+      await new Promise((resolve) => setTimeout(resolve, 10));
     // …while market data keeps arriving: it is stored all the same.
-    const market = new RecordGenerator(23, catalogue, { kinds: new Set(['trade', 'quote']), firstIndex: 100_000 }).take(200);
+    const market = new RecordGenerator(23, catalogue, { kinds: new Set(['trade', 'quote']), firstIndex: 100_000 }).take(
+      200,
+    );
     await publishAll(bus, market);
     const want = market.length;
     for (let i = 0; i < 500; i++) {
@@ -85,12 +104,18 @@ describe('loader rounds', () => {
       "SELECT (SELECT count() FROM tapehouse.trades WHERE _topic = 'lane.market.trades') + (SELECT count() FROM tapehouse.quotes WHERE _topic = 'lane.market.quotes') AS n",
     );
     expect(Number(stored!.n)).toBe(want);
-    const [markets] = await rows<{ n: string }>(w.warehouse.client, "SELECT count() AS n FROM tapehouse.markets WHERE _topic = 'lane.sync.markets'");
+    const [markets] = await rows<{ n: string }>(
+      w.warehouse.client,
+      "SELECT count() AS n FROM tapehouse.markets WHERE _topic = 'lane.sync.markets'",
+    );
     expect(markets!.n).toBe('0');
     spy.release();
     await drained(loaders);
     await loaders.stop();
-    const [after] = await rows<{ n: string }>(w.warehouse.client, "SELECT count() AS n FROM tapehouse.markets WHERE _topic = 'lane.sync.markets'");
+    const [after] = await rows<{ n: string }>(
+      w.warehouse.client,
+      "SELECT count() AS n FROM tapehouse.markets WHERE _topic = 'lane.sync.markets'",
+    );
     expect(after!.n).toBe('20');
   });
 
@@ -102,7 +127,14 @@ describe('loader rounds', () => {
     const loaders = await loading(bus, catalogue, w.warehouse, 'busy', 100);
     const watcher = await w.warehouse.ownSession();
     const countStored = async () =>
-      Number((await rows<{ n: string }>(watcher.client, "SELECT count() AS n FROM tapehouse.trades WHERE _topic = 'busy.market.trades'"))[0]!.n);
+      Number(
+        (
+          await rows<{ n: string }>(
+            watcher.client,
+            "SELECT count() AS n FROM tapehouse.trades WHERE _topic = 'busy.market.trades'",
+          )
+        )[0]!.n,
+      );
     try {
       // The loader running: where its partitions stand read, a first trade stored.
       const generator = new RecordGenerator(25, catalogue, { kinds: new Set(['trade']) });
@@ -110,9 +142,10 @@ describe('loader rounds', () => {
       while ((await countStored()) < 1) await new Promise((resolve) => setTimeout(resolve, 20));
       // About 8 s in the engine, one half-second block after another, on the loader's main session.
       let busy = true;
-      const longQuery = rows(w.warehouse.client, 'SELECT sum(sleepEachRow(0.5)) AS s FROM numbers(16) SETTINGS max_block_size = 1').finally(
-        () => (busy = false),
-      );
+      const longQuery = rows(
+        w.warehouse.client,
+        'SELECT sum(sleepEachRow(0.5)) AS s FROM numbers(16) SETTINGS max_block_size = 1',
+      ).finally(() => (busy = false));
       await new Promise((resolve) => setTimeout(resolve, 300));
       const trades = generator.take(50);
       await publishAll(bus, trades);
@@ -122,7 +155,10 @@ describe('loader rounds', () => {
         if (stored < 1 + trades.length) await new Promise((resolve) => setTimeout(resolve, 50));
       }
       // Every trade was queryable before the long query ended.
-      expect({ stored, longQueryStillRunning: busy }).toEqual({ stored: 1 + trades.length, longQueryStillRunning: true });
+      expect({ stored, longQueryStillRunning: busy }).toEqual({
+        stored: 1 + trades.length,
+        longQueryStillRunning: true,
+      });
       await longQuery;
     } finally {
       await loaders.stop();
@@ -140,13 +176,25 @@ describe('loader rounds', () => {
     const batches = [0, 1].map((partition): Batch => {
       const tables = new Map<'trades', Row[]>([['trades', []]]);
       records.slice(partition * 20, partition * 20 + 20).forEach((g, i) => {
-        for (const { row } of mapDelivery({ offset: BigInt(i), ok: true, record: g.record }, { topic, partition, group: 'split' }))
+        for (const { row } of mapDelivery(
+          { offset: BigInt(i), ok: true, record: g.record },
+          { topic, partition, group: 'split' },
+        ))
           tables.get('trades')!.push(row);
       });
-      return { topic, partition, range: { first: 0n, last: 19n }, tables, records: new Map(), rowCount: 20, maxReceivedUs: 0n };
+      return {
+        topic,
+        partition,
+        range: { first: 0n, last: 19n },
+        tables,
+        records: new Map(),
+        rowCount: 20,
+        maxReceivedUs: 0n,
+      };
     });
     const token = roundToken('trades', 'r-1', '');
-    const insert = async (rowList: Row[]) => (await w.warehouse.prepareInsert('trades', rowList, { dedupToken: token })).send();
+    const insert = async (rowList: Row[]) =>
+      (await w.warehouse.prepareInsert('trades', rowList, { dedupToken: token })).send();
     const since = BigInt(Date.now()) * 1000n;
     await insert(batches[0]!.tables.get('trades')!);
     await insert([...batches[0]!.tables.get('trades')!, ...batches[1]!.tables.get('trades')!]);
@@ -158,10 +206,16 @@ describe('loader rounds', () => {
         )
       ).map((r) => [r.p, Number(r.n)]);
     expect(await count()).toEqual([[0, 20]]);
-    expect(await addMissingRows(w.warehouse, 'trades', batches[1]!, batches[1]!.tables.get('trades')!, since, '')).toBe(20);
-    expect(await addMissingRows(w.warehouse, 'trades', batches[0]!, batches[0]!.tables.get('trades')!, since, '')).toBe(0);
+    expect(await addMissingRows(w.warehouse, 'trades', batches[1]!, batches[1]!.tables.get('trades')!, since, '')).toBe(
+      20,
+    );
+    expect(await addMissingRows(w.warehouse, 'trades', batches[0]!, batches[0]!.tables.get('trades')!, since, '')).toBe(
+      0,
+    );
     // Looked at again (a loader killed after adding them, say): nothing more.
-    expect(await addMissingRows(w.warehouse, 'trades', batches[1]!, batches[1]!.tables.get('trades')!, since, '')).toBe(0);
+    expect(await addMissingRows(w.warehouse, 'trades', batches[1]!, batches[1]!.tables.get('trades')!, since, '')).toBe(
+      0,
+    );
     expect(await count()).toEqual([
       [0, 20],
       [1, 20],
@@ -176,7 +230,12 @@ describe('loader rounds', () => {
     const bus = new EmbeddedBus({ topics: catalogue.topics });
     const latest = async () =>
       Number(
-        (await rows<{ n: string }>(w.warehouse.client, "SELECT count() AS n FROM tapehouse.positions_latest WHERE _topic = 'whole.sync.positions'"))[0]!.n,
+        (
+          await rows<{ n: string }>(
+            w.warehouse.client,
+            "SELECT count() AS n FROM tapehouse.positions_latest WHERE _topic = 'whole.sync.positions'",
+          )
+        )[0]!.n,
       );
     const first = await loading(bus, catalogue, w.warehouse, 'whole', 100);
     await publishAll(bus, generator.take(1));
@@ -186,7 +245,8 @@ describe('loader rounds', () => {
     const spy = watching(w.warehouse, new Set(['tapehouse.positions', 'positions']));
     const loaders = await loading(bus, catalogue, spy.warehouse, 'whole', 100);
     await publishAll(bus, generator.take(5));
-    while (!spy.inserts.has('tapehouse.positions') && !spy.inserts.has('positions')) await new Promise((resolve) => setTimeout(resolve, 10));
+    while (!spy.inserts.has('tapehouse.positions') && !spy.inserts.has('positions'))
+      await new Promise((resolve) => setTimeout(resolve, 10));
     await new Promise((resolve) => setTimeout(resolve, 300));
     // The positions insert is held: the newer reads' snapshot rows wait for it, the first read stands.
     expect(spy.inserts.get('tapehouse.position_snapshots') ?? spy.inserts.get('position_snapshots')).toBeUndefined();

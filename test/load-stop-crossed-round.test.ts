@@ -289,11 +289,16 @@ describe('a loader stopped while a rebalance crossed its round', () => {
     const p0 = { topic, partition: 0 };
     const p1 = { topic, partition: 1 };
     const group = 'crossed';
-    const start = (warehouse: Warehouse) => startLoaders({ bus, warehouse, group, topics: [topic], batch: { maxDelayMs: 200 }, log });
+    const start = (warehouse: Warehouse) =>
+      startLoaders({ bus, warehouse, group, topics: [topic], batch: { maxDelayMs: 200 }, log });
     const storedIn = async (partition: number) =>
       Number(
-        (await rows<{ n: string }>(w.warehouse.client, `SELECT count() AS n FROM tapehouse.trades WHERE _topic = '${topic}' AND _partition = ${partition}`))[0]!
-          .n,
+        (
+          await rows<{ n: string }>(
+            w.warehouse.client,
+            `SELECT count() AS n FROM tapehouse.trades WHERE _topic = '${topic}' AND _partition = ${partition}`,
+          )
+        )[0]!.n,
       );
     const loaders: Loaders[] = [];
     let roundTokens: string[] | undefined;

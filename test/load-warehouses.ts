@@ -11,7 +11,8 @@ type Gate = <T>(call: () => Promise<T>, what: string) => Promise<T>;
 function gated(real: Warehouse, gate: Gate): Warehouse {
   const client = new Proxy(real.client, {
     get(target, property, receiver) {
-      if (property === 'query') return (...args: Parameters<typeof target.query>) => gate(() => target.query(...args), 'query');
+      if (property === 'query')
+        return (...args: Parameters<typeof target.query>) => gate(() => target.query(...args), 'query');
       const value: unknown = Reflect.get(target, property, receiver);
       return typeof value === 'function' ? value.bind(target) : value;
     },
@@ -122,8 +123,12 @@ export function flaky(real: Warehouse, down: () => boolean): Warehouse {
   return gated(real, (call) => (down() ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:8123')) : call()));
 }
 
-/** The real warehouse (each of its sessions), counting the inserts of each table and holding those of `held` tables until released. */
-export function watching(real: Warehouse, held: Set<string> = new Set()): { warehouse: Warehouse; inserts: Map<string, number>; release(): void } {
+/** The real warehouse (each of its sessions), counting the inserts of each table and holding those of `held` tables
+ * until released. */
+export function watching(
+  real: Warehouse,
+  held: Set<string> = new Set(),
+): { warehouse: Warehouse; inserts: Map<string, number>; release(): void } {
   const inserts = new Map<string, number>();
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));

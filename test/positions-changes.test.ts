@@ -69,7 +69,11 @@ describe('positions stored as changes', () => {
     })(),
   );
   const records: ReceivedRecord[] = READS.map(([at, positions, unavailable], i) => {
-    const shaped = chain.shape(event(i + 1, START + at, positions, unavailable), `{"frame":${i}}`, BigInt(START + at) * 1000n);
+    const shaped = chain.shape(
+      event(i + 1, START + at, positions, unavailable),
+      `{"frame":${i}}`,
+      BigInt(START + at) * 1000n,
+    );
     return {
       kind: 'portfolio_sync',
       key: 'demo',
@@ -80,10 +84,14 @@ describe('positions stored as changes', () => {
       raw: shaped.raw,
     };
   });
-  const mapped = records.map((record, i) => mapDelivery({ offset: BigInt(i), ok: true, record }, { topic: 'pf.account.portfolio', partition: 1, group: 'g' }));
+  const mapped = records.map((record, i) =>
+    mapDelivery({ offset: BigInt(i), ok: true, record }, { topic: 'pf.account.portfolio', partition: 1, group: 'g' }),
+  );
 
   it('capture sends an anchor whole, then only what changed; a new chain after an unusable read and a minute on', () => {
-    const links = records.map((r) => (r.payload as { position_chain?: { id: string; anchor: boolean; removed: string[] } }).position_chain);
+    const links = records.map(
+      (r) => (r.payload as { position_chain?: { id: string; anchor: boolean; removed: string[] } }).position_chain,
+    );
     expect(links.map((l) => (l ? `${l.id}${l.anchor ? ' anchor' : ''}` : 'whole'))).toEqual([
       'chain-1 anchor',
       'chain-1',
@@ -104,7 +112,8 @@ describe('positions stored as changes', () => {
 
   it('positions_latest and positions_as_of give every read as it was sent, from its chain', async () => {
     const byTable = new Map<TableName, Row[]>();
-    for (const list of mapped) for (const { table, row } of list) byTable.set(table, [...(byTable.get(table) ?? []), row]);
+    for (const list of mapped)
+      for (const { table, row } of list) byTable.set(table, [...(byTable.get(table) ?? []), row]);
     for (const [table, list] of byTable) await w.warehouse.insertRows(table, list);
 
     const asOf = async (atMs: number) =>
@@ -129,9 +138,12 @@ describe('positions stored as changes', () => {
     };
     for (let i = 0; i < READS.length; i++) expect(await asOf(START + READS[i]![0] + 100)).toEqual(expected(i));
     expect(await asOf(START - 1)).toEqual([]);
-    expect(await rows(w.warehouse.client, 'SELECT token_id, toString(shares_micro) AS shares_micro FROM tapehouse.positions_latest ORDER BY token_id')).toEqual(
-      [{ token_id: 'd', shares_micro: '6' }],
-    );
+    expect(
+      await rows(
+        w.warehouse.client,
+        'SELECT token_id, toString(shares_micro) AS shares_micro FROM tapehouse.positions_latest ORDER BY token_id',
+      ),
+    ).toEqual([{ token_id: 'd', shares_micro: '6' }]);
   });
 
   it('a change read whose rows are not all stored yet leaves the read before it standing', async () => {
@@ -145,12 +157,19 @@ describe('positions stored as changes', () => {
       payload: next.payload,
       raw: next.raw,
     };
-    const list = mapDelivery({ offset: 20n, ok: true, record }, { topic: 'pf.account.portfolio', partition: 1, group: 'g' });
+    const list = mapDelivery(
+      { offset: 20n, ok: true, record },
+      { topic: 'pf.account.portfolio', partition: 1, group: 'g' },
+    );
     await w.warehouse.insertRows(
       'position_snapshots',
       list.filter((r) => r.table === 'position_snapshots').map((r) => r.row),
     );
-    const latest = () => rows(w.warehouse.client, 'SELECT token_id, toString(shares_micro) AS shares_micro FROM tapehouse.positions_latest ORDER BY token_id');
+    const latest = () =>
+      rows(
+        w.warehouse.client,
+        'SELECT token_id, toString(shares_micro) AS shares_micro FROM tapehouse.positions_latest ORDER BY token_id',
+      );
     expect(await latest()).toEqual([{ token_id: 'd', shares_micro: '6' }]);
     await w.warehouse.insertRows(
       'positions',

@@ -9,13 +9,24 @@ import { emptyResolution, redemptionEvents } from '../src/reconcile/resolutions.
 import { averagePrice, SIMULATOR_VENUE_RULES, makerRebate, takerFee } from '../src/reconcile/venue-rules.ts';
 import { Account } from '../src/simulator/accounts/account.ts';
 import { buyShares, deposit, redeemShares, sellShares } from '../src/simulator/accounts/ledger.ts';
-import { DEFAULT_FEES, makerRebate as venueMakerRebate, takerFee as venueTakerFee } from '../src/simulator/engine/fees.ts';
+import {
+  DEFAULT_FEES,
+  makerRebate as venueMakerRebate,
+  takerFee as venueTakerFee,
+} from '../src/simulator/engine/fees.ts';
 import { Prng } from '../src/simulator/prng.ts';
 
 const AVERAGE = { method: 'average' as const, rules: SIMULATOR_VENUE_RULES };
 let fillSeq = 0;
 
-function fill(tokenId: string, side: Side, sharesMicro: bigint, priceMicro: bigint, atMs: number, extra: Partial<Omit<LedgerFill, 'atMs'>> = {}): LedgerEvent {
+function fill(
+  tokenId: string,
+  side: Side,
+  sharesMicro: bigint,
+  priceMicro: bigint,
+  atMs: number,
+  extra: Partial<Omit<LedgerFill, 'atMs'>> = {},
+): LedgerEvent {
   fillSeq += 1;
   return {
     kind: 'fill',
@@ -73,14 +84,22 @@ describe("the ledger follows the venue's own accounting", () => {
       for (const tokenId of tokens) {
         const ours = ledger.token(tokenId)!;
         const theirs = venue.position(tokenId)!;
-        expect([ours.sharesMicro, ours.costBasisMicro, ours.realisedPnlMicro]).toEqual([theirs.sharesMicro, theirs.costBasisMicro, theirs.realisedPnlMicro]);
+        expect([ours.sharesMicro, ours.costBasisMicro, ours.realisedPnlMicro]).toEqual([
+          theirs.sharesMicro,
+          theirs.costBasisMicro,
+          theirs.realisedPnlMicro,
+        ]);
       }
     }
   });
 
   it("rounds a partial sale's cost down, as the venue does, and shows the average price the venue would", () => {
     const ledger = replay(
-      [fill('t', 'BUY', 3_000_000n, 100_000n, 1), fill('t', 'BUY', 10_000n, 990_000n, 2), fill('t', 'SELL', 1_000_000n, 200_000n, 3)],
+      [
+        fill('t', 'BUY', 3_000_000n, 100_000n, 1),
+        fill('t', 'BUY', 10_000n, 990_000n, 2),
+        fill('t', 'SELL', 1_000_000n, 200_000n, 3),
+      ],
       AVERAGE,
     );
     const t = ledger.token('t')!;
@@ -96,7 +115,9 @@ describe("the ledger follows the venue's own accounting", () => {
       const price = BigInt(rng.int(1, 999)) * 1_000n;
       const shares = BigInt(rng.int(1, 100_000)) * 10_000n;
       expect(takerFee(SIMULATOR_VENUE_RULES, price, shares)).toBe(venueTakerFee(DEFAULT_FEES, price, shares));
-      expect(makerRebate(SIMULATOR_VENUE_RULES, price, shares)).toBe(venueMakerRebate(DEFAULT_FEES, venueTakerFee(DEFAULT_FEES, 1_000_000n - price, shares)));
+      expect(makerRebate(SIMULATOR_VENUE_RULES, price, shares)).toBe(
+        venueMakerRebate(DEFAULT_FEES, venueTakerFee(DEFAULT_FEES, 1_000_000n - price, shares)),
+      );
     }
     const ledger = replay([fill('t', 'BUY', 100_000_000n, 300_000n, 1, { role: 'MAKER' })], AVERAGE);
     expect(ledger.account.makerRebatesMicro).toBe(75_000n); // 25 % of the 0.30 taker fee on 100 shares at 0.30
@@ -113,12 +134,20 @@ describe("the ledger follows the venue's own accounting", () => {
       AVERAGE,
     );
     expect(ledger.token('yes')).toMatchObject({ sharesMicro: 0n, costBasisMicro: 0n, realisedPnlMicro: 800_000n });
-    expect(ledger.token('no')).toMatchObject({ sharesMicro: 4_000_000n, costBasisMicro: 2_000_000n, realisedPnlMicro: 0n });
+    expect(ledger.token('no')).toMatchObject({
+      sharesMicro: 4_000_000n,
+      costBasisMicro: 2_000_000n,
+      realisedPnlMicro: 0n,
+    });
     expect(ledger.account.cashMicro).toBe(-10_000_000n + 2_800_000n + 6_000_000n);
   });
 
   it('under FIFO sells the oldest lots first; realised PnL minus open basis is the same under either method', () => {
-    const events = [fill('t', 'BUY', 1_000_000n, 400_000n, 1), fill('t', 'BUY', 1_000_000n, 600_000n, 2), fill('t', 'SELL', 1_500_000n, 700_000n, 3)];
+    const events = [
+      fill('t', 'BUY', 1_000_000n, 400_000n, 1),
+      fill('t', 'BUY', 1_000_000n, 600_000n, 2),
+      fill('t', 'SELL', 1_500_000n, 700_000n, 3),
+    ];
     const fifo = replay(events, { ...AVERAGE, method: 'fifo' }).token('t')!;
     const average = replay(events, AVERAGE).token('t')!;
     expect(fifo.costBasisMicro).toBe(300_000n); // half of the 0.60 lot is left
@@ -127,7 +156,10 @@ describe("the ledger follows the venue's own accounting", () => {
   });
 
   it('records a sale beyond the holding instead of failing, so a missing fill shows', () => {
-    const t = replay([fill('t', 'BUY', 1_000_000n, 500_000n, 1), fill('t', 'SELL', 3_000_000n, 500_000n, 2)], AVERAGE).token('t')!;
+    const t = replay(
+      [fill('t', 'BUY', 1_000_000n, 500_000n, 1), fill('t', 'SELL', 3_000_000n, 500_000n, 2)],
+      AVERAGE,
+    ).token('t')!;
     expect(t.sharesMicro).toBe(-2_000_000n);
     expect(t.oversoldMicro).toBe(2_000_000n);
     expect(t.costBasisMicro).toBe(0n);
@@ -146,8 +178,11 @@ describe("the ledger follows the venue's own accounting", () => {
 
   it('stops at every checkpoint with everything up to and including its millisecond', () => {
     const seen: Array<[number, bigint]> = [];
-    replay([fill('t', 'BUY', 1_000_000n, 500_000n, 10), fill('t', 'BUY', 1_000_000n, 500_000n, 20)], AVERAGE, [5, 10, 15, 25], (atMs, l) =>
-      seen.push([atMs, l.token('t')?.sharesMicro ?? 0n]),
+    replay(
+      [fill('t', 'BUY', 1_000_000n, 500_000n, 10), fill('t', 'BUY', 1_000_000n, 500_000n, 20)],
+      AVERAGE,
+      [5, 10, 15, 25],
+      (atMs, l) => seen.push([atMs, l.token('t')?.sharesMicro ?? 0n]),
     );
     expect(seen).toEqual([
       [5, 0n],
@@ -171,7 +206,16 @@ describe('redemptions and resolutions', () => {
     const winner = { ...emptyResolution('c2'), winningTokenId: 'up', completedAtMs: 60 };
     const unknown = { ...emptyResolution('c3'), completedAtMs: 70 };
     const { events, unpriced } = redemptionEvents(
-      [{ atMs: 40, tokenId: 'yes', conditionId: 'c1', sharesMicro: 5_000_000n, resolutionPriceMicro: 620_000n, payoutMicro: 3_100_000n }],
+      [
+        {
+          atMs: 40,
+          tokenId: 'yes',
+          conditionId: 'c1',
+          sharesMicro: 5_000_000n,
+          resolutionPriceMicro: 620_000n,
+          payoutMicro: 3_100_000n,
+        },
+      ],
       new Map([
         ['c1', split],
         ['c2', winner],
@@ -184,7 +228,11 @@ describe('redemptions and resolutions', () => {
         ['x', 'c3'],
       ]),
     );
-    expect(events.map((e) => e.kind === 'redemption' && [e.tokenId, e.atMs, e.resolutionPriceMicro, e.reported !== undefined])).toEqual([
+    expect(
+      events.map(
+        (e) => e.kind === 'redemption' && [e.tokenId, e.atMs, e.resolutionPriceMicro, e.reported !== undefined],
+      ),
+    ).toEqual([
       ['yes', 40, 620_000n, true],
       ['no', 50, 380_000n, false],
       ['down', 60, 0n, false],
@@ -194,14 +242,32 @@ describe('redemptions and resolutions', () => {
 });
 
 describe('coverage and judgement', () => {
-  const gap = (extra: Partial<CoverageGap>): CoverageGap => ({ input: 'fills', fromMs: 100, toMs: 200, reason: 'r', ...extra });
+  const gap = (extra: Partial<CoverageGap>): CoverageGap => ({
+    input: 'fills',
+    fromMs: 100,
+    toMs: 200,
+    reason: 'r',
+    ...extra,
+  });
 
   it('calls a figure unproven when a gap in its inputs began before it was reported, even when the numbers agree', () => {
     const judge = { toleranceMicro: 0n, gaps: [gap({ reason: 'sync gap' })] };
-    const base = { scope: 'summary' as const, field: 'cash_balance_micro', ours: 5n, theirs: 5n, figure: { kind: 'account' as const } };
-    expect(compare(judge, { ...base, reportedAtMs: 150 })).toMatchObject({ status: 'unproven', detail: 'unproven: sync gap' });
+    const base = {
+      scope: 'summary' as const,
+      field: 'cash_balance_micro',
+      ours: 5n,
+      theirs: 5n,
+      figure: { kind: 'account' as const },
+    };
+    expect(compare(judge, { ...base, reportedAtMs: 150 })).toMatchObject({
+      status: 'unproven',
+      detail: 'unproven: sync gap',
+    });
     expect(compare(judge, { ...base, reportedAtMs: 99 }).status).toBe('ok');
-    expect(compare(judge, { ...base, reportedAtMs: 99, theirs: 6n })).toMatchObject({ status: 'different', differenceMicro: -1n });
+    expect(compare(judge, { ...base, reportedAtMs: 99, theirs: 6n })).toMatchObject({
+      status: 'different',
+      differenceMicro: -1n,
+    });
     expect(compare({ ...judge, toleranceMicro: 1n }, { ...base, reportedAtMs: 99, theirs: 6n }).status).toBe('ok');
   });
 
@@ -244,12 +310,12 @@ describe('coverage and judgement', () => {
   });
 
   it('writes amounts in units exactly', () => {
-    expect([formatUnits(2_500_000n), formatUnits(455_000n), formatUnits(-10n), formatUnits(0n), formatUnits(123_456_789n)]).toEqual([
-      '2.50',
-      '0.455',
-      '-0.00001',
-      '0.00',
-      '123.456789',
-    ]);
+    expect([
+      formatUnits(2_500_000n),
+      formatUnits(455_000n),
+      formatUnits(-10n),
+      formatUnits(0n),
+      formatUnits(123_456_789n),
+    ]).toEqual(['2.50', '0.455', '-0.00001', '0.00', '123.456789']);
   });
 });

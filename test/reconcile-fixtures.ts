@@ -66,7 +66,8 @@ function rawItems(raw: unknown, key: string): unknown[] {
   return Array.isArray(items) ? items : [];
 }
 
-/** A read-only client of one account, as a sync job holds it (pacing of the higher tier: the simulator's limits are off). */
+/** A read-only client of one account, as a sync job holds it (pacing of the higher tier: the simulator's limits are
+ * off). */
 export function accountClient(sim: SimulatorHandle, token: string): VenueClient {
   return new VenueClient({
     baseUrl: sim.url,
@@ -99,24 +100,42 @@ function pnlRow(p: SettledPnl, account: string): Row {
   };
 }
 
-/** Everything an account's sync jobs read at the end: fills, activities, orders, positions with the summary, rebates. */
-export async function readAccount(rows: WarehouseRows, client: VenueClient, label: string, nowMs: number): Promise<void> {
+/** Everything an account's sync jobs read at the end: fills, activities, orders, positions with the summary, rebates.
+ * */
+export async function readAccount(
+  rows: WarehouseRows,
+  client: VenueClient,
+  label: string,
+  nowMs: number,
+): Promise<void> {
   for await (const page of client.portfolio.tradePages({ limit: 500 })) {
     const observed = ms(page.value.as_of, nowMs);
     page.value.trades.forEach((fill, i) =>
-      rows.add('fill_observations', fillRow(fill, label, observed), 'tapehouse.sync.fills', rawItems(page.raw, 'trades')[i]),
+      rows.add(
+        'fill_observations',
+        fillRow(fill, label, observed),
+        'tapehouse.sync.fills',
+        rawItems(page.raw, 'trades')[i],
+      ),
     );
   }
   // The money movements among the activities (an ORDER activity mirrors its order, read below).
   for await (const page of client.portfolio.activityListPages({ limit: 500, types: ['DEPOSIT', 'SPLIT', 'MERGE'] })) {
     const observed = ms(page.value.as_of, nowMs);
     page.value.activities.forEach((a, i) =>
-      rows.add('activity_observations', activityRow(a, label, observed), 'tapehouse.sync.activities', rawItems(page.raw, 'activities')[i]),
+      rows.add(
+        'activity_observations',
+        activityRow(a, label, observed),
+        'tapehouse.sync.activities',
+        rawItems(page.raw, 'activities')[i],
+      ),
     );
   }
   for await (const page of client.orders.orderPages({ limit: 500 })) {
     const observed = ms(page.value.as_of, nowMs);
-    page.value.orders.forEach((o, i) => rows.add('orders', orderRow(o, label, observed), 'tapehouse.sync.orders', rawItems(page.raw, 'orders')[i]));
+    page.value.orders.forEach((o, i) =>
+      rows.add('orders', orderRow(o, label, observed), 'tapehouse.sync.orders', rawItems(page.raw, 'orders')[i]),
+    );
   }
   const positions = await client.portfolio.positions();
   const asOf = ms(positions.value.as_of, nowMs);
@@ -127,9 +146,12 @@ export async function readAccount(rows: WarehouseRows, client: VenueClient, labe
     positions.raw,
   );
   // The snapshot's rows share its record's provenance (one record, one row per position).
-  positions.value.positions.forEach((p, i) => rows.addChild('positions', positionRow(p, label, asOf), 'position_snapshots', i));
+  positions.value.positions.forEach((p, i) =>
+    rows.addChild('positions', positionRow(p, label, asOf), 'position_snapshots', i),
+  );
   const summary = await client.portfolio.summary();
-  for (const s of summary.value.summaries) rows.add('portfolio_summaries', summaryRow(s, label, nowMs), 'tapehouse.sync.portfolio_summaries', s);
+  for (const s of summary.value.summaries)
+    rows.add('portfolio_summaries', summaryRow(s, label, nowMs), 'tapehouse.sync.portfolio_summaries', s);
   const rebates = await client.portfolio.rebates();
   const r = rebates.value;
   rows.add(
@@ -243,7 +265,12 @@ function summaryRow(s: Summary, account: string, nowMs: number): Row {
 }
 
 /** The outcomes of a market as the catalogue sync reads them (event detail), as outcomes rows. */
-export async function readOutcomes(rows: WarehouseRows, client: VenueClient, eventSlug: string, nowMs: number): Promise<void> {
+export async function readOutcomes(
+  rows: WarehouseRows,
+  client: VenueClient,
+  eventSlug: string,
+  nowMs: number,
+): Promise<void> {
   const detail = await client.catalogue.event(eventSlug);
   for (const market of detail.value.markets ?? []) {
     for (const o of market.outcomes ?? []) {
@@ -277,7 +304,9 @@ export function captureStreams(
   labelsOf: (account: Account) => string[] = (a) => [a.label],
 ): void {
   const lastCash = new Map(accounts.map((a) => [a.id, a.collateralMicro]));
-  sim.venue.events.on('market_status', (e: MarketStatusEvent) => rows.add('market_status', statusRow(e), 'tapehouse.market.status', statusRecord(e)));
+  sim.venue.events.on('market_status', (e: MarketStatusEvent) =>
+    rows.add('market_status', statusRow(e), 'tapehouse.market.status', statusRecord(e)),
+  );
   sim.venue.events.on('account', (e: AccountEvent) => {
     const account = accounts.find((a) => a.id === e.accountId);
     if (!account) return;
@@ -285,7 +314,12 @@ export function captureStreams(
     const cash = account.collateralMicro;
     if (cash !== lastCash.get(account.id)) {
       const reason = e.kind === 'balance' ? e.reason : e.kind === 'redemption' ? 'REDEMPTION' : 'FILL';
-      frames.push({ kind: 'collateral_updated', reason, change_micro: cash - (lastCash.get(account.id) ?? 0n), cash_balance_micro: cash });
+      frames.push({
+        kind: 'collateral_updated',
+        reason,
+        change_micro: cash - (lastCash.get(account.id) ?? 0n),
+        cash_balance_micro: cash,
+      });
       lastCash.set(account.id, cash);
     }
     for (const frame of frames) {

@@ -13,7 +13,14 @@ import type { Account } from '../src/simulator/accounts/account.ts';
 import { readGroundTruth, type GroundTruth } from '../src/simulator/ground-truth-reader.ts';
 import { ManualClock, startSimulator, type SimulatorHandle } from '../src/simulator/index.ts';
 import { misreports } from '../src/simulator/misreport.ts';
-import { accountClient, captureStreams, readAccount, readOutcomes, readPnl, WarehouseRows } from './reconcile-fixtures.ts';
+import {
+  accountClient,
+  captureStreams,
+  readAccount,
+  readOutcomes,
+  readPnl,
+  WarehouseRows,
+} from './reconcile-fixtures.ts';
 import { migratedWarehouse, rows as selectRows, tapehouse, type TestWarehouse } from './warehouse-fixtures.ts';
 
 // Two minutes before a UTC midnight, so an LP-incentive epoch closes and pays out during the run.
@@ -51,7 +58,13 @@ async function misreporting<T>(read: () => Promise<T>): Promise<T> {
 }
 
 /** A split and, later, a merge of part of it, through the venue's account-batch endpoint. */
-async function submitBatch(token: string, kind: 'SPLIT' | 'MERGE', conditionId: string, marketId: string, sharesMicro: bigint): Promise<void> {
+async function submitBatch(
+  token: string,
+  kind: 'SPLIT' | 'MERGE',
+  conditionId: string,
+  marketId: string,
+  sharesMicro: bigint,
+): Promise<void> {
   const res = await fetch(`${sim.url}/trade/v1/batches`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -96,11 +109,15 @@ beforeAll(async () => {
   captureStreams(sim, rows, accounts, (a) => (a === misreported ? [a.label, MISREPORTED_LABEL] : [a.label]));
 
   // A market of a recurring series' next cycle would close under us; a long-lived one takes the split.
-  const market = sim.venue.catalogue.markets.find((m) => sim.venue.catalogue.isAcceptingOrders(m) && sim.venue.catalogue.eventOf(m).eventType === 'GAME')!;
+  const market = sim.venue.catalogue.markets.find(
+    (m) => sim.venue.catalogue.isAcceptingOrders(m) && sim.venue.catalogue.eventOf(m).eventType === 'GAME',
+  )!;
   for (let t = PNL_MS; t <= RUN_MS; t += PNL_MS) {
     while (sim.venue.options.clock.now() < START + t) sim.advance(250);
-    if (t === 40_000) await submitBatch(tokenOf.get(misreported.id)!, 'SPLIT', market.conditionId, market.id, 10_000_000n);
-    if (t === 80_000) await submitBatch(tokenOf.get(misreported.id)!, 'MERGE', market.conditionId, market.id, 4_000_000n);
+    if (t === 40_000)
+      await submitBatch(tokenOf.get(misreported.id)!, 'SPLIT', market.conditionId, market.id, 10_000_000n);
+    if (t === 80_000)
+      await submitBatch(tokenOf.get(misreported.id)!, 'MERGE', market.conditionId, market.id, 4_000_000n);
     for (const a of accounts) await readPnl(rows, clientOf.get(a.id)!, a.label);
     await misreporting(() => readPnl(rows, clientOf.get(misreported.id)!, MISREPORTED_LABEL));
   }
@@ -111,15 +128,27 @@ beforeAll(async () => {
   // What the venue will get wrong for the misreported copy: its last fill goes missing, and the
   // average price of an open position of another token is shifted.
   const lastFill = misreported.fills.at(-1)!;
-  Object.assign(chosen, { missingFillId: lastFill.fillId, missingOrderId: lastFill.orderId, missingFillToken: lastFill.tokenId });
-  chosen.avgPriceToken = [...misreported.positions.values()].find((p) => p.sharesMicro > 0n && p.tokenId !== lastFill.tokenId)!.tokenId;
+  Object.assign(chosen, {
+    missingFillId: lastFill.fillId,
+    missingOrderId: lastFill.orderId,
+    missingFillToken: lastFill.tokenId,
+  });
+  chosen.avgPriceToken = [...misreported.positions.values()].find(
+    (p) => p.sharesMicro > 0n && p.tokenId !== lastFill.tokenId,
+  )!.tokenId;
   await misreporting(() => readAccount(rows, clientOf.get(misreported.id)!, MISREPORTED_LABEL, now));
 
   await sim.close();
   truth = readGroundTruth(gtDir);
   store = await migratedWarehouse();
   await rows.insertInto(store.warehouse);
-  run = await reconcile(store.warehouse.client, { method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
+  run = await reconcile(store.warehouse.client, {
+    method: 'average',
+    toleranceMicro: 0n,
+    rules: SIMULATOR_VENUE_RULES,
+    fromMs: 0,
+    toMs: END_OF_TIME_MS,
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -145,8 +174,13 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
         .map((a) => a.label)
         .sort(),
     );
-    const kinds = await selectRows<{ kind: string; n: string }>(store.warehouse.client, 'SELECT kind, count() AS n FROM tapehouse.market_status GROUP BY kind');
-    expect(kinds.map((k) => k.kind)).toEqual(expect.arrayContaining(['market_resolved', 'payouts_resolved', 'market_resolution_completed']));
+    const kinds = await selectRows<{ kind: string; n: string }>(
+      store.warehouse.client,
+      'SELECT kind, count() AS n FROM tapehouse.market_status GROUP BY kind',
+    );
+    expect(kinds.map((k) => k.kind)).toEqual(
+      expect.arrayContaining(['market_resolved', 'payouts_resolved', 'market_resolution_completed']),
+    );
     const maker = accountRun(MISREPORTED);
     expect(maker.coverage.fills).toBeGreaterThan(500);
     expect(maker.coverage).toMatchObject({ splits: 1, merges: 1 });
@@ -165,7 +199,15 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
       expect({ account: account.account, notOk: notOk(account.rows) }).toEqual({ account: account.account, notOk: [] });
       expect(account.coverage.gaps).toEqual([]);
       const scopes = new Set(account.rows.map((r) => r.scope));
-      expect([...scopes].sort()).toEqual(['fees', 'orders', 'pnl_settled', 'position', 'rebates', 'redemption', 'summary']);
+      expect([...scopes].sort()).toEqual([
+        'fees',
+        'orders',
+        'pnl_settled',
+        'position',
+        'rebates',
+        'redemption',
+        'summary',
+      ]);
       expect(account.compared.buckets).toBe(RUN_MS / PNL_MS);
     }
   });
@@ -193,9 +235,16 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
       });
       const open = ours.tokens
         .filter((t) => t.sharesMicro !== 0n)
-        .map((t) => ({ token_id: t.tokenId, shares_micro: t.sharesMicro, cost_basis_micro: t.costBasisMicro, realised_pnl_micro: t.realisedPnlMicro }));
+        .map((t) => ({
+          token_id: t.tokenId,
+          shares_micro: t.sharesMicro,
+          cost_basis_micro: t.costBasisMicro,
+          realised_pnl_micro: t.realisedPnlMicro,
+        }));
       const expected = gt.positions.map(({ condition_id: _c, ...p }) => p);
-      expect(open.sort((a, b) => a.token_id.localeCompare(b.token_id))).toEqual(expected.sort((a, b) => a.token_id.localeCompare(b.token_id)));
+      expect(open.sort((a, b) => a.token_id.localeCompare(b.token_id))).toEqual(
+        expected.sort((a, b) => a.token_id.localeCompare(b.token_id)),
+      );
       // Every maker rebate the ground truth logged per fill, rebuilt by the venue's rule.
       const logged = truth.fills.filter((f) => f.account_id === gt.account_id).reduce((s, f) => s + f.rebate_micro, 0n);
       expect(ours.account.makerRebatesMicro).toBe(logged);
@@ -206,7 +255,13 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     const rows = accountRun(MISREPORTED_LABEL).rows;
     const different = rows
       .filter((r) => r.status === 'different')
-      .map((r) => ({ scope: r.scope, field: r.field, tokenId: r.tokenId, difference: r.differenceMicro, reportedAtMs: r.reportedAtMs }));
+      .map((r) => ({
+        scope: r.scope,
+        field: r.field,
+        tokenId: r.tokenId,
+        difference: r.differenceMicro,
+        reportedAtMs: r.reportedAtMs,
+      }));
     const missingShares = sim.venue.accounts
       .all()
       .find((a) => a.label === MISREPORTED)!
@@ -242,7 +297,11 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     const rows = fifo.accounts[0]!.rows;
     const fields = new Set(notOk(rows).map((r) => r.field));
     expect(fields.size).toBeGreaterThan(0);
-    expect([...fields].every((f) => ['avg_price_micro', 'open_cost_basis_micro', 'profit_loss_micro', 'open_unrealized_pnl_micro'].includes(f))).toBe(true);
+    expect(
+      [...fields].every((f) =>
+        ['avg_price_micro', 'open_cost_basis_micro', 'profit_loss_micro', 'open_unrealized_pnl_micro'].includes(f),
+      ),
+    ).toBe(true);
     const average = accountRun(MISREPORTED).ledger.tokens;
     for (const t of fifo.accounts[0]!.ledger.tokens) {
       const a = average.find((x) => x.tokenId === t.tokenId)!;
@@ -297,17 +356,29 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
   it('renders every figure as CSV in micro-units and the whole run as JSON without losing a micro', () => {
     const mis = { ...run, accounts: [accountRun(MISREPORTED_LABEL)] };
     const lines = renderCsv(mis).trim().split('\n');
-    expect(lines[0]).toBe('run_id,account,scope,token_id,condition_id,field,ours_micro,theirs_micro,difference_micro,status,reported_at,detail');
+    expect(lines[0]).toBe(
+      'run_id,account,scope,token_id,condition_id,field,ours_micro,theirs_micro,difference_micro,status,reported_at,detail',
+    );
     expect(lines.length - 1).toBe(accountRun(MISREPORTED_LABEL).rows.length);
     expect(lines.filter((l) => l.includes(',different,'))).toHaveLength(3);
-    const json = JSON.parse(renderJson(mis)) as { accounts: Array<{ counts: Record<string, number>; ledger: { account: { cashMicro: string } } }> };
+    const json = JSON.parse(renderJson(mis)) as {
+      accounts: Array<{ counts: Record<string, number>; ledger: { account: { cashMicro: string } } }>;
+    };
     expect(json.accounts[0]!.counts.different).toBe(3);
-    expect(BigInt(json.accounts[0]!.ledger.account.cashMicro)).toBe(accountRun(MISREPORTED_LABEL).ledger.account.cashMicro);
+    expect(BigInt(json.accounts[0]!.ledger.account.cashMicro)).toBe(
+      accountRun(MISREPORTED_LABEL).ledger.account.cashMicro,
+    );
   });
 
   it('calls unproven, never ok, what a recorded gap in the fills could hide, from the gap on; an on-purpose end of coverage is no gap', async () => {
     const gapAt = START + 150_000;
-    const gap = { subject_kind: 'account', subject: 'taker-1', _topic: 'tapehouse.capture.gaps', _partition: 0, _received_at: BigInt(gapAt) * 1000n };
+    const gap = {
+      subject_kind: 'account',
+      subject: 'taker-1',
+      _topic: 'tapehouse.capture.gaps',
+      _partition: 0,
+      _received_at: BigInt(gapAt) * 1000n,
+    };
     await store.warehouse.insertRows('capture_gaps', [
       {
         ...gap,
@@ -319,7 +390,14 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
         recovery: 'none',
         _offset: 1,
       },
-      { ...gap, stream: 'account', gap_start: START + 60_000, gap_end: START + 60_000, reason: 'unsubscribed', _offset: 2 },
+      {
+        ...gap,
+        stream: 'account',
+        gap_start: START + 60_000,
+        gap_end: START + 60_000,
+        reason: 'unsubscribed',
+        _offset: 2,
+      },
     ]);
     const gapped = await reconcile(store.warehouse.client, {
       accounts: ['taker-1'],
@@ -331,10 +409,15 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     });
     const rows = gapped.accounts[0]!.rows;
     expect(rows.filter((r) => r.status === 'different')).toEqual([]);
-    expect(rows.filter((r) => r.reportedAtMs < gapAt && r.scope === 'pnl_settled').every((r) => r.status === 'ok')).toBe(true);
-    const after = rows.filter((r) => r.reportedAtMs >= gapAt && ['position', 'summary', 'pnl_settled'].includes(r.scope));
+    expect(
+      rows.filter((r) => r.reportedAtMs < gapAt && r.scope === 'pnl_settled').every((r) => r.status === 'ok'),
+    ).toBe(true);
+    const after = rows.filter(
+      (r) => r.reportedAtMs >= gapAt && ['position', 'summary', 'pnl_settled'].includes(r.scope),
+    );
     expect(after.length).toBeGreaterThan(0);
-    for (const r of after) expect(r).toMatchObject({ status: 'unproven', detail: expect.stringContaining('sync/portfolio_trades gap') });
+    for (const r of after)
+      expect(r).toMatchObject({ status: 'unproven', detail: expect.stringContaining('sync/portfolio_trades gap') });
     expect(rows.find((r) => r.field === 'lp_incentive_micro')?.status).toBe('ok');
   });
 
@@ -378,12 +461,13 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     expect(result.compared).toMatchObject({ buckets: RUN_MS / PNL_MS - 2, unobservedBucketGaps: 1 });
     const unproven = result.rows.filter((r) => r.status !== 'ok');
     expect(unproven.map((r) => [r.scope, r.field, r.status, r.reportedAtMs])).toEqual(
-      ['collateral_micro', 'cumulative_inflow_micro', 'cumulative_outflow_micro', 'lifetime_pnl_micro', 'position_count'].map((field) => [
-        'pnl_settled',
-        field,
-        'unproven',
-        down[1]! + PNL_MS,
-      ]),
+      [
+        'collateral_micro',
+        'cumulative_inflow_micro',
+        'cumulative_outflow_micro',
+        'lifetime_pnl_micro',
+        'position_count',
+      ].map((field) => ['pnl_settled', field, 'unproven', down[1]! + PNL_MS]),
     );
     for (const r of unproven)
       expect(r.detail).toContain(
@@ -415,15 +499,29 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     expect(result.rows.filter((r) => r.status === 'different')).toEqual([]);
     expect(result.ledger.account.makerRebatesMicro).toBe(0n);
     expect(result.ledger.account.feesPaidMicro).toBe(withRules.ledger.account.feesPaidMicro);
-    expect(result.ledger.account.cashMicro).toBe(withRules.ledger.account.cashMicro - withRules.ledger.account.makerRebatesMicro);
+    expect(result.ledger.account.cashMicro).toBe(
+      withRules.ledger.account.cashMicro - withRules.ledger.account.makerRebatesMicro,
+    );
     const fees = result.rows.filter((r) => r.scope === 'fees');
     expect(fees.length).toBeGreaterThan(0);
     for (const r of fees)
-      expect(r).toMatchObject({ status: 'unproven', differenceMicro: 0n, detail: expect.stringContaining('not checked: no fee schedule (--venue-rules)') });
+      expect(r).toMatchObject({
+        status: 'unproven',
+        differenceMicro: 0n,
+        detail: expect.stringContaining('not checked: no fee schedule (--venue-rules)'),
+      });
     const firstMaker = result.coverage.gaps.find((g) => g.input === 'venue_rules')!.fromMs;
-    const cash = result.rows.filter((r) => ['cash_balance_micro', 'collateral_micro', 'maker_rebate_micro'].includes(r.field) && r.reportedAtMs >= firstMaker);
+    const cash = result.rows.filter(
+      (r) =>
+        ['cash_balance_micro', 'collateral_micro', 'maker_rebate_micro'].includes(r.field) &&
+        r.reportedAtMs >= firstMaker,
+    );
     expect(cash.length).toBeGreaterThan(2);
-    for (const r of cash) expect(r).toMatchObject({ status: 'unproven', detail: expect.stringContaining('no venue rules (--venue-rules)') });
+    for (const r of cash)
+      expect(r).toMatchObject({
+        status: 'unproven',
+        detail: expect.stringContaining('no venue rules (--venue-rules)'),
+      });
     // What rebates do not touch is still proven: positions, LP incentives.
     const untouched = result.rows.filter((x) => x.scope === 'position' || x.field === 'lp_incentive_micro');
     expect(untouched.length).toBeGreaterThan(1);
@@ -441,7 +539,8 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
       `SELECT * EXCEPT (notional_micro) FROM tapehouse.fill_observations WHERE account = '${account}' ORDER BY executed_at LIMIT 1 OFFSET 10`,
     );
     const at = Date.parse(`${String(fill!.executed_at).replace(' ', 'T')}Z`);
-    // Another fill under the same id: another price, a second later, observed later (so the fills view, one per id, shows it).
+    // Another fill under the same id: another price, a second later, observed later (so the fills view, one per id,
+    // shows it).
     await store.warehouse.insertRows('fill_observations', [
       {
         ...fill,
@@ -464,16 +563,23 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     });
     const rows = again.accounts[0]!.rows;
     const after = rows.filter(
-      (r) => r.reportedAtMs >= at && ['position', 'summary', 'pnl_settled'].includes(r.scope) && (r.scope !== 'position' || r.tokenId === fill!.token_id),
+      (r) =>
+        r.reportedAtMs >= at &&
+        ['position', 'summary', 'pnl_settled'].includes(r.scope) &&
+        (r.scope !== 'position' || r.tokenId === fill!.token_id),
     );
     expect(after.length).toBeGreaterThan(0);
     for (const r of after)
       expect(r).toMatchObject({
         status: 'unproven',
-        detail: expect.stringContaining(`fill ${String(fill!.fill_id)} of account ${account} names 2 different fills (price_micro, executed_at differ)`),
+        detail: expect.stringContaining(
+          `fill ${String(fill!.fill_id)} of account ${account} names 2 different fills (price_micro, executed_at differ)`,
+        ),
       });
     expect(rows.filter((r) => r.status === 'different')).toEqual([]);
-    expect(again.accounts[0]!.coverage.gaps.map((g) => g.reason)).toEqual(expect.arrayContaining([expect.stringMatching(/^fill .* names 2 different fills/)]));
+    expect(again.accounts[0]!.coverage.gaps.map((g) => g.reason)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^fill .* names 2 different fills/)]),
+    );
   });
 
   it('by default ends the window at the last instant every input covers: an order matched after the last account frame of a stopped run is not called different', async () => {
@@ -511,7 +617,9 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
       },
     ]);
     const everything = await reconcile(store.warehouse.client, { ...opts, accounts: [account], toMs: END_OF_TIME_MS });
-    expect(everything.accounts[0]!.rows.filter((r) => r.status === 'different').map((r) => [r.scope, r.tokenId])).toEqual([['orders', tokenId]]);
+    expect(
+      everything.accounts[0]!.rows.filter((r) => r.status === 'different').map((r) => [r.scope, r.tokenId]),
+    ).toEqual([['orders', tokenId]]);
     const byDefault = await reconcile(store.warehouse.client, { ...opts, accounts: [account] });
     const result = byDefault.accounts[0]!;
     expect(result.window?.toMs).toBeLessThanOrEqual(lastFrameMs);
@@ -523,13 +631,20 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
   });
 
   it('compares the summary with the positions read of its own instant, not the newest summary and positions reads seconds apart', async () => {
-    const opts = { method: 'average' as const, toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS };
+    const opts = {
+      method: 'average' as const,
+      toleranceMicro: 0n,
+      rules: SIMULATOR_VENUE_RULES,
+      fromMs: 0,
+      toMs: END_OF_TIME_MS,
+    };
     let account = '';
     for (const label of honest()
       .map((a) => a.account)
       .filter((l) => !['taker-1', 'taker-2', MISREPORTED].includes(l))) {
       const fresh = await reconcile(store.warehouse.client, { ...opts, accounts: [label] });
-      if (notOk(fresh.accounts[0]!.rows).length === 0 && fresh.accounts[0]!.compared.summaryAsOfMs !== undefined) account = label;
+      if (notOk(fresh.accounts[0]!.rows).length === 0 && fresh.accounts[0]!.compared.summaryAsOfMs !== undefined)
+        account = label;
     }
     expect(account).not.toBe('');
     const pairAt = accountRun(account).compared.summaryAsOfMs!;
@@ -537,7 +652,8 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     // Another positions read 3 s later and another summary 2 s after that: no pair among the newest.
     const shifted = (table: string, ms: number) =>
       `INSERT INTO tapehouse.${table} SELECT * REPLACE (as_of + toIntervalMillisecond(${ms}) AS as_of, _offset + 1000000 AS _offset) FROM tapehouse.${table} WHERE account = '${account}' AND toUnixTimestamp64Milli(as_of) = ${pairAt + ms}`; // WHERE sees the replaced as_of
-    for (const table of ['position_snapshots', 'positions']) await store.warehouse.client.command({ query: shifted(table, 3_000) });
+    for (const table of ['position_snapshots', 'positions'])
+      await store.warehouse.client.command({ query: shifted(table, 3_000) });
     await store.warehouse.client.command({ query: shifted('portfolio_summaries', 5_000) });
     const again = (await reconcile(store.warehouse.client, { ...opts, accounts: [account] })).accounts[0]!;
     expect(again.compared).toMatchObject({ positionsAsOfMs: pairAt + 3_000, summaryAsOfMs: pairAt });
@@ -547,7 +663,13 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
         .filter((r) => r.scope === 'summary')
         .map((r) => r.field)
         .sort(),
-    ).toEqual(['cash_balance_micro', 'open_cost_basis_micro', 'open_unrealized_pnl_micro', 'portfolio_value_micro', 'positions_value_micro']);
+    ).toEqual([
+      'cash_balance_micro',
+      'open_cost_basis_micro',
+      'open_unrealized_pnl_micro',
+      'portfolio_value_micro',
+      'positions_value_micro',
+    ]);
   });
 
   it('runs as `tapehouse reconcile` on the data directory: prints what differs as of a time and stores the run', async () => {
@@ -574,7 +696,9 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     expect(cli.code).toBe(0);
     expect(cli.stdout).toContain(`account ${MISREPORTED_LABEL}: ${asOf.accounts[0]!.rows.length} figures checked`);
     expect(cli.stdout).toMatch(/1 different, 0 unproven/);
-    expect(cli.stdout).toContain('venue rules simulator: taker fee 100 bps of min(p, 1 − p) × shares, maker rebate 25 % of it, rounded floor');
+    expect(cli.stdout).toContain(
+      'venue rules simulator: taker fee 100 bps of min(p, 1 − p) × shares, maker rebate 25 % of it, rounded floor',
+    );
     expect(cli.stdout).toMatch(/different \| pnl_settled .* lifetime_pnl_micro/);
     expect(cli.stderr).toContain(`stored ${asOf.accounts[0]!.rows.length} rows of run`);
   });

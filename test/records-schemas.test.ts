@@ -23,7 +23,9 @@ const map = (r: ReceivedRecord) => mapDelivery({ offset: 9n, ok: true, record: r
 
 describe('the record schemas at the bus boundary', () => {
   it("accepts every kind's records as the producers make them, keeping the fields it does not name", () => {
-    const generated = new RecordGenerator(11, createTopicCatalogue('t'), { bookUpdates: 5 }).take(3000).map((g) => g.record);
+    const generated = new RecordGenerator(11, createTopicCatalogue('t'), { bookUpdates: 5 })
+      .take(3000)
+      .map((g) => g.record);
     const seen = new Set(generated.map((r) => r.kind));
     expect(RECORD_KINDS.filter((kind) => !seen.has(kind))).toEqual([]);
     // The generator's misfits (`bad_id`) aside: they are made to become dead letters.
@@ -31,18 +33,42 @@ describe('the record schemas at the bus boundary', () => {
       const parsed = PAYLOAD_SCHEMAS[r.kind].safeParse(r.payload);
       expect(parsed.error?.issues ?? [], `${r.kind} ${JSON.stringify(r.payload).slice(0, 200)}`).toEqual([]);
     }
-    const trade = PAYLOAD_SCHEMAS.trade.parse({ token_id: 't', side: 'BUY', price_micro: '5', shares_micro: '1', venue_field: { x: 1 } });
+    const trade = PAYLOAD_SCHEMAS.trade.parse({
+      token_id: 't',
+      side: 'BUY',
+      price_micro: '5',
+      shares_micro: '1',
+      venue_field: { x: 1 },
+    });
     expect(trade.venue_field).toEqual({ x: 1 });
   });
 
   it('reads the older forms: a whole frame as data, `size_micro` for `shares_micro`, a book change of one frame', () => {
-    const frame = { type: 'trades', seq: 3, ts: '2026-03-02T09:00:01.500Z', data: { token_id: 't', side: 'SELL', price_micro: 250000, size_micro: '7' } };
+    const frame = {
+      type: 'trades',
+      seq: 3,
+      ts: '2026-03-02T09:00:01.500Z',
+      data: { token_id: 't', side: 'SELL', price_micro: 250000, size_micro: '7' },
+    };
     const [trade] = map(record('trade', frame));
-    expect(trade!.row).toMatchObject({ token_id: 't', price_micro: 250000, shares_micro: '7', executed_at: Date.parse('2026-03-02T09:00:01.500Z') });
+    expect(trade!.row).toMatchObject({
+      token_id: 't',
+      price_micro: 250000,
+      shares_micro: '7',
+      executed_at: Date.parse('2026-03-02T09:00:01.500Z'),
+    });
     const [quote] = map(
-      record('quote', { type: 'best_quote', ts: '2026-03-02T09:00:02Z', data: { token_id: 9, best_bid_micro: null, best_ask_micro: '510000' } }),
+      record('quote', {
+        type: 'best_quote',
+        ts: '2026-03-02T09:00:02Z',
+        data: { token_id: 9, best_bid_micro: null, best_ask_micro: '510000' },
+      }),
     );
-    expect(quote!.row).toMatchObject({ token_id: '9', best_ask_micro: '510000', quoted_at: Date.parse('2026-03-02T09:00:02Z') });
+    expect(quote!.row).toMatchObject({
+      token_id: '9',
+      best_ask_micro: '510000',
+      quoted_at: Date.parse('2026-03-02T09:00:02Z'),
+    });
     const older = map(
       record('book_change', {
         token_id: 't',
@@ -60,7 +86,11 @@ describe('the record schemas at the bus boundary', () => {
 
   it('makes a record that does not fit its schema a dead letter naming the field and what was wrong', () => {
     const cases: Array<[RecordKind, Json, string]> = [
-      ['trade', { token_id: 't', side: 'BUY', price_micro: { micro: 5 }, shares_micro: '1' }, 'price_micro: is an object, not an integer'],
+      [
+        'trade',
+        { token_id: 't', side: 'BUY', price_micro: { micro: 5 }, shares_micro: '1' },
+        'price_micro: is an object, not an integer',
+      ],
       ['trade', { token_id: 't', side: 'BUY', price_micro: '5' }, 'shares_micro: is missing'],
       ['book_change', { t: [['tok', '1']], u: 'many' }, 'u: is "many", not a non-empty list of updates'],
       ['book_change', { token_id: 't', bids: 'none' }, 'bids: is "none", not an array'],
@@ -73,7 +103,11 @@ describe('the record schemas at the bus boundary', () => {
       const rows = map(record(kind, payload));
       expect(rows, `${kind} ${JSON.stringify(payload)}`).toHaveLength(1);
       expect(rows[0]!.table).toBe('dead_letters');
-      expect(rows[0]!.row, `${kind} ${JSON.stringify(payload)}`).toMatchObject({ error_code: 'schema_mismatch', reason, offset: 9n });
+      expect(rows[0]!.row, `${kind} ${JSON.stringify(payload)}`).toMatchObject({
+        error_code: 'schema_mismatch',
+        reason,
+        offset: 9n,
+      });
       // The whole message is kept, to publish again once fixed.
       expect(JSON.parse(String(rows[0]!.row.raw)).payload).toEqual(payload);
     }

@@ -11,7 +11,12 @@ import { openEmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), 'tapehouse-book-'));
 const T0 = Date.UTC(2026, 10, 1, 12, 0, 0);
-const provenance = (offset: number, atMs: number) => ({ _topic: 'tapehouse.market.books', _partition: 0, _offset: offset, _received_at: new Date(atMs) });
+const provenance = (offset: number, atMs: number) => ({
+  _topic: 'tapehouse.market.books',
+  _partition: 0,
+  _offset: offset,
+  _received_at: new Date(atMs),
+});
 
 beforeAll(async () => {
   const warehouse = await openEmbeddedWarehouse(dataDir);
@@ -51,9 +56,13 @@ beforeAll(async () => {
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 function book(at: string): { bids: unknown[]; asks: unknown[]; sequence: string } {
-  const run = spawnSync(process.execPath, [join(root, 'bin/tapehouse.js'), 'book', 'tok', '--data-dir', dataDir, '--at', at, '--format', 'json'], {
-    encoding: 'utf8',
-  });
+  const run = spawnSync(
+    process.execPath,
+    [join(root, 'bin/tapehouse.js'), 'book', 'tok', '--data-dir', dataDir, '--at', at, '--format', 'json'],
+    {
+      encoding: 'utf8',
+    },
+  );
   if (run.status !== 0) throw new Error(run.stderr);
   return JSON.parse(run.stdout);
 }
@@ -90,7 +99,11 @@ describe('tapehouse book', () => {
     );
     expect(before.status).toBe(1);
     expect(before.stderr).toContain('no stored book of token tok');
-    const hostile = spawnSync(process.execPath, [join(root, 'bin/tapehouse.js'), 'book', "tok' OR 1=1 --", '--data-dir', dataDir], { encoding: 'utf8' });
+    const hostile = spawnSync(
+      process.execPath,
+      [join(root, 'bin/tapehouse.js'), 'book', "tok' OR 1=1 --", '--data-dir', dataDir],
+      { encoding: 'utf8' },
+    );
     expect(hostile.status).toBe(1);
     expect(hostile.stderr).toContain("no stored book of token tok' OR 1=1 --");
   });

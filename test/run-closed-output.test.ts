@@ -25,7 +25,11 @@ async function until<T>(probe: () => T | undefined, explain: () => string, limit
 }
 
 function sql(dataDir: string, query: string): Record<string, string>[] {
-  const result = spawnSync(process.execPath, [join(root, 'bin/tapehouse.js'), 'sql', '--data-dir', dataDir, '--format', 'json', query], { encoding: 'utf8' });
+  const result = spawnSync(
+    process.execPath,
+    [join(root, 'bin/tapehouse.js'), 'sql', '--data-dir', dataDir, '--format', 'json', query],
+    { encoding: 'utf8' },
+  );
   if (result.status !== 0) throw new Error(`tapehouse sql failed: ${result.stderr}`);
   return result.stdout
     .trim()
@@ -36,9 +40,15 @@ function sql(dataDir: string, query: string): Record<string, string>[] {
 
 /** The run's bus epoch ended drained (the next start records no bus gap), with rows stored. */
 function expectDrained(dataDir: string): void {
-  const [epoch] = sql(dataDir, "SELECT bus_epoch, countIf(state = 'drained') AS drained FROM tapehouse.bus_coverage GROUP BY bus_epoch");
+  const [epoch] = sql(
+    dataDir,
+    "SELECT bus_epoch, countIf(state = 'drained') AS drained FROM tapehouse.bus_coverage GROUP BY bus_epoch",
+  );
   expect(epoch?.drained).toBe('1');
-  const [rows] = sql(dataDir, 'SELECT (SELECT count() FROM tapehouse.book_changes) AS book_changes, (SELECT count() FROM tapehouse.markets) AS markets');
+  const [rows] = sql(
+    dataDir,
+    'SELECT (SELECT count() FROM tapehouse.book_changes) AS book_changes, (SELECT count() FROM tapehouse.markets) AS markets',
+  );
   expect(Number(rows!.book_changes)).toBeGreaterThan(0);
   expect(Number(rows!.markets)).toBeGreaterThan(0);
 }
@@ -71,7 +81,9 @@ describe('tapehouse run with its output closed under it', () => {
         ),
       ).toMatch(/^tapehouse is running/);
       // Past the first status line (10 s after the start): written to a pipe nobody reads any more.
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(job.started_at) + 12_000 - Date.now())));
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.max(0, Date.parse(job.started_at) + 12_000 - Date.now())),
+      );
       expect(spawnSync('kill', ['-0', String(job.pid)]).status).toBe(0); // still running
       process.kill(job.pid, 'SIGINT');
       await new Promise((resolve) => shell.once('exit', resolve));
@@ -85,11 +97,15 @@ describe('tapehouse run with its output closed under it', () => {
 
   it('on SIGHUP (the terminal went away), stops as on Ctrl-C; a second SIGHUP does not cut the flush', async () => {
     const dataDir = join(work, 'hangup');
-    const child = spawn(process.execPath, ['bin/tapehouse.js', 'run', '--data-dir', dataDir, '--http-port', '0', '--status', 'off'], {
-      cwd: root,
-      env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['bin/tapehouse.js', 'run', '--data-dir', dataDir, '--http-port', '0', '--status', 'off'],
+      {
+        cwd: root,
+        env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -8,7 +8,12 @@ function figures(overrides: Partial<PipelineFigures>): PipelineFigures {
   return { ...emptyFigures(), ...overrides };
 }
 
-const first = figures({ frames: { market: 100 }, rowsLoaded: { trades: 10 }, lagRecords: { 'tapehouse.market.trades': 5 }, http429: { sync: 1 } });
+const first = figures({
+  frames: { market: 100 },
+  rowsLoaded: { trades: 10 },
+  lagRecords: { 'tapehouse.market.trades': 5 },
+  http429: { sync: 1 },
+});
 const second = figures({
   frames: { market: 300, account: 7 },
   reconnects: { market: 1 },
@@ -23,7 +28,8 @@ const second = figures({
 describe('pipeline figures', () => {
   it('stores counters as increases and gauges as values in pipeline_health rows', () => {
     const rows = healthRows(first, second, Date.UTC(2026, 0, 1), 2000);
-    const pick = (metric: string, subject: string) => rows.find((r) => r.metric === metric && r.subject === subject)?.value;
+    const pick = (metric: string, subject: string) =>
+      rows.find((r) => r.metric === metric && r.subject === subject)?.value;
     expect(pick('frames', 'market')).toBe(200);
     expect(pick('frames', 'account')).toBe(7);
     expect(pick('reconnects', 'market')).toBe(1);
@@ -33,7 +39,9 @@ describe('pipeline figures', () => {
     expect(pick('dead_letters', 'all')).toBe(2);
     expect(pick('open_gaps', 'all')).toBe(1);
     expect(pick('cursor_loops', 'GET /trade/v1/portfolio/activities')).toBe(1);
-    expect(rows.every((r) => r.interval_ms === 2000 && (r.sampled_at as Date).getTime() === Date.UTC(2026, 0, 1))).toBe(true);
+    expect(rows.every((r) => r.interval_ms === 2000 && (r.sampled_at as Date).getTime() === Date.UTC(2026, 0, 1))).toBe(
+      true,
+    );
   });
 
   it('exports the same figures in the Prometheus format, counters monotonic across updates', async () => {

@@ -36,7 +36,8 @@ describe('the main job with a table gone under its loaders', () => {
       await session.command({ query: 'DROP TABLE tapehouse.book_changes' });
       await session.close();
       const failing = () => lines.find((line) => /^LOADER FAILING since \d\d:\d\d:\d\d UTC: .*book_changes/.test(line));
-      for (let waited = 0; !failing() && waited < 60_000; waited += 250) await new Promise((resolve) => setTimeout(resolve, 250));
+      for (let waited = 0; !failing() && waited < 60_000; waited += 250)
+        await new Promise((resolve) => setTimeout(resolve, 250));
       expect(failing()).toBeDefined();
       const metrics = parsePrometheus(await (await fetch(`${job.httpUrl}/metrics`)).text());
       const gauge = metrics.find((m) => m.name === 'tapehouse_loader_failing_since_seconds');
@@ -45,7 +46,9 @@ describe('the main job with a table gone under its loaders', () => {
     } finally {
       const report = await job.stop();
       expect(report.clean).toBe(false);
-      expect(report.problems.join('\n')).toMatch(/^\d+ records stayed unloaded \(.*book_changes.*\); the next start records them as a gap$/m);
+      expect(report.problems.join('\n')).toMatch(
+        /^\d+ records stayed unloaded \(.*book_changes.*\); the next start records them as a gap$/m,
+      );
     }
   }, 120_000);
 });

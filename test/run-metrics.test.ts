@@ -14,10 +14,16 @@ import { nowMicros } from '../src/util/clock.ts';
 const log = createLogger('metrics.test', 'silent');
 
 /** The value of one sample (name and labels as written), or undefined when absent. */
-async function sample(metrics: PipelineMetrics, name: string, labels: Record<string, string> = {}): Promise<number | undefined> {
+async function sample(
+  metrics: PipelineMetrics,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number | undefined> {
   const found = parsePrometheus(await metrics.text()).find(
     (s) =>
-      s.name === name && Object.entries(labels).every(([key, value]) => s.labels[key] === value) && Object.keys(s.labels).length === Object.keys(labels).length,
+      s.name === name &&
+      Object.entries(labels).every(([key, value]) => s.labels[key] === value) &&
+      Object.keys(s.labels).length === Object.keys(labels).length,
   );
   return found?.value;
 }
@@ -25,7 +31,12 @@ async function sample(metrics: PipelineMetrics, name: string, labels: Record<str
 describe('/metrics names', () => {
   it("carries Node's and the process's metrics under prom-client's own names, not prefixed twice", async () => {
     const text = await new PipelineMetrics().text();
-    for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds']) {
+    for (const name of [
+      'process_cpu_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_seconds',
+    ]) {
       expect(text).toMatch(new RegExp(`^${name} `, 'm'));
     }
     expect(text).not.toContain('tapehouse_process_');
@@ -64,9 +75,13 @@ describe('/metrics names', () => {
     const since = await sample(metrics, 'tapehouse_stream_unavailable_since_seconds', { stream: 'prices/oracle_pro' });
     expect(since).toBeGreaterThanOrEqual(before);
     metrics.update({ unavailableStreams: ['prices/oracle_pro'] });
-    expect(await sample(metrics, 'tapehouse_stream_unavailable_since_seconds', { stream: 'prices/oracle_pro' })).toBe(since);
+    expect(await sample(metrics, 'tapehouse_stream_unavailable_since_seconds', { stream: 'prices/oracle_pro' })).toBe(
+      since,
+    );
     metrics.update({ unavailableStreams: [] });
-    expect(await sample(metrics, 'tapehouse_stream_unavailable_since_seconds', { stream: 'prices/oracle_pro' })).toBe(0);
+    expect(await sample(metrics, 'tapehouse_stream_unavailable_since_seconds', { stream: 'prices/oracle_pro' })).toBe(
+      0,
+    );
   });
 });
 
@@ -108,13 +123,17 @@ describe('histograms fed by the loaders and the endpoint', () => {
 
     const samples = parsePrometheus(await metrics.text());
     const total = (name: string, le?: string) =>
-      samples.filter((s) => s.name === name && (le === undefined || s.labels.le === le)).reduce((sum, s) => sum + s.value, 0);
+      samples
+        .filter((s) => s.name === name && (le === undefined || s.labels.le === le))
+        .reduce((sum, s) => sum + s.value, 0);
     expect(total('tapehouse_freshness_seconds_count')).toBe(records.length);
     expect(total('tapehouse_freshness_seconds_bucket', '1')).toBe(0);
     expect(total('tapehouse_freshness_seconds_bucket', '+Inf')).toBe(records.length);
     expect(total('tapehouse_freshness_seconds_sum')).toBeGreaterThanOrEqual(2 * records.length);
     expect(total('tapehouse_insert_duration_seconds_count')).toBe(batches);
-    const topics = new Set(samples.filter((s) => s.name === 'tapehouse_freshness_seconds_count').map((s) => s.labels.topic));
+    const topics = new Set(
+      samples.filter((s) => s.name === 'tapehouse_freshness_seconds_count').map((s) => s.labels.topic),
+    );
     expect(topics).toEqual(new Set(records.map((r) => r.topic)));
   });
 

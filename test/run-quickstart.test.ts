@@ -59,7 +59,11 @@ async function npmStart(): Promise<Started> {
   return { child, sqlLine, stdout: () => out, exited };
 }
 
-async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, explain: () => string, limitMs = 90_000): Promise<T> {
+async function waitFor<T>(
+  probe: () => T | undefined | Promise<T | undefined>,
+  explain: () => string,
+  limitMs = 90_000,
+): Promise<T> {
   const start = Date.now();
   for (;;) {
     const value = await probe();
@@ -76,7 +80,10 @@ function runPrinted(sqlLine: string, query: string): Record<string, string>[] {
     .replace(/"SELECT count\(\) FROM trades"$/, '')
     .trim()
     .split(/\s+/);
-  const result = spawnSync(process.execPath, [join(root, 'bin/tapehouse.js'), ...args, '--format', 'json', query], { cwd: root, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [join(root, 'bin/tapehouse.js'), ...args, '--format', 'json', query], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   if (result.status !== 0) throw new Error(`tapehouse sql failed: ${result.stderr}`);
   return result.stdout
     .trim()

@@ -13,7 +13,14 @@ async function venueDown(): Promise<{ url: string; requests: () => number; close
   const server = createServer((_req, res) => {
     requests += 1;
     res.writeHead(503, { 'content-type': 'application/problem+json' });
-    res.end(JSON.stringify({ code: 'dependency_unavailable', title: 'Unavailable', status: 503, recovery: { strategy: 'retry' } }));
+    res.end(
+      JSON.stringify({
+        code: 'dependency_unavailable',
+        title: 'Unavailable',
+        status: 503,
+        recovery: { strategy: 'retry' },
+      }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -31,7 +38,18 @@ describe('tapehouse run against a venue that is down', () => {
     const venue = await venueDown();
     const child = spawn(
       process.execPath,
-      ['bin/tapehouse.js', 'run', '--base-url', venue.url, '--data-dir', join(work, 'data'), '--http-port', '0', '--status', 'off'],
+      [
+        'bin/tapehouse.js',
+        'run',
+        '--base-url',
+        venue.url,
+        '--data-dir',
+        join(work, 'data'),
+        '--http-port',
+        '0',
+        '--status',
+        'off',
+      ],
       {
         env: { ...process.env, TAPEHOUSE_TOKEN: 'stop-test-token', TAPEHOUSE_LOG_LEVEL: 'warn' },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -56,10 +74,14 @@ describe('tapehouse started through npm (npx, npm start)', () => {
   it('stops when a supervisor ends npm and its shell: the node process is not left behind', async () => {
     // npm runs the command under a shell and exits on SIGTERM without passing it on; here the
     // shell stands for both, with npm's variable set as npm sets it.
-    const shell = spawn('sh', ['-c', `"${process.execPath}" bin/tapehouse.js simulate --port 0 & echo "pid $!"; wait`], {
-      env: { ...process.env, npm_execpath: '/usr/lib/node_modules/npm/bin/npm-cli.js', TAPEHOUSE_LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const shell = spawn(
+      'sh',
+      ['-c', `"${process.execPath}" bin/tapehouse.js simulate --port 0 & echo "pid $!"; wait`],
+      {
+        env: { ...process.env, npm_execpath: '/usr/lib/node_modules/npm/bin/npm-cli.js', TAPEHOUSE_LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     shell.stdout.on('data', (c: Buffer) => (out += c.toString()));
     while (!/simulator listening/.test(out)) await new Promise((r) => setTimeout(r, 200));
@@ -98,7 +120,18 @@ describe('tapehouse run against a venue that does not answer at all', () => {
     const venue = await venueSilent();
     const child = spawn(
       process.execPath,
-      ['bin/tapehouse.js', 'run', '--base-url', venue.url, '--data-dir', join(work, 'silent'), '--http-port', '0', '--status', 'log'],
+      [
+        'bin/tapehouse.js',
+        'run',
+        '--base-url',
+        venue.url,
+        '--data-dir',
+        join(work, 'silent'),
+        '--http-port',
+        '0',
+        '--status',
+        'log',
+      ],
       {
         env: { ...process.env, TAPEHOUSE_TOKEN: 'stop-test-token', TAPEHOUSE_LOG_LEVEL: 'info' },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -112,7 +145,9 @@ describe('tapehouse run against a venue that does not answer at all', () => {
     try {
       // The status line comes every 10 s in log mode; wait for the second one.
       while ((out.match(/^status: /gm) ?? []).length < 2) await new Promise((r) => setTimeout(r, 200));
-      expect(out).toMatch(/^status: venue unreachable since \d\d:\d\d:\d\d UTC \((read ECONNRESET|socket hang up|other side closed)\) · /m);
+      expect(out).toMatch(
+        /^status: venue unreachable since \d\d:\d\d:\d\d UTC \((read ECONNRESET|socket hang up|other side closed)\) · /m,
+      );
       const warnings = log.split('\n').filter((line) => line.includes('"level":40'));
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toMatch(/unreachable .*trying again with a backoff/);

@@ -36,10 +36,14 @@ async function until<T>(check: () => Promise<T | undefined> | T | undefined, wha
 }
 
 async function start(): Promise<Run> {
-  const child = spawn(process.execPath, ['bin/tapehouse.js', 'run', '--data-dir', dataDir, '--http-port', '0', '--status', 'off', '--rate', '40'], {
-    env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['bin/tapehouse.js', 'run', '--data-dir', dataDir, '--http-port', '0', '--status', 'off', '--rate', '40'],
+    {
+      env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
@@ -56,7 +60,10 @@ async function count(run: Run, sql: string): Promise<number> {
 /** Trades and the demo account's fills stored by this run, beyond what earlier runs stored. */
 async function tradeSome(run: Run, trades: number): Promise<void> {
   const had = await count(run, 'SELECT count() FROM tapehouse.trades');
-  await until(async () => ((await count(run, 'SELECT count() FROM tapehouse.trades')) >= had + trades ? true : undefined), `${trades} more trades`);
+  await until(
+    async () => ((await count(run, 'SELECT count() FROM tapehouse.trades')) >= had + trades ? true : undefined),
+    `${trades} more trades`,
+  );
 }
 
 describe('tapehouse run, restarted twice and killed once, on one data directory', () => {
@@ -84,7 +91,8 @@ describe('tapehouse run, restarted twice and killed once, on one data directory'
       runs[2]!.child.kill('SIGINT');
       expect(await runs[2]!.exited).toBe(0);
     } finally {
-      for (const run of runs) if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
+      for (const run of runs)
+        if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
     }
 
     const saved = JSON.parse(readFileSync(stateFile, 'utf8')) as { generation: number; clean: boolean };
@@ -92,13 +100,20 @@ describe('tapehouse run, restarted twice and killed once, on one data directory'
     expect(existsSync(`${stateFile}.lock`)).toBe(false);
     const warehouse = await openEmbeddedWarehouse(dataDir);
     try {
-      const rows = async (sql: string) => (await warehouse.client.query({ query: sql, format: 'JSONEachRow' })).json<Record<string, string>>();
+      const rows = async (sql: string) =>
+        (await warehouse.client.query({ query: sql, format: 'JSONEachRow' })).json<Record<string, string>>();
       const [trades] = await rows('SELECT count() AS n, uniqExact(trade_id, fill_id) AS ids FROM tapehouse.trades');
       expect(Number(trades!.n)).toBeGreaterThanOrEqual(45);
       expect(trades!.ids).toBe(trades!.n);
       for (const spec of NATURAL_KEYS) expect(await findConflicts(warehouse.client, spec)).toEqual([]);
       expect(await rows("SELECT detail FROM tapehouse.data_quality WHERE problem = 'identity_conflict'")).toEqual([]);
-      const run = await reconcile(warehouse.client, { method: 'average', toleranceMicro: 0n, rules: SIMULATOR_VENUE_RULES, fromMs: 0, toMs: END_OF_TIME_MS });
+      const run = await reconcile(warehouse.client, {
+        method: 'average',
+        toleranceMicro: 0n,
+        rules: SIMULATOR_VENUE_RULES,
+        fromMs: 0,
+        toMs: END_OF_TIME_MS,
+      });
       const different = run.accounts.flatMap((a) =>
         a.rows.filter((r) => r.status === 'different').map((r) => `${a.account} ${r.scope} ${r.field}: ${r.detail}`),
       );

@@ -2,8 +2,19 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadMigrations, migrate, type Migration } from '../src/warehouse/migrations.ts';
-import { BASELINE_FILE, baselineFor, dumpBaseline, readBaseline, renderBaseline, type SchemaBaseline } from '../src/warehouse/schema-baseline.ts';
-import { ONE_LOADER_DEDUPLICATION_WINDOW, storageOptionsFor, withStorageOptions } from '../src/warehouse/storage-settings.ts';
+import {
+  BASELINE_FILE,
+  baselineFor,
+  dumpBaseline,
+  readBaseline,
+  renderBaseline,
+  type SchemaBaseline,
+} from '../src/warehouse/schema-baseline.ts';
+import {
+  ONE_LOADER_DEDUPLICATION_WINDOW,
+  storageOptionsFor,
+  withStorageOptions,
+} from '../src/warehouse/storage-settings.ts';
 import { openEmbeddedWarehouse, type EmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
 import { rows, temporaryDataDir } from './warehouse-fixtures.ts';
 
@@ -14,7 +25,10 @@ async function schemaOf(warehouse: EmbeddedWarehouse) {
       warehouse.client,
       "SELECT name, engine, create_table_query FROM system.tables WHERE database = 'tapehouse' AND name != 'schema_migrations' ORDER BY name",
     ),
-    applied: await rows(warehouse.client, 'SELECT version, name, checksum FROM tapehouse.schema_migrations ORDER BY version'),
+    applied: await rows(
+      warehouse.client,
+      'SELECT version, name, checksum FROM tapehouse.schema_migrations ORDER BY version',
+    ),
   };
 }
 
@@ -44,7 +58,10 @@ describe('the schema baseline (sql/baseline/schema.sql)', () => {
     await migrate(warehouse.client, migrations);
     const today = renderBaseline(await dumpBaseline(warehouse.client));
     expect(baseline.covers.map((m) => m.version)).toEqual(migrations.map((m) => m.version));
-    expect(readFileSync(BASELINE_FILE, 'utf8') === today, 'sql/baseline/schema.sql is stale: run npm run schema:baseline').toBe(true);
+    expect(
+      readFileSync(BASELINE_FILE, 'utf8') === today,
+      'sql/baseline/schema.sql is stale: run npm run schema:baseline',
+    ).toBe(true);
   });
 
   it('builds a fresh embedded warehouse exactly as the migrations do, and records them applied', async () => {
@@ -59,29 +76,42 @@ describe('the schema baseline (sql/baseline/schema.sql)', () => {
       `SELECT count() AS n FROM system.tables WHERE database = 'tapehouse' AND engine_full LIKE '%non_replicated_deduplication_window = ${ONE_LOADER_DEDUPLICATION_WINDOW},%'`,
     );
     expect(Number(windows[0]!.n)).toBeGreaterThan(15);
-    expect(await migrate(warehouse.client, migrations, chdb, baseline)).toMatchObject({ applied: [], fromBaseline: false, alreadyApplied: migrations.length });
+    expect(await migrate(warehouse.client, migrations, chdb, baseline)).toMatchObject({
+      applied: [],
+      fromBaseline: false,
+      alreadyApplied: migrations.length,
+    });
   });
 
   it('completes a build interrupted before its migrations were recorded', async () => {
     await warehouse.client.command({ query: 'CREATE DATABASE tapehouse' });
-    for (const statement of baseline.statements.slice(0, 40)) await warehouse.client.command({ query: withStorageOptions(statement.ddl, chdb) });
+    for (const statement of baseline.statements.slice(0, 40))
+      await warehouse.client.command({ query: withStorageOptions(statement.ddl, chdb) });
     const result = await migrate(warehouse.client, migrations, chdb, baseline);
     expect(result.fromBaseline).toBe(true);
     expect(await schemaOf(warehouse)).toEqual(migrated);
   });
 
   it('applies a migration newer than the baseline on top of it', async () => {
-    const extra = migration(9001, 'notes', 'CREATE TABLE IF NOT EXISTS tapehouse.notes (a UInt8) ENGINE = MergeTree ORDER BY a;\n');
+    const extra = migration(
+      9001,
+      'notes',
+      'CREATE TABLE IF NOT EXISTS tapehouse.notes (a UInt8) ENGINE = MergeTree ORDER BY a;\n',
+    );
     const result = await migrate(warehouse.client, [...migrations, extra], chdb, baseline);
     expect(result.fromBaseline).toBe(true);
     expect(result.applied.at(-1)?.file).toBe('9001_notes.sql');
-    expect(await rows(warehouse.client, "SELECT name FROM system.tables WHERE database = 'tapehouse' AND name = 'notes'")).toEqual([{ name: 'notes' }]);
+    expect(
+      await rows(warehouse.client, "SELECT name FROM system.tables WHERE database = 'tapehouse' AND name = 'notes'"),
+    ).toEqual([{ name: 'notes' }]);
   });
 
   it('leaves a warehouse holding something it would not make to the migrations, one by one', async () => {
     // A table of the user's own in our database, with no migration recorded: not a fresh warehouse.
     await warehouse.client.command({ query: 'CREATE DATABASE tapehouse' });
-    await warehouse.client.command({ query: 'CREATE TABLE tapehouse.my_notes (a UInt8) ENGINE = MergeTree ORDER BY a' });
+    await warehouse.client.command({
+      query: 'CREATE TABLE tapehouse.my_notes (a UInt8) ENGINE = MergeTree ORDER BY a',
+    });
     const result = await migrate(warehouse.client, migrations, chdb, baseline);
     expect(result.fromBaseline).toBe(false);
     const schema = await schemaOf(warehouse);
@@ -91,7 +121,10 @@ describe('the schema baseline (sql/baseline/schema.sql)', () => {
 
   it('is not used when the migrations it names are not the first in sql/, unchanged', () => {
     expect(baselineFor(baseline, migrations)).toBe(baseline);
-    const changed: SchemaBaseline = { ...baseline, covers: baseline.covers.map((m, i) => (i === 3 ? { ...m, checksum: '0'.repeat(64) } : m)) };
+    const changed: SchemaBaseline = {
+      ...baseline,
+      covers: baseline.covers.map((m, i) => (i === 3 ? { ...m, checksum: '0'.repeat(64) } : m)),
+    };
     expect(baselineFor(changed, migrations)).toBeUndefined();
     expect(baselineFor(baseline, migrations.slice(0, -1))).toBeUndefined();
     expect(baselineFor(baseline, [migration(1, 'other', 'SELECT 1;\n'), ...migrations.slice(1)])).toBeUndefined();
@@ -100,5 +133,11 @@ describe('the schema baseline (sql/baseline/schema.sql)', () => {
 });
 
 function migration(version: number, name: string, sql: string): Migration {
-  return { version, name, file: `${String(version).padStart(4, '0')}_${name}.sql`, sql, checksum: createHash('sha256').update(sql).digest('hex') };
+  return {
+    version,
+    name,
+    file: `${String(version).padStart(4, '0')}_${name}.sql`,
+    sql,
+    checksum: createHash('sha256').update(sql).digest('hex'),
+  };
 }

@@ -26,7 +26,11 @@ let wrong: Finished;
 const goodDir = join(work, 'good');
 const wrongDir = join(work, 'wrong');
 
-function runJob(dir: string, token: string, options: { duration?: string; stop?: AbortSignal; onStdout?: (stdout: string) => void }): Promise<Finished> {
+function runJob(
+  dir: string,
+  token: string,
+  options: { duration?: string; stop?: AbortSignal; onStdout?: (stdout: string) => void },
+): Promise<Finished> {
   mkdirSync(dir, { recursive: true });
   const duration = options.duration ? ['--duration', options.duration] : [];
   // cwd is the job's own folder, so anything it writes relative to it is scanned too.
@@ -46,7 +50,9 @@ function injectFaults(stop: AbortController): NodeJS.Timeout[] {
     at(3, () => sim.faults.inject({ kind: 'drop_connection', endpoint: 'account' })),
     at(4, () => sim.faults.inject({ kind: 'refuse_connections', endpoint: 'market', duration_ms: 3_000 })),
     at(4, () => sim.faults.inject({ kind: 'drop_connection', endpoint: 'market' })),
-    at(5, () => sim.faults.inject({ kind: 'rest_rate_limit_storm', duration_ms: 4_000, fraction: 0.7, retry_after_seconds: 1 })),
+    at(5, () =>
+      sim.faults.inject({ kind: 'rest_rate_limit_storm', duration_ms: 4_000, fraction: 0.7, retry_after_seconds: 1 }),
+    ),
     at(5, () => sim.faults.inject({ kind: 'drop_connection', endpoint: 'portfolio' })),
     at(7, () => sim.faults.inject({ kind: 'error_frame', endpoint: 'market', action: 'reconnect' })),
     at(7, () => sim.faults.inject({ kind: 'malformed_frames', endpoint: 'market', variant: 'wrong_types', count: 2 })),
@@ -57,7 +63,10 @@ function injectFaults(stop: AbortController): NodeJS.Timeout[] {
 }
 
 /** Every string a warehouse table holds that contains the token, through `tapehouse sql` once the job has stopped. */
-async function tableRowsWith(dataDir: string, secrets: readonly string[]): Promise<{ tables: number; hits: string; orders: number }> {
+async function tableRowsWith(
+  dataDir: string,
+  secrets: readonly string[],
+): Promise<{ tables: number; hits: string; orders: number }> {
   const listed = await tapehouse([
     'sql',
     '--data-dir',
@@ -73,7 +82,9 @@ async function tableRowsWith(dataDir: string, secrets: readonly string[]): Promi
     .filter(Boolean)
     .map((line) => (JSON.parse(line) as { name: string }).name);
   const conditions = secrets.map((secret) => `position(formatRow('TSV', *), '${secret}') > 0`).join(' OR ');
-  const scans = tables.map((table) => `SELECT '${table}' AS t, count() AS n FROM tapehouse.\`${table}\` WHERE ${conditions}`);
+  const scans = tables.map(
+    (table) => `SELECT '${table}' AS t, count() AS n FROM tapehouse.\`${table}\` WHERE ${conditions}`,
+  );
   const query = [...scans, "SELECT 'orders stored' AS t, count() AS n FROM tapehouse.orders"].join(' UNION ALL ');
   const counted = await tapehouse(['sql', '--data-dir', dataDir, '--format', 'json', query]);
   if (counted.code !== 0) throw new Error(`tapehouse sql failed: ${counted.stderr}`);
@@ -83,7 +94,11 @@ async function tableRowsWith(dataDir: string, secrets: readonly string[]): Promi
     .filter(Boolean)
     .map((line) => JSON.parse(line) as { t: string; n: string });
   const hits = counts.filter((row) => row.t !== 'orders stored' && row.n !== '0');
-  return { tables: tables.length, hits: JSON.stringify(hits), orders: Number(counts.find((row) => row.t === 'orders stored')?.n) };
+  return {
+    tables: tables.length,
+    hits: JSON.stringify(hits),
+    orders: Number(counts.find((row) => row.t === 'orders stored')?.n),
+  };
 }
 
 beforeAll(async () => {
@@ -112,8 +127,15 @@ describe('the access token in everything a full run leaves behind', () => {
   it('the scan finds a token wherever it is: in output, in a file, base64-encoded', () => {
     const canaryDir = join(work, 'canary');
     mkdirSync(join(canaryDir, 'nested'), { recursive: true });
-    writeFileSync(join(canaryDir, 'nested', 'file.bin'), Buffer.concat([Buffer.from([0, 1, 2]), Buffer.from(`x${TOKEN}y`)]));
-    const findings = findSecrets([TOKEN], { stdout: `{"authorization":"Bearer ${TOKEN}"}`, basic: Buffer.from(TOKEN).toString('base64') }, [canaryDir]);
+    writeFileSync(
+      join(canaryDir, 'nested', 'file.bin'),
+      Buffer.concat([Buffer.from([0, 1, 2]), Buffer.from(`x${TOKEN}y`)]),
+    );
+    const findings = findSecrets(
+      [TOKEN],
+      { stdout: `{"authorization":"Bearer ${TOKEN}"}`, basic: Buffer.from(TOKEN).toString('base64') },
+      [canaryDir],
+    );
     expect(findings.map((f) => f.where.replace(canaryDir, ''))).toEqual(['stdout', 'basic', '/nested/file.bin']);
     rmSync(canaryDir, { recursive: true });
   });
@@ -135,7 +157,12 @@ describe('the access token in everything a full run leaves behind', () => {
 
   it('appears in no output, no file and no row of either run', async () => {
     const secrets = [TOKEN, WRONG_TOKEN];
-    const outputs = { 'good stdout': good.stdout, 'good stderr': good.stderr, 'wrong stdout': wrong.stdout, 'wrong stderr': wrong.stderr };
+    const outputs = {
+      'good stdout': good.stdout,
+      'good stderr': good.stderr,
+      'wrong stdout': wrong.stdout,
+      'wrong stderr': wrong.stderr,
+    };
     expect(filesUnder(goodDir).some((file) => file.endsWith('endpoint.json') || file.includes('coverage'))).toBe(true);
     expect(findSecrets(secrets, outputs, [goodDir, wrongDir])).toEqual([]);
     const stored = await tableRowsWith(join(goodDir, 'data'), secrets);

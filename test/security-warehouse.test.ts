@@ -47,7 +47,15 @@ beforeAll(async () => {
     },
   ]);
   await w.warehouse.insertRows('trades', [
-    { token_id: 'tok', trade_id: 't1', side: 'BUY', price_micro: 500_000n, shares_micro: 1_000_000n, executed_at: '2026-11-01T00:00:00.000Z', ...busRecord(2) },
+    {
+      token_id: 'tok',
+      trade_id: 't1',
+      side: 'BUY',
+      price_micro: 500_000n,
+      shares_micro: 1_000_000n,
+      executed_at: '2026-11-01T00:00:00.000Z',
+      ...busRecord(2),
+    },
   ]);
   endpoint = await serveEmbeddedEndpoint(w.warehouse, { limits: LIMITS });
 });
@@ -64,10 +72,15 @@ afterAll(async () => {
 
 const post = async (sql: string, params = ''): Promise<{ status: number; code: string | null; text: string }> => {
   const response = await fetch(`${endpoint.url}/${params}`, { method: 'POST', body: sql });
-  return { status: response.status, code: response.headers.get('x-clickhouse-exception-code'), text: await response.text() };
+  return {
+    status: response.status,
+    code: response.headers.get('x-clickhouse-exception-code'),
+    text: await response.text(),
+  };
 };
 
-const tableCounts = () => rows(w.warehouse.client, "SELECT name, total_rows FROM system.tables WHERE database = 'tapehouse' ORDER BY name");
+const tableCounts = () =>
+  rows(w.warehouse.client, "SELECT name, total_rows FROM system.tables WHERE database = 'tapehouse' ORDER BY name");
 
 async function expectRefused(statements: readonly string[], code: RegExp, text: RegExp): Promise<void> {
   for (const statement of statements) {
@@ -121,7 +134,11 @@ describe('the embedded query endpoint', () => {
       'SYSTEM DROP MARK CACHE',
       'GRANT ALL ON *.* TO default',
     ];
-    await expectRefused(statements, /^(164|62)$/, /^Code: (164|62)\. DB::Exception: .*\((READONLY|SYNTAX_ERROR)\) \(version [\d.]+\)\n$/);
+    await expectRefused(
+      statements,
+      /^(164|62)$/,
+      /^Code: (164|62)\. DB::Exception: .*\((READONLY|SYNTAX_ERROR)\) \(version [\d.]+\)\n$/,
+    );
     expect(await tableCounts()).toEqual(before);
   });
 
@@ -175,11 +192,14 @@ describe('values from users enter SQL as values', () => {
     const range = { from: new Date(Date.UTC(2026, 10, 1)), to: new Date(Date.UTC(2026, 10, 2)) };
     for (const value of HOSTILE) {
       const variables = new Map<string, BoundVariable>([['m', { values: [value, 'tok'], isAll: false }]]);
-      const sql = expandSql('SELECT count() AS n, [${m:singlequote}] AS v FROM tapehouse.trades WHERE token_id IN (${m:singlequote})', {
-        range,
-        intervalMs: 1000,
-        variables,
-      });
+      const sql = expandSql(
+        'SELECT count() AS n, [${m:singlequote}] AS v FROM tapehouse.trades WHERE token_id IN (${m:singlequote})',
+        {
+          range,
+          intervalMs: 1000,
+          variables,
+        },
+      );
       const [row] = await rows(w.warehouse.client, sql);
       expect(row, value).toEqual({ n: '1', v: [value, 'tok'] });
     }
@@ -188,7 +208,11 @@ describe('values from users enter SQL as values', () => {
   it('tapehouse book takes a hostile token as a value: a clean "no book", nothing altered (through the owner\'s endpoint)', async () => {
     const before = await tableCounts();
     // This process owns the data directory, so book goes through its endpoint (query parameters).
-    const answers = await Promise.all([HOSTILE[0]!, HOSTILE[4]!].map((token) => tapehouse(['book', token, '--data-dir', w.dataDir, '--format', 'json'])));
+    const answers = await Promise.all(
+      [HOSTILE[0]!, HOSTILE[4]!].map((token) =>
+        tapehouse(['book', token, '--data-dir', w.dataDir, '--format', 'json']),
+      ),
+    );
     for (const answer of answers) {
       expect(answer.code, answer.stderr).toBe(1);
       expect(answer.stderr).toMatch(/^no stored book of token .* at or before /);

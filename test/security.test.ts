@@ -1,7 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer, get as httpsGet, Server as HttpsServer } from 'node:https';
 import { connect, createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -41,8 +47,13 @@ interface Answer {
   body?: string;
 }
 
-/** A loopback HTTP(S) server that records what reaches it, requests and upgrades alike, and answers each with `answer`. */
-async function stubServer(host: string, answer: (request: IncomingMessage) => Answer, make: () => Server = () => createHttpServer()) {
+/** A loopback HTTP(S) server that records what reaches it, requests and upgrades alike, and answers each with `answer`.
+ * */
+async function stubServer(
+  host: string,
+  answer: (request: IncomingMessage) => Answer,
+  make: () => Server = () => createHttpServer(),
+) {
   const seen: Seen[] = [];
   const server = make();
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
@@ -78,14 +89,22 @@ async function stubServer(host: string, answer: (request: IncomingMessage) => An
 const problem503 = (): Answer => ({
   status: 503,
   headers: { 'content-type': 'application/problem+json', 'retry-after': '1' },
-  body: JSON.stringify({ type: 'about:blank', title: 'down', status: 503, code: 'dependency_unavailable', request_id: 'r1' }),
+  body: JSON.stringify({
+    type: 'about:blank',
+    title: 'down',
+    status: 503,
+    code: 'dependency_unavailable',
+    request_id: 'r1',
+  }),
 });
 
 describe('the access token comes from TAPEHOUSE_TOKEN or a file, never from a flag', () => {
   it('--token VALUE is refused with exit 2 by every command that reads a token, naming the two ways, without repeating the value', async () => {
     const value = secret('flagtoken');
     const results = await Promise.all(
-      ['run', 'capture', 'worker'].map((command) => tapehouse([command, '--token', value, '--base-url', 'http://127.0.0.1:9'])),
+      ['run', 'capture', 'worker'].map((command) =>
+        tapehouse([command, '--token', value, '--base-url', 'http://127.0.0.1:9']),
+      ),
     );
     for (const result of results) {
       expect(result.code, result.stderr).toBe(2);
@@ -104,12 +123,20 @@ describe('the access token comes from TAPEHOUSE_TOKEN or a file, never from a fl
       writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
       const stop = new AbortController();
       const job = (proxy: TcpRecorder, dataDir: string, env: Record<string, string>, extra: string[] = []) =>
-        tapehouse(['run', '--base-url', proxy.url, '--data-dir', join(work, dataDir), '--http-port', '0', ...extra], env, {
-          stop: stop.signal,
-          timeoutMs: 60_000,
-        });
-      const jobs = Promise.all([job(proxies[0], 'env-data', { TAPEHOUSE_TOKEN: token }), job(proxies[1], 'file-data', {}, ['--token-file', tokenFile])]);
-      const sent = (proxy: TcpRecorder) => () => (new RegExp(`^authorization: Bearer ${token}\r$`, 'im').test(proxy.received()) ? true : undefined);
+        tapehouse(
+          ['run', '--base-url', proxy.url, '--data-dir', join(work, dataDir), '--http-port', '0', ...extra],
+          env,
+          {
+            stop: stop.signal,
+            timeoutMs: 60_000,
+          },
+        );
+      const jobs = Promise.all([
+        job(proxies[0], 'env-data', { TAPEHOUSE_TOKEN: token }),
+        job(proxies[1], 'file-data', {}, ['--token-file', tokenFile]),
+      ]);
+      const sent = (proxy: TcpRecorder) => () =>
+        new RegExp(`^authorization: Bearer ${token}\r$`, 'im').test(proxy.received()) ? true : undefined;
       try {
         await waitFor(sent(proxies[0]), () => 'no request with the TAPEHOUSE_TOKEN token', 40_000);
         await waitFor(sent(proxies[1]), () => "no request with the token file's token", 40_000);
@@ -195,7 +222,11 @@ describe('the token goes to the configured URL only: redirects are not followed'
 
   beforeAll(async () => {
     // A different host of the loopback network: what a redirect to another origin looks like.
-    elsewhere = await stubServer('127.0.0.2', () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: '{}' }));
+    elsewhere = await stubServer('127.0.0.2', () => ({
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    }));
     venue = await stubServer('127.0.0.1', (request) => ({
       status: request.url === '/trade/v1/portfolio/stream' ? 307 : 302,
       headers: { location: `${elsewhere.url}${request.url ?? '/'}` },
@@ -226,7 +257,10 @@ describe('the token goes to the configured URL only: redirects are not followed'
     const sseFailure = sse.open(sink, new AbortController().signal);
     await expect(sseFailure).rejects.toBeInstanceOf(RedirectRefused);
     await expect(sseFailure).rejects.toMatchObject({ status: 307, location: elsewhere.url });
-    const ws = new WebSocketTransport({ url: `${venue.url.replace('http', 'ws')}/trade/v1/account-stream`, token: new Secret(token) });
+    const ws = new WebSocketTransport({
+      url: `${venue.url.replace('http', 'ws')}/trade/v1/account-stream`,
+      token: new Secret(token),
+    });
     const wsFailure = ws.open(sink, new AbortController().signal);
     await expect(wsFailure).rejects.toBeInstanceOf(RedirectRefused);
     await expect(wsFailure).rejects.toBeInstanceOf(ConnectRefused); // the reconnect loop's backoff applies
@@ -234,7 +268,11 @@ describe('the token goes to the configured URL only: redirects are not followed'
   });
 
   it('the venue got the token three times; the redirect target got nothing at all', () => {
-    expect(venue.seen.map((s) => s.headers.authorization)).toEqual([`Bearer ${token}`, `Bearer ${token}`, `Bearer ${token}`]);
+    expect(venue.seen.map((s) => s.headers.authorization)).toEqual([
+      `Bearer ${token}`,
+      `Bearer ${token}`,
+      `Bearer ${token}`,
+    ]);
     expect(elsewhere.seen).toEqual([]);
   });
 });
@@ -288,7 +326,9 @@ describe('TLS certificates are verified', () => {
     const before = server.seen.length;
     const transport = new HttpTransport({ baseUrl: server.url, token: fixedToken(new Secret(token)) });
     try {
-      await expect(transport.send({ method: 'GET', path: '/trade/v1/portfolio/summary', authenticate: true })).rejects.toMatchObject({
+      await expect(
+        transport.send({ method: 'GET', path: '/trade/v1/portfolio/summary', authenticate: true }),
+      ).rejects.toMatchObject({
         name: 'TransportError',
         message: expect.stringMatching(/self[- ]signed certificate/),
       });
@@ -296,9 +336,16 @@ describe('TLS certificates are verified', () => {
       await transport.close();
     }
     const sse = new SseTransport({ url: `${server.url}/trade/v1/portfolio/stream`, token: new Secret(token) });
-    await expect(sse.open(sink, new AbortController().signal)).rejects.toMatchObject({ code: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
-    const ws = new WebSocketTransport({ url: `${server.url.replace('https', 'wss')}/trade/v1/account-stream`, token: new Secret(token) });
-    await expect(ws.open(sink, new AbortController().signal)).rejects.toMatchObject({ code: 'DEPTH_ZERO_SELF_SIGNED_CERT' });
+    await expect(sse.open(sink, new AbortController().signal)).rejects.toMatchObject({
+      code: 'DEPTH_ZERO_SELF_SIGNED_CERT',
+    });
+    const ws = new WebSocketTransport({
+      url: `${server.url.replace('https', 'wss')}/trade/v1/account-stream`,
+      token: new Secret(token),
+    });
+    await expect(ws.open(sink, new AbortController().signal)).rejects.toMatchObject({
+      code: 'DEPTH_ZERO_SELF_SIGNED_CERT',
+    });
     expect(server.seen.length).toBe(before);
   });
 });
@@ -333,8 +380,12 @@ describe('warehouse and bus credentials come from the environment only', () => {
       });
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/Authentication failed/);
-      const credentials = clickhouse.seen.map((s) => s.headers.authorization ?? `${s.headers['x-clickhouse-user']}:${s.headers['x-clickhouse-key']}`);
-      expect(credentials[0]).toMatch(new RegExp(`^(Basic ${Buffer.from(`reader:${password}`).toString('base64')}|reader:${password})$`));
+      const credentials = clickhouse.seen.map(
+        (s) => s.headers.authorization ?? `${s.headers['x-clickhouse-user']}:${s.headers['x-clickhouse-key']}`,
+      );
+      expect(credentials[0]).toMatch(
+        new RegExp(`^(Basic ${Buffer.from(`reader:${password}`).toString('base64')}|reader:${password})$`),
+      );
       expect(findSecrets([password], { stdout: result.stdout, stderr: result.stderr })).toEqual([]);
     } finally {
       await clickhouse.close();

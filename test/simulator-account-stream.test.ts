@@ -17,8 +17,21 @@ afterEach(async () => {
   await t.sim.close();
 });
 
-function limit(token: string, side: 'BUY' | 'SELL', cents: number, shares: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { token_id: token, side, type: 'LIMIT', price_micro: String(cents * 10_000), shares_micro: String(shares * 1_000_000), ...extra };
+function limit(
+  token: string,
+  side: 'BUY' | 'SELL',
+  cents: number,
+  shares: number,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    token_id: token,
+    side,
+    type: 'LIMIT',
+    price_micro: String(cents * 10_000),
+    shares_micro: String(shares * 1_000_000),
+    ...extra,
+  };
 }
 
 async function place(as: string, body: Record<string, unknown>): Promise<Frame> {
@@ -57,11 +70,18 @@ describe('account stream: the emission table of §6.3, row by row', () => {
       data: { channels: ['account_events'], connection_id: expect.any(String), as_of: expect.any(String) },
     });
     const none = await attempt(t.sim, '/trade/v1/account-stream');
-    expect(none).toMatchObject({ status: 401, headers: { 'content-type': 'application/problem+json' }, body: { code: 'credentials_missing', status: 401 } });
+    expect(none).toMatchObject({
+      status: 401,
+      headers: { 'content-type': 'application/problem+json' },
+      body: { code: 'credentials_missing', status: 401 },
+    });
     if (none === 'opened') throw new Error('the venue opened an account stream without credentials');
     expect(none.body.request_id).toBe(none.headers['x-request-id']);
     const noScope = t.sim.venue.createAccount('no-scope', USDC(1), ['portfolio:read']).token.secret;
-    expect(await attempt(t.sim, '/trade/v1/account-stream', noScope)).toMatchObject({ status: 403, body: { code: 'forbidden_scope' } });
+    expect(await attempt(t.sim, '/trade/v1/account-stream', noScope)).toMatchObject({
+      status: 403,
+      body: { code: 'forbidden_scope' },
+    });
   });
 
   it('order accepted after PENDING → order_accepted; fill → fill, with the position and collateral that moved', async () => {
@@ -82,7 +102,11 @@ describe('account stream: the emission table of §6.3, row by row', () => {
       shares_micro: '4000000',
       exchange: 'SERVICE',
     });
-    expect(frames[2]?.position).toMatchObject({ token_id: t.no, shares_micro: '4000000', open_cost_basis_micro: '1600000' });
+    expect(frames[2]?.position).toMatchObject({
+      token_id: t.no,
+      shares_micro: '4000000',
+      open_cost_basis_micro: '1600000',
+    });
     const summary = (await api(t.sim, 'GET', '/trade/v1/portfolio/summary', { token: t.alice })).json.summaries[0];
     expect(frames[3]).toMatchObject({ cash_balance_micro: summary.cash_balance_micro });
     // Maker: pays 0.40 × 4 and earns a quarter of the taker's fee back.
@@ -94,15 +118,25 @@ describe('account stream: the emission table of §6.3, row by row', () => {
     const alice = await accountStream(t.alice);
     const own = await place(t.alice, limit(t.yes, 'BUY', 50, 10));
     await place(t.alice, limit(t.no, 'BUY', 50, 10));
-    expect(orderKinds(await kinds(alice))).toEqual(['order_accepted', 'order_accepted', 'order_cancelled:SELF_TRADE_PREVENTION']);
-    expect(alice.of('account_events', 'order_cancelled')[0]?.data.order).toMatchObject({ internal_id: own.internal_id, status: 'CANCELLED' });
+    expect(orderKinds(await kinds(alice))).toEqual([
+      'order_accepted',
+      'order_accepted',
+      'order_cancelled:SELF_TRADE_PREVENTION',
+    ]);
+    expect(alice.of('account_events', 'order_cancelled')[0]?.data.order).toMatchObject({
+      internal_id: own.internal_id,
+      status: 'CANCELLED',
+    });
   });
 
   it('GTD expiry of a resting order → order_cancelled with reason USER', async () => {
     await setup();
     const alice = await accountStream(t.alice);
     const exp = Math.floor(t.clock.now() / 1000) + 90;
-    const gtd = await place(t.alice, limit(t.yes, 'BUY', 30, 10, { time_in_force: 'GTD', expiration_unix_seconds: exp }));
+    const gtd = await place(
+      t.alice,
+      limit(t.yes, 'BUY', 30, 10, { time_in_force: 'GTD', expiration_unix_seconds: exp }),
+    );
     t.sim.advance(91_000);
     expect(orderKinds(await kinds(alice))).toEqual(['order_accepted', 'order_cancelled:USER']);
     expect(alice.of('account_events', 'order_cancelled')[0]?.data.order.internal_id).toBe(gtd.internal_id);
@@ -120,7 +154,10 @@ describe('account stream: the emission table of §6.3, row by row', () => {
       t.sim.advance(5_000);
       expect(await kinds(alice)).toEqual(['order_rejected:REJECTED', 'order_rejected:FAILED']);
       const [rejected, failed] = alice.of('account_events').map((f) => f.data.order as Frame);
-      expect(rejected).toMatchObject({ internal_id: late.internal_id, failure: { code: 'post_only_would_cross', recovery: { strategy: 'none' } } });
+      expect(rejected).toMatchObject({
+        internal_id: late.internal_id,
+        failure: { code: 'post_only_would_cross', recovery: { strategy: 'none' } },
+      });
       expect(failed?.failure.code).toBe('market_closed');
     });
 
@@ -129,9 +166,14 @@ describe('account stream: the emission table of §6.3, row by row', () => {
       const alice = await accountStream(t.alice);
       await place(t.alice, limit(t.yes, 'BUY', 30, 10));
       const exp = Math.floor(t.clock.now() / 1000) + 61;
-      const gtd = await place(t.alice, limit(t.yes, 'BUY', 31, 10, { time_in_force: 'GTD', expiration_unix_seconds: exp }));
+      const gtd = await place(
+        t.alice,
+        limit(t.yes, 'BUY', 31, 10, { time_in_force: 'GTD', expiration_unix_seconds: exp }),
+      );
       t.sim.advance(62_000);
-      expect((await api(t.sim, 'GET', `/trade/v1/orders/${gtd.internal_id}`, { token: t.alice })).json.status).toBe('CANCELLED');
+      expect((await api(t.sim, 'GET', `/trade/v1/orders/${gtd.internal_id}`, { token: t.alice })).json.status).toBe(
+        'CANCELLED',
+      );
       expect((await api(t.sim, 'POST', '/trade/v1/orders/cancel-all', { token: t.alice })).status).toBe(202);
       t.sim.advance(0);
       expect(await kinds(alice)).toEqual([]);
@@ -139,7 +181,9 @@ describe('account stream: the emission table of §6.3, row by row', () => {
   });
 
   it('sends only its own account, stops on unsubscribe, and reports deposits and redemptions with the collateral they move', async () => {
-    await setup({ lifecycle: { haltEveryMs: 0, endEventEveryMs: 0, proposeAfterMs: 0, challengeMs: 0, redeemDelayMs: 0 } });
+    await setup({
+      lifecycle: { haltEveryMs: 0, endEventEveryMs: 0, proposeAfterMs: 0, challengeMs: 0, redeemDelayMs: 0 },
+    });
     const alice = await accountStream(t.alice);
     const aliceAccount = t.sim.venue.accounts.tokenBySecret(t.alice)?.accountId ?? '';
     await place(t.bob, limit(t.no, 'BUY', 40, 10));
@@ -168,7 +212,10 @@ describe('account stream: the emission table of §6.3, row by row', () => {
       payout_micro: '10000000',
     });
     expect(alice.of('account_events', 'collateral_updated').at(-1)?.data.change_micro).toBe('10000000');
-    expect(alice.of('account_events', 'position_updated').at(-1)?.data.position).toMatchObject({ token_id: t.yes, shares_micro: '0' });
+    expect(alice.of('account_events', 'position_updated').at(-1)?.data.position).toMatchObject({
+      token_id: t.yes,
+      shares_micro: '0',
+    });
 
     const ack = await alice.subscribe(['account_events'], {}, 'unsubscribe');
     expect(ack.data.channels).toEqual(['account_events']);
@@ -182,7 +229,9 @@ describe('account stream: the emission table of §6.3, row by row', () => {
     const account = t.sim.venue.createAccount('revoked', USDC(10));
     const client = await accountStream(account.token.secret);
     const identity = t.sim.venue.accounts.issueIdentityToken(account.account.id, t.clock.now() + 60_000);
-    expect((await api(t.sim, 'DELETE', `/trade/v1/auth/tokens/${account.token.id}`, { token: identity.secret })).status).toBe(200);
+    expect(
+      (await api(t.sim, 'DELETE', `/trade/v1/auth/tokens/${account.token.id}`, { token: identity.secret })).status,
+    ).toBe(200);
     t.sim.advance(50);
     expect((await client.closed).code).toBe(4003);
   });

@@ -49,19 +49,25 @@ describe('accounting after a long seeded run', () => {
     const account = sim.venue.demo.account;
     const token = sim.demoToken;
     const summary = (await api(sim, 'GET', '/trade/v1/portfolio/summary', { token })).json.summaries[0];
-    const positions = (await api(sim, 'POST', '/trade/v1/portfolio/positions/list', { token })).json.positions as Json[];
+    const positions = (await api(sim, 'POST', '/trade/v1/portfolio/positions/list', { token })).json
+      .positions as Json[];
     const rebates = (await api(sim, 'GET', '/trade/v1/portfolio/rebates', { token })).json;
     const pnl = (await api(sim, 'GET', '/trade/v1/portfolio/pnl', { token })).json;
     const sum = (key: string): bigint => positions.reduce((s, p) => s + BigInt(p[key]), 0n);
     expect(String(sum('current_value_micro'))).toBe(summary.positions_value_micro);
     expect(String(sum('open_cost_basis_micro'))).toBe(summary.open_cost_basis_micro);
     expect(String(sum('profit_loss_micro'))).toBe(summary.open_unrealized_pnl_micro);
-    expect(BigInt(summary.portfolio_value_micro)).toBe(BigInt(summary.cash_balance_micro) + BigInt(summary.positions_value_micro));
+    expect(BigInt(summary.portfolio_value_micro)).toBe(
+      BigInt(summary.cash_balance_micro) + BigInt(summary.positions_value_micro),
+    );
     expect(summary.cash_balance_micro).toBe(String(account.collateralMicro));
     expect(rebates.maker_rebate_micro).toBe(String(account.makerRebatesMicro));
     // The latest settled bucket: lifetime PnL = collateral + positions value − inflow + outflow.
     expect(BigInt(pnl.lifetime_pnl_micro)).toBe(
-      BigInt(pnl.collateral_micro) + BigInt(pnl.positions_value_micro) - BigInt(pnl.cumulative_inflow_micro) + BigInt(pnl.cumulative_outflow_micro),
+      BigInt(pnl.collateral_micro) +
+        BigInt(pnl.positions_value_micro) -
+        BigInt(pnl.cumulative_inflow_micro) +
+        BigInt(pnl.cumulative_outflow_micro),
     );
     const fees = (await api(sim, 'GET', '/trade/v1/portfolio/trades?limit=500', { token })).json.trades as Json[];
     expect(fees.length).toBeGreaterThan(0);
@@ -76,7 +82,9 @@ describe('seeded order flow', () => {
       clock.advance(100);
       venue.tick();
     }
-    const fills = venue.accounts.all().flatMap((a) => a.fills.map((f) => `${f.fillId}:${f.tokenId}:${f.priceMicro}:${f.sharesMicro}:${f.feeMicro}`));
+    const fills = venue.accounts
+      .all()
+      .flatMap((a) => a.fills.map((f) => `${f.fillId}:${f.tokenId}:${f.priceMicro}:${f.sharesMicro}:${f.feeMicro}`));
     return createHash('sha256').update(fills.sort().join('\n')).digest('hex');
   }
 

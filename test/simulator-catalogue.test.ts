@@ -57,7 +57,10 @@ describe('events list', () => {
     const cursor = encodeURIComponent(first.json.pagination.next_cursor);
     const other = await api(sim, 'GET', `/api/v1/events?limit=5&sort=time&cursor=${cursor}`);
     expect(other.status).toBe(422);
-    expect(other.json).toMatchObject({ code: 'validation_failed', field_errors: [{ path: ['cursor'], code: 'cursor_fingerprint_mismatch' }] });
+    expect(other.json).toMatchObject({
+      code: 'validation_failed',
+      field_errors: [{ path: ['cursor'], code: 'cursor_fingerprint_mismatch' }],
+    });
     const same = await api(sim, 'GET', `/api/v1/events?limit=9&sort=volume&cursor=${cursor}`);
     expect(same.status).toBe(200);
     const forged = await api(sim, 'GET', '/api/v1/events?cursor=not-a-cursor');
@@ -99,7 +102,9 @@ describe('events list', () => {
   it('filters by type bucket, resolution and exclude_ended', async () => {
     expect((await allPages('event_type_bucket=games', 50)).every((e) => e.event_type === 'GAME')).toBe(true);
     const props = await allPages('event_type_bucket=props', 50);
-    expect(new Set(props.map((e) => e.event_type))).toEqual(new Set(['PROPOSITION', 'RECURRING_PROPOSITION', 'MULTI_OUTCOME']));
+    expect(new Set(props.map((e) => e.event_type))).toEqual(
+      new Set(['PROPOSITION', 'RECURRING_PROPOSITION', 'MULTI_OUTCOME']),
+    );
     const resolved = await allPages('resolution=resolved', 50);
     expect(resolved.length).toBeGreaterThan(0);
     expect(resolved.every((e) => ['RESOLVED', 'VOID'].includes(e.resolution_status))).toBe(true);
@@ -118,7 +123,8 @@ describe('events list', () => {
     expect(res.json.events.every((e: Json) => e.is_live && e.event_type === 'GAME')).toBe(true);
     const sectionIds = res.json.sections.flatMap((s: Json) => s.event_ids);
     expect(sectionIds.sort()).toEqual(res.json.events.map((e: Json) => e.id).sort());
-    for (const s of res.json.sections) expect(sim.venue.catalogue.tree.findBySlug(s.category.slug)[0]?.isLeaf).toBe(true);
+    for (const s of res.json.sections)
+      expect(sim.venue.catalogue.tree.findBySlug(s.category.slug)[0]?.isLeaf).toBe(true);
   });
 
   it('adds lean listing markets to non-GAME events on request', async () => {
@@ -138,7 +144,9 @@ describe('event detail', () => {
     const res = await api(sim, 'GET', `/api/v1/events/${child}`);
     expect(res.status).toBe(200);
     expect(res.json.slug).toBe(recurring?.slug);
-    expect((await api(sim, 'GET', `/api/v1/events/${child}/resolve`)).json.url).toMatch(new RegExp(`^/crypto/bitcoin/${recurring?.slug}$`));
+    expect((await api(sim, 'GET', `/api/v1/events/${child}/resolve`)).json.url).toMatch(
+      new RegExp(`^/crypto/bitcoin/${recurring?.slug}$`),
+    );
     const archived = sim.venue.catalogue.events.find((e) => e.archivedAtMs !== undefined);
     const gone = await api(sim, 'GET', `/api/v1/events/${archived?.slug}`);
     expect(gone.status).toBe(404);
@@ -149,8 +157,10 @@ describe('event detail', () => {
   it('shows a recurring event as the live cycle plus 50 unsettled, 49 upcoming and 50 settled cycles', async () => {
     const recurring = sim.venue.catalogue.events.find((e) => e.eventType === 'RECURRING_PROPOSITION');
     const markets = (await api(sim, 'GET', `/api/v1/events/${recurring?.slug}`)).json.markets as Json[];
-    // The window by the venue's own states (on the wire, the live cycle reads DRAFT and some states are named otherwise).
-    const count = (state: string): number => markets.filter((m) => sim.venue.catalogue.marketById(m.id as string)?.state === state).length;
+    // The window by the venue's own states (on the wire, the live cycle reads DRAFT and some states are named
+    // otherwise).
+    const count = (state: string): number =>
+      markets.filter((m) => sim.venue.catalogue.marketById(m.id as string)?.state === state).length;
     expect(count('ACTIVE')).toBe(1);
     expect(markets.filter((m) => m.is_accepting_orders).map((m) => m.state)).toEqual(['DRAFT']);
     expect(count('CLOSED')).toBe(50);
@@ -162,18 +172,31 @@ describe('event detail', () => {
   it('gives a game its teams, score, three-way group, spreads, totals and tabs', async () => {
     const game = sim.venue.catalogue.events.find((e) => e.game?.hasThreeWay && e.archivedAtMs === undefined);
     const d = (await api(sim, 'GET', `/api/v1/events/${game?.slug}`)).json;
-    expect(d).toMatchObject({ event_type: 'GAME', sport_group: 'soccer', display: { team_a: { name: game?.game?.teamA.name }, has_three_way_markets: true } });
+    expect(d).toMatchObject({
+      event_type: 'GAME',
+      sport_group: 'soccer',
+      display: { team_a: { name: game?.game?.teamA.name }, has_three_way_markets: true },
+    });
     expect(d.main_market_group.markets.map((m: Json) => m.three_way_role)).toEqual(['home', 'draw', 'away']);
     expect(d.featured_spread_markets.length).toBeGreaterThan(0);
     expect(d.featured_totals_market.source_market_type).toBe('total');
     expect(d.market_tabs[0].sections.map((s: Json) => s.key)).toEqual(['main', 'spreads', 'totals']);
     expect(d.game_state.score.sport).toBe('soccer');
-    expect(d.categories[0]).toMatchObject({ root_slug: 'sports', path: [{ slug: 'sports' }, { slug: 'soccer' }, expect.anything()] });
+    expect(d.categories[0]).toMatchObject({
+      root_slug: 'sports',
+      path: [{ slug: 'sports' }, { slug: 'soccer' }, expect.anything()],
+    });
     const market = d.markets[0];
-    expect(market).toMatchObject({ exchange: 'SERVICE', display_type: 'BINARY', engine_config: { tick_size: 1, size_scale: 100, min_price: 1 } });
+    expect(market).toMatchObject({
+      exchange: 'SERVICE',
+      display_type: 'BINARY',
+      engine_config: { tick_size: 1, size_scale: 100, min_price: 1 },
+    });
     expect(market.outcomes).toHaveLength(2);
     expect(market.outcomes[0].token_id).toMatch(/^\d{77}$/);
-    const tennis = sim.venue.catalogue.events.find((e) => e.game?.sport === 'tennis' && e.game.sets.some((s) => s.tiebreak));
+    const tennis = sim.venue.catalogue.events.find(
+      (e) => e.game?.sport === 'tennis' && e.game.sets.some((s) => s.tiebreak),
+    );
     expect(tennis).toBeDefined();
     const t = (await api(sim, 'GET', `/api/v1/events/${tennis?.slug}`)).json;
     expect(t.game_state.score.sets.some((s: Json) => s.tiebreak)).toBe(true);
@@ -181,8 +204,16 @@ describe('event detail', () => {
 
   it('serves category metadata and the category tree', async () => {
     const c = (await api(sim, 'GET', '/categories/soccer')).json;
-    expect(c).toMatchObject({ slug: 'soccer', root_slug: 'sports', is_root: false, children: [{ slug: 'premier-league' }, { slug: 'la-liga' }] });
-    expect((await api(sim, 'GET', '/categories/futures?root=crypto')).json).toMatchObject({ root_slug: 'crypto', also_in_roots: ['sports'] });
+    expect(c).toMatchObject({
+      slug: 'soccer',
+      root_slug: 'sports',
+      is_root: false,
+      children: [{ slug: 'premier-league' }, { slug: 'la-liga' }],
+    });
+    expect((await api(sim, 'GET', '/categories/futures?root=crypto')).json).toMatchObject({
+      root_slug: 'crypto',
+      also_in_roots: ['sports'],
+    });
     expect((await api(sim, 'GET', '/categories/nowhere')).status).toBe(404);
     const tree = (await api(sim, 'GET', '/api/v1/categories')).json.categories;
     expect(tree.map((r: Json) => r.slug)).toEqual(['sports', 'politics', 'crypto', 'economics']);
@@ -197,6 +228,8 @@ describe('seeded catalogue', () => {
     const ids = (g: typeof a): string[] => g.markets.map((m) => `${m.id}:${m.outcomes[0].tokenId}`);
     expect(ids(a)).toEqual(ids(b));
     expect(ids(c)).not.toEqual(ids(a));
-    expect(new Set(a.events.map((e) => e.eventType))).toEqual(new Set(['GAME', 'PROPOSITION', 'RECURRING_PROPOSITION', 'MULTI_OUTCOME']));
+    expect(new Set(a.events.map((e) => e.eventType))).toEqual(
+      new Set(['GAME', 'PROPOSITION', 'RECURRING_PROPOSITION', 'MULTI_OUTCOME']),
+    );
   });
 });

@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { readGroundTruth } from '../src/simulator/ground-truth-reader.ts';
 
 function simulate(args: string[]): { lines: AsyncIterableIterator<string>; stop: () => Promise<number | null> } {
-  const child = spawn(process.execPath, ['bin/tapehouse.js', 'simulate', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/tapehouse.js', 'simulate', '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   return {
     lines,
@@ -30,7 +32,9 @@ describe('tapehouse simulate', () => {
     const first = await next(lines);
     expect(first).toMatch(/^simulator listening on http:\/\/127\.0\.0\.1:\d+$/);
     const url = first.replace('simulator listening on ', '');
-    const res = await fetch(`${url}/trade/v1/portfolio/summary`, { headers: { authorization: 'Bearer pat_demo_for_test' } });
+    const res = await fetch(`${url}/trade/v1/portfolio/summary`, {
+      headers: { authorization: 'Bearer pat_demo_for_test' },
+    });
     expect(res.status).toBe(200);
     expect(await stop()).toBe(0);
   });

@@ -11,7 +11,8 @@ function depths(s: SimulatorHandle): Array<{ bids: number; asks: number; spreadT
     .filter((m) => catalogue.isAcceptingOrders(m))
     .map((m) => {
       const { bids, asks } = exchange.book(m).ladderFor(0);
-      const spread = bids[0] && asks[0] ? Number(asks[0].priceMicro - bids[0].priceMicro) / Number(m.tickMicro) : Number.NaN;
+      const spread =
+        bids[0] && asks[0] ? Number(asks[0].priceMicro - bids[0].priceMicro) / Number(m.tickMicro) : Number.NaN;
       return { bids: bids.length, asks: asks.length, spreadTicks: spread };
     });
 }
@@ -31,7 +32,9 @@ describe('resting depth behind the market makers', () => {
     const later = depths(sim);
     expect(median(later.map((d) => d.bids + d.asks))).toBeGreaterThan(45);
     // The makers still quote inside the depth: the touch stays a few ticks wide.
-    expect(median(later.filter((d) => Number.isFinite(d.spreadTicks)).map((d) => d.spreadTicks))).toBeLessThanOrEqual(6);
+    expect(median(later.filter((d) => Number.isFinite(d.spreadTicks)).map((d) => d.spreadTicks))).toBeLessThanOrEqual(
+      6,
+    );
     const depthAccount = sim.traders.find((t) => t.account.label === 'depth');
     expect(depthAccount).toBeDefined();
   }, 60_000);

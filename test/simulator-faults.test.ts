@@ -32,7 +32,10 @@ async function bookChange(cents: number): Promise<void> {
 }
 
 async function control(method: string, path: string, body?: unknown): Promise<{ status: number; json: Frame }> {
-  const res = await fetch(`${t.sim.controlUrl}${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${t.sim.controlUrl}${path}`, {
+    method,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, json: (await res.json()) as Frame };
 }
 
@@ -53,7 +56,10 @@ describe('stream faults', () => {
     expect(status).toBe(201);
     expect(json.fault).toMatchObject({
       kind: 'drop_connection',
-      scope: { endpoint: 'market', connections: [{ connection_id: connectionId, subjects: [{ channel: 'orderbook', token_id: t.yes }] }] },
+      scope: {
+        endpoint: 'market',
+        connections: [{ connection_id: connectionId, subjects: [{ channel: 'orderbook', token_id: t.yes }] }],
+      },
     });
     expect(json.fault.start).toBe(json.fault.end);
     expect((await client.closed).code).toBe(1006);
@@ -86,7 +92,11 @@ describe('stream faults', () => {
     t.sim.advance(500);
     await client.sync();
     const after = client.frames.filter((f) => f.seq > lastSeq);
-    expect(after[0]).toMatchObject({ type: 'sequence_reset', seq: lastSeq + 2, data: { token_ids: [t.yes], reason: expect.any(String) } });
+    expect(after[0]).toMatchObject({
+      type: 'sequence_reset',
+      seq: lastSeq + 2,
+      data: { token_ids: [t.yes], reason: expect.any(String) },
+    });
     expect(after.filter((f) => f.type === 'orderbook')).toEqual([]);
   });
 
@@ -98,7 +108,12 @@ describe('stream faults', () => {
     await bookChange(40);
     await keep.sync();
     expect(keep.of('error')[0]?.data).toEqual({
-      failure: { code: 'dependency_unavailable', title: expect.any(String), detail: expect.any(String), recovery: { strategy: 'retry' } },
+      failure: {
+        code: 'dependency_unavailable',
+        title: expect.any(String),
+        detail: expect.any(String),
+        recovery: { strategy: 'retry' },
+      },
       action: 'keep',
     });
     expect(keep.of('orderbook').filter((f) => !f.data.initial)).toHaveLength(1);
@@ -107,26 +122,39 @@ describe('stream faults', () => {
     inject({ kind: 'error_frame', action: 'resubscribe', connection_id: connId(resubscribe) });
     await bookChange(41);
     await resubscribe.sync();
-    expect(resubscribe.of('error')[0]?.data).toMatchObject({ action: 'resubscribe', subject: { channel: 'orderbook', token_id: t.yes } });
+    expect(resubscribe.of('error')[0]?.data).toMatchObject({
+      action: 'resubscribe',
+      subject: { channel: 'orderbook', token_id: t.yes },
+    });
     expect(resubscribe.of('orderbook').filter((f) => !f.data.initial)).toEqual([]);
 
     const account = await subscribed('/trade/v1/account-stream', t.alice);
     inject({ kind: 'error_frame', action: 'resubscribe', endpoint: 'account' });
     await bookChange(42);
     await account.sync();
-    expect(account.of('error')[0]?.data).toMatchObject({ action: 'resubscribe', subject: { channel: 'account_events' } });
+    expect(account.of('error')[0]?.data).toMatchObject({
+      action: 'resubscribe',
+      subject: { channel: 'account_events' },
+    });
     expect(account.of('account_events')).toEqual([]);
 
     const reconnect = await subscribed();
     inject({ kind: 'error_frame', action: 'reconnect', connection_id: connId(reconnect), code: 'internal_error' });
     expect((await reconnect.closed).code).toBe(4000);
-    expect(reconnect.of('error')[0]?.data).toMatchObject({ action: 'reconnect', failure: { code: 'internal_error', recovery: { strategy: 'none' } } });
+    expect(reconnect.of('error')[0]?.data).toMatchObject({
+      action: 'reconnect',
+      failure: { code: 'internal_error', recovery: { strategy: 'none' } },
+    });
   });
 
   it('refuse_connections: 429 with Retry-After: 60 while it lasts, admitted after', async () => {
     await setup();
     inject({ kind: 'refuse_connections', endpoint: 'market', duration_ms: 10_000 });
-    expect(await attempt(t.sim, '/trade/v1/market-stream')).toMatchObject({ status: 429, headers: { 'retry-after': '60' }, body: { code: 'rate_limited' } });
+    expect(await attempt(t.sim, '/trade/v1/market-stream')).toMatchObject({
+      status: 429,
+      headers: { 'retry-after': '60' },
+      body: { code: 'rate_limited' },
+    });
     expect(await attempt(t.sim, '/trade/v1/account-stream', t.alice)).toBe('opened');
     t.sim.advance(10_000);
     expect(await attempt(t.sim, '/trade/v1/market-stream')).toBe('opened');
@@ -152,7 +180,11 @@ describe('stream faults', () => {
       ts: expect.any(Number),
       data: { token_id: expect.any(Number) },
     });
-    expect(JSON.parse(unknownKind as string)).toMatchObject({ type: 'orderbook', seq: expect.any(Number), data: { kind: 'x_level_summary' } });
+    expect(JSON.parse(unknownKind as string)).toMatchObject({
+      type: 'orderbook',
+      seq: expect.any(Number),
+      data: { kind: 'x_level_summary' },
+    });
     expect((oversized as string).length).toBeGreaterThan(1_100_000);
     expect(JSON.parse(withFields as string)).toMatchObject({
       type: 'orderbook',
@@ -182,7 +214,10 @@ describe('REST faults', () => {
     const read = (): ReturnType<typeof api> => api(t.sim, 'GET', '/trade/v1/portfolio/summary', { token: t.alice });
     const storm = inject({ kind: 'rest_rate_limit_storm', duration_ms: 1_000, retry_after_seconds: 2 });
     const limited = await read();
-    expect(limited).toMatchObject({ status: 429, json: { code: 'rate_limited', recovery: { strategy: 'retry_after', after_seconds: 2 } } });
+    expect(limited).toMatchObject({
+      status: 429,
+      json: { code: 'rate_limited', recovery: { strategy: 'retry_after', after_seconds: 2 } },
+    });
     expect(limited.headers.get('retry-after')).toBe('2');
     expect(limited.json.request_id).toBe(limited.headers.get('x-request-id'));
     expect(t.sim.rateLimits()).toEqual({ earned: { edge: 0, ip: 0, account: 0, stream_attempts: 0 }, injected: 1 });
@@ -195,7 +230,11 @@ describe('REST faults', () => {
     for (const [strategy, status, code] of cases) {
       const fault = inject({ kind: 'rest_server_error', strategy, duration_ms: 1_000, retry_after_seconds: 3 });
       const res = await read();
-      expect({ status: res.status, code: res.json.code, strategy: res.json.recovery.strategy }).toEqual({ status, code, strategy });
+      expect({ status: res.status, code: res.json.code, strategy: res.json.recovery.strategy }).toEqual({
+        status,
+        code,
+        strategy,
+      });
       if (strategy === 'retry_after') expect(res.json.recovery.after_seconds).toBe(3);
       t.sim.faults.end(fault.id);
     }
@@ -215,9 +254,14 @@ describe('REST faults', () => {
     await settle();
     expect(res).toMatchObject({
       status: 504,
-      json: { code: 'dependency_outcome_unknown', recovery: { strategy: 'check_status', resource: { kind: 'order', order_id: expect.any(String) } } },
+      json: {
+        code: 'dependency_outcome_unknown',
+        recovery: { strategy: 'check_status', resource: { kind: 'order', order_id: expect.any(String) } },
+      },
     });
-    const order = await api(t.sim, 'GET', `/trade/v1/orders/${res.json.recovery.resource.order_id}`, { token: t.alice });
+    const order = await api(t.sim, 'GET', `/trade/v1/orders/${res.json.recovery.resource.order_id}`, {
+      token: t.alice,
+    });
     expect(order.json).toMatchObject({ status: 'LIVE', price_micro: '400000' });
   });
 
@@ -227,13 +271,19 @@ describe('REST faults', () => {
     expect((await api(t.sim, 'GET', '/trade/v1/portfolio/pnl', { token: t.alice })).status).toBe(200);
     inject({ kind: 'pnl_not_ready', duration_ms: 5_000 });
     const notReady = await api(t.sim, 'GET', '/trade/v1/portfolio/pnl', { token: t.alice });
-    expect(notReady).toMatchObject({ status: 425, json: { code: 'pnl_not_ready', recovery: { strategy: 'retry_after', after_seconds: 5 } } });
+    expect(notReady).toMatchObject({
+      status: 425,
+      json: { code: 'pnl_not_ready', recovery: { strategy: 'retry_after', after_seconds: 5 } },
+    });
     inject({ kind: 'unavailable_exchanges', duration_ms: 5_000 });
     const positions = await api(t.sim, 'POST', '/trade/v1/portfolio/positions/list', { token: t.alice, body: {} });
     expect(positions.json).toMatchObject({ positions: [], unavailable_exchanges: ['SERVICE'] });
     t.sim.advance(5_000);
     expect((await api(t.sim, 'GET', '/trade/v1/portfolio/pnl', { token: t.alice })).status).toBe(200);
-    expect((await api(t.sim, 'POST', '/trade/v1/portfolio/positions/list', { token: t.alice, body: {} })).json.unavailable_exchanges).toEqual([]);
+    expect(
+      (await api(t.sim, 'POST', '/trade/v1/portfolio/positions/list', { token: t.alice, body: {} })).json
+        .unavailable_exchanges,
+    ).toEqual([]);
   });
 });
 
@@ -263,7 +313,10 @@ describe('fault control and records', () => {
       ['silence', 2_000],
       ['rest_server_error', 0],
     ]);
-    expect(faults[0]?.scope).toMatchObject({ endpoint: 'market', connections: [{ subjects: [{ channel: 'orderbook', token_id: t.yes }] }] });
+    expect(faults[0]?.scope).toMatchObject({
+      endpoint: 'market',
+      connections: [{ subjects: [{ channel: 'orderbook', token_id: t.yes }] }],
+    });
   });
 
   it('a heavy profile injects a seeded variety of faults over a few simulated minutes', async () => {

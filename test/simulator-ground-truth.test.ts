@@ -44,7 +44,9 @@ function replay(frames: Frame[]): Map<string, Map<number, Ladder>> {
       }
     }
     const sorted = (side: Map<string, string>, desc: boolean): Level[] =>
-      [...side].map(([p, s]) => ({ price_micro: p, shares_micro: s })).sort((a, b) => (desc ? 1 : -1) * Number(BigInt(b.price_micro) - BigInt(a.price_micro)));
+      [...side]
+        .map(([p, s]) => ({ price_micro: p, shares_micro: s }))
+        .sort((a, b) => (desc ? 1 : -1) * Number(BigInt(b.price_micro) - BigInt(a.price_micro)));
     const byToken = books.get(d.token_id) ?? new Map<number, Ladder>();
     byToken.set(d.sequence, { bids: sorted(ladder.bid, true), asks: sorted(ladder.ask, false) });
     books.set(d.token_id, byToken);
@@ -52,7 +54,8 @@ function replay(frames: Frame[]): Map<string, Map<number, Ladder>> {
   return books;
 }
 
-const wire = (levels: GtLevel[]): Level[] => levels.map((l) => ({ price_micro: String(l.price_micro), shares_micro: String(l.shares_micro) }));
+const wire = (levels: GtLevel[]): Level[] =>
+  levels.map((l) => ({ price_micro: String(l.price_micro), shares_micro: String(l.shares_micro) }));
 
 /**
  * A seeded run with lifecycle and a client subscribed by event to every channel. Every ten seconds
@@ -66,11 +69,20 @@ async function run(bookFrames: 'snapshot' | 'delta', minutes: number): Promise<{
     rate: 20,
     groundTruth: { dir },
     streams: { bookFrames },
-    lifecycle: { haltEveryMs: 20_000, haltDurationMs: 5_000, endEventEveryMs: 30_000, proposeAfterMs: 5_000, challengeMs: 5_000, redeemDelayMs: 2_000 },
+    lifecycle: {
+      haltEveryMs: 20_000,
+      haltDurationMs: 5_000,
+      endEventEveryMs: 30_000,
+      proposeAfterMs: 5_000,
+      challengeMs: 5_000,
+      redeemDelayMs: 2_000,
+    },
     venue: { catalogue: { recurringCadenceSeconds: 30 } },
   }));
   client = await StreamClient.connect(sim);
-  await client.subscribe(['orderbook', 'trades', 'market_status'], { event_ids: sim.venue.catalogue.events.map((e) => e.id) });
+  await client.subscribe(['orderbook', 'trades', 'market_status'], {
+    event_ids: sim.venue.catalogue.events.map((e) => e.id),
+  });
   const samples: Array<{ tokenId: string; sequence: number; ladder: Ladder }> = [];
   for (let step = 1; step <= minutes * 600; step++) {
     sim.advance(100);
@@ -86,7 +98,11 @@ async function run(bookFrames: 'snapshot' | 'delta', minutes: number): Promise<{
     ].slice(-12);
     for (const tokenId of recent) {
       const rest = (await api(sim, 'GET', `/trade/v1/orderbook/${tokenId}`, { token: sim.demoToken })).json as Frame;
-      samples.push({ tokenId, sequence: rest.sequence, ladder: { bids: rest.bids as Level[], asks: rest.asks as Level[] } });
+      samples.push({
+        tokenId,
+        sequence: rest.sequence,
+        ladder: { bids: rest.bids as Level[], asks: rest.asks as Level[] },
+      });
     }
   }
   // Replayed once at the end: the replay keeps the ladder after every sequence of every token.
@@ -96,7 +112,10 @@ async function run(bookFrames: 'snapshot' | 'delta', minutes: number): Promise<{
   for (const { tokenId, sequence, ladder } of samples) {
     expect(replayed.get(tokenId)?.get(sequence), `frames of ${tokenId} at sequence ${sequence}`).toEqual(ladder);
     const book = truth.bookAtSequence(tokenId, sequence);
-    expect({ bids: wire(book?.bids ?? []), asks: wire(book?.asks ?? []) }, `ground truth of ${tokenId} at ${sequence}`).toEqual(ladder);
+    expect(
+      { bids: wire(book?.bids ?? []), asks: wire(book?.asks ?? []) },
+      `ground truth of ${tokenId} at ${sequence}`,
+    ).toEqual(ladder);
   }
   return { compared: samples.length, frames: client.frames };
 }
@@ -108,7 +127,9 @@ describe('ground truth of a seeded run', () => {
     await sim.close();
     const truth = readGroundTruth(dir);
     expect(truth.trades.length).toBeGreaterThan(100);
-    expect(frames.filter((f) => f.type === 'trades').map((f) => f.data.trade_id)).toEqual(truth.trades.map((t) => t.trade_id));
+    expect(frames.filter((f) => f.type === 'trades').map((f) => f.data.trade_id)).toEqual(
+      truth.trades.map((t) => t.trade_id),
+    );
     expect(frames.filter((f) => f.type === 'market_status').map((f) => `${f.data.kind}:${f.data.market_id}`)).toEqual(
       truth.statuses.map((s) => `${s.kind}:${s.market_id}`),
     );
@@ -128,9 +149,16 @@ describe('ground truth of a seeded run', () => {
     // Accounting every 10 s of venue time (and once at close), each balancing the venue to the micro.
     expect(truth.accounting.length).toBeGreaterThanOrEqual(18);
     for (const snapshot of truth.accounting) {
-      const sum = (key: 'collateral_micro' | 'deposits_micro'): bigint => snapshot.accounts.reduce((s, a) => s + a[key], 0n);
+      const sum = (key: 'collateral_micro' | 'deposits_micro'): bigint =>
+        snapshot.accounts.reduce((s, a) => s + a[key], 0n);
       const v = snapshot.venue;
-      expect(sum('collateral_micro') + v.escrow_micro + v.fee_revenue_micro - v.rebates_paid_micro - v.lp_incentives_paid_micro).toBe(sum('deposits_micro'));
+      expect(
+        sum('collateral_micro') +
+          v.escrow_micro +
+          v.fee_revenue_micro -
+          v.rebates_paid_micro -
+          v.lp_incentives_paid_micro,
+      ).toBe(sum('deposits_micro'));
     }
     // Three minutes of venue time, stepped: some 25 s of a busy machine's time.
   }, 90_000);

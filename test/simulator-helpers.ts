@@ -1,6 +1,12 @@
 import { accountTotals } from '../src/simulator/engine/valuation.ts';
 import type { SimMarket } from '../src/simulator/catalogue/types.ts';
-import { ManualClock, startSimulator, type SimulatorHandle, type SimulatorOptions, type Venue } from '../src/simulator/index.ts';
+import {
+  ManualClock,
+  startSimulator,
+  type SimulatorHandle,
+  type SimulatorOptions,
+  type Venue,
+} from '../src/simulator/index.ts';
 
 export interface ApiResponse {
   status: number;
@@ -17,7 +23,12 @@ export interface ApiOptions {
 }
 
 /** One HTTP request to the simulator, JSON in and out. */
-export async function api(sim: SimulatorHandle, method: string, path: string, options: ApiOptions = {}): Promise<ApiResponse> {
+export async function api(
+  sim: SimulatorHandle,
+  method: string,
+  path: string,
+  options: ApiOptions = {},
+): Promise<ApiResponse> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   let body: string | undefined = options.rawBody;
@@ -31,14 +42,19 @@ export async function api(sim: SimulatorHandle, method: string, path: string, op
 }
 
 /** A quiet simulator on a manual clock: no synthetic flow, limits off unless asked. */
-export async function quietSimulator(options: SimulatorOptions = {}): Promise<{ sim: SimulatorHandle; clock: ManualClock }> {
+export async function quietSimulator(
+  options: SimulatorOptions = {},
+): Promise<{ sim: SimulatorHandle; clock: ManualClock }> {
   const clock = new ManualClock();
   const sim = await startSimulator({
     seed: 11,
     rate: 0,
     clock,
     ...options,
-    deployment: { ...options.deployment, limits: { account: false, ipBurst: false, edge: false, ...options.deployment?.limits } },
+    deployment: {
+      ...options.deployment,
+      limits: { account: false, ipBurst: false, edge: false, ...options.deployment?.limits },
+    },
   });
   return { sim, clock };
 }
@@ -70,7 +86,12 @@ export function unbalancedAccounts(venue: Venue): Array<{ label: string; differe
     const difference =
       account.collateralMicro +
       t.positionsValueMicro -
-      (account.depositsMicro - account.withdrawalsMicro + account.realisedPnlMicro + t.unrealisedPnlMicro - account.feesPaidMicro + rebates);
+      (account.depositsMicro -
+        account.withdrawalsMicro +
+        account.realisedPnlMicro +
+        t.unrealisedPnlMicro -
+        account.feesPaidMicro +
+        rebates);
     if (difference !== 0n) out.push({ label: account.label, differenceMicro: difference });
   }
   return out;
@@ -82,7 +103,14 @@ export function venueImbalanceMicro(venue: Venue): bigint {
   const accounts = venue.accounts.all();
   const collateral = accounts.reduce((s, a) => s + a.collateralMicro, 0n);
   const deposits = accounts.reduce((s, a) => s + a.depositsMicro, 0n);
-  return collateral + ledger.escrowMicro() + ledger.feeRevenueMicro - ledger.rebatesPaidMicro - ledger.lpIncentivesPaidMicro - deposits;
+  return (
+    collateral +
+    ledger.escrowMicro() +
+    ledger.feeRevenueMicro -
+    ledger.rebatesPaidMicro -
+    ledger.lpIncentivesPaidMicro -
+    deposits
+  );
 }
 
 /** Conditions whose escrow is not exactly the shares held of each of its outcomes. */
@@ -91,7 +119,8 @@ export function unbackedEscrow(venue: Venue): string[] {
   const out: string[] = [];
   for (const [conditionId, escrow] of venue.exchange.venue.escrowByCondition) {
     const market = venue.catalogue.marketByCondition(conditionId);
-    const held = (index: 0 | 1): bigint => accounts.reduce((s, a) => s + (a.position(market?.outcomes[index].tokenId ?? '')?.sharesMicro ?? 0n), 0n);
+    const held = (index: 0 | 1): bigint =>
+      accounts.reduce((s, a) => s + (a.position(market?.outcomes[index].tokenId ?? '')?.sharesMicro ?? 0n), 0n);
     if (held(0) !== escrow || held(1) !== escrow) out.push(conditionId);
   }
   return out;

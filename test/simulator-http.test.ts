@@ -31,28 +31,48 @@ function expectProblem(res: { status: number; headers: Headers; json: Json }, st
 describe('request errors', () => {
   it('answers malformed, oversized, mistyped and misrouted requests with problem+json', async () => {
     expectProblem(
-      await api(sim, 'POST', '/trade/v1/orders', { token: full, rawBody: '{"side":', headers: { 'content-type': 'application/json' } }),
+      await api(sim, 'POST', '/trade/v1/orders', {
+        token: full,
+        rawBody: '{"side":',
+        headers: { 'content-type': 'application/json' },
+      }),
       400,
       'malformed_json',
     );
     expectProblem(
-      await api(sim, 'POST', '/trade/v1/orders', { token: full, rawBody: 'side=BUY', headers: { 'content-type': 'text/plain' } }),
+      await api(sim, 'POST', '/trade/v1/orders', {
+        token: full,
+        rawBody: 'side=BUY',
+        headers: { 'content-type': 'text/plain' },
+      }),
       415,
       'unsupported_media_type',
     );
-    expectProblem(await api(sim, 'POST', '/trade/v1/orders', { token: full, body: { pad: 'x'.repeat(70_000) } }), 413, 'request_body_too_large');
+    expectProblem(
+      await api(sim, 'POST', '/trade/v1/orders', { token: full, body: { pad: 'x'.repeat(70_000) } }),
+      413,
+      'request_body_too_large',
+    );
     expectProblem(await api(sim, 'GET', '/trade/v1/nothing/here', { token: full }), 404, 'route_not_found');
     const wrongMethod = await api(sim, 'GET', '/trade/v1/orders/cancel-all', { token: full });
     expectProblem(wrongMethod, 405, 'method_not_allowed');
     expect(wrongMethod.headers.get('allow')).toBe('POST');
     expectProblem(await api(sim, 'PUT', '/api/v1/events'), 405, 'method_not_allowed');
     expectProblem(await api(sim, 'GET', '/trade/v1/orders/not-a-uuid', { token: full }), 400, 'invalid_path_parameter');
-    expectProblem(await api(sim, 'GET', '/trade/v1/orders/00000000-0000-4000-8000-000000000000', { token: full }), 404, 'order_not_found');
+    expectProblem(
+      await api(sim, 'GET', '/trade/v1/orders/00000000-0000-4000-8000-000000000000', { token: full }),
+      404,
+      'order_not_found',
+    );
     expectProblem(await api(sim, 'GET', '/trade/v1/orderbook/123', { token: full }), 404, 'token_not_found');
   });
 
   it('answers 410 on the retired merge-all and redeem paths', async () => {
-    for (const path of ['/trade/v1/positions/merge-all', '/trade/v1/positions/redeem', '/trade/v1/positions/redeem-all']) {
+    for (const path of [
+      '/trade/v1/positions/merge-all',
+      '/trade/v1/positions/redeem',
+      '/trade/v1/positions/redeem-all',
+    ]) {
       expectProblem(await api(sim, 'POST', path, { token: full }), 410, 'endpoint_retired');
     }
   });
@@ -61,10 +81,22 @@ describe('request errors', () => {
 describe('authentication', () => {
   it('tells a missing, unknown or wrong-kind credential apart', async () => {
     expectProblem(await api(sim, 'GET', '/trade/v1/portfolio/rebates'), 401, 'credentials_missing');
-    expectProblem(await api(sim, 'GET', '/trade/v1/portfolio/rebates', { token: 'pat_nope' }), 401, 'invalid_personal_access_token');
+    expectProblem(
+      await api(sim, 'GET', '/trade/v1/portfolio/rebates', { token: 'pat_nope' }),
+      401,
+      'invalid_personal_access_token',
+    );
     const identity = sim.venue.accounts.issueIdentityToken(sim.venue.demo.account.id, clock.now() + 60_000).secret;
-    expectProblem(await api(sim, 'GET', '/trade/v1/portfolio/rebates', { token: identity }), 401, 'wrong_credential_type');
-    expectProblem(await api(sim, 'DELETE', `/trade/v1/auth/tokens/${sim.venue.demo.token.id}`, { token: full }), 401, 'wrong_credential_type');
+    expectProblem(
+      await api(sim, 'GET', '/trade/v1/portfolio/rebates', { token: identity }),
+      401,
+      'wrong_credential_type',
+    );
+    expectProblem(
+      await api(sim, 'DELETE', `/trade/v1/auth/tokens/${sim.venue.demo.token.id}`, { token: full }),
+      401,
+      'wrong_credential_type',
+    );
   });
 
   it('refuses each named scope to a token without it', async () => {
@@ -75,7 +107,13 @@ describe('authentication', () => {
         'orders:place',
         'POST',
         '/trade/v1/orders',
-        { token_id: market.outcomes[0].tokenId, side: 'BUY', type: 'LIMIT', price_micro: '100000', shares_micro: '5000000' },
+        {
+          token_id: market.outcomes[0].tokenId,
+          side: 'BUY',
+          type: 'LIMIT',
+          price_micro: '100000',
+          shares_micro: '5000000',
+        },
       ],
       ['orders:place_signed', 'POST', '/trade/v1/orders/signed', {}],
       ['orders:cancel_all', 'POST', '/trade/v1/orders/cancel-all', {}],
@@ -92,19 +130,30 @@ describe('authentication', () => {
       expectProblem(res, 403, 'forbidden_scope');
     }
     // The demo token reads but cannot trade.
-    expectProblem(await api(sim, 'POST', '/trade/v1/orders/cancel-all', { token: sim.demoToken }), 403, 'forbidden_scope');
+    expectProblem(
+      await api(sim, 'POST', '/trade/v1/orders/cancel-all', { token: sim.demoToken }),
+      403,
+      'forbidden_scope',
+    );
     expect((await api(sim, 'GET', '/trade/v1/portfolio/summary', { token: sim.demoToken })).status).toBe(200);
   });
 
   it('creates and revokes personal access tokens with a browser identity token', async () => {
     const owner = sim.venue.createAccount('owner', USDC(10));
     const identity = sim.venue.accounts.issueIdentityToken(owner.account.id, clock.now() + 60_000).secret;
-    const created = await api(sim, 'POST', '/trade/v1/auth/tokens', { token: identity, body: { scopes: ['portfolio:read'] } });
+    const created = await api(sim, 'POST', '/trade/v1/auth/tokens', {
+      token: identity,
+      body: { scopes: ['portfolio:read'] },
+    });
     expect(created.status).toBe(201);
     expect((await api(sim, 'GET', '/trade/v1/portfolio/rebates', { token: created.json.token })).status).toBe(200);
     const revoked = await api(sim, 'DELETE', `/trade/v1/auth/tokens/${created.json.id}`, { token: identity });
     expect(revoked.json).toEqual({ id: created.json.id, revoked_at: new Date(clock.now()).toISOString() });
-    expectProblem(await api(sim, 'GET', '/trade/v1/portfolio/rebates', { token: created.json.token }), 401, 'invalid_personal_access_token');
+    expectProblem(
+      await api(sim, 'GET', '/trade/v1/portfolio/rebates', { token: created.json.token }),
+      401,
+      'invalid_personal_access_token',
+    );
     const expired = sim.venue.accounts.issueIdentityToken(owner.account.id, clock.now() - 1).secret;
     const res = await api(sim, 'POST', '/trade/v1/auth/tokens', { token: expired, body: {} });
     expectProblem(res, 401, 'identity_token_expired');
@@ -114,7 +163,9 @@ describe('authentication', () => {
 
 describe('features per deployment', () => {
   it('answers route_not_found for an absent feature and feature_not_configured for an unconfigured one', async () => {
-    const { sim: other } = await quietSimulator({ deployment: { features: { signed_orders: 'absent', account_batches: 'unconfigured' } } });
+    const { sim: other } = await quietSimulator({
+      deployment: { features: { signed_orders: 'absent', account_batches: 'unconfigured' } },
+    });
     try {
       const token = other.traders[0]?.token.secret;
       expectProblem(await api(other, 'POST', '/trade/v1/orders/signed', { token, body: {} }), 404, 'route_not_found');
@@ -146,7 +197,11 @@ describe('portfolio and orders of the demo account', () => {
     expect(account.fills.length).toBeGreaterThan(10);
     const orders = await pageToEnd('POST', '/trade/v1/orders/list', 'orders', 7);
     expect(orders.map((o) => o.internal_id).sort()).toEqual(account.orders.map((o) => o.id).sort());
-    expect(orders[0]).toMatchObject({ exchange: 'SERVICE', is_terminal: expect.any(Boolean), created_at: expect.any(String) });
+    expect(orders[0]).toMatchObject({
+      exchange: 'SERVICE',
+      is_terminal: expect.any(Boolean),
+      created_at: expect.any(String),
+    });
     const trades = await pageToEnd('GET', '/trade/v1/portfolio/trades', 'trades', 9);
     expect(new Set(trades.map((t) => t.fill_id)).size).toBe(account.fills.length);
     const viaGet = await pageToEnd('GET', '/trade/v1/portfolio/activities', 'activities', 11);
@@ -158,7 +213,9 @@ describe('portfolio and orders of the demo account', () => {
       fill_status: expect.stringMatching(/^(NONE|PARTIAL|FULL)$/),
       fees_micro: expect.any(String),
     });
-    expect((await api(sim, 'GET', '/trade/v1/portfolio/activities?limit=501', { token: sim.demoToken })).status).toBe(422);
+    expect((await api(sim, 'GET', '/trade/v1/portfolio/activities?limit=501', { token: sim.demoToken })).status).toBe(
+      422,
+    );
   });
 
   it('serves summary, positions, open orders with lookup maps, rebates and withdrawal assets', async () => {
@@ -185,15 +242,23 @@ describe('portfolio and orders of the demo account', () => {
       mergeable: expect.any(Boolean),
       event: { slug: expect.any(String) },
     });
-    const open = (await api(sim, 'POST', '/trade/v1/portfolio/open-orders/list', { token: sim.demoToken, body: {} })).json;
+    const open = (await api(sim, 'POST', '/trade/v1/portfolio/open-orders/list', { token: sim.demoToken, body: {} }))
+      .json;
     for (const o of open.orders) {
       expect(o.is_terminal).toBe(false);
-      expect(open.markets[o.token_id]).toMatchObject({ market_id: expect.any(String), outcome_name: expect.any(String) });
+      expect(open.markets[o.token_id]).toMatchObject({
+        market_id: expect.any(String),
+        outcome_name: expect.any(String),
+      });
       expect(open.events[open.markets[o.token_id].event_slug].event_title).toEqual(expect.any(String));
     }
     const rebates = (await api(sim, 'GET', '/trade/v1/portfolio/rebates', { token: sim.demoToken })).json;
-    expect(BigInt(rebates.total_micro)).toBe(BigInt(rebates.lp_incentive_micro) + BigInt(rebates.maker_rebate_micro) + BigInt(rebates.vip_rebate_micro));
-    const assets = (await api(sim, 'GET', '/trade/v1/portfolio/bridge/withdraw/supported-assets', { token: sim.demoToken })).json;
+    expect(BigInt(rebates.total_micro)).toBe(
+      BigInt(rebates.lp_incentive_micro) + BigInt(rebates.maker_rebate_micro) + BigInt(rebates.vip_rebate_micro),
+    );
+    const assets = (
+      await api(sim, 'GET', '/trade/v1/portfolio/bridge/withdraw/supported-assets', { token: sim.demoToken })
+    ).json;
     expect(assets.supported_assets[0]).toMatchObject({ address_type: 'EVM', token: { decimals: 6, symbol: 'USDC' } });
   });
 
@@ -207,7 +272,12 @@ describe('portfolio and orders of the demo account', () => {
       expect(early.headers.get('retry-after')).toBe('60');
       fresh.sim.advance(60_000);
       const ready = (await api(fresh.sim, 'GET', '/trade/v1/portfolio/pnl', { token })).json;
-      expect(ready).toMatchObject({ chain_id: 137, lifetime_pnl_micro: '0', collateral_micro: ready.cumulative_inflow_micro, mark_run_id: expect.any(String) });
+      expect(ready).toMatchObject({
+        chain_id: 137,
+        lifetime_pnl_micro: '0',
+        collateral_micro: ready.cumulative_inflow_micro,
+        mark_run_id: expect.any(String),
+      });
     } finally {
       await fresh.sim.close();
     }
@@ -216,7 +286,8 @@ describe('portfolio and orders of the demo account', () => {
   it('reports the exchange unavailable in positions when the deployment says so', async () => {
     const flaky = await quietSimulator({ deployment: { positionsUnavailableRate: 1 } });
     try {
-      const res = (await api(flaky.sim, 'POST', '/trade/v1/portfolio/positions/list', { token: flaky.sim.demoToken })).json;
+      const res = (await api(flaky.sim, 'POST', '/trade/v1/portfolio/positions/list', { token: flaky.sim.demoToken }))
+        .json;
       expect(res).toMatchObject({ positions: [], unavailable_exchanges: ['SERVICE'] });
     } finally {
       await flaky.sim.close();
@@ -239,19 +310,28 @@ describe('portfolio and orders of the demo account', () => {
     };
     for (const [sortBy, read] of Object.entries(field)) {
       for (const order of ['asc', 'desc']) {
-        const rows = (await api(sim, 'GET', `/trade/v1/lp-incentives?sort_by=${sortBy}&sort_order=${order}`, { token: sim.demoToken })).json.markets.map(read);
+        const rows = (
+          await api(sim, 'GET', `/trade/v1/lp-incentives?sort_by=${sortBy}&sort_order=${order}`, {
+            token: sim.demoToken,
+          })
+        ).json.markets.map(read);
         const sorted = [...rows].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
         expect(rows, `${sortBy} ${order}`).toEqual(order === 'asc' ? sorted : sorted.reverse());
       }
     }
-    const crypto = (await api(sim, 'GET', '/trade/v1/lp-incentives?category=crypto', { token: sim.demoToken })).json.markets;
+    const crypto = (await api(sim, 'GET', '/trade/v1/lp-incentives?category=crypto', { token: sim.demoToken })).json
+      .markets;
     expect(crypto.length).toBeLessThan(base.markets.length);
     const word = (base.markets[0].event_title as string).split(' ')[0]?.toUpperCase() ?? '';
-    const found = (await api(sim, 'GET', `/trade/v1/lp-incentives?search=${encodeURIComponent(word)}`, { token: sim.demoToken })).json.markets;
+    const found = (
+      await api(sim, 'GET', `/trade/v1/lp-incentives?search=${encodeURIComponent(word)}`, { token: sim.demoToken })
+    ).json.markets;
     expect(found.every((m: Json) => `${m.question} ${m.event_title}`.toUpperCase().includes(word))).toBe(true);
     expect(found.length).toBeGreaterThan(0);
     expect((await api(sim, 'GET', '/trade/v1/lp-incentives?sort_by=luck', { token: sim.demoToken })).status).toBe(422);
-    expect((await api(sim, 'GET', '/trade/v1/lp-incentives?category=soccer', { token: sim.demoToken })).status).toBe(422);
+    expect((await api(sim, 'GET', '/trade/v1/lp-incentives?category=soccer', { token: sim.demoToken })).status).toBe(
+      422,
+    );
   });
 });
 
@@ -259,7 +339,14 @@ describe('signed orders and account batches', () => {
   it('identifies a signed order by its hash and refuses it twice', async () => {
     const market = tradableMarket(sim, 1);
     const envelope = {
-      order: { token_id: market.outcomes[0].tokenId, side: 'BUY', type: 'LIMIT', price_micro: '100000', shares_micro: '10000000', salt: 7 },
+      order: {
+        token_id: market.outcomes[0].tokenId,
+        side: 'BUY',
+        type: 'LIMIT',
+        price_micro: '100000',
+        shares_micro: '10000000',
+        salt: 7,
+      },
       signature: '0xsig',
     };
     const placed = await api(sim, 'POST', '/trade/v1/orders/signed', { token: full, body: envelope });
@@ -267,8 +354,15 @@ describe('signed orders and account batches', () => {
     expect(placed.json.order_hash).toMatch(/^0x[0-9a-f]{64}$/);
     const byHash = await api(sim, 'GET', `/trade/v1/orders/by-hash/${placed.json.order_hash}`, { token: full });
     expect(byHash.json.internal_id).toBe(placed.json.internal_id);
-    expectProblem(await api(sim, 'POST', '/trade/v1/orders/signed', { token: full, body: envelope }), 409, 'duplicate_order');
-    const batch = await api(sim, 'POST', '/trade/v1/orders/signed/batch', { token: full, body: { orders: [{ ...envelope, signature: '0xother' }, envelope] } });
+    expectProblem(
+      await api(sim, 'POST', '/trade/v1/orders/signed', { token: full, body: envelope }),
+      409,
+      'duplicate_order',
+    );
+    const batch = await api(sim, 'POST', '/trade/v1/orders/signed/batch', {
+      token: full,
+      body: { orders: [{ ...envelope, signature: '0xother' }, envelope] },
+    });
     expect(batch.json.results.map((r: Json) => r.status)).toEqual([202, 409]);
     expect(batch.json.results[1].failure.code).toBe('duplicate_order');
   });
@@ -277,11 +371,17 @@ describe('signed orders and account batches', () => {
     const market = tradableMarket(sim, 2);
     const op = { kind: 'SPLIT', condition_id: market.conditionId, market_id: market.id, shares_micro: 10_000_000 };
     const deadline = Math.floor(clock.now() / 1000) + 600;
-    const first = await api(sim, 'POST', '/trade/v1/batches', { token: full, body: { deadline_unix_seconds: deadline, ops: [op], signature: '0x1' } });
+    const first = await api(sim, 'POST', '/trade/v1/batches', {
+      token: full,
+      body: { deadline_unix_seconds: deadline, ops: [op], signature: '0x1' },
+    });
     expect(first.status).toBe(201);
     expect(first.json.batch).toMatchObject({ status: 'PENDING', seq: 1 });
     expectProblem(
-      await api(sim, 'POST', '/trade/v1/batches', { token: full, body: { deadline_unix_seconds: deadline, ops: [op], signature: '0x2' } }),
+      await api(sim, 'POST', '/trade/v1/batches', {
+        token: full,
+        body: { deadline_unix_seconds: deadline, ops: [op], signature: '0x2' },
+      }),
       409,
       'batch_in_flight',
     );
@@ -294,12 +394,18 @@ describe('signed orders and account batches', () => {
     expect(old).toMatchObject({ status: 'SUPERSEDED', superseded_by_batch_hash: sup.json.batch.batch_hash });
     sim.advance(2_000);
     await settle();
-    expect((await api(sim, 'GET', `/trade/v1/batches/${sup.json.batch.batch_hash}`, { token: full })).json).toMatchObject({
+    expect(
+      (await api(sim, 'GET', `/trade/v1/batches/${sup.json.batch.batch_hash}`, { token: full })).json,
+    ).toMatchObject({
       status: 'EXECUTED',
       tx_hash: expect.stringMatching(/^0x/),
     });
-    const positions = (await api(sim, 'POST', '/trade/v1/portfolio/positions/list', { token: full, body: { condition_ids: [market.conditionId] } })).json
-      .positions;
+    const positions = (
+      await api(sim, 'POST', '/trade/v1/portfolio/positions/list', {
+        token: full,
+        body: { condition_ids: [market.conditionId] },
+      })
+    ).json.positions;
     expect(positions.map((p: Json) => [p.shares_micro, p.open_cost_basis_micro, p.mergeable_shares_micro])).toEqual([
       ['20000000', '10000000', '20000000'],
       ['20000000', '10000000', '20000000'],

@@ -1,7 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SimEvent, SimMarket } from '../src/simulator/catalogue/types.ts';
 import type { ManualClock, SimulatorHandle } from '../src/simulator/index.ts';
-import { api, quietSimulator, settle, unbackedEscrow, unbalancedAccounts, venueImbalanceMicro, USDC } from './simulator-helpers.ts';
+import {
+  api,
+  quietSimulator,
+  settle,
+  unbackedEscrow,
+  unbalancedAccounts,
+  venueImbalanceMicro,
+  USDC,
+} from './simulator-helpers.ts';
 import { StreamClient, type Frame } from './simulator-stream-helpers.ts';
 
 let sim: SimulatorHandle;
@@ -25,7 +33,9 @@ function endableEvent(): { event: SimEvent; market: SimMarket } {
   for (const event of catalogue.events) {
     if (event.eventType === 'RECURRING_PROPOSITION' || (event.state !== 'ACTIVE' && event.state !== 'LIVE')) continue;
     const markets = catalogue.marketsOf(event);
-    const market = markets.find((m) => m.tickMicro === 10_000n && m.minOrderSizeMicro <= 5_000_000n && m.negRiskId === undefined);
+    const market = markets.find(
+      (m) => m.tickMicro === 10_000n && m.minOrderSizeMicro <= 5_000_000n && m.negRiskId === undefined,
+    );
     if (market && markets.every((m) => catalogue.isAcceptingOrders(m))) return { event, market };
   }
   throw new Error('no endable event');
@@ -93,7 +103,12 @@ describe('market lifecycle', () => {
       { token_id: market.outcomes[1].tokenId, outcome: market.outcomes[1].label, payout_micro: '700000' },
     ];
     for (const kind of ['payouts_proposed', 'payouts_resolved']) {
-      expect(data(kind)[0]).toMatchObject({ condition_id: market.conditionId, market_id: market.id, event_id: event.id, payouts });
+      expect(data(kind)[0]).toMatchObject({
+        condition_id: market.conditionId,
+        market_id: market.id,
+        event_id: event.id,
+        payouts,
+      });
       expect(data(kind)[0]).not.toHaveProperty('winning_token_id');
     }
     expect(data('market_halted')[0]).toMatchObject({ condition_id: market.conditionId, reason: 'review' });
@@ -108,14 +123,23 @@ describe('market lifecycle', () => {
       outcomes: next.outcomes.map((o) => ({ outcome_id: o.id, token_id: o.tokenId, label: o.label })),
     });
     const winner = live.outcomes.find((o) => o.resolutionPriceMicro === 1_000_000n);
-    expect(data('market_resolved')[0]).toMatchObject({ condition_id: live.conditionId, winning_token_id: winner?.tokenId, winning_outcome: winner?.label });
+    expect(data('market_resolved')[0]).toMatchObject({
+      condition_id: live.conditionId,
+      winning_token_id: winner?.tokenId,
+      winning_outcome: winner?.label,
+    });
     expect(data('market_resolution_completed')[1]).toMatchObject({
       market_id: live.id,
       resolution: 'winner',
       winning_token_id: winner?.tokenId,
       replacement: { market_id: next.id },
     });
-    expect(data('market_resolution_completed')[0]).toMatchObject({ market_id: market.id, resolution: 'payouts', payouts, replacement: null });
+    expect(data('market_resolution_completed')[0]).toMatchObject({
+      market_id: market.id,
+      resolution: 'payouts',
+      payouts,
+      replacement: null,
+    });
   });
 
   it('takes an ended event through CLOSED, PROPOSED, DISPUTED and RESOLVED in REST, then redeems its positions exactly', async () => {
@@ -127,7 +151,13 @@ describe('market lifecycle', () => {
     const place = async (who: string, token: string, cents: number, shares: number): Promise<Frame> => {
       const res = await api(sim, 'POST', '/trade/v1/orders', {
         token: who,
-        body: { token_id: token, side: 'BUY', type: 'LIMIT', price_micro: String(cents * 10_000), shares_micro: String(shares * 1_000_000) },
+        body: {
+          token_id: token,
+          side: 'BUY',
+          type: 'LIMIT',
+          price_micro: String(cents * 10_000),
+          shares_micro: String(shares * 1_000_000),
+        },
       });
       await settle();
       return res.json as Frame;
@@ -136,12 +166,19 @@ describe('market lifecycle', () => {
     await place(bob.token.secret, no, 60, 20);
     const resting = await place(alice.token.secret, yes, 30, 10);
     const detail = async (): Promise<Frame> => (await api(sim, 'GET', `/api/v1/events/${event.slug}`)).json as Frame;
-    const restMarket = async (): Promise<Frame> => ((await detail()).markets as Frame[]).find((m) => m.id === market.id) as Frame;
+    const restMarket = async (): Promise<Frame> =>
+      ((await detail()).markets as Frame[]).find((m) => m.id === market.id) as Frame;
 
     sim.venue.lifecycle?.endEvent(event, clock.now());
     expect((await detail()).state).toBe('ENDED');
-    expect(await restMarket()).toMatchObject({ state: 'CLOSED', is_accepting_orders: false, resolution_status: 'ACTIVE' });
-    expect((await api(sim, 'GET', `/trade/v1/orders/${resting.internal_id}`, { token: alice.token.secret })).json.status).toBe('CANCELLED');
+    expect(await restMarket()).toMatchObject({
+      state: 'CLOSED',
+      is_accepting_orders: false,
+      resolution_status: 'ACTIVE',
+    });
+    expect(
+      (await api(sim, 'GET', `/trade/v1/orders/${resting.internal_id}`, { token: alice.token.secret })).json.status,
+    ).toBe('CANCELLED');
     expect((await api(sim, 'GET', `/trade/v1/orderbook/${yes}`, { token: alice.token.secret })).json.bids).toEqual([]);
 
     const states: string[] = [];
@@ -150,14 +187,25 @@ describe('market lifecycle', () => {
       const d = await detail();
       if (states.at(-1) !== `${d.state}/${d.resolution_status}`) states.push(`${d.state}/${d.resolution_status}`);
     }
-    expect(states).toEqual(['ENDED/ACTIVE', 'PROPOSED/proposed', 'DISPUTED/DISPUTED', 'PROPOSED/proposed', 'CLOSED/RESOLVED']);
+    expect(states).toEqual([
+      'ENDED/ACTIVE',
+      'PROPOSED/proposed',
+      'DISPUTED/DISPUTED',
+      'PROPOSED/proposed',
+      'CLOSED/RESOLVED',
+    ]);
     const resolved = await restMarket();
-    expect(resolved).toMatchObject({ state: 'RESOLVED', resolution_status: 'RESOLVED', resolved_at: expect.any(String) });
+    expect(resolved).toMatchObject({
+      state: 'RESOLVED',
+      resolution_status: 'RESOLVED',
+      resolved_at: expect.any(String),
+    });
     const prices = (resolved.outcomes as Frame[]).map((o) => o.resolution_price_micro).sort();
     expect(prices).toEqual(['0', '1000000']);
 
     const positionsOf = async (who: string): Promise<Frame[]> =>
-      (await api(sim, 'POST', '/trade/v1/portfolio/positions/list', { token: who, body: {} })).json.positions as Frame[];
+      (await api(sim, 'POST', '/trade/v1/portfolio/positions/list', { token: who, body: {} })).json
+        .positions as Frame[];
     const before = (await positionsOf(alice.token.secret)).find((p) => p.token_id === yes) as Frame;
     expect(before).toMatchObject({ shares_micro: '20000000', redeemable: true });
     const cashBefore = alice.account.collateralMicro;

@@ -5,9 +5,13 @@ import { api, quietSimulator, tradableMarket, USDC, type ApiResponse } from './s
 let sim: SimulatorHandle;
 let clock: ManualClock;
 
-/** The documented figures counted exactly: no CDN cache in front, no settling delay of edge counting, the headers on every answer (test/simulator-cases has those cases). */
+/** The documented figures counted exactly: no CDN cache in front, no settling delay of edge counting, the headers on
+ * every answer (test/simulator-cases has those cases). */
 async function limited(limits: { account?: boolean; ipBurst?: boolean; edge?: boolean }): Promise<void> {
-  ({ sim, clock } = await quietSimulator({ deployment: { limits }, cases: { cdnCacheMs: 0, edgeSettlingMs: 0, rateLimitHeadersShare: 1 } }));
+  ({ sim, clock } = await quietSimulator({
+    deployment: { limits },
+    cases: { cdnCacheMs: 0, edgeSettlingMs: 0, rateLimitHeadersShare: 1 },
+  }));
 }
 
 afterEach(async () => {
@@ -17,7 +21,8 @@ afterEach(async () => {
 /** n requests in parallel batches; the clock does not move meanwhile. */
 async function burst(n: number, send: () => Promise<ApiResponse>): Promise<ApiResponse[]> {
   const out: ApiResponse[] = [];
-  for (let done = 0; done < n; done += 50) out.push(...(await Promise.all(Array.from({ length: Math.min(50, n - done) }, send))));
+  for (let done = 0; done < n; done += 50)
+    out.push(...(await Promise.all(Array.from({ length: Math.min(50, n - done) }, send))));
   return out;
 }
 
@@ -39,7 +44,9 @@ describe('per-account buckets', () => {
     const read = (): Promise<ApiResponse> => api(sim, 'GET', '/trade/v1/portfolio/rebates', { token });
     const ok = await burst(100, read);
     expect(ok.every((r) => r.status === 200)).toBe(true);
-    expect(ok.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    expect(ok.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 100 }, (_, i) => i),
+    );
     expect(ok[0]?.headers.get('x-ratelimit-limit')).toBe('100');
     expectAccount429(await read(), 'read');
     // The fault suite's "429s earned" comes from this tally.
@@ -84,7 +91,13 @@ describe('per-account buckets', () => {
     const place = (): Promise<ApiResponse> =>
       api(sim, 'POST', '/trade/v1/orders', {
         token: trader.token.secret,
-        body: { token_id: market.outcomes[0].tokenId, side: 'BUY', type: 'LIMIT', price_micro: '10000', shares_micro: '5000000' },
+        body: {
+          token_id: market.outcomes[0].tokenId,
+          side: 'BUY',
+          type: 'LIMIT',
+          price_micro: '10000',
+          shares_micro: '5000000',
+        },
       });
     const results = await burst(500, place);
     expect(results.every((r) => r.status === 422)).toBe(true);
@@ -109,7 +122,10 @@ describe('per-IP limits', () => {
     expect(results.filter((r) => r.status === 200)).toHaveLength(400);
     const refused = results.find((r) => r.status === 429) as ApiResponse;
     expect(refused.headers.get('content-type')).toBe('application/problem+json');
-    expect(refused.json).toMatchObject({ code: 'rate_limited', recovery: { strategy: 'retry_after', after_seconds: 1 } });
+    expect(refused.json).toMatchObject({
+      code: 'rate_limited',
+      recovery: { strategy: 'retry_after', after_seconds: 1 },
+    });
     expect(refused.json.request_id).toBe(refused.headers.get('x-request-id'));
     expect(refused.headers.get('retry-after')).toBe('1');
     expect(refused.headers.get('x-ratelimit-bucket')).toBeNull();

@@ -19,7 +19,13 @@ async function connect(): Promise<StreamClient> {
 async function limit(as: string, token: string, side: 'BUY' | 'SELL', cents: number, shares: number): Promise<void> {
   const res = await api(t.sim, 'POST', '/trade/v1/orders', {
     token: as,
-    body: { token_id: token, side, type: 'LIMIT', price_micro: String(cents * 10_000), shares_micro: String(shares * 1_000_000) },
+    body: {
+      token_id: token,
+      side,
+      type: 'LIMIT',
+      price_micro: String(cents * 10_000),
+      shares_micro: String(shares * 1_000_000),
+    },
   });
   expect(res.status).toBe(202);
   await settle();
@@ -42,7 +48,12 @@ describe('market stream: subscriptions and book frames', () => {
     const client = await connect();
     const ack = await client.subscribe(['orderbook'], { condition_ids: [t.market.conditionId] });
     expect(ack).toMatchObject({ type: 'subscribed', seq: 1, ts: new Date(t.clock.now()).toISOString() });
-    expect(ack.data).toMatchObject({ as_of: ack.ts, connection_id: expect.any(String), channels: ['orderbook'], condition_ids: [t.market.conditionId] });
+    expect(ack.data).toMatchObject({
+      as_of: ack.ts,
+      connection_id: expect.any(String),
+      channels: ['orderbook'],
+      condition_ids: [t.market.conditionId],
+    });
     expect(ack.data.subjects).toEqual([{ channel: 'orderbook', condition_id: t.market.conditionId }]);
     await client.sync();
     const initial = client.of('orderbook', 'snapshot');
@@ -105,7 +116,11 @@ describe('market stream: subscriptions and book frames', () => {
     const byToken = await connect();
     await byToken.subscribe(['trades'], { token_ids: [t.no] });
     const overlapping = await connect();
-    await overlapping.subscribe(['trades'], { token_ids: [t.yes, t.no], condition_ids: [t.market.conditionId], event_ids: [t.market.eventId] });
+    await overlapping.subscribe(['trades'], {
+      token_ids: [t.yes, t.no],
+      condition_ids: [t.market.conditionId],
+      event_ids: [t.market.eventId],
+    });
     const elsewhere = await connect();
     await elsewhere.subscribe(['trades'], { token_ids: [tradableMarket(t.sim, 1).outcomes[0].tokenId] });
     await limit(t.alice, t.no, 'BUY', 40, 10);
@@ -152,8 +167,16 @@ describe('market stream: subscriptions and book frames', () => {
       ['validation_failed', 'keep'],
       ['token_not_found', 'keep'],
     ]);
-    expect(errors[0]?.data.failure).toEqual({ code: 'malformed_json', title: expect.any(String), detail: expect.any(String), recovery: { strategy: 'none' } });
-    expect(errors[3]?.data).toMatchObject({ id: 8, rejected: [{ channel: 'trades', token_id: '123', code: 'token_not_found' }] });
+    expect(errors[0]?.data.failure).toEqual({
+      code: 'malformed_json',
+      title: expect.any(String),
+      detail: expect.any(String),
+      recovery: { strategy: 'none' },
+    });
+    expect(errors[3]?.data).toMatchObject({
+      id: 8,
+      rejected: [{ channel: 'trades', token_id: '123', code: 'token_not_found' }],
+    });
     const acks = client.of('subscribed');
     expect(acks.map((f) => [f.data.id, f.data.subjects])).toEqual([
       [7, []],

@@ -23,8 +23,21 @@ async function setup(submissionDelayMs = 0): Promise<void> {
   sim.venue.events.on('account', (e) => frames.push(e));
 }
 
-function limit(token: string, side: 'BUY' | 'SELL', price: number, shares: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { token_id: token, side, type: 'LIMIT', price_micro: String(price * 10_000), shares_micro: String(shares * 1_000_000), ...extra };
+function limit(
+  token: string,
+  side: 'BUY' | 'SELL',
+  price: number,
+  shares: number,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    token_id: token,
+    side,
+    type: 'LIMIT',
+    price_micro: String(price * 10_000),
+    shares_micro: String(shares * 1_000_000),
+    ...extra,
+  };
 }
 
 async function place(as: string, body: Record<string, unknown>): Promise<ApiResponse> {
@@ -57,11 +70,20 @@ describe('matching', () => {
 
     const taker = await place(bob, limit(yes, 'BUY', 60, 10));
     const takerOrder = await order(bob, taker.json.internal_id);
-    expect(takerOrder).toMatchObject({ status: 'MATCHED', is_terminal: true, size_matched_micro: '10000000', avg_fill_price_micro: '600000' });
+    expect(takerOrder).toMatchObject({
+      status: 'MATCHED',
+      is_terminal: true,
+      size_matched_micro: '10000000',
+      avg_fill_price_micro: '600000',
+    });
     expect((await order(alice, maker.json.internal_id)).status).toBe('MATCHED');
 
-    const takerTrades = (await api(sim, 'GET', `/trade/v1/orders/${String(taker.json.internal_id)}/trades`, { token: bob })).json.trades;
-    const makerTrades = (await api(sim, 'GET', `/trade/v1/orders/${String(maker.json.internal_id)}/trades`, { token: alice })).json.trades;
+    const takerTrades = (
+      await api(sim, 'GET', `/trade/v1/orders/${String(taker.json.internal_id)}/trades`, { token: bob })
+    ).json.trades;
+    const makerTrades = (
+      await api(sim, 'GET', `/trade/v1/orders/${String(maker.json.internal_id)}/trades`, { token: alice })
+    ).json.trades;
     // Taker fee: 1% × min(0.6, 0.4) × 10 shares = 0.04; the maker pays none.
     expect(takerTrades).toMatchObject([
       {
@@ -75,13 +97,20 @@ describe('matching', () => {
         status: 'MATCHED',
       },
     ]);
-    expect(makerTrades).toMatchObject([{ side: 'BUY', role: 'MAKER', token_id: no, price_micro: '400000', shares_micro: '10000000', fee_micro: '0' }]);
+    expect(makerTrades).toMatchObject([
+      { side: 'BUY', role: 'MAKER', token_id: no, price_micro: '400000', shares_micro: '10000000', fee_micro: '0' },
+    ]);
     expect(takerTrades[0].trade_id).toBe(makerTrades[0].trade_id);
 
     const bobCash = (await api(sim, 'GET', '/trade/v1/portfolio/summary', { token: bob })).json.summaries[0];
     expect(bobCash.cash_balance_micro).toBe(String(USDC(10_000) - 6_000_000n - 40_000n));
     const rebates = (await api(sim, 'GET', '/trade/v1/portfolio/rebates', { token: alice })).json;
-    expect(rebates).toEqual({ lp_incentive_micro: '0', maker_rebate_micro: '10000', vip_rebate_micro: '0', total_micro: '10000' });
+    expect(rebates).toEqual({
+      lp_incentive_micro: '0',
+      maker_rebate_micro: '10000',
+      vip_rebate_micro: '0',
+      total_micro: '10000',
+    });
     expect((await api(sim, 'GET', `/trade/v1/orderbook/${yes}`, { token: alice })).json.asks).toEqual([]);
   });
 
@@ -105,7 +134,10 @@ describe('matching', () => {
     expect(refused.json.code).toBe('order_not_fillable');
     const filled = await place(alice, limit(yes, 'BUY', 55, 5, { time_in_force: 'FOK' }));
     expect(filled.status).toBe(202);
-    expect(await order(alice, filled.json.internal_id)).toMatchObject({ status: 'MATCHED', size_matched_micro: '5000000' });
+    expect(await order(alice, filled.json.internal_id)).toMatchObject({
+      status: 'MATCHED',
+      size_matched_micro: '5000000',
+    });
   });
 
   it('fills a fill-and-kill order partly and drops the rest', async () => {
@@ -128,7 +160,10 @@ describe('matching', () => {
     await place(bob, limit(no, 'BUY', 45, 5));
     const crossing = await place(alice, limit(yes, 'BUY', 55, 5, { post_only: true }));
     expect(crossing.status).toBe(422);
-    expect(crossing.json).toMatchObject({ code: 'post_only_would_cross', type: 'urn:service:problem:post-only-would-cross' });
+    expect(crossing.json).toMatchObject({
+      code: 'post_only_would_cross',
+      type: 'urn:service:problem:post-only-would-cross',
+    });
     const resting = await place(alice, limit(yes, 'BUY', 54, 5, { post_only: true }));
     expect((await order(alice, resting.json.internal_id)).status).toBe('LIVE');
   });
@@ -140,9 +175,11 @@ describe('matching', () => {
     expect(o.status).toBe('MATCHED');
     expect(o.price_micro).toBeUndefined();
     expect(o.original_size_micro).toBeUndefined();
-    const fills = (await api(sim, 'GET', `/trade/v1/orders/${String(mkt.json.internal_id)}/trades`, { token: alice })).json.trades;
+    const fills = (await api(sim, 'GET', `/trade/v1/orders/${String(mkt.json.internal_id)}/trades`, { token: alice }))
+      .json.trades;
     const spent = fills.reduce(
-      (s: bigint, f: Record<string, string>) => s + (BigInt(f.price_micro ?? 0) * BigInt(f.shares_micro ?? 0)) / 1_000_000n + BigInt(f.fee_micro ?? 0),
+      (s: bigint, f: Record<string, string>) =>
+        s + (BigInt(f.price_micro ?? 0) * BigInt(f.shares_micro ?? 0)) / 1_000_000n + BigInt(f.fee_micro ?? 0),
       0n,
     );
     expect(spent).toBeLessThanOrEqual(10_000_000n);
@@ -159,7 +196,13 @@ describe('matching', () => {
       [{ ...limit(yes, 'BUY', 50, 10), price_micro: '0' }, 'order_price_out_of_range'],
       [{ ...limit(yes, 'BUY', 50, 10), price_micro: '1000000' }, 'order_price_out_of_range'],
       [limit(yes, 'SELL', 50, 10), 'insufficient_shares'],
-      [limit(yes, 'BUY', 50, 10, { time_in_force: 'GTD', expiration_unix_seconds: Math.floor(clock.now() / 1000) + 30 }), 'order_expiration_too_soon'],
+      [
+        limit(yes, 'BUY', 50, 10, {
+          time_in_force: 'GTD',
+          expiration_unix_seconds: Math.floor(clock.now() / 1000) + 30,
+        }),
+        'order_expiration_too_soon',
+      ],
     ];
     for (const [body, code] of cases) {
       const res = await place(alice, body);
@@ -170,13 +213,24 @@ describe('matching', () => {
   });
 
   it('lists every bad field of an invalid order in field_errors', async () => {
-    const res = await place(alice, { token_id: yes, side: 'BUY', type: 'MARKET', time_in_force: 'GTC', price_micro: '505000', post_only: true });
+    const res = await place(alice, {
+      token_id: yes,
+      side: 'BUY',
+      type: 'MARKET',
+      time_in_force: 'GTC',
+      price_micro: '505000',
+      post_only: true,
+    });
     expect(res.status).toBe(422);
     expect(res.json.code).toBe('validation_failed');
     const paths = res.json.field_errors.map((e: { path: string[] }) => e.path.join('.'));
-    expect(paths).toEqual(expect.arrayContaining(['price_micro', 'time_in_force', 'collateral_amount_micro', 'post_only']));
+    expect(paths).toEqual(
+      expect.arrayContaining(['price_micro', 'time_in_force', 'collateral_amount_micro', 'post_only']),
+    );
     const offTick = await place(alice, { ...limit(yes, 'BUY', 50, 10), price_micro: '505000' });
-    expect(offTick.json.field_errors).toEqual([expect.objectContaining({ path: ['price_micro'], code: 'not_on_tick' })]);
+    expect(offTick.json.field_errors).toEqual([
+      expect.objectContaining({ path: ['price_micro'], code: 'not_on_tick' }),
+    ]);
   });
 
   it('refuses orders on a halted market with market_closed until it resumes', async () => {
@@ -189,12 +243,17 @@ describe('matching', () => {
   it('removes a resting GTD order once it expires, with an order_cancelled frame of reason USER', async () => {
     const exp = Math.floor(clock.now() / 1000) + 120;
     const gtd = await place(alice, limit(yes, 'BUY', 30, 10, { time_in_force: 'GTD', expiration_unix_seconds: exp }));
-    expect(await order(alice, gtd.json.internal_id)).toMatchObject({ status: 'LIVE', expiration: new Date(exp * 1000).toISOString() });
+    expect(await order(alice, gtd.json.internal_id)).toMatchObject({
+      status: 'LIVE',
+      expiration: new Date(exp * 1000).toISOString(),
+    });
     sim.advance(exp * 1000 - clock.now() - 1_000);
     expect((await order(alice, gtd.json.internal_id)).status).toBe('LIVE');
     sim.advance(2_000);
     expect((await order(alice, gtd.json.internal_id)).status).toBe('CANCELLED');
-    expect(frames.filter((f) => f.kind === 'order_cancelled')).toMatchObject([{ reason: 'USER', order: { id: gtd.json.internal_id } }]);
+    expect(frames.filter((f) => f.kind === 'order_cancelled')).toMatchObject([
+      { reason: 'USER', order: { id: gtd.json.internal_id } },
+    ]);
     const summary = (await api(sim, 'GET', '/trade/v1/portfolio/summary', { token: alice })).json.summaries[0];
     expect(summary.free_cash_micro).toBe(summary.cash_balance_micro);
   });
@@ -209,7 +268,11 @@ describe('orders between acceptance and the book', () => {
     expect(late.status).toBe(202);
     sim.advance(5_000);
     const o = await order(alice, late.json.internal_id);
-    expect(o).toMatchObject({ status: 'REJECTED', is_terminal: true, failure: { code: 'post_only_would_cross', recovery: { strategy: 'none' } } });
+    expect(o).toMatchObject({
+      status: 'REJECTED',
+      is_terminal: true,
+      failure: { code: 'post_only_would_cross', recovery: { strategy: 'none' } },
+    });
     expect(frames.filter((f) => f.kind === 'order_rejected')).toHaveLength(1);
   });
 
@@ -221,7 +284,10 @@ describe('orders between acceptance and the book', () => {
     expect(res.status).toBe(202);
     expect(Date.parse(res.json.as_of)).toBeGreaterThanOrEqual(clock.now());
     sim.advance(0);
-    expect(await order(alice, resting.json.internal_id)).toMatchObject({ status: 'CANCELLED', cancel_requested_at: expect.any(String) });
+    expect(await order(alice, resting.json.internal_id)).toMatchObject({
+      status: 'CANCELLED',
+      cancel_requested_at: expect.any(String),
+    });
     expect((await order(alice, pending.json.internal_id)).status).toBe('CANCELLED');
     const cancelled = frames.filter((f) => f.kind === 'order_cancelled');
     expect(cancelled.map((f) => f.order.id)).toEqual([resting.json.internal_id]);

@@ -47,7 +47,9 @@ describe('portfolio stream (SSE)', () => {
     await until(() => client.events.length === 2, 'a sync after the fill');
     const afterFill = client.events[1]?.data;
     expect(afterFill).toMatchObject({ seq: '2', stream_id: first?.data.stream_id });
-    expect(afterFill?.positions.positions).toEqual([expect.objectContaining({ token_id: t.yes, shares_micro: '10000000' })]);
+    expect(afterFill?.positions.positions).toEqual([
+      expect.objectContaining({ token_id: t.yes, shares_micro: '10000000' }),
+    ]);
     const rest = (await api(t.sim, 'GET', '/trade/v1/portfolio/summary', { token: t.alice })).json.summaries[0];
     expect(afterFill?.summary.summaries[0].cash_balance_micro).toBe(rest.cash_balance_micro);
 
@@ -67,7 +69,10 @@ describe('portfolio stream (SSE)', () => {
     const none = await sse('/trade/v1/portfolio/stream');
     expect(none).toMatchObject({ status: 401, body: { code: 'credentials_missing' } });
     const ordersOnly = t.sim.venue.createAccount('orders-only', USDC(1), ['orders:read']).token.secret;
-    expect(await sse('/trade/v1/portfolio/stream', ordersOnly)).toMatchObject({ status: 403, body: { code: 'forbidden_scope' } });
+    expect(await sse('/trade/v1/portfolio/stream', ordersOnly)).toMatchObject({
+      status: 403,
+      body: { code: 'forbidden_scope' },
+    });
   });
 });
 
@@ -78,7 +83,10 @@ describe('price streams', () => {
       const client = await sse(path);
       expect(client.status).toBe(503);
       expect(client.headers.get('content-type')).toBe('application/problem+json');
-      expect(client.body).toMatchObject({ code: 'price_stream_not_configured', type: 'urn:service:problem:price-stream-not-configured' });
+      expect(client.body).toMatchObject({
+        code: 'price_stream_not_configured',
+        type: 'urn:service:problem:price-stream-not-configured',
+      });
     }
   });
 
@@ -89,10 +97,16 @@ describe('price streams', () => {
     for (let i = 0; i < 3; i++) t.sim.advance(1_000);
     await until(() => client.events.length >= 3 && oracle.events.length >= 6, 'prices');
     expect(client.events.map((e) => e.data.symbol)).toEqual(['BTC', 'BTC', 'BTC']);
-    expect(client.events[0]).toMatchObject({ event: 'price', data: { type: 'price', price: expect.stringMatching(/^\d+\.\d{2}$/), source: 'SERVICE' } });
+    expect(client.events[0]).toMatchObject({
+      event: 'price',
+      data: { type: 'price', price: expect.stringMatching(/^\d+\.\d{2}$/), source: 'SERVICE' },
+    });
     expect(new Set(oracle.events.map((e) => e.data.symbol))).toEqual(new Set(['BTC', 'ETH']));
     expect(oracle.events[0]?.data.source).toBe('oracle-pro');
-    expect(await sse('/api/v1/prices/stream?symbols=DOGE')).toMatchObject({ status: 422, body: { code: 'price_feed_not_found' } });
+    expect(await sse('/api/v1/prices/stream?symbols=DOGE')).toMatchObject({
+      status: 422,
+      body: { code: 'price_feed_not_found' },
+    });
     // The oracle quotes 8 decimals: more than micro-units keep.
     expect(oracle.events[0]?.data.price).toMatch(/^\d+\.\d{8}$/);
   });
@@ -108,7 +122,10 @@ describe('price streams', () => {
     t = await tradingSimulator({ streams: { priceStreams: 'on', priceSymbolCapacity: 3 } });
     await sse('/api/v1/prices/stream?symbols=BTC,ETH');
     const refused = await sse('/api/v1/prices/oracle-pro/stream?symbols=BTC,ETH');
-    expect(refused).toMatchObject({ status: 503, body: { code: 'price_stream_capacity_exceeded', recovery: { strategy: 'retry' } } });
+    expect(refused).toMatchObject({
+      status: 503,
+      body: { code: 'price_stream_capacity_exceeded', recovery: { strategy: 'retry' } },
+    });
     expect(await sse('/api/v1/prices/oracle-pro/stream?symbols=ETH')).toMatchObject({ status: 200 });
   });
 });

@@ -19,7 +19,12 @@ interface Item {
 }
 
 /** A list followed to its end (pages may be short: only the cursor says where it ends). */
-async function readAll(url: string, token: string, path: string, list: string): Promise<Array<Record<string, unknown>>> {
+async function readAll(
+  url: string,
+  token: string,
+  path: string,
+  list: string,
+): Promise<Array<Record<string, unknown>>> {
   const items: Array<Record<string, unknown>> = [];
   let cursor: string | undefined;
   do {
@@ -43,8 +48,14 @@ async function demoHistory(url: string, token: string): Promise<Item[]> {
   const fills = await readAll(url, token, '/trade/v1/portfolio/trades', 'trades');
   const orders = await readAll(url, token, '/trade/v1/orders/list', 'orders');
   return [
-    ...fills.map((f) => ({ id: `fill ${f.fill_id}`, what: JSON.stringify([f.trade_id, f.order_id, f.price_micro, f.shares_micro, f.executed_at]) })),
-    ...orders.map((o) => ({ id: `order ${o.internal_id}`, what: JSON.stringify([o.token_id, o.side, o.price_micro, o.original_size_micro, o.created_at]) })),
+    ...fills.map((f) => ({
+      id: `fill ${f.fill_id}`,
+      what: JSON.stringify([f.trade_id, f.order_id, f.price_micro, f.shares_micro, f.executed_at]),
+    })),
+    ...orders.map((o) => ({
+      id: `order ${o.internal_id}`,
+      what: JSON.stringify([o.token_id, o.side, o.price_micro, o.original_size_micro, o.created_at]),
+    })),
   ];
 }
 
@@ -57,17 +68,28 @@ const until = async (check: () => boolean | Promise<boolean>, what: string, ms =
 
 describe('the venue in its own process', () => {
   it('killed outright, serves again on the same address from its last save; no id then names something else', async () => {
-    const venue = await startVenueProcess({ seed: 3, rate: 40, lifecycle: true, state: { file: join(dir, 'state.json'), saveEveryMs: 1_000 } });
+    const venue = await startVenueProcess({
+      seed: 3,
+      rate: 40,
+      lifecycle: true,
+      state: { file: join(dir, 'state.json'), saveEveryMs: 1_000 },
+    });
     try {
       expect([venue.generation, venue.resumed]).toEqual([0, false]);
-      await until(async () => (await demoHistory(venue.url, venue.demoToken)).some((i) => i.id.startsWith('fill')), 'a demo fill');
+      await until(
+        async () => (await demoHistory(venue.url, venue.demoToken)).some((i) => i.id.startsWith('fill')),
+        'a demo fill',
+      );
       await new Promise((r) => setTimeout(r, 2_500)); // a save or two with that history in it
       const before = await demoHistory(venue.url, venue.demoToken);
       const killed = venue.pid!;
       process.kill(killed, 'SIGKILL');
       await until(() => venue.generation === 1, 'the venue to serve again');
       expect(venue.pid).not.toBe(killed);
-      await until(async () => (await demoHistory(venue.url, venue.demoToken)).length > before.length + 5, 'new demo orders');
+      await until(
+        async () => (await demoHistory(venue.url, venue.demoToken)).length > before.length + 5,
+        'new demo orders',
+      );
       const after = await demoHistory(venue.url, venue.demoToken);
       const was = new Map(before.map((i) => [i.id, i.what]));
       expect(after.filter((i) => was.has(i.id) && was.get(i.id) !== i.what)).toEqual([]);

@@ -4,8 +4,22 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isTerminal } from '../src/simulator/orders.ts';
 import { decodeState, encodeState } from '../src/simulator/state/codec.ts';
-import { ManualClock, SEQUENCE_SPAN, startSimulator, type SimulatorHandle, type SimulatorOptions, type Venue } from '../src/simulator/index.ts';
-import { api, quietSimulator, settle, tradingSimulator, unbalancedAccounts, venueImbalanceMicro } from './simulator-helpers.ts';
+import {
+  ManualClock,
+  SEQUENCE_SPAN,
+  startSimulator,
+  type SimulatorHandle,
+  type SimulatorOptions,
+  type Venue,
+} from '../src/simulator/index.ts';
+import {
+  api,
+  quietSimulator,
+  settle,
+  tradingSimulator,
+  unbalancedAccounts,
+  venueImbalanceMicro,
+} from './simulator-helpers.ts';
 
 /**
  * A saved venue is a world that goes on (README, "A world that goes on"): what a restart resumes,
@@ -15,7 +29,8 @@ import { api, quietSimulator, settle, tradingSimulator, unbalancedAccounts, venu
 const dir = mkdtempSync(join(tmpdir(), 'simulator-state-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const text = (value: unknown): string => JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
+const text = (value: unknown): string =>
+  JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
 
 /** Options of a busy venue: trading, halts, events ending, recurring rolls every 20 s. */
 function busy(file: string, clock: ManualClock): SimulatorOptions {
@@ -23,7 +38,14 @@ function busy(file: string, clock: ManualClock): SimulatorOptions {
     seed: 5,
     rate: 20,
     clock,
-    lifecycle: { haltEveryMs: 10_000, haltDurationMs: 5_000, endEventEveryMs: 15_000, proposeAfterMs: 5_000, challengeMs: 5_000, redeemDelayMs: 2_000 },
+    lifecycle: {
+      haltEveryMs: 10_000,
+      haltDurationMs: 5_000,
+      endEventEveryMs: 15_000,
+      proposeAfterMs: 5_000,
+      challengeMs: 5_000,
+      redeemDelayMs: 2_000,
+    },
     venue: { catalogue: { recurringCadenceSeconds: 20 } },
     state: { file, saveEveryMs: 5_000 },
   };
@@ -33,12 +55,29 @@ function busy(file: string, clock: ManualClock): SimulatorOptions {
 function issuedIds(venue: Venue): Map<string, string> {
   const issued = new Map<string, string>();
   const note = (id: string, what: unknown): void => void issued.set(id, text(what));
-  venue.events.on('trade', (t) => note(`trade ${t.tradeId}/${t.fillId}`, [t.tokenId, t.side, t.priceMicro, t.sharesMicro, t.executedAtMs]));
+  venue.events.on('trade', (t) =>
+    note(`trade ${t.tradeId}/${t.fillId}`, [t.tokenId, t.side, t.priceMicro, t.sharesMicro, t.executedAtMs]),
+  );
   venue.events.on('account', (e) => {
     if (e.kind === 'fill')
-      note(`fill ${e.fill.fillId}`, [e.fill.tradeId, e.fill.orderId, e.fill.tokenId, e.fill.side, e.fill.priceMicro, e.fill.sharesMicro, e.fill.executedAtMs]);
+      note(`fill ${e.fill.fillId}`, [
+        e.fill.tradeId,
+        e.fill.orderId,
+        e.fill.tokenId,
+        e.fill.side,
+        e.fill.priceMicro,
+        e.fill.sharesMicro,
+        e.fill.executedAtMs,
+      ]);
     if ('order' in e)
-      note(`order ${e.order.id}`, [e.order.type, e.order.side, e.order.tokenId, e.order.priceMicro, e.order.originalSizeMicro, e.order.createdAtMs]);
+      note(`order ${e.order.id}`, [
+        e.order.type,
+        e.order.side,
+        e.order.tokenId,
+        e.order.priceMicro,
+        e.order.originalSizeMicro,
+        e.order.createdAtMs,
+      ]);
   });
   return issued;
 }
@@ -69,7 +108,15 @@ function worldOf(venue: Venue): Record<string, string> {
   });
   const accounts = venue.accounts
     .all()
-    .map((a) => [a.id, a.collateralMicro, a.reservedCollateralMicro, a.realisedPnlMicro, [...a.positions.values()], a.orders.map((o) => o.id), a.fills.length]);
+    .map((a) => [
+      a.id,
+      a.collateralMicro,
+      a.reservedCollateralMicro,
+      a.realisedPnlMicro,
+      [...a.positions.values()],
+      a.orders.map((o) => o.id),
+      a.fills.length,
+    ]);
   return {
     catalogue: text([venue.catalogue.events, venue.catalogue.markets]),
     books: text(books),
@@ -99,7 +146,9 @@ describe('a saved venue', () => {
       expect(pendingJobs).toBeGreaterThan(0);
       // The same demo token reads the same account.
       expect(second.demoToken).toBe(first.demoToken);
-      expect((await api(second, 'GET', '/trade/v1/portfolio/summary', { token: second.demoToken })).json).toEqual(summary.json);
+      expect((await api(second, 'GET', '/trade/v1/portfolio/summary', { token: second.demoToken })).json).toEqual(
+        summary.json,
+      );
 
       const after = issuedIds(second.venue);
       run(second, 60_000);
@@ -108,7 +157,9 @@ describe('a saved venue', () => {
       expect([...after.keys()].filter((id) => before.has(id) && !held.has(id))).toEqual([]);
       expect([...after].filter(([id, what]) => before.has(id) && before.get(id) !== what)).toEqual([]);
       // A clean stop left nothing issued after its save: numbering simply goes on.
-      const newSeqs = [...second.venue.exchange.orders.values()].filter((o) => !held.has(`order ${o.id}`)).map((o) => o.seq);
+      const newSeqs = [...second.venue.exchange.orders.values()]
+        .filter((o) => !held.has(`order ${o.id}`))
+        .map((o) => o.seq);
       expect(Math.min(...newSeqs)).toBe(lastSeq + 1);
       expect(unbalancedAccounts(second.venue)).toEqual([]);
       expect(venueImbalanceMicro(second.venue)).toBe(0n);
@@ -151,7 +202,9 @@ describe('a saved venue', () => {
       // Numbering starts above anything the killed run could have reached.
       const fresh = [...second.venue.exchange.orders.values()].filter((o) => !savedOrders.has(o.id));
       expect(Math.min(...fresh.map((o) => o.seq))).toBeGreaterThan(SEQUENCE_SPAN);
-      const traded = second.venue.catalogue.markets.map((m) => second.venue.exchange.book(m)).filter((b) => b.restingOrders().length > 0);
+      const traded = second.venue.catalogue.markets
+        .map((m) => second.venue.exchange.book(m))
+        .filter((b) => b.restingOrders().length > 0);
       expect(traded.filter((b) => b.sequence <= SEQUENCE_SPAN).map((b) => [b.conditionId, b.sequence])).toEqual([]);
       expect(unbalancedAccounts(second.venue)).toEqual([]);
       expect(venueImbalanceMicro(second.venue)).toBe(0n);
@@ -176,14 +229,16 @@ describe('a saved venue', () => {
     await t.sim.close();
     const { sim } = await quietSimulator(options);
     try {
-      const read = async () => (await api(sim, 'GET', `/trade/v1/orders/${placed.json.internal_id}`, { token: t.alice })).json;
+      const read = async () =>
+        (await api(sim, 'GET', `/trade/v1/orders/${placed.json.internal_id}`, { token: t.alice })).json;
       expect(await read()).toMatchObject({ status: 'CANCELLED', size_matched_micro: '0' });
       const fills: string[] = [];
       sim.venue.events.on('account', (e) => e.kind === 'fill' && fills.push(e.fill.orderId));
       sim.advance(2_000);
       expect(await read()).toMatchObject({ status: 'MATCHED', size_matched_micro: '10000000' });
       expect(fills).toContain(placed.json.internal_id);
-      const [fill] = (await api(sim, 'GET', `/trade/v1/orders/${placed.json.internal_id}/trades`, { token: t.alice })).json.trades;
+      const [fill] = (await api(sim, 'GET', `/trade/v1/orders/${placed.json.internal_id}/trades`, { token: t.alice }))
+        .json.trades;
       expect(Date.parse(fill.executed_at)).toBeLessThanOrEqual(cutoffMs);
     } finally {
       await sim.close();
@@ -192,7 +247,14 @@ describe('a saved venue', () => {
 
   it('refuses a state it cannot read, naming the file and what to do, and leaves the file as it was', async () => {
     const newer = join(dir, 'newer.json');
-    const content = JSON.stringify({ format: 'tapehouse-venue-state', version: 99, generation: 4, clean: true, strings: [], world: {} });
+    const content = JSON.stringify({
+      format: 'tapehouse-venue-state',
+      version: 99,
+      generation: 4,
+      clean: true,
+      strings: [],
+      world: {},
+    });
     writeFileSync(newer, content);
     await expect(startSimulator({ rate: 0, clock: new ManualClock(), state: { file: newer } })).rejects.toThrow(
       /^venue state .*newer\.json was written by a newer tapehouse \(state version 99; this one reads version 1\): .*move the file away to start a new venue world/,
@@ -222,7 +284,10 @@ describe("the saved venue's encoding", () => {
     expect(strings.length).toBe(4);
     const back = decodeState(JSON.parse(json), strings);
     const { none: _none, ...expected } = value;
-    expect(back).toEqual({ ...expected, rows: rows.map((r) => (r.maybe === undefined ? { id: r.id, n: r.n, at: r.at, list: r.list } : r)) });
+    expect(back).toEqual({
+      ...expected,
+      rows: rows.map((r) => (r.maybe === undefined ? { id: r.id, n: r.n, at: r.at, list: r.list } : r)),
+    });
   });
 });
 
@@ -230,7 +295,12 @@ describe("the venue's memory", () => {
   it('holds settled orders, their fills and activities for a window; open orders stay whatever their age, and REST lists stay whole', async () => {
     const clock = new ManualClock();
     const started = clock.now();
-    const sim = await startSimulator({ seed: 8, rate: 20, clock, venue: { retention: { settledMs: 60_000, everyMs: 5_000 } } });
+    const sim = await startSimulator({
+      seed: 8,
+      rate: 20,
+      clock,
+      venue: { retention: { settledMs: 60_000, everyMs: 5_000 } },
+    });
     try {
       const venue = sim.venue;
       const held = (): number => venue.exchange.orders.size;
@@ -244,18 +314,25 @@ describe("the venue's memory", () => {
       const now = clock.now();
       const orders = [...venue.exchange.orders.values()];
       // Settled ones are at most a window (and one look) old; open ones from the start are still there.
-      expect(Math.min(...orders.filter((o) => isTerminal(o.status)).map((o) => o.updatedAtMs))).toBeGreaterThanOrEqual(now - 60_000 - 5_000 - 2_000);
+      expect(Math.min(...orders.filter((o) => isTerminal(o.status)).map((o) => o.updatedAtMs))).toBeGreaterThanOrEqual(
+        now - 60_000 - 5_000 - 2_000,
+      );
       expect(orders.some((o) => o.status === 'LIVE' && o.createdAtMs === started)).toBe(true);
       for (const account of venue.accounts.all()) {
         const fillIds = new Set(account.fills.map((f) => f.fillId));
         for (const order of account.orders) expect(order.fillIds.every((id) => fillIds.has(id))).toBe(true);
-        expect(account.activities.filter((a) => a.orderId !== undefined).every((a) => venue.exchange.orders.has(a.orderId!))).toBe(true);
+        expect(
+          account.activities.filter((a) => a.orderId !== undefined).every((a) => venue.exchange.orders.has(a.orderId!)),
+        ).toBe(true);
       }
       // The demo account's order list, followed to the end, is what the venue holds.
       const listed: string[] = [];
       let cursor: string | undefined;
       do {
-        const page = await api(sim, 'POST', '/trade/v1/orders/list', { token: sim.demoToken, body: { limit: 500, ...(cursor ? { cursor } : {}) } });
+        const page = await api(sim, 'POST', '/trade/v1/orders/list', {
+          token: sim.demoToken,
+          body: { limit: 500, ...(cursor ? { cursor } : {}) },
+        });
         listed.push(...page.json.orders.map((o: { internal_id: string }) => o.internal_id));
         cursor = page.json.pagination.next_cursor ?? undefined;
       } while (cursor);
@@ -268,10 +345,16 @@ describe("the venue's memory", () => {
 
   it('bounds settled orders per account at any rate', async () => {
     const clock = new ManualClock();
-    const sim = await startSimulator({ seed: 8, rate: 40, clock, venue: { retention: { maxSettledPerAccount: 100, everyMs: 1_000 } } });
+    const sim = await startSimulator({
+      seed: 8,
+      rate: 40,
+      clock,
+      venue: { retention: { maxSettledPerAccount: 100, everyMs: 1_000 } },
+    });
     try {
       run(sim, 60_000);
-      for (const account of sim.venue.accounts.all()) expect(account.orders.filter((o) => isTerminal(o.status)).length).toBeLessThanOrEqual(100 + 80);
+      for (const account of sim.venue.accounts.all())
+        expect(account.orders.filter((o) => isTerminal(o.status)).length).toBeLessThanOrEqual(100 + 80);
     } finally {
       await sim.close();
     }

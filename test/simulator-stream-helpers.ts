@@ -5,8 +5,13 @@ import type { SimulatorHandle } from '../src/simulator/index.ts';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Frame = Record<string, any>;
 
-/** Waits until `condition` holds, polling the event loop (frames arrive asynchronously; a condition may ask something itself). */
-export async function until(condition: () => boolean | Promise<boolean>, what: string, limitMs = 10_000): Promise<void> {
+/** Waits until `condition` holds, polling the event loop (frames arrive asynchronously; a condition may ask something
+ * itself). */
+export async function until(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  limitMs = 10_000,
+): Promise<void> {
   const start = Date.now();
   while (!(await condition())) {
     if (Date.now() - start > limitMs) throw new Error(`timed out waiting for ${what}`);
@@ -31,7 +36,9 @@ export class StreamClient {
         // Malformed frames stay in `raw` only.
       }
     });
-    this.closed = new Promise((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    this.closed = new Promise((resolve) =>
+      ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
   }
 
   static async connect(sim: SimulatorHandle, path = '/trade/v1/market-stream', token?: string): Promise<StreamClient> {
@@ -49,7 +56,11 @@ export class StreamClient {
   }
 
   /** Subscribes and waits for the acknowledgement; returns it. */
-  async subscribe(channels: string[], ids: { token_ids?: string[]; condition_ids?: string[]; event_ids?: string[] }, op = 'subscribe'): Promise<Frame> {
+  async subscribe(
+    channels: string[],
+    ids: { token_ids?: string[]; condition_ids?: string[]; event_ids?: string[] },
+    op = 'subscribe',
+  ): Promise<Frame> {
     const id = `sub-${this.frames.length}-${Math.random()}`;
     this.send({ op, id, channels, ...ids });
     const type = op === 'subscribe' ? 'subscribed' : 'unsubscribed';
@@ -104,7 +115,8 @@ export class SseClient {
     void (async () => {
       const decoder = new TextDecoder();
       try {
-        for await (const chunk of res.body as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+        for await (const chunk of res.body as AsyncIterable<Uint8Array>)
+          parser.feed(decoder.decode(chunk, { stream: true }));
       } catch {
         // Aborted or dropped: the test looks at what arrived.
       }

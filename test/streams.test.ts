@@ -46,7 +46,10 @@ function listen(server: Server): Promise<number> {
 /** A refusal of an upgrade: status and headers to answer with, or null to accept it. */
 type Refusal = { status: number; headers: Record<string, string> } | null;
 
-async function wsServer(onConnection: (socket: WebSocket, authorization: string | undefined) => void, refuse?: () => Refusal) {
+async function wsServer(
+  onConnection: (socket: WebSocket, authorization: string | undefined) => void,
+  refuse?: () => Refusal,
+) {
   const http = createServer();
   const wss = new WebSocketServer({ noServer: true });
   http.on('upgrade', (req, socket, head) => {
@@ -54,7 +57,16 @@ async function wsServer(onConnection: (socket: WebSocket, authorization: string 
     if (refusal) {
       const body = '{"code":"rate_limited"}';
       const headers = Object.entries(refusal.headers).map(([k, v]) => `${k}: ${v}`);
-      socket.end([`HTTP/1.1 ${refusal.status} Refused`, ...headers, `content-length: ${body.length}`, 'connection: close', '', body].join('\r\n'));
+      socket.end(
+        [
+          `HTTP/1.1 ${refusal.status} Refused`,
+          ...headers,
+          `content-length: ${body.length}`,
+          'connection: close',
+          '',
+          body,
+        ].join('\r\n'),
+      );
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, req.headers.authorization));
@@ -71,13 +83,21 @@ async function wsServer(onConnection: (socket: WebSocket, authorization: string 
   return `ws://127.0.0.1:${port}/trade/v1/market-stream`;
 }
 
-function stream(url: string, recorder: Recorder, options: { silenceMs?: number; token?: Secret; budget?: ConnectionBudget } = {}) {
-  const s = new ReconnectingStream(new WebSocketTransport({ url, token: options.token ?? null, maxFrameBytes: 1024 }), recorder, {
-    budget: options.budget ?? new ConnectionBudget(),
-    silenceMs: options.silenceMs ?? 5_000,
-    baseDelayMs: 20,
-    maxDelayMs: 100,
-  });
+function stream(
+  url: string,
+  recorder: Recorder,
+  options: { silenceMs?: number; token?: Secret; budget?: ConnectionBudget } = {},
+) {
+  const s = new ReconnectingStream(
+    new WebSocketTransport({ url, token: options.token ?? null, maxFrameBytes: 1024 }),
+    recorder,
+    {
+      budget: options.budget ?? new ConnectionBudget(),
+      silenceMs: options.silenceMs ?? 5_000,
+      baseDelayMs: 20,
+      maxDelayMs: 100,
+    },
+  );
   s.start();
   cleanups.push(() => s.stop());
   return s;

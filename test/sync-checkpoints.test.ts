@@ -2,7 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryCheckpointStore, positionOf, resumeFrom, type Checkpoint, type CheckpointStore } from '../src/sync/checkpoint.ts';
+import {
+  MemoryCheckpointStore,
+  positionOf,
+  resumeFrom,
+  type Checkpoint,
+  type CheckpointStore,
+} from '../src/sync/checkpoint.ts';
 import { FileCheckpointStore } from '../src/sync/checkpoint-file.ts';
 import { WarehouseCheckpointStore } from '../src/sync/checkpoint-warehouse.ts';
 import { migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixtures.ts';
@@ -11,7 +17,13 @@ function checkpoint(version: number, cursor: string): Checkpoint {
   return {
     version,
     status: 'running',
-    pass: { runId: `run-${version}`, cursor, page: version, records: version * 10, startedAt: '2025-01-06T12:00:00.000Z' },
+    pass: {
+      runId: `run-${version}`,
+      cursor,
+      page: version,
+      records: version * 10,
+      startedAt: '2025-01-06T12:00:00.000Z',
+    },
     state: { frontierMs: 1_736_164_800_000, fingerprints: { 'ev-1': 'abc' } },
     updatedAt: '2025-01-06T12:00:01.000Z',
   };
@@ -68,9 +80,19 @@ describe('checkpoint stores', () => {
   });
 
   it('of the store and a heartbeat, the pass saved later wins; the job state always comes from the store', () => {
-    const withState = (version: number, cursor: string): Checkpoint => ({ ...checkpoint(version, cursor), state: { frontierMs: version } });
-    expect(resumeFrom(withState(2, 'a'), positionOf(withState(5, 'b')))).toMatchObject({ version: 5, pass: { cursor: 'b' }, state: { frontierMs: 2 } });
-    expect(resumeFrom(withState(6, 'a'), positionOf(withState(5, 'b')))).toMatchObject({ version: 6, pass: { cursor: 'a' } });
+    const withState = (version: number, cursor: string): Checkpoint => ({
+      ...checkpoint(version, cursor),
+      state: { frontierMs: version },
+    });
+    expect(resumeFrom(withState(2, 'a'), positionOf(withState(5, 'b')))).toMatchObject({
+      version: 5,
+      pass: { cursor: 'b' },
+      state: { frontierMs: 2 },
+    });
+    expect(resumeFrom(withState(6, 'a'), positionOf(withState(5, 'b')))).toMatchObject({
+      version: 6,
+      pass: { cursor: 'a' },
+    });
     expect(resumeFrom(undefined, positionOf(withState(1, 'b')))).toMatchObject({ version: 1, pass: { cursor: 'b' } });
     expect(resumeFrom(undefined, positionOf(withState(1, 'b')))?.state).toBeUndefined();
   });

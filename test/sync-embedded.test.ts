@@ -5,7 +5,12 @@ import { RateLimiter } from '../src/api/rate-limit/limiter.ts';
 import type { ReceivedRecord } from '../src/bus/record.ts';
 import { TOPICS } from '../src/bus/topics.ts';
 import { renderFill, renderOrder } from '../src/simulator/wire/render/order.ts';
-import { counterpartOf, openPositions, renderActivity, renderPosition } from '../src/simulator/wire/render/portfolio.ts';
+import {
+  counterpartOf,
+  openPositions,
+  renderActivity,
+  renderPosition,
+} from '../src/simulator/wire/render/portfolio.ts';
 import { startSimulator, type SimulatorHandle } from '../src/simulator/index.ts';
 import { MemoryCheckpointStore } from '../src/sync/checkpoint.ts';
 import { startEmbeddedScheduler } from '../src/sync/embedded-scheduler.ts';
@@ -33,7 +38,12 @@ describe('the embedded scheduler over a few simulated minutes', () => {
   beforeAll(async () => {
     // The venue keeps its whole history here (19 simulated minutes; by default settled orders leave
     // its memory after 10): what the sync jobs saw is compared with all of it.
-    sim = await startSimulator({ seed: 3, rate: 20, clock: { now: () => time.now() }, venue: { retention: { settledMs: Infinity } } });
+    sim = await startSimulator({
+      seed: 3,
+      rate: 20,
+      clock: { now: () => time.now() },
+      venue: { retention: { settledMs: Infinity } },
+    });
     // Read back from the bus, as a loader would.
     await bus.subscribe({
       group: 'check',
@@ -59,7 +69,10 @@ describe('the embedded scheduler over a few simulated minutes', () => {
       now: () => time.now(),
       logger,
       // Every job often enough to see the flow; PnL more often than the venue marks (every minute).
-      intervals: { ...(Object.fromEntries(JOB_NAMES.map((job) => [job, 45_000])) as Record<JobName, number>), pnl: 20_000 },
+      intervals: {
+        ...(Object.fromEntries(JOB_NAMES.map((job) => [job, 45_000])) as Record<JobName, number>),
+        pnl: 20_000,
+      },
       onReport: (report) => reports.push(report),
     });
     const start = time.now();
@@ -84,7 +97,8 @@ describe('the embedded scheduler over a few simulated minutes', () => {
   const account = (): SimulatorHandle['venue']['demo']['account'] => sim.venue.demo.account;
 
   it('ran every job, none failing', () => {
-    for (const job of JOB_NAMES) expect(reports.filter((r) => r.job === job && r.outcome === 'done').length).toBeGreaterThan(1);
+    for (const job of JOB_NAMES)
+      expect(reports.filter((r) => r.job === job && r.outcome === 'done').length).toBeGreaterThan(1);
     expect(lines.filter((line) => line.msg === 'sync job failed')).toEqual([]);
   });
 
@@ -99,23 +113,29 @@ describe('the embedded scheduler over a few simulated minutes', () => {
     for (const fill of fills) expect(latestFills.get(fill.fillId)).toEqual(asWire(renderFill(fill)));
     const latestActivities = latestBy(of('activity'), (p) => p.id as string);
     expect([...latestActivities.keys()].sort()).toEqual(activities.map((a) => a.id).sort());
-    for (const activity of activities) expect(latestActivities.get(activity.id)).toEqual(asWire(renderActivity(sim.venue, activity)));
+    for (const activity of activities)
+      expect(latestActivities.get(activity.id)).toEqual(asWire(renderActivity(sim.venue, activity)));
   });
 
   it("positions: the last snapshot equals the simulator's positions", () => {
     const last = of('position').at(-1)?.payload as { positions: unknown[] };
-    const truth = openPositions(account()).map((p) => renderPosition(sim.venue, p, counterpartOf(sim.venue, account(), p)));
+    const truth = openPositions(account()).map((p) =>
+      renderPosition(sim.venue, p, counterpartOf(sim.venue, account(), p)),
+    );
     expect(last.positions).toEqual(asWire(truth));
   });
 
   it('settled PnL: one record per bucket the venue marked, none missing in between', () => {
     const recorded = of('pnl_settled').map((r) => r.payload as { bucket_at: string; lifetime_pnl_micro: string });
-    const history = sim.venue.pnl
-      .history(account().id)
-      .map((b) => ({ bucket_at: new Date(b.bucketAtMs).toISOString(), lifetime_pnl_micro: b.lifetimePnlMicro.toString() }));
+    const history = sim.venue.pnl.history(account().id).map((b) => ({
+      bucket_at: new Date(b.bucketAtMs).toISOString(),
+      lifetime_pnl_micro: b.lifetimePnlMicro.toString(),
+    }));
     expect(recorded.length).toBeGreaterThan(10);
     const first = history.findIndex((b) => b.bucket_at === recorded[0]?.bucket_at);
-    expect(recorded.map((b) => ({ bucket_at: b.bucket_at, lifetime_pnl_micro: b.lifetime_pnl_micro }))).toEqual(history.slice(first, first + recorded.length));
+    expect(recorded.map((b) => ({ bucket_at: b.bucket_at, lifetime_pnl_micro: b.lifetime_pnl_micro }))).toEqual(
+      history.slice(first, first + recorded.length),
+    );
   });
 
   it("rebates: the last read equals the account's totals", () => {

@@ -130,7 +130,15 @@ export async function harness(options: HarnessOptions = {}): Promise<Harness> {
   });
   const bus = new RecordingBus();
   const store = new MemoryCheckpointStore();
-  const deps = syncDeps({ venue, bus, checkpoints: store, account: 'demo', logger, now: () => venueTime.now(), tuning: options.tuning });
+  const deps = syncDeps({
+    venue,
+    bus,
+    checkpoints: store,
+    account: 'demo',
+    logger,
+    now: () => venueTime.now(),
+    tuning: options.tuning,
+  });
   return {
     sim,
     clock,
@@ -157,7 +165,10 @@ export function asWire(value: unknown): unknown {
  * The newest observation per natural id, as a loader keeps it: by the venue's time of the answer
  * (`venue_time`), then by bus order — two jobs reading the same orders can publish out of order.
  */
-export function latestBy(records: readonly ReceivedRecord[], id: (payload: Record<string, unknown>) => string): Map<string, Record<string, unknown>> {
+export function latestBy(
+  records: readonly ReceivedRecord[],
+  id: (payload: Record<string, unknown>) => string,
+): Map<string, Record<string, unknown>> {
   const latest = new Map<string, { at: number; payload: Record<string, unknown> }>();
   for (const record of records) {
     const payload = record.payload as Record<string, unknown>;
@@ -199,7 +210,10 @@ export class SharedTime extends VirtualClock {
     /** Jump only while at least this many waits are pending (every loop of a scheduler asleep). */
     minSleepers = 1,
   ) {
-    super(Date.UTC(2025, 0, 6, 12, 0, 0), nowMicros(), { mayAdvance: (pending) => !busy() && pending >= minSleepers, onAdvance });
+    super(Date.UTC(2025, 0, 6, 12, 0, 0), nowMicros(), {
+      mayAdvance: (pending) => !busy() && pending >= minSleepers,
+      onAdvance,
+    });
   }
 
   /** Records keep the real wall time: only the waits are virtual. */

@@ -20,7 +20,10 @@ describe('account lists paged into the bus', () => {
   afterEach(async () => h.close());
 
   it('activities: every activity of the account once, cursor followed to the end', async () => {
-    h = await harness({ warmUpMs: 30_000, tuning: { pageSize: { events: 100, orders: 500, openOrders: 500, trades: 500, activities: 7 } } });
+    h = await harness({
+      warmUpMs: 30_000,
+      tuning: { pageSize: { events: 100, orders: 500, openOrders: 500, trades: 500, activities: 7 } },
+    });
     stopTrading(h);
     const report = await runSyncJob(h.deps, 'activities');
     const truth = h.sim.venue.demo.account.activities;
@@ -32,13 +35,15 @@ describe('account lists paged into the bus', () => {
     const published = h.bus.of('activity').map((r) => (r.payload as { id: string }).id);
     expect(published.sort()).toEqual(truth.map((a) => a.id).sort());
     const latest = latestBy(h.bus.of('activity'), (p) => p.id as string);
-    for (const activity of truth) expect(latest.get(activity.id)).toEqual(asWire(renderActivity(h.sim.venue, activity)));
+    for (const activity of truth)
+      expect(latest.get(activity.id)).toEqual(asWire(renderActivity(h.sim.venue, activity)));
   });
 
   it("orders, their fills, and the account trades equal the simulator's own records", async () => {
     h = await harness({ warmUpMs: 30_000 });
     stopTrading(h);
-    for (const job of ['orders', 'order_trades', 'portfolio_trades'] as const) expect((await runSyncJob(h.deps, job)).outcome).toBe('done');
+    for (const job of ['orders', 'order_trades', 'portfolio_trades'] as const)
+      expect((await runSyncJob(h.deps, job)).outcome).toBe('done');
     const account = h.sim.venue.demo.account;
     const orders = latestBy(h.bus.of('order'), (p) => p.internal_id as string);
     expect([...orders.keys()].sort()).toEqual(account.orders.map((o) => o.id).sort());

@@ -21,7 +21,9 @@ describe('provisional states in the sync jobs', () => {
   /** A resting BUY of the demo account in a market that accepts orders, far from any price. */
   function rest(overrides: Partial<PlaceRequest> = {}): string {
     const { venue } = h.sim;
-    const market = venue.catalogue.markets.find((m) => venue.catalogue.isAcceptingOrders(m) && m.tickMicro === 10_000n)!;
+    const market = venue.catalogue.markets.find(
+      (m) => venue.catalogue.isAcceptingOrders(m) && m.tickMicro === 10_000n,
+    )!;
     const order = venue.exchange.place(venue.demo.account.id, {
       tokenId: market.outcomes[0].tokenId,
       side: 'BUY',
@@ -45,7 +47,8 @@ describe('provisional states in the sync jobs', () => {
   }
 
   async function runJobs(): Promise<void> {
-    for (const job of ['orders', 'activities', 'portfolio_trades', 'order_trades'] as const) expect((await runSyncJob(h.deps, job)).outcome).toBe('done');
+    for (const job of ['orders', 'activities', 'portfolio_trades', 'order_trades'] as const)
+      expect((await runSyncJob(h.deps, job)).outcome).toBe('done');
   }
 
   it('orders cancelled long after they were placed, then filled late: activities, orders and fills agree on every order', async () => {
@@ -65,7 +68,10 @@ describe('provisional states in the sync jobs', () => {
     h.sim.venue.exchange.cancelAll(h.sim.venue.demo.account.id);
     h.sim.advance(100);
     const { orders } = h.sim.venue.exchange;
-    expect([orders.get(byCancelAll)!.reported?.status, orders.get(byExpiry)!.reported?.status]).toEqual(['CANCELLED', 'CANCELLED']);
+    expect([orders.get(byCancelAll)!.reported?.status, orders.get(byExpiry)!.reported?.status]).toEqual([
+      'CANCELLED',
+      'CANCELLED',
+    ]);
     // The passes that see them CANCELLED, newer activities in between.
     await runJobs();
     deposit();
@@ -93,14 +99,16 @@ describe('provisional states in the sync jobs', () => {
     const fills = new Set(h.bus.of('fill').map((r) => (r.payload as { fill_id: string }).fill_id));
     const lateFills = account.fills.filter((f) => f.orderId === byCancelAll || f.orderId === byExpiry);
     expect(lateFills.length).toBe(2);
-    for (const fill of account.fills.filter((f) => isReported(f, h.sim.venue.options.clock.now()))) expect(fills.has(fill.fillId), fill.fillId).toBe(true);
+    for (const fill of account.fills.filter((f) => isReported(f, h.sim.venue.options.clock.now())))
+      expect(fills.has(fill.fillId), fill.fillId).toBe(true);
     const fromPortfolio = new Set(
       h.bus
         .of('fill')
         .filter((r) => (r.source as { job: string }).job === 'portfolio_trades')
         .map((r) => (r.payload as { fill_id: string }).fill_id),
     );
-    for (const fill of lateFills) expect(fromPortfolio.has(fill.fillId), `${fill.fillId} in portfolio trades`).toBe(true);
+    for (const fill of lateFills)
+      expect(fromPortfolio.has(fill.fillId), `${fill.fillId} in portfolio trades`).toBe(true);
   }, 60_000);
 
   it('times the grace from the first sighting, kept while the item is read, forgotten once it is neither read nor in grace', () => {

@@ -20,7 +20,12 @@ describe('PublishedMemory: what a job does not publish again', () => {
     memory.remember([order('o-1', 'LIVE', '0')]);
     expect(
       memory
-        .unpublished([order('o-1', 'LIVE', '0'), order('o-1', 'LIVE', '5000000'), order('o-1', 'MATCHED', '10000000'), order('o-2', 'LIVE', '0')])
+        .unpublished([
+          order('o-1', 'LIVE', '0'),
+          order('o-1', 'LIVE', '5000000'),
+          order('o-1', 'MATCHED', '10000000'),
+          order('o-2', 'LIVE', '0'),
+        ])
         .map((r) => r.payload),
     ).toEqual([
       { internal_id: 'o-1', status: 'LIVE', size_matched_micro: '5000000' },

@@ -73,7 +73,9 @@ describe('incremental passes and checkpoints', () => {
     deposits(h.sim, 29);
     h.bus.failOn = new Set([2]);
     let heartbeat: CheckpointPosition | undefined;
-    await expect(runSyncJob(h.deps, 'activities', { onProgress: (cp) => (heartbeat = positionOf(cp)) })).rejects.toThrow();
+    await expect(
+      runSyncJob(h.deps, 'activities', { onProgress: (cp) => (heartbeat = positionOf(cp)) }),
+    ).rejects.toThrow();
     // A worker that lost its local store (killed) has only the heartbeat.
     const fresh = { ...h.deps, checkpoints: new MemoryCheckpointStore(), memory: new PublishedMemory() };
     h.bus.failOn = new Set();
@@ -93,13 +95,20 @@ describe('incremental passes and checkpoints', () => {
     });
     await expect(runSyncJob(h.deps, 'activities')).resolves.toMatchObject({ outcome: 'done' });
     expect([...ids(h)].sort()).toEqual([...truthIds(h)].sort());
-    expect(h.logLines.some((line) => line.msg === 'saved cursor refused; starting the pass again from the first page')).toBe(true);
+    expect(
+      h.logLines.some((line) => line.msg === 'saved cursor refused; starting the pass again from the first page'),
+    ).toBe(true);
   });
 
   it('a cursor handed out twice ends the pass with CursorLoopError and a cursor_loop record; the next run starts afresh', async () => {
     h = await quiet();
     deposits(h.sim, 29);
-    h.sim.faults.inject({ kind: 'repeat_cursor', path_prefix: '/trade/v1/portfolio/activities', duration_ms: 5_000, fraction: 1 });
+    h.sim.faults.inject({
+      kind: 'repeat_cursor',
+      path_prefix: '/trade/v1/portfolio/activities',
+      duration_ms: 5_000,
+      fraction: 1,
+    });
     const failed = runSyncJob(h.deps, 'activities');
     await expect(failed).rejects.toBeInstanceOf(CursorLoopError);
     await expect(failed).rejects.toThrow(`${ACTIVITIES}: cursor`);
@@ -118,7 +127,12 @@ describe('incremental passes and checkpoints', () => {
   it('a cursor loop across slices (a pass resumed from its checkpoint, as Temporal runs it) is refused too', async () => {
     h = await quiet();
     deposits(h.sim, 29);
-    h.sim.faults.inject({ kind: 'repeat_cursor', path_prefix: '/trade/v1/portfolio/activities', duration_ms: 60_000, fraction: 1 });
+    h.sim.faults.inject({
+      kind: 'repeat_cursor',
+      path_prefix: '/trade/v1/portfolio/activities',
+      duration_ms: 60_000,
+      fraction: 1,
+    });
     const slices: string[] = [];
     for (let i = 0; i < 4 && slices.at(-1) !== 'CursorLoopError'; i++) {
       slices.push(
@@ -140,7 +154,9 @@ describe('incremental passes and checkpoints', () => {
     const [from, to] = [all[5], all[12]] as [(typeof all)[number], (typeof all)[number]];
     const before = h.bus.records.length;
     // The same process, with its memory of what it published: a backfill repairs a hole, so it publishes anyway.
-    const report = await runSyncJob(h.deps, 'activities', { window: { fromMs: from.createdAtMs, toMs: to.createdAtMs } });
+    const report = await runSyncJob(h.deps, 'activities', {
+      window: { fromMs: from.createdAtMs, toMs: to.createdAtMs },
+    });
     expect(report.scope).toMatch(/^demo@backfill:/);
     expect(report.records).toBe(8);
     expect(ids(h, before).sort()).toEqual(
@@ -154,6 +170,8 @@ describe('incremental passes and checkpoints', () => {
 
   it('refuses to backfill a job whose resource only tells the present', async () => {
     h = await quiet();
-    await expect(runSyncJob(h.deps, 'positions', { window: { fromMs: 0, toMs: 1 } })).rejects.toThrow('cannot be backfilled');
+    await expect(runSyncJob(h.deps, 'positions', { window: { fromMs: 0, toMs: 1 } })).rejects.toThrow(
+      'cannot be backfilled',
+    );
   });
 });

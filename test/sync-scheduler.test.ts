@@ -22,7 +22,12 @@ describe('the embedded scheduler does not hammer the venue', () => {
       () => venueOf.sim?.tick(),
       2,
     );
-    const sim = await startSimulator({ seed: 9, rate: 0, clock: { now: () => time.now() }, deployment: { features: { withdrawals: 'absent' } } });
+    const sim = await startSimulator({
+      seed: 9,
+      rate: 0,
+      clock: { now: () => time.now() },
+      deployment: { features: { withdrawals: 'absent' } },
+    });
     venueOf.sim = sim;
     // A token without portfolio:read: the summary answers 403 forbidden_scope (strategy none).
     const reader = sim.venue.createAccount('reader', 0n, ['orders:read']);
@@ -52,19 +57,24 @@ describe('the embedded scheduler does not hammer the venue', () => {
       now: () => time.now(),
       logger,
       onFailure: (_job, _error, decision) => failures.push({ atMs: time.now() - origin, decision }),
-      onReport: (report) => report.job === 'withdrawal_assets' && !report.skipped && asked.push(report.startedAtMs - origin),
+      onReport: (report) =>
+        report.job === 'withdrawal_assets' && !report.skipped && asked.push(report.startedAtMs - origin),
     });
     try {
       await until(() => failures.length >= 62);
       await scheduler.stop();
       // Strategy none: tried again one interval later, never sooner.
       expect(failures.map((f) => f.atMs)).toEqual(Array.from({ length: failures.length }, (_, i) => i * MINUTE));
-      expect(new Set(failures.map((f) => `${f.decision.type} ${f.decision.retryable}`))).toEqual(new Set(['forbidden_scope false']));
+      expect(new Set(failures.map((f) => `${f.decision.type} ${f.decision.retryable}`))).toEqual(
+        new Set(['forbidden_scope false']),
+      );
       // One request per attempt (the last may have been under way when the scheduler stopped).
       expect(requests.count('GET /trade/v1/portfolio/summary') - failures.length).toBeLessThanOrEqual(1);
       // Not offered: asked at the start, then every 30 minutes although the job runs every minute.
       expect(asked.filter((t) => t <= 61 * MINUTE)).toEqual([0, 30 * MINUTE, 60 * MINUTE]);
-      const gaps = bus.of('capture_gap').map((r) => r.payload as { channel: string; gap_start: string; gap_end: string });
+      const gaps = bus
+        .of('capture_gap')
+        .map((r) => r.payload as { channel: string; gap_start: string; gap_end: string });
       expect(gaps.slice(0, 3).map((g) => [g.channel, Date.parse(g.gap_end) - origin])).toEqual([
         ['withdrawal_assets', 0],
         ['withdrawal_assets', 30 * MINUTE],

@@ -53,7 +53,9 @@ describe('snapshot resources', () => {
     h.sim.advance(MINUTE);
     await runSyncJob(h.deps, 'pnl');
     const buckets = h.bus.of('pnl_settled').map((r) => (r.payload as { bucket_at: string }).bucket_at);
-    const history = h.sim.venue.pnl.history(h.sim.venue.demo.account.id).map((b) => new Date(b.bucketAtMs).toISOString());
+    const history = h.sim.venue.pnl
+      .history(h.sim.venue.demo.account.id)
+      .map((b) => new Date(b.bucketAtMs).toISOString());
     expect(buckets).toEqual(history);
     expect(buckets).toHaveLength(2);
   });
@@ -74,13 +76,25 @@ describe('snapshot resources', () => {
     await run();
     await every(MINUTE / 2, 4); // the schedule's pace: the cadence is learnt, nothing missed
     const gaps = () =>
-      h.bus.of('capture_gap').map((r) => r.payload as { channel: string; subject: string; reason: string; gap_start: string; gap_end: string; detail: string });
+      h.bus.of('capture_gap').map(
+        (r) =>
+          r.payload as {
+            channel: string;
+            subject: string;
+            reason: string;
+            gap_start: string;
+            gap_end: string;
+            detail: string;
+          },
+      );
     expect(gaps()).toEqual([]);
     const before = h.bus.of('pnl_settled').length;
     pass(5 * MINUTE); // the job is down for five minutes
     await run();
     const [down] = gaps();
-    const buckets = h.sim.venue.pnl.history(h.sim.venue.demo.account.id).map((b) => new Date(b.bucketAtMs).toISOString());
+    const buckets = h.sim.venue.pnl
+      .history(h.sim.venue.demo.account.id)
+      .map((b) => new Date(b.bucketAtMs).toISOString());
     const seen = h.bus.of('pnl_settled').map((r) => (r.payload as { bucket_at: string }).bucket_at);
     expect(seen).toHaveLength(before + 1);
     const missed = buckets.filter((b) => !seen.includes(b));
@@ -162,7 +176,12 @@ describe('snapshot resources', () => {
   it('a token without the scope fails the job with no retry (strategy none)', async () => {
     h = await harness();
     const reader = h.sim.venue.createAccount('reader', 0n, ['orders:read']);
-    const venue = createSyncVenue({ baseUrl: h.sim.url, token: new Secret(reader.token.secret), clock: h.clock, logger: h.deps.logger });
+    const venue = createSyncVenue({
+      baseUrl: h.sim.url,
+      token: new Secret(reader.token.secret),
+      clock: h.clock,
+      logger: h.deps.logger,
+    });
     try {
       const failure = await runSyncJob({ ...h.deps, venue }, 'portfolio_summary').catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(PermissionError);
@@ -194,14 +213,20 @@ describe('the catalogue', () => {
     expect(listings.map((r) => r.key).sort()).toEqual(listed);
     expect(details.map((r) => r.key).sort()).toEqual(listed);
     const published = new Set(h.bus.of('market').map((r) => (r.payload as { id: string }).id));
-    for (const event of catalogue.events.filter((e) => e.archivedAtMs === undefined && e.eventType !== 'RECURRING_PROPOSITION')) {
+    for (const event of catalogue.events.filter(
+      (e) => e.archivedAtMs === undefined && e.eventType !== 'RECURRING_PROPOSITION',
+    )) {
       for (const market of catalogue.marketsOf(event)) expect(published.has(market.id)).toBe(true);
     }
-    expect(h.bus.of('market').every((r) => typeof (r.payload as { event_id?: unknown }).event_id === 'string')).toBe(true);
+    expect(h.bus.of('market').every((r) => typeof (r.payload as { event_id?: unknown }).event_id === 'string')).toBe(
+      true,
+    );
 
     const detailReads = h.requests.count('GET /api/v1/events/');
     await runSyncJob(h.deps, 'catalogue');
-    const recurring = listings.filter((r) => (r.payload as { event_type?: string }).event_type === 'RECURRING_PROPOSITION').length;
+    const recurring = listings.filter(
+      (r) => (r.payload as { event_type?: string }).event_type === 'RECURRING_PROPOSITION',
+    ).length;
     expect(recurring).toBeGreaterThan(0);
     expect(h.requests.count('GET /api/v1/events/') - detailReads).toBe(recurring);
   });
@@ -209,7 +234,8 @@ describe('the catalogue', () => {
   it('keeps fingerprints of the events the last full pass listed only, and heartbeats none of them', async () => {
     h = await harness({ sim: { rate: 0 } });
     const first = await runSyncJob(h.deps, 'catalogue');
-    const prints = (cp: Checkpoint | undefined) => Object.keys((cp?.state as { fingerprints: Record<string, string> }).fingerprints).sort();
+    const prints = (cp: Checkpoint | undefined) =>
+      Object.keys((cp?.state as { fingerprints: Record<string, string> }).fingerprints).sort();
     const listed = () =>
       h.sim.venue.catalogue.events
         .filter((e) => e.archivedAtMs === undefined)
@@ -217,7 +243,9 @@ describe('the catalogue', () => {
         .sort();
     expect(prints(first.checkpoint)).toEqual(listed());
     // An event leaves the listing (archived): the next full pass forgets it.
-    const gone = h.sim.venue.catalogue.events.find((e) => e.archivedAtMs === undefined && e.eventType !== 'RECURRING_PROPOSITION')!;
+    const gone = h.sim.venue.catalogue.events.find(
+      (e) => e.archivedAtMs === undefined && e.eventType !== 'RECURRING_PROPOSITION',
+    )!;
     gone.archivedAtMs = h.clock.now();
     // Past the CDN cache of the public listing (§8.4), which still lists it for a moment.
     h.sim.advance(2_000);
@@ -239,7 +267,10 @@ describe('settled-PnL continuity', () => {
     expect(waiting).toEqual({ gaps: [], unjudged: [{ fromMs: 60_000, toMs: 120_000, lastReadMs: 60_200 }] });
     // The next bucket a minute later: the cadence is a minute, and nothing was missed.
     const second = { bucketAtMs: 120_000, markAtMs: 120_100, lastReadMs: 150_000, unjudged: waiting.unjudged };
-    expect(unobservedBuckets(second, { bucketAtMs: 180_000, markAtMs: 180_100 })).toEqual({ gaps: [], cadenceMs: 60_000 });
+    expect(unobservedBuckets(second, { bucketAtMs: 180_000, markAtMs: 180_100 })).toEqual({
+      gaps: [],
+      cadenceMs: 60_000,
+    });
     // A first spacing of five minutes, judged when a one-minute spacing follows: four buckets, published then.
     const paused = {
       bucketAtMs: 360_000,

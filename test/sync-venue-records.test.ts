@@ -61,7 +61,9 @@ describe('order_trades and an order its fills read does not find', () => {
     const first = await runSyncJob(h.deps, 'order_trades');
     expect(first.outcome).toBe('done');
     const findings = h.bus.of('data_quality');
-    expect(findings.map((r) => r.payload)).toEqual([expect.objectContaining({ problem: 'order_not_found', stream: 'sync', order_id: id })]);
+    expect(findings.map((r) => r.payload)).toEqual([
+      expect.objectContaining({ problem: 'order_not_found', stream: 'sync', order_id: id }),
+    ]);
     const fills = h.bus.of('fill').map((r) => r.payload as FillPayload);
     expect(fills.length).toBeGreaterThan(0);
     expect(fills.some((f) => f.order_id === id)).toBe(false);
@@ -74,14 +76,17 @@ describe('order_trades and an order its fills read does not find', () => {
     const stored = await query<{ problem: string; condition_id: string; detail: string }>(
       `SELECT problem, condition_id, detail FROM tapehouse.data_quality WHERE problem = 'order_not_found'`,
     );
-    expect(stored).toEqual([{ problem: 'order_not_found', condition_id: gone!.condition_id ?? '', detail: expect.stringContaining(id) }]);
+    expect(stored).toEqual([
+      { problem: 'order_not_found', condition_id: gone!.condition_id ?? '', detail: expect.stringContaining(id) },
+    ]);
   });
 });
 
 describe('lookup maps of the account lists', () => {
   it('every entry of the markets, events and conditions maps is stored, as the venue sent it, and published again only when it changes', async () => {
     h = await harness({ warmUpMs: 20_000 });
-    for (const job of ['open_orders', 'portfolio_trades', 'activities'] as const) expect((await runSyncJob(h.deps, job)).outcome).toBe('done');
+    for (const job of ['open_orders', 'portfolio_trades', 'activities'] as const)
+      expect((await runSyncJob(h.deps, job)).outcome).toBe('done');
     const lookups = h.bus.of('lookup').map((r) => r.payload as LookupPayload);
     const tokens = new Set(
       [...h.bus.of('order'), ...h.bus.of('fill'), ...h.bus.of('activity')]
@@ -91,7 +96,8 @@ describe('lookup maps of the account lists', () => {
     expect(tokens.size).toBeGreaterThan(0);
     // What the venue holds for those tokens, in the interface's shape.
     const truth = lookupMaps(h.sim.venue, tokens);
-    const stored = (map: string) => Object.fromEntries(lookups.filter((l) => l.map === map).map((l) => [l.key, l.entry]));
+    const stored = (map: string) =>
+      Object.fromEntries(lookups.filter((l) => l.map === map).map((l) => [l.key, l.entry]));
     expect(stored('markets')).toEqual(truth.markets);
     expect(stored('events')).toEqual(truth.events);
     expect(stored('conditions')).toEqual(truth.conditions);
@@ -124,16 +130,22 @@ describe('lookup maps of the account lists', () => {
 describe("the catalogue's categories and live sports sections", () => {
   it('sports_sections: every section of a filter=sports_live read, and its events, stored; the newest read is sports_sections_latest', async () => {
     h = await harness({ warmUpMs: 20_000 });
-    const live = h.sim.venue.catalogue.events.filter((e) => e.isLive && e.archivedAtMs === undefined && e.categoryKeys.some((k) => k.startsWith('sports')));
+    const live = h.sim.venue.catalogue.events.filter(
+      (e) => e.isLive && e.archivedAtMs === undefined && e.categoryKeys.some((k) => k.startsWith('sports')),
+    );
     expect(live.length).toBeGreaterThan(0);
     expect((await runSyncJob(h.deps, 'sports_sections')).outcome).toBe('done');
     const [read] = h.bus.of('sports_sections');
-    const sections = (read!.payload as { sections: Array<{ category: { slug: string }; event_ids: string[] }> }).sections;
-    // Every live sports event in exactly one section, the section its leaf category names (§4.2: leaf-category sections).
+    const sections = (read!.payload as { sections: Array<{ category: { slug: string }; event_ids: string[] }> })
+      .sections;
+    // Every live sports event in exactly one section, the section its leaf category names (§4.2: leaf-category
+    // sections).
     expect(sections.flatMap((s) => s.event_ids).sort()).toEqual(live.map((e) => e.id).sort());
     for (const section of sections) {
       for (const id of section.event_ids)
-        expect(h.sim.venue.catalogue.tree.get(live.find((e) => e.id === id)!.categoryKeys[0]!).slug).toBe(section.category.slug);
+        expect(h.sim.venue.catalogue.tree.get(live.find((e) => e.id === id)!.categoryKeys[0]!).slug).toBe(
+          section.category.slug,
+        );
     }
     expect(new Set(h.bus.of('event').map((r) => r.key))).toEqual(new Set(live.map((e) => e.id)));
 
@@ -155,8 +167,13 @@ describe("the catalogue's categories and live sports sections", () => {
     h = await harness();
     expect((await runSyncJob(h.deps, 'categories')).outcome).toBe('done');
     const tree = h.sim.venue.catalogue.tree;
-    const withEvents = new Set(h.sim.venue.catalogue.events.filter((e) => e.archivedAtMs === undefined).map((e) => tree.get(e.categoryKeys[0]!).rootSlug));
-    // Every category of those trees, reached by slug (a slug in two trees is read once: /categories/{slug} takes no root).
+    const withEvents = new Set(
+      h.sim.venue.catalogue.events
+        .filter((e) => e.archivedAtMs === undefined)
+        .map((e) => tree.get(e.categoryKeys[0]!).rootSlug),
+    );
+    // Every category of those trees, reached by slug (a slug in two trees is read once: /categories/{slug} takes no
+    // root).
     const expected = new Set(
       tree
         .all()
@@ -184,7 +201,9 @@ describe("the catalogue's categories and live sports sections", () => {
     expect(changed.length).toBeLessThan(expected.size);
 
     await load();
-    const history = await query<{ label: string }>(`SELECT label FROM tapehouse.categories WHERE slug = 'soccer' ORDER BY observed_at, _offset`);
+    const history = await query<{ label: string }>(
+      `SELECT label FROM tapehouse.categories WHERE slug = 'soccer' ORDER BY observed_at, _offset`,
+    );
     expect(history.map((r) => r.label)).toEqual(['Soccer', 'Football']);
     const [rows] = await query<{ n: string }>(`SELECT count() AS n FROM tapehouse.categories`);
     expect(Number(rows!.n)).toBe(expected.size + changed.length);
@@ -208,17 +227,32 @@ describe('account batches and their withdrawals', () => {
     h = await harness({ warmUpMs: 5_000 });
     const venue = h.sim.venue;
     const account = venue.demo.account;
-    const market = venue.catalogue.events.flatMap((e) => venue.catalogue.marketsOf(e)).find((m) => m.state === 'ACTIVE')!;
+    const market = venue.catalogue.events
+      .flatMap((e) => venue.catalogue.marketsOf(e))
+      .find((m) => m.state === 'ACTIVE')!;
     const submit = (ops: Parameters<typeof venue.batches.submit>[1]) =>
-      venue.batches.submit(account, ops, Math.floor(venue.options.clock.now() / 1000) + 600, 'sig', venue.options.clock.now());
-    const split = submit([{ kind: 'SPLIT', conditionId: market.conditionId, marketId: market.id, sharesMicro: 1_000_000n }]);
+      venue.batches.submit(
+        account,
+        ops,
+        Math.floor(venue.options.clock.now() / 1000) + 600,
+        'sig',
+        venue.options.clock.now(),
+      );
+    const split = submit([
+      { kind: 'SPLIT', conditionId: market.conditionId, marketId: market.id, sharesMicro: 1_000_000n },
+    ]);
     h.sim.advance(3_000);
-    const withdraw = submit([{ kind: 'WITHDRAW', conditionId: '', marketId: '', sharesMicro: 2_000_000n, chainId: 137 }]);
+    const withdraw = submit([
+      { kind: 'WITHDRAW', conditionId: '', marketId: '', sharesMicro: 2_000_000n, chainId: 137 },
+    ]);
     h.sim.advance(3_000);
     expect([split.status, withdraw.status]).toEqual(['EXECUTED', 'EXECUTED']);
 
     expect((await runSyncJob(h.deps, 'account_batches')).outcome).toBe('done');
-    const read = () => h.bus.of('account_batch').map((r) => r.payload as { batch_hash: string; status: string; withdrawal?: { state: string } });
+    const read = () =>
+      h.bus
+        .of('account_batch')
+        .map((r) => r.payload as { batch_hash: string; status: string; withdrawal?: { state: string } });
     expect(read().map((b) => [b.batch_hash, b.status, b.withdrawal?.state])).toEqual(
       expect.arrayContaining([
         [split.hash, 'EXECUTED', undefined],
@@ -236,12 +270,27 @@ describe('account batches and their withdrawals', () => {
     expect(h.requests.count(`GET /trade/v1/batches/${withdraw.hash}`)).toBe(2);
 
     await load();
-    const states = await query<{ state: string; source_status: string; destination_status: string; destination_path: string }>(
+    const states = await query<{
+      state: string;
+      source_status: string;
+      destination_status: string;
+      destination_path: string;
+    }>(
       `SELECT state, source_status, destination_status, destination_path FROM tapehouse.withdrawal_states WHERE batch_hash = '${withdraw.hash}' ORDER BY observed_at`,
     );
     expect(states).toEqual([
-      { state: 'IN_TRANSIT', source_status: 'CONFIRMED', destination_status: 'WAITING', destination_path: 'SPOKE_POOL' },
-      { state: 'COMPLETED', source_status: 'CONFIRMED', destination_status: 'DELIVERED', destination_path: 'SPOKE_POOL' },
+      {
+        state: 'IN_TRANSIT',
+        source_status: 'CONFIRMED',
+        destination_status: 'WAITING',
+        destination_path: 'SPOKE_POOL',
+      },
+      {
+        state: 'COMPLETED',
+        source_status: 'CONFIRMED',
+        destination_status: 'DELIVERED',
+        destination_path: 'SPOKE_POOL',
+      },
     ]);
     const latest = await query<{ batch_hash: string; status: string; op_kinds: string[]; withdrawal_state: string }>(
       `SELECT batch_hash, status, op_kinds, withdrawal_state FROM tapehouse.account_batches_latest ORDER BY seq`,
@@ -259,9 +308,13 @@ describe('account batches and their withdrawals', () => {
     venue.activities.record(venue.demo.account, 'SPLIT', venue.options.clock.now(), { batchHash: '0xfeed' });
     const report = await runSyncJob(h.deps, 'account_batches');
     expect(report.outcome).toBe('unavailable');
-    expect(h.bus.of('capture_gap').map((r) => r.payload)).toEqual([expect.objectContaining({ reason: 'endpoint_not_offered', channel: 'account_batches' })]);
+    expect(h.bus.of('capture_gap').map((r) => r.payload)).toEqual([
+      expect.objectContaining({ reason: 'endpoint_not_offered', channel: 'account_batches' }),
+    ]);
     await load();
-    const [gap] = await query<{ reason: string; _sync_job: string }>(`SELECT reason, _sync_job FROM tapehouse.capture_gaps WHERE channel = 'account_batches'`);
+    const [gap] = await query<{ reason: string; _sync_job: string }>(
+      `SELECT reason, _sync_job FROM tapehouse.capture_gaps WHERE channel = 'account_batches'`,
+    );
     expect(gap).toEqual({ reason: 'endpoint_not_offered', _sync_job: 'account_batches' });
   });
 });

@@ -15,7 +15,9 @@ describe('one home for time', () => {
 
   it('backoff: steps double up to the ceiling; with jitter a wait lies between half a step and the step', () => {
     const shape = { firstMs: 100, maxMs: 1_000 };
-    expect([1, 2, 3, 4, 5, 60].map((attempt) => backoffStep(attempt, shape))).toEqual([100, 200, 400, 800, 1_000, 1_000]);
+    expect([1, 2, 3, 4, 5, 60].map((attempt) => backoffStep(attempt, shape))).toEqual([
+      100, 200, 400, 800, 1_000, 1_000,
+    ]);
     expect(backoffDelay(3, shape, () => 0)).toBe(200);
     expect(backoffDelay(3, shape, () => 0.999999)).toBeCloseTo(400, 3);
   });
@@ -25,8 +27,15 @@ describe('one home for time', () => {
     let calls = 0;
     const giveUp = new AbortController();
     const failures: number[] = [];
-    const hooks = { onFailure: (_e: unknown, attempt: number) => failures.push(attempt), onRecovered: () => undefined, giveUp: giveUp.signal };
-    const result = await retryForever(async () => (++calls < 4 ? Promise.reject(new Error('down')) : 'stored'), hooks, { clock, random: () => 0.5 });
+    const hooks = {
+      onFailure: (_e: unknown, attempt: number) => failures.push(attempt),
+      onRecovered: () => undefined,
+      giveUp: giveUp.signal,
+    };
+    const result = await retryForever(async () => (++calls < 4 ? Promise.reject(new Error('down')) : 'stored'), hooks, {
+      clock,
+      random: () => 0.5,
+    });
     expect(result).toBe('stored');
     expect(failures).toEqual([1, 2, 3]);
     expect(clock.sleeps).toEqual([75, 150, 300]);
@@ -34,6 +43,8 @@ describe('one home for time', () => {
     expect(clock.epochMicros()).toBe(1_000_000n + 525_000n);
 
     giveUp.abort();
-    await expect(retryForever(() => Promise.reject(new Error('still down')), hooks, { clock, what: 'the warehouse' })).rejects.toThrow(GaveUp);
+    await expect(
+      retryForever(() => Promise.reject(new Error('still down')), hooks, { clock, what: 'the warehouse' }),
+    ).rejects.toThrow(GaveUp);
   });
 });

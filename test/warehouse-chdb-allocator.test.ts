@@ -18,7 +18,11 @@ async function decayInFreshProcess(dataDir: string, env: NodeJS.ProcessEnv): Pro
     const stats = await (await warehouse.client.query({ query: 'SELECT * FROM system.jemalloc_stats', format: 'TabSeparatedRaw' })).text();
     console.log(/opt\\.dirty_decay_ms: .*/.exec(stats)?.[0]);
     await warehouse.close();`;
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, env });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '-e', script],
+    { cwd: root, env },
+  );
   return stdout.trim();
 }
 

@@ -1,6 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertClientHonoursConnection, compareVersions, installedClientVersion } from '../src/warehouse/client-version.ts';
+import {
+  assertClientHonoursConnection,
+  compareVersions,
+  installedClientVersion,
+} from '../src/warehouse/client-version.ts';
 import { endpointFileOf, readEndpointFile } from '../src/warehouse/endpoint-file.ts';
 import { PerCallSettingsRefused } from '../src/warehouse/settings-guard.ts';
 import { openEmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
@@ -29,7 +33,10 @@ describe('chDB traps are guarded', () => {
 
   beforeAll(async () => {
     // A file left behind by a killed owner: opening the directory proves it stale and removes it.
-    writeFileSync(endpointFileOf(dir.dataDir), JSON.stringify({ url: 'http://127.0.0.1:9', pid: 2 ** 22 + 1, started_at: '' }));
+    writeFileSync(
+      endpointFileOf(dir.dataDir),
+      JSON.stringify({ url: 'http://127.0.0.1:9', pid: 2 ** 22 + 1, started_at: '' }),
+    );
     warehouse = await openEmbeddedWarehouse(dir.dataDir);
     await migrate(warehouse.client);
   });
@@ -57,12 +64,24 @@ describe('chDB traps are guarded', () => {
     await expect(
       warehouse.client.insert({
         table: 'tapehouse.trades',
-        values: [{ token_id: 'tok-guard', side: 'BUY', price_micro: '1', shares_micro: '1', executed_at: '2024-05-01 00:00:00', ...busRecord(99) }],
+        values: [
+          {
+            token_id: 'tok-guard',
+            side: 'BUY',
+            price_micro: '1',
+            shares_micro: '1',
+            executed_at: '2024-05-01 00:00:00',
+            ...busRecord(99),
+          },
+        ],
         format: 'JSONEachRow',
         clickhouse_settings: { insert_deduplication_token: 'x' },
       }),
     ).rejects.toThrow(/insert_deduplication_token.*SQL SETTINGS clause/);
-    const [stored] = await rows<{ n: string }>(warehouse.client, 'SELECT count() AS n FROM tapehouse.trades WHERE _offset = 99');
+    const [stored] = await rows<{ n: string }>(
+      warehouse.client,
+      'SELECT count() AS n FROM tapehouse.trades WHERE _offset = 99',
+    );
     expect(stored?.n).toBe('0');
   });
 
@@ -75,7 +94,10 @@ describe('chDB traps are guarded', () => {
       "SELECT _offset FROM tapehouse.trades WHERE token_id = 'tok-guard' AND _offset <= 3 ORDER BY _offset",
     );
     expect(landed.map((r) => Number(r._offset))).toEqual([1, 2, 3]);
-    const [session] = await rows<{ token: string }>(warehouse.client, "SELECT getSetting('insert_deduplication_token') AS token");
+    const [session] = await rows<{ token: string }>(
+      warehouse.client,
+      "SELECT getSetting('insert_deduplication_token') AS token",
+    );
     expect(session?.token).toBe('');
   });
 
@@ -96,7 +118,10 @@ describe('chDB traps are guarded', () => {
     const batch = [trade(20, { token_id: 'tok-dedup' }), trade(21, { token_id: 'tok-dedup', price_micro: 410_000n })];
     await warehouse.insertRows('trades', batch, { dedupToken: 'test.records/0/20-21' });
     await warehouse.insertRows('trades', batch, { dedupToken: 'test.records/0/20-21' }); // a loader's retry
-    const [count] = await rows<{ n: string }>(warehouse.client, "SELECT count() AS n FROM tapehouse.trades WHERE token_id = 'tok-dedup'");
+    const [count] = await rows<{ n: string }>(
+      warehouse.client,
+      "SELECT count() AS n FROM tapehouse.trades WHERE token_id = 'tok-dedup'",
+    );
     expect(count?.n).toBe('2');
     const [candle] = await rows<{ trade_count: string; volume_shares_micro: string }>(
       warehouse.client,

@@ -25,7 +25,10 @@ describe('chDB through @clickhouse/client (smoke)', () => {
       { id: '3', pnl_micro: '9007199254740993' }, // 2^53 + 1: the first integer a double cannot hold
     ];
     await client.insert({ table: 'smoke.t', values: rows, format: 'JSONEachRow' });
-    const result = await client.query({ query: 'SELECT id, pnl_micro FROM smoke.t ORDER BY id', format: 'JSONEachRow' });
+    const result = await client.query({
+      query: 'SELECT id, pnl_micro FROM smoke.t ORDER BY id',
+      format: 'JSONEachRow',
+    });
     expect(await result.json()).toEqual(rows);
   });
 });

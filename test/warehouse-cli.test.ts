@@ -25,10 +25,22 @@ describe('tapehouse migrate and tapehouse sql', () => {
   });
 
   it('sql prints a table by default, opening the directory itself when an endpoint.json is stale', async () => {
-    writeFileSync(endpointFileOf(dir.dataDir), JSON.stringify({ url: 'http://127.0.0.1:9', pid: 2 ** 22 + 1, started_at: '' }));
-    const result = await tapehouse(['sql', '--data-dir', dir.dataDir, "SELECT 1 AS n, 'a|b' AS text, NULL AS nothing, toInt64(-42) AS micro"]);
+    writeFileSync(
+      endpointFileOf(dir.dataDir),
+      JSON.stringify({ url: 'http://127.0.0.1:9', pid: 2 ** 22 + 1, started_at: '' }),
+    );
+    const result = await tapehouse([
+      'sql',
+      '--data-dir',
+      dir.dataDir,
+      "SELECT 1 AS n, 'a|b' AS text, NULL AS nothing, toInt64(-42) AS micro",
+    ]);
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    expect(result.stdout).toBe(['n | text | nothing | micro', '--+------+---------+------', '1 | a|b  | NULL    |   -42', '(1 row)', ''].join('\n'));
+    expect(result.stdout).toBe(
+      ['n | text | nothing | micro', '--+------+---------+------', '1 | a|b  | NULL    |   -42', '(1 row)', ''].join(
+        '\n',
+      ),
+    );
     expect(existsSync(endpointFileOf(dir.dataDir))).toBe(false);
   });
 
@@ -55,15 +67,26 @@ describe('tapehouse migrate and tapehouse sql', () => {
     const bad = await tapehouse(['sql', '--data-dir', dir.dataDir, 'SELECT * FROM no_such_table']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^tapehouse: .*no_such_table/);
-    const both = await tapehouse(['sql', '--data-dir', dir.dataDir, '--clickhouse-url', 'http://127.0.0.1:9', 'SELECT 1']);
+    const both = await tapehouse([
+      'sql',
+      '--data-dir',
+      dir.dataDir,
+      '--clickhouse-url',
+      'http://127.0.0.1:9',
+      'SELECT 1',
+    ]);
     expect(both.code).toBe(2);
-    expect(both.stderr).toMatch(/either --data-dir \(TAPEHOUSE_DATA_DIR\) or --clickhouse-url \(TAPEHOUSE_CLICKHOUSE_URL\)/);
+    expect(both.stderr).toMatch(
+      /either --data-dir \(TAPEHOUSE_DATA_DIR\) or --clickhouse-url \(TAPEHOUSE_CLICKHOUSE_URL\)/,
+    );
   });
 
   it('sql is read-only without a job too: a DROP is refused with exit 2 and the way to do it; --allow-writes writes; migrate puts back what is missing', async () => {
     const drop = await tapehouse(['sql', '--data-dir', dir.dataDir, 'DROP TABLE trades']);
     expect(drop.code).toBe(2);
-    expect(drop.stderr).toMatch(/readonly mode[^]*tapehouse sql is read-only: schema changes go through tapehouse migrate/);
+    expect(drop.stderr).toMatch(
+      /readonly mode[^]*tapehouse sql is read-only: schema changes go through tapehouse migrate/,
+    );
     const insert = await tapehouse([
       'sql',
       '--data-dir',
@@ -71,7 +94,10 @@ describe('tapehouse migrate and tapehouse sql', () => {
       "INSERT INTO data_quality (problem, detected_at, _topic, _partition, _offset, _received_at) VALUES ('x', now(), 't', 0, 0, now())",
     ]);
     expect(insert.code).toBe(2);
-    expect((await tapehouse(['sql', '--data-dir', dir.dataDir, '--format', 'json', 'SELECT count() AS n FROM data_quality'])).stdout).toBe('{"n":"0"}\n');
+    expect(
+      (await tapehouse(['sql', '--data-dir', dir.dataDir, '--format', 'json', 'SELECT count() AS n FROM data_quality']))
+        .stdout,
+    ).toBe('{"n":"0"}\n');
 
     const dropped = await tapehouse(['sql', '--data-dir', dir.dataDir, '--allow-writes', 'DROP TABLE trades']);
     expect(dropped).toMatchObject({ code: 0, stderr: '' });
@@ -79,17 +105,23 @@ describe('tapehouse migrate and tapehouse sql', () => {
     expect(repaired.stdout).toBe(
       `recreated trades: it was missing (dropped outside the migrations); it starts empty\nchDB on ${dir.dataDir}: schema up to date (${migrations.length} migrations applied)\n`,
     );
-    expect((await tapehouse(['sql', '--data-dir', dir.dataDir, '--format', 'json', 'SELECT count() AS n FROM trades'])).stdout).toBe('{"n":"0"}\n');
+    expect(
+      (await tapehouse(['sql', '--data-dir', dir.dataDir, '--format', 'json', 'SELECT count() AS n FROM trades']))
+        .stdout,
+    ).toBe('{"n":"0"}\n');
   });
 
   it('sql --clickhouse-url queries a ClickHouse-compatible server (here the embedded endpoint), credentials from the environment', async () => {
     const warehouse = await openEmbeddedWarehouse(dir.dataDir);
     const endpoint = await serveEmbeddedEndpoint(warehouse);
     try {
-      const result = await tapehouse(['sql', '--clickhouse-url', endpoint.url, '--format', 'json', 'SELECT currentDatabase() AS db'], {
-        TAPEHOUSE_CLICKHOUSE_USER: 'reader',
-        TAPEHOUSE_CLICKHOUSE_PASSWORD: 'not-logged',
-      });
+      const result = await tapehouse(
+        ['sql', '--clickhouse-url', endpoint.url, '--format', 'json', 'SELECT currentDatabase() AS db'],
+        {
+          TAPEHOUSE_CLICKHOUSE_USER: 'reader',
+          TAPEHOUSE_CLICKHOUSE_PASSWORD: 'not-logged',
+        },
+      );
       expect(result).toMatchObject({ code: 0, stdout: '{"db":"tapehouse"}\n' });
       expect(result.stderr).not.toContain('not-logged');
     } finally {

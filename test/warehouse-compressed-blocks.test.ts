@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { cityHash128 } from '../src/warehouse/cityhash128.ts';
-import { compressBlock, CompressedBlockWriter, COMPRESSED_BLOCK_BYTES, decompressBlocks } from '../src/warehouse/compressed-blocks.ts';
+import {
+  compressBlock,
+  CompressedBlockWriter,
+  COMPRESSED_BLOCK_BYTES,
+  decompressBlocks,
+} from '../src/warehouse/compressed-blocks.ts';
 
 /** Input i of the vectors: bytes (i * 131 + 7) mod 256. */
 const sample = (length: number) => Uint8Array.from({ length }, (_, i) => (i * 131 + 7) % 256);
@@ -23,7 +28,10 @@ describe('CityHash128 v1.0.2, the checksum of ClickHouse compressed blocks', () 
     ];
     for (const [length, second, first] of vectors) {
       const hash = cityHash128(sample(length));
-      expect([hash.low.toString(16).padStart(16, '0'), hash.high.toString(16).padStart(16, '0')], `length ${length}`).toEqual([first, second]);
+      expect(
+        [hash.low.toString(16).padStart(16, '0'), hash.high.toString(16).padStart(16, '0')],
+        `length ${length}`,
+      ).toEqual([first, second]);
     }
   });
 });
@@ -36,7 +44,9 @@ describe('compressed blocks (compress=1, decompress=1)', () => {
     expect(block.readUInt32LE(17)).toBe(block.length - 16);
     expect(block.readUInt32LE(21)).toBe(data.length);
     expect(block.length).toBeLessThan(data.length / 10);
-    expect(decompressBlocks(Buffer.concat([block, compressBlock(Buffer.from('x'))])).toString()).toBe(`${data.toString()}x`);
+    expect(decompressBlocks(Buffer.concat([block, compressBlock(Buffer.from('x'))])).toString()).toBe(
+      `${data.toString()}x`,
+    );
   });
 
   it('are cut at 1 MiB as a server writes them, the rest in a last block', () => {

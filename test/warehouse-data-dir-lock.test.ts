@@ -13,7 +13,14 @@ describe('one process per data directory', () => {
   beforeAll(async () => {
     w = await migratedWarehouse();
     await w.warehouse.insertRows('trades', [
-      { token_id: 'tok-held', side: 'BUY', price_micro: 1n, shares_micro: 2n, executed_at: '2024-05-01T00:00:00Z', ...busRecord(1) },
+      {
+        token_id: 'tok-held',
+        side: 'BUY',
+        price_micro: 1n,
+        shares_micro: 2n,
+        executed_at: '2024-05-01T00:00:00Z',
+        ...busRecord(1),
+      },
     ]);
   });
   afterAll(async () => {
@@ -35,13 +42,22 @@ describe('one process per data directory', () => {
     expect(second.stderr).toContain(`pid ${process.pid}`);
     expect(second.stderr).toContain(`through that process's endpoint ${endpoint.url}`);
 
-    const query = await tapehouse(['sql', '--data-dir', w.dataDir, '--format', 'json', 'SELECT token_id, shares_micro FROM trades']);
+    const query = await tapehouse([
+      'sql',
+      '--data-dir',
+      w.dataDir,
+      '--format',
+      'json',
+      'SELECT token_id, shares_micro FROM trades',
+    ]);
     expect(query).toMatchObject({ code: 0, stdout: '{"token_id":"tok-held","shares_micro":"2"}\n' });
     const write = await tapehouse(['sql', '--data-dir', w.dataDir, 'DROP TABLE trades']);
     expect(write.code).toBe(2);
     expect(write.stderr).toMatch(/readonly mode/);
     const asked = await tapehouse(['sql', '--data-dir', w.dataDir, '--allow-writes', 'DROP TABLE trades']);
     expect(asked.code).toBe(2);
-    expect(asked.stderr).toMatch(/--allow-writes: .* is held by process \d+ \(a running job\), whose endpoint is read-only: stop it first to write/);
+    expect(asked.stderr).toMatch(
+      /--allow-writes: .* is held by process \d+ \(a running job\), whose endpoint is read-only: stop it first to write/,
+    );
   });
 });

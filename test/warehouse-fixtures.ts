@@ -55,9 +55,15 @@ const BIN = resolve(import.meta.dirname, '../bin/tapehouse.js');
 const execute = promisify(execFile);
 
 /** Runs the tapehouse command as a user would: a child process. */
-export async function tapehouse(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function tapehouse(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await execute(process.execPath, [BIN, ...args], { timeout: 30_000, env: { ...process.env, ...env } });
+    const { stdout, stderr } = await execute(process.execPath, [BIN, ...args], {
+      timeout: 30_000,
+      env: { ...process.env, ...env },
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const failed = err as { code: number; stdout: string; stderr: string };

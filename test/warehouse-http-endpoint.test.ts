@@ -9,7 +9,11 @@ import { NativeTranscoder } from '../src/warehouse/native-blocks.ts';
 import { compressBlock, decompressBlocks } from '../src/warehouse/compressed-blocks.ts';
 import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../src/warehouse/embedded-endpoint.ts';
 import { readEndpointFile } from '../src/warehouse/endpoint-file.ts';
-import { ALLOWED_TABLE_FUNCTIONS, prepareReadOnlyQuery, REFUSED_TABLE_FUNCTIONS } from '../src/warehouse/read-only-query.ts';
+import {
+  ALLOWED_TABLE_FUNCTIONS,
+  prepareReadOnlyQuery,
+  REFUSED_TABLE_FUNCTIONS,
+} from '../src/warehouse/read-only-query.ts';
 import { busRecord, migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixtures.ts';
 
 const LIMITS = { maxExecutionTime: 1, maxResultRows: 1000, maxResultBytes: 1_000_000 };
@@ -31,7 +35,14 @@ function raw(url: string, body: string | Buffer = '', headers: Record<string, st
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('aborted', () => (brokenOff = true));
       res.on('error', () => (brokenOff = true));
-      res.on('close', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), brokenOff: brokenOff || !res.complete }));
+      res.on('close', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks),
+          brokenOff: brokenOff || !res.complete,
+        }),
+      );
     });
     req.on('error', reject);
     req.end(body);
@@ -88,17 +99,27 @@ describe('the embedded read-only HTTP endpoint', () => {
 
   it('sees what the owning process writes while it serves', async () => {
     await w.warehouse.insertRows('trades', [trade(2, 1_000_000n)]);
-    const result = await client.query({ query: "SELECT trade_count FROM candles_1m WHERE token_id = 'tok-http'", format: 'JSONEachRow' });
+    const result = await client.query({
+      query: "SELECT trade_count FROM candles_1m WHERE token_id = 'tok-http'",
+      format: 'JSONEachRow',
+    });
     expect(await result.json()).toEqual([{ trade_count: '2' }]);
   });
 
   it("refuses writes and DDL with ClickHouse's READONLY error, and the data stays", async () => {
-    await expect(client.command({ query: 'DROP TABLE trades' })).rejects.toMatchObject({ code: '164', type: 'READONLY' });
-    await expect(client.insert({ table: 'trades', values: [{ token_id: 'x' }], format: 'JSONEachRow' })).rejects.toMatchObject({
+    await expect(client.command({ query: 'DROP TABLE trades' })).rejects.toMatchObject({
+      code: '164',
+      type: 'READONLY',
+    });
+    await expect(
+      client.insert({ table: 'trades', values: [{ token_id: 'x' }], format: 'JSONEachRow' }),
+    ).rejects.toMatchObject({
       code: '164',
     });
     await expect(client.command({ query: 'SET max_threads = 1' })).rejects.toMatchObject({ code: '164' });
-    expect(await rows(w.warehouse.client, "SELECT count() AS n FROM tapehouse.trades WHERE token_id = 'tok-http'")).toEqual([{ n: '2' }]);
+    expect(
+      await rows(w.warehouse.client, "SELECT count() AS n FROM tapehouse.trades WHERE token_id = 'tok-http'"),
+    ).toEqual([{ n: '2' }]);
   });
 
   it('refuses what readonly mode alone would let through in an embedded engine', async () => {
@@ -113,7 +134,9 @@ describe('the embedded read-only HTTP endpoint', () => {
     for (const [query, code] of refusals) {
       const response = await post(query);
       expect(response.headers.get('x-clickhouse-exception-code'), query).toBe(code);
-      expect(await response.text()).toMatch(new RegExp(`^Code: ${code}\\. DB::Exception: .+\\(\\w+\\) \\(version [\\d.]+\\)\\n$`));
+      expect(await response.text()).toMatch(
+        new RegExp(`^Code: ${code}\\. DB::Exception: .+\\(\\w+\\) \\(version [\\d.]+\\)\\n$`),
+      );
     }
   });
 
@@ -121,7 +144,9 @@ describe('the embedded read-only HTTP endpoint', () => {
     const response = await post('SELECT * FROM no_such_table', '?database=tapehouse');
     expect(response.status).toBe(404);
     expect(response.headers.get('x-clickhouse-exception-code')).toBe('60');
-    expect(await response.text()).toMatch(/^Code: 60\. DB::Exception: .*no_such_table.*\(UNKNOWN_TABLE\) \(version [\d.]+\)\n$/s);
+    expect(await response.text()).toMatch(
+      /^Code: 60\. DB::Exception: .*no_such_table.*\(UNKNOWN_TABLE\) \(version [\d.]+\)\n$/s,
+    );
     await expect(client.query({ query: 'SELEC 1' })).rejects.toMatchObject({ code: '62', type: 'SYNTAX_ERROR' });
   });
 
@@ -153,16 +178,21 @@ describe('the embedded read-only HTTP endpoint', () => {
   });
 
   it("answers as the Go client behind Grafana's data source asks: Native by default_format, timeZone(), basic auth", async () => {
-    const timezone = await fetch(`${endpoint.url}/?database=tapehouse&default_format=JSONEachRow&max_execution_time=30`, {
-      method: 'POST',
-      body: 'SELECT timeZone() AS tz',
-      headers: { Authorization: `Basic ${Buffer.from('grafana:secret').toString('base64')}` },
-    });
+    const timezone = await fetch(
+      `${endpoint.url}/?database=tapehouse&default_format=JSONEachRow&max_execution_time=30`,
+      {
+        method: 'POST',
+        body: 'SELECT timeZone() AS tz',
+        headers: { Authorization: `Basic ${Buffer.from('grafana:secret').toString('base64')}` },
+      },
+    );
     expect(await timezone.json()).toEqual({ tz: 'UTC' });
     const native = await post('SELECT toUInt8(7) AS n', '?database=tapehouse&default_format=Native');
     expect(native.headers.get('content-type')).toBe('application/octet-stream');
     // Native: 1 column, 1 row, name "n", type "UInt8", the value 7.
-    expect(Buffer.from(await native.arrayBuffer())).toEqual(Buffer.from([1, 1, 1, 0x6e, 5, ...Buffer.from('UInt8'), 7]));
+    expect(Buffer.from(await native.arrayBuffer())).toEqual(
+      Buffer.from([1, 1, 1, 0x6e, 5, ...Buffer.from('UInt8'), 7]),
+    );
   });
 
   it('compresses responses when the client asks (enable_http_compression)', async () => {
@@ -191,13 +221,46 @@ describe('the embedded read-only HTTP endpoint', () => {
     // a serialization-kind byte after its type; the DateTime keeps its time zone.
     const blockInfo = [1, 0, 2, 0xff, 0xff, 0xff, 0xff, 0];
     expect(current.body).toEqual(
-      Buffer.from([...blockInfo, 2, 1, ...text('n'), ...text('UInt8'), 0, 7, ...text('t'), ...text("DateTime('UTC')"), 0, 0, 0, 0, 0]),
+      Buffer.from([
+        ...blockInfo,
+        2,
+        1,
+        ...text('n'),
+        ...text('UInt8'),
+        0,
+        7,
+        ...text('t'),
+        ...text("DateTime('UTC')"),
+        0,
+        0,
+        0,
+        0,
+        0,
+      ]),
     );
     // An old revision: BlockInfo, but no serialization kinds and no time zone in a DateTime.
     const old = await raw(`${endpoint.url}/?default_format=Native&client_protocol_version=54000`, sql);
-    expect(old.body).toEqual(Buffer.from([...blockInfo, 2, 1, ...text('n'), ...text('UInt8'), 7, ...text('t'), ...text('DateTime'), 0, 0, 0, 0]));
+    expect(old.body).toEqual(
+      Buffer.from([
+        ...blockInfo,
+        2,
+        1,
+        ...text('n'),
+        ...text('UInt8'),
+        7,
+        ...text('t'),
+        ...text('DateTime'),
+        0,
+        0,
+        0,
+        0,
+      ]),
+    );
     // No rows: no block at all, as a server writes it.
-    const empty = await raw(`${endpoint.url}/?default_format=Native&client_protocol_version=54460`, 'SELECT 1 AS n WHERE 0');
+    const empty = await raw(
+      `${endpoint.url}/?default_format=Native&client_protocol_version=54460`,
+      'SELECT 1 AS n WHERE 0',
+    );
     expect([empty.status, empty.body.length]).toEqual([200, 0]);
   });
 
@@ -212,12 +275,20 @@ describe('the embedded read-only HTTP endpoint', () => {
       [[toNullable('q')]] AS nested, CAST(NULL, 'LowCardinality(Nullable(String))') AS lcn, true AS b, toDate32('2020-01-01') AS d32
       FROM numbers(70000)`;
     const fetchNative = async (settings: string) =>
-      Buffer.from(await (await fetch(`${unbounded.url}/?default_format=Native${settings}`, { method: 'POST', body: sql })).arrayBuffer());
+      Buffer.from(
+        await (
+          await fetch(`${unbounded.url}/?default_format=Native${settings}`, { method: 'POST', body: sql })
+        ).arrayBuffer(),
+      );
     const engineText = await fetchNative('');
     const engineBinary = await fetchNative('&output_format_native_encode_types_in_binary_format=1');
     const transcoder = new NativeTranscoder({ revision: 0, binaryTypes: false });
     // Fed in odd pieces: a block may end anywhere in what the engine hands over.
-    const pieces = [engineBinary.subarray(0, 1000), engineBinary.subarray(1000, 777_777), engineBinary.subarray(777_777)];
+    const pieces = [
+      engineBinary.subarray(0, 1000),
+      engineBinary.subarray(1000, 777_777),
+      engineBinary.subarray(777_777),
+    ];
     const out = pieces.map((piece) => transcoder.push(piece));
     transcoder.end();
     expect(out.reduce((sum, piece) => sum + piece.rows, 0)).toBe(70000);
@@ -232,13 +303,22 @@ describe('the embedded read-only HTTP endpoint', () => {
       for await (const chunk of result.stream) chunks.push(Buffer.from(chunk as Uint8Array));
       return Buffer.concat(chunks);
     };
-    for (const format of ['CSVWithNames', 'TSVWithNamesAndTypes', 'RowBinaryWithNamesAndTypes', 'JSONCompactEachRowWithNames', 'JSONEachRow', 'CSV']) {
+    for (const format of [
+      'CSVWithNames',
+      'TSVWithNamesAndTypes',
+      'RowBinaryWithNamesAndTypes',
+      'JSONCompactEachRowWithNames',
+      'JSONEachRow',
+      'CSV',
+    ]) {
       const answer = await raw(`${unbounded.url}/`, `${sql} FORMAT ${format}`);
       expect(answer.body.equals(await engine(format)), format).toBe(true);
     }
     const json = JSON.parse((await raw(`${unbounded.url}/`, `${sql} FORMAT JSON`)).body.toString());
     expect([json.rows, json.data.length, json.meta.length]).toEqual([200000, 200000, 2]);
-    const summary = JSON.parse(String((await raw(`${unbounded.url}/`, `${sql} FORMAT JSON`)).headers['x-clickhouse-summary']));
+    const summary = JSON.parse(
+      String((await raw(`${unbounded.url}/`, `${sql} FORMAT JSON`)).headers['x-clickhouse-summary']),
+    );
     expect(summary.result_rows).toBe('200000');
   });
 
@@ -249,7 +329,10 @@ describe('the embedded read-only HTTP endpoint', () => {
     expect(answer.brokenOff).toBe(true);
     const tag = String(answer.headers['x-clickhouse-exception-tag']);
     expect(tag).toMatch(/^[A-Za-z0-9_-]{16}$/);
-    const tail = /\r\n__exception__\r\n(.{16})\r\n(Code: 395\. DB::Exception: .*\n)(\d+) (.{16})\r\n__exception__\r\n$/s.exec(answer.body.toString('utf8'));
+    const tail =
+      /\r\n__exception__\r\n(.{16})\r\n(Code: 395\. DB::Exception: .*\n)(\d+) (.{16})\r\n__exception__\r\n$/s.exec(
+        answer.body.toString('utf8'),
+      );
     expect(tail?.[1]).toBe(tag);
     expect(tail?.[4]).toBe(tag);
     expect(Number(tail?.[3])).toBe(Buffer.byteLength(tail?.[2] ?? ''));
@@ -264,14 +347,25 @@ describe('the embedded read-only HTTP endpoint', () => {
   });
 
   it("binds param_* values as a server does: read in the Escaped format of the placeholder's type", async () => {
-    const hostile = ["O'Brien\\x", 'a\tb', 'back\\slash\\', 'new\nline\r', "'; DROP TABLE trades; --", '\\N', 'zero\0byte', 'ünï 😀'];
+    const hostile = [
+      "O'Brien\\x",
+      'a\tb',
+      'back\\slash\\',
+      'new\nline\r',
+      "'; DROP TABLE trades; --",
+      '\\N',
+      'zero\0byte',
+      'ünï 😀',
+    ];
     for (const value of hostile) {
       const result = await client.query({
         query: 'SELECT {s:String} AS s, length({s:String}) AS n, {a:Array(String)} AS a, {m:Map(String, String)} AS m',
         query_params: { s: value, a: [value, 'x'], m: { [value]: value } },
         format: 'JSONEachRow',
       });
-      expect(await result.json(), JSON.stringify(value)).toEqual([{ s: value, n: String(Buffer.byteLength(value)), a: [value, 'x'], m: { [value]: value } }]);
+      expect(await result.json(), JSON.stringify(value)).toEqual([
+        { s: value, n: String(Buffer.byteLength(value)), a: [value, 'x'], m: { [value]: value } },
+      ]);
     }
     const nullable = await post('SELECT {v:Nullable(String)} AS v FORMAT JSONEachRow', '?param_v=%5CN');
     expect(await nullable.json()).toEqual({ v: null });
@@ -284,7 +378,9 @@ describe('the embedded read-only HTTP endpoint', () => {
     const blocks = await raw(`${endpoint.url}/?compress=1`, 'SELECT number FROM numbers(5)');
     expect(blocks.headers['content-encoding']).toBeUndefined();
     expect(decompressBlocks(blocks.body).toString()).toBe('0\n1\n2\n3\n4\n');
-    const both = await raw(`${endpoint.url}/?compress=1&enable_http_compression=1`, 'SELECT 42', { 'Accept-Encoding': 'gzip' });
+    const both = await raw(`${endpoint.url}/?compress=1&enable_http_compression=1`, 'SELECT 42', {
+      'Accept-Encoding': 'gzip',
+    });
     expect(both.headers['content-encoding']).toBe('gzip');
     expect(decompressBlocks(gunzipSync(both.body)).toString()).toBe('42\n');
     const body = await raw(`${endpoint.url}/?decompress=1`, compressBlock(Buffer.from('SELECT 6 * 7')), {
@@ -295,11 +391,16 @@ describe('the embedded read-only HTTP endpoint', () => {
 
   it('says in X-ClickHouse-Summary how many rows and bytes the answer has', async () => {
     const answer = await raw(`${endpoint.url}/`, 'SELECT number FROM numbers(10) FORMAT CSV');
-    expect(JSON.parse(String(answer.headers['x-clickhouse-summary']))).toMatchObject({ result_rows: '10', result_bytes: '20' });
+    expect(JSON.parse(String(answer.headers['x-clickhouse-summary']))).toMatchObject({
+      result_rows: '10',
+      result_bytes: '20',
+    });
   });
 
   it('allows table functions by name and refuses every other one chDB has', async () => {
-    const names = (await rows<{ name: string }>(client, 'SELECT name FROM system.table_functions')).map(({ name }) => name);
+    const names = (await rows<{ name: string }>(client, 'SELECT name FROM system.table_functions')).map(
+      ({ name }) => name,
+    );
     const allowed = new Set(ALLOWED_TABLE_FUNCTIONS);
     const refused = new Set(REFUSED_TABLE_FUNCTIONS);
     // A function a chDB upgrade adds is refused (it is not allowed), and this fails until it is classified.
@@ -313,7 +414,9 @@ describe('the embedded read-only HTTP endpoint', () => {
       expect(response.headers.get('x-clickhouse-exception-code'), name).toBe('164');
     }
     expect(await (await post('SELECT count() FROM numbers(3)')).text()).toBe('3\n');
-    expect(() => prepareReadOnlyQuery('SELECT * FROM brandNew(1)', {}, LIMITS, new Set(['brandNew']))).toThrow(/readonly mode/);
+    expect(() => prepareReadOnlyQuery('SELECT * FROM brandNew(1)', {}, LIMITS, new Set(['brandNew']))).toThrow(
+      /readonly mode/,
+    );
   });
 });
 
@@ -340,7 +443,14 @@ describe('preparing a query for the read-only endpoint', () => {
   });
 
   it('refuses anything but one read statement', () => {
-    for (const statement of ['INSERT INTO t VALUES (1)', 'ALTER TABLE t DELETE WHERE 1', 'OPTIMIZE TABLE t', 'SYSTEM FLUSH LOGS', 'USE t', 'KILL QUERY ALL']) {
+    for (const statement of [
+      'INSERT INTO t VALUES (1)',
+      'ALTER TABLE t DELETE WHERE 1',
+      'OPTIMIZE TABLE t',
+      'SYSTEM FLUSH LOGS',
+      'USE t',
+      'KILL QUERY ALL',
+    ]) {
       expect(() => prepareReadOnlyQuery(statement), statement).toThrow(/readonly mode/);
     }
     expect(() => prepareReadOnlyQuery("SELECT 'unterminated")).toThrow(/Syntax error/);

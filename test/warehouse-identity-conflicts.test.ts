@@ -12,7 +12,12 @@ import { migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixture
 let store: TestWarehouse;
 const T = Date.UTC(2026, 10, 1, 12, 0, 0);
 let offset = 0;
-const provenance = (receivedMs: number) => ({ _topic: 'test', _partition: 0, _offset: offset++, _received_at: BigInt(receivedMs) * 1000n });
+const provenance = (receivedMs: number) => ({
+  _topic: 'test',
+  _partition: 0,
+  _offset: offset++,
+  _received_at: BigInt(receivedMs) * 1000n,
+});
 
 const trade = (id: string, price: number, atMs: number, receivedMs = atMs) => ({
   token_id: 'tok-a',
@@ -87,15 +92,25 @@ describe('identity conflicts', () => {
 
   it('finds the ids that name two entities, per table, with what differs', async () => {
     const found = await Promise.all(NATURAL_KEYS.map((spec) => findConflicts(store.warehouse.client, spec)));
-    expect(found.map((list) => list.map((c) => ({ key: c.key, variants: c.variants, differing: c.differing, rows: c.rows })))).toEqual([
+    expect(
+      found.map((list) =>
+        list.map((c) => ({ key: c.key, variants: c.variants, differing: c.differing, rows: c.rows })),
+      ),
+    ).toEqual([
       [{ key: { trade_id: 't2' }, variants: 2, differing: ['price_micro', 'executed_at'], rows: 2 }],
       [{ key: { account: 'demo', fill_id: 'f2' }, variants: 2, differing: ['executed_at'], rows: 2 }],
       [{ key: { account: 'demo', order_id: 'o2' }, variants: 2, differing: ['created_at'], rows: 2 }],
     ]);
     expect(found[0]![0]).toMatchObject({ firstAtMs: T + 1_000, tokenIds: ['tok-a'] });
     // Only ids with a row received since: the restarted venue's t2 arrived an hour later.
-    expect((await findConflicts(store.warehouse.client, NATURAL_KEYS[0]!, { receivedSinceMs: T + 1_800_000 })).map((c) => c.key)).toEqual([{ trade_id: 't2' }]);
-    expect(await findConflicts(store.warehouse.client, NATURAL_KEYS[0]!, { receivedSinceMs: T + 7_200_000 })).toEqual([]);
+    expect(
+      (await findConflicts(store.warehouse.client, NATURAL_KEYS[0]!, { receivedSinceMs: T + 1_800_000 })).map(
+        (c) => c.key,
+      ),
+    ).toEqual([{ trade_id: 't2' }]);
+    expect(await findConflicts(store.warehouse.client, NATURAL_KEYS[0]!, { receivedSinceMs: T + 7_200_000 })).toEqual(
+      [],
+    );
   });
 
   it('records each once in data_quality, keeps every row, and records again only when an id names more entities', async () => {
@@ -115,14 +130,26 @@ describe('identity conflicts', () => {
 
     await store.warehouse.insertRows('trades', [trade('t2', 490_000, T + 120_000, T + 7_200_000)]);
     expect((await recordConflicts(store.warehouse, {}, T + 7_300_000)).recorded).toBe(1);
-    expect(await rows(store.warehouse.client, "SELECT count() AS n FROM tapehouse.trades WHERE trade_id = 't2'")).toEqual([{ n: '3' }]);
+    expect(
+      await rows(store.warehouse.client, "SELECT count() AS n FROM tapehouse.trades WHERE trade_id = 't2'"),
+    ).toEqual([{ n: '3' }]);
   });
 
   it('compares the new trades of a check with the week before them only; a full check sees all', async () => {
     const day = 86_400_000;
-    await store.warehouse.insertRows('trades', [trade('t5', 450_000, T - 10 * day), trade('t5', 480_000, T + 8 * 3_600_000)]);
+    await store.warehouse.insertRows('trades', [
+      trade('t5', 450_000, T - 10 * day),
+      trade('t5', 480_000, T + 8 * 3_600_000),
+    ]);
     const since = T + 7 * 3_600_000;
-    expect((await findConflicts(store.warehouse.client, NATURAL_KEYS[0]!, { receivedSinceMs: since })).map((c) => c.key.trade_id)).toEqual([]);
-    expect((await findConflicts(store.warehouse.client, NATURAL_KEYS[0]!)).map((c) => c.key.trade_id)).toEqual(['t2', 't5']);
+    expect(
+      (await findConflicts(store.warehouse.client, NATURAL_KEYS[0]!, { receivedSinceMs: since })).map(
+        (c) => c.key.trade_id,
+      ),
+    ).toEqual([]);
+    expect((await findConflicts(store.warehouse.client, NATURAL_KEYS[0]!)).map((c) => c.key.trade_id)).toEqual([
+      't2',
+      't5',
+    ]);
   });
 });

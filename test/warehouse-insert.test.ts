@@ -8,7 +8,17 @@ import type { EmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
 import { rows, temporaryDataDir } from './warehouse-fixtures.ts';
 import { openEmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
 
-const NASTY = ['tab\there', 'line\nbreak', 'carriage\rreturn', 'back\\slash', 'quote \' and "double"', '\\N', '', 'ünïcødé 🚀', '\\t literal'];
+const NASTY = [
+  'tab\there',
+  'line\nbreak',
+  'carriage\rreturn',
+  'back\\slash',
+  'quote \' and "double"',
+  '\\N',
+  '',
+  'ünïcødé 🚀',
+  '\\t literal',
+];
 
 describe("the loaders' insert path (TabSeparated)", () => {
   const dir = temporaryDataDir();
@@ -40,7 +50,12 @@ describe("the loaders' insert path (TabSeparated)", () => {
       big: 170_141_183_460_469_231_731_687_303_715_884_105_727n,
       ratio: i / 3,
       flag: i % 2 === 0,
-      at: i === 0 ? 1_714_521_600_123_456n : i === 1 ? new Date(Date.UTC(2024, 4, 1, 12, 30, 0, 5)) : '2024-05-01T10:20:30.654321Z',
+      at:
+        i === 0
+          ? 1_714_521_600_123_456n
+          : i === 1
+            ? new Date(Date.UTC(2024, 4, 1, 12, 30, 0, 5))
+            : '2024-05-01T10:20:30.654321Z',
       day: '2024-05-01',
       maybe_micro: i % 3 === 0 ? null : BigInt(i),
       maybe_at: i % 3 === 0 ? undefined : '2024-05-01T00:00:00.001+02:00',
@@ -65,7 +80,12 @@ describe("the loaders' insert path (TabSeparated)", () => {
         big: String(row.big),
         ratio: row.ratio,
         flag: row.flag,
-        at: i === 0 ? '2024-05-01 00:00:00.123456' : i === 1 ? '2024-05-01 12:30:00.005000' : '2024-05-01 10:20:30.654321',
+        at:
+          i === 0
+            ? '2024-05-01 00:00:00.123456'
+            : i === 1
+              ? '2024-05-01 12:30:00.005000'
+              : '2024-05-01 10:20:30.654321',
         day: '2024-05-01',
         maybe_micro: row.maybe_micro === null ? null : String(row.maybe_micro),
         maybe_at: row.maybe_at === undefined ? null : '2024-04-30 22:00:00.001',
@@ -113,13 +133,20 @@ describe("the loaders' insert path (TabSeparated)", () => {
   });
 
   it('refuses to insert into MATERIALIZED columns or unknown tables', async () => {
-    await expect(warehouse.insertRows('t.every_type', [{ id: 1 }], { columns: ['id', 'doubled'] })).rejects.toThrow(/MATERIALIZED/);
+    await expect(warehouse.insertRows('t.every_type', [{ id: 1 }], { columns: ['id', 'doubled'] })).rejects.toThrow(
+      /MATERIALIZED/,
+    );
     await expect(warehouse.insertRows('t.nope', [{ id: 1 }])).rejects.toThrow(/t\.nope does not exist/);
     await expect(warehouse.insertRows('t.every_type; DROP TABLE x', [{ id: 1 }])).rejects.toThrow(/not a table name/);
   });
 
   it("writes its settings into the statement's SETTINGS clause (async inserts off, whatever the server profile says), the dedup token escaped", () => {
-    const sql = insertStatementSql({ table: 'tapehouse.trades', columns: ['a', 'b'], settings: insertSettings("tok'en\\x"), format: 'TabSeparated' });
+    const sql = insertStatementSql({
+      table: 'tapehouse.trades',
+      columns: ['a', 'b'],
+      settings: insertSettings("tok'en\\x"),
+      format: 'TabSeparated',
+    });
     expect(sql).toBe(
       'INSERT INTO tapehouse.trades (a, b) SETTINGS async_insert = 0, insert_deduplicate = 1, deduplicate_blocks_in_dependent_materialized_views = 1, ' +
         "date_time_input_format = 'best_effort', input_format_null_as_default = 1, insert_deduplication_token = 'tok\\'en\\\\x' FORMAT TabSeparated",
@@ -133,7 +160,9 @@ describe("the loaders' insert path (TabSeparated)", () => {
       { name: 'c', type: 'Array(LowCardinality(String))', defaultKind: '' },
     ];
     const encoder = compileRowEncoder('t.x', specs);
-    expect(encoder.encode([{ a: 'x\ty', b: null, c: ["a'b", 'c\\d'] }]).toString()).toBe("x\\ty\t\\N\t['a\\'b','c\\\\d']\n");
+    expect(encoder.encode([{ a: 'x\ty', b: null, c: ["a'b", 'c\\d'] }]).toString()).toBe(
+      "x\\ty\t\\N\t['a\\'b','c\\\\d']\n",
+    );
     expect(isoFromEpochMicros(-1n)).toBe('1969-12-31T23:59:59.999999Z');
   });
 });
@@ -160,9 +189,13 @@ describe("the loaders' insert path on chDB (Native, read from a file on tmpfs)",
       });
     }
     await warehouse.client.command({
-      query: 'CREATE TABLE t.per_kind (kind String, n UInt64) ENGINE = MergeTree ORDER BY kind SETTINGS non_replicated_deduplication_window = 100',
+      query:
+        'CREATE TABLE t.per_kind (kind String, n UInt64) ENGINE = MergeTree ORDER BY kind SETTINGS non_replicated_deduplication_window = 100',
     });
-    await warehouse.client.command({ query: 'CREATE MATERIALIZED VIEW t.per_kind_mv TO t.per_kind AS SELECT kind, count() AS n FROM t.native GROUP BY kind' });
+    await warehouse.client.command({
+      query:
+        'CREATE MATERIALIZED VIEW t.per_kind_mv TO t.per_kind AS SELECT kind, count() AS n FROM t.native GROUP BY kind',
+    });
     tabSeparated = new RowInserter(warehouse.client, { ...chdbTransport(warehouse.connection), native: false });
   });
   afterAll(async () => {
@@ -173,7 +206,8 @@ describe("the loaders' insert path on chDB (Native, read from a file on tmpfs)",
   const LONG = 'ü'.repeat(100); // 200 bytes of UTF-8: a two-byte length
   const at = Date.UTC(2026, 2, 2, 12, 30, 15, 123);
 
-  /** Every type the Native path writes, with the awkward values of each; every third row leaves its DEFAULT columns out. */
+  /** Every type the Native path writes, with the awkward values of each; every third row leaves its DEFAULT columns
+   * out. */
   function sample(count: number, from = 0): InsertRow[] {
     return Array.from({ length: count }, (_, k) => {
       const i = from + k;
@@ -185,7 +219,14 @@ describe("the loaders' insert path on chDB (Native, read from a file on tmpfs)",
         small: [0, 65_535, '7', 1n][i % 4],
         medium: [-2_147_483_648, 2_147_483_647, '-12', 12n][i % 4],
         wide: [0, 4_294_967_295, '4294967295', 3n][i % 4],
-        amount_micro: [-9_223_372_036_854_775_808n, 9_223_372_036_854_775_807n, '-9223372036854775808', '123456789012345', -1, '-7'][i % 6],
+        amount_micro: [
+          -9_223_372_036_854_775_808n,
+          9_223_372_036_854_775_807n,
+          '-9223372036854775808',
+          '123456789012345',
+          -1,
+          '-7',
+        ][i % 6],
         count: [18_446_744_073_709_551_615n, '18446744073709551615', 9_007_199_254_740_993n, 0][i % 4],
         ratio: [1 / 3, -0, 1e300, -2.5e-300, Number.POSITIVE_INFINITY, 2n ** 60n + 1n][i % 6],
         flag: [true, false, 1, 0][i % 4],
@@ -199,11 +240,16 @@ describe("the loaders' insert path on chDB (Native, read from a file on tmpfs)",
         amounts_micro: i % 4 === 0 ? [] : [1n, '-2', 9_007_199_254_740_993n],
         labels: ['a', i % 2 ? 'b' : 'c'],
       };
-      return i % 3 === 0 ? row : { ...row, defaulted: `given ${i}`, fee_micro: -i, derived: i, status: 'closed', seen_at: at };
+      return i % 3 === 0
+        ? row
+        : { ...row, defaulted: `given ${i}`, fee_micro: -i, derived: i, status: 'closed', seen_at: at };
     });
   }
 
-  const dump = async (table: string) => await (await warehouse.client.query({ query: `SELECT * FROM ${table} ORDER BY id`, format: 'TabSeparated' })).text();
+  const dump = async (table: string) =>
+    await (
+      await warehouse.client.query({ query: `SELECT * FROM ${table} ORDER BY id`, format: 'TabSeparated' })
+    ).text();
 
   it('stores exactly what the TabSeparated path stores, byte for byte, for every type, edge value and DEFAULT', async () => {
     const input = sample(60);
@@ -221,8 +267,22 @@ describe("the loaders' insert path on chDB (Native, read from a file on tmpfs)",
         'SELECT id, defaulted, fee_micro, derived, status, toString(seen_at) AS seen_at FROM t.native WHERE id IN (3, 4) ORDER BY id',
       ),
     ).toEqual([
-      { id: 3, defaulted: 'the default', fee_micro: '42', derived: '30', status: 'open', seen_at: '2024-01-02 03:04:05.000006' },
-      { id: 4, defaulted: 'given 4', fee_micro: '-4', derived: '4', status: 'closed', seen_at: '2026-03-02 12:30:15.123000' },
+      {
+        id: 3,
+        defaulted: 'the default',
+        fee_micro: '42',
+        derived: '30',
+        status: 'open',
+        seen_at: '2024-01-02 03:04:05.000006',
+      },
+      {
+        id: 4,
+        defaulted: 'given 4',
+        fee_micro: '-4',
+        derived: '4',
+        status: 'closed',
+        seen_at: '2026-03-02 12:30:15.123000',
+      },
     ]);
   });
 
@@ -242,7 +302,10 @@ describe("the loaders' insert path on chDB (Native, read from a file on tmpfs)",
 
   it('drops a repeated insert with the same deduplication token, in the table and in its materialized view', async () => {
     const count = async () =>
-      rows(warehouse.client, 'SELECT (SELECT count() FROM t.native WHERE id >= 2000) AS rows, (SELECT sum(n) FROM t.per_kind) AS viewed');
+      rows(
+        warehouse.client,
+        'SELECT (SELECT count() FROM t.native WHERE id >= 2000) AS rows, (SELECT sum(n) FROM t.per_kind) AS viewed',
+      );
     const before = await count();
     const batch = sample(20, 2000);
     const first = await warehouse.insertRows('t.native', batch, { dedupToken: 't.native:topic:0:2000-2019' });

@@ -27,14 +27,37 @@ describe('latest views', () => {
   const read = (query: string) => rows(w.warehouse.client, query);
 
   it('orders_latest: the cancel reason of the account stream survives a newer REST read, which has none', async () => {
-    const order = { account: 'acct', order_id: 'ord-1', token_id: 'tok', side: 'BUY', type: 'LIMIT', price_micro: 450_000n, original_size_micro: 10_000_000n };
+    const order = {
+      account: 'acct',
+      order_id: 'ord-1',
+      token_id: 'tok',
+      side: 'BUY',
+      type: 'LIMIT',
+      price_micro: 450_000n,
+      original_size_micro: 10_000_000n,
+    };
     await insert('orders', [
       { ...order, status: 'CANCELLED', source: 'rest:orders/list', observed_at: T + 5_000 },
-      { ...order, status: 'CANCELLED', cancel_reason: 'SELF_TRADE_PREVENTION', source: 'ws:order_cancelled', observed_at: T + 1_000 },
+      {
+        ...order,
+        status: 'CANCELLED',
+        cancel_reason: 'SELF_TRADE_PREVENTION',
+        source: 'ws:order_cancelled',
+        observed_at: T + 1_000,
+      },
       { ...order, status: 'PENDING', source: 'rest:orders/list', observed_at: T },
     ]);
-    expect(await read("SELECT status, cancel_reason, source, price_micro FROM tapehouse.orders_latest WHERE order_id = 'ord-1'")).toEqual([
-      { status: 'CANCELLED', cancel_reason: 'SELF_TRADE_PREVENTION', source: 'rest:orders/list', price_micro: '450000' },
+    expect(
+      await read(
+        "SELECT status, cancel_reason, source, price_micro FROM tapehouse.orders_latest WHERE order_id = 'ord-1'",
+      ),
+    ).toEqual([
+      {
+        status: 'CANCELLED',
+        cancel_reason: 'SELF_TRADE_PREVENTION',
+        source: 'rest:orders/list',
+        price_micro: '450000',
+      },
     ]);
     expect(await read("SELECT count() AS n FROM tapehouse.orders WHERE order_id = 'ord-1'")).toEqual([{ n: '3' }]); // history kept whole
   });
@@ -45,20 +68,44 @@ describe('latest views', () => {
       { ...order, status: 'CANCELLED', cancel_reason: 'USER', source: 'ws:order_cancelled' },
       { ...order, status: 'MATCHED', size_matched_micro: 5n, source: 'rest:orders/list' },
     ]);
-    expect(await read("SELECT status, size_matched_micro, cancel_reason FROM tapehouse.orders_latest WHERE order_id = 'ord-2'")).toEqual([
-      { status: 'MATCHED', size_matched_micro: '5', cancel_reason: 'USER' },
-    ]);
+    expect(
+      await read(
+        "SELECT status, size_matched_micro, cancel_reason FROM tapehouse.orders_latest WHERE order_id = 'ord-2'",
+      ),
+    ).toEqual([{ status: 'MATCHED', size_matched_micro: '5', cancel_reason: 'USER' }]);
   });
 
   it('fills_latest (and fills): the settlement status of a newer REST read with the role and hash only the stream gave', async () => {
-    const fill = { account: 'acct', fill_id: 'f-1', token_id: 'tok', side: 'BUY', price_micro: 400_000n, shares_micro: 2_000_000n, executed_at: T };
+    const fill = {
+      account: 'acct',
+      fill_id: 'f-1',
+      token_id: 'tok',
+      side: 'BUY',
+      price_micro: 400_000n,
+      shares_micro: 2_000_000n,
+      executed_at: T,
+    };
     await insert('fill_observations', [
       { ...fill, status: 'CONFIRMED', source: 'rest:portfolio/trades', observed_at: T + 60_000 },
-      { ...fill, status: 'MATCHED', role: 'MAKER', transaction_hash: '0xabc', fee_micro: 3n, source: 'ws:fill', observed_at: T },
+      {
+        ...fill,
+        status: 'MATCHED',
+        role: 'MAKER',
+        transaction_hash: '0xabc',
+        fee_micro: 3n,
+        source: 'ws:fill',
+        observed_at: T,
+      },
     ]);
     const expected = [{ status: 'CONFIRMED', role: 'MAKER', transaction_hash: '0xabc', notional_micro: '800000' }];
-    expect(await read("SELECT status, role, transaction_hash, notional_micro FROM tapehouse.fills_latest WHERE fill_id = 'f-1'")).toEqual(expected);
-    expect(await read("SELECT status, role, transaction_hash, notional_micro FROM tapehouse.fills WHERE fill_id = 'f-1'")).toEqual(expected);
+    expect(
+      await read(
+        "SELECT status, role, transaction_hash, notional_micro FROM tapehouse.fills_latest WHERE fill_id = 'f-1'",
+      ),
+    ).toEqual(expected);
+    expect(
+      await read("SELECT status, role, transaction_hash, notional_micro FROM tapehouse.fills WHERE fill_id = 'f-1'"),
+    ).toEqual(expected);
   });
 
   it('portfolio_summaries_latest: the newest figures, and the accounting status only the REST read gives', async () => {
@@ -67,9 +114,11 @@ describe('latest views', () => {
       { ...summary, as_of: T + 2_000, cash_balance_micro: 7n, source: 'sse:portfolio.sync' },
       { ...summary, as_of: T, cash_balance_micro: 5n, accounting_status: 'SETTLED', source: 'rest:portfolio/summary' },
     ]);
-    expect(await read("SELECT cash_balance_micro, accounting_status, source FROM tapehouse.portfolio_summaries_latest WHERE exchange = 'ex-1'")).toEqual([
-      { cash_balance_micro: '7', accounting_status: 'SETTLED', source: 'sse:portfolio.sync' },
-    ]);
+    expect(
+      await read(
+        "SELECT cash_balance_micro, accounting_status, source FROM tapehouse.portfolio_summaries_latest WHERE exchange = 'ex-1'",
+      ),
+    ).toEqual([{ cash_balance_micro: '7', accounting_status: 'SETTLED', source: 'sse:portfolio.sync' }]);
   });
 
   it('events_latest: a newer list read keeps the market ids the detail read gave; at one instant the detail read wins', async () => {
@@ -79,7 +128,11 @@ describe('latest views', () => {
       { event_id: 'ev-8', slug: 'ev-8', title: 'From the list', is_detail: false, observed_at: T },
       { event_id: 'ev-8', slug: 'ev-8', title: 'From the detail', is_detail: true, observed_at: T },
     ]);
-    expect(await read("SELECT event_id, title, market_ids FROM tapehouse.events_latest WHERE event_id IN ('ev-8', 'ev-9') ORDER BY event_id")).toEqual([
+    expect(
+      await read(
+        "SELECT event_id, title, market_ids FROM tapehouse.events_latest WHERE event_id IN ('ev-8', 'ev-9') ORDER BY event_id",
+      ),
+    ).toEqual([
       { event_id: 'ev-8', title: 'From the detail', market_ids: [] },
       { event_id: 'ev-9', title: 'Renamed', market_ids: ['m-1', 'm-2'] },
     ]);
@@ -87,7 +140,15 @@ describe('latest views', () => {
 
   // Tables of one source: the source's newest read is what the venue says now, whole (a field it
   // no longer sends is gone, not filled in from an older read).
-  const singleSource: Array<{ view: string; table: string; key: InsertRow; time: string; older: InsertRow; newer: InsertRow; field: string }> = [
+  const singleSource: Array<{
+    view: string;
+    table: string;
+    key: InsertRow;
+    time: string;
+    older: InsertRow;
+    newer: InsertRow;
+    field: string;
+  }> = [
     {
       view: 'markets_latest',
       table: 'markets',
@@ -154,7 +215,9 @@ describe('latest views', () => {
         .map(([k, v]) => `${k} = '${String(v)}'`)
         .join(' AND ');
       const newer = c.newer[c.field];
-      expect(await read(`SELECT ${c.field} AS v FROM tapehouse.${c.view} WHERE ${where}`)).toEqual([{ v: typeof newer === 'bigint' ? String(newer) : newer }]);
+      expect(await read(`SELECT ${c.field} AS v FROM tapehouse.${c.view} WHERE ${where}`)).toEqual([
+        { v: typeof newer === 'bigint' ? String(newer) : newer },
+      ]);
     });
   }
 });

@@ -44,7 +44,10 @@ describe('numbered migrations', () => {
   it('applies files in order and records each with the sha256 of its text', async () => {
     const result = await migrate(warehouse.client, write({ '0002_two.sql': TWO, '0001_one.sql': ONE }));
     expect(result.applied.map((m) => m.file)).toEqual(['0001_one.sql', '0002_two.sql']);
-    const recorded = await rows(warehouse.client, 'SELECT version, name, checksum FROM tapehouse.schema_migrations ORDER BY version');
+    const recorded = await rows(
+      warehouse.client,
+      'SELECT version, name, checksum FROM tapehouse.schema_migrations ORDER BY version',
+    );
     expect(recorded).toEqual([
       { version: 1, name: 'one', checksum: createHash('sha256').update(ONE).digest('hex') },
       { version: 2, name: 'two', checksum: createHash('sha256').update(TWO).digest('hex') },
@@ -64,15 +67,22 @@ describe('numbered migrations', () => {
     await migrate(warehouse.client, write({ '0001_one.sql': ONE }));
     const edited = write({ '0001_one.sql': ONE.replace('UInt8', 'UInt16'), '0002_two.sql': TWO });
     await expect(migrate(warehouse.client, edited)).rejects.toThrow(/0001_one\.sql changed after it was applied/);
-    expect(await rows(warehouse.client, "SELECT count() AS n FROM system.tables WHERE database = 'tapehouse' AND name = 'm_two'")).toEqual([{ n: '0' }]);
+    expect(
+      await rows(
+        warehouse.client,
+        "SELECT count() AS n FROM system.tables WHERE database = 'tapehouse' AND name = 'm_two'",
+      ),
+    ).toEqual([{ n: '0' }]);
   });
 
   it('refuses an applied migration whose file is gone, and a new file numbered below an applied one', async () => {
     await migrate(warehouse.client, write({ '0001_one.sql': ONE, '0003_three.sql': 'SELECT 1' }));
-    await expect(migrate(warehouse.client, write({ '0003_three.sql': 'SELECT 1' }))).rejects.toThrow(/0001_one is applied but its file is missing/);
-    await expect(migrate(warehouse.client, write({ '0001_one.sql': ONE, '0002_two.sql': TWO, '0003_three.sql': 'SELECT 1' }))).rejects.toThrow(
-      /0002_two\.sql is numbered below 0003/,
+    await expect(migrate(warehouse.client, write({ '0003_three.sql': 'SELECT 1' }))).rejects.toThrow(
+      /0001_one is applied but its file is missing/,
     );
+    await expect(
+      migrate(warehouse.client, write({ '0001_one.sql': ONE, '0002_two.sql': TWO, '0003_three.sql': 'SELECT 1' })),
+    ).rejects.toThrow(/0002_two\.sql is numbered below 0003/);
   });
 
   it('names the file and statement that failed, records nothing for it, and completes on the next run', async () => {
@@ -99,22 +109,27 @@ RENAME TABLE tapehouse.old_name TO tapehouse.new_name;`,
     });
     expect((await migrate(warehouse.client, migrations)).recreated).toEqual([]);
     await warehouse.client.command({ query: 'INSERT INTO tapehouse.src (a) VALUES (1)' });
-    for (const name of ['src', 'src_view', 'new_name']) await warehouse.client.command({ query: `DROP TABLE tapehouse.${name}` });
+    for (const name of ['src', 'src_view', 'new_name'])
+      await warehouse.client.command({ query: `DROP TABLE tapehouse.${name}` });
 
     const repaired = await migrate(warehouse.client, migrations);
     expect(repaired.applied).toEqual([]);
     expect(repaired.recreated.sort()).toEqual(['new_name', 'src', 'src_view']);
     // As the migrations leave it now (the later column included), and empty; the view reads it again.
-    expect(await rows(warehouse.client, "SELECT name FROM system.columns WHERE database = 'tapehouse' AND table = 'src' ORDER BY position")).toEqual([
-      { name: 'a' },
-      { name: 'b' },
-    ]);
+    expect(
+      await rows(
+        warehouse.client,
+        "SELECT name FROM system.columns WHERE database = 'tapehouse' AND table = 'src' ORDER BY position",
+      ),
+    ).toEqual([{ name: 'a' }, { name: 'b' }]);
     expect(await rows(warehouse.client, 'SELECT count() AS n FROM tapehouse.src')).toEqual([{ n: '0' }]);
     await warehouse.client.command({ query: 'INSERT INTO tapehouse.src (a) VALUES (2), (3)' });
     expect(await rows(warehouse.client, 'SELECT a FROM tapehouse.src_view ORDER BY a')).toEqual([{ a: 2 }, { a: 3 }]);
     expect(await rows(warehouse.client, 'SELECT sum(n) AS n FROM tapehouse.total')).toEqual([{ n: '3' }]); // 1 before, 2 after
     expect((await migrate(warehouse.client, migrations)).recreated).toEqual([]);
-    expect(await rows(warehouse.client, "SELECT count() AS n FROM system.databases WHERE name LIKE 'tapehouse_%'")).toEqual([{ n: '0' }]);
+    expect(
+      await rows(warehouse.client, "SELECT count() AS n FROM system.databases WHERE name LIKE 'tapehouse_%'"),
+    ).toEqual([{ n: '0' }]);
   });
 
   it('0101 moves the rows of a monthly table into a daily one the materialised views follow, and converges when run again after stopping anywhere', async () => {
@@ -138,7 +153,10 @@ RENAME TABLE tapehouse.old_name TO tapehouse.new_name;`,
     await warehouse.insertRows('trades', [trade(1, '2026-10-30T10:00:00.000'), trade(2, '2026-11-02T10:00:00.000')]);
     // Interrupted right after the swap: the old table waits under the temporary name.
     const statements = splitStatements(all.find((m) => m.version === 101)!.sql);
-    for (const statement of statements.slice(0, statements.findIndex((s) => s.includes('EXCHANGE TABLES tapehouse.trades')) + 1)) {
+    for (const statement of statements.slice(
+      0,
+      statements.findIndex((s) => s.includes('EXCHANGE TABLES tapehouse.trades')) + 1,
+    )) {
       await runMigrationStatement(warehouse.client, statement);
     }
     const result = await migrate(warehouse.client, all);
@@ -152,13 +170,23 @@ RENAME TABLE tapehouse.old_name TO tapehouse.new_name;`,
       { name: 'book_changes', partition_key: 'toDate(changed_at)' },
       { name: 'trades', partition_key: 'toDate(executed_at)' },
     ]);
-    expect(await rows(warehouse.client, 'SELECT trade_id, notional_micro, _partition_id AS part FROM tapehouse.trades ORDER BY trade_id')).toEqual([
+    expect(
+      await rows(
+        warehouse.client,
+        'SELECT trade_id, notional_micro, _partition_id AS part FROM tapehouse.trades ORDER BY trade_id',
+      ),
+    ).toEqual([
       { trade_id: 't1', notional_micro: '1000000', part: '20261030' },
       { trade_id: 't2', notional_micro: '1000000', part: '20261102' },
     ]);
     // The candles' materialised view reads the new table: a trade inserted now reaches them.
     await warehouse.insertRows('trades', [trade(3, '2026-11-02T10:00:30.000')]);
-    expect(await rows(warehouse.client, "SELECT sum(trade_count) AS n FROM tapehouse.candles_1m WHERE bucket >= '2026-11-02'")).toEqual([{ n: '2' }]);
+    expect(
+      await rows(
+        warehouse.client,
+        "SELECT sum(trade_count) AS n FROM tapehouse.candles_1m WHERE bucket >= '2026-11-02'",
+      ),
+    ).toEqual([{ n: '2' }]);
     // Every table carries the cleanup settings.
     expect(
       await rows(
@@ -193,7 +221,8 @@ RENAME TABLE tapehouse.old_name TO tapehouse.new_name;`,
       _offset: offset,
       _received_at: '2024-05-01 10:00:00.000000',
     });
-    const insert = (values: object[]) => warehouse.client.insert({ table: 'tapehouse.trades', values, format: 'JSONEachRow' });
+    const insert = (values: object[]) =>
+      warehouse.client.insert({ table: 'tapehouse.trades', values, format: 'JSONEachRow' });
     // Before: one row per trade (capture kept a trade's first fill only).
     await insert([trade(1, 'a', undefined, 400_000), trade(2, 'b', undefined, 410_000)]);
     await migrate(warehouse.client, all);
@@ -209,9 +238,12 @@ RENAME TABLE tapehouse.old_name TO tapehouse.new_name;`,
     await warehouse.client.command({ query: 'OPTIMIZE TABLE tapehouse.candles_state FINAL' });
     expect(await rows(warehouse.client, `${counts}candles_1h`)).toEqual([{ trades: '4', fills: '5' }]);
     // Same executed_at and sequence for all five: open and close are decided by trade id, then fill id.
-    expect(await rows(warehouse.client, 'SELECT toString(open_micro) AS o, toString(close_micro) AS c FROM tapehouse.candles_1m')).toEqual([
-      { o: '400000', c: '440000' },
-    ]);
+    expect(
+      await rows(
+        warehouse.client,
+        'SELECT toString(open_micro) AS o, toString(close_micro) AS c FROM tapehouse.candles_1m',
+      ),
+    ).toEqual([{ o: '400000', c: '440000' }]);
   });
 
   describe('the shipped schema (the public SQL surface of DESIGN.md)', () => {
@@ -240,17 +272,21 @@ RENAME TABLE tapehouse.old_name TO tapehouse.new_name;`,
 
       await migrateWarehouse(warehouse);
       const embedded = await windows();
-      for (const name of deduplicating) expect([name, embedded.get(name)?.window]).toEqual([name, String(ONE_LOADER_DEDUPLICATION_WINDOW)]);
+      for (const name of deduplicating)
+        expect([name, embedded.get(name)?.window]).toEqual([name, String(ONE_LOADER_DEDUPLICATION_WINDOW)]);
       expect(embedded.get('loader_offsets')?.window).toBe('');
 
       await migrate(warehouse.client, loadMigrations(), { deduplicationWindow: GROUP_DEDUPLICATION_WINDOW });
       const group = await windows();
-      for (const name of deduplicating) expect([name, group.get(name)?.window]).toEqual([name, String(GROUP_DEDUPLICATION_WINDOW)]);
+      for (const name of deduplicating)
+        expect([name, group.get(name)?.window]).toEqual([name, String(GROUP_DEDUPLICATION_WINDOW)]);
       expect(group.get('loader_offsets')?.window).toBe('');
     });
 
     it('has every table and view DESIGN.md and issue 7 name, in database tapehouse', async () => {
-      const names = (await rows<{ name: string }>(warehouse.client, "SELECT name FROM system.tables WHERE database = 'tapehouse'")).map((r) => r.name);
+      const names = (
+        await rows<{ name: string }>(warehouse.client, "SELECT name FROM system.tables WHERE database = 'tapehouse'")
+      ).map((r) => r.name);
       for (const name of [
         'trades',
         'book_changes',
@@ -326,7 +362,8 @@ RENAME TABLE tapehouse.old_name TO tapehouse.new_name;`,
           const known = name.startsWith('_') ? docs.provenance.has(name) : documented.has(name);
           if (!known) problems.push(`${table}.${name}: not documented`);
         }
-        for (const name of documented) if (!names.includes(name)) problems.push(`${table}.${name}: documented but absent`);
+        for (const name of documented)
+          if (!names.includes(name)) problems.push(`${table}.${name}: documented but absent`);
       }
       expect(problems).toEqual([]);
     });

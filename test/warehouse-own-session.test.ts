@@ -12,7 +12,9 @@ describe('Warehouse.ownSession on chDB', () => {
     const session = await warehouse.ownSession();
     await warehouse.client.command({ query: 'CREATE TABLE default.t (x UInt64) ENGINE = MergeTree ORDER BY x' });
     let busy = true;
-    const long = warehouse.client.query({ query: 'SELECT sum(sleepEachRow(0.5)) FROM numbers(8) SETTINGS max_block_size = 1' }).finally(() => (busy = false));
+    const long = warehouse.client
+      .query({ query: 'SELECT sum(sleepEachRow(0.5)) FROM numbers(8) SETTINGS max_block_size = 1' })
+      .finally(() => (busy = false));
     await new Promise((resolve) => setTimeout(resolve, 200));
     const prepared = await session.prepareInsert('default.t', [{ x: 7n }]);
     await prepared.send();

@@ -84,7 +84,9 @@ TOKENS.forEach(({ token_id, condition_id }, t) => {
     };
     // One trade in ten met several makers: fills of one trade id, time and sequence, each its own price.
     if (i % 10 !== 3) trades.push(trade);
-    else for (const f of ['f3', 'f1', 'f2']) trades.push({ ...trade, fill_id: `${trade.trade_id}-${f}`, price: BigInt(1 + Math.floor(next() * 999_998)) });
+    else
+      for (const f of ['f3', 'f1', 'f2'])
+        trades.push({ ...trade, fill_id: `${trade.trade_id}-${f}`, price: BigInt(1 + Math.floor(next() * 999_998)) });
   }
 });
 
@@ -100,7 +102,10 @@ const notional = (t: Trade) => (t.price * t.shares) / 1_000_000n;
 const tieKey = (t: Trade) => (t.fill_id === '' ? t.trade_id : `${t.trade_id}/${t.fill_id}`);
 const byKey = (a: Trade, b: Trade) => a.at - b.at || a.sequence - b.sequence || (tieKey(a) < tieKey(b) ? -1 : 1);
 /** Trades (distinct ids) and fills (rows) of a group. */
-const counts = (group: Trade[]) => ({ trade_count: String(new Set(group.map((t) => t.trade_id)).size), fill_count: String(group.length) });
+const counts = (group: Trade[]) => ({
+  trade_count: String(new Set(group.map((t) => t.trade_id)).size),
+  fill_count: String(group.length),
+});
 
 function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
@@ -113,7 +118,10 @@ const max = (values: bigint[]) => values.reduce((a, b) => (b > a ? b : a));
 const min = (values: bigint[]) => values.reduce((a, b) => (b < a ? b : a));
 
 function expectedCandles(intervalMs: number) {
-  const groups = groupBy(trades, (t) => `${t.token_id}|${String(Math.floor(t.at / intervalMs) * intervalMs).padStart(15, '0')}`);
+  const groups = groupBy(
+    trades,
+    (t) => `${t.token_id}|${String(Math.floor(t.at / intervalMs) * intervalMs).padStart(15, '0')}`,
+  );
   return [...groups.values()].map((group) => {
     const ordered = [...group].sort(byKey);
     const shares = sum(group.map((t) => t.shares));
@@ -195,18 +203,27 @@ describe('materialized views and views against independently computed values', (
     'buy_shares_micro, sell_shares_micro, trade_count, fill_count, vwap_micro, first_trade_at, last_trade_at';
 
   it('candles_1m: OHLCV per token and minute, independent of insert order', async () => {
-    const actual = await rows(w.warehouse.client, `SELECT ${CANDLE_COLUMNS} FROM tapehouse.candles_1m ORDER BY token_id, bucket`);
+    const actual = await rows(
+      w.warehouse.client,
+      `SELECT ${CANDLE_COLUMNS} FROM tapehouse.candles_1m ORDER BY token_id, bucket`,
+    );
     expect(actual).toEqual(expectedCandles(MINUTE));
   });
 
   it('candles_1h: OHLCV per token and hour', async () => {
-    const actual = await rows(w.warehouse.client, `SELECT ${CANDLE_COLUMNS} FROM tapehouse.candles_1h ORDER BY token_id, bucket`);
+    const actual = await rows(
+      w.warehouse.client,
+      `SELECT ${CANDLE_COLUMNS} FROM tapehouse.candles_1h ORDER BY token_id, bucket`,
+    );
     expect(actual).toEqual(expectedCandles(HOUR));
   });
 
   it('candles stay right after background merges collapse the states', async () => {
     await w.warehouse.client.command({ query: 'OPTIMIZE TABLE tapehouse.candles_state FINAL' });
-    const actual = await rows(w.warehouse.client, `SELECT ${CANDLE_COLUMNS} FROM tapehouse.candles_1m ORDER BY token_id, bucket`);
+    const actual = await rows(
+      w.warehouse.client,
+      `SELECT ${CANDLE_COLUMNS} FROM tapehouse.candles_1m ORDER BY token_id, bucket`,
+    );
     expect(actual).toEqual(expectedCandles(MINUTE));
   });
 
@@ -243,7 +260,11 @@ describe('materialized views and views against independently computed values', (
 
   describe('with a catalogue', () => {
     beforeAll(async () => {
-      const catalogue = (offset: number) => ({ ...busRecord(offset, 'sync.catalogue'), _sync_job: 'events', _sync_run: 'run-1' });
+      const catalogue = (offset: number) => ({
+        ...busRecord(offset, 'sync.catalogue'),
+        _sync_job: 'events',
+        _sync_run: 'run-1',
+      });
       // The newer observation is inserted first: latest must still be the newer one.
       await w.warehouse.insertRows('events', [
         {
@@ -256,21 +277,55 @@ describe('materialized views and views against independently computed values', (
         },
       ]);
       await w.warehouse.insertRows('events', [
-        { event_id: 'ev-1', slug: 'ev-1', primary_category_slug: 'sports', primary_category_label: 'Sports', observed_at: START, ...catalogue(1) },
+        {
+          event_id: 'ev-1',
+          slug: 'ev-1',
+          primary_category_slug: 'sports',
+          primary_category_label: 'Sports',
+          observed_at: START,
+          ...catalogue(1),
+        },
       ]);
       await w.warehouse.insertRows('markets', [
-        { market_id: 'mkt-a', condition_id: 'cond-a', event_id: 'ev-1', question: 'Will A?', observed_at: START, ...catalogue(3) },
+        {
+          market_id: 'mkt-a',
+          condition_id: 'cond-a',
+          event_id: 'ev-1',
+          question: 'Will A?',
+          observed_at: START,
+          ...catalogue(3),
+        },
       ]);
       await w.warehouse.insertRows('outcomes', [
-        { token_id: 'tok-yes', market_id: 'mkt-a', condition_id: 'cond-a', outcome_index: 0, label: 'Yes', observed_at: START, ...catalogue(4) },
-        { token_id: 'tok-no', market_id: 'mkt-a', condition_id: 'cond-a', outcome_index: 1, label: 'No', observed_at: START, ...catalogue(4), _index: 1 },
+        {
+          token_id: 'tok-yes',
+          market_id: 'mkt-a',
+          condition_id: 'cond-a',
+          outcome_index: 0,
+          label: 'Yes',
+          observed_at: START,
+          ...catalogue(4),
+        },
+        {
+          token_id: 'tok-no',
+          market_id: 'mkt-a',
+          condition_id: 'cond-a',
+          outcome_index: 1,
+          label: 'No',
+          observed_at: START,
+          ...catalogue(4),
+          _index: 1,
+        },
       ]);
     });
 
     const day = (t: Trade) => new Date(t.at).toISOString().slice(0, 10);
 
     it('events_latest: the newest observation per event, whatever the insert order', async () => {
-      const latest = await rows(w.warehouse.client, 'SELECT event_id, primary_category_slug FROM tapehouse.events_latest');
+      const latest = await rows(
+        w.warehouse.client,
+        'SELECT event_id, primary_category_slug FROM tapehouse.events_latest',
+      );
       expect(latest).toEqual([{ event_id: 'ev-1', primary_category_slug: 'politics' }]);
       expect(await rows(w.warehouse.client, 'SELECT count() AS n FROM tapehouse.events')).toEqual([{ n: '2' }]); // history kept
     });
@@ -323,14 +378,17 @@ describe('materialized views and views against independently computed values', (
       next,
     );
     for (const [{ at, ...e }, i] of inserted) {
-      await w.warehouse.insertRows('market_status', [{ condition_id: 'cond-a', status_at: at, ...e, ...busRecord(i, 'market.status') }]);
+      await w.warehouse.insertRows('market_status', [
+        { condition_id: 'cond-a', status_at: at, ...e, ...busRecord(i, 'market.status') },
+      ]);
     }
     const expected = events.map((e, i) => ({
       step: String(i + 1),
       kind: e.kind,
       previous_kind: i === 0 ? '' : events[i - 1]!.kind,
       ms_since_previous: String(i === 0 ? 0 : e.at - events[i - 1]!.at),
-      accepting_orders_after: { market_halted: 0, market_resumed: 1, market_resolved: 0 }[e.kind as 'market_halted'] ?? null,
+      accepting_orders_after:
+        { market_halted: 0, market_resumed: 1, market_resolved: 0 }[e.kind as 'market_halted'] ?? null,
       is_final: e.kind === 'market_resolved',
     }));
     const actual = await rows(
@@ -373,14 +431,23 @@ describe('materialized views and views against independently computed values', (
     });
     await w.warehouse.insertRows('orders', [order('MATCHED', START + 2000, 2)]);
     await w.warehouse.insertRows('orders', [order('CANCELLED', START + 1000, 1)]);
-    expect(await rows(w.warehouse.client, 'SELECT order_id, status FROM tapehouse.orders_latest')).toEqual([{ order_id: 'ord-1', status: 'MATCHED' }]);
+    expect(await rows(w.warehouse.client, 'SELECT order_id, status FROM tapehouse.orders_latest')).toEqual([
+      { order_id: 'ord-1', status: 'MATCHED' },
+    ]);
   });
 
   it('positions_latest: the newest usable snapshot as a whole; a position absent from it is gone', async () => {
     const snapshot = async (asOf: number, offset: number, positions: string[], unavailable: string[] = []) => {
       const record = busRecord(offset, 'portfolio');
       await w.warehouse.insertRows('position_snapshots', [
-        { account: 'acct', as_of: asOf, position_count: positions.length, unavailable_exchanges: unavailable, source: 'sse:portfolio.sync', ...record },
+        {
+          account: 'acct',
+          as_of: asOf,
+          position_count: positions.length,
+          unavailable_exchanges: unavailable,
+          source: 'sse:portfolio.sync',
+          ...record,
+        },
       ]);
       if (positions.length > 0) {
         await w.warehouse.insertRows(
@@ -397,7 +464,11 @@ describe('materialized views and views against independently computed values', (
         );
       }
     };
-    const latest = () => rows<{ token_id: string }>(w.warehouse.client, 'SELECT token_id FROM tapehouse.positions_latest ORDER BY token_id');
+    const latest = () =>
+      rows<{ token_id: string }>(
+        w.warehouse.client,
+        'SELECT token_id FROM tapehouse.positions_latest ORDER BY token_id',
+      );
     await snapshot(START, 1, ['tok-yes', 'tok-no']);
     await snapshot(START + 1000, 2, ['tok-no']);
     await snapshot(START + 2000, 3, ['tok-yes'], ['SERVICE']); // "not usable" (§2.5)
@@ -410,7 +481,14 @@ describe('materialized views and views against independently computed values', (
     const record = busRecord(6, 'portfolio');
     const at = START + 5000;
     await w.warehouse.insertRows('position_snapshots', [
-      { account: 'acct', as_of: at, position_count: 2, unavailable_exchanges: [], source: 'sse:portfolio.sync', ...record },
+      {
+        account: 'acct',
+        as_of: at,
+        position_count: 2,
+        unavailable_exchanges: [],
+        source: 'sse:portfolio.sync',
+        ...record,
+      },
     ]);
     expect(await latest()).toEqual([{ token_id: 'tok-no' }]);
     const position = (token_id: string, i: number) => ({
@@ -446,8 +524,11 @@ describe('materialized views and views against independently computed values', (
       mark('after', 0, 99, '2024-05-01T00:00:00.000002Z'),
       mark('before', 100, 180, '2024-05-01T00:00:00.000003Z'),
     ]);
-    expect(await rows(w.warehouse.client, 'SELECT min_offset, max_offset, state, dedup_token FROM tapehouse.loader_offsets_latest')).toEqual([
-      { min_offset: '100', max_offset: '180', state: 'before', dedup_token: 'market.trades/3/100-180' },
-    ]);
+    expect(
+      await rows(
+        w.warehouse.client,
+        'SELECT min_offset, max_offset, state, dedup_token FROM tapehouse.loader_offsets_latest',
+      ),
+    ).toEqual([{ min_offset: '100', max_offset: '180', state: 'before', dedup_token: 'market.trades/3/100-180' }]);
   });
 });

@@ -26,7 +26,10 @@ export function createSyncActivities(deps: SyncDeps) {
       const context = Context.current();
       const resume = context.info.heartbeatDetails as CheckpointPosition | undefined;
       let latest = resume;
-      const keepAlive = setInterval(() => context.heartbeat(latest), Math.max(MIN_BEAT_MS, (context.info.heartbeatTimeoutMs ?? 60_000) / 3));
+      const keepAlive = setInterval(
+        () => context.heartbeat(latest),
+        Math.max(MIN_BEAT_MS, (context.info.heartbeatTimeoutMs ?? 60_000) / 3),
+      );
       try {
         const report = await runSyncJob(deps, input.job, {
           resume,

@@ -14,7 +14,8 @@ import type { SyncWorkflowInput } from './types.ts';
 const WORKFLOW_TYPE = 'syncJobWorkflow';
 /** A worker back within this long still runs the action it missed; later ones wait for the next interval. */
 const CATCHUP_WINDOW_MS = 60_000;
-/** Each action starts up to this share of the interval late, at random: jobs of one interval do not all fire at the same instant. */
+/** Each action starts up to this share of the interval late, at random: jobs of one interval do not all fire at the
+ * same instant. */
 const JITTER_SHARE = 0.2;
 const MAX_JITTER_MS = 60_000;
 
@@ -62,7 +63,10 @@ export async function applySchedules(client: Client, settings: ScheduleSettings)
     const scheduleId = `${prefix}${job}`;
     const intervalMs = settings.intervals?.[job] ?? SYNC_JOBS[job].intervalMs;
     const definition = {
-      spec: { intervals: [{ every: intervalMs }], jitter: Math.min(MAX_JITTER_MS, Math.round(intervalMs * JITTER_SHARE)) },
+      spec: {
+        intervals: [{ every: intervalMs }],
+        jitter: Math.min(MAX_JITTER_MS, Math.round(intervalMs * JITTER_SHARE)),
+      },
       action: {
         type: 'startWorkflow' as const,
         workflowType: WORKFLOW_TYPE,
@@ -121,7 +125,10 @@ export interface StartedBackfill {
  * schedule backfill is not used: it would replay every interval of the window, and every one
  * would read the venue's present, not the window. Jobs that only tell the present are left out.
  */
-export async function startBackfill(client: Client, settings: BackfillSettings): Promise<{ started: StartedBackfill[]; skipped: JobName[] }> {
+export async function startBackfill(
+  client: Client,
+  settings: BackfillSettings,
+): Promise<{ started: StartedBackfill[]; skipped: JobName[] }> {
   if (!(settings.from.getTime() < settings.to.getTime())) throw new Error('--from must be before --to');
   const prefix = settings.idPrefix ?? DEFAULT_SCHEDULE_PREFIX;
   const window = { from: settings.from.toISOString(), to: settings.to.toISOString() };
@@ -147,6 +154,7 @@ export async function startBackfill(client: Client, settings: BackfillSettings):
 /** The schedules whose id starts with the prefix (listing is eventually consistent). */
 export async function listSchedules(client: Client, idPrefix = DEFAULT_SCHEDULE_PREFIX): Promise<string[]> {
   const ids: string[] = [];
-  for await (const summary of client.schedule.list()) if (summary.scheduleId.startsWith(idPrefix)) ids.push(summary.scheduleId);
+  for await (const summary of client.schedule.list())
+    if (summary.scheduleId.startsWith(idPrefix)) ids.push(summary.scheduleId);
   return ids.sort();
 }

@@ -17,7 +17,8 @@ export interface TemporalOptions {
   taskQueue?: string;
 }
 
-/** Command-line options first, then TAPEHOUSE_TEMPORAL_ADDRESS, TAPEHOUSE_TEMPORAL_NAMESPACE, TAPEHOUSE_TASK_QUEUE, then defaults. */
+/** Command-line options first, then TAPEHOUSE_TEMPORAL_ADDRESS, TAPEHOUSE_TEMPORAL_NAMESPACE, TAPEHOUSE_TASK_QUEUE,
+ * then defaults. */
 export function resolveTemporal(options: TemporalOptions, env: NodeJS.ProcessEnv = process.env): TemporalSettings {
   return {
     address: options.temporalAddress ?? env.TAPEHOUSE_TEMPORAL_ADDRESS ?? '127.0.0.1:7233',

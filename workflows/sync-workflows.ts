@@ -28,7 +28,11 @@ export async function syncJobWorkflow(input: SyncWorkflowInput): Promise<SyncWor
   });
   const totals = { ...(input.totals ?? { slices: 0, pages: 0, records: 0 }) };
   for (;;) {
-    const slice = await runSyncSlice({ job: input.job, window: input.window, maxPages: input.pagesPerSlice ?? DEFAULT_PAGES_PER_SLICE });
+    const slice = await runSyncSlice({
+      job: input.job,
+      window: input.window,
+      maxPages: input.pagesPerSlice ?? DEFAULT_PAGES_PER_SLICE,
+    });
     totals.slices += 1;
     totals.pages += slice.pages;
     totals.records += slice.records;

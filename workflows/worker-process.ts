@@ -17,10 +17,12 @@ import { lockStateFile } from '../src/util/file-lock.ts';
 import type { TemporalSettings } from './settings.ts';
 import { createSyncWorker } from './worker.ts';
 
-/** The longest Retry-After a read waits out inside an activity (six reads of it stay within half of the 10-minute start-to-close). */
+/** The longest Retry-After a read waits out inside an activity (six reads of it stay within half of the 10-minute
+ * start-to-close). */
 export const MAX_WAIT_IN_ACTIVITY_MS = 30_000;
 
-export type CheckpointSetting = { kind: 'memory' } | { kind: 'file'; path: string } | { kind: 'clickhouse'; url: string };
+export type CheckpointSetting =
+  { kind: 'memory' } | { kind: 'file'; path: string } | { kind: 'clickhouse'; url: string };
 
 export interface WorkerProcessOptions {
   temporal: TemporalSettings;
@@ -35,7 +37,8 @@ export interface WorkerProcessOptions {
   checkpoints: CheckpointSetting;
   /** The account's read bucket, when not the authenticated tier. */
   readBucket?: BucketShape;
-  /** This process's share of the account's read budget (`tapehouse capture` reads the same account; the CLI defaults to half). */
+  /** This process's share of the account's read budget (`tapehouse capture` reads the same account; the CLI defaults to
+   * half). */
   readShare?: number;
   catalogueWithToken?: boolean;
   /** Items per page of every paged list (default: the interface's maxima). */
@@ -55,12 +58,23 @@ export interface WorkerProcess {
 export async function startWorkerProcess(options: WorkerProcessOptions): Promise<WorkerProcess> {
   const logger = createLogger('worker');
   const topics = createTopicCatalogue(options.topicPrefix);
-  const bus = await KafkaBus.open({ brokers: options.brokers, topics: topics.topics, replicationFactor: options.replicationFactor, log: logger });
+  const bus = await KafkaBus.open({
+    brokers: options.brokers,
+    topics: topics.topics,
+    replicationFactor: options.replicationFactor,
+    log: logger,
+  });
   const { store, close: closeStore } = openCheckpoints(options.checkpoints);
   if (options.checkpoints.kind === 'memory')
-    logger.warn('checkpoints in memory: a restarted worker resumes only a slice Temporal still retries; give --checkpoint-file or --clickhouse-url');
+    logger.warn(
+      'checkpoints in memory: a restarted worker resumes only a slice Temporal still retries; give --checkpoint-file or --clickhouse-url',
+    );
   if (options.checkpoints.kind === 'file')
-    lockStateFile(options.checkpoints.path, 'worker checkpoint file', '--checkpoint-file or TAPEHOUSE_CHECKPOINT_FILE, or a shared --clickhouse-url');
+    lockStateFile(
+      options.checkpoints.path,
+      'worker checkpoint file',
+      '--checkpoint-file or TAPEHOUSE_CHECKPOINT_FILE, or a shared --clickhouse-url',
+    );
   const limiter = syncLimiter({ read: options.readBucket, readShare: options.readShare });
   const venue = createSyncVenue({
     baseUrl: options.baseUrl,
@@ -73,9 +87,22 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     catalogueWithToken: options.catalogueWithToken,
     logger,
   });
-  const deps = syncDeps({ venue, bus, checkpoints: store, account: options.account, topics, logger, tuning: pageTuning(options.pageSize) });
+  const deps = syncDeps({
+    venue,
+    bus,
+    checkpoints: store,
+    account: options.account,
+    topics,
+    logger,
+    tuning: pageTuning(options.pageSize),
+  });
   const connection = await NativeConnection.connect({ address: options.temporal.address });
-  const worker = await createSyncWorker({ connection, namespace: options.temporal.namespace, taskQueue: options.temporal.taskQueue, deps });
+  const worker = await createSyncWorker({
+    connection,
+    namespace: options.temporal.namespace,
+    taskQueue: options.temporal.taskQueue,
+    deps,
+  });
   const running = worker.run().finally(async () => {
     await connection.close();
     await venue.close();

@@ -92,13 +92,17 @@ export class VenueCaller {
         }
         limiter.settle(permit, answer);
       } catch (err) {
-        if (err instanceof TransportError) reachability?.failed(err.cause instanceof Error ? err.cause.message : err.message);
+        if (err instanceof TransportError)
+          reachability?.failed(err.cause instanceof Error ? err.cause.message : err.message);
         else if (probe) reachability?.released();
         if (!(err instanceof TransportError) || attempt >= policy.maxAttempts) throw withAttempts(err, attempt);
         const delayMs = backoffDelay(attempt, policy, random);
         // With a shared reachability, its one warning says the venue is down; each retry is detail.
         const level = reachability ? 'debug' : 'warn';
-        logger[level]({ endpoint: name, attempt, delayMs: Math.round(delayMs), reason: err.message }, 'transport failure, retrying read');
+        logger[level](
+          { endpoint: name, attempt, delayMs: Math.round(delayMs), reason: err.message },
+          'transport failure, retrying read',
+        );
         await clock.sleep(delayMs, call.signal);
         continue;
       }
@@ -116,7 +120,13 @@ export class VenueCaller {
         // "Not computed yet" (pnl_not_ready) is the venue's ordinary state after a start, not news.
         const level = codeInfo(error.code)?.kind === 'not_ready' ? 'debug' : 'info';
         logger[level](
-          { endpoint: name, code: error.code, strategy: decision.strategy, attempt, delayMs: Math.round(decision.delayMs) },
+          {
+            endpoint: name,
+            code: error.code,
+            strategy: decision.strategy,
+            attempt,
+            delayMs: Math.round(decision.delayMs),
+          },
           'venue asked to retry',
         );
         await clock.sleep(decision.delayMs, call.signal);
@@ -148,7 +158,11 @@ export class VenueCaller {
   }
 }
 
-function parseAnswer<Schema extends z.ZodType>(schema: Schema, endpoint: string, answer: HttpAnswer): Fetched<z.output<Schema>> {
+function parseAnswer<Schema extends z.ZodType>(
+  schema: Schema,
+  endpoint: string,
+  answer: HttpAnswer,
+): Fetched<z.output<Schema>> {
   const requestId = answer.headers['x-request-id'];
   let raw: unknown;
   try {
@@ -167,7 +181,10 @@ function parseAnswer<Schema extends z.ZodType>(schema: Schema, endpoint: string,
 /** `orders[3].price_micro`: the way a reader looks for a field in the payload. */
 export function fieldPath(path: readonly PropertyKey[]): string {
   if (path.length === 0) return '(body)';
-  return path.reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${key}]` : text === '' ? String(key) : `${text}.${String(key)}`), '');
+  return path.reduce<string>(
+    (text, key) => (typeof key === 'number' ? `${text}[${key}]` : text === '' ? String(key) : `${text}.${String(key)}`),
+    '',
+  );
 }
 
 function withAttempts(err: unknown, attempts: number): unknown {

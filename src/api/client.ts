@@ -9,7 +9,12 @@ import type { Reachability } from './reachability.ts';
 import { DEFAULT_RETRY_POLICY, type RandomSource, type RetryPolicy } from './recovery.ts';
 import { CatalogueReads } from './resources/catalogue.ts';
 import { OrderReads } from './resources/orders.ts';
-import { DEFAULT_PNL_RETRY, DEFAULT_POSITIONS_RETRY, PortfolioReads, type PortfolioOptions } from './resources/portfolio.ts';
+import {
+  DEFAULT_PNL_RETRY,
+  DEFAULT_POSITIONS_RETRY,
+  PortfolioReads,
+  type PortfolioOptions,
+} from './resources/portfolio.ts';
 import { fixedToken, type TokenSource } from './token.ts';
 import { type Clock, systemClock } from '../util/clock.ts';
 
@@ -51,7 +56,13 @@ export class VenueClient {
     const random = options.random ?? Math.random;
     const logger = options.logger ?? createLogger('api');
     const token = options.token instanceof Secret ? fixedToken(options.token) : options.token;
-    this.#transport = new HttpTransport({ baseUrl: options.baseUrl, token, dispatcher: options.dispatcher, timeouts: options.timeouts, logger });
+    this.#transport = new HttpTransport({
+      baseUrl: options.baseUrl,
+      token,
+      dispatcher: options.dispatcher,
+      timeouts: options.timeouts,
+      logger,
+    });
     this.limiter = options.limiter ?? new RateLimiter({ clock });
     const caller = new VenueCaller({
       transport: this.#transport,
@@ -82,7 +93,8 @@ export class VenueClient {
 
   /** `check_status`: the kinds we know how to read; other kinds are left to the caller. */
   async #readResource(resource: Record<string, unknown> & { kind: string }): Promise<unknown> {
-    if (resource.kind === 'batch' && typeof resource.batch_hash === 'string') return this.orders.batch(resource.batch_hash);
+    if (resource.kind === 'batch' && typeof resource.batch_hash === 'string')
+      return this.orders.batch(resource.batch_hash);
     if (resource.kind === 'order' && typeof resource.order_id === 'string') return this.orders.order(resource.order_id);
     return undefined;
   }

@@ -6,7 +6,15 @@ import type { KnownRecoveryStrategy } from './schemas/failure.ts';
  * says repeating cannot help: they are never retried, whatever `recovery` says.
  */
 export type ErrorKind =
-  'authentication' | 'permission' | 'invalid_request' | 'trading' | 'rate_limited' | 'service' | 'not_offered' | 'not_ready' | 'not_found';
+  | 'authentication'
+  | 'permission'
+  | 'invalid_request'
+  | 'trading'
+  | 'rate_limited'
+  | 'service'
+  | 'not_offered'
+  | 'not_ready'
+  | 'not_found';
 
 export interface CodeInfo {
   kind: ErrorKind;

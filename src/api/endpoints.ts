@@ -42,7 +42,8 @@ export function endpointName(endpoint: Endpoint): string {
 export function fillRoute(route: string, params: Readonly<Record<string, string>> = {}): string {
   return route.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = params[name];
-    if (value === undefined || value === '') throw new InvalidArgumentError(`${route}: path parameter ${name} is required`);
+    if (value === undefined || value === '')
+      throw new InvalidArgumentError(`${route}: path parameter ${name} is required`);
     return encodeURIComponent(value);
   });
 }

@@ -48,7 +48,9 @@ export class VenueError extends Error {
 
   constructor(init: VenueErrorInit) {
     const where = init.endpoint ? ` on ${init.endpoint}` : '';
-    super(`venue answered ${init.status} ${init.code ?? '(no code)'}${where}${init.requestId ? ` [request ${init.requestId}]` : ''}`);
+    super(
+      `venue answered ${init.status} ${init.code ?? '(no code)'}${where}${init.requestId ? ` [request ${init.requestId}]` : ''}`,
+    );
     this.name = new.target.name;
     this.status = init.status;
     this.code = init.code;

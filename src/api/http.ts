@@ -95,7 +95,10 @@ export class HttpTransport {
       }
       const text = await response.body.text();
       const answer = { status: response.statusCode, headers: flattenHeaders(response.headers), text };
-      this.#log.debug({ endpoint, status: answer.status, ms: Math.round(performance.now() - started) }, 'venue answered');
+      this.#log.debug(
+        { endpoint, status: answer.status, ms: Math.round(performance.now() - started) },
+        'venue answered',
+      );
       return answer;
     } catch (err) {
       if (err instanceof RedirectRefusedError) throw err;

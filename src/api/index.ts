@@ -12,7 +12,15 @@ export * from './errors.ts';
 export { PROBLEM_CODES, codeInfo, type CodeInfo, type ErrorKind } from './codes.ts';
 export { errorFromAnswer, type HttpAnswer } from './problem.ts';
 export { parseRetryAfter } from '../util/retry-after.ts';
-export { decideRecovery, effectiveStrategy, backoffDelay, retryAfterDelay, DEFAULT_RETRY_POLICY, type RetryPolicy, type RecoveryDecision } from './recovery.ts';
+export {
+  decideRecovery,
+  effectiveStrategy,
+  backoffDelay,
+  retryAfterDelay,
+  DEFAULT_RETRY_POLICY,
+  type RetryPolicy,
+  type RecoveryDecision,
+} from './recovery.ts';
 export { Availability, processAvailability, DEFAULT_REMEMBER_MS } from './availability.ts';
 export { Reachability, PROBE_BACKOFF, type ReachabilityState } from './reachability.ts';
 export { ENDPOINTS, endpointName, type Endpoint } from './endpoints.ts';

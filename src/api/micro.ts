@@ -47,7 +47,11 @@ export class MicroError extends Error {
 }
 
 /** Parses one `_micro` value or throws a MicroError naming `field`. */
-export function parseMicro(input: unknown, field: string, rules: MicroRules = { sign: 'non-negative', form: 'string' }): bigint {
+export function parseMicro(
+  input: unknown,
+  field: string,
+  rules: MicroRules = { sign: 'non-negative', form: 'string' },
+): bigint {
   const result = checkMicro(input, rules);
   if (!result.ok) throw new MicroError(field, result.reason);
   return result.value;
@@ -61,13 +65,17 @@ export function formatMicro(value: bigint): string {
 function checkMicroNumber(input: number, rules: MicroRules): MicroCheck {
   if (!Number.isInteger(input)) return { ok: false, reason: `${input} is not a whole number of micro-units` };
   if (!Number.isSafeInteger(input)) {
-    return { ok: false, reason: `${input} exceeds 2^53-1, so JSON has already rounded it; send it as a decimal string` };
+    return {
+      ok: false,
+      reason: `${input} exceeds 2^53-1, so JSON has already rounded it; send it as a decimal string`,
+    };
   }
   return checkRange(BigInt(input), rules);
 }
 
 function checkRange(value: bigint, rules: MicroRules): MicroCheck {
-  if (value < 0n && rules.sign === 'non-negative') return { ok: false, reason: `negative value ${value} not allowed here` };
+  if (value < 0n && rules.sign === 'non-negative')
+    return { ok: false, reason: `negative value ${value} not allowed here` };
   if (value > INT64_MAX || value < INT64_MIN) return { ok: false, reason: `${value} is outside the Int64 range` };
   return { ok: true, value };
 }

@@ -17,7 +17,9 @@ export class CursorLoopError extends Error {
     readonly endpoint: string,
     readonly cursor: string,
   ) {
-    super(`${endpoint}: cursor ${cursor.length > 40 ? `${cursor.slice(0, 40)}…` : cursor} handed out twice; paging stopped`);
+    super(
+      `${endpoint}: cursor ${cursor.length > 40 ? `${cursor.slice(0, 40)}…` : cursor} handed out twice; paging stopped`,
+    );
     this.name = 'CursorLoopError';
   }
 }
@@ -101,7 +103,10 @@ export async function* followCursor<Page extends { pagination?: Pagination | und
 }
 
 /** A POST list body for one page: the fixed filters, plus the cursor after the first page. */
-export function bodyWithCursor(filters: Readonly<Record<string, unknown>>, cursor: string | undefined): Readonly<Record<string, unknown>> {
+export function bodyWithCursor(
+  filters: Readonly<Record<string, unknown>>,
+  cursor: string | undefined,
+): Readonly<Record<string, unknown>> {
   return cursor === undefined ? filters : { ...filters, cursor };
 }
 

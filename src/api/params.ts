@@ -11,6 +11,8 @@ export const PAGE_SIZE = {
 export function checkPageSize(name: string, limit: number | undefined, bounds: { min: number; max: number }): void {
   if (limit === undefined) return;
   if (!Number.isInteger(limit) || limit < bounds.min || limit > bounds.max) {
-    throw new InvalidArgumentError(`${name}: limit must be an integer from ${bounds.min} to ${bounds.max}, got ${limit}`);
+    throw new InvalidArgumentError(
+      `${name}: limit must be an integer from ${bounds.min} to ${bounds.max}, got ${limit}`,
+    );
   }
 }

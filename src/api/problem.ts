@@ -14,7 +14,11 @@ export interface HttpAnswer {
  * the edge 429 in plain JSON without request id (§7.8), and bodies that are not JSON at all.
  * `streamConnection` marks a rejected WebSocket/SSE connection attempt (§8.5).
  */
-export function errorFromAnswer(answer: HttpAnswer, endpoint: string, options: { streamConnection?: boolean } = {}): VenueError {
+export function errorFromAnswer(
+  answer: HttpAnswer,
+  endpoint: string,
+  options: { streamConnection?: boolean } = {},
+): VenueError {
   const body = parseJson(answer.text);
   const problem = readProblem(body);
   const requestId = problem?.request_id ?? answer.headers['x-request-id'];
@@ -34,7 +38,12 @@ export function errorFromAnswer(answer: HttpAnswer, endpoint: string, options: {
   });
 }
 
-function sourceOf(status: number, problem: Problem | undefined, requestId: string | undefined, streamConnection: boolean): ErrorSource {
+function sourceOf(
+  status: number,
+  problem: Problem | undefined,
+  requestId: string | undefined,
+  streamConnection: boolean,
+): ErrorSource {
   if (streamConnection) return 'stream-connection';
   if (problem === undefined) return 'unreadable';
   if (status === 429 && requestId === undefined) return 'edge';
@@ -51,7 +60,13 @@ function readProblem(body: unknown): Problem | undefined {
   if (whole.success) return whole.data;
   const record = body as Record<string, unknown>;
   const pick = (key: string): string | undefined => (typeof record[key] === 'string' ? record[key] : undefined);
-  return { code: pick('code'), request_id: pick('request_id'), title: pick('title'), detail: pick('detail'), type: pick('type') };
+  return {
+    code: pick('code'),
+    request_id: pick('request_id'),
+    title: pick('title'),
+    detail: pick('detail'),
+    type: pick('type'),
+  };
 }
 
 function parseJson(text: string): unknown {

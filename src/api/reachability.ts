@@ -53,8 +53,14 @@ export class Reachability {
       const onAbort = () => done.abort();
       signal?.addEventListener('abort', onAbort, { once: true });
       const changed = new Promise<void>((resolve) => this.#waiters.push(resolve));
-      const due = this.#probing ? new Promise<void>(() => undefined) : clock.sleep(waitMs, done.signal).catch(() => undefined);
-      await Promise.race([changed, due, new Promise<void>((resolve) => done.signal.addEventListener('abort', () => resolve(), { once: true }))]);
+      const due = this.#probing
+        ? new Promise<void>(() => undefined)
+        : clock.sleep(waitMs, done.signal).catch(() => undefined);
+      await Promise.race([
+        changed,
+        due,
+        new Promise<void>((resolve) => done.signal.addEventListener('abort', () => resolve(), { once: true })),
+      ]);
       done.abort();
       signal?.removeEventListener('abort', onAbort);
       signal?.throwIfAborted();
@@ -67,7 +73,10 @@ export class Reachability {
     this.#probing = false;
     if (this.#down) {
       const downMs = this.#wallNow() - this.#down.sinceMs;
-      this.options.log?.info({ venue: this.baseUrl, downMs, failures: this.#down.failures }, `venue reachable again after ${Math.round(downMs / 1000)} s`);
+      this.options.log?.info(
+        { venue: this.baseUrl, downMs, failures: this.#down.failures },
+        `venue reachable again after ${Math.round(downMs / 1000)} s`,
+      );
       this.#down = undefined;
     }
     this.#wake();
@@ -100,7 +109,12 @@ export class Reachability {
 
   state(): ReachabilityState {
     if (!this.#down) return { reachable: true, failures: 0 };
-    return { reachable: false, unreachableSinceMs: this.#down.sinceMs, reason: this.#down.reason, failures: this.#down.failures };
+    return {
+      reachable: false,
+      unreachableSinceMs: this.#down.sinceMs,
+      reason: this.#down.reason,
+      failures: this.#down.failures,
+    };
   }
 
   /** Lets every waiting request go (the process is stopping; their own signals end them). */

@@ -51,8 +51,14 @@ export function effectiveStrategy(error: VenueError): KnownRecoveryStrategy {
   return isKnownStrategy(strategy) ? strategy : 'none';
 }
 
-export function decideRecovery(error: VenueError, attempt: number, policy: RetryPolicy, random: RandomSource): RecoveryDecision {
-  if (!codeInfo(decisionCode(error))) return { action: 'stop', reason: `unknown code ${error.code ?? '(none)'}: no automatic action` };
+export function decideRecovery(
+  error: VenueError,
+  attempt: number,
+  policy: RetryPolicy,
+  random: RandomSource,
+): RecoveryDecision {
+  if (!codeInfo(decisionCode(error)))
+    return { action: 'stop', reason: `unknown code ${error.code ?? '(none)'}: no automatic action` };
   const strategy = effectiveStrategy(error);
   switch (strategy) {
     case 'retry':
@@ -61,12 +67,17 @@ export function decideRecovery(error: VenueError, attempt: number, policy: Retry
       const delayMs = retryAfterDelay(error, attempt, policy, random);
       const longest = policy.maxRetryAfterMs ?? (DEFAULT_RETRY_POLICY.maxRetryAfterMs as number);
       if (delayMs > longest)
-        return { action: 'stop', reason: `the venue asked to wait ${Math.round(delayMs / 1000)} s, longer than a read waits (${longest / 1000} s)` };
+        return {
+          action: 'stop',
+          reason: `the venue asked to wait ${Math.round(delayMs / 1000)} s, longer than a read waits (${longest / 1000} s)`,
+        };
       return retryOrStop(attempt, policy, delayMs, 'retry_after');
     }
     case 'check_status': {
       const resource = error.recovery?.resource;
-      return resource ? { action: 'check_status', resource } : { action: 'stop', reason: 'check_status without a resource' };
+      return resource
+        ? { action: 'check_status', resource }
+        : { action: 'stop', reason: 'check_status without a resource' };
     }
     case 'refresh_identity_token':
       return { action: 'stop', reason: 'identity token refresh needed: only a browser session can do that' };
@@ -76,7 +87,11 @@ export function decideRecovery(error: VenueError, attempt: number, policy: Retry
 }
 
 /** The policy's backoff (util/backoff.ts: exponential, "equal jitter", so waits never collapse to zero). */
-export function backoffDelay(attempt: number, policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>, random: RandomSource): number {
+export function backoffDelay(
+  attempt: number,
+  policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>,
+  random: RandomSource,
+): number {
   return jitteredStep(attempt, { firstMs: policy.baseDelayMs, maxMs: policy.maxDelayMs }, random);
 }
 
@@ -98,7 +113,12 @@ function decisionCode(error: VenueError): string | undefined {
   return error.code ?? (error.status === 429 ? 'rate_limited' : undefined);
 }
 
-function retryOrStop(attempt: number, policy: RetryPolicy, delayMs: number, strategy: 'retry' | 'retry_after'): RecoveryDecision {
+function retryOrStop(
+  attempt: number,
+  policy: RetryPolicy,
+  delayMs: number,
+  strategy: 'retry' | 'retry_after',
+): RecoveryDecision {
   if (attempt >= policy.maxAttempts) return { action: 'stop', reason: `gave up after ${attempt} attempts` };
   return { action: 'retry', delayMs, strategy };
 }

@@ -13,8 +13,16 @@ export const TRADE_KEY_FIELDS = ['trade_id', 'fill_id'] as const;
 /** The key as a SQL tuple over `tapehouse.trades` (its `fill_id` is '' when the venue sent none). */
 export const TRADE_KEY_SQL = '(trade_id, fill_id)';
 
-/** The fields whose values make a fill what it is: the same key with other values here is a conflict, not a duplicate. */
-export const TRADE_CONTENT_FIELDS = ['token_id', 'condition_id', 'side', 'price_micro', 'shares_micro', 'executed_at'] as const;
+/** The fields whose values make a fill what it is: the same key with other values here is a conflict, not a duplicate.
+ * */
+export const TRADE_CONTENT_FIELDS = [
+  'token_id',
+  'condition_id',
+  'side',
+  'price_micro',
+  'shares_micro',
+  'executed_at',
+] as const;
 
 const id = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
 

@@ -103,7 +103,9 @@ export interface Batch {
 }
 
 /** One message: its record, or — when the bytes are not a record — why, with the bytes. */
-export type Delivery = { offset: bigint; ok: true; record: ReceivedRecord } | { offset: bigint; ok: false; reason: string; bytes: Uint8Array };
+export type Delivery =
+  | { offset: bigint; ok: true; record: ReceivedRecord }
+  | { offset: bigint; ok: false; reason: string; bytes: Uint8Array };
 
 /** "The group has consumed the partition up to, not including, `next`" (Kafka's convention). */
 export interface CommitPosition {
@@ -143,7 +145,8 @@ export interface PartitionLag {
   lag: bigint;
 }
 
-export type BusErrorCode = 'unknown_topic' | 'record_too_large' | 'closed' | 'bad_commit' | 'group_busy' | 'publish_timeout' | 'aborted';
+export type BusErrorCode =
+  'unknown_topic' | 'record_too_large' | 'closed' | 'bad_commit' | 'group_busy' | 'publish_timeout' | 'aborted';
 
 export class BusError extends Error {
   constructor(

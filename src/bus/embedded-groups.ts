@@ -26,7 +26,11 @@ export class GroupRegistry {
    * Makes the subscriber `admit` builds, from the positions the group resumes at, the group's
    * reader of the topics.
    */
-  join<Member extends object>(groupId: string, topics: readonly string[], admit: (starts: Map<string, number[]>) => Member): Member {
+  join<Member extends object>(
+    groupId: string,
+    topics: readonly string[],
+    admit: (starts: Map<string, number[]>) => Member,
+  ): Member {
     const group = this.groups.get(groupId) ?? { member: undefined, floors: new Map(), committed: new Map() };
     if (group.member !== undefined) {
       throw new BusError('group_busy', `group ${groupId} already has a subscriber on the embedded bus (one per group)`);
@@ -68,7 +72,10 @@ export class GroupRegistry {
       }
       const offset = Number(next);
       if (offset < floors[partition]! || offset > log.end) {
-        throw new BusError('bad_commit', `commit ${next} for ${topic}[${partition}] is outside ${floors[partition]}..${log.end} (positions only move forward)`);
+        throw new BusError(
+          'bad_commit',
+          `commit ${next} for ${topic}[${partition}] is outside ${floors[partition]}..${log.end} (positions only move forward)`,
+        );
       }
       return { group, topic, partition, offset, log };
     });

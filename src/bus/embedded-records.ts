@@ -53,7 +53,9 @@ const ENVELOPE_PUNCTUATION = 82;
 /** What decoding the record's wire form gives: the record, or why it is not one (with its bytes). */
 function deliveryOf(wire: string): KeptDelivery {
   const decoded = decodeRecord(wire);
-  return decoded.ok ? { ok: true, record: decoded.record } : { ok: false, reason: decoded.reason, bytes: Buffer.from(wire, 'utf8') };
+  return decoded.ok
+    ? { ok: true, record: decoded.record }
+    : { ok: false, reason: decoded.reason, bytes: Buffer.from(wire, 'utf8') };
 }
 
 /** The record itself when its envelope is one `decodeRecord` takes, checked without its payload. */

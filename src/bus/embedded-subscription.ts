@@ -1,4 +1,12 @@
-import { BusError, type Batch, type CommitPosition, type Delivery, type SubscribeOptions, type Subscription, type SubscriptionEnd } from './bus.ts';
+import {
+  BusError,
+  type Batch,
+  type CommitPosition,
+  type Delivery,
+  type SubscribeOptions,
+  type Subscription,
+  type SubscriptionEnd,
+} from './bus.ts';
 import type { LogEntry, PartitionLog } from './embedded-log.ts';
 import { Signal } from './signal.ts';
 
@@ -65,7 +73,8 @@ export class EmbeddedSubscription implements Subscription {
   async commit(positions: readonly CommitPosition[]): Promise<void> {
     if (this.closing || this.ended) throw new BusError('closed', `subscription of group ${this.group} is closed`);
     for (const { topic } of positions) {
-      if (!this.reads(topic)) throw new BusError('bad_commit', `group ${this.group} is not subscribed to ${topic} here`);
+      if (!this.reads(topic))
+        throw new BusError('bad_commit', `group ${this.group} is not subscribed to ${topic} here`);
     }
     this.host.commit(this.group, positions);
   }
@@ -98,7 +107,10 @@ export class EmbeddedSubscription implements Subscription {
         }
         const outcome = await this.options.onBatch(next.batch);
         // Records not taken are delivered again from where the subscriber stopped.
-        next.cursor.position = outcome && outcome.next < BigInt(next.after) ? Math.max(Number(outcome.next), next.cursor.position) : next.after;
+        next.cursor.position =
+          outcome && outcome.next < BigInt(next.after)
+            ? Math.max(Number(outcome.next), next.cursor.position)
+            : next.after;
         // Let I/O in between batches: a consumer that always has records would otherwise starve
         // the completions it waits for (its inserts' answers come back as I/O callbacks).
         await new Promise((resolve) => setImmediate(resolve));

@@ -1,4 +1,12 @@
-import { BusError, type Bus, type CommitPosition, type PartitionLag, type SubscribeOptions, type Subscription, type PublishOptions } from './bus.ts';
+import {
+  BusError,
+  type Bus,
+  type CommitPosition,
+  type PartitionLag,
+  type SubscribeOptions,
+  type Subscription,
+  type PublishOptions,
+} from './bus.ts';
 import { GroupRegistry } from './embedded-groups.ts';
 import { PartitionLog, type Capacity, type LogEntry } from './embedded-log.ts';
 import { keptEntries } from './embedded-records.ts';

@@ -1,6 +1,14 @@
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { Logger } from '../util/log.ts';
-import { BusError, type CommitPosition, type Delivery, type SubscribeOptions, type Subscription, type SubscriptionEnd, type TopicPartition } from './bus.ts';
+import {
+  BusError,
+  type CommitPosition,
+  type Delivery,
+  type SubscribeOptions,
+  type Subscription,
+  type SubscriptionEnd,
+  type TopicPartition,
+} from './bus.ts';
 import { decodeRecord } from './record.ts';
 
 export interface ConsumerSettings {
@@ -16,7 +24,13 @@ export interface ConsumerSettings {
 }
 
 /** Kafka's answers that mean "the group moved on without this member's view": stop, rejoin. */
-const FENCED = new Set(['REBALANCE_IN_PROGRESS', 'ILLEGAL_GENERATION', 'UNKNOWN_MEMBER_ID', 'NOT_COORDINATOR_FOR_GROUP', 'FENCED_INSTANCE_ID']);
+const FENCED = new Set([
+  'REBALANCE_IN_PROGRESS',
+  'ILLEGAL_GENERATION',
+  'UNKNOWN_MEMBER_ID',
+  'NOT_COORDINATOR_FOR_GROUP',
+  'FENCED_INSTANCE_ID',
+]);
 
 export function isFencedOut(error: unknown): boolean {
   return typeof error === 'object' && error !== null && FENCED.has(String((error as { type?: unknown }).type));
@@ -65,13 +79,20 @@ export class KafkaSubscription implements Subscription {
         return await KafkaSubscription.#startOnce(kafka, options, settings);
       } catch (error) {
         if (!isRetriable(error) || attempt >= JOIN_ATTEMPTS) throw error;
-        settings.log.warn({ group: options.group, attempt, err: error }, 'joining the consumer group failed; trying again');
+        settings.log.warn(
+          { group: options.group, attempt, err: error },
+          'joining the consumer group failed; trying again',
+        );
         await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
       }
     }
   }
 
-  static async #startOnce(kafka: Kafka, options: SubscribeOptions, settings: ConsumerSettings): Promise<KafkaSubscription> {
+  static async #startOnce(
+    kafka: Kafka,
+    options: SubscribeOptions,
+    settings: ConsumerSettings,
+  ): Promise<KafkaSubscription> {
     const consumer = kafka.consumer({
       groupId: options.group,
       allowAutoTopicCreation: false,
@@ -82,7 +103,12 @@ export class KafkaSubscription implements Subscription {
       // A stop waits for the fetch in progress; keep that short.
       maxWaitTimeInMs: 1_000,
     });
-    const subscription = new KafkaSubscription(consumer, options, settings, settings.log.child({ group: options.group }));
+    const subscription = new KafkaSubscription(
+      consumer,
+      options,
+      settings,
+      settings.log.child({ group: options.group }),
+    );
     const joined = subscription.joined();
     try {
       await consumer.connect();
@@ -102,14 +128,18 @@ export class KafkaSubscription implements Subscription {
 
   async commit(positions: readonly CommitPosition[]): Promise<void> {
     // kafkajs silently drops commits of a stopped consumer: say so instead.
-    if (this.closing || this.failed || this.ended) throw new BusError('closed', `subscription of group ${this.options.group} is closed`);
+    if (this.closing || this.failed || this.ended)
+      throw new BusError('closed', `subscription of group ${this.options.group} is closed`);
     for (const { topic, next } of positions) {
-      if (!this.options.topics.includes(topic)) throw new BusError('bad_commit', `group ${this.options.group} is not subscribed to ${topic} here`);
+      if (!this.options.topics.includes(topic))
+        throw new BusError('bad_commit', `group ${this.options.group} is not subscribed to ${topic} here`);
       if (next < 0n) throw new BusError('bad_commit', `commit position ${next} is negative`);
     }
     const generation = this.generation;
     try {
-      await this.consumer.commitOffsets(positions.map(({ topic, partition, next }) => ({ topic, partition, offset: next.toString() })));
+      await this.consumer.commitOffsets(
+        positions.map(({ topic, partition, next }) => ({ topic, partition, offset: next.toString() })),
+      );
     } catch (error) {
       // The group moved on (this member was fenced out, or a rebalance began): stop at once —
       // unless the answer is about a generation already left behind (a commit sent before the
@@ -142,10 +172,14 @@ export class KafkaSubscription implements Subscription {
       }
       this.consumer.resume(this.options.topics.map((topic) => ({ topic })));
       const held = [...this.held.values()];
-      if (held.length > 0) this.consumer.pause(held.map(({ topic, partition }) => ({ topic, partitions: [partition] })));
+      if (held.length > 0)
+        this.consumer.pause(held.map(({ topic, partition }) => ({ topic, partitions: [partition] })));
     } catch (error) {
       if (!isNotRunning(error)) throw error;
-      this.log.debug({ pausedAll: this.pausedAll }, 'the consumer is restarting: its pauses are applied when it rejoins');
+      this.log.debug(
+        { pausedAll: this.pausedAll },
+        'the consumer is restarting: its pauses are applied when it rejoins',
+      );
     }
   }
 
@@ -158,7 +192,9 @@ export class KafkaSubscription implements Subscription {
   private revoke(why: string, generation = this.generation): void {
     if (generation !== this.generation || this.revoking || this.closing || this.failed) return;
     this.log.info({ why, generation }, 'rebalance: the partitions may go to another member');
-    this.revoking = Promise.resolve(this.options.onRevoke?.()).catch((error: unknown) => this.log.warn({ err: error }, 'revocation handler failed'));
+    this.revoking = Promise.resolve(this.options.onRevoke?.()).catch((error: unknown) =>
+      this.log.warn({ err: error }, 'revocation handler failed'),
+    );
   }
 
   /** Holds the new assignment's partitions until the subscriber says where to read them, then seeks there. */
@@ -188,8 +224,12 @@ export class KafkaSubscription implements Subscription {
       .catch((error: unknown) => {
         // An answer for an assignment since superseded (a read given up at the next rebalance) is no
         // failure, nor a seek refused by a consumer restarting after a crash (its rejoin asks again).
-        if (isNotRunning(error)) return void this.log.debug('the consumer is restarting: the read positions are asked for again when it rejoins');
-        if (generation === this.generation && !this.closing) this.fail(error, 'assignment handler failed; stopping the subscription');
+        if (isNotRunning(error))
+          return void this.log.debug(
+            'the consumer is restarting: the read positions are asked for again when it rejoins',
+          );
+        if (generation === this.generation && !this.closing)
+          this.fail(error, 'assignment handler failed; stopping the subscription');
       });
   }
 
@@ -203,7 +243,9 @@ export class KafkaSubscription implements Subscription {
     return new Promise((resolve, reject) => {
       // Each join (the first and every rebalance) comes before the batches of its assignment.
       this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
-        const assigned = Object.entries(payload.memberAssignment).flatMap(([topic, partitions]) => partitions.map((partition) => ({ topic, partition })));
+        const assigned = Object.entries(payload.memberAssignment).flatMap(([topic, partitions]) =>
+          partitions.map((partition) => ({ topic, partition })),
+        );
         try {
           this.assign(assigned);
         } catch (error) {
@@ -216,7 +258,9 @@ export class KafkaSubscription implements Subscription {
       this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
         this.log.warn(
           { err: payload.error, restart: payload.restart },
-          payload.restart ? 'the Kafka consumer crashed; kafkajs restarts it and rejoins' : 'the Kafka consumer crashed',
+          payload.restart
+            ? 'the Kafka consumer crashed; kafkajs restarts it and rejoins'
+            : 'the Kafka consumer crashed',
         );
         reject(payload.error);
         if (!payload.restart) this.finish({ reason: 'failed', error: payload.error });
@@ -262,7 +306,9 @@ export class KafkaSubscription implements Subscription {
     // Not awaited: disconnecting waits for the batch in progress, which may be the caller.
     void this.consumer
       .disconnect()
-      .catch((disconnectError: unknown) => this.log.warn({ err: disconnectError }, 'disconnecting the failed consumer failed'))
+      .catch((disconnectError: unknown) =>
+        this.log.warn({ err: disconnectError }, 'disconnecting the failed consumer failed'),
+      )
       .then(() => this.finish({ reason: 'failed', error }));
   }
 
@@ -275,7 +321,9 @@ export class KafkaSubscription implements Subscription {
 
 function withinMs(promise: Promise<void>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() =>
+    clearTimeout(timer),
+  );
 }
 
 /** A tenth of the session, as kafkajs's defaults (3 s of 30 s): several beats before the cut-off. */

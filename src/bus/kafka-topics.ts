@@ -22,7 +22,12 @@ export const BATCH_OVERHEAD_BYTES = 64 * 1024;
  * it — replicas per partition, and `min.insync.replicas` of at least min(2, replicas) — and
  * refuses to start on a mismatch: with `acks=-1`, fewer copies than asked for would go unnoticed.
  */
-export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[], wanted: number | undefined, log: Logger): Promise<void> {
+export async function ensureTopics(
+  admin: Admin,
+  specs: readonly TopicSpec[],
+  wanted: number | undefined,
+  log: Logger,
+): Promise<void> {
   const replicationFactor = wanted ?? (await brokerDefaultReplication(admin));
   const created = await admin.createTopics({
     // kafkajs's own wait gives up on the "unknown topic" a broker answers right after creation.
@@ -52,7 +57,10 @@ export async function ensureTopics(admin: Admin, specs: readonly TopicSpec[], wa
   for (const spec of specs) {
     const found = topics.get(spec.name)?.partitions;
     if (found !== spec.partitions) {
-      log.warn({ topic: spec.name, partitions: found, catalogue: spec.partitions }, 'topic partition count differs from the catalogue');
+      log.warn(
+        { topic: spec.name, partitions: found, catalogue: spec.partitions },
+        'topic partition count differs from the catalogue',
+      );
     }
   }
   await checkCopies(admin, topics, replicationFactor, wanted !== undefined);
@@ -68,14 +76,24 @@ async function brokerDefaultReplication(admin: Admin): Promise<number> {
   if (!broker) throw new Error('the Kafka cluster lists no broker');
   const { resources } = await admin.describeConfigs({
     includeSynonyms: false,
-    resources: [{ type: ConfigResourceTypes.BROKER, name: String(broker.nodeId), configNames: ['default.replication.factor'] }],
+    resources: [
+      { type: ConfigResourceTypes.BROKER, name: String(broker.nodeId), configNames: ['default.replication.factor'] },
+    ],
   });
-  const value = Number(resources[0]?.configEntries.find((entry) => entry.configName === 'default.replication.factor')?.configValue ?? 1);
+  const value = Number(
+    resources[0]?.configEntries.find((entry) => entry.configName === 'default.replication.factor')?.configValue ?? 1,
+  );
   return Number.isSafeInteger(value) && value > 0 ? value : 1;
 }
 
-/** Existing topics must keep the copies asked for: replicas per partition, and acks=-1 meaning at least min(2, replicas). */
-async function checkCopies(admin: Admin, topics: ReadonlyMap<string, TopicShape>, replicationFactor: number, explicit: boolean): Promise<void> {
+/** Existing topics must keep the copies asked for: replicas per partition, and acks=-1 meaning at least min(2,
+ * replicas). */
+async function checkCopies(
+  admin: Admin,
+  topics: ReadonlyMap<string, TopicShape>,
+  replicationFactor: number,
+  explicit: boolean,
+): Promise<void> {
   const wantedIsr = Math.min(2, replicationFactor);
   const asked = explicit
     ? `${REPLICATION_SETTING} ${replicationFactor}`
@@ -89,9 +107,15 @@ async function checkCopies(admin: Admin, topics: ReadonlyMap<string, TopicShape>
   }
   const { resources } = await admin.describeConfigs({
     includeSynonyms: false,
-    resources: [...topics.keys()].map((name) => ({ type: ConfigResourceTypes.TOPIC, name, configNames: ['min.insync.replicas'] })),
+    resources: [...topics.keys()].map((name) => ({
+      type: ConfigResourceTypes.TOPIC,
+      name,
+      configNames: ['min.insync.replicas'],
+    })),
   });
-  const weak = resources.filter((r) => Number(r.configEntries.find((e) => e.configName === 'min.insync.replicas')?.configValue ?? 1) < wantedIsr);
+  const weak = resources.filter(
+    (r) => Number(r.configEntries.find((e) => e.configName === 'min.insync.replicas')?.configValue ?? 1) < wantedIsr,
+  );
   if (weak.length > 0) {
     throw new SettingError(
       `bus topics have min.insync.replicas below ${wantedIsr} with ${asked}, so acks=-1 would accept a write held by one copy: ${weak.map((r) => r.resourceName).join(', ')}. Raise it (kafka-configs.sh --alter --add-config min.insync.replicas=${wantedIsr})`,
@@ -120,7 +144,12 @@ async function waitForLeaders(admin: Admin, names: readonly string[]): Promise<M
       const { topics } = await admin.fetchTopicMetadata({ topics: [...names] });
       if (topics.every((topic) => topic.partitions.every((partition) => partition.leader >= 0))) {
         for (const name of names) await admin.fetchTopicOffsets(name);
-        return new Map(topics.map((topic) => [topic.name, { partitions: topic.partitions.length, replicas: topic.partitions.map((p) => p.replicas.length) }]));
+        return new Map(
+          topics.map((topic) => [
+            topic.name,
+            { partitions: topic.partitions.length, replicas: topic.partitions.map((p) => p.replicas.length) },
+          ]),
+        );
       }
     } catch (error) {
       if (!SETTLING.has((error as { type?: string }).type ?? '') || Date.now() > deadline) throw error;

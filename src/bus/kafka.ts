@@ -1,6 +1,13 @@
 import { CompressionTypes, Kafka, logLevel, Partitioners, type Admin, type Producer } from 'kafkajs';
 import { createLogger, type Logger } from '../util/log.ts';
-import { BusError, type Bus, type PartitionLag, type PublishOptions, type SubscribeOptions, type Subscription } from './bus.ts';
+import {
+  BusError,
+  type Bus,
+  type PartitionLag,
+  type PublishOptions,
+  type SubscribeOptions,
+  type Subscription,
+} from './bus.ts';
 import { kafkaLogCreator } from './kafka-log.ts';
 import { KafkaSubscription } from './kafka-subscription.ts';
 import { BATCH_OVERHEAD_BYTES, ensureTopics } from './kafka-topics.ts';
@@ -167,7 +174,9 @@ export class KafkaBus implements Bus {
       if (current !== stuck) return current;
       const producer = this.kafka.producer(PRODUCER_OPTIONS);
       // Connecting is retried by each send if Kafka is still away.
-      await producer.connect().catch((error: unknown) => this.log.warn({ err: error }, 'the new producer could not connect yet'));
+      await producer
+        .connect()
+        .catch((error: unknown) => this.log.warn({ err: error }, 'the new producer could not connect yet'));
       return producer;
     });
     this.producer = next;
@@ -235,14 +244,22 @@ const OPEN_WAIT_MS = 60_000;
 
 /** A connection refused or lost (kafkajs wraps it in a non-retriable error once its own retries are spent). */
 function isUnreachable(error: unknown): boolean {
-  for (let e = error as { name?: string; cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+  for (
+    let e = error as { name?: string; cause?: unknown } | undefined, depth = 0;
+    e && depth < 4;
+    e = e.cause as typeof e, depth++
+  ) {
     if (/Connection|NumberOfRetriesExceeded|BrokerNotFound/.test(e.name ?? '')) return true;
   }
   return false;
 }
 
 /** How a send ended: acknowledged (a failure rejects), past the deadline, or cancelled. */
-async function settleWithin(send: Promise<unknown>, ms: number, signal: AbortSignal | undefined): Promise<'done' | 'timeout' | 'aborted'> {
+async function settleWithin(
+  send: Promise<unknown>,
+  ms: number,
+  signal: AbortSignal | undefined,
+): Promise<'done' | 'timeout' | 'aborted'> {
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const stopped = new Promise<'timeout' | 'aborted'>((resolve) => {

@@ -122,11 +122,13 @@ function readSource(value: unknown): RecordSource | string {
   if (typeof value !== 'object' || value === null) return `source must be an object, got ${describe(value)}`;
   const s = value as Record<string, unknown>;
   if (s.type === 'stream') {
-    if (typeof s.connection !== 'string' || !isCount(s.frame)) return 'a stream source needs a connection (string) and a frame (integer ≥ 0)';
+    if (typeof s.connection !== 'string' || !isCount(s.frame))
+      return 'a stream source needs a connection (string) and a frame (integer ≥ 0)';
     return { type: 'stream', connection: s.connection, frame: s.frame };
   }
   if (s.type === 'sync') {
-    if (typeof s.job !== 'string' || !isCount(s.page)) return 'a sync source needs a job (string) and a page (integer ≥ 0)';
+    if (typeof s.job !== 'string' || !isCount(s.page))
+      return 'a sync source needs a job (string) and a page (integer ≥ 0)';
     return { type: 'sync', job: s.job, page: s.page };
   }
   return `source type ${describe(s.type)} is neither "stream" nor "sync"`;

@@ -40,10 +40,30 @@ const LAYOUT: readonly Layout[] = [
   // Snapshots travel with the changes they anchor, so a replay sees them in order.
   { suffix: 'market.books', kinds: ['book_snapshot', 'book_change'], key: 'condition_id', partitions: 12, ...MARKET },
   { suffix: 'market.quotes', kinds: ['quote'], key: 'condition_id', partitions: 6, ...MARKET },
-  { suffix: 'market.status', kinds: ['market_status'], key: 'condition_id (event id for event-scoped kinds)', partitions: 3, ...MARKET },
+  {
+    suffix: 'market.status',
+    kinds: ['market_status'],
+    key: 'condition_id (event id for event-scoped kinds)',
+    partitions: 3,
+    ...MARKET,
+  },
   // One partition each: few records, and a reader wants them in the order they were found.
-  { suffix: 'capture.gaps', kinds: ['capture_gap'], key: 'stream', partitions: 1, retentionMs: 30 * DAY_MS, maxRecordBytes: 2 * MiB },
-  { suffix: 'capture.quality', kinds: ['data_quality'], key: 'condition_id', partitions: 1, retentionMs: 30 * DAY_MS, maxRecordBytes: 2 * MiB },
+  {
+    suffix: 'capture.gaps',
+    kinds: ['capture_gap'],
+    key: 'stream',
+    partitions: 1,
+    retentionMs: 30 * DAY_MS,
+    maxRecordBytes: 2 * MiB,
+  },
+  {
+    suffix: 'capture.quality',
+    kinds: ['data_quality'],
+    key: 'condition_id',
+    partitions: 1,
+    retentionMs: 30 * DAY_MS,
+    maxRecordBytes: 2 * MiB,
+  },
   { suffix: 'account.events', kinds: ['account_event'], ...ACCOUNT },
   { suffix: 'account.portfolio', kinds: ['portfolio_sync'], ...ACCOUNT },
   { suffix: 'sync.events', kinds: ['event'], key: 'event id', ...SYNC },

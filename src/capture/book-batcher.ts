@@ -24,7 +24,8 @@ const bytesOf = (update: BookUpdate): number => 40 + 18 * update.changes.length 
  *   later flush was received after every update of an earlier one;
  * - before any `book_snapshot` or `capture_gap` passes (a snapshot stands at the sequence of the
  *   changes before it; a gap must follow what was received before it);
- * - when `maxUpdates` (or about `maxBytes`) are held, when the oldest waited `maxDelayMs` (`flushDue`, called on a timer
+ * - when `maxUpdates` (or about `maxBytes`) are held, when the oldest waited `maxDelayMs` (`flushDue`, called on a
+ * timer
  *   and on every update), when a key's updates would come from another connection, and on `flush()`.
  */
 export interface BookBatcherOptions {
@@ -84,7 +85,8 @@ export class BookBatcher implements RecordSink {
 
   /** Writes what is held when the oldest update has waited long enough. */
   flushDue(): void {
-    if (this.#sinceUs !== null && this.#nowUs() - this.#sinceUs >= BigInt(this.#limits.maxDelayMs) * 1000n) this.flush();
+    if (this.#sinceUs !== null && this.#nowUs() - this.#sinceUs >= BigInt(this.#limits.maxDelayMs) * 1000n)
+      this.flush();
   }
 
   /** Writes everything held. */

@@ -48,7 +48,11 @@ export async function bookAt(runner: QueryRunner, tokenId: string, atMs: number)
   return replayBook([snapshot], changeRows, BigInt(atMs) * 1000n + 999n);
 }
 
-async function rows(runner: QueryRunner, sql: string, params: Record<string, string>): Promise<Record<string, unknown>[]> {
+async function rows(
+  runner: QueryRunner,
+  sql: string,
+  params: Record<string, string>,
+): Promise<Record<string, unknown>[]> {
   const text = (await runner.run(sql, 'JSONEachRow', params)).toString('utf8');
   return text
     .split('\n')

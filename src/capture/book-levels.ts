@@ -13,7 +13,8 @@ import { decimalAt } from '../util/decimal.ts';
 export const PRICE_ONE_MICRO = 1_000_000;
 
 export interface LevelProblem {
-  problem: 'malformed_level' | 'price_out_of_range' | 'negative_or_fractional_size' | 'zero_size_level' | 'duplicate_price';
+  problem:
+    'malformed_level' | 'price_out_of_range' | 'negative_or_fractional_size' | 'zero_size_level' | 'duplicate_price';
   detail: string;
 }
 
@@ -28,7 +29,8 @@ export function parseLevels(input: unknown, side: string, allowZero: boolean): P
   const levels: Level[] = [];
   const problems: LevelProblem[] = [];
   if (!Array.isArray(input)) {
-    if (input !== undefined && input !== null) problems.push({ problem: 'malformed_level', detail: `${side}: not an array` });
+    if (input !== undefined && input !== null)
+      problems.push({ problem: 'malformed_level', detail: `${side}: not an array` });
     return { levels, problems };
   }
   // Price → index in `levels`: a later level at a price already seen replaces the earlier one.
@@ -48,7 +50,10 @@ export function parseLevels(input: unknown, side: string, allowZero: boolean): P
     }
     const priceMicro = parsePrice(price);
     if (priceMicro === null) {
-      problems.push({ problem: isIntegerText(price) ? 'price_out_of_range' : 'malformed_level', detail: `${side}[${i}] price ${String(price)}` });
+      problems.push({
+        problem: isIntegerText(price) ? 'price_out_of_range' : 'malformed_level',
+        detail: `${side}[${i}] price ${String(price)}`,
+      });
       continue;
     }
     const sizeMicro = canonicalSize(size);

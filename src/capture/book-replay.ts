@@ -34,15 +34,25 @@ export interface ReplayedBook {
 }
 
 /** Rows of one token in any order; returns null when no snapshot exists at or before `atUs`. */
-export function replayBook(snapshots: readonly SnapshotRow[], changes: readonly ChangeRow[], atUs: bigint): ReplayedBook | null {
+export function replayBook(
+  snapshots: readonly SnapshotRow[],
+  changes: readonly ChangeRow[],
+  atUs: bigint,
+): ReplayedBook | null {
   let base: SnapshotRow | null = null;
   for (const s of snapshots) {
-    if (s.atUs <= atUs && (base === null || s.sequence > base.sequence || (s.sequence === base.sequence && s.atUs > base.atUs))) base = s;
+    if (
+      s.atUs <= atUs &&
+      (base === null || s.sequence > base.sequence || (s.sequence === base.sequence && s.atUs > base.atUs))
+    )
+      base = s;
   }
   if (!base) return null;
   const ladder = new BookLadder();
   ladder.replace(base.bids, base.asks);
-  const after = changes.filter((c) => c.sequence > base.sequence && c.atUs <= atUs).sort((a, b) => compareBigints(a.sequence, b.sequence));
+  const after = changes
+    .filter((c) => c.sequence > base.sequence && c.atUs <= atUs)
+    .sort((a, b) => compareBigints(a.sequence, b.sequence));
   ladder.apply(after);
   const last = after.at(-1);
   return { ladder, sequence: last?.sequence ?? base.sequence, atUs: last?.atUs ?? base.atUs };
@@ -53,7 +63,10 @@ export function replayBook(snapshots: readonly SnapshotRow[], changes: readonly 
  * kinds and tokens are ignored). A snapshot holds from its `as_of`; a change from the venue's time
  * of its frame, or our receive time when the frame had none.
  */
-export function bookRowsOf(records: readonly ReceivedRecord[], tokenId: string): { snapshots: SnapshotRow[]; changes: ChangeRow[] } {
+export function bookRowsOf(
+  records: readonly ReceivedRecord[],
+  tokenId: string,
+): { snapshots: SnapshotRow[]; changes: ChangeRow[] } {
   const snapshots: SnapshotRow[] = [];
   const changes: ChangeRow[] = [];
   for (const r of records) {
@@ -83,13 +96,23 @@ export function bookRowsOf(records: readonly ReceivedRecord[], tokenId: string):
 }
 
 /** The ladder of a token at an instant (µs since the epoch), from published records; null before its first snapshot. */
-export function replayBookRecords(records: readonly ReceivedRecord[], tokenId: string, atUs: bigint): ReplayedBook | null {
+export function replayBookRecords(
+  records: readonly ReceivedRecord[],
+  tokenId: string,
+  atUs: bigint,
+): ReplayedBook | null {
   const { snapshots, changes } = bookRowsOf(records, tokenId);
   return replayBook(snapshots, changes, atUs);
 }
 
-function pushChanges(out: ChangeRow[], row: Omit<ChangeRow, keyof LevelChange>, side: Side, flat: ReadonlyArray<number | string>): void {
-  for (let i = 0; i < flat.length; i += 2) out.push({ ...row, side, priceMicro: Number(flat[i]), sizeMicro: String(flat[i + 1]) });
+function pushChanges(
+  out: ChangeRow[],
+  row: Omit<ChangeRow, keyof LevelChange>,
+  side: Side,
+  flat: ReadonlyArray<number | string>,
+): void {
+  for (let i = 0; i < flat.length; i += 2)
+    out.push({ ...row, side, priceMicro: Number(flat[i]), sizeMicro: String(flat[i + 1]) });
 }
 
 interface SnapshotPayload {

@@ -4,7 +4,15 @@ import { bookChangeRecord, bookKey, type BookUpdate, type UpdateKind } from '../
 import { BookLadder, type Level, type LevelChange } from './book-ladder.ts';
 import { parseLevels, type LevelProblem } from './book-levels.ts';
 import { checkLadder } from './book-quality.ts';
-import { hasUnknownKeys, isFrameProblem, isoToMicros, microsToIso, parseFrame, type JsonObject, type ParsedFrame } from './frame.ts';
+import {
+  hasUnknownKeys,
+  isFrameProblem,
+  isoToMicros,
+  microsToIso,
+  parseFrame,
+  type JsonObject,
+  type ParsedFrame,
+} from './frame.ts';
 import { qualityRecord, record, type Origin } from './records.ts';
 import { levelsOf, scanSnapshot, type ScannedSnapshot, type SideTexts } from './snapshot-scan.ts';
 
@@ -57,10 +65,20 @@ interface TokenBook {
 
 const NO_TEXTS: SideTexts = { bids: null, asks: null };
 
-const SNAPSHOT_FIELDS = new Set(['kind', 'token_id', 'condition_id', 'market_id', 'sequence', 'initial', 'bids', 'asks']);
+const SNAPSHOT_FIELDS = new Set([
+  'kind',
+  'token_id',
+  'condition_id',
+  'market_id',
+  'sequence',
+  'initial',
+  'bids',
+  'asks',
+]);
 const DELTA_FIELDS = new Set(['kind', 'token_id', 'condition_id', 'market_id', 'sequence', 'changes']);
 
-/** What a book frame or a re-seed made: the book updates (level changes, in order) and the other records (snapshots, findings). */
+/** What a book frame or a re-seed made: the book updates (level changes, in order) and the other records (snapshots,
+ * findings). */
 export interface BookOutput {
   updates: BookUpdate[];
   records: BusRecord[];
@@ -91,7 +109,8 @@ export class TokenBooks {
   readonly #sequenceBase: bigint;
   readonly #stream: string;
 
-  /** Frames and re-seeds return what they made (BookOutput): the caller gathers the updates into records (BookBatcher). */
+  /** Frames and re-seeds return what they made (BookOutput): the caller gathers the updates into records (BookBatcher).
+   * */
   constructor(options: TokenBooksOptions) {
     this.#sequenceBase = options.sequenceBase;
     this.#stream = options.stream ?? 'market';
@@ -125,7 +144,12 @@ export class TokenBooks {
    * prices; null otherwise (no book, another sequence, a price it does not hold). A null side's
    * size is null.
    */
-  sizesAt(tokenId: string, venueSequence: number | null, bidMicro: number | null, askMicro: number | null): { bid: string | null; ask: string | null } | null {
+  sizesAt(
+    tokenId: string,
+    venueSequence: number | null,
+    bidMicro: number | null,
+    askMicro: number | null,
+  ): { bid: string | null; ask: string | null } | null {
     const book = this.#books.get(tokenId);
     if (!book || venueSequence === null || book.venueSequence !== venueSequence) return null;
     const bid = bidMicro === null ? null : (book.ladder.bids.get(bidMicro) ?? undefined);
@@ -148,7 +172,8 @@ export class TokenBooks {
     const parsed = parseFrame(scanned.head);
     if (isFrameProblem(parsed) || parsed.type !== 'orderbook' || parsed.unknownFields) return null;
     const { data } = parsed;
-    // The arrays emptied must be the book's own: the only bids and asks, in data, of a book with no field we do not read.
+    // The arrays emptied must be the book's own: the only bids and asks, in data, of a book with no field we do not
+    // read.
     if (
       data.kind !== 'snapshot' ||
       data.token_id !== scanned.tokenId ||
@@ -175,10 +200,19 @@ export class TokenBooks {
     const conditionId = typeof data.condition_id === 'string' ? data.condition_id : null;
     if (kind !== 'snapshot' && kind !== 'delta') {
       return void out.records.push(
-        this.#quality(frame, 'unknown_book_kind', `book frame kind ${JSON.stringify(kind)} is not snapshot or delta`, tokenId, conditionId),
+        this.#quality(
+          frame,
+          'unknown_book_kind',
+          `book frame kind ${JSON.stringify(kind)} is not snapshot or delta`,
+          tokenId,
+          conditionId,
+        ),
       );
     }
-    if (tokenId === null) return void out.records.push(this.#quality(frame, 'malformed_book', 'a book frame needs a token_id', null, conditionId));
+    if (tokenId === null)
+      return void out.records.push(
+        this.#quality(frame, 'malformed_book', 'a book frame needs a token_id', null, conditionId),
+      );
     const venueSequence = readSequence(data.sequence);
     const book = this.#book(tokenId, conditionId, frame.origin);
     if (venueSequence !== null && book.venueSequence !== null && venueSequence < book.venueSequence) {
@@ -219,7 +253,10 @@ export class TokenBooks {
     // The first full book of a token in this run (a restart, a token taken up again) is written
     // whole at once: its changes are relative to an empty ladder, and a replay must not apply
     // them to a snapshot an earlier run left behind (the REST re-seed may come seconds later).
-    if (kind === 'snapshot' && !book.based) out.records.push(this.#snapshotRecord(book, 'first_book', 'stream', frame.venueTime, this.#instantOf(book), null));
+    if (kind === 'snapshot' && !book.based)
+      out.records.push(
+        this.#snapshotRecord(book, 'first_book', 'stream', frame.venueTime, this.#instantOf(book), null),
+      );
     this.#check(book, out);
   }
 
@@ -262,7 +299,9 @@ export class TokenBooks {
     book.receivedAtUs = origin.receivedAtUs;
     book.origin = origin;
     if (changes.length > 0) this.#change(book, 'reseed', changes, origin, rest.asOf, null, out);
-    out.records.push(this.#snapshotRecord(book, reason, 'rest', rest.asOf, asOfUs > previous ? asOfUs : previous, rest.raw));
+    out.records.push(
+      this.#snapshotRecord(book, reason, 'rest', rest.asOf, asOfUs > previous ? asOfUs : previous, rest.raw),
+    );
     this.#check(book, out);
     return out;
   }
@@ -325,7 +364,14 @@ export class TokenBooks {
     });
   }
 
-  #snapshotRecord(book: TokenBook, reason: SnapshotReason, source: 'rest' | 'stream', venueTime: string | null, asOfUs: bigint, raw: string | null): BusRecord {
+  #snapshotRecord(
+    book: TokenBook,
+    reason: SnapshotReason,
+    source: 'rest' | 'stream',
+    venueTime: string | null,
+    asOfUs: bigint,
+    raw: string | null,
+  ): BusRecord {
     book.based = true;
     const { bids, asks } = book.ladder.levels();
     const payload: BookSnapshotPayload = {
@@ -347,8 +393,23 @@ export class TokenBooks {
     if (issue?.problem === book.flagged) return;
     book.flagged = issue?.problem ?? null;
     if (!issue) return;
-    const frame: BookFrame = { origin: book.origin, venueTime: book.venueTime, data: {}, raw: '', unknownEnvelope: false };
-    out.records.push(this.#quality(frame, issue.problem, `${issue.detail} (capture sequence ${book.sequence})`, book.tokenId, book.conditionId, null));
+    const frame: BookFrame = {
+      origin: book.origin,
+      venueTime: book.venueTime,
+      data: {},
+      raw: '',
+      unknownEnvelope: false,
+    };
+    out.records.push(
+      this.#quality(
+        frame,
+        issue.problem,
+        `${issue.detail} (capture sequence ${book.sequence})`,
+        book.tokenId,
+        book.conditionId,
+        null,
+      ),
+    );
   }
 
   #levelProblems(frame: BookFrame, problems: LevelProblem[], tokenId: string, conditionId: string): BusRecord {
@@ -364,7 +425,12 @@ export class TokenBooks {
     conditionId: string | null,
     raw: string | null = frame.raw,
   ): BusRecord {
-    return qualityRecord({ problem, detail, stream: this.#stream, tokenId, conditionId }, frame.origin, frame.venueTime, raw);
+    return qualityRecord(
+      { problem, detail, stream: this.#stream, tokenId, conditionId },
+      frame.origin,
+      frame.venueTime,
+      raw,
+    );
   }
 }
 
@@ -381,7 +447,10 @@ function levelJson(level: Level): [string, string] {
   return [String(level.priceMicro), level.sizeMicro];
 }
 
-function restLevel(level: { price_micro: bigint; shares_micro: bigint }): { price_micro: string; shares_micro: string } {
+function restLevel(level: { price_micro: bigint; shares_micro: bigint }): {
+  price_micro: string;
+  shares_micro: string;
+} {
   return { price_micro: level.price_micro.toString(), shares_micro: level.shares_micro.toString() };
 }
 

@@ -12,7 +12,13 @@ import { PRICE_FEEDS, PriceCapture } from './price-streams.ts';
 import { AccountCapture, PortfolioCapture } from './private-streams.ts';
 import { RecordPublisher } from './publisher.ts';
 import type { RecordSink } from './record-sink.ts';
-import { CAPTURE_DEFAULTS, STREAM_PATHS, type CaptureHandle, type CaptureOptions, type CaptureStats } from './capture-options.ts';
+import {
+  CAPTURE_DEFAULTS,
+  STREAM_PATHS,
+  type CaptureHandle,
+  type CaptureOptions,
+  type CaptureStats,
+} from './capture-options.ts';
 import { newCounters, RateMeter, type CaptureCounters } from './stats.ts';
 
 function socketUrl(baseUrl: string, path: string): string {
@@ -67,7 +73,14 @@ export class Capture implements CaptureHandle, RecordSink {
       handedOverThroughUs: () => this.#handedOverThroughUs(),
       log: this.#log,
     });
-    const wanted = { market: true, account: token !== null, portfolio: token !== null, prices: true, oraclePro: true, ...o.streams };
+    const wanted = {
+      market: true,
+      account: token !== null,
+      portfolio: token !== null,
+      prices: true,
+      oraclePro: true,
+      ...o.streams,
+    };
     const common = { clock, silenceMs: o.silenceMs, counters: this.#counters, sink: this, log: this.#log };
     if (wanted.market) {
       const market: MarketCapture = new MarketCapture({
@@ -194,7 +207,9 @@ export class Capture implements CaptureHandle, RecordSink {
       framesByStream: { ...counters.framesByStream },
       reconnectsByStream: { ...counters.lossesByStream },
       openGaps: (market?.openGaps ?? 0) + this.#privates.filter((p) => p.coverage.everCovered && !p.covered).length,
-      unavailableStreams: this.#privates.filter((p) => p instanceof PriceCapture && p.unavailable).map((p) => p.coverage.stream),
+      unavailableStreams: this.#privates
+        .filter((p) => p instanceof PriceCapture && p.unavailable)
+        .map((p) => p.coverage.stream),
       gapsRecorded: counters.gaps,
       refused429: counters.refused429,
       rest429: market?.rest429 ?? 0,

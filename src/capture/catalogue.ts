@@ -46,7 +46,8 @@ export interface CaptureEvent {
   slug: string;
   markets: CaptureMarket[];
   skipped: SkippedMarket[];
-  /** When the detail before this one was read (µs): a market new in this one may have traded since. Null on the first. */
+  /** When the detail before this one was read (µs): a market new in this one may have traded since. Null on the first.
+   * */
   previousReadUs: bigint | null;
 }
 
@@ -85,12 +86,14 @@ export function capturedMarkets(detail: EventDetail): { captured: CaptureMarket[
   const recurring = detail.event_type === 'RECURRING_PROPOSITION';
   const markets = new Map<string, Market>();
   for (const m of detail.markets ?? []) markets.set(m.id, m);
-  for (const m of detail.main_market_group?.markets ?? []) if (typeof m !== 'string' && !markets.has(m.id)) markets.set(m.id, m);
+  for (const m of detail.main_market_group?.markets ?? [])
+    if (typeof m !== 'string' && !markets.has(m.id)) markets.set(m.id, m);
   const captured: CaptureMarket[] = [];
   const skipped: SkippedMarket[] = [];
   for (const m of markets.values()) {
     const tokenIds = (m.outcomes ?? []).map((o) => o.token_id).filter((t) => t !== '');
-    const skip = (reason: string): void => void skipped.push({ eventId: detail.id, marketId: m.id, conditionId: m.condition_id ?? null, tokenIds, reason });
+    const skip = (reason: string): void =>
+      void skipped.push({ eventId: detail.id, marketId: m.id, conditionId: m.condition_id ?? null, tokenIds, reason });
     if (!m.condition_id || tokenIds.length === 0) {
       skip('no condition_id or token ids: nothing to subscribe');
       continue;
@@ -103,7 +106,9 @@ export function capturedMarkets(detail: EventDetail): { captured: CaptureMarket[
     }
     const final = !accepting && (FINAL_RESOLUTIONS.has(upper(m.resolution_status)) || state === 'RESOLVED');
     if (!final && !accepting && recurring && state !== 'PROVISIONED' && !tradedOrQuoted(m)) {
-      skip(`an announced cycle of a recurring event (state ${JSON.stringify(m.state ?? null)}): not accepting orders, never traded or quoted`);
+      skip(
+        `an announced cycle of a recurring event (state ${JSON.stringify(m.state ?? null)}): not accepting orders, never traded or quoted`,
+      );
       continue;
     }
     const mayHaveTraded = accepting || tradedOrQuoted(m) || !NOT_YET_TRADING.has(state);
@@ -114,7 +119,14 @@ export function capturedMarkets(detail: EventDetail): { captured: CaptureMarket[
 
 /** The list fields whose change means the event's markets may have changed. */
 function fingerprint(e: EventListItem): string {
-  return JSON.stringify([e.state, e.resolution_status, e.market_count, e.main_market_id, e.is_accepting_orders, e.end_time]);
+  return JSON.stringify([
+    e.state,
+    e.resolution_status,
+    e.market_count,
+    e.main_market_id,
+    e.is_accepting_orders,
+    e.end_time,
+  ]);
 }
 
 interface Known {
@@ -215,7 +227,13 @@ export class CatalogueReader {
       const { value } = await this.client.catalogue.event(slug, signal);
       const { captured, skipped } = capturedMarkets(value);
       const readAtUs = this.nowUs();
-      const event: CaptureEvent = { eventId, slug: value.slug ?? slug, markets: captured, skipped, previousReadUs: this.#known.get(eventId)?.readAtUs ?? null };
+      const event: CaptureEvent = {
+        eventId,
+        slug: value.slug ?? slug,
+        markets: captured,
+        skipped,
+        previousReadUs: this.#known.get(eventId)?.readAtUs ?? null,
+      };
       this.#known.set(eventId, { slug: event.slug, fingerprint: print, event, readAtMs: this.now(), readAtUs });
       return event;
     } catch (err) {

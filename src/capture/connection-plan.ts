@@ -29,7 +29,8 @@ export class ConnectionPlan {
     const existing = this.#conditionHome.get(conditionId);
     if (existing !== undefined) return { connection: existing, eventIsNew: false };
     const home = this.#eventHome.get(eventId);
-    let connection = home !== undefined && this.#fits(home, tokens) ? home : this.#load.findIndex((_, i) => this.#fits(i, tokens));
+    let connection =
+      home !== undefined && this.#fits(home, tokens) ? home : this.#load.findIndex((_, i) => this.#fits(i, tokens));
     if (connection < 0) {
       connection = this.#load.length;
       this.#load.push(0);
@@ -45,7 +46,11 @@ export class ConnectionPlan {
   }
 
   /** Releases a condition; says where its event's status subscription was when the event has no condition left. */
-  release(eventId: string, conditionId: string, tokens: number): { connection: number | undefined; eventGoneFrom: number | undefined } {
+  release(
+    eventId: string,
+    conditionId: string,
+    tokens: number,
+  ): { connection: number | undefined; eventGoneFrom: number | undefined } {
     const connection = this.#conditionHome.get(conditionId);
     if (connection === undefined) return { connection: undefined, eventGoneFrom: undefined };
     this.#conditionHome.delete(conditionId);

@@ -17,7 +17,8 @@ export function startOf(stamp: Stamp): bigint {
   return venue !== null && venue < stamp.receivedAtUs ? venue : stamp.receivedAtUs;
 }
 
-/** The first instant a frame proves covered again: the later of the end of its venue millisecond and our receive time. */
+/** The first instant a frame proves covered again: the later of the end of its venue millisecond and our receive time.
+ * */
 export function endOf(stamp: Stamp): bigint {
   const venue = isoToMicros(stamp.venueTime);
   if (venue === null) return stamp.receivedAtUs;
@@ -142,7 +143,16 @@ export class ConnectionCoverage {
   ): BusRecord | null {
     if (!this.everCovered || since === null) return null;
     return gapRecord(
-      { stream: this.stream, reason, detail, scope, startUs: startOf(since), endUs: endOf(stamp), recovery: this.recovery, framesMissed },
+      {
+        stream: this.stream,
+        reason,
+        detail,
+        scope,
+        startUs: startOf(since),
+        endUs: endOf(stamp),
+        recovery: this.recovery,
+        framesMissed,
+      },
       origin,
     );
   }

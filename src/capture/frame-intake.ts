@@ -34,7 +34,14 @@ export function intake(
   const origin = originOf(frame);
   const parsed = parse(frame.raw);
   if (isFrameProblem(parsed)) {
-    sink.write([qualityRecord({ problem: parsed.problem, detail: parsed.detail, stream: coverage.stream }, origin, null, frame.raw)]);
+    sink.write([
+      qualityRecord(
+        { problem: parsed.problem, detail: parsed.detail, stream: coverage.stream },
+        origin,
+        null,
+        frame.raw,
+      ),
+    ]);
     return null;
   }
   const missed = coverage.admit(parsed.seq);

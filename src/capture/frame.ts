@@ -38,7 +38,8 @@ export function parseFrame(raw: string): ParsedFrame | FrameProblem {
   } catch (err) {
     return { problem: 'invalid_json', detail: (err as Error).message };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { problem: 'not_an_object', detail: 'a frame is one JSON object' };
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { problem: 'not_an_object', detail: 'a frame is one JSON object' };
   const o = value as JsonObject;
   const { type, seq, ts, data } = o;
   if (typeof type !== 'string') return { problem: 'wrong_types', detail: `type must be a string, got ${typeof type}` };
@@ -47,7 +48,8 @@ export function parseFrame(raw: string): ParsedFrame | FrameProblem {
   if (number !== undefined && !(typeof number === 'number' && Number.isSafeInteger(number) && number >= 0)) {
     return { problem: 'wrong_types', detail: `seq must be a whole number, got ${JSON.stringify(seq)}` };
   }
-  if (ts !== undefined && typeof ts !== 'string') return { problem: 'wrong_types', detail: `ts must be a string, got ${typeof ts}` };
+  if (ts !== undefined && typeof ts !== 'string')
+    return { problem: 'wrong_types', detail: `ts must be a string, got ${typeof ts}` };
   if (data !== undefined && (typeof data !== 'object' || data === null || Array.isArray(data))) {
     return { problem: 'wrong_types', detail: 'data must be an object' };
   }

@@ -46,7 +46,11 @@ export function gapRecord(facts: GapFacts, origin: Origin): BusRecord<'capture_g
   return record('capture_gap', facts.stream, origin, null, payload, null);
 }
 
-export function scopeOf(channels: readonly string[], tokens: ReadonlyMap<string, string>, events: Iterable<string>): GapScope {
+export function scopeOf(
+  channels: readonly string[],
+  tokens: ReadonlyMap<string, string>,
+  events: Iterable<string>,
+): GapScope {
   return {
     all: false,
     channels: [...channels],

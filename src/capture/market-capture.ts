@@ -7,7 +7,15 @@ import type { Secret } from '../util/secret.ts';
 import { nextAnchorMs } from './anchors.ts';
 import { BOOK_BATCH_DEFAULTS, type BookBatchLimits } from './book-batcher.ts';
 import { readSequence, type RestBook, type SnapshotReason, type TokenBooks } from './books.ts';
-import { CatalogueReader, inShard, type CaptureEvent, type CaptureMarket, type CatalogueRead, type Shard, type SkippedMarket } from './catalogue.ts';
+import {
+  CatalogueReader,
+  inShard,
+  type CaptureEvent,
+  type CaptureMarket,
+  type CatalogueRead,
+  type Shard,
+  type SkippedMarket,
+} from './catalogue.ts';
 import { ConnectionPlan } from './connection-plan.ts';
 import { endOf, startOf, type Stamp } from './coverage.ts';
 import type { JsonObject } from './frame.ts';
@@ -51,7 +59,12 @@ export interface MarketCaptureOptions {
 const CATALOGUE_RETRY = { firstMs: 1_000, maxMs: 30_000 };
 
 /** Status kinds after which an event's markets may have changed: its detail is read again at once. */
-const CATALOGUE_KINDS = new Set(['current_market_changed', 'market_resolution_completed', 'market_resolved', 'payouts_resolved']);
+const CATALOGUE_KINDS = new Set([
+  'current_market_changed',
+  'market_resolution_completed',
+  'market_resolved',
+  'payouts_resolved',
+]);
 
 /**
  * Market capture: follows the catalogue, spreads its markets over sockets, keeps a book per token,
@@ -66,7 +79,8 @@ export class MarketCapture implements MarketOwner {
   readonly #markets = new Map<string, CaptureMarket>();
   readonly #finalSince = new Map<string, number>();
   readonly #unreadSince = new Map<string, bigint>();
-  /** Listed markets left out, and the reason last written for each (market id → reason): one `not_captured` gap per reason. */
+  /** Listed markets left out, and the reason last written for each (market id → reason): one `not_captured` gap per
+   * reason. */
   readonly #skipped = new Map<string, string>();
   /** Markets taken from a status frame before the catalogue listed them (condition → clock ms). */
   readonly #pinned = new Map<string, number>();
@@ -96,7 +110,12 @@ export class MarketCapture implements MarketOwner {
           };
         }
       : null;
-    this.#reseeder = new Reseeder(fetch, (task, outcome) => this.#reseeded(task, outcome), o.clock, o.reseedConcurrency);
+    this.#reseeder = new Reseeder(
+      fetch,
+      (task, outcome) => this.#reseeded(task, outcome),
+      o.clock,
+      o.reseedConcurrency,
+    );
     this.#connectionOptions = {
       url: o.url,
       token: o.token,
@@ -189,9 +208,13 @@ export class MarketCapture implements MarketOwner {
     return n;
   }
 
-  /** Scopes not covered now: sockets with subjects that are not covering them, and markets awaiting their first acknowledgement. */
+  /** Scopes not covered now: sockets with subjects that are not covering them, and markets awaiting their first
+   * acknowledgement. */
   get openGaps(): number {
-    return this.#connections.filter((c) => (c.tokens.size > 0 || c.events.size > 0) && !c.covered).length + (this.#late.size > 0 ? 1 : 0);
+    return (
+      this.#connections.filter((c) => (c.tokens.size > 0 || c.events.size > 0) && !c.covered).length +
+      (this.#late.size > 0 ? 1 : 0)
+    );
   }
 
   /** Up to when every subject is known covered; null while some socket has never covered its subjects. */
@@ -232,7 +255,8 @@ export class MarketCapture implements MarketOwner {
       this.#noteUnread(read.unread, readUs);
       this.#previousReadUs = readUs;
     } catch (err) {
-      if (!this.#stopping.signal.aborted) this.o.log?.warn({ err }, 'catalogue refresh failed; keeping the current subscriptions');
+      if (!this.#stopping.signal.aborted)
+        this.o.log?.warn({ err }, 'catalogue refresh failed; keeping the current subscriptions');
     }
   }
 
@@ -299,9 +323,16 @@ export class MarketCapture implements MarketOwner {
       for (const m of markets) for (const t of m.tokenIds) tokens.set(t, m.conditionId ?? '');
       const scope = scopeOf([], tokens, []);
       // Markets without a condition or tokens are named by their event.
-      scope.event_ids = [...new Set(markets.filter((m) => m.conditionId === null || m.tokenIds.length === 0).map((m) => m.eventId))];
+      scope.event_ids = [
+        ...new Set(markets.filter((m) => m.conditionId === null || m.tokenIds.length === 0).map((m) => m.eventId)),
+      ];
       const detail = `${reason}; markets ${markets.map((m) => m.marketId).join(', ')}`;
-      records.push(gapRecord({ stream: 'market', reason: 'not_captured', detail, scope, startUs: nowUs, endUs: null, recovery: 'none' }, origin));
+      records.push(
+        gapRecord(
+          { stream: 'market', reason: 'not_captured', detail, scope, startUs: nowUs, endUs: null, recovery: 'none' },
+          origin,
+        ),
+      );
     }
     this.#feed.write(records);
   }
@@ -309,9 +340,14 @@ export class MarketCapture implements MarketOwner {
   /** The listing stopped at a cursor the venue handed out twice: a data-quality record (the next read tries again). */
   #noteCursorLoop(read: CatalogueRead): void {
     if (!read.cursorLoop) return;
-    this.o.log?.warn({ endpoint: read.cursorLoop.endpoint }, 'catalogue listing stopped at a repeated cursor; keeping what it had read');
+    this.o.log?.warn(
+      { endpoint: read.cursorLoop.endpoint },
+      'catalogue listing stopped at a repeated cursor; keeping what it had read',
+    );
     const origin: Origin = { connectionId: 'catalogue', frameNo: 0, receivedAtUs: this.o.clock.epochMicros() };
-    this.#feed.write([qualityRecord({ problem: 'cursor_loop', detail: read.cursorLoop.message, stream: 'market' }, origin, null, null)]);
+    this.#feed.write([
+      qualityRecord({ problem: 'cursor_loop', detail: read.cursorLoop.message, stream: 'market' }, origin, null, null),
+    ]);
   }
 
   /**
@@ -337,9 +373,19 @@ export class MarketCapture implements MarketOwner {
     this.#markets.delete(market.conditionId);
     this.#finalSince.delete(market.conditionId);
     this.#pinned.delete(market.conditionId);
-    const { connection, eventGoneFrom } = this.#plan.release(market.eventId, market.conditionId, market.tokenIds.length);
-    if (connection !== undefined) this.#connections[connection]?.remove(market.tokenIds, eventGoneFrom === connection ? [market.eventId] : [], detail);
-    if (eventGoneFrom !== undefined && eventGoneFrom !== connection) this.#connections[eventGoneFrom]?.remove([], [market.eventId], detail);
+    const { connection, eventGoneFrom } = this.#plan.release(
+      market.eventId,
+      market.conditionId,
+      market.tokenIds.length,
+    );
+    if (connection !== undefined)
+      this.#connections[connection]?.remove(
+        market.tokenIds,
+        eventGoneFrom === connection ? [market.eventId] : [],
+        detail,
+      );
+    if (eventGoneFrom !== undefined && eventGoneFrom !== connection)
+      this.#connections[eventGoneFrom]?.remove([], [market.eventId], detail);
     for (const t of market.tokenIds) {
       this.#feed.forget(t);
       this.#reseeder.cancel(t);
@@ -453,7 +499,8 @@ export class MarketCapture implements MarketOwner {
     void this.#refreshEvent(eventId);
   }
 
-  /** A recurring event's new cycle that capture does not cover yet (it was not provisioned in the catalogue): take it now. */
+  /** A recurring event's new cycle that capture does not cover yet (it was not provisioned in the catalogue): take it
+   * now. */
   #takeNewCycle(data: JsonObject, eventId: string, stamp: Stamp): void {
     const conditionId = typeof data.condition_id === 'string' ? data.condition_id : null;
     if (!conditionId || this.#markets.has(conditionId) || !inShard(eventId, this.o.shard)) return;
@@ -472,7 +519,8 @@ export class MarketCapture implements MarketOwner {
       await scoped(this.#stopping.signal, (s) => this.#reader.readEvent(eventId, undefined, undefined, s));
       this.#apply(this.#reader.events(), false);
     } catch (err) {
-      if (!this.#stopping.signal.aborted) this.o.log?.warn({ err, eventId }, 'event detail read failed; the next catalogue refresh tries again');
+      if (!this.#stopping.signal.aborted)
+        this.o.log?.warn({ err, eventId }, 'event detail read failed; the next catalogue refresh tries again');
     } finally {
       this.#refreshing.delete(eventId);
     }

@@ -158,14 +158,29 @@ export class MarketConnection extends StreamHolder {
     const goneEvents = events.filter((e) => this.events.delete(e));
     if (gone.size === 0 && goneEvents.length === 0) return;
     const session = this.#session;
-    if (session && gone.size > 0) session.send({ op: 'unsubscribe', id: this.#id(), channels: BOOK_CHANNELS, token_ids: [...gone.keys()] });
-    if (session && goneEvents.length > 0) session.send({ op: 'unsubscribe', id: this.#id(), channels: [STATUS_CHANNEL], event_ids: goneEvents });
+    if (session && gone.size > 0)
+      session.send({ op: 'unsubscribe', id: this.#id(), channels: BOOK_CHANNELS, token_ids: [...gone.keys()] });
+    if (session && goneEvents.length > 0)
+      session.send({ op: 'unsubscribe', id: this.#id(), channels: [STATUS_CHANNEL], event_ids: goneEvents });
     if (!this.coverage.everCovered) return;
     const nowUs = this.ctx.clock.epochMicros();
-    const scope = scopeOf(gone.size > 0 ? (goneEvents.length > 0 ? ALL_CHANNELS : BOOK_CHANNELS) : [STATUS_CHANNEL], gone, goneEvents);
+    const scope = scopeOf(
+      gone.size > 0 ? (goneEvents.length > 0 ? ALL_CHANNELS : BOOK_CHANNELS) : [STATUS_CHANNEL],
+      gone,
+      goneEvents,
+    );
     const last = this.coverage.lastFrame;
-    const origin: Origin = { connectionId: last?.origin.connectionId ?? this.name, frameNo: last?.origin.frameNo ?? 0, receivedAtUs: nowUs };
-    this.ctx.feed.write([gapRecord({ stream: 'market', reason: 'unsubscribed', detail, scope, startUs: nowUs, endUs: null, recovery: 'none' }, origin)]);
+    const origin: Origin = {
+      connectionId: last?.origin.connectionId ?? this.name,
+      frameNo: last?.origin.frameNo ?? 0,
+      receivedAtUs: nowUs,
+    };
+    this.ctx.feed.write([
+      gapRecord(
+        { stream: 'market', reason: 'unsubscribed', detail, scope, startUs: nowUs, endUs: null, recovery: 'none' },
+        origin,
+      ),
+    ]);
   }
 
   #id(): string {
@@ -173,7 +188,13 @@ export class MarketConnection extends StreamHolder {
   }
 
   /** Sends subscriptions for tokens (book, quote, trade channels) and events (status); returns their ids. */
-  #subscribe(purpose: Purpose, tokens: readonly string[], events: readonly string[], channels?: readonly string[], loss?: SubjectLoss): number {
+  #subscribe(
+    purpose: Purpose,
+    tokens: readonly string[],
+    events: readonly string[],
+    channels?: readonly string[],
+    loss?: SubjectLoss,
+  ): number {
     const session = this.#session;
     if (!session) return 0;
     let sent = 0;
@@ -215,7 +236,8 @@ export class MarketConnection extends StreamHolder {
     const seen = intake(frame, this.coverage, this.ctx.counters, feed, this.#parse);
     if (!seen) return;
     const { parsed, origin, stamp, previous, missed } = seen;
-    if ((missed > 0 || parsed.type === 'sequence_reset') && this.#live) this.#lostFrames(parsed, missed, previous, stamp, origin);
+    if ((missed > 0 || parsed.type === 'sequence_reset') && this.#live)
+      this.#lostFrames(parsed, missed, previous, stamp, origin);
     const { data } = parsed;
     switch (parsed.type) {
       case 'heartbeat':
@@ -229,7 +251,14 @@ export class MarketConnection extends StreamHolder {
         return this.#onError(parsed, frame, origin, previous ?? stamp);
       case 'orderbook':
         this.#dataArrived(stamp, origin);
-        return feed.book({ origin, venueTime: parsed.ts, data, raw: frame.raw, unknownEnvelope: parsed.unknownFields, scanned: parsed.scanned });
+        return feed.book({
+          origin,
+          venueTime: parsed.ts,
+          data,
+          raw: frame.raw,
+          unknownEnvelope: parsed.unknownFields,
+          scanned: parsed.scanned,
+        });
       case 'trades':
         this.#dataArrived(stamp, origin);
         return feed.write(this.#trade(parsed, frame, origin));
@@ -243,7 +272,12 @@ export class MarketConnection extends StreamHolder {
       default:
         feed.write([
           qualityRecord(
-            { problem: 'unknown_frame_type', detail: `frame type ${JSON.stringify(parsed.type)}`, stream: 'market', frameSeq: parsed.seq },
+            {
+              problem: 'unknown_frame_type',
+              detail: `frame type ${JSON.stringify(parsed.type)}`,
+              stream: 'market',
+              frameSeq: parsed.seq,
+            },
             origin,
             parsed.ts,
             frame.raw,
@@ -252,8 +286,10 @@ export class MarketConnection extends StreamHolder {
     }
   }
 
-  /** Snapshot book frames as the venue lays them out take the fast path; every other frame, and any doubt, JSON.parse. */
-  readonly #parse = (raw: string): ParsedFrame | FrameProblem => this.ctx.feed.books.parseSnapshotFrame(raw) ?? parseFrame(raw);
+  /** Snapshot book frames as the venue lays them out take the fast path; every other frame, and any doubt, JSON.parse.
+   * */
+  readonly #parse = (raw: string): ParsedFrame | FrameProblem =>
+    this.ctx.feed.books.parseSnapshotFrame(raw) ?? parseFrame(raw);
 
   /** A public fill: once per natural key and content; the same key with other content is kept too, and reported. */
   #trade(parsed: ParsedFrame, frame: Frame, origin: Origin): BusRecord[] {
@@ -271,13 +307,25 @@ export class MarketConnection extends StreamHolder {
     const tokenId = typeof payload.token_id === 'string' ? payload.token_id : null;
     const conditionId = typeof payload.condition_id === 'string' ? payload.condition_id : null;
     return [
-      qualityRecord({ problem: 'conflicting_trade', detail, stream: 'market', tokenId, conditionId, frameSeq: parsed.seq }, origin, parsed.ts, frame.raw),
+      qualityRecord(
+        { problem: 'conflicting_trade', detail, stream: 'market', tokenId, conditionId, frameSeq: parsed.seq },
+        origin,
+        parsed.ts,
+        frame.raw,
+      ),
       trade,
     ];
   }
 
   #marketFrame(parsed: ParsedFrame, frame: Frame, origin: Origin): MarketFrame {
-    return { origin, ts: parsed.ts, seq: parsed.seq, data: parsed.data, raw: frame.raw, conditionOf: (t) => this.tokens.get(t) };
+    return {
+      origin,
+      ts: parsed.ts,
+      seq: parsed.seq,
+      data: parsed.data,
+      raw: frame.raw,
+      conditionOf: (t) => this.tokens.get(t),
+    };
   }
 
   /** A venue that never acknowledges: coverage resumes with the first data frame after subscribing. */
@@ -313,7 +361,14 @@ export class MarketConnection extends StreamHolder {
     const gap = this.coverage.resumed(stamp, origin);
     if (gap) records.push(gap);
     for (const loss of this.#subjectLosses) {
-      const subjectGap = this.coverage.gapUntil('subscription_dropped', loss.detail, loss.scope, loss.since, stamp, origin);
+      const subjectGap = this.coverage.gapUntil(
+        'subscription_dropped',
+        loss.detail,
+        loss.scope,
+        loss.since,
+        stamp,
+        origin,
+      );
       if (subjectGap) records.push(subjectGap);
     }
     this.#subjectLosses = [];
@@ -338,8 +393,18 @@ export class MarketConnection extends StreamHolder {
   /** Frame numbers jumped, or the venue reset its sequence: a gap over the whole connection, books re-seeded. */
   #lostFrames(parsed: ParsedFrame, missed: number, previous: Stamp | null, stamp: Stamp, origin: Origin): void {
     const reset = parsed.type === 'sequence_reset';
-    const detail = reset ? `sequence_reset: ${JSON.stringify(parsed.data.reason ?? '')}` : `${missed} frame numbers skipped before ${parsed.seq}`;
-    const gap = this.coverage.gapUntil(reset ? 'sequence_reset' : 'frames_missed', detail, this.scope(), previous, stamp, origin, missed > 0 ? missed : null);
+    const detail = reset
+      ? `sequence_reset: ${JSON.stringify(parsed.data.reason ?? '')}`
+      : `${missed} frame numbers skipped before ${parsed.seq}`;
+    const gap = this.coverage.gapUntil(
+      reset ? 'sequence_reset' : 'frames_missed',
+      detail,
+      this.scope(),
+      previous,
+      stamp,
+      origin,
+      missed > 0 ? missed : null,
+    );
     if (gap) this.ctx.feed.write([gap]);
     const tokens = [...this.tokens.keys()];
     if (reset) this.ctx.feed.books.resetVenueSequences(tokens);
@@ -354,7 +419,12 @@ export class MarketConnection extends StreamHolder {
     const rejected = Array.isArray(data.rejected);
     this.ctx.feed.write([
       qualityRecord(
-        { problem: rejected ? 'subscription_rejected' : 'venue_error', detail: `${code}, action ${action}`, stream: 'market', frameSeq: parsed.seq },
+        {
+          problem: rejected ? 'subscription_rejected' : 'venue_error',
+          detail: `${code}, action ${action}`,
+          stream: 'market',
+          frameSeq: parsed.seq,
+        },
         origin,
         parsed.ts,
         frame.raw,
@@ -362,7 +432,8 @@ export class MarketConnection extends StreamHolder {
     ]);
     this.ctx.counters.errorFrames += 1;
     if (action === 'keep') return;
-    if (action === 'resubscribe') return this.#resubscribe(data.subject, since, `venue dropped the subscription (${code})`);
+    if (action === 'resubscribe')
+      return this.#resubscribe(data.subject, since, `venue dropped the subscription (${code})`);
     // `reconnect`, and any action we do not know: a new connection re-seeds everything, the safe choice.
     this.#session?.reconnect(`venue error ${code}, action ${action}`);
   }
@@ -382,7 +453,12 @@ export class MarketConnection extends StreamHolder {
     }
     const tokens = new Map<string, string>();
     if (tokenId) tokens.set(tokenId, this.tokens.get(tokenId) ?? '');
-    const loss: SubjectLoss = { since, scope: scopeOf([channel], tokens, eventId ? [eventId] : []), detail, reseed: channel === 'orderbook' };
+    const loss: SubjectLoss = {
+      since,
+      scope: scopeOf([channel], tokens, eventId ? [eventId] : []),
+      detail,
+      reseed: channel === 'orderbook',
+    };
     this.#subjectLosses.push(loss);
     this.#subscribe('resubscribe', tokenId ? [tokenId] : [], eventId ? [eventId] : [], [channel], loss);
   }

@@ -32,8 +32,19 @@ export const EVENT_SCOPED_STATUS = new Set(['current_market_changed', 'market_re
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
-function invalid(frame: MarketFrame, problem: QualityProblem, detail: string, tokenId: string | null, conditionId: string | null): BusRecord {
-  return qualityRecord({ problem, detail, stream: 'market', tokenId, conditionId, frameSeq: frame.seq }, frame.origin, frame.ts, frame.raw);
+function invalid(
+  frame: MarketFrame,
+  problem: QualityProblem,
+  detail: string,
+  tokenId: string | null,
+  conditionId: string | null,
+): BusRecord {
+  return qualityRecord(
+    { problem, detail, stream: 'market', tokenId, conditionId, frameSeq: frame.seq },
+    frame.origin,
+    frame.ts,
+    frame.raw,
+  );
 }
 
 interface Finding {
@@ -44,30 +55,43 @@ interface Finding {
 /** Normalises micros: what is wrong with them (or with the data's nesting), or null. */
 function microProblems(data: JsonObject): Finding | null {
   const problems: string[] = [];
-  if (!normaliseMicros(data, problems)) return { problem: 'too_deep', detail: `data nested deeper than ${MAX_NESTING} levels` };
+  if (!normaliseMicros(data, problems))
+    return { problem: 'too_deep', detail: `data nested deeper than ${MAX_NESTING} levels` };
   return problems.length > 0 ? { problem: 'bad_micro_value', detail: problems.join('; ') } : null;
 }
 
 /** A canonical micro value (after normaliseMicros) as a number: exact enough to compare with 0 and one unit. */
 const amount = (value: string): number => Number(value);
 
-/** A price outside (0, 1), or a size below `least`, among `fields` of `data` (absent or null fields are not checked). */
-function rangeProblem(data: JsonObject, prices: readonly string[], sizes: readonly string[], least: number): Finding | null {
+/** A price outside (0, 1), or a size below `least`, among `fields` of `data` (absent or null fields are not checked).
+ * */
+function rangeProblem(
+  data: JsonObject,
+  prices: readonly string[],
+  sizes: readonly string[],
+  least: number,
+): Finding | null {
   for (const field of prices) {
     const value = data[field];
     if (typeof value !== 'string') continue;
     const price = amount(value);
-    if (price <= 0 || price >= PRICE_ONE_MICRO) return { problem: 'price_out_of_range', detail: `${field} ${value} is outside (0, 1)` };
+    if (price <= 0 || price >= PRICE_ONE_MICRO)
+      return { problem: 'price_out_of_range', detail: `${field} ${value} is outside (0, 1)` };
   }
   for (const field of sizes) {
     const value = data[field];
-    if (typeof value === 'string' && amount(value) < least) return { problem: 'negative_or_fractional_size', detail: `${field} ${value} is below ${least}` };
+    if (typeof value === 'string' && amount(value) < least)
+      return { problem: 'negative_or_fractional_size', detail: `${field} ${value} is below ${least}` };
   }
   return null;
 }
 
 /** The token and condition a frame is about, or the data-quality record for its bad micro values. */
-function subjectOf(frame: MarketFrame): { tokenId: string | null; conditionId: string | null; invalid: BusRecord | null } {
+function subjectOf(frame: MarketFrame): {
+  tokenId: string | null;
+  conditionId: string | null;
+  invalid: BusRecord | null;
+} {
   const { data } = frame;
   const tokenId = text(data.token_id);
   const conditionId = text(data.condition_id) ?? (tokenId ? frame.conditionOf(tokenId) : undefined) ?? null;
@@ -80,13 +104,26 @@ export function tradeRecord(frame: MarketFrame): BusRecord {
   const { tokenId, conditionId, invalid: bad } = subjectOf(frame);
   if (bad) return bad;
   if (!tokenId || typeof data.price_micro !== 'string' || typeof data.shares_micro !== 'string') {
-    return invalid(frame, 'malformed_trade', 'a trade needs token_id, price_micro and shares_micro', tokenId, conditionId);
+    return invalid(
+      frame,
+      'malformed_trade',
+      'a trade needs token_id, price_micro and shares_micro',
+      tokenId,
+      conditionId,
+    );
   }
   // A trade happens at a price strictly inside (0, 1), for at least one micro-share.
   const range = rangeProblem(data, ['price_micro'], ['shares_micro'], 1);
   if (range) return invalid(frame, range.problem, range.detail, tokenId, conditionId);
   // Checked above: the fields the contract requires are there, as decimal strings; the rest is kept as sent.
-  return record('trade', conditionId ?? tokenId, frame.origin, text(data.executed_at) ?? frame.ts, data as TradePayload, frame.raw);
+  return record(
+    'trade',
+    conditionId ?? tokenId,
+    frame.origin,
+    text(data.executed_at) ?? frame.ts,
+    data as TradePayload,
+    frame.raw,
+  );
 }
 
 /**
@@ -98,9 +135,21 @@ export function quoteRecord(frame: MarketFrame, books?: Pick<TokenBooks, 'sizesA
   if (bad) return bad;
   if (!tokenId) return invalid(frame, 'malformed_quote', 'a best quote needs a token_id', null, conditionId);
   // A side may be empty (null); a quoted price lies inside (0, 1) and a quoted size is not negative.
-  const range = rangeProblem(frame.data, ['best_bid_micro', 'best_ask_micro'], ['best_bid_size_micro', 'best_ask_size_micro'], 0);
+  const range = rangeProblem(
+    frame.data,
+    ['best_bid_micro', 'best_ask_micro'],
+    ['best_bid_size_micro', 'best_ask_size_micro'],
+    0,
+  );
   if (range) return invalid(frame, range.problem, range.detail, tokenId, conditionId);
-  return record('quote', conditionId ?? tokenId, frame.origin, frame.ts, withBookSizes(frame.data, tokenId, books) as QuotePayload, frame.raw);
+  return record(
+    'quote',
+    conditionId ?? tokenId,
+    frame.origin,
+    frame.ts,
+    withBookSizes(frame.data, tokenId, books) as QuotePayload,
+    frame.raw,
+  );
 }
 
 /**
@@ -111,7 +160,13 @@ export function quoteRecord(frame: MarketFrame, books?: Pick<TokenBooks, 'sizesA
 function withBookSizes(data: JsonObject, tokenId: string, books: Pick<TokenBooks, 'sizesAt'> | undefined): JsonObject {
   if (!books || data.best_bid_size_micro !== undefined || data.best_ask_size_micro !== undefined) return data;
   const priceOf = (v: unknown): number | null | undefined =>
-    v === null || v === undefined ? null : typeof v === 'string' && /^\d{1,7}$/.test(v) ? Number(v) : typeof v === 'number' ? v : undefined;
+    v === null || v === undefined
+      ? null
+      : typeof v === 'string' && /^\d{1,7}$/.test(v)
+        ? Number(v)
+        : typeof v === 'number'
+          ? v
+          : undefined;
   const bid = priceOf(data.best_bid_micro);
   const ask = priceOf(data.best_ask_micro);
   if (bid === undefined || ask === undefined) return data;
@@ -127,7 +182,13 @@ export function statusRecord(frame: MarketFrame): BusRecord {
   const bad = microProblems(data);
   if (bad) return invalid(frame, bad.problem, bad.detail, null, conditionId);
   if (!kind || !(conditionId ?? eventId))
-    return invalid(frame, 'malformed_status', 'a status event needs a kind and a condition_id or event_id', null, conditionId);
+    return invalid(
+      frame,
+      'malformed_status',
+      'a status event needs a kind and a condition_id or event_id',
+      null,
+      conditionId,
+    );
   // Unknown kinds are kept as they are (tolerant reader): the loader stores the string.
   const key = EVENT_SCOPED_STATUS.has(kind) ? (eventId ?? conditionId) : (conditionId ?? eventId);
   return record('market_status', key as string, frame.origin, frame.ts, data as MarketStatusPayload, frame.raw);

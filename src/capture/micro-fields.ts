@@ -19,7 +19,8 @@ const INT64_MIN = -9223372036854775808n;
  */
 export const MAX_NESTING = 64;
 
-/** Returns false, having stopped, when `value` nests deeper than MAX_NESTING: the frame must not be recorded as data then. */
+/** Returns false, having stopped, when `value` nests deeper than MAX_NESTING: the frame must not be recorded as data
+ * then. */
 export function normaliseMicros(value: JsonObject, problems: string[], path = '', depth = 1): boolean {
   if (depth > MAX_NESTING) return false;
   for (const key in value) {
@@ -27,7 +28,8 @@ export function normaliseMicros(value: JsonObject, problems: string[], path = ''
     if (key.endsWith('_micro')) {
       if (item === null || item === undefined) continue;
       const canonical = canonicalMicro(item);
-      if (canonical === null) problems.push(`${path}${key}: ${JSON.stringify(item)} is not a whole number of micro-units`);
+      if (canonical === null)
+        problems.push(`${path}${key}: ${JSON.stringify(item)} is not a whole number of micro-units`);
       else value[key] = canonical;
     } else if (typeof item === 'object' && item !== null) {
       const within = Array.isArray(item)

@@ -33,7 +33,8 @@ interface Chain {
   last: Map<string, string>;
 }
 
-/** At least one anchor a minute: a lost change record (a bus gap) misleads for a minute at most, and an as-of read replays at most a minute of changes. */
+/** At least one anchor a minute: a lost change record (a bus gap) misleads for a minute at most, and an as-of read
+ * replays at most a minute of changes. */
 export const ANCHOR_EVERY_US = 60_000_000n;
 
 export class PositionChain {
@@ -60,30 +61,58 @@ export class PositionChain {
     const asOf = response.as_of;
     const asOfMs = typeof asOf === 'string' ? Date.parse(asOf) : NaN;
     const unavailable = response.unavailable_exchanges;
-    const usable = Array.isArray(listed) && !Number.isNaN(asOfMs) && !(Array.isArray(unavailable) && unavailable.length > 0);
+    const usable =
+      Array.isArray(listed) && !Number.isNaN(asOfMs) && !(Array.isArray(unavailable) && unavailable.length > 0);
     const current = usable ? byToken(listed) : undefined;
     if (!current || typeof asOf !== 'string') {
       this.reset();
       return { payload: payload as Json, raw };
     }
     const chain = this.#chain;
-    if (!chain || chain.streamId !== payload.stream_id || asOfMs < chain.lastAsOfMs || receivedAtUs - chain.anchoredAtUs >= this.anchorEveryUs) {
+    if (
+      !chain ||
+      chain.streamId !== payload.stream_id ||
+      asOfMs < chain.lastAsOfMs ||
+      receivedAtUs - chain.anchoredAtUs >= this.anchorEveryUs
+    ) {
       const id = this.newId();
-      this.#chain = { id, streamId: payload.stream_id, anchorAsOf: asOf, anchoredAtUs: receivedAtUs, lastAsOfMs: asOfMs, last: current.text };
-      return { payload: { ...payload, position_chain: { id, anchor: true, anchor_as_of: asOf, position_count: current.text.size, removed: [] } } as Json, raw };
+      this.#chain = {
+        id,
+        streamId: payload.stream_id,
+        anchorAsOf: asOf,
+        anchoredAtUs: receivedAtUs,
+        lastAsOfMs: asOfMs,
+        last: current.text,
+      };
+      return {
+        payload: {
+          ...payload,
+          position_chain: { id, anchor: true, anchor_as_of: asOf, position_count: current.text.size, removed: [] },
+        } as Json,
+        raw,
+      };
     }
     const changed = current.positions.filter((_, i) => chain.last.get(current.tokens[i]!) !== current.texts[i]);
     const removed = [...chain.last.keys()].filter((token) => !current.text.has(token));
     chain.last = current.text;
     chain.lastAsOfMs = asOfMs;
     const positions = { ...response, positions: changed };
-    const link = { id: chain.id, anchor: false, anchor_as_of: chain.anchorAsOf, position_count: current.text.size, removed };
+    const link = {
+      id: chain.id,
+      anchor: false,
+      anchor_as_of: chain.anchorAsOf,
+      position_count: current.text.size,
+      removed,
+    };
     return { payload: { ...payload, positions, position_chain: link } as Json, raw: null };
   }
 }
 
-/** The positions by token, or undefined when one has no token id or a token is listed twice (then the read goes whole). */
-function byToken(listed: unknown[]): { positions: unknown[]; tokens: string[]; texts: string[]; text: Map<string, string> } | undefined {
+/** The positions by token, or undefined when one has no token id or a token is listed twice (then the read goes whole).
+ * */
+function byToken(
+  listed: unknown[],
+): { positions: unknown[]; tokens: string[]; texts: string[]; text: Map<string, string> } | undefined {
   const text = new Map<string, string>();
   const tokens: string[] = [];
   const texts: string[] = [];

@@ -16,7 +16,8 @@ export function priceMicro(data: Record<string, unknown>): { micro: string; text
     return { micro, text: String(data.price_micro) };
   }
   const price = data.price;
-  if (typeof price !== 'string' && typeof price !== 'number') return 'a price event needs a price (decimal text or a number)';
+  if (typeof price !== 'string' && typeof price !== 'number')
+    return 'a price event needs a price (decimal text or a number)';
   const text = String(price);
   const micro = decimalToMicro(text);
   if (micro === null) return `price ${JSON.stringify(price)} is not a decimal number within Int64 micro-units`;

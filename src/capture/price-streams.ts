@@ -27,7 +27,8 @@ export const PRICE_FEEDS: readonly PriceFeed[] = [
   { stream: 'oracle_pro', kind: 'oracle_pro_price', path: '/api/v1/prices/oracle-pro/stream' },
 ];
 
-/** What the private streams' options share (budget, clock, silence, counters, sink, mark, log); the transport is built here. */
+/** What the private streams' options share (budget, clock, silence, counters, sink, mark, log); the transport is built
+ * here. */
 export interface PriceCaptureOptions extends Omit<PrivateStreamOptions, 'transport' | 'account'> {
   feed: PriceFeed;
   /** The venue's base URL; the feed's path is taken on it. */
@@ -136,7 +137,18 @@ export class PriceCapture extends StreamHolder {
     this.#unavailable = { checkedAtUs: nowUs, detail };
     const origin: Origin = { connectionId: `refused-${randomUUID()}`, frameNo: 0, receivedAtUs: nowUs };
     this.o.sink.write([
-      gapRecord({ stream: this.o.feed.stream, reason: 'endpoint_not_offered', detail, scope: WHOLE_STREAM, startUs, endUs: nowUs, recovery: 'none' }, origin),
+      gapRecord(
+        {
+          stream: this.o.feed.stream,
+          reason: 'endpoint_not_offered',
+          detail,
+          scope: WHOLE_STREAM,
+          startUs,
+          endUs: nowUs,
+          recovery: 'none',
+        },
+        origin,
+      ),
     ]);
   }
 
@@ -148,11 +160,20 @@ export class PriceCapture extends StreamHolder {
   }
 
   #onFrame(frame: Frame): void {
-    const seen = intake(frame, this.coverage, this.o.counters, this.o.sink, (raw) => parsePriceEvent(raw, frame.eventId));
+    const seen = intake(frame, this.coverage, this.o.counters, this.o.sink, (raw) =>
+      parsePriceEvent(raw, frame.eventId),
+    );
     if (!seen) return;
     const out: BusRecord[] = [];
     if (seen.missed > 0 && !this.#awaiting)
-      this.#gap('frames_missed', `${seen.missed} event numbers skipped before ${seen.parsed.seq}`, seen.previous, seen, out, seen.missed);
+      this.#gap(
+        'frames_missed',
+        `${seen.missed} event numbers skipped before ${seen.parsed.seq}`,
+        seen.previous,
+        seen,
+        out,
+        seen.missed,
+      );
     this.#route(seen, frame, out);
     if (out.length > 0) this.o.sink.write(out);
   }
@@ -160,7 +181,10 @@ export class PriceCapture extends StreamHolder {
   #route(seen: Intake, frame: Frame, out: BusRecord[]): void {
     const { parsed } = seen;
     if (parsed.type === 'heartbeat') return;
-    if (parsed.type !== 'price') return void out.push(this.#quality('unknown_frame_type', `event type ${JSON.stringify(parsed.type)}`, seen, frame));
+    if (parsed.type !== 'price')
+      return void out.push(
+        this.#quality('unknown_frame_type', `event type ${JSON.stringify(parsed.type)}`, seen, frame),
+      );
     this.#proven(seen, out);
     const payload = pricePayload(parsed, frame.eventId);
     if (typeof payload === 'string') return void out.push(this.#quality('malformed_price', payload, seen, frame));
@@ -177,13 +201,25 @@ export class PriceCapture extends StreamHolder {
     if (gap) out.push(gap);
   }
 
-  #gap(reason: 'frames_missed', detail: string, since: Stamp | null, seen: Intake, out: BusRecord[], missed: number): void {
+  #gap(
+    reason: 'frames_missed',
+    detail: string,
+    since: Stamp | null,
+    seen: Intake,
+    out: BusRecord[],
+    missed: number,
+  ): void {
     const gap = this.coverage.gapUntil(reason, detail, WHOLE_STREAM, since, seen.stamp, seen.origin, missed);
     if (gap) out.push(gap);
   }
 
   #quality(problem: 'unknown_frame_type' | 'malformed_price', detail: string, seen: Intake, frame: Frame): BusRecord {
-    return qualityRecord({ problem, detail, stream: this.o.feed.stream, frameSeq: seen.parsed.seq }, seen.origin, seen.parsed.ts, frame.raw);
+    return qualityRecord(
+      { problem, detail, stream: this.o.feed.stream, frameSeq: seen.parsed.seq },
+      seen.origin,
+      seen.parsed.ts,
+      frame.raw,
+    );
   }
 
   #onLost(loss: CoverageLoss): void {

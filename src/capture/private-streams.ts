@@ -95,13 +95,25 @@ abstract class PrivateStream extends StreamHolder {
     if (gap) out.push(gap);
   }
 
-  protected gapSince(reason: GapReason, detail: string, since: Stamp | null, seen: Intake, out: BusRecord[], missed: number | null = null): void {
+  protected gapSince(
+    reason: GapReason,
+    detail: string,
+    since: Stamp | null,
+    seen: Intake,
+    out: BusRecord[],
+    missed: number | null = null,
+  ): void {
     const gap = this.coverage.gapUntil(reason, detail, WHOLE_STREAM, since, seen.stamp, seen.origin, missed);
     if (gap) out.push(gap);
   }
 
   protected quality(problem: QualityProblem, detail: string, seen: Intake, frame: Frame): BusRecord {
-    return qualityRecord({ problem, detail, stream: this.coverage.stream, frameSeq: seen.parsed.seq }, seen.origin, seen.parsed.ts, frame.raw);
+    return qualityRecord(
+      { problem, detail, stream: this.coverage.stream, frameSeq: seen.parsed.seq },
+      seen.origin,
+      seen.parsed.ts,
+      frame.raw,
+    );
   }
 
   /** The frame's data as a payload (micros normalised), or a data-quality record when a micro value is not one. */
@@ -131,7 +143,14 @@ abstract class PrivateStream extends StreamHolder {
     if (!seen) return;
     const out: BusRecord[] = [];
     if (seen.missed > 0 && !this.awaiting)
-      this.gapSince('frames_missed', `${seen.missed} frame numbers skipped before ${seen.parsed.seq}`, seen.previous, seen, out, seen.missed);
+      this.gapSince(
+        'frames_missed',
+        `${seen.missed} frame numbers skipped before ${seen.parsed.seq}`,
+        seen.previous,
+        seen,
+        out,
+        seen.missed,
+      );
     this.route(seen, frame, out);
     if (out.length > 0) this.o.sink.write(out);
   }
@@ -172,11 +191,18 @@ export class AccountCapture extends PrivateStream {
       case 'subscribed':
         return this.proven(seen, out);
       case 'sequence_reset':
-        return this.gapSince('sequence_reset', `sequence_reset: ${JSON.stringify(parsed.data.reason ?? '')}`, seen.previous, seen, out);
+        return this.gapSince(
+          'sequence_reset',
+          `sequence_reset: ${JSON.stringify(parsed.data.reason ?? '')}`,
+          seen.previous,
+          seen,
+          out,
+        );
       case 'error':
         return this.#onError(seen, frame, out);
       case ACCOUNT_CHANNEL: {
-        if (typeof parsed.data.kind !== 'string') return void out.push(this.quality('malformed_account_event', 'an account event needs a kind', seen, frame));
+        if (typeof parsed.data.kind !== 'string')
+          return void out.push(this.quality('malformed_account_event', 'an account event needs a kind', seen, frame));
         const payload = this.payload(parsed.data, seen, frame, out);
         if (payload !== null) out.push(this.keyed('account_event', seen, parsed.ts, payload, frame.raw));
         return;
@@ -189,12 +215,20 @@ export class AccountCapture extends PrivateStream {
   #onError(seen: Intake, frame: Frame, out: BusRecord[]): void {
     const { data } = seen.parsed;
     const action = typeof data.action === 'string' ? data.action : 'unknown';
-    const code = typeof (data.failure as JsonObject | undefined)?.code === 'string' ? String((data.failure as JsonObject).code) : 'unknown';
+    const code =
+      typeof (data.failure as JsonObject | undefined)?.code === 'string'
+        ? String((data.failure as JsonObject).code)
+        : 'unknown';
     out.push(this.quality('venue_error', `${code}, action ${action}`, seen, frame));
     this.o.counters.errorFrames += 1;
     if (action === 'keep') return;
     if (action === 'resubscribe' && this.session) {
-      this.coverage.lose('subscription_dropped', `venue dropped the subscription (${code})`, WHOLE_STREAM, seen.previous);
+      this.coverage.lose(
+        'subscription_dropped',
+        `venue dropped the subscription (${code})`,
+        WHOLE_STREAM,
+        seen.previous,
+      );
       this.awaiting = true;
       this.session.send({ op: 'subscribe', id: `account-${++this.#nextId}`, channels: [ACCOUNT_CHANNEL] });
       return;
@@ -222,11 +256,21 @@ export class PortfolioCapture extends PrivateStream {
 
   protected route(seen: Intake, frame: Frame, out: BusRecord[]): void {
     const { parsed } = seen;
-    if (parsed.type !== 'portfolio.sync') return void out.push(this.quality('unknown_frame_type', `event type ${JSON.stringify(parsed.type)}`, seen, frame));
+    if (parsed.type !== 'portfolio.sync')
+      return void out.push(
+        this.quality('unknown_frame_type', `event type ${JSON.stringify(parsed.type)}`, seen, frame),
+      );
     this.proven(seen, out);
     const positions = parsed.data.positions as JsonObject | undefined;
     if (typeof positions !== 'object' || positions === null || Array.isArray(positions))
-      return void out.push(this.quality('malformed_portfolio_sync', 'a portfolio sync needs positions (the positions response, an object)', seen, frame));
+      return void out.push(
+        this.quality(
+          'malformed_portfolio_sync',
+          'a portfolio sync needs positions (the positions response, an object)',
+          seen,
+          frame,
+        ),
+      );
     const payload = this.payload(parsed.data, seen, frame, out);
     const asOf = typeof positions.as_of === 'string' ? positions.as_of : null;
     // Events missed: the changes of the next one would be against a state we never saw.

@@ -185,14 +185,23 @@ export class RecordPublisher implements RecordSink {
         if (!(err instanceof BusError && err.code === 'record_too_large')) return this.#publish(topic, batch.slice(i));
         const p = (record.payload ?? {}) as Record<string, unknown>;
         const conditionId =
-          typeof p.condition_id === 'string' ? p.condition_id : record.kind === 'book_change' ? readBookUpdates(record)[0]!.conditionId || null : null;
+          typeof p.condition_id === 'string'
+            ? p.condition_id
+            : record.kind === 'book_change'
+              ? readBookUpdates(record)[0]!.conditionId || null
+              : null;
         const origin = {
           connectionId: record.source.type === 'stream' ? record.source.connection : 'sync',
           frameNo: record.source.type === 'stream' ? record.source.frame : 0,
           receivedAtUs: record.receivedAtUs,
         };
         const note = qualityRecord(
-          { problem: 'record_too_large', detail: `${record.kind} record refused by the bus: ${err.message}`, stream: 'market', conditionId },
+          {
+            problem: 'record_too_large',
+            detail: `${record.kind} record refused by the bus: ${err.message}`,
+            stream: 'market',
+            conditionId,
+          },
           origin,
           record.venueTime,
           record.raw,

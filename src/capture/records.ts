@@ -23,7 +23,15 @@ export function record<K extends RecordKind>(
   payload: Payload<K>,
   raw: string | null,
 ): BusRecord<K> {
-  return { kind, key, venueTime, receivedAtUs: origin.receivedAtUs, source: sourceOf(origin), payload, raw } as BusRecord<K>;
+  return {
+    kind,
+    key,
+    venueTime,
+    receivedAtUs: origin.receivedAtUs,
+    source: sourceOf(origin),
+    payload,
+    raw,
+  } as BusRecord<K>;
 }
 
 /** Raw text kept on a data-quality record, at most: an oversized frame must not make an oversized record. */
@@ -41,7 +49,12 @@ export interface QualityFacts {
 }
 
 /** A finding about what the venue sent: keyed by condition when known, else by the stream. */
-export function qualityRecord(facts: QualityFacts, origin: Origin, venueTime: string | null, raw: string | null): BusRecord<'data_quality'> {
+export function qualityRecord(
+  facts: QualityFacts,
+  origin: Origin,
+  venueTime: string | null,
+  raw: string | null,
+): BusRecord<'data_quality'> {
   const truncated = raw !== null && raw.length > MAX_QUALITY_RAW_CHARS;
   const payload: DataQualityPayload = {
     problem: facts.problem,
@@ -53,5 +66,12 @@ export function qualityRecord(facts: QualityFacts, origin: Origin, venueTime: st
     raw_chars: raw?.length ?? 0,
     raw_truncated: truncated,
   };
-  return record('data_quality', facts.conditionId ?? facts.stream, origin, venueTime, payload, truncated ? raw.slice(0, MAX_QUALITY_RAW_CHARS) : raw);
+  return record(
+    'data_quality',
+    facts.conditionId ?? facts.stream,
+    origin,
+    venueTime,
+    payload,
+    truncated ? raw.slice(0, MAX_QUALITY_RAW_CHARS) : raw,
+  );
 }

@@ -99,7 +99,8 @@ export class Reseeder {
     const signal = this.#stopping.signal;
     for (let attempt = 0; ; attempt++) {
       if (signal.aborted || this.#running.get(task.tokenId) !== task) return;
-      if (!this.fetch) return this.#finish(task, { ok: false, error: new Error('no REST order book configured'), unavailable: true });
+      if (!this.fetch)
+        return this.#finish(task, { ok: false, error: new Error('no REST order book configured'), unavailable: true });
       try {
         const fetch = this.fetch;
         const book = await scoped(signal, (s) => fetch(task.tokenId, s));
@@ -109,7 +110,8 @@ export class Reseeder {
         if (error instanceof RateLimitedError) this.rest429 += 1;
         if (error instanceof NotOfferedError) this.fetch = null;
         const delay = this.retryDelaysMs[attempt];
-        if (delay === undefined || error instanceof NotOfferedError) return this.#finish(task, { ok: false, error, unavailable: this.fetch === null });
+        if (delay === undefined || error instanceof NotOfferedError)
+          return this.#finish(task, { ok: false, error, unavailable: this.fetch === null });
         try {
           await this.clock.sleep(delay, signal);
         } catch {

@@ -51,7 +51,10 @@ const SIZE = '","shares_micro":"';
 const EMPTIED = ',"bids":[],"asks":[]';
 
 /** The frame's arrays by position, or null when it is not laid out strictly as the venue writes it. */
-export function scanSnapshot(raw: string, previous: (tokenId: string) => SideTexts | undefined): ScannedSnapshot | null {
+export function scanSnapshot(
+  raw: string,
+  previous: (tokenId: string) => SideTexts | undefined,
+): ScannedSnapshot | null {
   const bidsAt = raw.indexOf(BIDS);
   if (bidsAt < 0) return null;
   const tokenAt = raw.indexOf(TOKEN);
@@ -85,9 +88,15 @@ export function levelsOf(side: ScannedSide, which: 'bid' | 'ask'): Level[] {
  * The array starting at `open` (its `[`): where it ends (past its `]`) and its levels, or null
  * levels when the text equals `known`. `direction` -1: prices must fall; 1: rise.
  */
-function readSide(raw: string, open: number, direction: -1 | 1, known: string | null): { end: number; levels: Level[] | null; known: string | null } | null {
+function readSide(
+  raw: string,
+  open: number,
+  direction: -1 | 1,
+  known: string | null,
+): { end: number; levels: Level[] | null; known: string | null } | null {
   // A slice compared with === is a memory compare; startsWith goes a character at a time.
-  if (known !== null && raw.slice(open, open + known.length) === known) return { end: open + known.length, levels: null, known };
+  if (known !== null && raw.slice(open, open + known.length) === known)
+    return { end: open + known.length, levels: null, known };
   const levels: Level[] = [];
   let at = open + 1;
   if (raw.charCodeAt(at) === 93 /* ] */) return { end: at + 1, levels, known: null };

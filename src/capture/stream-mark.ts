@@ -38,7 +38,15 @@ export class StreamMark {
     if (previous === null) return null;
     const detail = 'capture was not running (or had not published) between the previous run and this one';
     return gapRecord(
-      { stream: this.stream, reason: 'capture_not_running', detail, scope: WHOLE_STREAM, startUs: previous, endUs: endOf(stamp), recovery: this.recovery },
+      {
+        stream: this.stream,
+        reason: 'capture_not_running',
+        detail,
+        scope: WHOLE_STREAM,
+        startUs: previous,
+        endUs: endOf(stamp),
+        recovery: this.recovery,
+      },
       origin,
     );
   }

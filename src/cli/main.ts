@@ -10,7 +10,9 @@ export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 
 export function buildProgram(): Command {
   const program = new Command('tapehouse')
-    .description('Capture a prediction-market venue into ClickHouse: market streams, account history, PnL reconciliation.')
+    .description(
+      'Capture a prediction-market venue into ClickHouse: market streams, account history, PnL reconciliation.',
+    )
     .version(packageVersion(), '-V, --version', 'print the version of tapehouse')
     .showHelpAfterError()
     .exitOverride();

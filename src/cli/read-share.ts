@@ -16,6 +16,7 @@ export function readShare(flag: unknown, env: NodeJS.ProcessEnv = process.env): 
   const text = (flag as string | undefined) ?? env[READ_SHARE_ENV];
   if (text === undefined || text === '') return SCALE_OUT_READ_SHARE;
   const share = Number(text);
-  if (!(share > 0 && share <= 1)) throw new SettingError(`--read-share (${READ_SHARE_ENV}): ${JSON.stringify(text)} is not a fraction in (0, 1]`);
+  if (!(share > 0 && share <= 1))
+    throw new SettingError(`--read-share (${READ_SHARE_ENV}): ${JSON.stringify(text)} is not a fraction in (0, 1]`);
   return share;
 }

@@ -126,7 +126,13 @@ export const SETTINGS = {
     parse: shard,
     default: { index: 0, count: 1 },
   } satisfies Spec,
-  seed: { flag: '--seed <n>', env: 'TAPEHOUSE_SEED', description: 'seed of the in-process simulator', parse: nonNegativeInt, default: 1 } satisfies Spec,
+  seed: {
+    flag: '--seed <n>',
+    env: 'TAPEHOUSE_SEED',
+    description: 'seed of the in-process simulator',
+    parse: nonNegativeInt,
+    default: 1,
+  } satisfies Spec,
   rate: {
     flag: '--rate <n>',
     env: 'TAPEHOUSE_RATE',
@@ -144,7 +150,8 @@ export const SETTINGS = {
   maxResultBytes: {
     flag: '--max-result-bytes <n>',
     env: 'TAPEHOUSE_MAX_RESULT_BYTES',
-    description: 'bound on the bytes of one answer of the query endpoint, as ClickHouse counts max_result_bytes (0: none)',
+    description:
+      'bound on the bytes of one answer of the query endpoint, as ClickHouse counts max_result_bytes (0: none)',
     parse: nonNegativeInt,
     default: 0,
   } satisfies Spec,
@@ -305,11 +312,13 @@ function oneOf<const T extends readonly string[]>(values: T): (text: string) => 
  * every process listing. `--token` exists only to say so.
  */
 export function refusePlainToken(command: Command): Command {
-  return command.option('--token <value>', 'refused: use --token-file F or TAPEHOUSE_TOKEN').hook('preAction', (cmd) => {
-    if (cmd.opts().token !== undefined) {
-      throw new SettingError(
-        '--token is refused: a token on the command line leaks into shell history and process lists; put it in a file (--token-file F) or in TAPEHOUSE_TOKEN',
-      );
-    }
-  });
+  return command
+    .option('--token <value>', 'refused: use --token-file F or TAPEHOUSE_TOKEN')
+    .hook('preAction', (cmd) => {
+      if (cmd.opts().token !== undefined) {
+        throw new SettingError(
+          '--token is refused: a token on the command line leaks into shell history and process lists; put it in a file (--token-file F) or in TAPEHOUSE_TOKEN',
+        );
+      }
+    });
 }

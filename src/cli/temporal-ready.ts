@@ -36,7 +36,12 @@ export async function connectWhenReady(options: ReadyOptions): Promise<Connectio
       return connection;
     } catch (error) {
       await connection?.close().catch(() => undefined);
-      const reason = error instanceof Error ? (error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message) : String(error);
+      const reason =
+        error instanceof Error
+          ? error.cause instanceof Error
+            ? `${error.message}: ${error.cause.message}`
+            : error.message
+          : String(error);
       const left = deadline - Date.now();
       if (left <= 0) {
         throw new Error(

@@ -68,7 +68,12 @@ export function createDashboardsApp(options: DashboardsAppOptions): DashboardsAp
     return file;
   };
 
-  async function route(method: string, path: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  async function route(
+    method: string,
+    path: string,
+    request: IncomingMessage,
+    response: ServerResponse,
+  ): Promise<void> {
     const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
     const get = method === 'GET' || method === 'HEAD';
     if (parts.length === 0 && get) return sendHtml(response, listPage(base, loadDashboards(dir)));
@@ -98,8 +103,14 @@ export function createDashboardsApp(options: DashboardsAppOptions): DashboardsAp
         const { selection, panelIds } = asked;
         const range = asked.fit ? fitToData(asked.range, await dataStartMs(run)) : asked.range;
         const data = await queryDashboard(dashboard, range, selection, run, panelIds);
-        const intervals = Object.fromEntries(dashboard.panels.map((panel) => [panel.id, panelIntervalMs(panel, range)]));
-        return sendJson(response, 200, { range: { from: range.from.getTime(), to: range.to.getTime(), fitted: range !== asked.range }, intervals, ...data });
+        const intervals = Object.fromEntries(
+          dashboard.panels.map((panel) => [panel.id, panelIntervalMs(panel, range)]),
+        );
+        return sendJson(response, 200, {
+          range: { from: range.from.getTime(), to: range.to.getTime(), fitted: range !== asked.range },
+          intervals,
+          ...data,
+        });
       }
     }
     throw new HttpError(get || method === 'POST' ? 404 : 405, `no route ${method} ${path}`);
@@ -114,7 +125,8 @@ export function createDashboardsApp(options: DashboardsAppOptions): DashboardsAp
         await route(request.method ?? 'GET', path.slice(base.length) || '/', request, response);
       } catch (err) {
         const status = err instanceof HttpError ? err.status : err instanceof BadDataRequest ? 400 : 500;
-        if (!response.headersSent) sendJson(response, status, { error: err instanceof Error ? err.message : String(err) });
+        if (!response.headersSent)
+          sendJson(response, status, { error: err instanceof Error ? err.message : String(err) });
         else response.destroy();
       }
       return true;

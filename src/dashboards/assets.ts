@@ -16,7 +16,10 @@ const ASSETS: Record<string, { path: () => string; type: string }> = {
   'panels.js': { path: () => join(CLIENT_DIR, 'panels.js'), type: 'text/javascript; charset=utf-8' },
   'format.js': { path: () => join(CLIENT_DIR, 'format.js'), type: 'text/javascript; charset=utf-8' },
   'viewer.css': { path: () => join(CLIENT_DIR, 'viewer.css'), type: 'text/css; charset=utf-8' },
-  'echarts.min.js': { path: () => require.resolve('echarts/dist/echarts.min.js'), type: 'text/javascript; charset=utf-8' },
+  'echarts.min.js': {
+    path: () => require.resolve('echarts/dist/echarts.min.js'),
+    type: 'text/javascript; charset=utf-8',
+  },
 };
 
 export async function readAsset(name: string): Promise<{ body: Buffer; type: string } | undefined> {

@@ -33,7 +33,10 @@ const panelSchema = z.looseObject({
   fieldConfig: z.looseObject({ defaults: z.record(z.string(), z.unknown()).default({}) }).optional(),
 });
 
-const optionSchema = z.object({ text: z.union([z.string(), z.array(z.string())]), value: z.union([z.string(), z.array(z.string())]) });
+const optionSchema = z.object({
+  text: z.union([z.string(), z.array(z.string())]),
+  value: z.union([z.string(), z.array(z.string())]),
+});
 
 const variableSchema = z.looseObject({
   name: z.string(),
@@ -43,7 +46,9 @@ const variableSchema = z.looseObject({
   multi: z.boolean().optional(),
   includeAll: z.boolean().optional(),
   allValue: z.string().optional(),
-  current: z.looseObject({ text: optionSchema.shape.text.optional(), value: optionSchema.shape.value.optional() }).optional(),
+  current: z
+    .looseObject({ text: optionSchema.shape.text.optional(), value: optionSchema.shape.value.optional() })
+    .optional(),
   hide: z.number().optional(),
 });
 
@@ -72,7 +77,8 @@ export interface DashboardFile {
 
 export function parseDashboard(json: unknown, file = 'dashboard'): Dashboard {
   const parsed = dashboardSchema.safeParse(json);
-  if (!parsed.success) throw new Error(`${file}: not a dashboard the viewer can read: ${z.prettifyError(parsed.error)}`);
+  if (!parsed.success)
+    throw new Error(`${file}: not a dashboard the viewer can read: ${z.prettifyError(parsed.error)}`);
   return parsed.data;
 }
 

@@ -36,7 +36,12 @@ export function parseDataRequest(body: unknown, now = new Date()): DataRequest {
   if (!parsed.success) throw new BadDataRequest(z.prettifyError(parsed.error));
   const { from, to, variables, panels, fit } = parsed.data;
   try {
-    return { range: parseTimeRange(from, to, now), selection: variables, panelIds: panels ? new Set(panels) : undefined, fit };
+    return {
+      range: parseTimeRange(from, to, now),
+      selection: variables,
+      panelIds: panels ? new Set(panels) : undefined,
+      fit,
+    };
   } catch (err) {
     throw new BadDataRequest((err as Error).message);
   }

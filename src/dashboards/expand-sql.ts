@@ -53,7 +53,10 @@ function expandConditionalAll(sql: string, variables: ReadonlyMap<string, BoundV
   let out = sql;
   for (let at = out.lastIndexOf(macro); at !== -1; at = out.lastIndexOf(macro)) {
     const args = pluginMacroArguments(out, at + macro.length - 1);
-    if (args.length !== 2) throw new ExpansionError('$__conditionalAll takes a condition and a variable: $__conditionalAll(x IN (${v:singlequote}), $v)');
+    if (args.length !== 2)
+      throw new ExpansionError(
+        '$__conditionalAll takes a condition and a variable: $__conditionalAll(x IN (${v:singlequote}), $v)',
+      );
     const name = /(?<=\$\{)\w+(?=\})|(?<=\$)\w+/.exec(args[1]!.trim())?.[0];
     let phrase = args[0]!;
     if (name) {
@@ -90,17 +93,20 @@ function pluginMacroArguments(sql: string, open: number): string[] {
 
 /** `${name:singlequote}` → 'a','b' (escaped); anything else that names a variable is refused. */
 function expandVariables(sql: string, variables: ReadonlyMap<string, BoundVariable>): string {
-  return sql.replace(/\$\{(\w+)(?::([\w]+))?\}|\[\[(\w+)(?::(\w+))?\]\]|\$(?!__)(\w+)/g, (match, braced, bracedFormat, old, oldFormat, bare) => {
-    const name = (braced ?? old ?? bare) as string;
-    const format = (bracedFormat ?? oldFormat) as string | undefined;
-    const variable = variables.get(name);
-    if (!variable) throw new ExpansionError(`${match}: no variable ${name} on this dashboard`);
-    if (!format || !QUOTING_FORMATS.has(format)) {
-      throw new ExpansionError(`${match}: variables enter SQL quoted only; write \${${name}:singlequote}`);
-    }
-    // An empty selection still has to parse: '' matches nothing, as Grafana's empty value does.
-    return variable.values.length === 0 ? "''" : variable.values.map(sqlString).join(',');
-  });
+  return sql.replace(
+    /\$\{(\w+)(?::([\w]+))?\}|\[\[(\w+)(?::(\w+))?\]\]|\$(?!__)(\w+)/g,
+    (match, braced, bracedFormat, old, oldFormat, bare) => {
+      const name = (braced ?? old ?? bare) as string;
+      const format = (bracedFormat ?? oldFormat) as string | undefined;
+      const variable = variables.get(name);
+      if (!variable) throw new ExpansionError(`${match}: no variable ${name} on this dashboard`);
+      if (!format || !QUOTING_FORMATS.has(format)) {
+        throw new ExpansionError(`${match}: variables enter SQL quoted only; write \${${name}:singlequote}`);
+      }
+      // An empty selection still has to parse: '' matches nothing, as Grafana's empty value does.
+      return variable.values.length === 0 ? "''" : variable.values.map(sqlString).join(',');
+    },
+  );
 }
 
 function expandTimeMacros(sql: string, context: ExpansionContext): string {
@@ -112,7 +118,8 @@ function expandTimeMacros(sql: string, context: ExpansionContext): string {
   const intervalMs = Math.max(1, Math.floor(context.intervalMs));
 
   const withArgument = (name: string, args: string[], build: (column: string) => string) => {
-    if (args.length !== 1 || args[0]!.trim() === '') throw new ExpansionError(`$__${name} takes one argument (a column)`);
+    if (args.length !== 1 || args[0]!.trim() === '')
+      throw new ExpansionError(`$__${name} takes one argument (a column)`);
     return build(args[0]!.trim());
   };
   const macros: Record<string, (args: string[] | undefined) => string> = {
@@ -120,12 +127,23 @@ function expandTimeMacros(sql: string, context: ExpansionContext): string {
     toTime: () => seconds(to),
     fromTime_ms: () => millis(from),
     toTime_ms: () => millis(to),
-    timeFilter: (args) => withArgument('timeFilter', args ?? [], (c) => `${c} >= ${seconds(from)} AND ${c} <= ${seconds(to)}`),
-    timeFilter_ms: (args) => withArgument('timeFilter_ms', args ?? [], (c) => `${c} >= ${millis(from)} AND ${c} <= ${millis(to)}`),
+    timeFilter: (args) =>
+      withArgument('timeFilter', args ?? [], (c) => `${c} >= ${seconds(from)} AND ${c} <= ${seconds(to)}`),
+    timeFilter_ms: (args) =>
+      withArgument('timeFilter_ms', args ?? [], (c) => `${c} >= ${millis(from)} AND ${c} <= ${millis(to)}`),
     dateFilter: (args) => withArgument('dateFilter', args ?? [], (c) => `${c} >= ${day(from)} AND ${c} <= ${day(to)}`),
-    timeInterval: (args) => withArgument('timeInterval', args ?? [], (c) => `toStartOfInterval(toDateTime(${c}), INTERVAL ${intervalSeconds} second)`),
+    timeInterval: (args) =>
+      withArgument(
+        'timeInterval',
+        args ?? [],
+        (c) => `toStartOfInterval(toDateTime(${c}), INTERVAL ${intervalSeconds} second)`,
+      ),
     timeInterval_ms: (args) =>
-      withArgument('timeInterval_ms', args ?? [], (c) => `toStartOfInterval(toDateTime64(${c}, 3), INTERVAL ${intervalMs} millisecond)`),
+      withArgument(
+        'timeInterval_ms',
+        args ?? [],
+        (c) => `toStartOfInterval(toDateTime64(${c}, 3), INTERVAL ${intervalMs} millisecond)`,
+      ),
     interval_s: () => String(intervalSeconds),
     // Grafana's own global variables, interpolated before the query reaches the plugin.
     interval: () => formatInterval(intervalMs),

@@ -71,12 +71,16 @@ export function longToWide(frame: Frame): Frame {
   const measures = frame.fields.filter((field) => field.type === 'number');
   if (!time || dimensions.length === 0 || measures.length === 0) return frame;
 
-  const times = [...new Set(time.values.filter((value): value is number => typeof value === 'number'))].sort((a, b) => a - b);
+  const times = [...new Set(time.values.filter((value): value is number => typeof value === 'number'))].sort(
+    (a, b) => a - b,
+  );
   const row = new Map(times.map((value, index) => [value, index]));
   const series = new Map<string, Field>();
   time.values.forEach((at, index) => {
     if (typeof at !== 'number') return;
-    const labels = Object.fromEntries(dimensions.map((dimension) => [dimension.name, String(dimension.values[index] ?? '')]));
+    const labels = Object.fromEntries(
+      dimensions.map((dimension) => [dimension.name, String(dimension.values[index] ?? '')]),
+    );
     for (const measure of measures) {
       const key = JSON.stringify([measure.name, labels]);
       let field = series.get(key);

@@ -24,7 +24,9 @@ ${body}
 export function listPage(base: string, files: readonly DashboardFile[]): string {
   const items = files
     .map(({ dashboard }) => {
-      const tags = ((dashboard.tags as string[] | undefined) ?? []).map((tag) => `<span class="tag">${escapeHtml(tag)}</span>`).join(' ');
+      const tags = ((dashboard.tags as string[] | undefined) ?? [])
+        .map((tag) => `<span class="tag">${escapeHtml(tag)}</span>`)
+        .join(' ');
       return `<li><a href="${base}/d/${dashboard.uid}">${escapeHtml(dashboard.title)}</a> ${tags}<p>${escapeHtml(dashboard.description ?? '')}</p></li>`;
     })
     .join('\n');

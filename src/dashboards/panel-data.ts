@@ -36,10 +36,17 @@ export function panelIntervalMs(panel: DashboardPanel, range: TimeRange): number
 /** The statements a panel runs, expanded for a range and variables. */
 export function panelStatements(panel: DashboardPanel, range: TimeRange, variables: readonly ResolvedVariable[]) {
   const context = { range, intervalMs: panelIntervalMs(panel, range), variables: bindings(variables) };
-  return panel.targets.filter((target) => !target.hide).map((target) => ({ target, sql: expandSql(target.rawSql, context) }));
+  return panel.targets
+    .filter((target) => !target.hide)
+    .map((target) => ({ target, sql: expandSql(target.rawSql, context) }));
 }
 
-export async function queryPanel(panel: DashboardPanel, range: TimeRange, variables: readonly ResolvedVariable[], run: RunQuery): Promise<PanelData> {
+export async function queryPanel(
+  panel: DashboardPanel,
+  range: TimeRange,
+  variables: readonly ResolvedVariable[],
+  run: RunQuery,
+): Promise<PanelData> {
   try {
     const frames: Frame[] = [];
     for (const { target, sql } of panelStatements(panel, range, variables)) {

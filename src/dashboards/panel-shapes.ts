@@ -19,7 +19,12 @@ const has = (fields: Field[], ...types: FieldType[]) => fields.some((field) => t
 /** The candlestick panel's price fields: its `fields` option, else fields named open/high/low/close. */
 export function candleFieldNames(panel: DashboardPanel): Record<'open' | 'high' | 'low' | 'close', string> {
   const mapped = (panel.options.fields ?? {}) as Partial<Record<string, string>>;
-  return { open: mapped.open ?? 'open', high: mapped.high ?? 'high', low: mapped.low ?? 'low', close: mapped.close ?? 'close' };
+  return {
+    open: mapped.open ?? 'open',
+    high: mapped.high ?? 'high',
+    low: mapped.low ?? 'low',
+    close: mapped.close ?? 'close',
+  };
 }
 
 /** What is missing for `panel` to draw `frame`, or undefined when it fits. */
@@ -36,7 +41,9 @@ export function shapeProblem(panel: DashboardPanel, frame: Frame): string | unde
       return undefined;
     case 'candlestick': {
       if (!has(fields, 'time')) return 'candles need a time column';
-      const missing = Object.values(candleFieldNames(panel)).filter((name) => !fields.some((field) => field.name === name && field.type === 'number'));
+      const missing = Object.values(candleFieldNames(panel)).filter(
+        (name) => !fields.some((field) => field.name === name && field.type === 'number'),
+      );
       return missing.length > 0 ? `candles need number columns ${missing.join(', ')}` : undefined;
     }
     case 'state-timeline':

@@ -27,14 +27,16 @@ export function parseTimePoint(text: string | number, now: Date): Date {
     return new Date(now.getTime() - (amount ? Number(amount) * UNIT_MS[unit!]! : 0));
   }
   const absolute = new Date(text);
-  if (Number.isNaN(absolute.getTime())) throw new RangeError(`not a time: ${JSON.stringify(text)} (use now-6h, an ISO time or epoch ms)`);
+  if (Number.isNaN(absolute.getTime()))
+    throw new RangeError(`not a time: ${JSON.stringify(text)} (use now-6h, an ISO time or epoch ms)`);
   return absolute;
 }
 
 export function parseTimeRange(from: string | number, to: string | number, now = new Date()): TimeRange {
   const range = { from: parseTimePoint(from, now), to: parseTimePoint(to, now) };
   if (range.from.getTime() >= range.to.getTime()) throw new RangeError('the time range must end after it starts');
-  if (range.to.getTime() - range.from.getTime() > MAX_RANGE_MS) throw new RangeError('the time range is longer than 400 days');
+  if (range.to.getTime() - range.from.getTime() > MAX_RANGE_MS)
+    throw new RangeError('the time range is longer than 400 days');
   return range;
 }
 

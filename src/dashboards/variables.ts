@@ -32,7 +32,12 @@ export interface ResolvedVariable {
 /** What the page asks for: variable name → selected values (or [ALL]). */
 export type VariableSelection = Readonly<Record<string, readonly string[] | undefined>>;
 
-export async function resolveVariables(dashboard: Dashboard, selection: VariableSelection, range: TimeRange, run: RunQuery): Promise<ResolvedVariable[]> {
+export async function resolveVariables(
+  dashboard: Dashboard,
+  selection: VariableSelection,
+  range: TimeRange,
+  run: RunQuery,
+): Promise<ResolvedVariable[]> {
   const resolved: ResolvedVariable[] = [];
   const bound = new Map<string, BoundVariable>();
   for (const variable of dashboard.templating.list) {
@@ -64,7 +69,11 @@ export function bindings(variables: readonly ResolvedVariable[]): Map<string, Bo
   return new Map(variables.map((variable) => [variable.name, bindingOf(variable.options, variable.selected)]));
 }
 
-async function optionsOf(variable: DashboardVariable, context: Parameters<typeof expandSql>[1], run: RunQuery): Promise<VariableOption[]> {
+async function optionsOf(
+  variable: DashboardVariable,
+  context: Parameters<typeof expandSql>[1],
+  run: RunQuery,
+): Promise<VariableOption[]> {
   switch (variable.type) {
     case 'custom':
       return parseCustomOptions(typeof variable.query === 'string' ? variable.query : '');
@@ -80,7 +89,9 @@ async function optionsOf(variable: DashboardVariable, context: Parameters<typeof
       });
     }
     default:
-      throw new ExpansionError(`variable ${variable.name}: type ${variable.type} is not supported (query, custom, constant, datasource)`);
+      throw new ExpansionError(
+        `variable ${variable.name}: type ${variable.type} is not supported (query, custom, constant, datasource)`,
+      );
   }
 }
 
@@ -96,7 +107,11 @@ export function parseCustomOptions(query: string): VariableOption[] {
     });
 }
 
-function select(variable: DashboardVariable, options: VariableOption[], requested: readonly string[] | undefined): string[] {
+function select(
+  variable: DashboardVariable,
+  options: VariableOption[],
+  requested: readonly string[] | undefined,
+): string[] {
   const allowed = new Set(options.map((option) => option.value));
   const usable = (values: readonly string[] | undefined): string[] => {
     if (!values || values.length === 0) return [];

@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { BatchOutcome, Batch as BusBatch, Bus, CommitPosition, Delivery, Subscription, TopicPartition } from '../bus/bus.ts';
+import type {
+  BatchOutcome,
+  Batch as BusBatch,
+  Bus,
+  CommitPosition,
+  Delivery,
+  Subscription,
+  TopicPartition,
+} from '../bus/bus.ts';
 import { TOPICS } from '../bus/topics.ts';
 import { createLogger, type Logger } from '../util/log.ts';
 import type { Warehouse } from '../warehouse/warehouse.ts';
@@ -113,7 +121,8 @@ const epochs = new WeakMap<Bus, string>();
 // Rows mapped between two pauses for I/O (a millisecond or two of work).
 const YIELD_EVERY_ROWS = 1_000;
 
-/** Retries of a failed subscription (1 s doubling up to 30 s) and of reading where partitions stand (0.5 s up to 5 s). */
+/** Retries of a failed subscription (1 s doubling up to 30 s) and of reading where partitions stand (0.5 s up to 5 s).
+ * */
 const RESUBSCRIBE_BACKOFF = { firstMs: 1_000, maxMs: 30_000 };
 const STARTS_BACKOFF = { firstMs: 500, maxMs: 5_000 };
 
@@ -213,7 +222,10 @@ class Loader {
     this.#log = (options.log ?? createLogger('load')).child({ group: options.group });
     this.#commits = new BusCommits(() => this.#subscription, this.#log);
     for (const lane of ['short', 'bulk'] as const) {
-      const limits = lane === 'short' ? { ...this.#limits, maxDelayMs: Math.min(this.#limits.maxDelayMs, SHORT_LANE_DELAY_MS) } : this.#limits;
+      const limits =
+        lane === 'short'
+          ? { ...this.#limits, maxDelayMs: Math.min(this.#limits.maxDelayMs, SHORT_LANE_DELAY_MS) }
+          : this.#limits;
       this.#laneLimits.set(lane, limits);
       const flusher = new Flusher({
         lane,
@@ -234,7 +246,10 @@ class Loader {
       flusher.done.catch((error: unknown) => {
         if (error instanceof GaveUp) return;
         this.#log.error({ err: error, lane }, 'the insert pipeline failed; nothing more is stored until a restart');
-        this.#pipelineFailed ??= { sinceMs: Date.now(), reason: `the ${lane} lane's insert pipeline failed: ${String(error)}` };
+        this.#pipelineFailed ??= {
+          sinceMs: Date.now(),
+          reason: `the ${lane} lane's insert pipeline failed: ${String(error)}`,
+        };
         this.#failedWith(error instanceof Error ? error : new Error(String(error)));
       });
       this.#lanes.set(lane, flusher);
@@ -267,7 +282,10 @@ class Loader {
     if (!this.#durable) await this.#openEpoch();
     // Where each partition stands is read on each assignment, when the partition is ours.
     await this.#subscribe();
-    const tick = Math.max(10, Math.min(100, Math.floor(Math.min(...[...this.#laneLimits.values()].map((l) => l.maxDelayMs)) / 10)));
+    const tick = Math.max(
+      10,
+      Math.min(100, Math.floor(Math.min(...[...this.#laneLimits.values()].map((l) => l.maxDelayMs)) / 10)),
+    );
     this.#timer = setInterval(() => this.#sealDue(tick), tick);
     this.#timer.unref();
   }
@@ -323,7 +341,8 @@ class Loader {
 
   async stats(): Promise<LoaderStats> {
     const lags = await this.#bus.lag(this.#group, this.#topics);
-    const failing = this.#pipelineFailed ?? this.#flushers.map((flusher) => flusher.failing).find((reason) => reason !== undefined);
+    const failing =
+      this.#pipelineFailed ?? this.#flushers.map((flusher) => flusher.failing).find((reason) => reason !== undefined);
     const lagByTopic: Record<string, number> = {};
     let lag = 0;
     for (const entry of lags) {
@@ -367,10 +386,17 @@ class Loader {
   }
 
   async #openEpoch(): Promise<void> {
-    const partitions = (await this.#bus.lag(this.#group, this.#topics)).map(({ topic, partition }) => ({ topic, partition }));
+    const partitions = (await this.#bus.lag(this.#group, this.#topics)).map(({ topic, partition }) => ({
+      topic,
+      partition,
+    }));
     const opening = await openEpoch(this.#epochScope(), nowMicros(), partitions);
     this.#busGaps = opening.gaps;
-    if (opening.gaps > 0) this.#log.warn(opening, 'the embedded bus lost what it held unstored when an earlier run was killed: recorded as capture gaps');
+    if (opening.gaps > 0)
+      this.#log.warn(
+        opening,
+        'the embedded bus lost what it held unstored when an earlier run was killed: recorded as capture gaps',
+      );
   }
 
   /** Deliveries flow unless the warehouse is down, the queue is full or the loader stops. */
@@ -408,11 +434,13 @@ class Loader {
     });
     this.#subscription = subscription;
     void subscription.stopped.then((end) => {
-      if (end.reason === 'failed' && !this.#stopping && this.#subscription === subscription) void this.#resubscribe(end.error);
+      if (end.reason === 'failed' && !this.#stopping && this.#subscription === subscription)
+        void this.#resubscribe(end.error);
     });
   }
 
-  /** The bus stopped delivering (a Kafka consumer crash): once what is queued is stored, read again from the warehouse's state. */
+  /** The bus stopped delivering (a Kafka consumer crash): once what is queued is stored, read again from the
+   * warehouse's state. */
   async #resubscribe(error: unknown): Promise<void> {
     this.#log.warn({ err: error }, 'bus subscription failed; resubscribing once the queued batches are stored');
     for (const flusher of this.#flushers) flusher.release();
@@ -461,14 +489,17 @@ class Loader {
     }
     // Gained: new to this loader, or kept but whose state was still being read for an assignment
     // now superseded (that read is abandoned).
-    const gained = [...next].filter((key) => !this.#assigned.has(key) || !(this.#batchers.get(key) instanceof PartitionBatcher));
+    const gained = [...next].filter(
+      (key) => !this.#assigned.has(key) || !(this.#batchers.get(key) instanceof PartitionBatcher),
+    );
     this.#assigned = next;
     this.#rebalancing = false;
     for (const flusher of this.#flushers) flusher.release();
     const positions: CommitPosition[] = [];
     for (const key of next) {
       const batcher = this.#batchers.get(key);
-      if (batcher instanceof PartitionBatcher) positions.push({ topic: batcher.topic, partition: batcher.partition, next: batcher.taken + 1n });
+      if (batcher instanceof PartitionBatcher)
+        positions.push({ topic: batcher.topic, partition: batcher.partition, next: batcher.taken + 1n });
     }
     if (gained.length === 0) return Promise.resolve(positions);
     const starts = this.#readStarts(generation);
@@ -485,7 +516,11 @@ class Loader {
     }
     return starts.then((map) => [
       ...positions,
-      ...gained.map((key) => ({ topic: splitKey(key)[0], partition: splitKey(key)[1], next: (map.get(key)?.stored ?? -1n) + 1n })),
+      ...gained.map((key) => ({
+        topic: splitKey(key)[0],
+        partition: splitKey(key)[1],
+        next: (map.get(key)?.stored ?? -1n) + 1n,
+      })),
     ]);
   }
 
@@ -562,7 +597,8 @@ class Loader {
     }
     // Redelivered records that were already stored: move the group's position past them.
     const stored = this.#stored.get(key) ?? -1n;
-    if (last >= 0n && last <= stored) void this.#commits.commit([{ topic: batch.topic, partition: batch.partition, next: last + 1n }]);
+    if (last >= 0n && last <= stored)
+      void this.#commits.commit([{ topic: batch.topic, partition: batch.partition, next: last + 1n }]);
     if (batch.highWatermark <= stored && !this.#shrunk.has(key)) {
       // The partition ends below what this group stored: the topic was deleted and created again
       // (offsets start over), so new records would pass for stored ones. Say so loudly.
@@ -580,7 +616,12 @@ class Loader {
    * Kafka still holds them (a delivery from a stale position), they are read again instead.
    * Returns where to read from, or undefined to go on with this batch.
    */
-  async #jumped(topic: string, partition: number, batcher: PartitionBatcher, first: Delivery): Promise<bigint | undefined> {
+  async #jumped(
+    topic: string,
+    partition: number,
+    batcher: PartitionBatcher,
+    first: Delivery,
+  ): Promise<bigint | undefined> {
     const wanted = batcher.taken + 1n;
     const logStart = (await this.#bus.logStarts(topic)).get(partition) ?? 0n;
     if (logStart <= wanted) {
@@ -591,7 +632,13 @@ class Loader {
       return wanted;
     }
     const resumed = first.offset <= logStart ? first : undefined;
-    const range = { topic, partition, firstMissing: wanted, lastMissing: logStart - 1n, resumedAtUs: resumed?.ok ? resumed.record.receivedAtUs : nowMicros() };
+    const range = {
+      topic,
+      partition,
+      firstMissing: wanted,
+      lastMissing: logStart - 1n,
+      resumedAtUs: resumed?.ok ? resumed.record.receivedAtUs : nowMicros(),
+    };
     this.#log.error(
       { topic, partition, firstMissing: String(range.firstMissing), lastMissing: String(range.lastMissing) },
       'the bus deleted records before this group stored them (retention ran out): recorded as a capture gap',

@@ -3,7 +3,13 @@ import { describeFill, explainPosition, formatShares, formatUnits, isoTime } fro
 import type { FillCompleteness } from './fill-completeness.ts';
 import type { AccountFigures, TokenFigures } from './ledger.ts';
 import { averagePrice, notional, type VenueRules } from './venue-rules.ts';
-import type { PositionsSnapshot, UnobservedBuckets, VenuePnlBucket, VenueRebates, VenueSummary } from './warehouse-reports.ts';
+import type {
+  PositionsSnapshot,
+  UnobservedBuckets,
+  VenuePnlBucket,
+  VenueRebates,
+  VenueSummary,
+} from './warehouse-reports.ts';
 
 /**
  * The comparer: our rebuilt figures against the venue's, one row per figure. Each function takes
@@ -20,9 +26,17 @@ export interface LedgerAt {
 }
 
 /** Each position's shares, average price, open cost basis and unrealised PnL (at the venue's mark). */
-export function comparePositions(judge: Judge, snapshot: PositionsSnapshot, ours: LedgerAt, resolvedBy: ResolvedBy): ComparisonRow[] {
+export function comparePositions(
+  judge: Judge,
+  snapshot: PositionsSnapshot,
+  ours: LedgerAt,
+  resolvedBy: ResolvedBy,
+): ComparisonRow[] {
   const theirs = new Map(snapshot.positions.map((p) => [p.tokenId, p]));
-  const tokenIds = new Set([...theirs.keys(), ...[...ours.tokens.values()].filter((t) => t.sharesMicro !== 0n).map((t) => t.tokenId)]);
+  const tokenIds = new Set([
+    ...theirs.keys(),
+    ...[...ours.tokens.values()].filter((t) => t.sharesMicro !== 0n).map((t) => t.tokenId),
+  ]);
   const rows: ComparisonRow[] = [];
   for (const tokenId of [...tokenIds].sort()) {
     const venue = theirs.get(tokenId);
@@ -40,10 +54,24 @@ export function comparePositions(judge: Judge, snapshot: PositionsSnapshot, ours
     };
     rows.push(compare(judge, { ...common, field: 'shares_micro', ours: shares, theirs: venue?.sharesMicro ?? 0n }));
     if (!venue || venue.avgPriceMicro !== undefined) {
-      rows.push(compare(judge, { ...common, field: 'avg_price_micro', ours: averagePrice(basis, shares), theirs: venue?.avgPriceMicro ?? 0n }));
+      rows.push(
+        compare(judge, {
+          ...common,
+          field: 'avg_price_micro',
+          ours: averagePrice(basis, shares),
+          theirs: venue?.avgPriceMicro ?? 0n,
+        }),
+      );
     }
     if (!venue || venue.openCostBasisMicro !== undefined) {
-      rows.push(compare(judge, { ...common, field: 'open_cost_basis_micro', ours: basis, theirs: venue?.openCostBasisMicro ?? 0n }));
+      rows.push(
+        compare(judge, {
+          ...common,
+          field: 'open_cost_basis_micro',
+          ours: basis,
+          theirs: venue?.openCostBasisMicro ?? 0n,
+        }),
+      );
     }
     // Unrealised PnL needs the venue's mark, which only a listed position carries.
     if (venue?.currentPriceMicro !== undefined && venue.profitLossMicro !== undefined) {
@@ -58,10 +86,18 @@ export function comparePositions(judge: Judge, snapshot: PositionsSnapshot, ours
  * Cash, and the values that rest on marks: the marks are the venue's own (`current_price_micro` of
  * the positions read at the summary's instant); without such a read they cannot be checked.
  */
-export function compareSummary(judge: Judge, summary: VenueSummary, ours: LedgerAt, snapshot: PositionsSnapshot | undefined): ComparisonRow[] {
+export function compareSummary(
+  judge: Judge,
+  summary: VenueSummary,
+  ours: LedgerAt,
+  snapshot: PositionsSnapshot | undefined,
+): ComparisonRow[] {
   const open = [...ours.tokens.values()].filter((t) => t.sharesMicro !== 0n);
   const basis = open.reduce((sum, t) => sum + t.costBasisMicro, 0n);
-  const marks = snapshot?.asOfMs === summary.asOfMs ? new Map(snapshot.positions.map((p) => [p.tokenId, p.currentPriceMicro])) : undefined;
+  const marks =
+    snapshot?.asOfMs === summary.asOfMs
+      ? new Map(snapshot.positions.map((p) => [p.tokenId, p.currentPriceMicro]))
+      : undefined;
   const unmarked = marks ? open.filter((t) => marks.get(t.tokenId) === undefined).map((t) => t.tokenId) : [];
   const value = open.reduce((sum, t) => sum + notional(marks?.get(t.tokenId) ?? 0n, t.sharesMicro), 0n);
   const noMarks = !marks
@@ -72,8 +108,20 @@ export function compareSummary(judge: Judge, summary: VenueSummary, ours: Ledger
   const common = { scope: 'summary' as const, reportedAtMs: summary.asOfMs, figure: { kind: 'account' as const } };
   const explainCash = () => cashExplanation(ours.account);
   return [
-    compare(judge, { ...common, field: 'cash_balance_micro', ours: ours.account.cashMicro, theirs: summary.cashBalanceMicro, explain: explainCash }),
-    compare(judge, { ...common, field: 'positions_value_micro', ours: value, theirs: summary.positionsValueMicro, unprovenBecause: noMarks }),
+    compare(judge, {
+      ...common,
+      field: 'cash_balance_micro',
+      ours: ours.account.cashMicro,
+      theirs: summary.cashBalanceMicro,
+      explain: explainCash,
+    }),
+    compare(judge, {
+      ...common,
+      field: 'positions_value_micro',
+      ours: value,
+      theirs: summary.positionsValueMicro,
+      unprovenBecause: noMarks,
+    }),
     compare(judge, {
       ...common,
       field: 'portfolio_value_micro',
@@ -83,7 +131,13 @@ export function compareSummary(judge: Judge, summary: VenueSummary, ours: Ledger
       explain: explainCash,
     }),
     compare(judge, { ...common, field: 'open_cost_basis_micro', ours: basis, theirs: summary.openCostBasisMicro }),
-    compare(judge, { ...common, field: 'open_unrealized_pnl_micro', ours: value - basis, theirs: summary.openUnrealizedPnlMicro, unprovenBecause: noMarks }),
+    compare(judge, {
+      ...common,
+      field: 'open_unrealized_pnl_micro',
+      ours: value - basis,
+      theirs: summary.openUnrealizedPnlMicro,
+      unprovenBecause: noMarks,
+    }),
   ];
 }
 
@@ -100,7 +154,12 @@ function cashExplanation(a: AccountFigures): string {
  * positions value is the venue's (its marks at that instant are not in the warehouse), so
  * lifetime PnL = our collateral + their positions value − our inflow + our outflow.
  */
-export function compareBucket(judge: Judge, bucket: VenuePnlBucket, ours: AccountFigures, openPositions: number): ComparisonRow[] {
+export function compareBucket(
+  judge: Judge,
+  bucket: VenuePnlBucket,
+  ours: AccountFigures,
+  openPositions: number,
+): ComparisonRow[] {
   const lifetime = ours.cashMicro + bucket.positionsValueMicro - ours.depositsMicro + ours.withdrawalsMicro;
   // Coverage is judged at the mark, the instant the figures describe; the row names the bucket.
   const at = {
@@ -113,13 +172,24 @@ export function compareBucket(judge: Judge, bucket: VenuePnlBucket, ours: Accoun
   return [
     compare(judge, { ...at, field: 'collateral_micro', ours: ours.cashMicro, theirs: bucket.collateralMicro }),
     compare(judge, { ...at, field: 'cumulative_inflow_micro', ours: ours.depositsMicro, theirs: bucket.inflowMicro }),
-    compare(judge, { ...at, field: 'cumulative_outflow_micro', ours: ours.withdrawalsMicro, theirs: bucket.outflowMicro }),
+    compare(judge, {
+      ...at,
+      field: 'cumulative_outflow_micro',
+      ours: ours.withdrawalsMicro,
+      theirs: bucket.outflowMicro,
+    }),
     compare(judge, { ...at, field: 'lifetime_pnl_micro', ours: lifetime, theirs: bucket.lifetimePnlMicro }),
     compare(judge, { ...at, field: 'position_count', ours: BigInt(openPositions), theirs: bucket.positionCount }),
   ].map((row) => ({ ...row, reportedAtMs: bucket.bucketAtMs }));
 }
 
-const BUCKET_FIELDS = ['collateral_micro', 'cumulative_inflow_micro', 'cumulative_outflow_micro', 'lifetime_pnl_micro', 'position_count'] as const;
+const BUCKET_FIELDS = [
+  'collateral_micro',
+  'cumulative_inflow_micro',
+  'cumulative_outflow_micro',
+  'lifetime_pnl_micro',
+  'position_count',
+] as const;
 
 /**
  * Buckets the venue served that nobody saw (the PnL job was down or failing): each of a bucket's
@@ -130,7 +200,15 @@ const BUCKET_FIELDS = ['collateral_micro', 'cumulative_inflow_micro', 'cumulativ
 export function compareUnobservedBuckets(judge: Judge, gap: UnobservedBuckets): ComparisonRow[] {
   const because = `no bucket observed between ${isoTime(gap.afterMs)} and ${isoTime(gap.beforeMs)} — capture gap sync/pnl (buckets_not_observed): ${gap.detail}`;
   return BUCKET_FIELDS.map((field) =>
-    compare(judge, { scope: 'pnl_settled', field, ours: 0n, theirs: 0n, reportedAtMs: gap.beforeMs, figure: { kind: 'account' }, unprovenBecause: because }),
+    compare(judge, {
+      scope: 'pnl_settled',
+      field,
+      ours: 0n,
+      theirs: 0n,
+      reportedAtMs: gap.beforeMs,
+      figure: { kind: 'account' },
+      unprovenBecause: because,
+    }),
   );
 }
 
@@ -169,7 +247,11 @@ export function compareRebates(judge: Judge, rebates: VenueRebates, ours: Accoun
  * same fills. Without rules there is no schedule to hold them against: ours are the fills' own
  * fees (what cash uses), and the row says it was not checked.
  */
-export function compareFees(judge: Judge, tokens: Iterable<TokenFigures>, rules: VenueRules | undefined): ComparisonRow[] {
+export function compareFees(
+  judge: Judge,
+  tokens: Iterable<TokenFigures>,
+  rules: VenueRules | undefined,
+): ComparisonRow[] {
   const rows: ComparisonRow[] = [];
   for (const t of tokens) {
     if (t.fills.length === 0) continue;
@@ -181,7 +263,9 @@ export function compareFees(judge: Judge, tokens: Iterable<TokenFigures>, rules:
         field: 'fee_micro',
         ours: rules ? t.feesByRuleMicro : t.feesPaidMicro,
         theirs: t.feesPaidMicro,
-        unprovenBecause: rules ? undefined : "not checked: no fee schedule (--venue-rules); the interface publishes none, so the fees are the fills' own",
+        unprovenBecause: rules
+          ? undefined
+          : "not checked: no fee schedule (--venue-rules); the interface publishes none, so the fees are the fills' own",
         reportedAtMs: t.fills.at(-1)!.atMs,
         figure: { kind: 'position', tokenId: t.tokenId, resolved: false },
         explain: () =>
@@ -208,17 +292,26 @@ export function compareRedemptions(judge: Judge, tokens: Iterable<TokenFigures>)
         conditionId: t.conditionId,
         reportedAtMs: r.atMs,
         figure: { kind: 'position' as const, tokenId: t.tokenId, resolved: false },
-        explain: () => `redeemed at ${formatUnits(r.resolutionPriceMicro)} on ${isoTime(r.atMs)}; ${explainPosition(t)}`,
+        explain: () =>
+          `redeemed at ${formatUnits(r.resolutionPriceMicro)} on ${isoTime(r.atMs)}; ${explainPosition(t)}`,
       };
-      rows.push(compare(judge, { ...common, field: 'shares_micro', ours: r.sharesMicro, theirs: r.reported.sharesMicro }));
-      rows.push(compare(judge, { ...common, field: 'payout_micro', ours: r.payoutMicro, theirs: r.reported.payoutMicro }));
+      rows.push(
+        compare(judge, { ...common, field: 'shares_micro', ours: r.sharesMicro, theirs: r.reported.sharesMicro }),
+      );
+      rows.push(
+        compare(judge, { ...common, field: 'payout_micro', ours: r.payoutMicro, theirs: r.reported.payoutMicro }),
+      );
     }
   }
   return rows;
 }
 
 /** Per token: the shares the venue says the account's orders matched, against the shares of their fills. */
-export function compareOrderFills(judge: Judge, completeness: FillCompleteness, conditionOf: (tokenId: string) => string): ComparisonRow[] {
+export function compareOrderFills(
+  judge: Judge,
+  completeness: FillCompleteness,
+  conditionOf: (tokenId: string) => string,
+): ComparisonRow[] {
   return completeness.byToken.map((t) =>
     compare(judge, {
       scope: 'orders',

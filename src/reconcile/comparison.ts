@@ -2,7 +2,8 @@ import { describeGaps, gapsAffecting, type CoverageGap, type Figure } from './co
 
 export type Status = 'ok' | 'different' | 'unproven';
 
-/** What a figure belongs to: a position, the summary, a settled-PnL bucket, the rebates, an order's fills, a redemption. */
+/** What a figure belongs to: a position, the summary, a settled-PnL bucket, the rebates, an order's fills, a
+ * redemption. */
 export type Scope = 'position' | 'summary' | 'pnl_settled' | 'rebates' | 'orders' | 'fees' | 'redemption';
 
 /** One figure compared: ours (rebuilt) against theirs (what the venue reported). */
@@ -49,7 +50,10 @@ export interface FigureToCheck {
 export function compare(judge: Judge, check: FigureToCheck): ComparisonRow {
   const difference = check.ours - check.theirs;
   const gaps = gapsAffecting(judge.gaps, check.figure, check.reportedAtMs);
-  const reasons = [...(check.unprovenBecause ? [check.unprovenBecause] : []), ...(gaps.length > 0 ? [describeGaps(gaps)] : [])];
+  const reasons = [
+    ...(check.unprovenBecause ? [check.unprovenBecause] : []),
+    ...(gaps.length > 0 ? [describeGaps(gaps)] : []),
+  ];
   const within = (difference < 0n ? -difference : difference) <= judge.toleranceMicro;
   const status: Status = reasons.length > 0 ? 'unproven' : within ? 'ok' : 'different';
   const parts: string[] = [];

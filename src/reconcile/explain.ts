@@ -31,7 +31,9 @@ export function explainPosition(token: TokenFigures | undefined, limit = 12): st
   if (token.splitSharesMicro > 0n) parts.push(`split ${formatShares(token.splitSharesMicro)}`);
   if (token.mergedSharesMicro > 0n) parts.push(`merged ${formatShares(token.mergedSharesMicro)}`);
   for (const r of token.redemptions)
-    parts.push(`redeemed ${formatShares(r.sharesMicro)} at ${formatUnits(r.resolutionPriceMicro)} for ${formatUnits(r.payoutMicro)} ${isoTime(r.atMs)}`);
+    parts.push(
+      `redeemed ${formatShares(r.sharesMicro)} at ${formatUnits(r.resolutionPriceMicro)} for ${formatUnits(r.payoutMicro)} ${isoTime(r.atMs)}`,
+    );
   if (token.oversoldMicro > 0n) parts.push(`sold ${formatShares(token.oversoldMicro)} more than the fills had bought`);
   const shown = token.fills.slice(-limit);
   const skipped = token.fills.length - shown.length;

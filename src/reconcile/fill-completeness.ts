@@ -46,7 +46,8 @@ export function checkOrderFills(orders: readonly OrderMatch[], fills: readonly L
     const filled = own.reduce((sum, fill) => sum + fill.sharesMicro, 0n);
     const tokenId = order.tokenId || own[0]?.tokenId || '';
     let totals = byToken.get(tokenId);
-    if (!totals) byToken.set(tokenId, (totals = { tokenId, filledMicro: 0n, matchedMicro: 0n, reportedAtMs: 0, shortfalls: [] }));
+    if (!totals)
+      byToken.set(tokenId, (totals = { tokenId, filledMicro: 0n, matchedMicro: 0n, reportedAtMs: 0, shortfalls: [] }));
     totals.filledMicro += filled;
     totals.matchedMicro += order.matchedMicro;
     totals.reportedAtMs = Math.max(totals.reportedAtMs, order.observedAtMs);

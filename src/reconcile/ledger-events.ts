@@ -26,7 +26,14 @@ export type LedgerEvent =
   /** Collateral in (DEPOSIT activity) or out (a withdrawal). */
   | { kind: 'deposit' | 'withdrawal'; atMs: number; id: string; amountMicro: bigint }
   /** SPLIT: n collateral → n shares of each outcome at ½; MERGE: the reverse. */
-  | { kind: 'split' | 'merge'; atMs: number; id: string; conditionId: string; tokenIds: readonly string[]; sharesMicro: bigint }
+  | {
+      kind: 'split' | 'merge';
+      atMs: number;
+      id: string;
+      conditionId: string;
+      tokenIds: readonly string[];
+      sharesMicro: bigint;
+    }
   /**
    * Automatic redemption of a resolved position at its resolution price. `reported` is what the
    * venue's redemption frame said it redeemed and paid, when there was one.

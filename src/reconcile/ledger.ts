@@ -101,7 +101,8 @@ export class Ledger {
 
   constructor(
     private readonly method: CostMethod,
-    /** Undefined: the schedule is not known — fees are the fills' own, no maker rebate is credited (what depends on it is unproven). */
+    /** Undefined: the schedule is not known — fees are the fills' own, no maker rebate is credited (what depends on it
+     * is unproven). */
     private readonly rules: VenueRules | undefined,
   ) {}
 

@@ -63,7 +63,13 @@ export interface AccountReconciliation {
   /** The window: the venue's figures reported in [fromMs, toMs] were checked; `end` says why it ends there. */
   window?: { fromMs: number; toMs: number; end: string };
   /** Which of the venue's reports were compared. */
-  compared: { positionsAsOfMs?: number; summaryAsOfMs?: number; buckets: number; rebatesAtMs?: number; unobservedBucketGaps: number };
+  compared: {
+    positionsAsOfMs?: number;
+    summaryAsOfMs?: number;
+    buckets: number;
+    rebatesAtMs?: number;
+    unobservedBucketGaps: number;
+  };
 }
 
 /**
@@ -111,16 +117,26 @@ export function reconcileAccountData(
   const gaps = [...known, ...completeness.gaps];
   const judge = { toleranceMicro: options.toleranceMicro, gaps };
 
-  const full = new Set([reports.positions?.asOfMs, reports.summary?.asOfMs].filter((ms): ms is number => ms !== undefined));
+  const full = new Set(
+    [reports.positions?.asOfMs, reports.summary?.asOfMs].filter((ms): ms is number => ms !== undefined),
+  );
   const atFull = new Map<number, LedgerAt>();
   const atLight = new Map<number, { account: AccountFigures; open: number }>();
-  const stops = [...full, ...reports.buckets.map((b) => b.markAtMs), ...(reports.rebates ? [reports.rebates.observedAtMs] : [])];
+  const stops = [
+    ...full,
+    ...reports.buckets.map((b) => b.markAtMs),
+    ...(reports.rebates ? [reports.rebates.observedAtMs] : []),
+  ];
   const ledger = replay(inputs.events, options, stops, (atMs, l) => {
-    if (full.has(atMs)) atFull.set(atMs, { account: l.accountFigures(), tokens: new Map(l.tokens().map((t) => [t.tokenId, t])) });
+    if (full.has(atMs))
+      atFull.set(atMs, { account: l.accountFigures(), tokens: new Map(l.tokens().map((t) => [t.tokenId, t])) });
     atLight.set(atMs, { account: l.accountFigures(), open: l.openPositionCount() });
   });
   const final = ledger.tokens();
-  const redemptionsByCompletion = final.reduce((n, t) => n + t.redemptions.filter((r) => r.reported === undefined).length, 0);
+  const redemptionsByCompletion = final.reduce(
+    (n, t) => n + t.redemptions.filter((r) => r.reported === undefined).length,
+    0,
+  );
   const conditionOf = new Map(final.map((t) => [t.tokenId, t.conditionId]));
 
   const resolvedBy: ResolvedBy = (conditionId, atMs) => {
@@ -133,7 +149,8 @@ export function reconcileAccountData(
   const rows: ComparisonRow[] = [];
   const { positions, summary, rebates } = reports;
   if (positions) rows.push(...comparePositions(judge, positions, atFull.get(positions.asOfMs)!, resolvedBy));
-  if (summary) rows.push(...compareSummary(judge, summary, atFull.get(summary.asOfMs)!, reports.summaryPositions ?? positions));
+  if (summary)
+    rows.push(...compareSummary(judge, summary, atFull.get(summary.asOfMs)!, reports.summaryPositions ?? positions));
   for (const bucket of reports.buckets) {
     const at = atLight.get(bucket.markAtMs)!;
     rows.push(...compareBucket(judge, bucket, at.account, at.open));
@@ -145,7 +162,11 @@ export function reconcileAccountData(
   rows.push(...compareFees(judge, final, options.rules).filter(inWindow));
   rows.push(...compareRedemptions(judge, final).filter(inWindow));
   // The order check finds the missing fills; it is not itself unproven by what it found.
-  rows.push(...compareOrderFills({ ...judge, gaps: known }, completeness, (tokenId) => conditionOf.get(tokenId) ?? '').filter(inWindow));
+  rows.push(
+    ...compareOrderFills({ ...judge, gaps: known }, completeness, (tokenId) => conditionOf.get(tokenId) ?? '').filter(
+      inWindow,
+    ),
+  );
 
   return {
     account,
@@ -165,7 +186,9 @@ export function reconcileAccountData(
         'marks (current_price_micro of the positions read) for position values',
         "each settled-PnL bucket's positions_value_micro",
         'VIP rebates (vip_rebate_micro)',
-        ...(redemptionsByCompletion > 0 ? ['resolution prices for redemptions known only from market_resolution_completed'] : []),
+        ...(redemptionsByCompletion > 0
+          ? ['resolution prices for redemptions known only from market_resolution_completed']
+          : []),
       ],
     },
     compared: {

@@ -11,7 +11,8 @@ import { describeEnd, readDefaultEnd } from './warehouse-window.ts';
 export const START_OF_TIME_MS = 0;
 export const END_OF_TIME_MS = Date.UTC(2200, 0, 1);
 
-/** The options of a run: without `toMs`, each account's window ends at the last instant every input of its ledger covers. */
+/** The options of a run: without `toMs`, each account's window ends at the last instant every input of its ledger
+ * covers. */
 export type RunOptions = Omit<ReconcileOptions, 'toMs'> & { toMs?: number };
 
 export interface ReconcileRequest extends RunOptions {
@@ -39,15 +40,29 @@ export async function listAccounts(client: ClickHouseClient): Promise<string[]> 
   return (await selectObjects<{ account: string }>(client, ACCOUNTS_SQL)).map((r) => r.account);
 }
 
-/** Reads one account's data from the warehouse and reconciles it (as of the given end, or the last instant every input covers). */
-export async function reconcileAccount(client: ClickHouseClient, account: string, runOptions: RunOptions): Promise<AccountReconciliation> {
+/** Reads one account's data from the warehouse and reconciles it (as of the given end, or the last instant every input
+ * covers). */
+export async function reconcileAccount(
+  client: ClickHouseClient,
+  account: string,
+  runOptions: RunOptions,
+): Promise<AccountReconciliation> {
   const end = runOptions.toMs === undefined ? await readDefaultEnd(client, account, END_OF_TIME_MS) : undefined;
-  const options: ReconcileOptions = { ...runOptions, toMs: end ? Math.max(end.toMs, runOptions.fromMs) : runOptions.toMs! };
+  const options: ReconcileOptions = {
+    ...runOptions,
+    toMs: end ? Math.max(end.toMs, runOptions.fromMs) : runOptions.toMs!,
+  };
   const inputs = await readLedgerInputs(client, account, options.toMs);
   const reports = await readVenueReports(client, { account, fromMs: options.fromMs, toMs: options.toMs });
-  const gaps = [...(await readCaptureGaps(client, account, options.toMs)), ...(await readIdentityGaps(client, account))];
+  const gaps = [
+    ...(await readCaptureGaps(client, account, options.toMs)),
+    ...(await readIdentityGaps(client, account)),
+  ];
   const result = reconcileAccountData(account, inputs, reports, gaps, options);
-  return { ...result, window: { fromMs: options.fromMs, toMs: options.toMs, end: end ? describeEnd(end) : 'given (--to)' } };
+  return {
+    ...result,
+    window: { fromMs: options.fromMs, toMs: options.toMs, end: end ? describeEnd(end) : 'given (--to)' },
+  };
 }
 
 /** Reconciles the warehouse alone: nothing here talks to the venue. */

@@ -43,9 +43,14 @@ export function renderReport(run: Reconciliation): string {
   ];
   for (const a of run.accounts) {
     const n = counts(a.rows);
-    lines.push('', `account ${a.account}: ${a.rows.length} figures checked — ${n.ok} ok, ${n.different} different, ${n.unproven} unproven`);
+    lines.push(
+      '',
+      `account ${a.account}: ${a.rows.length} figures checked — ${n.ok} ok, ${n.different} different, ${n.unproven} unproven`,
+    );
     const seen = [
-      a.compared.positionsAsOfMs === undefined ? 'no positions read' : `positions as of ${isoTime(a.compared.positionsAsOfMs)}`,
+      a.compared.positionsAsOfMs === undefined
+        ? 'no positions read'
+        : `positions as of ${isoTime(a.compared.positionsAsOfMs)}`,
       a.compared.summaryAsOfMs === undefined ? 'no summary' : `summary as of ${isoTime(a.compared.summaryAsOfMs)}`,
       `${a.compared.buckets} settled-PnL buckets${a.compared.unobservedBucketGaps > 0 ? ` (and ${a.compared.unobservedBucketGaps} span(s) of buckets the venue served unobserved)` : ''}`,
       a.compared.rebatesAtMs === undefined ? 'no rebates read' : `rebates read ${isoTime(a.compared.rebatesAtMs)}`,
@@ -55,7 +60,8 @@ export function renderReport(run: Reconciliation): string {
         `  window: ${a.window.fromMs > 0 ? `from ${isoTime(a.window.fromMs)} ` : ''}to ${a.window.end === 'given (--to)' ? `${isoTime(a.window.toMs)} (given)` : a.window.end}`,
       );
     lines.push(`  compared: ${seen.join(', ')}`, coverageLine(a));
-    for (const gap of a.coverage.gaps) lines.push(`  gap (${gap.input}${gap.tokenId ? ` ${gap.tokenId}` : ''}): ${gap.reason}`);
+    for (const gap of a.coverage.gaps)
+      lines.push(`  gap (${gap.input}${gap.tokenId ? ` ${gap.tokenId}` : ''}): ${gap.reason}`);
     lines.push(`  taken on the venue's word: ${a.coverage.fromVenue.join('; ')}`);
     const f = a.ledger.account;
     lines.push(

@@ -24,7 +24,13 @@ export interface RedemptionFrame {
 }
 
 export function emptyResolution(conditionId: string): ConditionResolution {
-  return { conditionId, resolvedAtMs: undefined, winningTokenId: undefined, payouts: new Map(), completedAtMs: undefined };
+  return {
+    conditionId,
+    resolvedAtMs: undefined,
+    winningTokenId: undefined,
+    payouts: new Map(),
+    completedAtMs: undefined,
+  };
 }
 
 /** A token's payout per share: its split payout, else 1 for the winner and 0 for the others; undefined if not known. */
@@ -61,7 +67,8 @@ export function redemptionEvents(
     framed.add(key);
     framed.add(frame.tokenId);
     const known = resolutions.get(frame.conditionId);
-    const price = frame.resolutionPriceMicro ?? (known && resolutionPrice(known, frame.tokenId)) ?? priceFromPayout(frame);
+    const price =
+      frame.resolutionPriceMicro ?? (known && resolutionPrice(known, frame.tokenId)) ?? priceFromPayout(frame);
     events.push({
       kind: 'redemption',
       atMs: frame.atMs,
@@ -77,7 +84,14 @@ export function redemptionEvents(
     if (framed.has(tokenId) || resolution?.completedAtMs === undefined) continue;
     const price = resolutionPrice(resolution, tokenId);
     if (price === undefined) unpriced.push({ tokenId, conditionId, atMs: resolution.completedAtMs });
-    else events.push({ kind: 'redemption', atMs: resolution.completedAtMs, tokenId, conditionId, resolutionPriceMicro: price });
+    else
+      events.push({
+        kind: 'redemption',
+        atMs: resolution.completedAtMs,
+        tokenId,
+        conditionId,
+        resolutionPriceMicro: price,
+      });
   }
   return { events, unpriced };
 }

@@ -28,7 +28,10 @@ export function reconciliationRows(run: Reconciliation): InsertRow[] {
 }
 
 /** Stores the run; its id is the insert's dedup token, so a retried store lands once. */
-export async function storeReconciliation(warehouse: Pick<Warehouse, 'insertRows'>, run: Reconciliation): Promise<number> {
+export async function storeReconciliation(
+  warehouse: Pick<Warehouse, 'insertRows'>,
+  run: Reconciliation,
+): Promise<number> {
   const rows = reconciliationRows(run);
   await warehouse.insertRows(RECONCILIATIONS_TABLE, rows, { dedupToken: `reconcile:${run.runId}` });
   return rows.length;

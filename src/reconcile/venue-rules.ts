@@ -26,7 +26,12 @@ export interface VenueRules {
 }
 
 /** The built-in simulator's schedule (src/simulator/README.md, "Accounting"): an example, never a default. */
-export const SIMULATOR_VENUE_RULES: VenueRules = { name: 'simulator', takerFeeBps: 100n, makerRebatePercent: 25n, rounding: 'floor' };
+export const SIMULATOR_VENUE_RULES: VenueRules = {
+  name: 'simulator',
+  takerFeeBps: 100n,
+  makerRebatePercent: 25n,
+  rounding: 'floor',
+};
 
 /** Named rule sets `--venue-rules` accepts besides a file. */
 export const NAMED_VENUE_RULES: Readonly<Record<string, VenueRules>> = { simulator: SIMULATOR_VENUE_RULES };
@@ -54,15 +59,24 @@ export function parseVenueRules(text: string): VenueRules {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new Error('does not hold a JSON object');
   const o = json as Record<string, unknown>;
   const unknown = Object.keys(o).filter((k) => !['taker_fee_bps', 'maker_rebate_percent', 'rounding'].includes(k));
-  if (unknown.length > 0) throw new Error(`has unknown field(s) ${unknown.join(', ')} (known: taker_fee_bps, maker_rebate_percent, rounding)`);
+  if (unknown.length > 0)
+    throw new Error(
+      `has unknown field(s) ${unknown.join(', ')} (known: taker_fee_bps, maker_rebate_percent, rounding)`,
+    );
   const whole = (field: string, max: number): bigint => {
     const v = o[field];
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max) throw new Error(`has no ${field} as a whole number from 0 to ${max}`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max)
+      throw new Error(`has no ${field} as a whole number from 0 to ${max}`);
     return BigInt(v);
   };
   const rounding = ROUNDINGS.find((r) => r === o.rounding);
   if (!rounding) throw new Error(`has no rounding (one of ${ROUNDINGS.join(', ')})`);
-  return { name: text.trim(), takerFeeBps: whole('taker_fee_bps', 10_000), makerRebatePercent: whole('maker_rebate_percent', 100), rounding };
+  return {
+    name: text.trim(),
+    takerFeeBps: whole('taker_fee_bps', 10_000),
+    makerRebatePercent: whole('maker_rebate_percent', 100),
+    rounding,
+  };
 }
 
 /** The rules in words, for the report. */
@@ -87,7 +101,8 @@ export function notional(priceMicro: bigint, sharesMicro: bigint): bigint {
   return (priceMicro * sharesMicro) / MICRO;
 }
 
-/** The taker's fee of a fill by the schedule: shares × min(p, 1 − p) × bps, rounded; p being the fill's price (symmetric in p and 1 − p). */
+/** The taker's fee of a fill by the schedule: shares × min(p, 1 − p) × bps, rounded; p being the fill's price
+ * (symmetric in p and 1 − p). */
 export function takerFee(rules: VenueRules, priceMicro: bigint, sharesMicro: bigint): bigint {
   const edge = priceMicro < MICRO - priceMicro ? priceMicro : MICRO - priceMicro;
   return divide(sharesMicro * edge * rules.takerFeeBps, MICRO * 10_000n, rules.rounding);

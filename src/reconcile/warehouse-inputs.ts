@@ -2,7 +2,15 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { CoverageGap } from './coverage.ts';
 import type { LedgerEvent, LedgerFill, Side } from './ledger-events.ts';
 import { emptyResolution, redemptionEvents, type ConditionResolution, type RedemptionFrame } from './resolutions.ts';
-import { atOrBefore, msOf, payloadMicro, payloadTimeMs, rawPayload, selectCells, selectObjects } from './warehouse-query.ts';
+import {
+  atOrBefore,
+  msOf,
+  payloadMicro,
+  payloadTimeMs,
+  rawPayload,
+  selectCells,
+  selectObjects,
+} from './warehouse-query.ts';
 
 /** Everything the ledger is rebuilt from, for one account up to an instant. */
 export interface LedgerInputs {
@@ -13,7 +21,14 @@ export interface LedgerInputs {
   accountStreamFrames: number;
   /** Inputs found incomplete while reading them. */
   gaps: CoverageGap[];
-  counts: { deposits: number; withdrawals: number; splits: number; merges: number; redemptionFrames: number; lpPayouts: number };
+  counts: {
+    deposits: number;
+    withdrawals: number;
+    splits: number;
+    merges: number;
+    redemptionFrames: number;
+    lpPayouts: number;
+  };
 }
 
 /**
@@ -45,7 +60,10 @@ const FILLS_PER_READ = 1_000_000;
 
 /** Whole hours grouped into time ranges of about FILLS_PER_READ fills, in order. */
 async function fillRanges(client: ClickHouseClient, account: string, toMs: number): Promise<Array<[number, number]>> {
-  const hours = await selectObjects<{ hour: string | number; n: string | number }>(client, FILL_HOURS_SQL, { account, to: toMs });
+  const hours = await selectObjects<{ hour: string | number; n: string | number }>(client, FILL_HOURS_SQL, {
+    account,
+    to: toMs,
+  });
   const ranges: Array<[number, number]> = [];
   let start: number | undefined;
   let count = 0;
@@ -120,11 +138,17 @@ async function readActivityEvents(
     const filled = BigInt(row.filled_amount);
     const amountMicro = filled > 0n ? filled : payloadMicro(rawPayload(row.raw), 'amount_micro');
     if (amountMicro === undefined) {
-      gaps.push({ input: 'activities', fromMs: atMs, toMs: atMs, reason: `activity ${row.activity_id} (${row.type}) carries no amount` });
+      gaps.push({
+        input: 'activities',
+        fromMs: atMs,
+        toMs: atMs,
+        reason: `activity ${row.activity_id} (${row.type}) carries no amount`,
+      });
       continue;
     }
     if (row.type === 'DEPOSIT') events.push({ kind: 'deposit', atMs, id: row.activity_id, amountMicro });
-    else if (row.type.startsWith('WITHDRAW')) events.push({ kind: 'withdrawal', atMs, id: row.activity_id, amountMicro });
+    else if (row.type.startsWith('WITHDRAW'))
+      events.push({ kind: 'withdrawal', atMs, id: row.activity_id, amountMicro });
     else {
       const tokenIds = tokensOf.get(row.condition_id) ?? [];
       if (tokenIds.length !== 2) {
@@ -172,9 +196,13 @@ async function readAccountStream(
   toMs: number,
   gaps: CoverageGap[],
 ): Promise<{ frames: RedemptionFrame[]; lp: LedgerEvent[]; total: number }> {
-  const [count] = await selectObjects<{ n: string | number }>(client, 'SELECT count() AS n FROM tapehouse.account_events WHERE account = {account:String}', {
-    account,
-  });
+  const [count] = await selectObjects<{ n: string | number }>(
+    client,
+    'SELECT count() AS n FROM tapehouse.account_events WHERE account = {account:String}',
+    {
+      account,
+    },
+  );
   const rows = await selectObjects<AccountEventRow>(client, ACCOUNT_EVENTS_SQL, { account, to: toMs });
   const frames: RedemptionFrame[] = [];
   const lp: LedgerEvent[] = [];
@@ -184,7 +212,12 @@ async function readAccountStream(
     if (row.kind === 'collateral_updated') {
       const amountMicro = payloadMicro(payload, 'change_micro');
       if (amountMicro === undefined)
-        gaps.push({ input: 'account_stream', fromMs: atMs, toMs: atMs, reason: 'an LP-incentive collateral frame carries no change_micro' });
+        gaps.push({
+          input: 'account_stream',
+          fromMs: atMs,
+          toMs: atMs,
+          reason: 'an LP-incentive collateral frame carries no change_micro',
+        });
       else lp.push({ kind: 'lp_incentive', atMs, amountMicro });
       continue;
     }
@@ -257,7 +290,11 @@ async function readResolutions(
     if (row.winning_token_id !== '') r.winningTokenId = row.winning_token_id;
     row.payout_token_ids.forEach((token, i) => r.payouts.set(token, BigInt(row.payouts[i]!)));
   }
-  for (const row of await selectObjects<{ token_id: string; condition_id: string; price: string | null }>(client, OUTCOMES_SQL, { conditions })) {
+  for (const row of await selectObjects<{ token_id: string; condition_id: string; price: string | null }>(
+    client,
+    OUTCOMES_SQL,
+    { conditions },
+  )) {
     tokensOf.set(row.condition_id, [...(tokensOf.get(row.condition_id) ?? []), row.token_id]);
     if (row.price === null) continue;
     const r = resolutionOf(row.condition_id);
@@ -277,7 +314,9 @@ SELECT DISTINCT condition_id FROM (
 export async function readLedgerInputs(client: ClickHouseClient, account: string, toMs: number): Promise<LedgerInputs> {
   const gaps: CoverageGap[] = [];
   const fills = await readFills(client, account, toMs);
-  const others = (await selectObjects<{ condition_id: string }>(client, OTHER_CONDITIONS_SQL, { account })).map((r) => r.condition_id);
+  const others = (await selectObjects<{ condition_id: string }>(client, OTHER_CONDITIONS_SQL, { account })).map(
+    (r) => r.condition_id,
+  );
   const conditions = [...new Set([...fills.map((f) => f.conditionId).filter((c) => c !== ''), ...others])];
   const { resolutions, tokensOf } = await readResolutions(client, conditions, toMs);
   const tokensTraded = new Map<string, string>();
@@ -289,7 +328,9 @@ export async function readLedgerInputs(client: ClickHouseClient, account: string
     tokensOf.set(conditionId, known);
   }
   const activities = await readActivityEvents(client, account, toMs, tokensOf, gaps);
-  for (const event of activities) if (event.kind === 'split' || event.kind === 'merge') for (const t of event.tokenIds) tokensTraded.set(t, event.conditionId);
+  for (const event of activities)
+    if (event.kind === 'split' || event.kind === 'merge')
+      for (const t of event.tokenIds) tokensTraded.set(t, event.conditionId);
   const stream = await readAccountStream(client, account, toMs, gaps);
   if (stream.total === 0) {
     gaps.push({

@@ -7,7 +7,11 @@ import type { ClickHouseClient } from '@clickhouse/client';
 
 export type QueryParams = Record<string, string | number | readonly string[]>;
 
-export async function selectObjects<T>(client: ClickHouseClient, query: string, params: QueryParams = {}): Promise<T[]> {
+export async function selectObjects<T>(
+  client: ClickHouseClient,
+  query: string,
+  params: QueryParams = {},
+): Promise<T[]> {
   const result = await client.query({ query, query_params: params, format: 'JSONEachRow' });
   return result.json<T>();
 }
@@ -17,7 +21,12 @@ export async function selectObjects<T>(client: ClickHouseClient, query: string, 
  * hand: several times faster than JSON rows through the client's row stream. Cells are unescaped
  * as TabSeparated escapes them; NULL is `\N`.
  */
-export async function selectCells(client: ClickHouseClient, query: string, params: QueryParams, onRow: (cells: string[]) => void): Promise<void> {
+export async function selectCells(
+  client: ClickHouseClient,
+  query: string,
+  params: QueryParams,
+  onRow: (cells: string[]) => void,
+): Promise<void> {
   const result = await client.query({ query, query_params: params, format: 'TabSeparated' });
   const text = await result.text();
   let start = 0;
@@ -30,7 +39,16 @@ export async function selectCells(client: ClickHouseClient, query: string, param
   }
 }
 
-const ESCAPES: Record<string, string> = { t: '\t', n: '\n', r: '\r', '\\': '\\', "'": "'", b: '\b', f: '\f', '0': '\0' };
+const ESCAPES: Record<string, string> = {
+  t: '\t',
+  n: '\n',
+  r: '\r',
+  '\\': '\\',
+  "'": "'",
+  b: '\b',
+  f: '\f',
+  '0': '\0',
+};
 
 function unescapeCell(cell: string): string {
   return cell.replace(/\\(.)/g, (_m, c: string) => ESCAPES[c] ?? c);
@@ -71,7 +89,9 @@ export function rawPayload(raw: string): Record<string, unknown> {
     const parsed = JSON.parse(raw) as unknown;
     if (typeof parsed !== 'object' || parsed === null) return {};
     const data = (parsed as { data?: unknown }).data;
-    return typeof data === 'object' && data !== null ? { ...(parsed as object), ...data } : (parsed as Record<string, unknown>);
+    return typeof data === 'object' && data !== null
+      ? { ...(parsed as object), ...data }
+      : (parsed as Record<string, unknown>);
   } catch {
     return {};
   }

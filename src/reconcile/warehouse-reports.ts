@@ -59,7 +59,8 @@ export interface OrderMatch {
   matchedMicro: bigint;
 }
 
-/** Settled-PnL buckets the venue served while the PnL job did not read it (capture_gaps sync/pnl, `buckets_not_observed`). */
+/** Settled-PnL buckets the venue served while the PnL job did not read it (capture_gaps sync/pnl,
+ * `buckets_not_observed`). */
 export interface UnobservedBuckets {
   /** The bucket seen before and the bucket seen after (exclusive bounds), epoch ms. */
   afterMs: number;
@@ -113,23 +114,29 @@ FROM tapehouse.positions_as_of(at = fromUnixTimestamp64Milli({at:Int64}, 'UTC'))
 WHERE account = {account:String}
 ORDER BY token_id`;
 
-async function readPositions(client: ClickHouseClient, w: ReportWindow, atMs?: number): Promise<PositionsSnapshot | undefined> {
-  const [snapshot] = await selectObjects<{ at: string | number; source: string }>(client, atMs === undefined ? SNAPSHOT_SQL : SNAPSHOT_AT_SQL, {
-    account: w.account,
-    from: w.fromMs,
-    to: w.toMs,
-    ...(atMs === undefined ? {} : { at: atMs }),
-  });
-  if (!snapshot) return undefined;
-  const at = msOf(snapshot.at);
-  const rows = await selectObjects<Record<'token_id' | 'condition_id' | 'shares' | 'avg_price' | 'price' | 'basis' | 'pnl', string | null>>(
+async function readPositions(
+  client: ClickHouseClient,
+  w: ReportWindow,
+  atMs?: number,
+): Promise<PositionsSnapshot | undefined> {
+  const [snapshot] = await selectObjects<{ at: string | number; source: string }>(
     client,
-    POSITIONS_SQL,
+    atMs === undefined ? SNAPSHOT_SQL : SNAPSHOT_AT_SQL,
     {
       account: w.account,
-      at,
+      from: w.fromMs,
+      to: w.toMs,
+      ...(atMs === undefined ? {} : { at: atMs }),
     },
   );
+  if (!snapshot) return undefined;
+  const at = msOf(snapshot.at);
+  const rows = await selectObjects<
+    Record<'token_id' | 'condition_id' | 'shares' | 'avg_price' | 'price' | 'basis' | 'pnl', string | null>
+  >(client, POSITIONS_SQL, {
+    account: w.account,
+    at,
+  });
   return {
     asOfMs: at,
     source: snapshot.source,
@@ -158,17 +165,19 @@ ORDER BY exchange = 'SERVICE' DESC, as_of IN (SELECT as_of ${USABLE_SNAPSHOTS}) 
          as_of = fromUnixTimestamp64Milli({paired:Int64}, 'UTC') DESC, as_of DESC, _received_at DESC
 LIMIT 1`;
 
-async function readSummary(client: ClickHouseClient, w: ReportWindow, pairedAtMs: number): Promise<VenueSummary | undefined> {
-  const [row] = await selectObjects<Record<'exchange' | 'cash' | 'value' | 'portfolio' | 'basis' | 'unrealised', string> & { at: string | number }>(
-    client,
-    SUMMARY_SQL,
-    {
-      account: w.account,
-      from: w.fromMs,
-      to: w.toMs,
-      paired: pairedAtMs,
-    },
-  );
+async function readSummary(
+  client: ClickHouseClient,
+  w: ReportWindow,
+  pairedAtMs: number,
+): Promise<VenueSummary | undefined> {
+  const [row] = await selectObjects<
+    Record<'exchange' | 'cash' | 'value' | 'portfolio' | 'basis' | 'unrealised', string> & { at: string | number }
+  >(client, SUMMARY_SQL, {
+    account: w.account,
+    from: w.fromMs,
+    to: w.toMs,
+    paired: pairedAtMs,
+  });
   if (!row) return undefined;
   return {
     exchange: row.exchange,
@@ -191,7 +200,10 @@ ORDER BY bucket_at, chain_id`;
 
 async function readBuckets(client: ClickHouseClient, w: ReportWindow): Promise<VenuePnlBucket[]> {
   const rows = await selectObjects<
-    Record<'collateral' | 'inflow' | 'outflow' | 'lifetime' | 'value' | 'count', string> & { bucket: string | number; mark: string | number }
+    Record<'collateral' | 'inflow' | 'outflow' | 'lifetime' | 'value' | 'count', string> & {
+      bucket: string | number;
+      mark: string | number;
+    }
   >(client, BUCKETS_SQL, { account: w.account, from: w.fromMs, to: w.toMs });
   return rows.map((r) => ({
     bucketAtMs: msOf(r.bucket),
@@ -214,11 +226,15 @@ WHERE stream = 'sync' AND channel = 'pnl' AND reason = 'buckets_not_observed' AN
 ORDER BY gap_start, gap_end`;
 
 async function readUnobservedBuckets(client: ClickHouseClient, w: ReportWindow): Promise<UnobservedBuckets[]> {
-  const rows = await selectObjects<{ after: string | number; before: string | number; detail: string }>(client, UNOBSERVED_SQL, {
-    account: w.account,
-    from: w.fromMs,
-    to: w.toMs,
-  });
+  const rows = await selectObjects<{ after: string | number; before: string | number; detail: string }>(
+    client,
+    UNOBSERVED_SQL,
+    {
+      account: w.account,
+      from: w.fromMs,
+      to: w.toMs,
+    },
+  );
   // A gap the loaders stored twice (a re-published page) is one gap.
   const seen = new Set<string>();
   return rows
@@ -235,11 +251,15 @@ ORDER BY observed_at DESC, _received_at DESC
 LIMIT 1`;
 
 async function readRebates(client: ClickHouseClient, w: ReportWindow): Promise<VenueRebates | undefined> {
-  const [row] = await selectObjects<Record<'lp' | 'maker' | 'vip' | 'total', string> & { at: string | number }>(client, REBATES_SQL, {
-    account: w.account,
-    from: w.fromMs,
-    to: w.toMs,
-  });
+  const [row] = await selectObjects<Record<'lp' | 'maker' | 'vip' | 'total', string> & { at: string | number }>(
+    client,
+    REBATES_SQL,
+    {
+      account: w.account,
+      from: w.fromMs,
+      to: w.toMs,
+    },
+  );
   if (!row) return undefined;
   return {
     observedAtMs: msOf(row.at),
@@ -292,7 +312,8 @@ async function readOrders(client: ClickHouseClient, w: ReportWindow): Promise<Or
 export async function readVenueReports(client: ClickHouseClient, w: ReportWindow): Promise<VenueReports> {
   const positions = await readPositions(client, w);
   const summary = await readSummary(client, w, positions?.asOfMs ?? 0);
-  const paired = summary && summary.asOfMs !== positions?.asOfMs ? await readPositions(client, w, summary.asOfMs) : undefined;
+  const paired =
+    summary && summary.asOfMs !== positions?.asOfMs ? await readPositions(client, w, summary.asOfMs) : undefined;
   return {
     positions,
     summary,

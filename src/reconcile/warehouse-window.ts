@@ -59,7 +59,11 @@ type CoverageRow = Record<
   Cell
 >;
 
-export async function readDefaultEnd(client: ClickHouseClient, account: string, fallbackMs: number): Promise<DefaultEnd> {
+export async function readDefaultEnd(
+  client: ClickHouseClient,
+  account: string,
+  fallbackMs: number,
+): Promise<DefaultEnd> {
   const [row] = await selectObjects<CoverageRow>(client, COVERAGE_SQL, { account });
   return defaultEnd(row!, fallbackMs);
 }
@@ -69,15 +73,21 @@ const present = (count: Cell): boolean => Number(count ?? 0) > 0;
 /** The pure part: from the newest instants per input to the earliest of them (`fallbackMs` when no input has rows). */
 export function defaultEnd(row: CoverageRow, fallbackMs: number): DefaultEnd {
   const inputs: InputCoverage[] = [];
-  if (present(row.stream_rows)) inputs.push({ input: 'account stream', untilMs: msOf(row.stream_last!), how: 'its last frame' });
+  if (present(row.stream_rows))
+    inputs.push({ input: 'account stream', untilMs: msOf(row.stream_last!), how: 'its last frame' });
   const fills: InputCoverage[] = [];
-  if (present(row.ws_fills)) fills.push({ input: 'fills', untilMs: msOf(row.ws_fills_last!), how: 'the last fill frame of the account stream' });
-  if (present(row.fills_passes)) fills.push({ input: 'fills', untilMs: msOf(row.fills_pass!), how: 'the last complete REST fills pass' });
-  else if (present(row.rest_fills)) fills.push({ input: 'fills', untilMs: msOf(row.rest_fills_last!), how: 'the newest fill a REST page carried' });
+  if (present(row.ws_fills))
+    fills.push({ input: 'fills', untilMs: msOf(row.ws_fills_last!), how: 'the last fill frame of the account stream' });
+  if (present(row.fills_passes))
+    fills.push({ input: 'fills', untilMs: msOf(row.fills_pass!), how: 'the last complete REST fills pass' });
+  else if (present(row.rest_fills))
+    fills.push({ input: 'fills', untilMs: msOf(row.rest_fills_last!), how: 'the newest fill a REST page carried' });
   const furthest = fills.sort((a, b) => b.untilMs - a.untilMs)[0];
   if (furthest) inputs.push(furthest);
-  if (present(row.activities_passes)) inputs.push({ input: 'activities', untilMs: msOf(row.activities_pass!), how: 'the last complete activities pass' });
-  else if (present(row.activities)) inputs.push({ input: 'activities', untilMs: msOf(row.activities_last!), how: 'the newest activity observed' });
+  if (present(row.activities_passes))
+    inputs.push({ input: 'activities', untilMs: msOf(row.activities_pass!), how: 'the last complete activities pass' });
+  else if (present(row.activities))
+    inputs.push({ input: 'activities', untilMs: msOf(row.activities_last!), how: 'the newest activity observed' });
   const toMs = inputs.length === 0 ? fallbackMs : Math.min(...inputs.map((i) => i.untilMs));
   return { toMs, inputs };
 }

@@ -2,7 +2,8 @@ import type { Batch } from '../api/schemas/batch.ts';
 import type { Wire } from './json.ts';
 import { list, loose, object, requiredScalar } from './schema.ts';
 
-/** What an `account_batch` record is made from: one read of GET /trade/v1/batches/{batch_hash}, as the client parsed it (src/api/schemas). */
+/** What an `account_batch` record is made from: one read of GET /trade/v1/batches/{batch_hash}, as the client parsed it
+ * (src/api/schemas). */
 export type AccountBatchSource = Batch;
 
 /**
@@ -14,5 +15,6 @@ export type AccountBatchSource = Batch;
  */
 export type AccountBatchPayload = Wire<AccountBatchSource>;
 
-/** An `account_batch` payload at the bus boundary: the batch hash; its failure, withdrawal and ops (each op checked by the loader). */
+/** An `account_batch` payload at the bus boundary: the batch hash; its failure, withdrawal and ops (each op checked by
+ * the loader). */
 export const accountBatchSchema = loose({ batch_hash: requiredScalar, failure: object, withdrawal: object, ops: list });

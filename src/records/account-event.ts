@@ -19,4 +19,6 @@ export interface AccountEventPayload extends Unread {
  * loader requires one); the order, fill or position it names read by the loader; the whole frame
  * read through to its data.
  */
-export const accountEventSchema = streamData(loose({ kind: scalar, order: object, fill: object, position: object, reason: scalar, condition_id: scalar }));
+export const accountEventSchema = streamData(
+  loose({ kind: scalar, order: object, fill: object, position: object, reason: scalar, condition_id: scalar }),
+);

@@ -164,14 +164,29 @@ function isoMs(text: string): number | null {
     const ms = Date.parse(text);
     return Number.isFinite(ms) && new Date(ms).toISOString() === text ? ms : null;
   }
-  if (month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || milli < 0) return null;
+  if (
+    month < 1 ||
+    month > 12 ||
+    day < 1 ||
+    hour < 0 ||
+    hour > 23 ||
+    minute < 0 ||
+    minute > 59 ||
+    second < 0 ||
+    second > 59 ||
+    milli < 0
+  )
+    return null;
   const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   if (day > DAYS_IN_MONTH[month - 1]! + (leap ? 1 : 0)) return null;
   return Date.UTC(year, month - 1, day, hour, minute, second, milli);
 }
 
-/** The updates of a `book_change` record of this form, in order; throws PayloadError (naming the part) when it does not fit. */
-export function readBookUpdates(record: Pick<ReceivedRecord, 'key' | 'venueTime' | 'receivedAtUs' | 'source'> & { payload: unknown }): ReadUpdate[] {
+/** The updates of a `book_change` record of this form, in order; throws PayloadError (naming the part) when it does not
+ * fit. */
+export function readBookUpdates(
+  record: Pick<ReceivedRecord, 'key' | 'venueTime' | 'receivedAtUs' | 'source'> & { payload: unknown },
+): ReadUpdate[] {
   const p = record.payload as { t?: Json; u?: Json };
   if (!Array.isArray(p.t)) throw new PayloadError('.t', 'is not a list of [token_id, sequence]');
   if (!Array.isArray(p.u) || p.u.length === 0) throw new PayloadError('.u', 'is not a non-empty list of updates');
@@ -185,16 +200,28 @@ export function readBookUpdates(record: Pick<ReceivedRecord, 'key' | 'venueTime'
     const e = p.u[i];
     const path = `.u[${i}]`;
     if (!Array.isArray(e) || e.length < 8)
-      throw new PayloadError(path, 'is not [token, d_received_us, venue_time, d_frame, venue_sequence, update, bids, asks]');
+      throw new PayloadError(
+        path,
+        'is not [token, d_received_us, venue_time, d_frame, venue_sequence, update, bids, asks]',
+      );
     const [ti, dReceived, venue, dFrame, venueSequence, code, bids, asks, raw] = e;
     const token = typeof ti === 'number' ? tokens[ti] : undefined;
     if (!token) throw new PayloadError(`${path}[0]`, `token ${JSON.stringify(ti)} is not in t`);
-    if (!Number.isSafeInteger(dReceived) || !Number.isSafeInteger(dFrame)) throw new PayloadError(path, 'd_received_us and d_frame must be whole numbers');
-    if (venueSequence !== null && !Number.isSafeInteger(venueSequence)) throw new PayloadError(`${path}[4]`, 'venue_sequence must be a whole number or null');
+    if (!Number.isSafeInteger(dReceived) || !Number.isSafeInteger(dFrame))
+      throw new PayloadError(path, 'd_received_us and d_frame must be whole numbers');
+    if (venueSequence !== null && !Number.isSafeInteger(venueSequence))
+      throw new PayloadError(`${path}[4]`, 'venue_sequence must be a whole number or null');
     const update = typeof code === 'string' ? KINDS[code] : undefined;
     if (!update) throw new PayloadError(`${path}[5]`, `update ${JSON.stringify(code)} is not s, d or r`);
-    if (venue !== null && typeof venue !== 'string' && !(typeof venue === 'number' && Number.isSafeInteger(venue) && lastMs !== null)) {
-      throw new PayloadError(`${path}[2]`, 'venue_time must be text, null, or whole milliseconds after an ISO venue_time');
+    if (
+      venue !== null &&
+      typeof venue !== 'string' &&
+      !(typeof venue === 'number' && Number.isSafeInteger(venue) && lastMs !== null)
+    ) {
+      throw new PayloadError(
+        `${path}[2]`,
+        'venue_time must be text, null, or whole milliseconds after an ISO venue_time',
+      );
     }
     if (raw !== undefined && typeof raw !== 'string') throw new PayloadError(`${path}[8]`, 'raw must be text');
     if (typeof venue === 'number') lastMs! += venue;
@@ -219,17 +246,27 @@ export function readBookUpdates(record: Pick<ReceivedRecord, 'key' | 'venueTime'
 }
 
 function readToken(t: Json, i: number): { tokenId: string; next: bigint } {
-  if (!Array.isArray(t) || typeof t[0] !== 'string' || t[0] === '' || typeof t[1] !== 'string' || !/^\d{1,20}$/.test(t[1])) {
+  if (
+    !Array.isArray(t) ||
+    typeof t[0] !== 'string' ||
+    t[0] === '' ||
+    typeof t[1] !== 'string' ||
+    !/^\d{1,20}$/.test(t[1])
+  ) {
     throw new PayloadError(`.t[${i}]`, 'is not [token_id, sequence as a decimal string]');
   }
   return { tokenId: t[0], next: BigInt(t[1]) };
 }
 
 function levels(value: Json | undefined, path: string): Array<number | string> {
-  if (!Array.isArray(value) || value.length % 2 !== 0) throw new PayloadError(path, 'is not a flat list of price, size pairs');
+  if (!Array.isArray(value) || value.length % 2 !== 0)
+    throw new PayloadError(path, 'is not a flat list of price, size pairs');
   for (let i = 0; i < value.length; i++) {
     const v = value[i];
-    const ok = typeof v === 'number' ? Number.isSafeInteger(v) && v >= 0 : i % 2 === 1 && typeof v === 'string' && /^\d{1,19}$/.test(v);
+    const ok =
+      typeof v === 'number'
+        ? Number.isSafeInteger(v) && v >= 0
+        : i % 2 === 1 && typeof v === 'string' && /^\d{1,19}$/.test(v);
     if (!ok) throw new PayloadError(`${path}[${i}]`, `${JSON.stringify(v)} is not a whole number of micro-units`);
   }
   return value as Array<number | string>;

@@ -2,10 +2,30 @@ import { eitherForm, integer, leaf, list, loose, requiredScalar, scalar, streamD
 
 /** The payload of `book_change` records; book-change-form.ts writes and reads it (the form is described there). */
 
-/** One update as it is written: `[token, d_received_us, venue_time, d_frame, venue_sequence, update, bids, asks(, raw)]`. */
+/** One update as it is written: `[token, d_received_us, venue_time, d_frame, venue_sequence, update, bids, asks(,
+ * raw)]`. */
 export type BookUpdateEntry =
-  | [number, number, string | number | null, number, number | null, 's' | 'd' | 'r', Array<number | string>, Array<number | string>]
-  | [number, number, string | number | null, number, number | null, 's' | 'd' | 'r', Array<number | string>, Array<number | string>, string];
+  | [
+      number,
+      number,
+      string | number | null,
+      number,
+      number | null,
+      's' | 'd' | 'r',
+      Array<number | string>,
+      Array<number | string>,
+    ]
+  | [
+      number,
+      number,
+      string | number | null,
+      number,
+      number | null,
+      's' | 'd' | 'r',
+      Array<number | string>,
+      Array<number | string>,
+      string,
+    ];
 
 /**
  * `book_change` — topic market.books, key condition_id (or the token while its condition is not
@@ -29,7 +49,9 @@ export interface LevelChange {
  * `bids`/`asks` pairs): it has its `t` or `u`, so a misfit of either is named as such.
  */
 export function isLeanForm(payload: unknown): boolean {
-  return typeof payload === 'object' && payload !== null && !Array.isArray(payload) && ('u' in payload || 't' in payload);
+  return (
+    typeof payload === 'object' && payload !== null && !Array.isArray(payload) && ('u' in payload || 't' in payload)
+  );
 }
 
 /**

@@ -1,7 +1,16 @@
 import { integer, list, loose, requiredScalar, scalar, streamData } from './schema.ts';
 
 /** Why a full book_snapshot record was written. */
-export type SnapshotReason = 'connect' | 'reconnect' | 'sequence_reset' | 'frames_missed' | 'resubscribe' | 'subscribe' | 'anchor' | 'hour' | 'first_book';
+export type SnapshotReason =
+  | 'connect'
+  | 'reconnect'
+  | 'sequence_reset'
+  | 'frames_missed'
+  | 'resubscribe'
+  | 'subscribe'
+  | 'anchor'
+  | 'hour'
+  | 'first_book';
 
 /**
  * `book_snapshot` — topic market.books (with the changes it anchors), key condition_id. The whole

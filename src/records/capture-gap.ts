@@ -1,7 +1,8 @@
 import type { Unread } from './json.ts';
 import { integer, list, loose, object, requiredScalar, scalar, streamData } from './schema.ts';
 
-/** Why coverage was lost (src/capture/README.md, "Gaps"; the sync jobs and the price streams add `endpoint_not_offered`). */
+/** Why coverage was lost (src/capture/README.md, "Gaps"; the sync jobs and the price streams add
+ * `endpoint_not_offered`). */
 export type GapReason =
   /** The connection closed (by the venue, the network, or a refused reconnect after it). */
   | 'disconnected'
@@ -25,10 +26,12 @@ export type GapReason =
   | 'not_captured'
   /** A sync job's endpoint, or a price stream, is not offered by this venue (from the previous check to this one). */
   | 'endpoint_not_offered'
-  /** Settled-PnL buckets the venue served while the PnL job did not read it (down, or failing): the venue serves only its latest. */
+  /** Settled-PnL buckets the venue served while the PnL job did not read it (down, or failing): the venue serves only
+   * its latest. */
   | 'buckets_not_observed';
 
-/** What is recovered for a gap: books by a REST re-seed, account state by the sync jobs, a portfolio by its next full sync. */
+/** What is recovered for a gap: books by a REST re-seed, account state by the sync jobs, a portfolio by its next full
+ * sync. */
 export type GapRecovery = 'books_reseeded' | 'rest_sync' | 'next_full_sync' | 'none';
 
 export type GapScope = {

@@ -36,7 +36,8 @@ export type QualityProblem =
 /**
  * `data_quality` — topic capture.quality, key condition_id (or the stream). A finding about what
  * the venue sent; `raw` holds the offending frame (at most its first 64 Ki characters). Made by
- * capture (src/capture/records.ts) and by the sync jobs (a cursor loop, an order a per-order read does not find; stream `sync`); stored in
+ * capture (src/capture/records.ts) and by the sync jobs (a cursor loop, an order a per-order read does not find; stream
+ * `sync`); stored in
  * `data_quality`.
  */
 export type DataQualityPayload = {
@@ -58,7 +59,17 @@ export type DataQualityPayload = {
   batch_hash?: string;
 };
 
-/** A `data_quality` payload at the bus boundary: one finding, or a `problems` list of them (each checked by the loader); `sequence` or `frame_seq`. */
+/** A `data_quality` payload at the bus boundary: one finding, or a `problems` list of them (each checked by the
+ * loader); `sequence` or `frame_seq`. */
 export const dataQualitySchema = streamData(
-  loose({ problems: list, problem: scalar, detail: scalar, stream: scalar, token_id: scalar, condition_id: scalar, sequence: integer, frame_seq: integer }),
+  loose({
+    problems: list,
+    problem: scalar,
+    detail: scalar,
+    stream: scalar,
+    token_id: scalar,
+    condition_id: scalar,
+    sequence: integer,
+    frame_seq: integer,
+  }),
 );

@@ -17,4 +17,11 @@ export type FillPayload = Wire<FillSource>;
  * optional as the api's Fill has them (the loader requires an id, the token, side, price and shares
  * of the fills it stores, and names the one missing).
  */
-export const fillSchema = loose({ fill_id: scalar, trade_id: scalar, token_id: scalar, side: scalar, price_micro: integer, shares_micro: integer });
+export const fillSchema = loose({
+  fill_id: scalar,
+  trade_id: scalar,
+  token_id: scalar,
+  side: scalar,
+  price_micro: integer,
+  shares_micro: integer,
+});

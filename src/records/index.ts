@@ -6,5 +6,12 @@
  */
 export { RECORD_KINDS, isRecordKind, type RecordKind } from './kinds.ts';
 export { PayloadError, toJsonPayload, type Json, type Unread, type Wire } from './json.ts';
-export { sourceOf, type BusRecord, type Origin, type ReceivedRecord, type RecordOf, type RecordSource } from './record.ts';
+export {
+  sourceOf,
+  type BusRecord,
+  type Origin,
+  type ReceivedRecord,
+  type RecordOf,
+  type RecordSource,
+} from './record.ts';
 export type { Payload, Payloads, SyncSources } from './payloads.ts';

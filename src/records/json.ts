@@ -55,7 +55,8 @@ function jsonOf(value: unknown, path: string): Json {
       return value;
     case 'object':
       if (value === null) return null;
-      if (Array.isArray(value)) return value.map((item, i) => (item === undefined ? null : jsonOf(item, `${path}[${i}]`)));
+      if (Array.isArray(value))
+        return value.map((item, i) => (item === undefined ? null : jsonOf(item, `${path}[${i}]`)));
       return objectPayload(value, path);
     default:
       throw new PayloadError(path, `a ${typeof value} has no JSON form`);

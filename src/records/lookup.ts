@@ -2,10 +2,12 @@ import type { LookupCondition, LookupEvent, LookupMarket } from '../api/schemas/
 import type { Wire } from './json.ts';
 import { loose, requiredScalar, requiredObject } from './schema.ts';
 
-/** The lookup maps a list page carries (§2.5): markets and events on order, trade and activity pages, conditions on activity pages. */
+/** The lookup maps a list page carries (§2.5): markets and events on order, trade and activity pages, conditions on
+ * activity pages. */
 export type LookupMapName = 'markets' | 'events' | 'conditions';
 
-/** What a `lookup` record is made from: one entry of a page's lookup map, as the client parsed it, with where it was read. */
+/** What a `lookup` record is made from: one entry of a page's lookup map, as the client parsed it, with where it was
+ * read. */
 export interface LookupSource {
   /** The sync list whose page carried it: `open-orders`, `orders`, `portfolio-trades`, `activities`. */
   list: string;

@@ -6,7 +6,8 @@ import { list, loose } from './schema.ts';
 export type LpIncentiveSource = LpIncentivesResponse;
 
 /**
- * `lp_incentive` — sync.lp_incentives; stored in `lp_incentives`, one row per market. The whole answer. Made by the `lp-incentives` job.
+ * `lp_incentive` — sync.lp_incentives; stored in `lp_incentives`, one row per market. The whole answer. Made by the
+ * `lp-incentives` job.
  * The REST item as the client parsed it, `_micro` bigints as decimal strings, unknown fields kept;
  * `raw` holds its JSON as received.
  */

@@ -29,7 +29,14 @@ export interface MarketStatusPayload extends Unread {
   resolution?: string;
   redeemed_positions?: number;
   /** `market_resolution_completed`: the cycle that took over, or null. */
-  replacement?: ({ market_id?: string; condition_id?: string; slug?: string; outcomes?: Array<{ token_id?: string } & Unread> } & Unread) | null;
+  replacement?:
+    | ({
+        market_id?: string;
+        condition_id?: string;
+        slug?: string;
+        outcomes?: Array<{ token_id?: string } & Unread>;
+      } & Unread)
+    | null;
 }
 
 /**

@@ -16,5 +16,8 @@ export interface PortfolioSyncPayload extends Unread {
   summary?: Unread;
 }
 
-/** A `portfolio_sync` payload at the bus boundary: positions and summaries read by the loader; the whole SSE event read through to its data. */
-export const portfolioSyncSchema = streamData(loose({ positions: object, summary: object, stream_id: scalar, seq: scalar }));
+/** A `portfolio_sync` payload at the bus boundary: positions and summaries read by the loader; the whole SSE event read
+ * through to its data. */
+export const portfolioSyncSchema = streamData(
+  loose({ positions: object, summary: object, stream_id: scalar, seq: scalar }),
+);

@@ -23,7 +23,15 @@ export interface PricePayload extends Unread {
   event_id?: string;
 }
 
-/** A `price` or `oracle_pro_price` payload at the bus boundary (`price`: an earlier name of `price_text`); the whole frame read through to its data. */
+/** A `price` or `oracle_pro_price` payload at the bus boundary (`price`: an earlier name of `price_text`); the whole
+ * frame read through to its data. */
 export const priceSchema = streamData(
-  loose({ symbol: requiredScalar, price_micro: requiredInteger, price_text: scalar, price: scalar, source: scalar, event_id: scalar }),
+  loose({
+    symbol: requiredScalar,
+    price_micro: requiredInteger,
+    price_text: scalar,
+    price: scalar,
+    source: scalar,
+    event_id: scalar,
+  }),
 );

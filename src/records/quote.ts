@@ -16,11 +16,13 @@ export interface QuotePayload extends Unread {
   best_bid_size_micro?: string | null;
   best_ask_size_micro?: string | null;
   kind?: string;
-  /** `book`: the sizes were not in the frame (the venue's best quote has none) but taken from capture's ladder at the quote's sequence. */
+  /** `book`: the sizes were not in the frame (the venue's best quote has none) but taken from capture's ladder at the
+   * quote's sequence. */
   sizes_from?: string;
 }
 
-/** A `quote` payload at the bus boundary: amounts as text or numbers, null an empty side; the whole frame read through to its data. */
+/** A `quote` payload at the bus boundary: amounts as text or numbers, null an empty side; the whole frame read through
+ * to its data. */
 export const quoteSchema = streamData(
   loose({
     token_id: requiredScalar,

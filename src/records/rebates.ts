@@ -13,4 +13,9 @@ export type RebatesSource = Rebates;
 export type RebatesPayload = Wire<RebatesSource>;
 
 /** A `rebates` payload at the bus boundary: the totals, as text or numbers, each optional. */
-export const rebatesSchema = loose({ lp_incentive_micro: integer, maker_rebate_micro: integer, vip_rebate_micro: integer, total_micro: integer });
+export const rebatesSchema = loose({
+  lp_incentive_micro: integer,
+  maker_rebate_micro: integer,
+  vip_rebate_micro: integer,
+  total_micro: integer,
+});

@@ -25,25 +25,43 @@ export function describeValue(value: unknown): string {
 }
 
 const absent = (v: unknown): v is null | undefined => v === undefined || v === null;
-const isScalar = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
-const isPlainObject = (v: unknown): v is Record<string, Json | undefined> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isScalar = (v: unknown): v is string | number | boolean =>
+  typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+const isPlainObject = (v: unknown): v is Record<string, Json | undefined> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A field checked by `test`; its misfit reads `is missing`, or `is <what it is>, not <what>`. */
 export function leaf<T>(test: (value: unknown) => boolean, what: string) {
-  return z.custom<T>(test, { error: (issue) => (absent(issue.input) || issue.input === '' ? 'is missing' : `is ${describeValue(issue.input)}, not ${what}`) });
+  return z.custom<T>(test, {
+    error: (issue) =>
+      absent(issue.input) || issue.input === '' ? 'is missing' : `is ${describeValue(issue.input)}, not ${what}`,
+  });
 }
 
 /** A value as sent (text, number or boolean), absent or null allowed. */
-export const scalar = leaf<string | number | boolean | null | undefined>((v) => absent(v) || isScalar(v), 'a single value').optional();
+export const scalar = leaf<string | number | boolean | null | undefined>(
+  (v) => absent(v) || isScalar(v),
+  'a single value',
+).optional();
 /** A value that must be there (not absent, null or empty text). */
 export const requiredScalar = leaf<string | number | boolean>((v) => isScalar(v) && v !== '', 'a single value');
-/** An integer as sent (decimal text or a JSON number; the encoder checks it fits its column), absent or null allowed. */
-export const integer = leaf<string | number | null | undefined>((v) => absent(v) || typeof v === 'string' || typeof v === 'number', 'an integer').optional();
-export const requiredInteger = leaf<string | number>((v) => (typeof v === 'string' && v !== '') || typeof v === 'number', 'an integer');
+/** An integer as sent (decimal text or a JSON number; the encoder checks it fits its column), absent or null allowed.
+ * */
+export const integer = leaf<string | number | null | undefined>(
+  (v) => absent(v) || typeof v === 'string' || typeof v === 'number',
+  'an integer',
+).optional();
+export const requiredInteger = leaf<string | number>(
+  (v) => (typeof v === 'string' && v !== '') || typeof v === 'number',
+  'an integer',
+);
 /** A list whose entries the mapper reads itself (absent or null: none). */
 export const list = leaf<Json[] | null | undefined>((v) => absent(v) || Array.isArray(v), 'an array').optional();
 /** An object whose fields the mapper reads itself (absent or null: none). */
-export const object = leaf<Record<string, Json | undefined> | null | undefined>((v) => absent(v) || isPlainObject(v), 'an object').optional();
+export const object = leaf<Record<string, Json | undefined> | null | undefined>(
+  (v) => absent(v) || isPlainObject(v),
+  'an object',
+).optional();
 
 /** An object that must be there. */
 export const requiredObject = leaf<Record<string, Json | undefined>>(isPlainObject, 'an object');
@@ -79,7 +97,8 @@ export function eitherForm<A extends z.ZodType, B extends z.ZodType>(
   return z.unknown().transform((value, ctx) => {
     const parsed = (isA(value) ? a : b).safeParse(value);
     if (parsed.success) return parsed.data as z.output<A> | z.output<B>;
-    for (const issue of parsed.error.issues) ctx.issues.push({ code: 'custom', path: issue.path, message: issue.message, input: value });
+    for (const issue of parsed.error.issues)
+      ctx.issues.push({ code: 'custom', path: issue.path, message: issue.message, input: value });
     return z.NEVER;
   }) as unknown as z.ZodType<z.output<A> | z.output<B>, z.input<A> | z.input<B>>;
 }
@@ -88,6 +107,7 @@ export function eitherForm<A extends z.ZodType, B extends z.ZodType>(
 export function firstIssue(error: z.ZodError): { field: string; reason: string } {
   const issue = error.issues[0]!;
   let field = '';
-  for (const part of issue.path) field += typeof part === 'number' ? `[${part}]` : field === '' ? String(part) : `.${String(part)}`;
+  for (const part of issue.path)
+    field += typeof part === 'number' ? `[${part}]` : field === '' ? String(part) : `.${String(part)}`;
   return { field: field || 'payload', reason: issue.message };
 }

@@ -71,12 +71,17 @@ export const PAYLOAD_SCHEMAS = {
 export type Read<K extends RecordKind> = z.output<(typeof PAYLOAD_SCHEMAS)[K]>;
 
 /** A record read back from the bus whose payload its kind's schema has read. */
-export type ReadRecord<K extends RecordKind = RecordKind> = K extends RecordKind ? Omit<RecordOf<K>, 'payload'> & { payload: Read<K> } : never;
+export type ReadRecord<K extends RecordKind = RecordKind> = K extends RecordKind
+  ? Omit<RecordOf<K>, 'payload'> & { payload: Read<K> }
+  : never;
 
 /**
  * The type and the schema agree (checked when compiling): every payload a producer can build
  * (`Payload<K>`) is one its kind's schema accepts (`z.input`). A kind whose type and schema drift
  * apart names itself here.
  */
-type SchemaRefusesItsType = { [K in RecordKind]: Payload<K> extends z.input<(typeof PAYLOAD_SCHEMAS)[K]> ? never : K }[RecordKind];
-export const EVERY_TYPED_PAYLOAD_FITS_ITS_SCHEMA: [SchemaRefusesItsType] extends [never] ? true : SchemaRefusesItsType = true;
+type SchemaRefusesItsType = {
+  [K in RecordKind]: Payload<K> extends z.input<(typeof PAYLOAD_SCHEMAS)[K]> ? never : K;
+}[RecordKind];
+export const EVERY_TYPED_PAYLOAD_FITS_ITS_SCHEMA: [SchemaRefusesItsType] extends [never] ? true : SchemaRefusesItsType =
+  true;

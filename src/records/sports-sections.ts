@@ -2,7 +2,8 @@ import type { Section } from '../api/schemas/event.ts';
 import type { Wire } from './json.ts';
 import { list, loose } from './schema.ts';
 
-/** What a `sports_sections` record is made from: the sections of one GET /api/v1/events?filter=sports_live answer, as the client parsed them. */
+/** What a `sports_sections` record is made from: the sections of one GET /api/v1/events?filter=sports_live answer, as
+ * the client parsed them. */
 export interface SportsSectionsSource {
   sections: Section[];
 }

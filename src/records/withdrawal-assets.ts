@@ -6,7 +6,8 @@ import { list, loose, scalar } from './schema.ts';
 export type WithdrawalAssetsSource = SupportedAssetsResponse;
 
 /**
- * `withdrawal_assets` — sync.withdrawal_assets; stored in `withdrawal_assets`, one row per asset. The whole answer. Made by the `withdrawal-assets` job.
+ * `withdrawal_assets` — sync.withdrawal_assets; stored in `withdrawal_assets`, one row per asset. The whole answer.
+ * Made by the `withdrawal-assets` job.
  * The REST item as the client parsed it, `_micro` bigints as decimal strings, unknown fields kept;
  * `raw` holds its JSON as received.
  */

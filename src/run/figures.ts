@@ -20,7 +20,8 @@ export interface PipelineFigures {
   lagRecords: Record<string, number>;
   /** Coverage gaps still open (gauge). */
   openGaps: number;
-  /** Streams the deployment does not offer now (a price feed answering 404 or 501): asked again later, not a gap (gauge). */
+  /** Streams the deployment does not offer now (a price feed answering 404 or 501): asked again later, not a gap
+   * (gauge). */
   unavailableStreams?: string[];
   /** Paged reads refused because the venue handed a cursor out twice, per endpoint (counter). */
   cursorLoops: Record<string, number>;
@@ -37,13 +38,25 @@ export interface Trouble {
 }
 
 export function emptyFigures(): PipelineFigures {
-  return { frames: {}, reconnects: {}, http429: {}, rowsLoaded: {}, deadLetters: 0, lagRecords: {}, openGaps: 0, cursorLoops: {} };
+  return {
+    frames: {},
+    reconnects: {},
+    http429: {},
+    rowsLoaded: {},
+    deadLetters: 0,
+    lagRecords: {},
+    openGaps: 0,
+    cursorLoops: {},
+  };
 }
 
 /** What a capture knows of the figures (the main job's, or a `tapehouse capture` process's). */
-export function captureFigures(
-  capture: CaptureStats,
-): Pick<PipelineFigures, 'frames' | 'reconnects' | 'openGaps' | 'unavailableStreams'> & { http429: Record<string, number> } {
+export function captureFigures(capture: CaptureStats): Pick<
+  PipelineFigures,
+  'frames' | 'reconnects' | 'openGaps' | 'unavailableStreams'
+> & {
+  http429: Record<string, number>;
+} {
   return {
     frames: capture.framesByStream,
     reconnects: capture.reconnectsByStream,
@@ -54,9 +67,16 @@ export function captureFigures(
 }
 
 /** What the loaders know of the figures. Dead letters are a figure of their own, not rows of a data table. */
-export function loadFigures(loaders: LoaderStats): Pick<PipelineFigures, 'rowsLoaded' | 'deadLetters' | 'lagRecords' | 'loaderFailing'> {
+export function loadFigures(
+  loaders: LoaderStats,
+): Pick<PipelineFigures, 'rowsLoaded' | 'deadLetters' | 'lagRecords' | 'loaderFailing'> {
   const rowsLoaded = Object.fromEntries(Object.entries(loaders.rows).filter(([table]) => table !== 'dead_letters'));
-  return { rowsLoaded, deadLetters: loaders.deadLetters, lagRecords: loaders.lagByTopic, loaderFailing: loaders.failing };
+  return {
+    rowsLoaded,
+    deadLetters: loaders.deadLetters,
+    lagRecords: loaders.lagByTopic,
+    loaderFailing: loaders.failing,
+  };
 }
 
 export const sum = (values: Record<string, number>): number => Object.values(values).reduce((a, b) => a + b, 0);

@@ -56,7 +56,9 @@ export class HealthSampler {
   /** The figures as of now. */
   async figures(): Promise<PipelineFigures> {
     const started = this.sources.capture();
-    const capture = started ? captureFigures(started.stats()) : { frames: {}, reconnects: {}, http429: {}, openGaps: 0 };
+    const capture = started
+      ? captureFigures(started.stats())
+      : { frames: {}, reconnects: {}, http429: {}, openGaps: 0 };
     const loaders = loadFigures(await this.sources.loaders.stats());
     const venue = this.sources.reachability?.state();
     return {
@@ -64,7 +66,8 @@ export class HealthSampler {
       ...loaders,
       http429: { ...capture.http429, account: this.sources.limiter.stats().refused },
       cursorLoops: cursorLoopsRefused(),
-      venueUnreachable: venue && !venue.reachable ? { sinceMs: venue.unreachableSinceMs!, reason: venue.reason ?? '' } : undefined,
+      venueUnreachable:
+        venue && !venue.reachable ? { sinceMs: venue.unreachableSinceMs!, reason: venue.reason ?? '' } : undefined,
     };
   }
 
@@ -79,7 +82,10 @@ export class HealthSampler {
       this.#previous = now;
       this.#previousAt = at;
       if (store || at - this.#storedAt >= (this.sources.storeEveryMs ?? 10_000)) {
-        await this.sources.warehouse.insertRows('pipeline_health', healthRows(this.#stored, now, at, at - this.#storedAt));
+        await this.sources.warehouse.insertRows(
+          'pipeline_health',
+          healthRows(this.#stored, now, at, at - this.#storedAt),
+        );
         this.#stored = now;
         this.#storedAt = at;
       }

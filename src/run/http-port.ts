@@ -9,7 +9,9 @@ export async function assertPortFree(port: number): Promise<void> {
   if (port === 0) return;
   const server = createServer();
   try {
-    await new Promise<void>((resolve, reject) => server.once('error', reject).listen({ port, host: '127.0.0.1', exclusive: true }, resolve));
+    await new Promise<void>((resolve, reject) =>
+      server.once('error', reject).listen({ port, host: '127.0.0.1', exclusive: true }, resolve),
+    );
   } catch (err) {
     throw portRefused(port, err);
   } finally {
@@ -27,6 +29,8 @@ export function portRefused(port: number, err: unknown): unknown {
     );
   }
   if (code === 'EACCES')
-    return new SettingError(`--http-port (TAPEHOUSE_HTTP_PORT): port ${port} needs privileges this process does not have; give a port above 1023, or 0`);
+    return new SettingError(
+      `--http-port (TAPEHOUSE_HTTP_PORT): port ${port} needs privileges this process does not have; give a port above 1023, or 0`,
+    );
   return err;
 }

@@ -41,7 +41,11 @@ export class IdentityCheck {
         const { found, recorded } = await recordConflicts(this.warehouse, { receivedSinceMs: this.#since });
         if (recorded > 0) {
           this.log.warn(
-            { recorded, byEntity: countBy(found), example: found[0] && { entity: found[0].entity, key: found[0].key, differing: found[0].differing } },
+            {
+              recorded,
+              byEntity: countBy(found),
+              example: found[0] && { entity: found[0].entity, key: found[0].key, differing: found[0].differing },
+            },
             'venue ids name two different entities (the venue reused its ids?): every row is kept, each id recorded in data_quality as identity_conflict',
           );
         }

@@ -12,7 +12,13 @@ import { runQueryThroughClient } from '../dashboards/run-query.ts';
 import { startLoaders, type Loaders } from '../load/index.ts';
 import { rederivePending } from '../load/rederive/index.ts';
 import { startVenueProcess, type VenueProcess } from '../simulator/process/start-venue-process.ts';
-import { createSyncVenue, startEmbeddedScheduler, WarehouseCheckpointStore, type EmbeddedScheduler, type SyncVenue } from '../sync/index.ts';
+import {
+  createSyncVenue,
+  startEmbeddedScheduler,
+  WarehouseCheckpointStore,
+  type EmbeddedScheduler,
+  type SyncVenue,
+} from '../sync/index.ts';
 import { syncLimiter } from '../sync/venue.ts';
 import { Reachability } from '../api/reachability.ts';
 import { createLogger, type Logger } from '../util/log.ts';
@@ -20,7 +26,12 @@ import { Secret } from '../util/secret.ts';
 import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../warehouse/embedded-endpoint.ts';
 import { DEFAULT_LIMITS, type QueryLimits } from '../warehouse/read-only-query.ts';
 import { migrateWarehouse } from '../warehouse/migrations.ts';
-import { openEmbeddedWarehouse, openServerWarehouse, type EmbeddedWarehouse, type Warehouse } from '../warehouse/warehouse.ts';
+import {
+  openEmbeddedWarehouse,
+  openServerWarehouse,
+  type EmbeddedWarehouse,
+  type Warehouse,
+} from '../warehouse/warehouse.ts';
 import type { ServerTarget } from '../warehouse/target.ts';
 import { HealthSampler } from './health-sampler.ts';
 import { PipelineMetrics } from './metrics.ts';
@@ -107,7 +118,10 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
       const { part, stop } = stack.pop()!;
       // A part slow to stop says so, so that a stop that never ends names what it waits for.
       const startedMs = Date.now();
-      const slow = setInterval(() => log.warn({ part, waitedMs: Date.now() - startedMs }, 'still stopping'), SLOW_STOP_MS);
+      const slow = setInterval(
+        () => log.warn({ part, waitedMs: Date.now() - startedMs }, 'still stopping'),
+        SLOW_STOP_MS,
+      );
       try {
         const problem = await stop();
         if (problem) problems.push(problem);
@@ -133,9 +147,13 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
     stack.push({ part: 'warehouse', stop: () => warehouse.close() });
     const applied = await migrateWarehouse(warehouse);
     if (applied.recreated.length > 0)
-      log.warn({ recreated: applied.recreated }, 'tables or views the schema needs were missing (dropped outside the migrations): created again, empty');
+      log.warn(
+        { recreated: applied.recreated },
+        'tables or views the schema needs were missing (dropped outside the migrations): created again, empty',
+      );
     log.info({ applied: applied.applied.length, fromBaseline: applied.fromBaseline }, 'warehouse schema up to date');
-    // Rows stored before a migration added columns get them now, before any loader writes (README, "tapehouse rederive").
+    // Rows stored before a migration added columns get them now, before any loader writes (README, "tapehouse
+    // rederive").
     for (const done of await rederivePending(warehouse, (p) => log.info({ ...p }, 'rederive'))) {
       log.info(
         {
@@ -165,7 +183,13 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
     // Checked once more after the loaders stored everything (it is popped after them).
     const identities = new IdentityCheck(warehouse, log.child({ part: 'identities' }));
     stack.push({ part: 'identity check', stop: () => identities.stop() });
-    const loaders: Loaders = await startLoaders({ bus, warehouse, group: LOADER_GROUP, log: log.child({ part: 'load' }), onBatchStored: metrics.batchStored });
+    const loaders: Loaders = await startLoaders({
+      bus,
+      warehouse,
+      group: LOADER_GROUP,
+      log: log.child({ part: 'load' }),
+      onBatchStored: metrics.batchStored,
+    });
     stack.push({
       part: 'loaders',
       stop: async () => {
@@ -179,7 +203,13 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
     // Capture and sync read the venue as one account: one limiter for both, with the sync jobs'
     // reserve against headers that arrive out of order.
     const limiter = syncLimiter();
-    const syncVenue: SyncVenue = createSyncVenue({ baseUrl: venue.url, token: venue.token, limiter, reachability, logger: log.child({ part: 'sync' }) });
+    const syncVenue: SyncVenue = createSyncVenue({
+      baseUrl: venue.url,
+      token: venue.token,
+      limiter,
+      reachability,
+      logger: log.child({ part: 'sync' }),
+    });
     stack.push({ part: 'sync venue client', stop: () => syncVenue.close() });
     const scheduler: EmbeddedScheduler = startEmbeddedScheduler({
       client: syncVenue,
@@ -187,7 +217,11 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
       checkpoints: new WarehouseCheckpointStore(warehouse),
       account: options.account,
       logger: log.child({ part: 'sync' }),
-      onReport: (report) => log.debug({ part: 'sync', job: report.job, outcome: report.outcome, records: report.records, pages: report.pages }, 'sync job ran'),
+      onReport: (report) =>
+        log.debug(
+          { part: 'sync', job: report.job, outcome: report.outcome, records: report.records, pages: report.pages },
+          'sync job ran',
+        ),
     });
     stack.push({ part: 'sync jobs', stop: () => scheduler.stop() });
 
@@ -202,12 +236,22 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
         await started.capture?.drain();
       },
     });
-    const sampler = new HealthSampler({ capture: () => started.capture, loaders, limiter, reachability, warehouse, onStatus: options.onStatus, log, metrics });
-    const port = await servePort(options.httpPort, embedded ?? warehouse, sampler, stack, { ...DEFAULT_LIMITS, ...options.resultBounds }).catch(
-      (err: unknown) => {
-        throw portRefused(options.httpPort, err);
-      },
-    );
+    const sampler = new HealthSampler({
+      capture: () => started.capture,
+      loaders,
+      limiter,
+      reachability,
+      warehouse,
+      onStatus: options.onStatus,
+      log,
+      metrics,
+    });
+    const port = await servePort(options.httpPort, embedded ?? warehouse, sampler, stack, {
+      ...DEFAULT_LIMITS,
+      ...options.resultBounds,
+    }).catch((err: unknown) => {
+      throw portRefused(options.httpPort, err);
+    });
     sampler.start();
     stack.push({ part: 'figures', stop: () => sampler.stop() });
     identities.start();
@@ -255,7 +299,8 @@ export function venueStateFileOf(dataDir: string): string {
  */
 async function openVenue(options: MainJobOptions, dataDir: string, log: Logger): Promise<Venue> {
   if (options.baseUrl) {
-    if (!options.token) throw new Error('a venue at --base-url needs an access token: --token-file F or TAPEHOUSE_TOKEN');
+    if (!options.token)
+      throw new Error('a venue at --base-url needs an access token: --token-file F or TAPEHOUSE_TOKEN');
     return { url: options.baseUrl, token: options.token, simulator: null };
   }
   const file = venueStateFileOf(dataDir);
@@ -288,7 +333,13 @@ function newWorldGeneration(dataDir: string, stateFile: string): number {
 }
 
 /** Serves the loopback port and registers its closing; reads go through their own sessions. */
-async function servePort(port: number, warehouse: Warehouse, sampler: HealthSampler, stack: StopStep[], limits: QueryLimits): Promise<{ url: string }> {
+async function servePort(
+  port: number,
+  warehouse: Warehouse,
+  sampler: HealthSampler,
+  stack: StopStep[],
+  limits: QueryLimits,
+): Promise<{ url: string }> {
   // Embedded: reads go through the endpoint's own read-only sessions, never the writer's session.
   let reader: ClickHouseClient = warehouse.client;
   const dashboards = createDashboardsApp({
@@ -306,9 +357,17 @@ async function servePort(port: number, warehouse: Warehouse, sampler: HealthSamp
     return dashboards.handle(request, response);
   };
   if (isEmbedded(warehouse)) {
-    const endpoint: EmbeddedEndpoint = await serveEmbeddedEndpoint(warehouse, { port, routes, limits, onQuery: sampler.metrics.queryTimer });
+    const endpoint: EmbeddedEndpoint = await serveEmbeddedEndpoint(warehouse, {
+      port,
+      routes,
+      limits,
+      onQuery: sampler.metrics.queryTimer,
+    });
     stack.push({ part: 'endpoint', stop: () => endpoint.close() });
-    const client = createClient({ url: endpoint.url, clickhouse_settings: { output_format_json_quote_64bit_integers: 1 } });
+    const client = createClient({
+      url: endpoint.url,
+      clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
+    });
     reader = client;
     stack.push({ part: 'endpoint reader', stop: () => client.close() });
     return { url: endpoint.url };

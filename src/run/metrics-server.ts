@@ -16,7 +16,12 @@ export interface MetricsEndpoint {
  * `/metrics` of a scale-out process (`capture`, `load`, `worker`) on a port of its own. The figures
  * are read when Prometheus scrapes, so they are as fresh as the scrape and cost nothing between.
  */
-export async function serveMetrics(options: { port: number; host: string; parts: readonly MetricsPart[]; log: Logger }): Promise<MetricsEndpoint> {
+export async function serveMetrics(options: {
+  port: number;
+  host: string;
+  parts: readonly MetricsPart[];
+  log: Logger;
+}): Promise<MetricsEndpoint> {
   const metrics = new PipelineMetrics(options.parts);
   let source: (() => Promise<Partial<PipelineFigures>> | Partial<PipelineFigures>) | undefined;
   const server: Server = createServer((request, response) => {

@@ -47,14 +47,23 @@ export class PipelineMetrics {
     const registers = [this.registry];
     const has = (part: MetricsPart): boolean => parts.includes(part);
     if (has('capture')) {
-      this.#frames = new Counter({ name: 'tapehouse_frames_total', help: 'Stream frames received, heartbeats included', labelNames: ['stream'], registers });
+      this.#frames = new Counter({
+        name: 'tapehouse_frames_total',
+        help: 'Stream frames received, heartbeats included',
+        labelNames: ['stream'],
+        registers,
+      });
       this.#reconnects = new Counter({
         name: 'tapehouse_reconnects_total',
         help: 'Stream connections lost (our own stops excepted)',
         labelNames: ['stream'],
         registers,
       });
-      this.#openGaps = new Gauge({ name: 'tapehouse_open_gaps', help: 'Coverage gaps still open (scopes not covered now)', registers });
+      this.#openGaps = new Gauge({
+        name: 'tapehouse_open_gaps',
+        help: 'Coverage gaps still open (scopes not covered now)',
+        registers,
+      });
       this.#unavailable = new Gauge({
         name: 'tapehouse_stream_unavailable_since_seconds',
         help: 'Since when (Unix time) the deployment does not offer a stream (asked again later, not a gap); 0 once it does',
@@ -63,7 +72,12 @@ export class PipelineMetrics {
       });
     }
     if (has('capture') || has('sync')) {
-      this.#http429 = new Counter({ name: 'tapehouse_http_429_total', help: '429 answers earned from the venue', labelNames: ['component'], registers });
+      this.#http429 = new Counter({
+        name: 'tapehouse_http_429_total',
+        help: '429 answers earned from the venue',
+        labelNames: ['component'],
+        registers,
+      });
       this.#cursorLoops = new Counter({
         name: 'tapehouse_cursor_loops_total',
         help: 'Paged reads stopped because the venue handed a cursor out twice',
@@ -78,9 +92,23 @@ export class PipelineMetrics {
       });
     }
     if (has('load')) {
-      this.#rows = new Counter({ name: 'tapehouse_rows_loaded_total', help: 'Rows stored in the warehouse', labelNames: ['table'], registers });
-      this.#deadLetters = new Counter({ name: 'tapehouse_dead_letters_total', help: 'Records dead-lettered', registers });
-      this.#lag = new Gauge({ name: 'tapehouse_bus_lag_records', help: 'Records on the bus not yet loaded', labelNames: ['topic'], registers });
+      this.#rows = new Counter({
+        name: 'tapehouse_rows_loaded_total',
+        help: 'Rows stored in the warehouse',
+        labelNames: ['table'],
+        registers,
+      });
+      this.#deadLetters = new Counter({
+        name: 'tapehouse_dead_letters_total',
+        help: 'Records dead-lettered',
+        registers,
+      });
+      this.#lag = new Gauge({
+        name: 'tapehouse_bus_lag_records',
+        help: 'Records on the bus not yet loaded',
+        labelNames: ['topic'],
+        registers,
+      });
       this.#loaderFailing = new Gauge({
         name: 'tapehouse_loader_failing_since_seconds',
         help: 'Since when (Unix time) the loaders cannot store what they hold; 0 while they can',
@@ -116,17 +144,25 @@ export class PipelineMetrics {
   /** Takes the figures a process has (a capture has no rows, a loader no frames). */
   update(now: Partial<PipelineFigures>): void {
     const before = this.#last;
-    const inc = (counter: Counter<string> | undefined, label: string, previous: Record<string, number>, values: Record<string, number> | undefined) => {
+    const inc = (
+      counter: Counter<string> | undefined,
+      label: string,
+      previous: Record<string, number>,
+      values: Record<string, number> | undefined,
+    ) => {
       if (!counter || !values) return;
-      for (const [key, value] of Object.entries(increase(previous, values))) if (value > 0) counter.inc({ [label]: key }, value);
+      for (const [key, value] of Object.entries(increase(previous, values)))
+        if (value > 0) counter.inc({ [label]: key }, value);
     };
     inc(this.#frames, 'stream', before.frames, now.frames);
     inc(this.#reconnects, 'stream', before.reconnects, now.reconnects);
     inc(this.#http429, 'component', before.http429, now.http429);
     inc(this.#rows, 'table', before.rowsLoaded, now.rowsLoaded);
     inc(this.#cursorLoops, 'endpoint', before.cursorLoops, now.cursorLoops);
-    if (this.#deadLetters && now.deadLetters !== undefined && now.deadLetters > before.deadLetters) this.#deadLetters.inc(now.deadLetters - before.deadLetters);
-    if (this.#lag && now.lagRecords) for (const [topic, lag] of Object.entries(now.lagRecords)) this.#lag.set({ topic }, lag);
+    if (this.#deadLetters && now.deadLetters !== undefined && now.deadLetters > before.deadLetters)
+      this.#deadLetters.inc(now.deadLetters - before.deadLetters);
+    if (this.#lag && now.lagRecords)
+      for (const [topic, lag] of Object.entries(now.lagRecords)) this.#lag.set({ topic }, lag);
     if (this.#openGaps && now.openGaps !== undefined) this.#openGaps.set(now.openGaps);
     if (this.#unavailable && now.unavailableStreams) {
       for (const [stream] of this.#unavailableSince) {
@@ -148,7 +184,8 @@ export class PipelineMetrics {
   readonly batchStored = (stored: StoredBatch): void => {
     if (!this.#freshness || !this.#insert) return;
     const fresh = this.#freshness.labels({ topic: stored.topic });
-    for (const receivedAtUs of stored.receivedAtUs) fresh.observe(Math.max(0, Number(stored.storedAtUs - receivedAtUs)) / 1e6);
+    for (const receivedAtUs of stored.receivedAtUs)
+      fresh.observe(Math.max(0, Number(stored.storedAtUs - receivedAtUs)) / 1e6);
     this.#insert.observe({ topic: stored.topic }, stored.insertMs / 1000);
   };
 
@@ -166,7 +203,8 @@ export class PipelineMetrics {
   }
 }
 
-/** While the trouble lasts, one sample: since when (Unix seconds), its reason as a label; 0 without labels once over. */
+/** While the trouble lasts, one sample: since when (Unix seconds), its reason as a label; 0 without labels once over.
+ * */
 function setTrouble(gauge: Gauge<string> | undefined, trouble: Trouble | undefined): void {
   if (!gauge) return;
   gauge.reset();

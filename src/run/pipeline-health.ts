@@ -6,7 +6,12 @@ import { increase, type PipelineFigures } from './figures.ts';
  * sample (so a restart needs no reset handling and sum() over any window is the count in it),
  * gauges as their value. Shape: sql/0080_pipeline_health.sql, read by dashboards/pipeline-health.json.
  */
-export function healthRows(before: PipelineFigures, now: PipelineFigures, sampledAtMs: number, intervalMs: number): InsertRow[] {
+export function healthRows(
+  before: PipelineFigures,
+  now: PipelineFigures,
+  sampledAtMs: number,
+  intervalMs: number,
+): InsertRow[] {
   const rows: InsertRow[] = [];
   const at = new Date(sampledAtMs);
   const add = (component: string, metric: string, values: Record<string, number>) => {
@@ -30,8 +35,29 @@ export function healthRows(before: PipelineFigures, now: PipelineFigures, sample
     value: Math.max(0, now.deadLetters - before.deadLetters),
     interval_ms: intervalMs,
   });
-  rows.push({ sampled_at: at, component: 'capture', subject: 'all', metric: 'open_gaps', value: now.openGaps, interval_ms: intervalMs });
-  rows.push({ sampled_at: at, component: 'venue', subject: 'all', metric: 'venue_unreachable', value: now.venueUnreachable ? 1 : 0, interval_ms: intervalMs });
-  rows.push({ sampled_at: at, component: 'loader', subject: 'all', metric: 'loader_failing', value: now.loaderFailing ? 1 : 0, interval_ms: intervalMs });
+  rows.push({
+    sampled_at: at,
+    component: 'capture',
+    subject: 'all',
+    metric: 'open_gaps',
+    value: now.openGaps,
+    interval_ms: intervalMs,
+  });
+  rows.push({
+    sampled_at: at,
+    component: 'venue',
+    subject: 'all',
+    metric: 'venue_unreachable',
+    value: now.venueUnreachable ? 1 : 0,
+    interval_ms: intervalMs,
+  });
+  rows.push({
+    sampled_at: at,
+    component: 'loader',
+    subject: 'all',
+    metric: 'loader_failing',
+    value: now.loaderFailing ? 1 : 0,
+    interval_ms: intervalMs,
+  });
   return rows;
 }

@@ -24,8 +24,10 @@ export function formatStatus(before: PipelineFigures, now: PipelineFigures, inte
 /** What is wrong right now leads the line: a figure of 0 next to it would otherwise look fine. */
 function troubles(now: PipelineFigures): string[] {
   const out: string[] = [];
-  if (now.venueUnreachable) out.push(`venue unreachable since ${clockTime(now.venueUnreachable.sinceMs)} (${now.venueUnreachable.reason})`);
-  if (now.loaderFailing) out.push(`LOADER FAILING since ${clockTime(now.loaderFailing.sinceMs)}: ${now.loaderFailing.reason}`);
+  if (now.venueUnreachable)
+    out.push(`venue unreachable since ${clockTime(now.venueUnreachable.sinceMs)} (${now.venueUnreachable.reason})`);
+  if (now.loaderFailing)
+    out.push(`LOADER FAILING since ${clockTime(now.loaderFailing.sinceMs)}: ${now.loaderFailing.reason}`);
   return out;
 }
 

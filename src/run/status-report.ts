@@ -17,7 +17,12 @@ export async function liveStatus(dataDir: string): Promise<string | null> {
     .sort((a, b) => b.value - a.value)
     .map((m) => `  ${m.labels.table?.padEnd(24)} ${m.value}`);
   const troubles = metrics
-    .filter((m) => (m.name === 'tapehouse_venue_unreachable_since_seconds' || m.name === 'tapehouse_loader_failing_since_seconds') && m.value > 0)
+    .filter(
+      (m) =>
+        (m.name === 'tapehouse_venue_unreachable_since_seconds' ||
+          m.name === 'tapehouse_loader_failing_since_seconds') &&
+        m.value > 0,
+    )
     .map((m) => {
       const since = new Date(m.value * 1000).toISOString();
       return m.name === 'tapehouse_venue_unreachable_since_seconds'
@@ -44,7 +49,8 @@ export async function liveStatus(dataDir: string): Promise<string | null> {
  * "-", not the epoch.
  */
 export async function storedStatus(runner: QueryRunner, holder?: EndpointInfo): Promise<string> {
-  const newest = (column: string, table: string) => `(SELECT if(count() = 0, NULL, max(${column})) FROM tapehouse.${table})`;
+  const newest = (column: string, table: string) =>
+    `(SELECT if(count() = 0, NULL, max(${column})) FROM tapehouse.${table})`;
   const text = (
     await runner.run(
       `SELECT

@@ -11,27 +11,36 @@ export interface InterfaceCases {
    * fills (one `trade_id`, a `fill_id`, price and size per maker). False: a trade per maker met.
    */
   publicFills: boolean;
-  /** §2.9 "state: DRAFT seen": every recurring event's live cycle, and this share of other trading markets, read DRAFT while accepting orders. */
+  /** §2.9 "state: DRAFT seen": every recurring event's live cycle, and this share of other trading markets, read DRAFT
+   * while accepting orders. */
   draftLiveShare: number;
-  /** §2.9, §3.2 (state values "seen", transitions "not shown"): this share of markets names its states outside the documented set. */
+  /** §2.9, §3.2 (state values "seen", transitions "not shown"): this share of markets names its states outside the
+   * documented set. */
   unknownStateShare: number;
-  /** §3.2 "resolution statuses seen: ACTIVE, proposed, DISPUTED, …": a proposal is written `proposed`, as the interface writes it. */
+  /** §3.2 "resolution statuses seen: ACTIVE, proposed, DISPUTED, …": a proposal is written `proposed`, as the interface
+   * writes it. */
   lowercaseProposed: boolean;
-  /** §3.1 "CANCELLED | late fill": this share of resting orders removed by a cancel-all or a GTD expiry had filled just before, reported late. */
+  /** §3.1 "CANCELLED | late fill": this share of resting orders removed by a cancel-all or a GTD expiry had filled just
+   * before, reported late. */
   lateFillShare: number;
   /** How late such a fill is reported: from cancel to the order turning MATCHED (ms, min and max). */
   lateFillDelayMs: [number, number];
-  /** §4.1 cancel-all `as_of` "conservative upper bound, not the exact cutoff": `as_of` lies up to this much after the cutoff. */
+  /** §4.1 cancel-all `as_of` "conservative upper bound, not the exact cutoff": `as_of` lies up to this much after the
+   * cutoff. */
   cancelAllSlackMs: number;
-  /** §8.3 "Counting has a short settling delay": a request counts toward the edge caps only this long after it arrived. */
+  /** §8.3 "Counting has a short settling delay": a request counts toward the edge caps only this long after it arrived.
+   * */
   edgeSettlingMs: number;
-  /** §8.4 "Responses served from the CDN cache spend no budget": public catalogue GETs are cached this long (0: no cache). */
+  /** §8.4 "Responses served from the CDN cache spend no budget": public catalogue GETs are cached this long (0: no
+   * cache). */
   cdnCacheMs: number;
-  /** §4.1 cursor paging, page sizes "not shown": this share of list pages that have a next page stop short (even empty), cursor given. */
+  /** §4.1 cursor paging, page sizes "not shown": this share of list pages that have a next page stop short (even
+   * empty), cursor given. */
   shortPageShare: number;
   /** A venue fault: this share of list pages read at a cursor hand the same cursor back. */
   repeatCursorShare: number;
-  /** §8.2 "Optional on authenticated trading responses (absent on some responses)": this share of answered requests carry `X-RateLimit-*` (a 429 always does). */
+  /** §8.2 "Optional on authenticated trading responses (absent on some responses)": this share of answered requests
+   * carry `X-RateLimit-*` (a 429 always does). */
   rateLimitHeadersShare: number;
 }
 
@@ -70,6 +79,9 @@ export const NARROW_CASES: InterfaceCases = {
   rateLimitHeadersShare: 1,
 };
 
-export function resolveCases(cases: Partial<InterfaceCases> | undefined, base: InterfaceCases = DEFAULT_CASES): InterfaceCases {
+export function resolveCases(
+  cases: Partial<InterfaceCases> | undefined,
+  base: InterfaceCases = DEFAULT_CASES,
+): InterfaceCases {
   return { ...base, ...cases };
 }

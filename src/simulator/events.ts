@@ -39,7 +39,8 @@ export interface PublicTrade {
   atMs: number;
 }
 
-/** Why a resting order left the book without filling; MARKET_CLOSED is this simulator's name for a market that stopped trading. */
+/** Why a resting order left the book without filling; MARKET_CLOSED is this simulator's name for a market that stopped
+ * trading. */
 export type CancelReason = 'USER' | 'SELF_TRADE_PREVENTION' | 'MARKET_CLOSED';
 
 /** Why an account's collateral moved, other than by a fill (fills carry their own event). */
@@ -86,7 +87,10 @@ export interface MarketStatusEvent {
 }
 
 /** Event-scoped kinds reach subscribers of the event only (README, "Streams protocol"). */
-export const EVENT_SCOPED_KINDS: ReadonlySet<MarketStatusKind> = new Set(['current_market_changed', 'market_resolution_completed']);
+export const EVENT_SCOPED_KINDS: ReadonlySet<MarketStatusKind> = new Set([
+  'current_market_changed',
+  'market_resolution_completed',
+]);
 
 interface VenueEventMap {
   /** Built lazily: call `snapshot()` only if you need the ladder. */

@@ -78,13 +78,24 @@ export interface GtAccountState {
   positions_value_micro: bigint;
   open_cost_basis_micro: bigint;
   unrealised_pnl_micro: bigint;
-  positions: Array<{ token_id: string; condition_id: string; shares_micro: bigint; cost_basis_micro: bigint; realised_pnl_micro: bigint }>;
+  positions: Array<{
+    token_id: string;
+    condition_id: string;
+    shares_micro: bigint;
+    cost_basis_micro: bigint;
+    realised_pnl_micro: bigint;
+  }>;
 }
 
 export interface GtAccounting {
   atMs: number;
   accounts: GtAccountState[];
-  venue: { fee_revenue_micro: bigint; rebates_paid_micro: bigint; lp_incentives_paid_micro: bigint; escrow_micro: bigint };
+  venue: {
+    fee_revenue_micro: bigint;
+    rebates_paid_micro: bigint;
+    lp_incentives_paid_micro: bigint;
+    escrow_micro: bigint;
+  };
 }
 
 export interface GtFault {
@@ -117,7 +128,8 @@ function revive(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
     if (key.endsWith('_micro') && typeof v === 'string' && /^-?\d+$/.test(v)) out[key] = BigInt(v);
-    else if ((key === 'at' || key === 'start' || key === 'end') && typeof v === 'string') out[`${key}Ms`] = Date.parse(v);
+    else if ((key === 'at' || key === 'start' || key === 'end') && typeof v === 'string')
+      out[`${key}Ms`] = Date.parse(v);
     else out[key] = revive(v);
   }
   return out;

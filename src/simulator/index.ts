@@ -62,7 +62,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const saved = stateFile?.read();
   const generation = saved ? saved.generation + 1 : (options.state?.firstGeneration ?? 0);
   if (generation * SEQUENCE_SPAN > Number.MAX_SAFE_INTEGER)
-    throw new Error(`venue state ${stateFile?.path}: generation ${generation} is past the last one (move the file away)`);
+    throw new Error(
+      `venue state ${stateFile?.path}: generation ${generation} is past the last one (move the file away)`,
+    );
   const clock = resumedClock(options.clock ?? systemClock, saved);
   const seed = saved?.world.seed ?? options.seed ?? DEFAULT_SEED;
   if (saved && options.seed !== undefined && options.seed !== seed)
@@ -94,11 +96,27 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   };
   const deployment = resolveDeployment(options.deployment);
   const tally = new RateLimitTally();
-  const streams: StreamServer = new StreamServer(venue, resolveStreams(options.streams), (): boolean => faults.rest.positionsUnavailable(clock.now()), tally);
+  const streams: StreamServer = new StreamServer(
+    venue,
+    resolveStreams(options.streams),
+    (): boolean => faults.rest.positionsUnavailable(clock.now()),
+    tally,
+  );
   const faults: Faults = new Faults(clock, streams, venue.prng('faults-rest'));
-  const profile = new FaultProfile(options.faults ?? 'none', venue.prng('faults'), (spec) => faults.inject(spec), clock.now());
+  const profile = new FaultProfile(
+    options.faults ?? 'none',
+    venue.prng('faults'),
+    (spec) => faults.inject(spec),
+    clock.now(),
+  );
   const groundTruth = options.groundTruth
-    ? new GroundTruthRecorder(venue, streams.feed, faults, options.groundTruth.dir, options.groundTruth.accountingEveryMs ?? 10_000)
+    ? new GroundTruthRecorder(
+        venue,
+        streams.feed,
+        faults,
+        options.groundTruth.dir,
+        options.groundTruth.accountingEveryMs ?? 10_000,
+      )
     : undefined;
 
   const tick = (): void => {
@@ -110,7 +128,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     groundTruth?.tick(now);
     if (stateFile && now >= nextSaveMs) {
       nextSaveMs = now + saveEveryMs;
-      saveState().catch((err: unknown) => log.error({ err, file: stateFile.path }, 'saving the venue failed; the next save tries again'));
+      saveState().catch((err: unknown) =>
+        log.error({ err, file: stateFile.path }, 'saving the venue failed; the next save tries again'),
+      );
     }
   };
 
@@ -135,7 +155,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   });
   const port = (server.address() as AddressInfo).port;
   const control: ControlServer | undefined =
-    options.controlPort === undefined ? undefined : await startControlServer(options.controlPort, faults, streams, tally);
+    options.controlPort === undefined
+      ? undefined
+      : await startControlServer(options.controlPort, faults, streams, tally);
   let closing: Promise<void> | undefined;
   const close = async (): Promise<void> => {
     if (timer) clearInterval(timer);
@@ -190,7 +212,10 @@ function resumedClock(clock: Clock, saved: SavedVenue | undefined): Clock {
     clock.set(saved.world.clockMs);
     return clock;
   }
-  log.warn({ behindMs: saved.world.clockMs - clock.now() }, 'the clock reads earlier than the saved venue: venue time holds at the save until it catches up');
+  log.warn(
+    { behindMs: saved.world.clockMs - clock.now() },
+    'the clock reads earlier than the saved venue: venue time holds at the save until it catches up',
+  );
   return notBefore(clock, saved.world.clockMs);
 }
 

@@ -29,11 +29,17 @@ function shifted(body: Record<string, unknown>, field: string, offsetMicro: bigi
 /** A rendered position as the positions read reports it. */
 export function reportedPosition(venue: object, position: Record<string, unknown>): Record<string, unknown> {
   const wrong = byVenue.get(venue)?.avgPrice;
-  return wrong && position.token_id === wrong.tokenId ? shifted(position, 'avg_price_micro', wrong.offsetMicro) : position;
+  return wrong && position.token_id === wrong.tokenId
+    ? shifted(position, 'avg_price_micro', wrong.offsetMicro)
+    : position;
 }
 
 /** A rendered settled-PnL bucket as the PnL read reports it. */
-export function reportedPnlBucket(venue: object, bucketAtMs: number, body: Record<string, unknown>): Record<string, unknown> {
+export function reportedPnlBucket(
+  venue: object,
+  bucketAtMs: number,
+  body: Record<string, unknown>,
+): Record<string, unknown> {
   const wrong = byVenue.get(venue)?.pnlBucket;
   return wrong && wrong.bucketAtMs === bucketAtMs ? shifted(body, wrong.field, wrong.offsetMicro) : body;
 }

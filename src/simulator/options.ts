@@ -24,7 +24,8 @@ export interface SimulatorOptions {
     limits?: Partial<DeploymentConfig['limits']>;
   };
   venue?: Partial<Omit<VenueOptions, 'seed' | 'clock' | 'rate' | 'demoToken' | 'lifecycle' | 'cases' | 'generation'>>;
-  /** The interface's cases the venue shows (cases.ts): DEFAULT_CASES, changed by these; NARROW_CASES for exact tests. */
+  /** The interface's cases the venue shows (cases.ts): DEFAULT_CASES, changed by these; NARROW_CASES for exact tests.
+   * */
   cases?: Partial<InterfaceCases>;
   /** Streams: heartbeat period, book frames (snapshot or delta), portfolio cadence, price feeds, limits. */
   streams?: Partial<Omit<StreamsConfig, 'limits'>> & { limits?: Partial<StreamLimits> };

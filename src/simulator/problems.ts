@@ -24,7 +24,11 @@ const CODES = {
   order_size_above_maximum: { status: 422, title: 'Order size above the maximum', strategy: 'none' },
   order_price_out_of_range: { status: 422, title: 'Price must lie strictly between 0 and 1', strategy: 'none' },
   order_expiration_too_soon: { status: 422, title: 'Expiration is too soon', strategy: 'none' },
-  recipient_token_account_missing: { status: 422, title: 'Recipient has no account for the destination token', strategy: 'none' },
+  recipient_token_account_missing: {
+    status: 422,
+    title: 'Recipient has no account for the destination token',
+    strategy: 'none',
+  },
   post_only_would_cross: { status: 422, title: 'Post-only order would take liquidity', strategy: 'none' },
   insufficient_balance: { status: 422, title: 'Insufficient collateral', strategy: 'none' },
   insufficient_shares: { status: 422, title: 'Insufficient shares', strategy: 'none' },
@@ -110,6 +114,9 @@ export class Rejection extends Error {
   }
 }
 
-export function validationFailed(fieldErrors: FieldError[], detail = 'Fix every listed field; do not resend unchanged.'): Rejection {
+export function validationFailed(
+  fieldErrors: FieldError[],
+  detail = 'Fix every listed field; do not resend unchanged.',
+): Rejection {
   return new Rejection('validation_failed', detail, fieldErrors);
 }

@@ -4,7 +4,14 @@ import { AccountBatches, type BatchesState } from './engine/batches.ts';
 import { deposit } from './accounts/ledger.ts';
 import { LpIncentives, type LpState } from './engine/lp-incentives.ts';
 import { PnlMarks, type PnlState } from './engine/pnl-marks.ts';
-import { ALL_SCOPES, AccountRegistry, READ_SCOPES, type AccessToken, type RegistryState, type Scope } from './accounts/registry.ts';
+import {
+  ALL_SCOPES,
+  AccountRegistry,
+  READ_SCOPES,
+  type AccessToken,
+  type RegistryState,
+  type Scope,
+} from './accounts/registry.ts';
 import { DEFAULT_CASES, type InterfaceCases } from './cases.ts';
 import { Catalogue } from './catalogue/catalogue.ts';
 import { CategoryTree } from './catalogue/categories.ts';
@@ -35,13 +42,15 @@ export interface VenueOptions {
   batchDelayMs?: number;
   makers?: number;
   takers?: number;
-  /** Resting orders on every tick from 4 to this many ticks either side of the fair value (default 50); 0: books only 1–3 ticks deep, the makers' quotes. */
+  /** Resting orders on every tick from 4 to this many ticks either side of the fair value (default 50); 0: books only
+   * 1–3 ticks deep, the makers' quotes. */
   depthTicks?: number;
   /** Halts, resolutions, redemptions and recurring rolls on the clock; absent: markets keep their generated state. */
   lifecycle?: LifecycleConfig;
   /** The interface's cases the venue shows (cases.ts); default DEFAULT_CASES. */
   cases?: InterfaceCases;
-  /** Which start of a saved venue this is (prng.ts `prngStreams`); 0, an unsaved venue, draws the seed's own streams. */
+  /** Which start of a saved venue this is (prng.ts `prngStreams`); 0, an unsaved venue, draws the seed's own streams.
+   * */
   generation?: number;
   /** How long settled orders stay in memory (README, "Memory"). */
   retention?: Partial<RetentionConfig>;
@@ -49,7 +58,8 @@ export interface VenueOptions {
 
 /** Settled history in memory: what REST lists and order fills can still show. */
 export interface RetentionConfig {
-  /** A settled order (terminal, fills confirmed), its fills and activity leave memory this long after its last change. */
+  /** A settled order (terminal, fills confirmed), its fills and activity leave memory this long after its last change.
+   * */
   settledMs: number;
   /** And beyond this many settled orders of one account, the oldest leave at once (a bound at any rate). */
   maxSettledPerAccount: number;
@@ -57,7 +67,11 @@ export interface RetentionConfig {
   everyMs: number;
 }
 
-export const DEFAULT_RETENTION: RetentionConfig = { settledMs: 10 * 60_000, maxSettledPerAccount: 10_000, everyMs: 10_000 };
+export const DEFAULT_RETENTION: RetentionConfig = {
+  settledMs: 10 * 60_000,
+  maxSettledPerAccount: 10_000,
+  everyMs: 10_000,
+};
 
 /** An account's role in a saved venue: the account and the token the venue made for it. */
 interface RoleState {
@@ -149,7 +163,10 @@ export class Venue {
     this.catalogue = new Catalogue(
       saved
         ? { tree: new CategoryTree(), events: saved.catalogue.events, markets: saved.catalogue.markets }
-        : generateCatalogue(this.prng('catalogue'), this.startedAtMs, { ...DEFAULT_CATALOGUE_SHAPE, ...options.catalogue }),
+        : generateCatalogue(this.prng('catalogue'), this.startedAtMs, {
+            ...DEFAULT_CATALOGUE_SHAPE,
+            ...options.catalogue,
+          }),
       this.events,
     );
     this.accounts = new AccountRegistry(this.prng('accounts'));
@@ -180,9 +197,29 @@ export class Venue {
       this.accounts.restore(saved.accounts, (id) => orders.get(id));
       this.exchange.restore(saved.exchange, orders, floor);
     }
-    this.lp = new LpIncentives(this.catalogue, this.exchange, this.accounts, this.events, this.startedAtMs, options.lpSampleIntervalMs ?? 10_000);
-    this.batches = new AccountBatches(this.catalogue, this.exchange.venue, this.activities, this.events, options.batchDelayMs ?? 2_000);
-    this.pnl = new PnlMarks(this.accounts, this.catalogue, this.exchange, ids, this.startedAtMs, options.pnlIntervalMs ?? 60_000);
+    this.lp = new LpIncentives(
+      this.catalogue,
+      this.exchange,
+      this.accounts,
+      this.events,
+      this.startedAtMs,
+      options.lpSampleIntervalMs ?? 10_000,
+    );
+    this.batches = new AccountBatches(
+      this.catalogue,
+      this.exchange.venue,
+      this.activities,
+      this.events,
+      options.batchDelayMs ?? 2_000,
+    );
+    this.pnl = new PnlMarks(
+      this.accounts,
+      this.catalogue,
+      this.exchange,
+      ids,
+      this.startedAtMs,
+      options.pnlIntervalMs ?? 60_000,
+    );
     if (saved) {
       this.lp.restore(saved.lp);
       this.batches.restore(saved.batches);
@@ -190,7 +227,16 @@ export class Venue {
     }
 
     this.lifecycle = options.lifecycle
-      ? new MarketLifecycle(this.catalogue, this.exchange, this.accounts, this.events, this.prng('lifecycle'), options.lifecycle, clock.now(), saved?.lifecycle)
+      ? new MarketLifecycle(
+          this.catalogue,
+          this.exchange,
+          this.accounts,
+          this.events,
+          this.prng('lifecycle'),
+          options.lifecycle,
+          clock.now(),
+          saved?.lifecycle,
+        )
       : undefined;
 
     this.#roles = saved ? saved.roles : this.#createRoles(options);
@@ -207,7 +253,9 @@ export class Venue {
       {
         makers: makers.map((c) => c.account),
         takers: [this.demo.account, ...takers.map((c) => c.account)],
-        depth: depth ? { account: depth.account, ticks: options.depthTicks ?? DEFAULT_DEPTH_TICKS, rng: this.prng('depth') } : undefined,
+        depth: depth
+          ? { account: depth.account, ticks: options.depthTicks ?? DEFAULT_DEPTH_TICKS, rng: this.prng('depth') }
+          : undefined,
       },
       () => clock.now(),
       options.rate,
@@ -219,8 +267,12 @@ export class Venue {
   #createRoles(options: VenueOptions): WorldState['roles'] {
     const role = (c: Credentials): RoleState => ({ accountId: c.account.id, tokenId: c.token.id });
     const demo = role(this.createAccount('demo', TAKER_DEPOSIT, READ_SCOPES, options.demoToken));
-    const makers = Array.from({ length: options.makers ?? 3 }, (_, i) => role(this.createAccount(`maker-${i + 1}`, MAKER_DEPOSIT, ALL_SCOPES)));
-    const takers = Array.from({ length: options.takers ?? 3 }, (_, i) => role(this.createAccount(`taker-${i + 1}`, TAKER_DEPOSIT, ALL_SCOPES)));
+    const makers = Array.from({ length: options.makers ?? 3 }, (_, i) =>
+      role(this.createAccount(`maker-${i + 1}`, MAKER_DEPOSIT, ALL_SCOPES)),
+    );
+    const takers = Array.from({ length: options.takers ?? 3 }, (_, i) =>
+      role(this.createAccount(`taker-${i + 1}`, TAKER_DEPOSIT, ALL_SCOPES)),
+    );
     const depthTicks = options.depthTicks ?? DEFAULT_DEPTH_TICKS;
     const depth = depthTicks > 0 ? role(this.createAccount('depth', DEPTH_DEPOSIT, ALL_SCOPES)) : undefined;
     // The other side of late fills (§3.1): an account that only ever meets orders just before they are cancelled.
@@ -235,7 +287,8 @@ export class Venue {
   #credentials(role: RoleState): Credentials {
     const account = this.accounts.get(role.accountId);
     const token = this.accounts.tokenById(role.tokenId);
-    if (!account || !token) throw new Error(`saved venue names account ${role.accountId} or token ${role.tokenId}, which it does not hold`);
+    if (!account || !token)
+      throw new Error(`saved venue names account ${role.accountId} or token ${role.tokenId}, which it does not hold`);
     return { account, token };
   }
 
@@ -259,7 +312,12 @@ export class Venue {
   }
 
   /** A funded account with one personal access token. */
-  createAccount(label: string, depositMicro: bigint, scopes: Iterable<Scope> = ALL_SCOPES, secret?: string): Credentials {
+  createAccount(
+    label: string,
+    depositMicro: bigint,
+    scopes: Iterable<Scope> = ALL_SCOPES,
+    secret?: string,
+  ): Credentials {
     const account = this.accounts.create(label);
     const token = this.accounts.issueToken(account.id, scopes, this.options.clock.now(), secret);
     if (depositMicro > 0n) this.deposit(account, depositMicro);

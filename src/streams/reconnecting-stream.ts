@@ -46,7 +46,8 @@ export class ReconnectingStream {
 
   start(): void {
     this.#running ??= this.#loop().catch((err: unknown) => {
-      if (!this.#stopping.signal.aborted) this.#options.log?.error({ err, stream: this.transport.name }, 'stream loop failed');
+      if (!this.#stopping.signal.aborted)
+        this.#options.log?.error({ err, stream: this.transport.name }, 'stream loop failed');
     });
   }
 
@@ -132,7 +133,12 @@ export class ReconnectingStream {
     const loss = session.loss(detail);
     this.handlers.onCoverageLost?.(loss);
     this.#options.log?.info(
-      { stream: this.transport.name, ...loss, lastFrameAtUs: loss.lastFrameAtUs?.toString(), noticedAtUs: loss.noticedAtUs.toString() },
+      {
+        stream: this.transport.name,
+        ...loss,
+        lastFrameAtUs: loss.lastFrameAtUs?.toString(),
+        noticedAtUs: loss.noticedAtUs.toString(),
+      },
       'stream coverage lost',
     );
     return clock.now() - openedAt;

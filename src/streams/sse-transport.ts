@@ -1,7 +1,14 @@
 import { createParser } from 'eventsource-parser';
 import { request, type Dispatcher } from 'undici';
 import type { Secret } from '../util/secret.ts';
-import { ConnectRefused, isRedirect, RedirectRefused, type MessageSink, type OpenConnection, type Transport } from './transport.ts';
+import {
+  ConnectRefused,
+  isRedirect,
+  RedirectRefused,
+  type MessageSink,
+  type OpenConnection,
+  type Transport,
+} from './transport.ts';
 import { parseRetryAfter } from '../util/retry-after.ts';
 
 export interface SseTransportOptions {
@@ -29,10 +36,12 @@ export class SseTransport implements Transport {
     const headers: Record<string, string> = { accept: 'text/event-stream', 'cache-control': 'no-cache' };
     if (token) headers.authorization = `Bearer ${token.reveal()}`;
     // undici's request follows no redirect (no redirect interceptor): the token goes to this origin only.
-    const response = await request(url, { method: 'GET', headers, signal: local.signal, dispatcher }).catch((err: unknown) => {
-      signal.removeEventListener('abort', onAbort);
-      throw err;
-    });
+    const response = await request(url, { method: 'GET', headers, signal: local.signal, dispatcher }).catch(
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        throw err;
+      },
+    );
     signal.removeEventListener('abort', onAbort);
     if (isRedirect(response.statusCode)) {
       await response.body.dump().catch(() => undefined);

@@ -70,7 +70,11 @@ export class RedirectRefused extends ConnectRefused {
   readonly location: string | null;
   constructor(status: number, location: string | string[] | undefined, base: string) {
     const target = redirectOrigin(location, base);
-    super(status, null, `redirect to ${target ?? '(no Location)'} not followed: the token is sent to the configured URL only`);
+    super(
+      status,
+      null,
+      `redirect to ${target ?? '(no Location)'} not followed: the token is sent to the configured URL only`,
+    );
     this.name = 'RedirectRefused';
     this.location = target;
   }

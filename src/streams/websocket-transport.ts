@@ -1,6 +1,13 @@
 import WebSocket from 'ws';
 import type { Secret } from '../util/secret.ts';
-import { ConnectRefused, isRedirect, RedirectRefused, type MessageSink, type OpenConnection, type Transport } from './transport.ts';
+import {
+  ConnectRefused,
+  isRedirect,
+  RedirectRefused,
+  type MessageSink,
+  type OpenConnection,
+  type Transport,
+} from './transport.ts';
 import { parseRetryAfter } from '../util/retry-after.ts';
 
 export interface WebSocketTransportOptions {
@@ -24,7 +31,12 @@ export class WebSocketTransport implements Transport {
   open(sink: MessageSink, signal: AbortSignal): Promise<OpenConnection> {
     const { url, token, maxFrameBytes = 16 * 1024 * 1024, handshakeTimeoutMs = 10_000 } = this.options;
     const headers: Record<string, string> = token ? { authorization: `Bearer ${token.reveal()}` } : {};
-    const socket = new WebSocket(url, { headers, maxPayload: maxFrameBytes, handshakeTimeout: handshakeTimeoutMs, followRedirects: false });
+    const socket = new WebSocket(url, {
+      headers,
+      maxPayload: maxFrameBytes,
+      handshakeTimeout: handshakeTimeoutMs,
+      followRedirects: false,
+    });
     let lastError = '';
     const ended = new Promise<{ detail: string }>((resolve) => {
       socket.once('close', (code, reason) => {
@@ -51,9 +63,19 @@ export class WebSocketTransport implements Transport {
           if (body.length < 2048) body += chunk;
         });
         response.on('end', () => {
-          reject(new ConnectRefused(response.statusCode ?? 0, parseRetryAfter(response.headers['retry-after']) ?? null, body.slice(0, 2048)));
+          reject(
+            new ConnectRefused(
+              response.statusCode ?? 0,
+              parseRetryAfter(response.headers['retry-after']) ?? null,
+              body.slice(0, 2048),
+            ),
+          );
         });
-        response.on('error', () => reject(new ConnectRefused(response.statusCode ?? 0, parseRetryAfter(response.headers['retry-after']) ?? null, '')));
+        response.on('error', () =>
+          reject(
+            new ConnectRefused(response.statusCode ?? 0, parseRetryAfter(response.headers['retry-after']) ?? null, ''),
+          ),
+        );
       });
       // After the open, errors always end in 'close', which resolves `ended` with the error's text.
       socket.on('error', (err) => {

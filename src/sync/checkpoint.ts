@@ -91,7 +91,10 @@ export function positionOf(checkpoint: Checkpoint): CheckpointPosition {
  * died after its last save reached the heartbeat but not this worker's store) — the job's state
  * always from the store.
  */
-export function resumeFrom(stored: Checkpoint | undefined, beat: CheckpointPosition | undefined): Checkpoint | undefined {
+export function resumeFrom(
+  stored: Checkpoint | undefined,
+  beat: CheckpointPosition | undefined,
+): Checkpoint | undefined {
   if (!beat || (stored && stored.version >= beat.version)) return stored;
   const resumed: Checkpoint = { ...stored, version: beat.version, status: beat.status, updatedAt: beat.updatedAt };
   if (beat.pass) resumed.pass = beat.pass;

@@ -60,8 +60,13 @@ export function startEmbeddedScheduler(options: EmbeddedSchedulerOptions): Embed
         options.onFailure?.(job, error, decision);
         // A venue that has not computed something yet (pnl_not_ready) is an expected state, not a failure to warn of.
         const level = codeInfo(decision.type)?.kind === 'not_ready' ? 'debug' : 'warn';
-        deps.logger[level]({ job, type: decision.type, retryable: decision.retryable, reason: decision.reason }, 'sync job failed');
-        waitMs = decision.retryable ? (decision.delayMs ?? backoffStep(failures, { firstMs: FIRST_RETRY_MS, maxMs: interval })) : interval;
+        deps.logger[level](
+          { job, type: decision.type, retryable: decision.retryable, reason: decision.reason },
+          'sync job failed',
+        );
+        waitMs = decision.retryable
+          ? (decision.delayMs ?? backoffStep(failures, { firstMs: FIRST_RETRY_MS, maxMs: interval }))
+          : interval;
       }
       await clock.sleep(waitMs, stopping.signal).catch(() => undefined);
     }

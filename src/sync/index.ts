@@ -3,7 +3,14 @@
  * Temporal (workflows/). See README.md in this folder.
  */
 export { JOB_NAMES, SYNC_JOBS, isJobName, parseJobList, type JobName, type SyncJob } from './jobs.ts';
-export { runSyncJob, jobScope, NotBackfillable, type JobReport, type JobOutcome, type RunJobOptions } from './run-job.ts';
+export {
+  runSyncJob,
+  jobScope,
+  NotBackfillable,
+  type JobReport,
+  type JobOutcome,
+  type RunJobOptions,
+} from './run-job.ts';
 export { startEmbeddedScheduler, type EmbeddedScheduler, type EmbeddedSchedulerOptions } from './embedded-scheduler.ts';
 export { syncDeps, DEFAULT_TUNING, type SyncDeps, type SyncDepsOptions, type SyncTuning } from './deps.ts';
 export { createSyncVenue, type SyncVenue, type SyncVenueOptions } from './venue.ts';

@@ -54,11 +54,41 @@ const MINUTE = 60 * SECOND;
  * 60 s; slow-moving reference data every few minutes to an hour.
  */
 export const SYNC_JOBS: Readonly<Record<JobName, SyncJob>> = {
-  catalogue: { name: 'catalogue', intervalMs: MINUTE, scope: 'venue', backfill: false, run: (run) => syncCatalogue(run) },
-  portfolio_summary: { name: 'portfolio_summary', intervalMs: 30 * SECOND, scope: 'account', backfill: false, run: (run) => syncPortfolioSummary(run) },
-  positions: { name: 'positions', intervalMs: 30 * SECOND, scope: 'account', backfill: false, run: (run) => syncPositions(run) },
-  open_orders: { name: 'open_orders', intervalMs: 30 * SECOND, scope: 'account', backfill: false, run: (run) => syncAccountList(run, {}, OPEN_ORDERS) },
-  orders: { name: 'orders', intervalMs: MINUTE, scope: 'account', backfill: true, run: (run, options) => syncAccountList(run, options, ORDER_LIST) },
+  catalogue: {
+    name: 'catalogue',
+    intervalMs: MINUTE,
+    scope: 'venue',
+    backfill: false,
+    run: (run) => syncCatalogue(run),
+  },
+  portfolio_summary: {
+    name: 'portfolio_summary',
+    intervalMs: 30 * SECOND,
+    scope: 'account',
+    backfill: false,
+    run: (run) => syncPortfolioSummary(run),
+  },
+  positions: {
+    name: 'positions',
+    intervalMs: 30 * SECOND,
+    scope: 'account',
+    backfill: false,
+    run: (run) => syncPositions(run),
+  },
+  open_orders: {
+    name: 'open_orders',
+    intervalMs: 30 * SECOND,
+    scope: 'account',
+    backfill: false,
+    run: (run) => syncAccountList(run, {}, OPEN_ORDERS),
+  },
+  orders: {
+    name: 'orders',
+    intervalMs: MINUTE,
+    scope: 'account',
+    backfill: true,
+    run: (run, options) => syncAccountList(run, options, ORDER_LIST),
+  },
   order_trades: { name: 'order_trades', intervalMs: MINUTE, scope: 'account', backfill: true, run: syncOrderTrades },
   portfolio_trades: {
     name: 'portfolio_trades',
@@ -75,14 +105,50 @@ export const SYNC_JOBS: Readonly<Record<JobName, SyncJob>> = {
     run: (run, options) => syncAccountList(run, options, ACTIVITIES),
   },
   pnl: { name: 'pnl', intervalMs: 30 * SECOND, scope: 'account', backfill: false, run: (run) => syncPnl(run) },
-  rebates: { name: 'rebates', intervalMs: 5 * MINUTE, scope: 'account', backfill: false, run: (run) => syncRebates(run) },
-  lp_incentives: { name: 'lp_incentives', intervalMs: 5 * MINUTE, scope: 'account', backfill: false, run: (run) => syncLpIncentives(run) },
-  withdrawal_assets: { name: 'withdrawal_assets', intervalMs: 60 * MINUTE, scope: 'account', backfill: false, run: (run) => syncWithdrawalAssets(run) },
+  rebates: {
+    name: 'rebates',
+    intervalMs: 5 * MINUTE,
+    scope: 'account',
+    backfill: false,
+    run: (run) => syncRebates(run),
+  },
+  lp_incentives: {
+    name: 'lp_incentives',
+    intervalMs: 5 * MINUTE,
+    scope: 'account',
+    backfill: false,
+    run: (run) => syncLpIncentives(run),
+  },
+  withdrawal_assets: {
+    name: 'withdrawal_assets',
+    intervalMs: 60 * MINUTE,
+    scope: 'account',
+    backfill: false,
+    run: (run) => syncWithdrawalAssets(run),
+  },
   // The live sports sections as often as the catalogue; the category forest changes slowly.
-  sports_sections: { name: 'sports_sections', intervalMs: MINUTE, scope: 'venue', backfill: false, run: (run) => syncSportsSections(run) },
-  categories: { name: 'categories', intervalMs: 10 * MINUTE, scope: 'venue', backfill: false, run: (run) => syncCategories(run) },
+  sports_sections: {
+    name: 'sports_sections',
+    intervalMs: MINUTE,
+    scope: 'venue',
+    backfill: false,
+    run: (run) => syncSportsSections(run),
+  },
+  categories: {
+    name: 'categories',
+    intervalMs: 10 * MINUTE,
+    scope: 'venue',
+    backfill: false,
+    run: (run) => syncCategories(run),
+  },
   // Batches settle asynchronously (withdrawals too): read every minute until their outcome is known.
-  account_batches: { name: 'account_batches', intervalMs: MINUTE, scope: 'account', backfill: false, run: (run) => syncAccountBatches(run) },
+  account_batches: {
+    name: 'account_batches',
+    intervalMs: MINUTE,
+    scope: 'account',
+    backfill: false,
+    run: (run) => syncAccountBatches(run),
+  },
 };
 
 export function isJobName(value: string): value is JobName {
@@ -94,6 +160,7 @@ export function parseJobList(text: string | undefined): JobName[] {
   if (text === undefined || text.trim() === '') return [...JOB_NAMES];
   const names = text.split(',').map((name) => name.trim());
   const unknown = names.filter((name) => !isJobName(name));
-  if (unknown.length > 0) throw new Error(`unknown sync job(s): ${unknown.join(', ')} (known: ${JOB_NAMES.join(', ')})`);
+  if (unknown.length > 0)
+    throw new Error(`unknown sync job(s): ${unknown.join(', ')} (known: ${JOB_NAMES.join(', ')})`);
   return names as JobName[];
 }

@@ -19,7 +19,12 @@ const MAPS: readonly LookupMapName[] = ['markets', 'events', 'conditions'];
  * Entries whose content was published before are left out by the run's commit (natural key:
  * map, key, content), so an unchanged market title costs nothing on the next pass.
  */
-export function lookupRecords(list: string, page: Fetched<LookupPage>, account: string, origin: SyncOrigin): BusRecord[] {
+export function lookupRecords(
+  list: string,
+  page: Fetched<LookupPage>,
+  account: string,
+  origin: SyncOrigin,
+): BusRecord[] {
   const records: BusRecord[] = [];
   const raw = (typeof page.raw === 'object' && page.raw !== null ? page.raw : {}) as Record<string, unknown>;
   for (const map of MAPS) {

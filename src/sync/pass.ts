@@ -73,7 +73,10 @@ interface PassData extends PassSummary {
  * pass (it would be paged forever) ends the pass with a `cursor_loop` data-quality record and
  * throws CursorLoopError: the job's state stays where it was, and its next run starts afresh.
  */
-export async function runPass<Page extends ListPage, Item>(run: JobRun, spec: PassSpec<Page, Item>): Promise<PassSummary> {
+export async function runPass<Page extends ListPage, Item>(
+  run: JobRun,
+  spec: PassSpec<Page, Item>,
+): Promise<PassSummary> {
   let pass = run.passOrNew(passData({ stopBeforeMs: spec.stopBeforeMs, untilMs: spec.untilMs }));
   const log = run.deps.logger;
   for (;;) {
@@ -83,13 +86,19 @@ export async function runPass<Page extends ListPage, Item>(run: JobRun, spec: Pa
       page = await spec.fetch(pass.cursor, run.signal);
     } catch (error) {
       if (!(error instanceof InvalidRequestError) || pass.cursor === undefined) throw error;
-      log.warn({ job: run.job, list: spec.name, code: error.code, page: pass.page }, 'saved cursor refused; starting the pass again from the first page');
+      log.warn(
+        { job: run.job, list: spec.name, code: error.code, page: pass.page },
+        'saved cursor refused; starting the pass again from the first page',
+      );
       pass = run.newPass(passData({ ...data, cursors: undefined }));
       continue;
     }
     const items = pageItems(page, spec.items(page.value), spec.key);
     const times = items.map((item) => spec.timeOf?.(item.value));
-    const olderAt = data.stopBeforeMs === undefined ? -1 : times.findIndex((t) => t !== undefined && t < (data.stopBeforeMs as number));
+    const olderAt =
+      data.stopBeforeMs === undefined
+        ? -1
+        : times.findIndex((t) => t !== undefined && t < (data.stopBeforeMs as number));
     const reached = olderAt >= 0 ? items.slice(0, olderAt) : items;
     const inScope = reached.filter((_, i) => data.untilMs === undefined || (times[i] ?? 0) <= (data.untilMs as number));
     const outcome = await spec.handle(inScope, page, run.origin(pass));
@@ -104,7 +113,10 @@ export async function runPass<Page extends ListPage, Item>(run: JobRun, spec: Pa
         { job: run.job, list: spec.name, endpoint: error.endpoint, page: pass.page },
         'cursor handed out twice; the pass ends here and the next run starts afresh',
       );
-      await run.commit([...outcome.records, cursorLoopRecord(run, error, pass.page)], { pass: undefined, state: outcome.state });
+      await run.commit([...outcome.records, cursorLoopRecord(run, error, pass.page)], {
+        pass: undefined,
+        state: outcome.state,
+      });
       outcome.afterCommit?.();
       throw error;
     }
@@ -113,7 +125,12 @@ export async function runPass<Page extends ListPage, Item>(run: JobRun, spec: Pa
       outcome.afterCommit?.();
       return summary;
     }
-    pass = { ...pass, cursor: next, page: pass.page + 1, data: passData({ ...data, ...summary, cursors: trail.saved() }) };
+    pass = {
+      ...pass,
+      cursor: next,
+      page: pass.page + 1,
+      data: passData({ ...data, ...summary, cursors: trail.saved() }),
+    };
     await run.commit(outcome.records, { pass, state: outcome.state });
     outcome.afterCommit?.();
     pass = run.checkpoint.pass ?? pass;
@@ -129,7 +146,14 @@ function cursorLoopRecord(run: JobRun, error: CursorLoopError, page: number): Bu
     endpoint: error.endpoint,
     cursor: error.cursor,
   };
-  return syncRecord('data_quality', run.scope === '' ? 'sync' : run.scope, finding, undefined, undefined, run.origin(undefined));
+  return syncRecord(
+    'data_quality',
+    run.scope === '' ? 'sync' : run.scope,
+    finding,
+    undefined,
+    undefined,
+    run.origin(undefined),
+  );
 }
 
 function summarise(data: PassData, times: ReadonlyArray<number | undefined>, open: readonly number[]): PassSummary {
@@ -150,7 +174,9 @@ function passData(data: PassData): Json {
 function readPassData(data: Json | undefined): PassData {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return {};
   const number = (value: Json | undefined): number | undefined => (typeof value === 'number' ? value : undefined);
-  const cursors = Array.isArray(data.cursors) ? data.cursors.filter((c): c is string => typeof c === 'string') : undefined;
+  const cursors = Array.isArray(data.cursors)
+    ? data.cursors.filter((c): c is string => typeof c === 'string')
+    : undefined;
   return {
     stopBeforeMs: number(data.stopBeforeMs),
     untilMs: number(data.untilMs),

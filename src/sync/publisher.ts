@@ -63,8 +63,14 @@ function digest(key: string): Buffer {
   return hash('sha1', key, 'buffer');
 }
 
-/** Publishes records to their kinds' topics; resolves once the bus says all of them are durable. `signal` cancels (a stopping job). */
-export async function publishAll(bus: Bus, topics: TopicCatalogue, records: readonly ReceivedRecord[], signal?: AbortSignal): Promise<void> {
+/** Publishes records to their kinds' topics; resolves once the bus says all of them are durable. `signal` cancels (a
+ * stopping job). */
+export async function publishAll(
+  bus: Bus,
+  topics: TopicCatalogue,
+  records: readonly ReceivedRecord[],
+  signal?: AbortSignal,
+): Promise<void> {
   const byTopic = new Map<string, ReceivedRecord[]>();
   for (const record of records) {
     const topic = topics.topicFor(record.kind);

@@ -11,7 +11,8 @@ export interface SyncOrigin {
   page: number;
 }
 
-/** What a sync record of kind K is made of: the REST item as the client parsed it, or (gaps, findings) the payload itself. */
+/** What a sync record of kind K is made of: the REST item as the client parsed it, or (gaps, findings) the payload
+ * itself. */
 export type SyncSource<K extends RecordKind> = K extends keyof SyncSources ? SyncSources[K] : Payload<K>;
 
 /**
@@ -56,7 +57,8 @@ const OBSERVATION: Partial<Record<RecordKind, (payload: Fields) => Array<Json | 
   // An entry has no state field: its content tells two observations apart (not the list that carried it).
   lookup: (p) => [p.map, p.key, isFields(p.entry) ? contentDigest(p.entry) : keyPart(p.entry)],
   category: (p) => [p.slug, isFields(p.answer) ? contentDigest(p.answer) : keyPart(p.answer)],
-  // A batch and its withdrawal change under one hash (status, times, withdrawal states): its content tells the reads apart.
+  // A batch and its withdrawal change under one hash (status, times, withdrawal states): its content tells the reads
+  // apart.
   account_batch: (p) => [p.batch_hash, contentDigest(p)],
 };
 

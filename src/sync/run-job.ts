@@ -9,7 +9,8 @@ import { publishAll } from './publisher.ts';
 import { syncRecord } from './records.ts';
 import { JobRun, SliceComplete, type ProgressListener } from './run.ts';
 
-/** `done`: the resource was read to its end; `partial`: the slice ran out of pages mid-pass; `unavailable`: not offered here. */
+/** `done`: the resource was read to its end; `partial`: the slice ran out of pages mid-pass; `unavailable`: not offered
+ * here. */
 export type JobOutcome = 'done' | 'partial' | 'unavailable';
 
 export interface JobReport {
@@ -95,16 +96,22 @@ export async function runSyncJob(deps: SyncDeps, name: JobName, options: RunJobO
       await recordUnavailable(run, error, start?.unavailable);
       return report('unavailable', run);
     }
-    await run.end('failed', { error: error instanceof Error ? error.message : String(error) }).catch((saveError: unknown) => {
-      deps.logger.warn({ job: name, err: saveError }, 'could not save the failed status');
-    });
+    await run
+      .end('failed', { error: error instanceof Error ? error.message : String(error) })
+      .catch((saveError: unknown) => {
+        deps.logger.warn({ job: name, err: saveError }, 'could not save the failed status');
+      });
     throw error;
   }
   await run.end('done');
   return report('done', run);
 }
 
-async function recordUnavailable(run: JobRun, error: NotOfferedError, previous: Unavailability | undefined): Promise<void> {
+async function recordUnavailable(
+  run: JobRun,
+  error: NotOfferedError,
+  previous: Unavailability | undefined,
+): Promise<void> {
   const { deps } = run;
   const now = new Date(deps.now()).toISOString();
   const code = error.code ?? `http_${error.status}`;
@@ -114,7 +121,10 @@ async function recordUnavailable(run: JobRun, error: NotOfferedError, previous: 
     checkedAt: now,
     retryAt: new Date(deps.now() + deps.tuning.unavailableRetryMs).toISOString(),
   };
-  deps.logger.warn({ job: run.job, code, endpoint: error.endpoint, retryAt: unavailable.retryAt }, 'endpoint not offered by this venue; asking again later');
+  deps.logger.warn(
+    { job: run.job, code, endpoint: error.endpoint, retryAt: unavailable.retryAt },
+    'endpoint not offered by this venue; asking again later',
+  );
   await publishAll(deps.bus, deps.topics, [gapRecord(run, error, code, previous?.checkedAt ?? now, now)]);
   await run.end('unavailable', { unavailable });
 }

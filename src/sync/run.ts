@@ -62,7 +62,11 @@ export class JobRun {
     this.#maxPages = options.maxPages;
     this.#endsAtMs = options.maxMs === undefined ? undefined : deps.now() + options.maxMs;
     this.republish = options.republish ?? false;
-    this.#checkpoint = options.start ?? { version: 0, status: 'running', updatedAt: new Date(deps.now()).toISOString() };
+    this.#checkpoint = options.start ?? {
+      version: 0,
+      status: 'running',
+      updatedAt: new Date(deps.now()).toISOString(),
+    };
   }
 
   get checkpoint(): Checkpoint {
@@ -80,7 +84,13 @@ export class JobRun {
   }
 
   newPass(data?: Json): PassProgress {
-    return { runId: randomUUID(), page: 0, records: 0, startedAt: new Date(this.deps.now()).toISOString(), ...(data === undefined ? {} : { data }) };
+    return {
+      runId: randomUUID(),
+      page: 0,
+      records: 0,
+      startedAt: new Date(this.deps.now()).toISOString(),
+      ...(data === undefined ? {} : { data }),
+    };
   }
 
   origin(pass: PassProgress | undefined): SyncOrigin {
@@ -113,7 +123,11 @@ export class JobRun {
   }
 
   private async save(status: CheckpointStatus, fields: Partial<Checkpoint>): Promise<void> {
-    const next: Checkpoint = { version: this.#checkpoint.version + 1, status, updatedAt: new Date(this.deps.now()).toISOString() };
+    const next: Checkpoint = {
+      version: this.#checkpoint.version + 1,
+      status,
+      updatedAt: new Date(this.deps.now()).toISOString(),
+    };
     if (fields.pass) next.pass = fields.pass;
     if (fields.state !== undefined) next.state = fields.state;
     if (fields.unavailable) next.unavailable = fields.unavailable;

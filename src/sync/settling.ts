@@ -70,8 +70,14 @@ export class ProvisionalSince {
   }
 }
 
-/** Settled unless still provisional: `provisionalSinceMs` from `ProvisionalSince.observe` (undefined: not provisional, or not tracked). */
-function provisionalOpen(status: string | undefined, provisionalSinceMs: number | undefined, nowMs: number, tuning: Tuning): boolean | undefined {
+/** Settled unless still provisional: `provisionalSinceMs` from `ProvisionalSince.observe` (undefined: not provisional,
+ * or not tracked). */
+function provisionalOpen(
+  status: string | undefined,
+  provisionalSinceMs: number | undefined,
+  nowMs: number,
+  tuning: Tuning,
+): boolean | undefined {
   if (!isProvisional(status)) return undefined;
   // Not observed by a tracker: open for the whole grace from now, i.e. open.
   return provisionalSinceMs === undefined || nowMs - provisionalSinceMs <= tuning.lateFillGraceMs;
@@ -89,7 +95,12 @@ export function fillSettled(fill: Fill, nowMs: number, tuning: Tuning): boolean 
 }
 
 /** An ORDER activity mirrors its order's status; other activities (deposits, splits) settle as CONFIRMED or FAILED. */
-export function activitySettled(activity: Activity, nowMs: number, tuning: Tuning, provisionalSinceMs?: number): boolean {
+export function activitySettled(
+  activity: Activity,
+  nowMs: number,
+  tuning: Tuning,
+  provisionalSinceMs?: number,
+): boolean {
   const open = provisionalOpen(activity.status, provisionalSinceMs, nowMs, tuning);
   if (open !== undefined) return !open;
   if (beyondHorizon(timeMs(activity.created_at), nowMs, tuning)) return true;
@@ -100,7 +111,11 @@ export function activitySettled(activity: Activity, nowMs: number, tuning: Tunin
  * A late fill is listed with its `executed_at` before the cancel that it turned (§3.1), possibly
  * below a fill list's frontier: a fill list's frontier never passes `now − lateFillGraceMs`.
  */
-export function lateFillFloor(frontierMs: number | undefined, passStartMs: number, deps: Pick<SyncDeps, 'tuning'>): number {
+export function lateFillFloor(
+  frontierMs: number | undefined,
+  passStartMs: number,
+  deps: Pick<SyncDeps, 'tuning'>,
+): number {
   const floor = passStartMs - deps.tuning.lateFillGraceMs;
   return frontierMs === undefined ? floor : Math.min(frontierMs, floor);
 }

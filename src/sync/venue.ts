@@ -66,10 +66,26 @@ export function createSyncVenue(options: SyncVenueOptions): SyncVenue {
   const token = typeof options.token === 'function' ? options.token : fixedToken(options.token);
   const random = options.random ?? Math.random;
   // One connection pool for every reader of the venue.
-  const ownPool = options.dispatcher === undefined ? new Agent({ keepAliveTimeout: 30_000, connections: 16 }) : undefined;
+  const ownPool =
+    options.dispatcher === undefined ? new Agent({ keepAliveTimeout: 30_000, connections: 16 }) : undefined;
   const dispatcher = options.dispatcher ?? (ownPool as Agent);
-  const common = { baseUrl: options.baseUrl, availability, clock, logger, dispatcher, retry: options.retry, random, reachability: options.reachability };
-  const client = new VenueClient({ ...common, token, limiter, pnlRetry: options.pnlRetry, positionsRetry: options.positionsRetry });
+  const common = {
+    baseUrl: options.baseUrl,
+    availability,
+    clock,
+    logger,
+    dispatcher,
+    retry: options.retry,
+    random,
+    reachability: options.reachability,
+  };
+  const client = new VenueClient({
+    ...common,
+    token,
+    limiter,
+    pnlRetry: options.pnlRetry,
+    positionsRetry: options.positionsRetry,
+  });
   const catalogue = options.catalogueWithToken ? client : new VenueClient({ ...common, limiter });
   return {
     client,

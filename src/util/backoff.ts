@@ -53,7 +53,11 @@ export interface RetryOptions {
 }
 
 /** For as long as it takes (nothing is dropped), unless `giveUp` is aborted (a stop past its deadline). */
-export async function retryForever<T>(operation: () => Promise<T>, hooks: RetryHooks, options: RetryOptions = {}): Promise<T> {
+export async function retryForever<T>(
+  operation: () => Promise<T>,
+  hooks: RetryHooks,
+  options: RetryOptions = {},
+): Promise<T> {
   const { shape = { firstMs: 100, maxMs: 30_000 }, clock = systemClock, random = Math.random } = options;
   let attempt = 0;
   for (;;) {

@@ -4,7 +4,9 @@
  * unhandled stream error would end the process before the job flushed what it holds. Output is
  * secondary to the job: once a stream is closed, what would go there is dropped.
  */
-export function keepRunningWhenOutputCloses(streams: readonly NodeJS.WritableStream[] = [process.stdout, process.stderr]): void {
+export function keepRunningWhenOutputCloses(
+  streams: readonly NodeJS.WritableStream[] = [process.stdout, process.stderr],
+): void {
   for (const stream of streams) {
     if (stream.listeners('error').includes(dropOutput)) continue;
     stream.on('error', dropOutput);

@@ -17,7 +17,8 @@ export class DigestRing {
   #size = 0;
 
   constructor(readonly capacity: number) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`DigestRing capacity must be a positive integer, got ${capacity}`);
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new RangeError(`DigestRing capacity must be a positive integer, got ${capacity}`);
     this.#ring = new Uint32Array(capacity * 4);
     // At most half full, so a probe stays short.
     let slots = 2;

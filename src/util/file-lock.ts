@@ -25,7 +25,9 @@ export function lockStateFile(path: string, what: string, setting: string): void
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const owner = Number(readFileSync(lock, 'utf8').trim());
       if (Number.isSafeInteger(owner) && owner > 0 && owner !== process.pid && alive(owner)) {
-        throw new SettingError(`${what} ${path} is in use by process ${owner}: give each process its own file (${setting})`);
+        throw new SettingError(
+          `${what} ${path} is in use by process ${owner}: give each process its own file (${setting})`,
+        );
       }
       rmSync(lock, { force: true }); // left by a process that is gone
     }

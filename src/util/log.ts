@@ -22,13 +22,19 @@ export function createLogger(name: string, level = process.env.TAPEHOUSE_LOG_LEV
   // stderr closed under us (a pipe whose reader exited): logs are dropped, the process goes on.
   destination.on('error', dropOutput);
   return pino(
-    { name, level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, formatters: { log: (object) => scrub(object, 0) as Record<string, unknown> } },
+    {
+      name,
+      level,
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      formatters: { log: (object) => scrub(object, 0) as Record<string, unknown> },
+    },
     destination,
   );
 }
 
 /** Keys whose values are credentials at any depth and in any case (REDACT_PATHS names only the usual places). */
-const SECRET_KEY = /^(authorization|proxy-authorization|token|access_token|password|passwd|secret|cookie|set-cookie|x-clickhouse-key)$/i;
+const SECRET_KEY =
+  /^(authorization|proxy-authorization|token|access_token|password|passwd|secret|cookie|set-cookie|x-clickhouse-key)$/i;
 /** A bearer or basic credential, or the user:password@ of a URL, inside a longer string. */
 const SECRET_IN_TEXT = /\b(Bearer|Basic)\s+[\w\-.~+/]+=*|(?<=\/\/[^/\s:@]+:)[^/\s@]+(?=@)/g;
 
@@ -38,7 +44,10 @@ const SECRET_IN_TEXT = /\b(Bearer|Basic)\s+[\w\-.~+/]+=*|(?<=\/\/[^/\s:@]+:)[^/\
  * changes, so the objects the code logs are never altered.
  */
 function scrub(value: unknown, depth: number): unknown {
-  if (typeof value === 'string') return value.replace(SECRET_IN_TEXT, (match, scheme: string | undefined) => (scheme ? `${scheme} [redacted]` : '[redacted]'));
+  if (typeof value === 'string')
+    return value.replace(SECRET_IN_TEXT, (match, scheme: string | undefined) =>
+      scheme ? `${scheme} [redacted]` : '[redacted]',
+    );
   if (depth > 8 || typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) {
     const items = value.map((item) => scrub(item, depth + 1));
@@ -48,7 +57,8 @@ function scrub(value: unknown, depth: number): unknown {
   if (proto !== Object.prototype && proto !== null) return value;
   let copy: Record<string, unknown> | undefined;
   for (const [key, inner] of Object.entries(value)) {
-    const scrubbed = SECRET_KEY.test(key) && inner !== undefined && inner !== null ? '[redacted]' : scrub(inner, depth + 1);
+    const scrubbed =
+      SECRET_KEY.test(key) && inner !== undefined && inner !== null ? '[redacted]' : scrub(inner, depth + 1);
     if (scrubbed !== inner) (copy ??= { ...value })[key] = scrubbed;
   }
   return copy ?? value;

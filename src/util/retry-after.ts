@@ -4,7 +4,10 @@
  * `after_seconds` may have them), or an HTTP date, counted from the wall clock. Undefined when
  * absent or unreadable; never negative.
  */
-export function parseRetryAfter(value: string | readonly string[] | null | undefined, wallNowMs = Date.now()): number | undefined {
+export function parseRetryAfter(
+  value: string | readonly string[] | null | undefined,
+  wallNowMs = Date.now(),
+): number | undefined {
   const text = (typeof value === 'string' ? value : value?.[0])?.trim();
   if (!text) return undefined;
   if (/^\d+(\.\d+)?$/.test(text)) return Number(text);

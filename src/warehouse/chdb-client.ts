@@ -47,7 +47,9 @@ export async function openChdbSession(dataDir: string): Promise<ChdbSession> {
   }
   // chdb types its connection against the deprecated @clickhouse/client-common; the runtime
   // contract is the one @clickhouse/client ≥ 1.23 expects, so the cast is confined here.
-  const guarded = new SettingsGuardedConnection(connection) as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'];
+  const guarded = new SettingsGuardedConnection(connection) as unknown as NonNullable<
+    Parameters<typeof createClient>[0]
+  >['connection'];
   const client = createClient({ connection: guarded });
   try {
     for (const statement of CHDB_SESSION_SETTINGS) await client.command({ query: statement });

@@ -64,7 +64,9 @@ export class ChdbReadSessions implements ReadExecutor {
       const hasParams = Object.keys(params).length > 0;
       const options = { format: request.format };
       const whole = async (): Promise<ReadChunk> => {
-        const result = hasParams ? await session.queryBindAsync(request.sql, params, options) : await session.queryAsync(request.sql, options);
+        const result = hasParams
+          ? await session.queryBindAsync(request.sql, params, options)
+          : await session.queryAsync(request.sql, options);
         return { data: Buffer.from(result.bytes()), rows: result.rowsRead };
       };
       if (mode.kind === 'whole') {
@@ -73,7 +75,9 @@ export class ChdbReadSessions implements ReadExecutor {
       }
       let first = true;
       try {
-        const chunks = hasParams ? session.queryStreamBind(request.sql, params, options) : session.queryStream(request.sql, options);
+        const chunks = hasParams
+          ? session.queryStreamBind(request.sql, params, options)
+          : session.queryStream(request.sql, options);
         for await (const chunk of chunks) {
           let data = Buffer.from(chunk.raw());
           if (!first && mode.kind === 'strip') data = data.subarray(mode.headerLength(data));
@@ -112,9 +116,12 @@ export class ChdbReadSessions implements ReadExecutor {
     this.#info ??= (async () => {
       const session = await this.#lease('system');
       try {
-        const text = async (sql: string) => Buffer.from((await session.queryAsync(sql, { format: 'TSV' })).bytes()).toString('utf8');
+        const text = async (sql: string) =>
+          Buffer.from((await session.queryAsync(sql, { format: 'TSV' })).bytes()).toString('utf8');
         const version = (await text('SELECT version()')).trim();
-        const tableFunctions = (await text('SELECT name FROM system.table_functions ORDER BY name')).split('\n').filter(Boolean);
+        const tableFunctions = (await text('SELECT name FROM system.table_functions ORDER BY name'))
+          .split('\n')
+          .filter(Boolean);
         return { version, tableFunctions };
       } finally {
         this.#release('system', session, true);

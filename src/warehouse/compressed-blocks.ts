@@ -91,7 +91,11 @@ export function decompressBlocks(input: Buffer, verify = true): Buffer {
     const size = input.readUInt32LE(at + CHECKSUM_BYTES + 1);
     const decompressedSize = input.readUInt32LE(at + CHECKSUM_BYTES + 5);
     if (size < HEADER_BYTES || size > MAX_BLOCK_BYTES || decompressedSize > MAX_BLOCK_BYTES) {
-      throw new QueryRefused(39, 'TOO_LARGE_SIZE_COMPRESSED', `Too large size_compressed_without_checksum: ${size}. Most likely corrupted data.`);
+      throw new QueryRefused(
+        39,
+        'TOO_LARGE_SIZE_COMPRESSED',
+        `Too large size_compressed_without_checksum: ${size}. Most likely corrupted data.`,
+      );
     }
     const end = at + CHECKSUM_BYTES + size;
     if (end > input.length) throw corrupted('the last compressed block is cut short');
@@ -113,7 +117,11 @@ export function decompressBlocks(input: Buffer, verify = true): Buffer {
       if (out.length !== decompressedSize) throw corrupted('an LZ4 block does not decompress to its stated size');
       parts.push(Buffer.from(out));
     } else if (method === METHOD_ZSTD) {
-      throw new QueryRefused(48, 'NOT_IMPLEMENTED', 'ZSTD compressed blocks are not supported by this endpoint; use LZ4');
+      throw new QueryRefused(
+        48,
+        'NOT_IMPLEMENTED',
+        'ZSTD compressed blocks are not supported by this endpoint; use LZ4',
+      );
     } else {
       throw new QueryRefused(89, 'UNKNOWN_COMPRESSION_METHOD', `Unknown compression method: ${method}`);
     }

@@ -23,7 +23,10 @@ export async function serveEmbeddedEndpoint(
   const { dataDir } = warehouse.target;
   const readers = new ChdbReadSessions(chdbPathOf(dataDir));
   // Query time is observed around the executor (metrics), not inside the endpoint.
-  const endpoint = await startHttpEndpoint(options.onQuery ? timedExecutor(readers, options.onQuery) : readers, options);
+  const endpoint = await startHttpEndpoint(
+    options.onQuery ? timedExecutor(readers, options.onQuery) : readers,
+    options,
+  );
   writeEndpointFile(dataDir, { url: endpoint.url, pid: process.pid, started_at: new Date().toISOString() });
   const removeOnExit = () => removeEndpointFile(dataDir);
   process.on('exit', removeOnExit);

@@ -4,7 +4,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { constants as zlibConstants, createBrotliCompress, createDeflate, createGzip, type BrotliCompress, type Deflate, type Gzip } from 'node:zlib';
+import {
+  constants as zlibConstants,
+  createBrotliCompress,
+  createDeflate,
+  createGzip,
+  type BrotliCompress,
+  type Deflate,
+  type Gzip,
+} from 'node:zlib';
 import { CompressedBlockWriter } from './compressed-blocks.ts';
 import { describeError, httpStatusOf } from './http-errors.ts';
 
@@ -66,7 +74,11 @@ export function contentTypeOf(format: string): string {
   if (name.startsWith('json')) return 'application/json; charset=UTF-8';
   if (name.startsWith('tabseparated') || name.startsWith('tsv')) return 'text/tab-separated-values; charset=UTF-8';
   if (name.startsWith('csv')) return `text/csv; charset=UTF-8; header=${name.includes('names') ? 'present' : 'absent'}`;
-  if (['native', 'rowbinary', 'parquet', 'arrow', 'arrowstream', 'orc', 'avro', 'msgpack'].some((binary) => name.startsWith(binary))) {
+  if (
+    ['native', 'rowbinary', 'parquet', 'arrow', 'arrowstream', 'orc', 'avro', 'msgpack'].some((binary) =>
+      name.startsWith(binary),
+    )
+  ) {
     return 'application/octet-stream';
   }
   return 'text/plain; charset=UTF-8';
@@ -138,7 +150,9 @@ export class QueryAnswer {
     this.#response = response;
     this.#options = options;
     const accepted = request.headers['accept-encoding'];
-    this.#encoding = options.httpCompression ? chooseHttpEncoding(Array.isArray(accepted) ? accepted.join(',') : (accepted ?? '')) : undefined;
+    this.#encoding = options.httpCompression
+      ? chooseHttpEncoding(Array.isArray(accepted) ? accepted.join(',') : (accepted ?? ''))
+      : undefined;
     this.#blocks = options.compressBlocks ? new CompressedBlockWriter() : undefined;
   }
 
@@ -189,20 +203,37 @@ export class QueryAnswer {
       this.#response.setHeader('X-ClickHouse-Exception-Code', String(code));
       const text = Buffer.from(message.endsWith('\n') ? message : `${message}\n`);
       if (this.#encoding) {
-        this.#writeHead(httpStatusOf(code), { 'Content-Type': 'text/plain; charset=UTF-8', 'Content-Encoding': this.#encoding });
+        this.#writeHead(httpStatusOf(code), {
+          'Content-Type': 'text/plain; charset=UTF-8',
+          'Content-Encoding': this.#encoding,
+        });
         this.#encoder = createEncoder(this.#encoding);
         this.#encoder.pipe(this.#response);
         this.#encoder.end(text);
         await once(this.#response, 'finish');
       } else {
-        this.#writeHead(httpStatusOf(code), { 'Content-Type': 'text/plain; charset=UTF-8', 'Content-Length': text.length });
+        this.#writeHead(httpStatusOf(code), {
+          'Content-Type': 'text/plain; charset=UTF-8',
+          'Content-Length': text.length,
+        });
         await this.#end(text);
       }
       return;
     }
     // Data went out with status 200: the error goes into the body, and the answer is broken off.
     this.#blocks?.discard();
-    const overhead = 2 + EXCEPTION_MARKER.length + 2 + EXCEPTION_TAG_LENGTH + 2 + 8 + 1 + EXCEPTION_TAG_LENGTH + 2 + EXCEPTION_MARKER.length + 2;
+    const overhead =
+      2 +
+      EXCEPTION_MARKER.length +
+      2 +
+      EXCEPTION_TAG_LENGTH +
+      2 +
+      8 +
+      1 +
+      EXCEPTION_TAG_LENGTH +
+      2 +
+      EXCEPTION_MARKER.length +
+      2;
     let text = Buffer.from(message)
       .subarray(0, MAX_EXCEPTION_BYTES - overhead)
       .toString('utf8');

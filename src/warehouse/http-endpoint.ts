@@ -81,7 +81,10 @@ const ANSWER_SETTINGS = new Set([
   'http_write_exception_in_output_format',
 ]);
 
-export async function startHttpEndpoint(executor: ReadExecutor, options: HttpEndpointOptions = {}): Promise<HttpEndpoint> {
+export async function startHttpEndpoint(
+  executor: ReadExecutor,
+  options: HttpEndpointOptions = {},
+): Promise<HttpEndpoint> {
   const limits = options.limits ?? DEFAULT_LIMITS;
   const engine = { version: await executor.serverVersion(), tableFunctions: new Set(await executor.tableFunctions()) };
   const { routes } = options;
@@ -112,7 +115,13 @@ interface Engine {
   tableFunctions: ReadonlySet<string>;
 }
 
-async function handle(executor: ReadExecutor, engine: Engine, limits: QueryLimits, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function handle(
+  executor: ReadExecutor,
+  engine: Engine,
+  limits: QueryLimits,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   const url = new URL(request.url ?? '/', `http://${HOST}`);
   if (url.pathname === '/ping' || url.pathname === '/replicas_status') return sendText(response, 200, 'Ok.\n');
   if (url.pathname !== '/') return sendText(response, 404, `There is no handle ${url.pathname}\n`);
@@ -139,7 +148,11 @@ async function handle(executor: ReadExecutor, engine: Engine, limits: QueryLimit
 
   const revision = Number(params.get('client_protocol_version') ?? 0);
   if (!Number.isInteger(revision) || revision < 0) {
-    throw new QueryRefused(72, 'CANNOT_PARSE_NUMBER', `Cannot parse client_protocol_version ${params.get('client_protocol_version')}`);
+    throw new QueryRefused(
+      72,
+      'CANNOT_PARSE_NUMBER',
+      `Cannot parse client_protocol_version ${params.get('client_protocol_version')}`,
+    );
   }
   const headerFormat = header(request, 'x-clickhouse-format');
   const defaultFormat = headerFormat || params.get('default_format') || 'TabSeparated';
@@ -147,7 +160,12 @@ async function handle(executor: ReadExecutor, engine: Engine, limits: QueryLimit
   const format = clauseFormat ?? defaultFormat;
   const native = format.toLowerCase() === 'native' && revision > 0;
   const nativeRequest = { revision, binaryTypes: settings.output_format_native_encode_types_in_binary_format === '1' };
-  const prepared = prepareReadOnlyQuery(query, native ? { ...settings, ...nativeQuerySettings(nativeRequest) } : settings, limits, engine.tableFunctions);
+  const prepared = prepareReadOnlyQuery(
+    query,
+    native ? { ...settings, ...nativeQuerySettings(nativeRequest) } : settings,
+    limits,
+    engine.tableFunctions,
+  );
   const queryParams = bindQueryParameters(prepared.sql, rawParams);
 
   const answer = new QueryAnswer(request, response, {
@@ -155,7 +173,10 @@ async function handle(executor: ReadExecutor, engine: Engine, limits: QueryLimit
     queryId: params.get('query_id') || header(request, 'x-clickhouse-query-id') || randomUUID(),
     compressBlocks: params.get('compress') === '1',
     httpCompression: flag(answerSettings.enable_http_compression),
-    holdBytes: Math.max(Number(params.get('buffer_size') ?? answerSettings.http_response_buffer_size ?? 0) || 0, DEFAULT_BUFFER_BYTES),
+    holdBytes: Math.max(
+      Number(params.get('buffer_size') ?? answerSettings.http_response_buffer_size ?? 0) || 0,
+      DEFAULT_BUFFER_BYTES,
+    ),
     waitEndOfQuery: flag(params.get('wait_end_of_query') ?? answerSettings.http_wait_end_of_query),
     displayName: 'tapehouse',
     version: engine.version,
@@ -192,15 +213,24 @@ function flag(value: string | null | undefined): boolean {
   return value === '1' || value === 'true';
 }
 
-async function readBody(request: IncomingMessage, params: URLSearchParams, answerSettings: Record<string, string>): Promise<string> {
+async function readBody(
+  request: IncomingMessage,
+  params: URLSearchParams,
+  answerSettings: Record<string, string>,
+): Promise<string> {
   if ((header(request, 'content-type') ?? '').startsWith('multipart/')) {
-    throw new QueryRefused(48, 'NOT_IMPLEMENTED', 'external tables (multipart request bodies) are not supported by this read-only endpoint');
+    throw new QueryRefused(
+      48,
+      'NOT_IMPLEMENTED',
+      'external tables (multipart request bodies) are not supported by this read-only endpoint',
+    );
   }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new QueryRefused(229, 'QUERY_IS_TOO_LARGE', `Request body over ${MAX_BODY_BYTES} bytes`);
+    if (size > MAX_BODY_BYTES)
+      throw new QueryRefused(229, 'QUERY_IS_TOO_LARGE', `Request body over ${MAX_BODY_BYTES} bytes`);
     chunks.push(chunk as Buffer);
   }
   let raw: Buffer = Buffer.concat(chunks);

@@ -90,22 +90,36 @@ export interface ConflictQuery {
 export const IDENTITY_CONFLICT = 'identity_conflict';
 
 /** The conflicts of one table's natural key. */
-export async function findConflicts(client: ClickHouseClient, spec: NaturalKey, query: ConflictQuery = {}): Promise<IdentityConflict[]> {
+export async function findConflicts(
+  client: ClickHouseClient,
+  spec: NaturalKey,
+  query: ConflictQuery = {},
+): Promise<IdentityConflict[]> {
   const types = await columnTypes(client, spec.table);
   if (types.size === 0) return [];
   const all = [...spec.key, ...spec.immutable];
-  for (const column of all) if (!isIdentifier(column) || !types.has(column)) throw new Error(`${spec.table}.${column}: no such column for its natural key`);
+  for (const column of all)
+    if (!isIdentifier(column) || !types.has(column))
+      throw new Error(`${spec.table}.${column}: no such column for its natural key`);
   const table = `${DATABASE}.${spec.table}`;
   const keyTuple = `tuple(${spec.key.join(', ')})`;
-  const filters = spec.key.filter((column) => isText(types.get(column)!) && !spec.optional?.includes(column)).map((column) => `${column} != ''`);
+  const filters = spec.key
+    .filter((column) => isText(types.get(column)!) && !spec.optional?.includes(column))
+    .map((column) => `${column} != ''`);
   if (query.account !== undefined && spec.key.includes('account')) filters.push('account = {account:String}');
   if (query.receivedSinceMs !== undefined) {
-    filters.push(`${keyTuple} IN (SELECT ${keyTuple} FROM ${table} WHERE _received_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC'))`);
+    filters.push(
+      `${keyTuple} IN (SELECT ${keyTuple} FROM ${table} WHERE _received_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC'))`,
+    );
     if (spec.lookBack && isIdentifier(spec.lookBack.column)) {
-      filters.push(`${spec.lookBack.column} >= fromUnixTimestamp64Milli({since:Int64}, 'UTC') - INTERVAL ${Math.floor(spec.lookBack.days)} DAY`);
+      filters.push(
+        `${spec.lookBack.column} >= fromUnixTimestamp64Milli({since:Int64}, 'UTC') - INTERVAL ${Math.floor(spec.lookBack.days)} DAY`,
+      );
     }
   }
-  const distinct = spec.immutable.map((column) => `uniqExactIf(${column}, ${present(column, types.get(column)!)}) AS n_${column}`);
+  const distinct = spec.immutable.map(
+    (column) => `uniqExactIf(${column}, ${present(column, types.get(column)!)}) AS n_${column}`,
+  );
   const time = spec.immutable.find((column) => types.get(column)!.includes('DateTime'));
   const sql = `
 SELECT ${spec.key.map((column) => `toString(${column}) AS k_${column}`).join(', ')},
@@ -133,7 +147,9 @@ ORDER BY ${spec.key.join(', ')}`;
     table: spec.table,
     // An optional part the venue left out ('') is no part of the id.
     key: Object.fromEntries(
-      spec.key.map((column) => [column, String(row[`k_${column}`])]).filter(([column, value]) => value !== '' || !spec.optional?.includes(column!)),
+      spec.key
+        .map((column) => [column, String(row[`k_${column}`])])
+        .filter(([column, value]) => value !== '' || !spec.optional?.includes(column!)),
     ),
     tokenIds: (row.tokens as string[]).filter((token) => token !== '').sort(),
     rows: Number(row.rows),

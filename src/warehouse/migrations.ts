@@ -85,7 +85,10 @@ export interface MigrateResult {
  * directory is built from the baseline: it is chDB's own rendering of the schema, checked against
  * the migrations on chDB; a server, possibly of another ClickHouse version, gets the migrations.
  */
-export function migrateWarehouse(warehouse: { target: WarehouseTarget; client: ClickHouseClient }): Promise<MigrateResult> {
+export function migrateWarehouse(warehouse: {
+  target: WarehouseTarget;
+  client: ClickHouseClient;
+}): Promise<MigrateResult> {
   const baseline = warehouse.target.kind === 'chdb' ? readBaseline() : undefined;
   return migrate(warehouse.client, loadMigrations(), storageOptionsFor(warehouse.target), baseline);
 }
@@ -101,7 +104,10 @@ export async function migrate(
   const byVersion = new Map(migrations.map((m) => [m.version, m]));
   for (const done of applied) {
     const file = byVersion.get(done.version);
-    if (!file) throw new MigrationError(`migration ${pad(done.version)}_${done.name} is applied but its file is missing from sql/`);
+    if (!file)
+      throw new MigrationError(
+        `migration ${pad(done.version)}_${done.name} is applied but its file is missing from sql/`,
+      );
     if (file.checksum !== done.checksum) {
       throw new MigrationError(
         `${file.file} changed after it was applied (applied sha256 ${done.checksum.slice(0, 12)}…, file ${file.checksum.slice(0, 12)}…). ` +
@@ -112,7 +118,10 @@ export async function migrate(
   const highest = applied.reduce((max, m) => Math.max(max, m.version), 0);
   const appliedVersions = new Set(applied.map((m) => m.version));
   const late = migrations.find((m) => !appliedVersions.has(m.version) && m.version < highest);
-  if (late) throw new MigrationError(`${late.file} is numbered below ${pad(highest)}, which is already applied; renumber it above ${pad(highest)}`);
+  if (late)
+    throw new MigrationError(
+      `${late.file} is numbered below ${pad(highest)}, which is already applied; renumber it above ${pad(highest)}`,
+    );
 
   const usable = applied.length === 0 ? baselineFor(baseline, migrations) : undefined;
   const fromBaseline = usable !== undefined && (await applyBaseline(client, usable, storage));

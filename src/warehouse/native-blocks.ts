@@ -103,7 +103,10 @@ export class NativeTranscoder {
       if (binaryTypes) {
         parts.push(r.buf.subarray(typeStart, r.at));
       } else {
-        const name = revision < MIN_REVISION_WITH_TIME_ZONE_IN_DATETIME && type.name.startsWith('DateTime(') ? 'DateTime' : type.name;
+        const name =
+          revision < MIN_REVISION_WITH_TIME_ZONE_IN_DATETIME && type.name.startsWith('DateTime(')
+            ? 'DateTime'
+            : type.name;
         parts.push(binaryString(name));
       }
       if (revision >= MIN_REVISION_WITH_CUSTOM_SERIALIZATION) parts.push(Buffer.from([0]));

@@ -48,7 +48,8 @@ export class ByteReader {
     this.need(8);
     const value = this.buf.readBigUInt64LE(this.at);
     this.at += 8;
-    if (value > BigInt(Number.MAX_SAFE_INTEGER)) throw new QueryRefused(1001, 'STD_EXCEPTION', 'implausible size in a Native block');
+    if (value > BigInt(Number.MAX_SAFE_INTEGER))
+      throw new QueryRefused(1001, 'STD_EXCEPTION', 'implausible size in a Native block');
     return Number(value);
   }
   bytes(n: number): Buffer {
@@ -97,7 +98,19 @@ const FIXED: Record<number, [string, number]> = {
   0x32: ['Time', 4],
 };
 const DECIMAL_WIDTH: Record<number, number> = { 0x19: 4, 0x1a: 8, 0x1b: 16, 0x1c: 32 };
-const INTERVALS = ['Nanosecond', 'Microsecond', 'Millisecond', 'Second', 'Minute', 'Hour', 'Day', 'Week', 'Month', 'Quarter', 'Year'];
+const INTERVALS = [
+  'Nanosecond',
+  'Microsecond',
+  'Millisecond',
+  'Second',
+  'Minute',
+  'Hour',
+  'Day',
+  'Week',
+  'Month',
+  'Quarter',
+  'Year',
+];
 const UNSUPPORTED: Record<number, string> = {
   0x21: 'Set',
   0x24: 'Function',
@@ -299,7 +312,8 @@ function skipLowCardinality(r: ByteReader, inner: NativeType, rows: number): voi
   while (remaining > 0) {
     const flags = r.uint64();
     const width = INDEX_WIDTHS[flags & 0xff];
-    if (width === undefined) throw new QueryRefused(1001, 'STD_EXCEPTION', `unknown LowCardinality index type ${flags & 0xff}`);
+    if (width === undefined)
+      throw new QueryRefused(1001, 'STD_EXCEPTION', `unknown LowCardinality index type ${flags & 0xff}`);
     if (flags & HAS_ADDITIONAL_KEYS) skipData(r, keyType, r.uint64());
     const count = r.uint64();
     r.skip(count * width);

@@ -38,7 +38,12 @@ export interface QueryAccess {
 export async function openQueryRunner(target: WarehouseTarget, access: QueryAccess = {}): Promise<QueryRunner> {
   if (target.kind === 'server') {
     const warehouse = openServerWarehouse(target);
-    return runnerOver(warehouse.client, describeTarget(target), await hasTapehouseDatabase(warehouse.client), !access.allowWrites);
+    return runnerOver(
+      warehouse.client,
+      describeTarget(target),
+      await hasTapehouseDatabase(warehouse.client),
+      !access.allowWrites,
+    );
   }
   let warehouse: EmbeddedWarehouse;
   try {
@@ -48,9 +53,20 @@ export async function openQueryRunner(target: WarehouseTarget, access: QueryAcce
     const endpoint = await liveEndpoint(target.dataDir);
     if (!endpoint) throw new DataDirectoryBusy(target.dataDir, undefined);
     if (access.allowWrites)
-      throw new WritesRefused(`${target.dataDir} is held by process ${endpoint.pid} (a running job), whose endpoint is read-only: stop it first to write`);
-    const client = createClient({ url: endpoint.url, request_timeout: 300_000, log: { level: ClickHouseLogLevel.OFF } });
-    return runnerOver(client, `the endpoint ${endpoint.url} of process ${endpoint.pid}`, await hasTapehouseDatabase(client), false);
+      throw new WritesRefused(
+        `${target.dataDir} is held by process ${endpoint.pid} (a running job), whose endpoint is read-only: stop it first to write`,
+      );
+    const client = createClient({
+      url: endpoint.url,
+      request_timeout: 300_000,
+      log: { level: ClickHouseLogLevel.OFF },
+    });
+    return runnerOver(
+      client,
+      `the endpoint ${endpoint.url} of process ${endpoint.pid}`,
+      await hasTapehouseDatabase(client),
+      false,
+    );
   }
   const database = (await hasTapehouseDatabase(warehouse.client)) ? DATABASE : 'default';
   if (access.allowWrites) {
@@ -64,7 +80,8 @@ export async function openQueryRunner(target: WarehouseTarget, access: QueryAcce
     async run(statement, defaultFormat, params) {
       const format = statementFormat(statement) ?? defaultFormat;
       const chunks: Buffer[] = [];
-      for await (const chunk of readers.stream({ sql: statement, database, format, queryParams: params ?? {} })) chunks.push(chunk.data);
+      for await (const chunk of readers.stream({ sql: statement, database, format, queryParams: params ?? {} }))
+        chunks.push(chunk.data);
       return Buffer.concat(chunks);
     },
     async close() {

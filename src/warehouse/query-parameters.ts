@@ -16,7 +16,10 @@ import { tokenize } from './sql-lexer.ts';
 /** What chDB's binder takes: the value, or null for `\N`. */
 export type BoundParameter = string | null;
 
-export function bindQueryParameters(sql: string, raw: Readonly<Record<string, string>>): Record<string, BoundParameter> {
+export function bindQueryParameters(
+  sql: string,
+  raw: Readonly<Record<string, string>>,
+): Record<string, BoundParameter> {
   const types = placeholderTypes(sql);
   const bound: Record<string, BoundParameter> = {};
   for (const [name, text] of Object.entries(raw)) {
@@ -55,7 +58,8 @@ export function placeholderTypes(sql: string): Map<string, string> {
 }
 
 const WRAPPER = /^(?:Nullable|LowCardinality)\s*\((.*)\)$/is;
-const COMPOSITE = /^(?:Array|Map|Tuple|Nested|JSON|Object|Variant|Dynamic|Point|Ring|Polygon|MultiPolygon|LineString|MultiLineString)\b/i;
+const COMPOSITE =
+  /^(?:Array|Map|Tuple|Nested|JSON|Object|Variant|Dynamic|Point|Ring|Polygon|MultiPolygon|LineString|MultiLineString)\b/i;
 
 function isComposite(type: string): boolean {
   let inner = type.trim();

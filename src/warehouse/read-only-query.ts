@@ -231,7 +231,11 @@ function checkStatementKind(tokens: Token[]): void {
     throw new QueryRefused(62, 'SYNTAX_ERROR', `Syntax error: no statement starts with ${first?.text ?? 'that'}`);
   }
   if (!READ_STATEMENTS.has(kind)) {
-    throw new QueryRefused(164, 'READONLY', `Cannot execute query in readonly mode: this endpoint serves ${[...READ_STATEMENTS].join(', ')} only`);
+    throw new QueryRefused(
+      164,
+      'READONLY',
+      `Cannot execute query in readonly mode: this endpoint serves ${[...READ_STATEMENTS].join(', ')} only`,
+    );
   }
 }
 
@@ -247,7 +251,11 @@ function checkNoOutsideAccess(tokens: Token[], engineTableFunctions: ReadonlySet
     }
     if (tokens[i + 1]?.text !== '(') return;
     if (token.kind === 'word' && reachesOutside(token.text)) {
-      throw new QueryRefused(164, 'READONLY', `Cannot execute query in readonly mode: function ${token.text}() is not a table function this endpoint allows`);
+      throw new QueryRefused(
+        164,
+        'READONLY',
+        `Cannot execute query in readonly mode: function ${token.text}() is not a table function this endpoint allows`,
+      );
     }
     // A quoted function name (`file`, "url", or with escapes such as `\x66ile`) is a name like any
     // other to ClickHouse: allowed only when it is plainly written and reaches nothing outside.

@@ -61,14 +61,20 @@ export function renderBaseline(baseline: SchemaBaseline): string {
 /** What `client`'s `tapehouse` holds now, as a baseline of the applied migrations. */
 export async function dumpBaseline(client: ClickHouseClient): Promise<SchemaBaseline> {
   const covers = await (
-    await client.query({ query: `SELECT version, name, checksum FROM ${DATABASE}.schema_migrations ORDER BY version`, format: 'JSONEachRow' })
+    await client.query({
+      query: `SELECT version, name, checksum FROM ${DATABASE}.schema_migrations ORDER BY version`,
+      format: 'JSONEachRow',
+    })
   ).json<CoveredMigration>();
   const objects = (await currentDefinitions(client)).filter((o) => o.name !== 'schema_migrations');
   return { covers, statements: inCreationOrder(objects) };
 }
 
 /** The baseline when it stands for exactly the first of `migrations`, unchanged; else none. */
-export function baselineFor(baseline: SchemaBaseline | undefined, migrations: readonly CoveredMigration[]): SchemaBaseline | undefined {
+export function baselineFor(
+  baseline: SchemaBaseline | undefined,
+  migrations: readonly CoveredMigration[],
+): SchemaBaseline | undefined {
   if (!baseline || baseline.covers.length === 0 || baseline.covers.length > migrations.length) return undefined;
   const same = baseline.covers.every((m, i) => {
     const file = migrations[i]!;
@@ -84,15 +90,23 @@ export function baselineFor(baseline: SchemaBaseline | undefined, migrations: re
  * when `tapehouse` holds anything the baseline would not have made: a warehouse migrated some other
  * way is left to the migrations.
  */
-export async function applyBaseline(client: ClickHouseClient, baseline: SchemaBaseline, storage: StorageOptions): Promise<boolean> {
+export async function applyBaseline(
+  client: ClickHouseClient,
+  baseline: SchemaBaseline,
+  storage: StorageOptions,
+): Promise<boolean> {
   const statements = baseline.statements.map((s) => ({ name: s.name, ddl: withStorageOptions(s.ddl, storage) }));
   const wanted = new Map(statements.map((s) => [s.name, s.ddl]));
   const existing = (await currentDefinitions(client)).filter((o) => o.name !== 'schema_migrations');
   if (existing.some((o) => wanted.get(o.name) !== o.ddl)) return false;
   const present = new Set(existing.map((o) => o.name));
   for (const { name, ddl } of statements) if (!present.has(name)) await client.command({ query: ddl });
-  const values = baseline.covers.map((m) => `(${m.version}, ${sqlString(m.name)}, ${sqlString(m.checksum)})`).join(', ');
-  await client.command({ query: `INSERT INTO ${DATABASE}.schema_migrations (version, name, checksum) VALUES ${values}` });
+  const values = baseline.covers
+    .map((m) => `(${m.version}, ${sqlString(m.name)}, ${sqlString(m.checksum)})`)
+    .join(', ');
+  await client.command({
+    query: `INSERT INTO ${DATABASE}.schema_migrations (version, name, checksum) VALUES ${values}`,
+  });
   return true;
 }
 

@@ -117,7 +117,10 @@ function unquote(text: string): string {
 
 /** Names of what exists in `tapehouse` now. */
 export async function existingObjects(client: ClickHouseClient): Promise<Set<string>> {
-  const result = await client.query({ query: `SELECT name FROM system.tables WHERE database = ${sqlString(DATABASE)}`, format: 'JSONEachRow' });
+  const result = await client.query({
+    query: `SELECT name FROM system.tables WHERE database = ${sqlString(DATABASE)}`,
+    format: 'JSONEachRow',
+  });
   return new Set((await result.json<{ name: string }>()).map((row) => row.name));
 }
 
@@ -130,7 +133,11 @@ const SCRATCH = `${DATABASE}__expected_schema`;
  * it and run in `tapehouse`, tables before the views that read them. Their rows are gone: a table
  * comes back empty (the loaders fill it from here on; a materialised view's target keeps its own).
  */
-export async function recreateObjects(client: ClickHouseClient, migrations: readonly MigrationText[], missing: ReadonlySet<string>): Promise<string[]> {
+export async function recreateObjects(
+  client: ClickHouseClient,
+  migrations: readonly MigrationText[],
+  missing: ReadonlySet<string>,
+): Promise<string[]> {
   await client.command({ query: `DROP DATABASE IF EXISTS ${SCRATCH} SYNC` });
   await client.command({ query: `CREATE DATABASE ${SCRATCH}` });
   try {
@@ -144,7 +151,10 @@ export async function recreateObjects(client: ClickHouseClient, migrations: read
       query: `SELECT name, create_table_query AS ddl FROM system.tables WHERE database = ${sqlString(SCRATCH)} AND name IN (${[...missing].map(sqlString).join(', ') || "''"})`,
       format: 'JSONEachRow',
     });
-    const definitions = (await result.json<{ name: string; ddl: string }>()).map((d) => ({ name: d.name, ddl: retarget(d.ddl, SCRATCH, DATABASE) }));
+    const definitions = (await result.json<{ name: string; ddl: string }>()).map((d) => ({
+      name: d.name,
+      ddl: retarget(d.ddl, SCRATCH, DATABASE),
+    }));
     const created: string[] = [];
     for (const definition of inCreationOrder(definitions)) {
       await client.command({ query: definition.ddl });
@@ -164,12 +174,14 @@ export async function recreateObjects(client: ClickHouseClient, migrations: read
 export function retarget(sql: string, from: string, to: string): string {
   const guard = statementGuard(sql);
   const at = guard === undefined ? -1 : sql.indexOf(guard);
-  if (guard !== undefined && at >= 0) return sql.slice(0, at) + retarget(guard, from, to) + retarget(sql.slice(at + guard.length), from, to);
+  if (guard !== undefined && at >= 0)
+    return sql.slice(0, at) + retarget(guard, from, to) + retarget(sql.slice(at + guard.length), from, to);
   const tokens = tokenize(sql);
   let out = '';
   let done = 0;
   tokens.forEach((token, i) => {
-    const qualified = unquote(token.text) === from && (token.kind === 'word' || token.kind === 'quoted') && tokens[i + 1]?.text === '.';
+    const qualified =
+      unquote(token.text) === from && (token.kind === 'word' || token.kind === 'quoted') && tokens[i + 1]?.text === '.';
     const named = token.kind === 'string' && token.text === `'${from}'`;
     if (!qualified && !named) return;
     out += sql.slice(done, token.start) + (named ? `'${to}'` : to);

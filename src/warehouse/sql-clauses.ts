@@ -45,7 +45,8 @@ function settingsClauseEnd(tokens: Token[], i: number): number {
   let j = i + 1;
   while (j < tokens.length) {
     const token = tokens[j]!;
-    if (token.depth < depth || (token.depth === depth && keyword(token) === 'FORMAT' && isFormatClause(tokens, j))) break;
+    if (token.depth < depth || (token.depth === depth && keyword(token) === 'FORMAT' && isFormatClause(tokens, j)))
+      break;
     j++;
   }
   return j;
@@ -67,7 +68,8 @@ export function findSettingsClauses(tokens: Token[], sql: string): SettingsClaus
     let j = i + 1;
     while (j < end) {
       const name = tokens[j]!;
-      if (tokens[j + 1]?.text !== '=') throw new QueryRefused(62, 'SYNTAX_ERROR', `Syntax error in SETTINGS near ${name.text}`);
+      if (tokens[j + 1]?.text !== '=')
+        throw new QueryRefused(62, 'SYNTAX_ERROR', `Syntax error in SETTINGS near ${name.text}`);
       let k = j + 2;
       while (k < end && !(tokens[k]!.text === ',' && tokens[k]!.depth === depth)) k++;
       if (k === j + 2) throw new QueryRefused(62, 'SYNTAX_ERROR', `Syntax error: setting ${name.text} has no value`);

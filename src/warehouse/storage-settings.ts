@@ -56,7 +56,8 @@ export function storageOptionsFor(target: WarehouseTarget): StorageOptions {
 
 const WINDOW = /\bnon_replicated_deduplication_window = (\d+)/;
 
-/** A table's CREATE with the deduplication window asked for, where it has one (as applyStorageSettings would leave it). */
+/** A table's CREATE with the deduplication window asked for, where it has one (as applyStorageSettings would leave it).
+ * */
 export function withStorageOptions(ddl: string, options: StorageOptions): string {
   const window = options.deduplicationWindow;
   if (window === undefined) return ddl;
@@ -80,7 +81,9 @@ export async function applyStorageSettings(client: ClickHouseClient, options: St
     const wanted: Record<string, number> = { ...STORAGE_SETTINGS };
     if (options.deduplicationWindow !== undefined && Number(WINDOW.exec(engine_full)?.[1] ?? 0) > 0)
       wanted.non_replicated_deduplication_window = options.deduplicationWindow;
-    const missing = Object.entries(wanted).filter(([setting, value]) => !new RegExp(`\\b${setting} = ${value}\\b`).test(engine_full));
+    const missing = Object.entries(wanted).filter(
+      ([setting, value]) => !new RegExp(`\\b${setting} = ${value}\\b`).test(engine_full),
+    );
     if (missing.length === 0) continue;
     await client.command({
       query: `ALTER TABLE ${DATABASE}.\`${name}\` MODIFY SETTING ${missing.map(([setting, value]) => `${setting} = ${value}`).join(', ')}`,

@@ -11,7 +11,8 @@ import { ByteReader, NeedMoreBytes } from './native-types.ts';
  *     chunks after the first go out without it;
  *   - whole: anything else is run without streaming and sent as one piece.
  */
-export type StreamMode = { kind: 'concatenate' } | { kind: 'strip'; headerLength: (chunk: Buffer) => number } | { kind: 'whole' };
+export type StreamMode =
+  { kind: 'concatenate' } | { kind: 'strip'; headerLength: (chunk: Buffer) => number } | { kind: 'whole' };
 
 const CONCATENATE = new Set(
   [
@@ -38,7 +39,10 @@ const CONCATENATE = new Set(
 export function streamModeOf(format: string): StreamMode {
   const name = format.toLowerCase();
   if (CONCATENATE.has(name)) return { kind: 'concatenate' };
-  const headed = /^(tabseparated|tsv|tabseparatedraw|tsvraw|csv|jsoncompacteachrow|jsoncompactstringseachrow|rowbinary)with(names|namesandtypes)$/.exec(name);
+  const headed =
+    /^(tabseparated|tsv|tabseparatedraw|tsvraw|csv|jsoncompacteachrow|jsoncompactstringseachrow|rowbinary)with(names|namesandtypes)$/.exec(
+      name,
+    );
   if (!headed) return { kind: 'whole' };
   const lines = headed[2] === 'namesandtypes' ? 2 : 1;
   if (headed[1] === 'rowbinary') return { kind: 'strip', headerLength: (chunk) => rowBinaryHeaderLength(chunk, lines) };

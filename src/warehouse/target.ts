@@ -33,12 +33,17 @@ export interface TargetOptions {
  */
 export function resolveTarget(options: TargetOptions, env: NodeJS.ProcessEnv = process.env): WarehouseTarget {
   if (options.dataDir !== undefined && options.clickhouseUrl !== undefined) {
-    throw new SettingError('give either --data-dir (TAPEHOUSE_DATA_DIR) or --clickhouse-url (TAPEHOUSE_CLICKHOUSE_URL), not both');
+    throw new SettingError(
+      'give either --data-dir (TAPEHOUSE_DATA_DIR) or --clickhouse-url (TAPEHOUSE_CLICKHOUSE_URL), not both',
+    );
   }
   const url = options.clickhouseUrl ?? (options.dataDir === undefined ? env.TAPEHOUSE_CLICKHOUSE_URL : undefined);
-  if (url === undefined || url === '') return { kind: 'chdb', dataDir: options.dataDir ?? (env.TAPEHOUSE_DATA_DIR || DEFAULT_DATA_DIR) };
+  if (url === undefined || url === '')
+    return { kind: 'chdb', dataDir: options.dataDir ?? (env.TAPEHOUSE_DATA_DIR || DEFAULT_DATA_DIR) };
   if (!/^https?:\/\//.test(url))
-    throw new SettingError(`--clickhouse-url (TAPEHOUSE_CLICKHOUSE_URL): ${JSON.stringify(url)} does not start with http:// or https://`);
+    throw new SettingError(
+      `--clickhouse-url (TAPEHOUSE_CLICKHOUSE_URL): ${JSON.stringify(url)} does not start with http:// or https://`,
+    );
   if (carriesCredentials(url)) {
     // Not repeated in the message: it holds a password.
     throw new SettingError(

@@ -102,7 +102,10 @@ export function openServerWarehouse(target: ServerTarget): Warehouse {
     clickhouse_settings: { output_format_json_quote_64bit_integers: 1 },
   });
   const assembled = assemble(target, client, httpTransport(client));
-  const warehouse: Warehouse = { ...assembled, ownSession: async () => ({ ...warehouse, close: async () => undefined }) };
+  const warehouse: Warehouse = {
+    ...assembled,
+    ownSession: async () => ({ ...warehouse, close: async () => undefined }),
+  };
   return warehouse;
 }
 

@@ -5,7 +5,8 @@ import { chromium, type Browser } from 'playwright-core';
 export const CHROMIUM = process.env.TAPEHOUSE_CHROMIUM ?? '/usr/bin/chromium';
 
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`no chromium at ${CHROMIUM}: apt-get install -y chromium (or set TAPEHOUSE_CHROMIUM)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`no chromium at ${CHROMIUM}: apt-get install -y chromium (or set TAPEHOUSE_CHROMIUM)`);
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [

@@ -41,28 +41,32 @@ describe('the built-in viewer in a browser', () => {
     await page.close();
   });
 
-  it.each(dashboards.map((dashboard) => [dashboard.title, dashboard] as const))('draws every panel of %s with data', async (_title, dashboard) => {
-    const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') errors.push(message.text());
-    });
-    await page.goto(`${server.url}/d/${dashboard.uid}?refresh=off`);
-    await page.waitForSelector('body[data-refreshes]');
-    const panels = await page.locator('section.panel').evaluateAll((sections) =>
-      sections.map((section) => ({
-        title: section.querySelector('h2')?.textContent ?? '',
-        message: section.querySelector('.panel-body .message')?.textContent ?? '',
-        drawn: section.querySelector('.panel-body canvas, .panel-body table tbody tr, .panel-body .stat-value') !== null,
-      })),
-    );
-    expect(panels).toHaveLength(dashboard.panels.length);
-    for (const panel of panels) expect(panel, panel.title).toEqual({ title: panel.title, message: '', drawn: true });
-    await page.screenshot({ path: join(SCREENSHOTS, `${dashboard.uid}.png`), fullPage: true });
-    expect(errors).toEqual([]);
-    await page.close();
-  });
+  it.each(dashboards.map((dashboard) => [dashboard.title, dashboard] as const))(
+    'draws every panel of %s with data',
+    async (_title, dashboard) => {
+      const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      page.on('console', (message) => {
+        if (message.type() === 'error') errors.push(message.text());
+      });
+      await page.goto(`${server.url}/d/${dashboard.uid}?refresh=off`);
+      await page.waitForSelector('body[data-refreshes]');
+      const panels = await page.locator('section.panel').evaluateAll((sections) =>
+        sections.map((section) => ({
+          title: section.querySelector('h2')?.textContent ?? '',
+          message: section.querySelector('.panel-body .message')?.textContent ?? '',
+          drawn:
+            section.querySelector('.panel-body canvas, .panel-body table tbody tr, .panel-body .stat-value') !== null,
+        })),
+      );
+      expect(panels).toHaveLength(dashboard.panels.length);
+      for (const panel of panels) expect(panel, panel.title).toEqual({ title: panel.title, message: '', drawn: true });
+      await page.screenshot({ path: join(SCREENSHOTS, `${dashboard.uid}.png`), fullPage: true });
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+  );
 
   it('refreshes live: trades loaded while the page is open show up without a reload', async () => {
     const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });

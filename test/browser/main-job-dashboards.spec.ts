@@ -41,10 +41,25 @@ let dashboardsUrl = '';
 let browser: Browser;
 
 beforeAll(async () => {
-  job = spawn(process.execPath, [join(root, 'bin/tapehouse.js'), 'run', '--data-dir', dataDir, '--http-port', '0', '--status', 'off', '--rate', '40'], {
-    env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  job = spawn(
+    process.execPath,
+    [
+      join(root, 'bin/tapehouse.js'),
+      'run',
+      '--data-dir',
+      dataDir,
+      '--http-port',
+      '0',
+      '--status',
+      'off',
+      '--rate',
+      '40',
+    ],
+    {
+      env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let out = '';
   job.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   for (let waited = 0; !/dashboards:\s+\S+/.test(out); waited += 250) {
@@ -67,29 +82,36 @@ afterAll(async () => {
 });
 
 describe('the dashboards after three minutes of a fresh run, as they open', () => {
-  it.each(dashboards.map((dashboard) => [dashboard.title, dashboard] as const))('%s opens on something in every panel', async (_title, dashboard) => {
-    const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') errors.push(message.text());
-    });
-    await page.goto(`${dashboardsUrl}/d/${dashboard.uid}`);
-    // The first refresh runs every panel's query; a loaded CI machine can take a while.
-    await page.waitForSelector('body[data-refreshes]', { timeout: 90_000 });
-    const panels = await page.locator('section.panel').evaluateAll((sections) =>
-      sections.map((section) => ({
-        title: section.querySelector('h2')?.textContent ?? '',
-        message: section.querySelector('.panel-body .message')?.textContent ?? '',
-        drawn: section.querySelector('.panel-body canvas, .panel-body table tbody tr, .panel-body .stat-value') !== null,
-      })),
-    );
-    await page.screenshot({ path: join(SCREENSHOTS, `${dashboard.uid}.png`), fullPage: true });
-    expect(panels).toHaveLength(dashboard.panels.length);
-    const allowed = MAY_BE_EMPTY[dashboard.uid] ?? {};
-    const empty = panels.filter((panel) => !panel.drawn && !(panel.title in allowed && panel.message === 'No data'));
-    expect(empty, `panels that open on nothing: ${empty.map((panel) => `${panel.title} (${panel.message})`).join(', ')}`).toEqual([]);
-    expect(errors).toEqual([]);
-    await page.close();
-  });
+  it.each(dashboards.map((dashboard) => [dashboard.title, dashboard] as const))(
+    '%s opens on something in every panel',
+    async (_title, dashboard) => {
+      const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      page.on('console', (message) => {
+        if (message.type() === 'error') errors.push(message.text());
+      });
+      await page.goto(`${dashboardsUrl}/d/${dashboard.uid}`);
+      // The first refresh runs every panel's query; a loaded CI machine can take a while.
+      await page.waitForSelector('body[data-refreshes]', { timeout: 90_000 });
+      const panels = await page.locator('section.panel').evaluateAll((sections) =>
+        sections.map((section) => ({
+          title: section.querySelector('h2')?.textContent ?? '',
+          message: section.querySelector('.panel-body .message')?.textContent ?? '',
+          drawn:
+            section.querySelector('.panel-body canvas, .panel-body table tbody tr, .panel-body .stat-value') !== null,
+        })),
+      );
+      await page.screenshot({ path: join(SCREENSHOTS, `${dashboard.uid}.png`), fullPage: true });
+      expect(panels).toHaveLength(dashboard.panels.length);
+      const allowed = MAY_BE_EMPTY[dashboard.uid] ?? {};
+      const empty = panels.filter((panel) => !panel.drawn && !(panel.title in allowed && panel.message === 'No data'));
+      expect(
+        empty,
+        `panels that open on nothing: ${empty.map((panel) => `${panel.title} (${panel.message})`).join(', ')}`,
+      ).toEqual([]);
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+  );
 });

@@ -33,18 +33,25 @@ const SAMPLE = `SELECT number AS n, toString(number) AS s, toDateTime64(number, 
 describe('@clickhouse/client, default settings', () => {
   it('pings and reads the data the job wrote', async () => {
     expect(await counted(() => client.ping())).toEqual({ success: true });
-    const [row] = await counted(async () => (await client.query({ query: 'SELECT count() AS n FROM trades', format: 'JSONEachRow' })).json<{ n: string }>());
+    const [row] = await counted(async () =>
+      (await client.query({ query: 'SELECT count() AS n FROM trades', format: 'JSONEachRow' })).json<{ n: string }>(),
+    );
     expect(Number(row!.n)).toBeGreaterThan(0);
   });
 
-  it.each(['JSONEachRow', 'JSONCompactEachRow', 'JSONStringsEachRow', 'JSONObjectEachRow', 'JSON', 'JSONCompact', 'JSONStrings'] as const)(
-    'reads %s',
-    async (format) => {
-      const rows = await counted(async () => (await client.query({ query: SAMPLE, format })).json());
-      const data = Array.isArray(rows) ? rows : ((rows as { data?: unknown }).data ?? rows);
-      expect(Object.keys(data as object)).toHaveLength(ROWS);
-    },
-  );
+  it.each([
+    'JSONEachRow',
+    'JSONCompactEachRow',
+    'JSONStringsEachRow',
+    'JSONObjectEachRow',
+    'JSON',
+    'JSONCompact',
+    'JSONStrings',
+  ] as const)('reads %s', async (format) => {
+    const rows = await counted(async () => (await client.query({ query: SAMPLE, format })).json());
+    const data = Array.isArray(rows) ? rows : ((rows as { data?: unknown }).data ?? rows);
+    expect(Object.keys(data as object)).toHaveLength(ROWS);
+  });
 
   it.each([
     ['CSV', '0,"0","1970-01-01 00:00:00.000"\n'],
@@ -52,7 +59,9 @@ describe('@clickhouse/client, default settings', () => {
     ['TabSeparated', '0\t0\t1970-01-01 00:00:00.000\n'],
     ['TabSeparatedWithNames', 'n\ts\tt\n0\t0\t1970-01-01 00:00:00.000\n'],
   ] as const)('reads %s', async (format, start) => {
-    const text = await counted(async () => (await client.query({ query: SAMPLE, format: format as DataFormat })).text());
+    const text = await counted(async () =>
+      (await client.query({ query: SAMPLE, format: format as DataFormat })).text(),
+    );
     expect(text.startsWith(start)).toBe(true);
     expect(text.trimEnd().split('\n')).toHaveLength(format.endsWith('WithNames') ? ROWS + 1 : ROWS);
   });
@@ -65,7 +74,11 @@ describe('@clickhouse/client, default settings', () => {
     const chunks: Buffer[] = [];
     for await (const chunk of result.stream) chunks.push(chunk as Buffer);
     const file = Buffer.concat(chunks).toString('latin1');
-    expect([file.slice(0, head.length), file.slice(-tail.length), file.split(head).length - 1]).toEqual([head, tail, 2]);
+    expect([file.slice(0, head.length), file.slice(-tail.length), file.split(head).length - 1]).toEqual([
+      head,
+      tail,
+      2,
+    ]);
   });
 
   it('binds query parameters with hostile strings exactly', async () => {
@@ -85,7 +98,9 @@ describe('@clickhouse/client, default settings', () => {
 
   it("refuses writes with ClickHouse's READONLY error", async () => {
     run++;
-    await expect(client.command({ query: 'CREATE TABLE tapehouse.x (a UInt8) ENGINE = Memory' })).rejects.toMatchObject({ code: '164', type: 'READONLY' });
+    await expect(client.command({ query: 'CREATE TABLE tapehouse.x (a UInt8) ENGINE = Memory' })).rejects.toMatchObject(
+      { code: '164', type: 'READONLY' },
+    );
     ok++;
   });
 
@@ -93,7 +108,9 @@ describe('@clickhouse/client, default settings', () => {
     const started = performance.now();
     let firstByte = 0;
     let rows = 0;
-    const result = await counted(() => client.query({ query: 'SELECT number AS n, toString(number) AS s FROM numbers(5000000)', format: 'JSONEachRow' }));
+    const result = await counted(() =>
+      client.query({ query: 'SELECT number AS n, toString(number) AS s FROM numbers(5000000)', format: 'JSONEachRow' }),
+    );
     for await (const batch of result.stream()) {
       firstByte ||= performance.now() - started;
       rows += batch.length;
@@ -101,6 +118,12 @@ describe('@clickhouse/client, default settings', () => {
     const total = performance.now() - started;
     expect(rows).toBe(5_000_000);
     expect(firstByte).toBeGreaterThan(0);
-    recordTally(dir, 'figure', 0, 0, `5,000,000-row JSONEachRow select: first byte ${firstByte.toFixed(0)} ms, all ${total.toFixed(0)} ms`);
+    recordTally(
+      dir,
+      'figure',
+      0,
+      0,
+      `5,000,000-row JSONEachRow select: first byte ${firstByte.toFixed(0)} ms, all ${total.toFixed(0)} ms`,
+    );
   });
 });

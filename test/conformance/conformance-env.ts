@@ -4,7 +4,8 @@ import { appendFileSync } from 'node:fs';
 export function conformanceEnv(): { url: string; dir: string } {
   const url = process.env.TAPEHOUSE_CONFORMANCE_URL;
   const dir = process.env.TAPEHOUSE_CONFORMANCE_DIR;
-  if (!url || !dir) throw new Error('run through test/conformance/run.sh (TAPEHOUSE_CONFORMANCE_URL and _DIR are not set)');
+  if (!url || !dir)
+    throw new Error('run through test/conformance/run.sh (TAPEHOUSE_CONFORMANCE_URL and _DIR are not set)');
   return { url, dir };
 }
 

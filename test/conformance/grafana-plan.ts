@@ -79,7 +79,11 @@ export function planOf(dashboards: readonly Dashboard[], fixed: boolean, now = n
                   ? current.map(String)
                   : [String(current)],
             options:
-              variable.type === 'custom' ? parseCustomOptions(query).map((option) => option.value) : fixed ? [...(FIXED_OPTIONS[variable.name] ?? [])] : [],
+              variable.type === 'custom'
+                ? parseCustomOptions(query).map((option) => option.value)
+                : fixed
+                  ? [...(FIXED_OPTIONS[variable.name] ?? [])]
+                  : [],
           };
         }),
       targets: dataPanels(dashboard).flatMap((panel) =>

@@ -18,7 +18,9 @@ import type { GrafanaReport } from './grafana-report.ts';
 
 const { url, dir } = conformanceEnv();
 const report = JSON.parse(readFileSync(`${dir}/grafana-report.json`, 'utf8')) as GrafanaReport;
-const plan = JSON.parse(readFileSync(`${dir}/grafana-plan.json`, 'utf8')) as { dashboards: Array<{ uid: string; from: number; to: number }> };
+const plan = JSON.parse(readFileSync(`${dir}/grafana-plan.json`, 'utf8')) as {
+  dashboards: Array<{ uid: string; from: number; to: number }>;
+};
 const dashboards = loadDashboards().map(({ dashboard }) => dashboard);
 const client = createClient({ url, database: 'tapehouse', log: { level: ClickHouseLogLevel.OFF } });
 
@@ -43,7 +45,10 @@ describe("Grafana's ClickHouse data source (clickhouse-go v2.47.0 over HTTP, the
   });
 
   it('runs every variable query and panel target of every dashboard (53 + 6 today)', () => {
-    const targets = dashboards.reduce((n, d) => n + dataPanels(d).reduce((m, p) => m + p.targets.filter((t) => !t.hide).length, 0), 0);
+    const targets = dashboards.reduce(
+      (n, d) => n + dataPanels(d).reduce((m, p) => m + p.targets.filter((t) => !t.hide).length, 0),
+      0,
+    );
     const variables = dashboards.reduce((n, d) => n + d.templating.list.filter((v) => v.type === 'query').length, 0);
     expect(report.queries.length).toBe(targets + variables);
     expect(report.queries.filter((q) => !q.ok).map((q) => `${q.dashboard} ${q.name}: ${q.error}`)).toEqual([]);

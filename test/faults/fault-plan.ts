@@ -39,7 +39,13 @@ export function tour(r: Prng): FaultSpec[] {
     { kind: 'refuse_connections', endpoint: 'market', duration_ms: r.int(5, 10) * 1000 },
     // Right after the refusal starts: the reconnect meets 429 with Retry-After.
     { kind: 'drop_connection', endpoint: 'market' },
-    { kind: 'rest_server_error', strategy: 'retry_after', duration_ms: r.int(3, 6) * 1000, fraction: 0.5, retry_after_seconds: 2 },
+    {
+      kind: 'rest_server_error',
+      strategy: 'retry_after',
+      duration_ms: r.int(3, 6) * 1000,
+      fraction: 0.5,
+      retry_after_seconds: 2,
+    },
     { kind: 'malformed_frames', endpoint: 'market', variant: 'unknown_fields', count: r.int(1, 5) },
     { kind: 'sequence_reset', endpoint: 'account', gap_ms: r.int(0, 2) * 500 },
     { kind: 'duplicate_frames', endpoint: 'market', duration_ms: r.int(2, 6) * 1000 },

@@ -19,7 +19,14 @@ const SCALEOUT_SETTLE_MS = 40_000;
 
 async function suite(mode: Mode) {
   const settleMs = mode === 'scaleout' ? SCALEOUT_SETTLE_MS : SETTLE_MS;
-  const figures = await runFaultSuite({ mode, seed: 5, rate: 15, faultMs: FAULT_MS, settleMs, log: (line) => console.log(line) });
+  const figures = await runFaultSuite({
+    mode,
+    seed: 5,
+    rate: 15,
+    faultMs: FAULT_MS,
+    settleMs,
+    log: (line) => console.log(line),
+  });
   console.log(describeFigures(figures));
   return figures;
 }

@@ -58,7 +58,8 @@ let changes: Promise<unknown> = Promise.resolve();
 // backlog does at the default size: the loader then waits for room with records in hand.
 const BATCH = { maxRows: 2_000 };
 
-/** A new member; a start that fails (the warehouse is down) is tried again, as a supervisor would restart `tapehouse load`. */
+/** A new member; a start that fails (the warehouse is down) is tried again, as a supervisor would restart `tapehouse
+ * load`. */
 async function join(): Promise<number> {
   const id = ++serial;
   const bus = await KafkaBus.open({
@@ -69,7 +70,14 @@ async function join(): Promise<number> {
   });
   for (let attempt = 1; ; attempt++) {
     try {
-      const loaders = await startLoaders({ bus, warehouse, group: values.group, topics, batch: BATCH, log: log.child({ member: id }) });
+      const loaders = await startLoaders({
+        bus,
+        warehouse,
+        group: values.group,
+        topics,
+        batch: BATCH,
+        log: log.child({ member: id }),
+      });
       members.push({ id, bus, loaders });
       return id;
     } catch (error) {

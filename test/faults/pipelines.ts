@@ -80,7 +80,10 @@ export async function startEmbedded(ctx: PipelineContext): Promise<Pipeline> {
 }
 
 function services(command: 'restart' | 'stop' | 'start', service: Service, env: Record<string, string> = {}): void {
-  const result = spawnSync('bash', [join(ROOT, 'scripts/services.sh'), command, service], { encoding: 'utf8', env: { ...process.env, ...env } });
+  const result = spawnSync('bash', [join(ROOT, 'scripts/services.sh'), command, service], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+  });
   if (result.status !== 0) throw new Error(`services.sh ${command} ${service} failed: ${result.stderr}`);
 }
 
@@ -133,7 +136,11 @@ export async function startOwnKafka(work: string): Promise<OwnKafka> {
   const started = async (attempt: number): Promise<Record<string, string>> => {
     const port = await listenablePort();
     const controller = await listenablePort([port]);
-    const env = { TAPEHOUSE_SERVICES_DIR: join(work, `kafka-service-${attempt}`), KAFKA_PORT: String(port), KAFKA_CONTROLLER_PORT: String(controller) };
+    const env = {
+      TAPEHOUSE_SERVICES_DIR: join(work, `kafka-service-${attempt}`),
+      KAFKA_PORT: String(port),
+      KAFKA_CONTROLLER_PORT: String(controller),
+    };
     try {
       services('start', 'kafka', env);
       return env;
@@ -155,11 +162,30 @@ async function startProducers(ctx: PipelineContext) {
   const bus = ['--kafka-brokers', ctx.kafkaBrokers, '--topic-prefix', ctx.runId];
   const token = { TAPEHOUSE_TOKEN: ctx.token };
   const proc = (name: Target, args: string[], env: Record<string, string> = {}) =>
-    new Proc({ name, args, cwd: ctx.work, env: { TAPEHOUSE_TEMPORAL_ADDRESS: ctx.temporalAddress, ...env }, logFile: ctx.logFile });
-  const capture = proc('capture', ['capture', '--base-url', ctx.venueUrl, '--coverage-file', join(ctx.work, 'coverage.json'), ...bus], token);
+    new Proc({
+      name,
+      args,
+      cwd: ctx.work,
+      env: { TAPEHOUSE_TEMPORAL_ADDRESS: ctx.temporalAddress, ...env },
+      logFile: ctx.logFile,
+    });
+  const capture = proc(
+    'capture',
+    ['capture', '--base-url', ctx.venueUrl, '--coverage-file', join(ctx.work, 'coverage.json'), ...bus],
+    token,
+  );
   const worker = proc(
     'worker',
-    ['worker', '--base-url', ctx.venueUrl, '--task-queue', ctx.runId, '--checkpoint-file', join(ctx.work, 'checkpoints.json'), ...bus],
+    [
+      'worker',
+      '--base-url',
+      ctx.venueUrl,
+      '--task-queue',
+      ctx.runId,
+      '--checkpoint-file',
+      join(ctx.work, 'checkpoints.json'),
+      ...bus,
+    ],
     token,
   );
   const ready = {
@@ -274,7 +300,9 @@ export async function startScaleOut(ctx: PipelineContext, kafka: OwnKafka): Prom
   // A loader process that died is started again, as a supervisor would (its crash is counted).
   const call = async (path: string, attempt = 1): Promise<void> => {
     if (!host.running) await upWhen(host, hostReady);
-    const response = await fetch(`${control}${path}`, { method: 'POST', signal: AbortSignal.timeout(240_000) }).catch((error: unknown) => error as Error);
+    const response = await fetch(`${control}${path}`, { method: 'POST', signal: AbortSignal.timeout(240_000) }).catch(
+      (error: unknown) => error as Error,
+    );
     if (response instanceof Error) {
       if (attempt >= 10) throw new Error(`loader host ${path}: ${response.message}`);
       await sleep(2_000);

@@ -76,7 +76,8 @@ export class Proc {
     child.stderr!.on('data', keep);
     this.#exited = new Promise((resolve) =>
       child.once('exit', (code, signal) => {
-        if (!this.#expectingExit) this.crashes.push(`${name} exited (${code ?? signal}) unasked: ${this.#output.slice(-1500)}`);
+        if (!this.#expectingExit)
+          this.crashes.push(`${name} exited (${code ?? signal}) unasked: ${this.#output.slice(-1500)}`);
         resolve();
       }),
     );
@@ -114,7 +115,10 @@ export class Proc {
     const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
     await this.#exited;
     clearTimeout(timer);
-    if (child.exitCode !== 0) this.uncleanStops.push(`${this.name} stopped with exit ${child.exitCode ?? child.signalCode}: ${this.#output.slice(-1500)}`);
+    if (child.exitCode !== 0)
+      this.uncleanStops.push(
+        `${this.name} stopped with exit ${child.exitCode ?? child.signalCode}: ${this.#output.slice(-1500)}`,
+      );
     return child.exitCode;
   }
 
@@ -124,8 +128,10 @@ export class Proc {
     for (;;) {
       const match = pattern.exec(this.#output);
       if (match) return match;
-      if (!this.running) throw new Error(`${this.name} exited before printing ${pattern}: ${this.#output.slice(-2000)}`);
-      if (Date.now() - started > limitMs) throw new Error(`${this.name}: no ${pattern} within ${limitMs} ms: ${this.#output.slice(-2000)}`);
+      if (!this.running)
+        throw new Error(`${this.name} exited before printing ${pattern}: ${this.#output.slice(-2000)}`);
+      if (Date.now() - started > limitMs)
+        throw new Error(`${this.name}: no ${pattern} within ${limitMs} ms: ${this.#output.slice(-2000)}`);
       await sleep(200);
     }
   }

@@ -43,7 +43,8 @@ export async function scaleOutTimeline(
   // a member leaves (its clean stop gives up on the warehouse) and one joins inside the outage.
   await step('warehouse_outage_past_rebalance_timeout', () => pipeline.warehouse(true), 5_000);
   // A member that fails to leave or join is a failure of the loaders: counted, and the script goes on.
-  const noted = (change: Promise<void>) => change.catch((error: unknown) => void problems.push(`loader membership change failed: ${String(error)}`));
+  const noted = (change: Promise<void>) =>
+    change.catch((error: unknown) => void problems.push(`loader membership change failed: ${String(error)}`));
   count('loader_leaves_during_outage');
   const leaving = noted(pipeline.leave());
   await sleep(10_000);
@@ -60,7 +61,11 @@ export async function scaleOutTimeline(
 
 /** Each partition's log start (the oldest offset Kafka still holds) of the run's topics, `topic|partition` → offset. */
 export async function busLogStarts(brokers: string, prefix: string): Promise<Record<string, string>> {
-  const admin = new Kafka({ clientId: 'tapehouse-fault-suite', brokers: brokers.split(','), logLevel: logLevel.NOTHING }).admin();
+  const admin = new Kafka({
+    clientId: 'tapehouse-fault-suite',
+    brokers: brokers.split(','),
+    logLevel: logLevel.NOTHING,
+  }).admin();
   await admin.connect();
   try {
     const starts: Record<string, string> = {};

@@ -22,7 +22,8 @@ const { values } = parseArgs({
 const minutes = Number(values.minutes);
 if (!Number.isFinite(minutes) || minutes < 3) throw new Error('--minutes must be a number ≥ 3');
 const modes: Mode[] = values.mode === 'both' ? ['embedded', 'kafka'] : [values.mode as Mode];
-if (!modes.every((m) => m === 'embedded' || m === 'kafka' || m === 'scaleout')) throw new Error('--mode is embedded, kafka, scaleout or both');
+if (!modes.every((m) => m === 'embedded' || m === 'kafka' || m === 'scaleout'))
+  throw new Error('--mode is embedded, kafka, scaleout or both');
 
 const settleMs = 90_000;
 const faultMs = minutes * 60_000 - settleMs - 20_000;
@@ -44,7 +45,11 @@ let failed = false;
 for (const figures of results) {
   process.stdout.write(`${describeFigures(figures)}\n`);
   const nonZero = Object.entries(mustBeZero(figures)).filter(([, n]) => n !== 0);
-  process.stdout.write(nonZero.length === 0 ? 'every count that must be zero is zero\n\n' : `NOT ZERO: ${nonZero.map(([k, n]) => `${k} ${n}`).join(', ')}\n\n`);
+  process.stdout.write(
+    nonZero.length === 0
+      ? 'every count that must be zero is zero\n\n'
+      : `NOT ZERO: ${nonZero.map(([k, n]) => `${k} ${n}`).join(', ')}\n\n`,
+  );
   if (values.keep) process.stdout.write(`kept: ${figures.workDir}\n`);
   failed ||= nonZero.length > 0;
 }

@@ -22,11 +22,14 @@ export async function rowsStoredTwice(query: Query): Promise<StoredTwice> {
   ).map((t) => t.table);
   const duplicateRows: Record<string, number> = {};
   for (const table of tables) {
-    const [r] = await query<{ d: string }>(`SELECT toString(count() - uniqExact(${ROW_IDENTITY})) AS d FROM tapehouse.${table}`);
+    const [r] = await query<{ d: string }>(
+      `SELECT toString(count() - uniqExact(${ROW_IDENTITY})) AS d FROM tapehouse.${table}`,
+    );
     duplicateRows[table] = Number(r!.d);
   }
   const duplicateExamples: string[] = [];
-  for (const table of tables.filter((t) => duplicateRows[t]! > 0)) duplicateExamples.push(...(await duplicatesIn(query, table)));
+  for (const table of tables.filter((t) => duplicateRows[t]! > 0))
+    duplicateExamples.push(...(await duplicatesIn(query, table)));
   return { duplicateRows, duplicateExamples };
 }
 
@@ -35,7 +38,15 @@ async function duplicatesIn(query: Query, table: string): Promise<string[]> {
   const sql = (parts: boolean) =>
     `SELECT _topic, _partition, _offset, _index, toString(_received_at) AS received, count() AS copies${parts ? ', groupArray(_part) AS parts' : ''}
      FROM tapehouse.${table} GROUP BY ${ROW_IDENTITY} HAVING copies > 1 ORDER BY _topic, _partition, _offset LIMIT 3`;
-  type Duplicate = { _topic: string; _partition: number; _offset: string; _index: number; received: string; copies: string; parts?: string[] };
+  type Duplicate = {
+    _topic: string;
+    _partition: number;
+    _offset: string;
+    _index: number;
+    received: string;
+    copies: string;
+    parts?: string[];
+  };
   const found = await query<Duplicate>(sql(true)).catch(() => query<Duplicate>(sql(false)));
   return found.map(
     (d) =>

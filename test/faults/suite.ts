@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { faultName, planFaults, type Step } from './fault-plan.ts';
-import { startEmbedded, startKafkaMode, startOwnKafka, startScaleOut, type Pipeline, type ScaleOutPipeline } from './pipelines.ts';
+import {
+  startEmbedded,
+  startKafkaMode,
+  startOwnKafka,
+  startScaleOut,
+  type Pipeline,
+  type ScaleOutPipeline,
+} from './pipelines.ts';
 import { busLogStarts, scaleOutTimeline } from './scale-out-plan.ts';
 import { Proc, ROOT, sampleRssEvery, sleep } from './procs.ts';
 import type { CausedGap, Verdict, VerifyInput } from './verify.ts';
@@ -111,7 +118,11 @@ export async function runFaultSuite(options: SuiteOptions): Promise<Figures> {
     const ctx = { work, dataDir, venueUrl, token, logFile, runId, kafkaBrokers, temporalAddress };
     log(`${options.mode}: starting the pipeline (work dir ${work})`);
     pipeline =
-      options.mode === 'embedded' ? await startEmbedded(ctx) : options.mode === 'kafka' ? await startKafkaMode(ctx) : await startScaleOut(ctx, ownKafka!);
+      options.mode === 'embedded'
+        ? await startEmbedded(ctx)
+        : options.mode === 'kafka'
+          ? await startKafkaMode(ctx)
+          : await startScaleOut(ctx, ownKafka!);
     // Let capture cover every market and the sync jobs run once before the first fault.
     await sleep(20_000);
 
@@ -133,7 +144,9 @@ export async function runFaultSuite(options: SuiteOptions): Promise<Figures> {
     log(`${options.mode}: faults over; settling for ${Math.round(options.settleMs / 1000)} s`);
     await sleep(options.settleMs);
 
-    const rateLimits = (await (await request(`${controlUrl}/rate-limits`, { dispatcher: CONTROL })).body.json()) as RateLimits;
+    const rateLimits = (await (
+      await request(`${controlUrl}/rate-limits`, { dispatcher: CONTROL })
+    ).body.json()) as RateLimits;
     const checkedTo = Date.now() - 2_000;
     const exitCodes = await pipeline.stop();
     await sim.stop();
@@ -151,7 +164,8 @@ export async function runFaultSuite(options: SuiteOptions): Promise<Figures> {
       caused,
       booksPerToken: Math.max(10, Math.round(options.faultMs / 15_000)),
     };
-    // Kept with the run (--keep): the verdict can be judged again with `node --import tsx test/faults/verify.ts "$(cat verify-input.json)"`.
+    // Kept with the run (--keep): the verdict can be judged again with `node --import tsx test/faults/verify.ts "$(cat
+    // verify-input.json)"`.
     writeFileSync(join(work, 'verify-input.json'), JSON.stringify(verifyInput));
     const verdict = await judge(verifyInput);
     const procs = [sim, ...pipeline.procs];
@@ -186,7 +200,11 @@ async function runPlan(
   caused: CausedGap[],
   log: (line: string) => void,
 ): Promise<void> {
-  const steps = planFaults({ seed: options.seed, faultMs: options.faultMs, mode: options.mode === 'embedded' ? 'embedded' : 'kafka' });
+  const steps = planFaults({
+    seed: options.seed,
+    faultMs: options.faultMs,
+    mode: options.mode === 'embedded' ? 'embedded' : 'kafka',
+  });
   log(`${options.mode}: ${steps.length} faults over ${Math.round(options.faultMs / 1000)} s`);
   // Kills and restarts run alongside the venue faults: the timeline does not wait for them.
   const disruptions: Promise<void>[] = [];
@@ -218,7 +236,8 @@ async function perform(step: Step, pipeline: Pipeline, controlUrl: string): Prom
     dispatcher: CONTROL,
   });
   const text = await response.body.text();
-  if (response.statusCode !== 201) throw new Error(`the simulator refused fault ${JSON.stringify(step.spec)}: ${response.statusCode} ${text}`);
+  if (response.statusCode !== 201)
+    throw new Error(`the simulator refused fault ${JSON.stringify(step.spec)}: ${response.statusCode} ${text}`);
 }
 
 /**
@@ -231,10 +250,14 @@ const CONTROL = new Agent({ pipelining: 0 });
 /** Runs the verifier in its own process (one chDB data directory per process). */
 function judge(input: VerifyInput): Promise<Verdict> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/faults/verify.ts'), JSON.stringify(input)], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'test/faults/verify.ts'), JSON.stringify(input)],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -271,7 +294,9 @@ export function describeFigures(f: Figures): string {
     `gaps caused: ${v.gaps.caused}, of which unrecorded ${v.gaps.causedUnrecorded}; false gaps (bus gaps over records Kafka still holds): ${v.gaps.falseBusGaps}`,
     `books compared ${v.books.compared}, mismatched ${v.books.mismatched}`,
     `dead letters: ${v.deadLetters.count}; data-quality findings: ${v.dataQuality}`,
-    `429s earned: ${Object.values(f.rateLimits.earned).reduce((a, b) => a + b, 0)} (${Object.entries(f.rateLimits.earned)
+    `429s earned: ${Object.values(f.rateLimits.earned).reduce((a, b) => a + b, 0)} (${Object.entries(
+      f.rateLimits.earned,
+    )
       .map(([k, n]) => `${k} ${n}`)
       .join(', ')}); injected ${f.rateLimits.injected}`,
     `peak RSS MiB: ${Object.entries(f.peakRssMiB)

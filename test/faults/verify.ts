@@ -102,8 +102,10 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
   const gt = readGroundTruth(input.gtDir);
   const catalogue = createTopicCatalogue(input.topicPrefix);
   const tokensOf = new Map<string, Set<string>>();
-  for (const b of gt.books) (tokensOf.get(b.condition_id) ?? tokensOf.set(b.condition_id, new Set()).get(b.condition_id)!).add(b.token_id);
-  for (const t of gt.trades) (tokensOf.get(t.condition_id) ?? tokensOf.set(t.condition_id, new Set()).get(t.condition_id)!).add(t.token_id);
+  for (const b of gt.books)
+    (tokensOf.get(b.condition_id) ?? tokensOf.set(b.condition_id, new Set()).get(b.condition_id)!).add(b.token_id);
+  for (const t of gt.trades)
+    (tokensOf.get(t.condition_id) ?? tokensOf.set(t.condition_id, new Set()).get(t.condition_id)!).add(t.token_id);
 
   const gaps = (
     await rows<GapRow>(
@@ -119,13 +121,24 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
   const gapIndex = new Map<string, Array<{ startUs: bigint; endUs: bigint }>>();
   for (const g of gaps) {
     if (falseGaps.includes(g)) continue; // covers nothing: what lies in it counts as missing
-    const key = g.stream === 'bus' ? `bus|${g.channel}|${g.subject}` : `${g.stream}|${g.channel}|${g.subject_kind === '' ? '*' : g.subject}`;
+    const key =
+      g.stream === 'bus'
+        ? `bus|${g.channel}|${g.subject}`
+        : `${g.stream}|${g.channel}|${g.subject_kind === '' ? '*' : g.subject}`;
     (gapIndex.get(key) ?? gapIndex.set(key, []).get(key)!).push({ startUs: g.startUs, endUs: g.endUs });
   }
-  const within = (key: string, atUs: bigint) => gapIndex.get(key)?.some((g) => g.startUs <= atUs && atUs <= g.endUs) ?? false;
+  const within = (key: string, atUs: bigint) =>
+    gapIndex.get(key)?.some((g) => g.startUs <= atUs && atUs <= g.endUs) ?? false;
 
-  /** Inside a market-stream gap of the channel and of the token or its condition, or a bus gap of its topic-partition. */
-  const inGap = (channel: string, kind: 'trade' | 'book_change', conditionId: string, tokenId: string, atUs: bigint): boolean => {
+  /** Inside a market-stream gap of the channel and of the token or its condition, or a bus gap of its topic-partition.
+   * */
+  const inGap = (
+    channel: string,
+    kind: 'trade' | 'book_change',
+    conditionId: string,
+    tokenId: string,
+    atUs: bigint,
+  ): boolean => {
     const topic = catalogue.topicFor(kind);
     const partition = String(partitionFor(conditionId || tokenId, catalogue.spec(topic)!.partitions));
     if (within(`bus|${topic}|${partition}`, atUs)) return true;
@@ -165,7 +178,9 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
       trades.missing += 1;
       if (tradesStored.has(t.trade_id)) trades.fillsLost += 1;
       if (trades.missingExamples.length < 5)
-        trades.missingExamples.push(`${t.trade_id}${t.fill_id ? `/${t.fill_id}` : ''} at ${new Date(t.atMs).toISOString()} on ${t.condition_id}`);
+        trades.missingExamples.push(
+          `${t.trade_id}${t.fill_id ? `/${t.fill_id}` : ''} at ${new Date(t.atMs).toISOString()} on ${t.condition_id}`,
+        );
     }
   }
   trades.multiFillTrades = [...fillsOfTrade.values()].filter((n) => n > 1).length;
@@ -173,7 +188,10 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
   // Fills of the demo account: the sync jobs page the account to completeness (no gap is allowed).
   const demo = gt.accounting.at(-1)?.accounts.find((a) => a.label === 'demo')?.account_id;
   const fillCounts = new Map<string, number>();
-  for (const r of await rows<{ fill_id: string; n: string }>(runner, 'SELECT fill_id, count() AS n FROM fills GROUP BY fill_id'))
+  for (const r of await rows<{ fill_id: string; n: string }>(
+    runner,
+    'SELECT fill_id, count() AS n FROM fills GROUP BY fill_id',
+  ))
     fillCounts.set(r.fill_id, Number(r.n));
   const wantFills = gt.fills.filter((f) => f.account_id === demo && f.atMs <= input.fillsToMs);
   const missingFills = wantFills.filter((f) => !fillCounts.has(f.fill_id));
@@ -187,13 +205,24 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
 
   const { duplicateRows, duplicateExamples } = await rowsStoredTwice((sql) => rows(runner, sql));
 
-  const books = await checkBooks(runner, gt.books, input, (b, atUs) => inGap('orderbook', 'book_change', b.condition_id, b.token_id, atUs));
+  const books = await checkBooks(runner, gt.books, input, (b, atUs) =>
+    inGap('orderbook', 'book_change', b.condition_id, b.token_id, atUs),
+  );
 
   const unrecorded = input.caused.filter(
-    (c) => !gaps.some((g) => c.streams.includes(g.stream) && g.startUs <= BigInt(c.endMs + 60_000) * 1000n && g.endUs >= BigInt(c.startMs - 2_000) * 1000n),
+    (c) =>
+      !gaps.some(
+        (g) =>
+          c.streams.includes(g.stream) &&
+          g.startUs <= BigInt(c.endMs + 60_000) * 1000n &&
+          g.endUs >= BigInt(c.startMs - 2_000) * 1000n,
+      ),
   );
   const byReason: Record<string, number> = {};
-  for (const r of await rows<{ error_code: string; n: string }>(runner, 'SELECT error_code, count() AS n FROM dead_letters GROUP BY error_code'))
+  for (const r of await rows<{ error_code: string; n: string }>(
+    runner,
+    'SELECT error_code, count() AS n FROM dead_letters GROUP BY error_code',
+  ))
     byReason[r.error_code] = Number(r.n);
   const [dq] = await rows<{ n: string }>(runner, 'SELECT toString(count()) AS n FROM data_quality');
   const activities = await ordersAgainstActivities(runner, input.fillsToMs);
@@ -256,7 +285,8 @@ async function ordersAgainstActivities(runner: QueryRunner, beforeMs: number): P
     result.ordersJudged += 1;
     if (o?.state === a?.state) continue;
     result.disagreeing += 1;
-    if (result.examples.length < 5) result.examples.push(`order ${id}: orders ${o?.state ?? 'absent'}, activities ${a?.state ?? 'absent'}`);
+    if (result.examples.length < 5)
+      result.examples.push(`order ${id}: orders ${o?.state ?? 'absent'}, activities ${a?.state ?? 'absent'}`);
   }
   return result;
 }
@@ -285,19 +315,41 @@ async function checkBooks(
   gapAt: (b: GtBook, atUs: bigint) => boolean,
 ): Promise<Verdict['books']> {
   const snapshots = new Map<string, SnapshotRow[]>();
-  for (const s of await rows<{ token_id: string; seq: string; at_us: string; bp: string[]; bs: string[]; ap: string[]; as: string[] }>(
+  for (const s of await rows<{
+    token_id: string;
+    seq: string;
+    at_us: string;
+    bp: string[];
+    bs: string[];
+    ap: string[];
+    as: string[];
+  }>(
     runner,
     `SELECT token_id, toString(sequence) AS seq, toString(toUnixTimestamp64Micro(snapshot_at)) AS at_us,
             arrayMap(x -> toString(x), bid_prices_micro) AS bp, arrayMap(x -> toString(x), bid_sizes_micro) AS bs,
             arrayMap(x -> toString(x), ask_prices_micro) AS ap, arrayMap(x -> toString(x), ask_sizes_micro) AS as
      FROM book_snapshots`,
   )) {
-    const levels = (prices: string[], sizes: string[]) => prices.map((p, i) => ({ priceMicro: Number(p), sizeMicro: sizes[i]! }));
+    const levels = (prices: string[], sizes: string[]) =>
+      prices.map((p, i) => ({ priceMicro: Number(p), sizeMicro: sizes[i]! }));
     const list = snapshots.get(s.token_id) ?? snapshots.set(s.token_id, []).get(s.token_id)!;
-    list.push({ tokenId: s.token_id, atUs: BigInt(s.at_us), sequence: BigInt(s.seq), bids: levels(s.bp, s.bs), asks: levels(s.ap, s.as) });
+    list.push({
+      tokenId: s.token_id,
+      atUs: BigInt(s.at_us),
+      sequence: BigInt(s.seq),
+      bids: levels(s.bp, s.bs),
+      asks: levels(s.ap, s.as),
+    });
   }
   const changes = new Map<string, ChangeRow[]>();
-  for (const c of await rows<{ token_id: string; side: string; price: string; size: string; seq: string; at_us: string }>(
+  for (const c of await rows<{
+    token_id: string;
+    side: string;
+    price: string;
+    size: string;
+    seq: string;
+    at_us: string;
+  }>(
     runner,
     `SELECT token_id, side, toString(price_micro) AS price, toString(size_micro) AS size, toString(sequence) AS seq, toString(toUnixTimestamp64Micro(changed_at)) AS at_us FROM book_changes`,
   )) {
@@ -312,7 +364,8 @@ async function checkBooks(
     });
   }
   // Sorted by sequence once: a sample replays only the changes after its base snapshot.
-  for (const list of changes.values()) list.sort((a, b) => (a.sequence < b.sequence ? -1 : a.sequence > b.sequence ? 1 : 0));
+  for (const list of changes.values())
+    list.sort((a, b) => (a.sequence < b.sequence ? -1 : a.sequence > b.sequence ? 1 : 0));
   const byToken = new Map<string, GtBook[]>();
   for (const b of states) (byToken.get(b.token_id) ?? byToken.set(b.token_id, []).get(b.token_id)!).push(b);
   const result: Verdict['books'] = { compared: 0, mismatched: 0, examples: [] };
@@ -321,21 +374,34 @@ async function checkBooks(
     // A state holds until the next change; candidates are states inside the window, outside gaps.
     const candidates = list.filter((s, i) => {
       const next = list[i + 1];
-      return !(next && next.atMs === s.atMs) && s.atMs >= input.fromMs && s.atMs <= input.toMs && !gapAt(s, BigInt(s.atMs) * 1000n + 999n);
+      return (
+        !(next && next.atMs === s.atMs) &&
+        s.atMs >= input.fromMs &&
+        s.atMs <= input.toMs &&
+        !gapAt(s, BigInt(s.atMs) * 1000n + 999n)
+      );
     });
     const stride = Math.max(1, Math.floor(candidates.length / input.booksPerToken));
     for (let i = 0; i < candidates.length; i += stride) {
       const state = candidates[i]!;
       const atUs = BigInt(state.atMs) * 1000n + 999n;
-      const replayed = replayBook(snapshots.get(tokenId) ?? [], changesAround(changes.get(tokenId) ?? [], snapshots.get(tokenId) ?? [], atUs), atUs);
+      const replayed = replayBook(
+        snapshots.get(tokenId) ?? [],
+        changesAround(changes.get(tokenId) ?? [], snapshots.get(tokenId) ?? [], atUs),
+        atUs,
+      );
       if (!replayed) continue;
       result.compared += 1;
       const { bids, asks } = replayed.ladder.levels();
-      const got = JSON.stringify({ bids: bids.map((l) => [l.priceMicro, l.sizeMicro]), asks: asks.map((l) => [l.priceMicro, l.sizeMicro]) });
+      const got = JSON.stringify({
+        bids: bids.map((l) => [l.priceMicro, l.sizeMicro]),
+        asks: asks.map((l) => [l.priceMicro, l.sizeMicro]),
+      });
       const want = JSON.stringify({ bids: levels(state.bids), asks: levels(state.asks) });
       if (got !== want) {
         result.mismatched += 1;
-        if (result.examples.length < 3) result.examples.push(`${tokenId} at ${new Date(state.atMs).toISOString()}: got ${got}, want ${want}`);
+        if (result.examples.length < 3)
+          result.examples.push(`${tokenId} at ${new Date(state.atMs).toISOString()}: got ${got}, want ${want}`);
       }
     }
   }

@@ -35,8 +35,12 @@ afterAll(async () => {
 async function until(what: string, done: () => boolean, ms = 90_000): Promise<void> {
   for (const deadline = Date.now() + ms; !done(); await sleep(100)) {
     if (Date.now() > deadline) {
-      const said = lines.filter((line) => /Restarting the consumer|joined the group|crashed|Connection error|rebalanc/i.test(line)).slice(-12);
-      throw new Error(`waited ${ms} ms for ${what}; the last of kafkajs's lines on it:\n${said.map((line) => line.slice(0, 300)).join('\n')}`);
+      const said = lines
+        .filter((line) => /Restarting the consumer|joined the group|crashed|Connection error|rebalanc/i.test(line))
+        .slice(-12);
+      throw new Error(
+        `waited ${ms} ms for ${what}; the last of kafkajs's lines on it:\n${said.map((line) => line.slice(0, 300)).join('\n')}`,
+      );
     }
   }
 }
@@ -50,7 +54,9 @@ describe('Kafka bus through a broker outage', () => {
     await bus.publish(trades.name, [tradeRecord('0xa1', 'yes', 1)]);
     await collector.waitFor(1);
     // Committed: the consumer kafkajs restarts reads on from here, not from the topic's start.
-    await collector.subscription.commit([{ topic: trades.name, partition: collector.received[0]!.partition, next: 1n }]);
+    await collector.subscription.commit([
+      { topic: trades.name, partition: collector.received[0]!.partition, next: 1n },
+    ]);
 
     // The warehouse flaps while Kafka is away: pause and resume as a loader would, through
     // kafkajs's crashes and restarts, and end paused.

@@ -46,7 +46,9 @@ describe('Kafka bus', () => {
     const { topics } = await admin.fetchTopicMetadata({ topics: [trades.name] });
     // A single broker: its default.replication.factor is 1.
     expect(topics[0]!.partitions.every((p) => p.replicas.length === 1)).toBe(true);
-    await expect(open([trades], { replicationFactor: 2 })).rejects.toThrow(/--replication-factor \(TAPEHOUSE_REPLICATION_FACTOR\) 2: .*\(1\)/);
+    await expect(open([trades], { replicationFactor: 2 })).rejects.toThrow(
+      /--replication-factor \(TAPEHOUSE_REPLICATION_FACTOR\) 2: .*\(1\)/,
+    );
     // Asked for what the topics have: it opens.
     await expect(open([trades], { replicationFactor: 1 }).then((b) => b.close())).resolves.toBeUndefined();
   });
@@ -65,10 +67,22 @@ describe('Kafka bus', () => {
     const trades = catalogue.spec(catalogue.topicFor('trade'))!;
     const described = await admin.describeConfigs({
       includeSynonyms: false,
-      resources: [{ type: ConfigResourceTypes.TOPIC, name: trades.name, configNames: ['retention.ms', 'cleanup.policy', 'message.timestamp.type'] }],
+      resources: [
+        {
+          type: ConfigResourceTypes.TOPIC,
+          name: trades.name,
+          configNames: ['retention.ms', 'cleanup.policy', 'message.timestamp.type'],
+        },
+      ],
     });
-    const entries = Object.fromEntries(described.resources[0]!.configEntries.map((entry) => [entry.configName, entry.configValue]));
-    expect(entries).toEqual({ 'retention.ms': String(trades.retentionMs), 'cleanup.policy': 'delete', 'message.timestamp.type': 'LogAppendTime' });
+    const entries = Object.fromEntries(
+      described.resources[0]!.configEntries.map((entry) => [entry.configName, entry.configValue]),
+    );
+    expect(entries).toEqual({
+      'retention.ms': String(trades.retentionMs),
+      'cleanup.policy': 'delete',
+      'message.timestamp.type': 'LogAppendTime',
+    });
   });
 
   it('keeps a record received long ago for the retention from its publishing, not from its receive time', async () => {
@@ -80,7 +94,11 @@ describe('Kafka bus', () => {
     const before = Date.now();
     await bus.publish(trades.name, [old]);
     await bus.close();
-    const consumer = new Kafka({ clientId: 'bus-test-ts', brokers: KAFKA_BROKERS, logLevel: logLevel.NOTHING }).consumer({ groupId: `ts-${randomUUID()}` });
+    const consumer = new Kafka({
+      clientId: 'bus-test-ts',
+      brokers: KAFKA_BROKERS,
+      logLevel: logLevel.NOTHING,
+    }).consumer({ groupId: `ts-${randomUUID()}` });
     await consumer.connect();
     await consumer.subscribe({ topics: [trades.name], fromBeginning: true });
     const stamped = await new Promise<number>((resolve) => {
@@ -149,7 +167,9 @@ describe('Kafka bus', () => {
     const second = await collect(after, 'loader', [trades.name]);
     await second.waitFor(remaining.size);
     expect(new Set(second.received.map((r) => `${r.partition}@${r.offset}`))).toEqual(remaining);
-    expect(await after.committedOffsets('loader', trades.name)).toEqual(new Map(positions.map((p) => [p.partition, p.next])));
+    expect(await after.committedOffsets('loader', trades.name)).toEqual(
+      new Map(positions.map((p) => [p.partition, p.next])),
+    );
     await after.close();
   });
 
@@ -201,7 +221,9 @@ describe('Kafka bus', () => {
     });
     const position = await firstBatch;
     await subscription.commit([position]);
-    expect(await bus.committedOffsets('slow-loader', trades.name)).toEqual(new Map([[position.partition, BigInt(feed.length)]]));
+    expect(await bus.committedOffsets('slow-loader', trades.name)).toEqual(
+      new Map([[position.partition, BigInt(feed.length)]]),
+    );
     expect(seen).toEqual(feed.map((_, i) => BigInt(i)));
     await bus.close();
   });
@@ -213,7 +235,13 @@ describe('Kafka bus', () => {
     await bus.publish(trades.name, feed);
     const consumer = await collect(bus, 'loader', [trades.name]);
     await consumer.waitFor(feed.length);
-    expect(new Set(consumer.received.map((r) => JSON.stringify(r.record, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))))).toEqual(
+    expect(
+      new Set(
+        consumer.received.map((r) =>
+          JSON.stringify(r.record, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)),
+        ),
+      ),
+    ).toEqual(
       new Set(feed.map((record) => JSON.stringify(record, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)))),
     );
     await bus.close();

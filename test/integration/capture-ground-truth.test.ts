@@ -22,7 +22,14 @@ describe('capture against the ground truth under heavy faults', () => {
       stats: run.capture.stats(),
     });
     expect(gt.faults.length).toBeGreaterThan(10);
-    for (const reason of ['disconnected', 'frames_missed', 'reconnect_requested', 'subscription_dropped', 'sequence_reset']) expect(reasons).toContain(reason);
+    for (const reason of [
+      'disconnected',
+      'frames_missed',
+      'reconnect_requested',
+      'subscription_dropped',
+      'sequence_reset',
+    ])
+      expect(reasons).toContain(reason);
     expect(trades.doubled).toEqual([]);
     expect(trades.missing).toEqual([]);
     expect(trades.capturedOnce).toBeGreaterThan(1000);

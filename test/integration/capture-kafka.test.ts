@@ -19,7 +19,11 @@ let kafka: KafkaBus;
 
 beforeAll(async () => {
   await requireService('Kafka', KAFKA_BROKERS[0]!);
-  kafka = await KafkaBus.open({ brokers: KAFKA_BROKERS, topics: catalogue.topics, log: createLogger('bus.kafka', 'error') });
+  kafka = await KafkaBus.open({
+    brokers: KAFKA_BROKERS,
+    topics: catalogue.topics,
+    log: createLogger('bus.kafka', 'error'),
+  });
 });
 
 afterAll(async () => {
@@ -31,10 +35,15 @@ function normalised(record: ReceivedRecord): string {
   const { receivedAtUs: _at, source, ...rest } = record;
   const text = JSON.stringify({ ...rest, source: source.type === 'stream' ? { frame: source.frame } : source });
   // Ids a run makes up for itself: the portfolio stream's, and capture's position chains (positions as changes).
-  return text.replace(/"stream_id\\?":\\?"[0-9a-f-]{36}\\?"/g, '"stream_id":"…"').replace(/("position_chain\\?":\{\\?"id\\?":\\?")[0-9a-f-]{36}/g, '$1…');
+  return text
+    .replace(/"stream_id\\?":\\?"[0-9a-f-]{36}\\?"/g, '"stream_id":"…"')
+    .replace(/("position_chain\\?":\{\\?"id\\?":\\?")[0-9a-f-]{36}/g, '$1…');
 }
 
-async function captureOnce(bus: Bus, topics: TopicCatalogue): Promise<{ records: ReceivedRecord[]; published: number }> {
+async function captureOnce(
+  bus: Bus,
+  topics: TopicCatalogue,
+): Promise<{ records: ReceivedRecord[]; published: number }> {
   const run = await steppedRun({
     bus,
     topics,
@@ -58,7 +67,8 @@ describe('capture into Kafka', () => {
     expect(remote.records).toHaveLength(remote.published);
     expect(local.records).toHaveLength(local.published);
     const kinds = new Set(remote.records.map((r) => r.kind));
-    for (const kind of ['trade', 'book_change', 'book_snapshot', 'quote', 'account_event', 'portfolio_sync']) expect(kinds).toContain(kind);
+    for (const kind of ['trade', 'book_change', 'book_snapshot', 'quote', 'account_event', 'portfolio_sync'])
+      expect(kinds).toContain(kind);
     const a = local.records.map(normalised).sort();
     const b = remote.records.map(normalised).sort();
     expect(b.length).toBeGreaterThan(500);

@@ -39,7 +39,11 @@ process.stdout.write(`ready ${stats.busGapsRecorded}\n`);
 
 let last = 0n;
 const clock = () => (last = nowMicros() > last ? nowMicros() : last + 1n);
-const generator = new RecordGenerator(Number(firstIndex), catalogue, { kinds: MARKET_KINDS, clock, firstIndex: Number(firstIndex) });
+const generator = new RecordGenerator(Number(firstIndex), catalogue, {
+  kinds: MARKET_KINDS,
+  clock,
+  firstIndex: Number(firstIndex),
+});
 while (producing) {
   const lot = generator.take(20);
   await publishAll(
@@ -49,7 +53,12 @@ while (producing) {
   );
   appendFileSync(
     publishedFile!,
-    lot.map((g) => `${JSON.stringify({ topic: g.topic, key: g.record.key, receivedAtUs: String(g.record.receivedAtUs), rows: g.rows })}\n`).join(''),
+    lot
+      .map(
+        (g) =>
+          `${JSON.stringify({ topic: g.topic, key: g.record.key, receivedAtUs: String(g.record.receivedAtUs), rows: g.rows })}\n`,
+      )
+      .join(''),
   );
   await new Promise((resolve) => setTimeout(resolve, 10));
 }

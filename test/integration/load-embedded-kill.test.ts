@@ -59,7 +59,10 @@ function publishedBy(file: string): Published[] {
 async function keysStored(warehouse: EmbeddedWarehouse): Promise<Map<string, string[]>> {
   const keys = new Map<string, string[]>();
   for (const table of ['trades', 'book_changes', 'quotes', 'book_snapshots']) {
-    const found = await rows<{ k: string }>(warehouse.client, `SELECT ${NATURAL_KEYS[table]} AS k FROM tapehouse.${table}`);
+    const found = await rows<{ k: string }>(
+      warehouse.client,
+      `SELECT ${NATURAL_KEYS[table]} AS k FROM tapehouse.${table}`,
+    );
     keys.set(
       table,
       found.map((row) => row.k),
@@ -88,7 +91,13 @@ async function storedInsideGapsOutsideCutBatches(warehouse: EmbeddedWarehouse): 
      GROUP BY topic, partition, min_offset, max_offset HAVING countIf(state = 'after') = 0`,
   );
   const inCut = (r: { topic: string; partition: number; offset: string }) =>
-    cut.some((c) => c.topic === r.topic && c.partition === r.partition && BigInt(r.offset) >= BigInt(c.first) && BigInt(r.offset) <= BigInt(c.last));
+    cut.some(
+      (c) =>
+        c.topic === r.topic &&
+        c.partition === r.partition &&
+        BigInt(r.offset) >= BigInt(c.first) &&
+        BigInt(r.offset) <= BigInt(c.last),
+    );
   return inside.filter((r) => !inCut(r)).map((r) => `${r.topic}[${r.partition}]@${r.offset}`);
 }
 
@@ -134,7 +143,10 @@ describe('the embedded bus across a process killed with SIGKILL', () => {
         expect(BigInt(gap.end)).toBeLessThanOrEqual(restartTo);
       }
       const gapOf = (p: Published) =>
-        gaps.find((g) => g.channel === p.topic && g.subject === String(partitionFor(p.key, catalogue.spec(p.topic)!.partitions)))!;
+        gaps.find(
+          (g) =>
+            g.channel === p.topic && g.subject === String(partitionFor(p.key, catalogue.spec(p.topic)!.partitions)),
+        )!;
 
       const killed = publishedBy(first.file);
       expect(killed.length).toBeGreaterThan(500);

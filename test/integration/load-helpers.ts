@@ -21,7 +21,10 @@ export function spawnTapehouse(args: readonly string[], env: NodeJS.ProcessEnv =
 }
 
 export function spawnNode(args: readonly string[], env: NodeJS.ProcessEnv = {}): Child {
-  const child = spawn(process.execPath, [...args], { env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...args], {
+    env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   let out = '';
   const lines: string[] = [];

@@ -38,7 +38,14 @@ afterAll(async () => {
 });
 
 async function loadAll(bus: KafkaBus, warehouse: EmbeddedWarehouse, group: string): Promise<void> {
-  const loaders: Loaders = await startLoaders({ bus, warehouse, group, topics: [trades.name], batch: { maxDelayMs: 100 }, log });
+  const loaders: Loaders = await startLoaders({
+    bus,
+    warehouse,
+    group,
+    topics: [trades.name],
+    batch: { maxDelayMs: 100 },
+    log,
+  });
   for (;;) {
     const stats = await loaders.stats();
     if (stats.lag === 0 && stats.queuedRows === 0) break;
@@ -56,7 +63,10 @@ describe('loading from Kafka after retention deleted records', () => {
       const group = `${prefix}-loaders`;
       // Received a millisecond apart, in publishing order.
       let receivedUs = BigInt(Date.now()) * 1000n;
-      const generated = new RecordGenerator(5, catalogue, { kinds: new Set(['trade']), clock: () => (receivedUs += 1000n) }).take(40);
+      const generated = new RecordGenerator(5, catalogue, {
+        kinds: new Set(['trade']),
+        clock: () => (receivedUs += 1000n),
+      }).take(40);
       await bus.publish(
         trades.name,
         generated.slice(0, 20).map((g) => g.record),
@@ -74,15 +84,18 @@ describe('loading from Kafka after retention deleted records', () => {
         // Deletes every record but the last of those published while the group was away.
         return { partition, from, to: BigInt(high) > from ? BigInt(high) - 1n : from };
       });
-      await admin.deleteTopicRecords({ topic: trades.name, partitions: cuts.map(({ partition, to }) => ({ partition, offset: String(to) })) });
+      await admin.deleteTopicRecords({
+        topic: trades.name,
+        partitions: cuts.map(({ partition, to }) => ({ partition, offset: String(to) })),
+      });
 
       await loadAll(bus, warehouse, group);
       const lost = cuts.filter(({ from, to }) => to > from).sort((a, b) => a.partition - b.partition);
       expect(lost.length).toBeGreaterThan(0);
       const kept = 40 - lost.reduce((n, { from, to }) => n + Number(to - from), 0);
-      expect(await rows(warehouse.client, `SELECT count() AS n, uniqExact(trade_id) AS d FROM tapehouse.trades`)).toEqual([
-        { n: String(kept), d: String(kept) },
-      ]);
+      expect(
+        await rows(warehouse.client, `SELECT count() AS n, uniqExact(trade_id) AS d FROM tapehouse.trades`),
+      ).toEqual([{ n: String(kept), d: String(kept) }]);
       const gapsQuery = `SELECT subject, reason, recovery, JSONExtractString(detail, 'first_missing_offset') AS first, JSONExtractString(detail, 'last_missing_offset') AS last,
                                 gap_start < gap_end AS ordered
                          FROM tapehouse.capture_gaps WHERE stream = 'bus' AND channel = '${trades.name}' ORDER BY toUInt32(subject)`;

@@ -38,7 +38,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  const admin = new Kafka({ clientId: 'load-kill-cleanup', brokers: KAFKA_BROKERS, logLevel: logLevel.NOTHING }).admin();
+  const admin = new Kafka({
+    clientId: 'load-kill-cleanup',
+    brokers: KAFKA_BROKERS,
+    logLevel: logLevel.NOTHING,
+  }).admin();
   await admin.connect();
   await admin.deleteTopics({ topics }).catch(() => undefined);
   await admin.deleteGroups([group]).catch(() => undefined);
@@ -117,7 +121,10 @@ describe('tapehouse load on Kafka, killed with SIGKILL', () => {
     let reads = 0;
     for (;;) {
       for (const view of VIEWS) {
-        const result = await reader.query({ query: `SELECT count() AS n FROM tapehouse.${view}`, format: 'JSONEachRow' });
+        const result = await reader.query({
+          query: `SELECT count() AS n FROM tapehouse.${view}`,
+          format: 'JSONEachRow',
+        });
         expect((await result.json<{ n: string }>())[0]).toBeDefined();
         reads += 1;
       }
@@ -138,7 +145,9 @@ describe('tapehouse load on Kafka, killed with SIGKILL', () => {
     const warehouse = await openEmbeddedWarehouse(dataDir);
     try {
       const checks = await compareTables(warehouse.client, expectedKeys(published), `${prefix}.`);
-      const wrong = checks.filter((c) => c.stored !== c.expected || c.distinct !== c.stored || c.missing.length > 0 || c.unexpected.length > 0);
+      const wrong = checks.filter(
+        (c) => c.stored !== c.expected || c.distinct !== c.stored || c.missing.length > 0 || c.unexpected.length > 0,
+      );
       expect(wrong).toEqual([]);
       expect(checks.length).toBeGreaterThanOrEqual(20);
       expect(published.length).toBeGreaterThan(1000);

@@ -48,13 +48,17 @@ async function waitFor<T>(probe: () => T | undefined, what: string | (() => stri
       value = undefined;
     }
     if (value !== undefined) return value;
-    if (Date.now() - startedAt > limitMs) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
+    if (Date.now() - startedAt > limitMs)
+      throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
     await new Promise((r) => setTimeout(r, 500));
   }
 }
 
 function sql(dataDir: string, query: string): Record<string, string>[] {
-  const result = spawnSync(process.execPath, [bin, 'sql', '--data-dir', dataDir, '--format', 'json', query], { cwd: work, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [bin, 'sql', '--data-dir', dataDir, '--format', 'json', query], {
+    cwd: work,
+    encoding: 'utf8',
+  });
   if (result.status !== 0) throw new Error(`tapehouse sql: ${result.stderr}`);
   return result.stdout
     .trim()
@@ -77,10 +81,12 @@ const TABLES = [
   'portfolio_summaries',
   'activities',
 ];
-const counts = (dataDir: string) => sql(dataDir, `SELECT ${TABLES.map((t) => `(SELECT count() FROM ${t}) AS ${t}`).join(', ')}`)[0]!;
+const counts = (dataDir: string) =>
+  sql(dataDir, `SELECT ${TABLES.map((t) => `(SELECT count() FROM ${t}) AS ${t}`).join(', ')}`)[0]!;
 const allFilled = (row: Record<string, string>) => TABLES.every((t) => Number(row[t]) > 0);
 /** The seeded catalogue, less recurring cycles (which depend on the start minute). */
-const CATALOGUE = "SELECT event_id, slug, event_type FROM events_latest WHERE event_type != 'RECURRING_PROPOSITION' ORDER BY event_id";
+const CATALOGUE =
+  "SELECT event_id, slug, event_type FROM events_latest WHERE event_type != 'RECURRING_PROPOSITION' ORDER BY event_id";
 /** Public fills stored twice, by their natural key (a trade of several fills is several rows). */
 const DUPLICATE_TRADES = `SELECT count() - uniqExact${TRADE_KEY_SQL} AS duplicates FROM trades`;
 
@@ -116,16 +122,45 @@ describe('scale-out processes on Kafka, Temporal and chDB', () => {
       () => (existsSync(join(scaleOutDir, 'endpoint.json')) ? true : undefined),
       () => `the loader's endpoint: ${load.out()}`,
     );
-    const capture = start(['capture', '--base-url', simUrl, '--coverage-file', join(work, 'coverage.json'), '--metrics-port', '0', ...common], token);
-    const worker = start(
-      ['worker', '--base-url', simUrl, '--task-queue', run, '--checkpoint-file', join(work, 'checkpoints.json'), '--metrics-port', '0', ...common],
+    const capture = start(
+      [
+        'capture',
+        '--base-url',
+        simUrl,
+        '--coverage-file',
+        join(work, 'coverage.json'),
+        '--metrics-port',
+        '0',
+        ...common,
+      ],
       token,
     );
-    const intervals = ['catalogue', 'portfolio_summary', 'positions', 'orders', 'order_trades', 'activities'].flatMap((job) => ['--interval', `${job}=5s`]);
-    const apply = spawnSync(process.execPath, [bin, 'schedules', 'apply', '--task-queue', run, '--id-prefix', `${run}-`, ...intervals], {
-      cwd: work,
-      encoding: 'utf8',
-    });
+    const worker = start(
+      [
+        'worker',
+        '--base-url',
+        simUrl,
+        '--task-queue',
+        run,
+        '--checkpoint-file',
+        join(work, 'checkpoints.json'),
+        '--metrics-port',
+        '0',
+        ...common,
+      ],
+      token,
+    );
+    const intervals = ['catalogue', 'portfolio_summary', 'positions', 'orders', 'order_trades', 'activities'].flatMap(
+      (job) => ['--interval', `${job}=5s`],
+    );
+    const apply = spawnSync(
+      process.execPath,
+      [bin, 'schedules', 'apply', '--task-queue', run, '--id-prefix', `${run}-`, ...intervals],
+      {
+        cwd: work,
+        encoding: 'utf8',
+      },
+    );
     expect(apply.status, apply.stderr).toBe(0);
 
     const scaleOut = await waitFor(
@@ -136,7 +171,19 @@ describe('scale-out processes on Kafka, Temporal and chDB', () => {
       () => `every table filled by the scale-out processes: ${JSON.stringify(counts(scaleOutDir))}`,
     );
 
-    const embedded = start(['run', '--data-dir', embeddedDir, '--seed', SEED, '--rate', '40', '--http-port', '0', '--status', 'off']);
+    const embedded = start([
+      'run',
+      '--data-dir',
+      embeddedDir,
+      '--seed',
+      SEED,
+      '--rate',
+      '40',
+      '--http-port',
+      '0',
+      '--status',
+      'off',
+    ]);
     await waitFor(() => (/query it:/.test(embedded.out()) ? true : undefined), 'the embedded run');
     const embeddedCounts = await waitFor(
       () => {
@@ -158,9 +205,12 @@ describe('scale-out processes on Kafka, Temporal and chDB', () => {
       return parsePrometheus(await (await fetch(url)).text());
     };
     const value = (samples: ReturnType<typeof parsePrometheus>, name: string, labels: Record<string, string> = {}) =>
-      samples.filter((m) => m.name === name && Object.entries(labels).every(([k, v]) => m.labels[k] === v)).reduce((sum, m) => sum + m.value, 0);
+      samples
+        .filter((m) => m.name === name && Object.entries(labels).every(([k, v]) => m.labels[k] === v))
+        .reduce((sum, m) => sum + m.value, 0);
     const captured = await scrape(capture.out, 'capture');
-    for (const stream of ['market', 'account', 'portfolio']) expect(value(captured, 'tapehouse_frames_total', { stream }), stream).toBeGreaterThan(0);
+    for (const stream of ['market', 'account', 'portfolio'])
+      expect(value(captured, 'tapehouse_frames_total', { stream }), stream).toBeGreaterThan(0);
     expect(captured.some((m) => m.name === 'tapehouse_rows_loaded_total')).toBe(false);
     const loaded = await scrape(load.out, 'load');
     expect(value(loaded, 'tapehouse_rows_loaded_total', { table: 'trades' })).toBeGreaterThan(0);

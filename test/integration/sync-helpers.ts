@@ -55,14 +55,18 @@ export async function syncServices(): Promise<SyncServices> {
  * Reads a kind's topic back, as a loader would, for as long as the test runs: the records made
  * from now on (earlier tests of the suite share the topics).
  */
-export async function readBack(services: SyncServices, kind: RecordKind): Promise<{ records: ReceivedRecord[]; stop(): Promise<void> }> {
+export async function readBack(
+  services: SyncServices,
+  kind: RecordKind,
+): Promise<{ records: ReceivedRecord[]; stop(): Promise<void> }> {
   const records: ReceivedRecord[] = [];
   const since = nowMicros();
   const subscription = await services.bus.subscribe({
     group: `reader-${randomUUID().slice(0, 8)}`,
     topics: [services.topics.topicFor(kind)],
     onBatch: async (batch) => {
-      for (const message of batch.messages) if (message.ok && message.record.receivedAtUs >= since) records.push(message.record);
+      for (const message of batch.messages)
+        if (message.ok && message.record.receivedAtUs >= since) records.push(message.record);
       await subscription.commit([positionAfter(batch)]);
     },
   });

@@ -45,7 +45,11 @@ describe('Temporal Schedules of the sync jobs (real dev server)', () => {
       const everyMs = job === 'positions' ? 15_000 : SYNC_JOBS[job].intervalMs;
       expect(described.spec.intervals?.map((i) => i.every)).toEqual([everyMs]);
       expect(described.policies.overlap).toBe('SKIP');
-      expect(described.action).toMatchObject({ workflowType: 'syncJobWorkflow', taskQueue: settings.taskQueue, args: [{ job }] });
+      expect(described.action).toMatchObject({
+        workflowType: 'syncJobWorkflow',
+        taskQueue: settings.taskQueue,
+        args: [{ job }],
+      });
       expect(described.state.paused).toBe(true);
     }
   });
@@ -83,7 +87,12 @@ describe('Temporal Schedules of the sync jobs (real dev server)', () => {
     await services.client.schedule.create({
       scheduleId: `${prefix}old_job`,
       spec: { intervals: [{ every: 60_000 }] },
-      action: { type: 'startWorkflow', workflowType: 'syncJobWorkflow', taskQueue: settings.taskQueue, args: [{ job: 'old_job' }] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'syncJobWorkflow',
+        taskQueue: settings.taskQueue,
+        args: [{ job: 'old_job' }],
+      },
       state: { paused: true },
     });
     await eventually(async () => (await listSchedules(services.client, prefix)).includes(`${prefix}old_job`), 250);
@@ -102,7 +111,10 @@ describe('Temporal Schedules of the sync jobs (real dev server)', () => {
   it('tapehouse schedules apply started before Temporal listens waits for it, saying so, then applies', async () => {
     // A proxy to the real server on a port that opens only after a few seconds, as on a first
     // `docker compose up` where `schedules` starts before Temporal's schema is set up.
-    const [host, port] = [TEMPORAL_ADDRESS.slice(0, TEMPORAL_ADDRESS.lastIndexOf(':')), Number(TEMPORAL_ADDRESS.slice(TEMPORAL_ADDRESS.lastIndexOf(':') + 1))];
+    const [host, port] = [
+      TEMPORAL_ADDRESS.slice(0, TEMPORAL_ADDRESS.lastIndexOf(':')),
+      Number(TEMPORAL_ADDRESS.slice(TEMPORAL_ADDRESS.lastIndexOf(':') + 1)),
+    ];
     const proxy: Server = createServer((client) => {
       const upstream = connect({ host, port });
       client.pipe(upstream).pipe(client);

@@ -24,7 +24,9 @@ describe('real Temporal dev server (smoke)', () => {
     const connection = await Connection.connect({ address: TEMPORAL_ADDRESS });
     const client = new Client({ connection });
     try {
-      const result = await worker.runUntil(client.workflow.execute('smokeWorkflow', { taskQueue, workflowId: `smoke-${randomUUID()}`, args: ['tape'] }));
+      const result = await worker.runUntil(
+        client.workflow.execute('smokeWorkflow', { taskQueue, workflowId: `smoke-${randomUUID()}`, args: ['tape'] }),
+      );
       expect(result).toBe('TAPE!');
     } finally {
       await connection.close();

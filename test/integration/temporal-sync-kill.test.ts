@@ -30,7 +30,9 @@ async function startWorker(args: string[], token: string): Promise<ChildProcess>
 }
 
 function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
 describe('a worker killed mid-page (SIGKILL) and started again', () => {
@@ -103,19 +105,25 @@ describe('a worker killed mid-page (SIGKILL) and started again', () => {
     // Pages may come shorter than asked (an interface case): at least this many.
     const pages = Math.max(Math.ceil(truth.length / PAGE), ...activities.records.map((r) => pageOf(r) + 1));
     expect(result).toMatchObject({ outcome: 'done' });
-    await eventually(() => new Set(activities.records.map((r) => (r.payload as { id: string }).id)).size >= truth.length);
+    await eventually(
+      () => new Set(activities.records.map((r) => (r.payload as { id: string }).id)).size >= truth.length,
+    );
     await activities.stop();
 
     // Exactly once by natural key: every activity, nothing else.
     expect([...new Set(activities.records.map((r) => (r.payload as { id: string }).id))].sort()).toEqual(truth);
     // No page skipped.
-    expect([...new Set(activities.records.map(pageOf))].sort((a, b) => a - b)).toEqual(Array.from({ length: pages }, (_, i) => i));
+    expect([...new Set(activities.records.map(pageOf))].sort((a, b) => a - b)).toEqual(
+      Array.from({ length: pages }, (_, i) => i),
+    );
     // The second worker went on from the last heartbeat: not from the first page, and at most a few pages back.
     const resumedFrom = Math.min(...activities.records.filter((r) => r.receivedAtUs >= restartedAtUs).map(pageOf));
     expect(resumedFrom).toBeGreaterThan(0);
     expect(resumedFrom).toBeLessThanOrEqual(killedAtPage + 1);
     const history = await handle.fetchHistory();
-    const started = (history.events ?? []).flatMap((e) => (e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes] : []));
+    const started = (history.events ?? []).flatMap((e) =>
+      e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes] : [],
+    );
     expect(started.map((a) => a.attempt)).toEqual([2]);
     expect(started[0]?.lastFailure?.timeoutFailureInfo).toBeTruthy();
   });

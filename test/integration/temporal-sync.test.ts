@@ -3,7 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ActivityFailure, ApplicationFailure, WorkflowFailedError, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  WorkflowFailedError,
+  type WorkflowHandle,
+  type WorkflowHandleWithFirstExecutionRunId,
+} from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { Availability } from '../../src/api/availability.ts';
 import { startSimulator, type SimulatorHandle } from '../../src/simulator/index.ts';
@@ -25,7 +31,9 @@ type StartedAttempts = temporal.api.history.v1.IActivityTaskStartedEventAttribut
 /** The attempt count and last failure of every activity as the workflow history records them. */
 async function activityAttempts(handle: WorkflowHandle): Promise<StartedAttempts> {
   const history = await handle.fetchHistory();
-  return (history.events ?? []).flatMap((event) => (event.activityTaskStartedEventAttributes ? [event.activityTaskStartedEventAttributes] : []));
+  return (history.events ?? []).flatMap((event) =>
+    event.activityTaskStartedEventAttributes ? [event.activityTaskStartedEventAttributes] : [],
+  );
 }
 
 describe('sync workflows on the real Temporal dev server and Kafka', () => {
@@ -46,8 +54,15 @@ describe('sync workflows on the real Temporal dev server and Kafka', () => {
   /** Runs `body` with an in-process worker whose jobs read the simulator with `token`. */
   async function withWorker<T>(
     name: string,
-    setup: { venue?: SimulatorHandle; token?: string; client?: Partial<SyncVenueOptions>; tuning?: Partial<SyncTuning> },
-    body: (start: (input: SyncWorkflowInput) => Promise<WorkflowHandleWithFirstExecutionRunId<typeof syncJobWorkflow>>) => Promise<T>,
+    setup: {
+      venue?: SimulatorHandle;
+      token?: string;
+      client?: Partial<SyncVenueOptions>;
+      tuning?: Partial<SyncTuning>;
+    },
+    body: (
+      start: (input: SyncWorkflowInput) => Promise<WorkflowHandleWithFirstExecutionRunId<typeof syncJobWorkflow>>,
+    ) => Promise<T>,
   ): Promise<{ result: T; lines: Array<Record<string, unknown>> }> {
     const queue = taskQueue(services, name);
     const { logger, lines } = captureLogger();
@@ -88,10 +103,18 @@ describe('sync workflows on the real Temporal dev server and Kafka', () => {
     const { result } = await withWorker('slices', { tuning: small }, async (start) => {
       const handle = await start({ job: 'activities', pagesPerSlice: 2, historyLimit: 12 });
       const done = await handle.result();
-      return { done, firstRun: await services.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).describe() };
+      return {
+        done,
+        firstRun: await services.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).describe(),
+      };
     });
     const truth = sim.venue.demo.account.activities.map((a) => a.id).sort();
-    expect(result.done).toMatchObject({ job: 'activities', outcome: 'done', records: truth.length, pages: Math.ceil(truth.length / 5) });
+    expect(result.done).toMatchObject({
+      job: 'activities',
+      outcome: 'done',
+      records: truth.length,
+      pages: Math.ceil(truth.length / 5),
+    });
     expect(result.done.slices).toBe(Math.ceil(result.done.pages / 2));
     expect(result.firstRun.status.name).toBe('CONTINUED_AS_NEW');
     await eventually(() => activities.records.length >= truth.length);
@@ -108,7 +131,9 @@ describe('sync workflows on the real Temporal dev server and Kafka', () => {
     let storming = true;
     const neighbour = async (): Promise<void> => {
       while (storming) {
-        await fetch(`${venue.url}/trade/v1/portfolio/summary`, { headers: { authorization: `Bearer ${venue.demoToken}` } }).then((r) => r.arrayBuffer());
+        await fetch(`${venue.url}/trade/v1/portfolio/summary`, {
+          headers: { authorization: `Bearer ${venue.demoToken}` },
+        }).then((r) => r.arrayBuffer());
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     };
@@ -118,21 +143,27 @@ describe('sync workflows on the real Temporal dev server and Kafka', () => {
     try {
       const { result, lines } = await withWorker('storm', { venue, client }, async (start) => {
         const jobs = await Promise.all(
-          (['pnl', 'activities', 'portfolio_summary'] as const).map((job) => start({ job, activity: { maximumIntervalMs: 5_000 } })),
+          (['pnl', 'activities', 'portfolio_summary'] as const).map((job) =>
+            start({ job, activity: { maximumIntervalMs: 5_000 } }),
+          ),
         );
         setTimeout(() => (storming = false), 6_000);
         const results = await Promise.all(jobs.map((handle) => handle.result()));
         return { results, attempts: await Promise.all(jobs.map(activityAttempts)) };
       });
       expect(result.results.map((r) => r.outcome)).toEqual(['done', 'done', 'done']);
-      const retried = result.attempts.map((attempts) => attempts.filter((a) => (a.attempt ?? 1) > 1).map((a) => a.lastFailure?.applicationFailureInfo?.type));
+      const retried = result.attempts.map((attempts) =>
+        attempts.filter((a) => (a.attempt ?? 1) > 1).map((a) => a.lastFailure?.applicationFailureInfo?.type),
+      );
       expect(retried[0]).toEqual([expect.stringMatching(/^(pnl_not_ready|rate_limited)$/)]);
       // The storm was met: a 429 reached Temporal's retry policy, or the client's own retries
       // (Retry-After waited out) absorbed it — which one depends on how fast the bucket refills.
       expect(retried.flat().includes('rate_limited') || lines.some((line) => line.code === 'rate_limited')).toBe(true);
       expect(lines.some((line) => line.code === 'pnl_not_ready')).toBe(true);
       await eventually(() => pnl.records.length > 0);
-      const marked = venue.venue.pnl.history(venue.venue.demo.account.id).map((b) => new Date(b.bucketAtMs).toISOString());
+      const marked = venue.venue.pnl
+        .history(venue.venue.demo.account.id)
+        .map((b) => new Date(b.bucketAtMs).toISOString());
       expect(pnl.records).toHaveLength(1);
       expect(marked).toContain((pnl.records[0]?.payload as { bucket_at: string }).bucket_at);
     } finally {
@@ -147,7 +178,10 @@ describe('sync workflows on the real Temporal dev server and Kafka', () => {
     const reader = sim.venue.createAccount('reader', 0n, ['orders:read']);
     const { result } = await withWorker('none', { token: reader.token.secret }, async (start) => {
       const handle = await start({ job: 'portfolio_summary' });
-      return { failure: await handle.result().catch((error: unknown) => error), attempts: await activityAttempts(handle) };
+      return {
+        failure: await handle.result().catch((error: unknown) => error),
+        attempts: await activityAttempts(handle),
+      };
     });
     expect(result.failure).toBeInstanceOf(WorkflowFailedError);
     const activity = (result.failure as WorkflowFailedError).cause;
@@ -194,7 +228,9 @@ describe('sync workflows on the real Temporal dev server and Kafka', () => {
     expect(result.stdout).toMatch(/started .*backfill-activities-/);
     expect(result.stdout).toContain(`activities: done, 1 pages read, ${window.length} records published`);
     await eventually(() => activities.records.length >= window.length);
-    expect(activities.records.map((r) => (r.payload as { id: string }).id).sort()).toEqual(window.map((a) => a.id).sort());
+    expect(activities.records.map((r) => (r.payload as { id: string }).id).sort()).toEqual(
+      window.map((a) => a.id).sort(),
+    );
     await activities.stop();
   });
 });

@@ -20,4 +20,7 @@ const logged = {
 log.info(logged, 'credentials in every shape');
 log.warn({ token: new Secret(value) }, 'a Secret');
 // The logged object itself is left as it was: redaction works on a copy.
-log.info({ unchanged: logged.headers.Authorization === `Bearer ${value}` && logged.kafka.sasl.password === value }, 'done');
+log.info(
+  { unchanged: logged.headers.Authorization === `Bearer ${value}` && logged.kafka.sasl.password === value },
+  'done',
+);

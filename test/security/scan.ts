@@ -15,7 +15,11 @@ export interface Finished {
 }
 
 /** `node bin/tapehouse.js ARGS` to its end, with only the given variables on top of a clean environment. */
-export function tapehouse(args: string[], env: Record<string, string> = {}, options: RunOptions = {}): Promise<Finished> {
+export function tapehouse(
+  args: string[],
+  env: Record<string, string> = {},
+  options: RunOptions = {},
+): Promise<Finished> {
   return runNode([CLI, ...args], env, options);
 }
 
@@ -68,8 +72,15 @@ export interface Finding {
  * as bytes (text or not: a secret in a binary file leaked just the same). Also looks for the
  * secrets' base64 forms, as a Basic authorization header or a dumped buffer would carry them.
  */
-export function findSecrets(secrets: readonly string[], texts: Readonly<Record<string, string>>, folders: readonly string[] = []): Finding[] {
-  const needles = secrets.flatMap((secret) => [Buffer.from(secret, 'utf8'), Buffer.from(Buffer.from(secret, 'utf8').toString('base64'), 'utf8')]);
+export function findSecrets(
+  secrets: readonly string[],
+  texts: Readonly<Record<string, string>>,
+  folders: readonly string[] = [],
+): Finding[] {
+  const needles = secrets.flatMap((secret) => [
+    Buffer.from(secret, 'utf8'),
+    Buffer.from(Buffer.from(secret, 'utf8').toString('base64'), 'utf8'),
+  ]);
   const findings: Finding[] = [];
   const scan = (where: string, bytes: Buffer): void => {
     for (const needle of needles) {
@@ -94,7 +105,11 @@ export function filesUnder(folder: string): string[] {
 }
 
 /** Polls until `probe` gives a value, or fails with `explain()` after `limitMs`. */
-export async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, explain: () => string, limitMs = 30_000): Promise<T> {
+export async function waitFor<T>(
+  probe: () => T | undefined | Promise<T | undefined>,
+  explain: () => string,
+  limitMs = 30_000,
+): Promise<T> {
   const start = Date.now();
   for (;;) {
     const value = await probe();

@@ -45,7 +45,8 @@ export class IpLimits {
 
   constructor(config: IpLimitsConfig = IP_LIMITS, share = IP_SAFETY_SHARE) {
     const cap = (n: number): number => Math.max(1, Math.floor(n * share));
-    const burst = (b: BucketShape): TokenBucket => new TokenBucket({ capacity: cap(b.capacity), refillPerSecond: b.refillPerSecond * share });
+    const burst = (b: BucketShape): TokenBucket =>
+      new TokenBucket({ capacity: cap(b.capacity), refillPerSecond: b.refillPerSecond * share });
     this.#all = new SlidingWindow(cap(config.perMinute.all), config.windowMs);
     this.#windows = {
       trade: new SlidingWindow(cap(config.perMinute.trade), config.windowMs),
@@ -55,7 +56,11 @@ export class IpLimits {
   }
 
   waitMs(family: PathFamily, now: number): number {
-    return Math.max(this.#all.waitMs(now), this.#windows[family]?.waitMs(now) ?? 0, this.#bursts[family].waitMs(1, now));
+    return Math.max(
+      this.#all.waitMs(now),
+      this.#windows[family]?.waitMs(now) ?? 0,
+      this.#bursts[family].waitMs(1, now),
+    );
   }
 
   record(family: PathFamily, now: number): void {

@@ -127,7 +127,8 @@ export class RateLimiter {
     const report = readRateLimitHeaders(answer.headers);
     if (answer.status === 429) {
       this.#refused += 1;
-      // A Retry-After of days (a broken or hostile header) would freeze every later read: hold at most 15 minutes, then ask again.
+      // A Retry-After of days (a broken or hostile header) would freeze every later read: hold at most 15 minutes, then
+      // ask again.
       const asked = parseRetryAfter(answer.headers['retry-after']);
       const retryAfter = asked === undefined ? undefined : Math.min(asked, LONGEST_HOLD_SECONDS);
       // §8.2: account 429s carry the bucket headers, per-IP ones do not.
@@ -142,7 +143,13 @@ export class RateLimiter {
   }
 
   /** `refused`: 429 answers earned so far (the figure our pacing exists to keep at zero). */
-  stats(): { admitted: number; refused: number; queued: number; inFlight: number; read: BucketShape & { tokens: number } } {
+  stats(): {
+    admitted: number;
+    refused: number;
+    queued: number;
+    inFlight: number;
+    read: BucketShape & { tokens: number };
+  } {
     return {
       admitted: this.#admitted,
       refused: this.#refused,

@@ -3,7 +3,14 @@ import { ENDPOINTS, endpointName } from '../endpoints.ts';
 import { InvalidArgumentError } from '../errors.ts';
 import { followCursor } from '../paging.ts';
 import { checkPageSize, PAGE_SIZE } from '../params.ts';
-import { CategorySchema, EventDetailSchema, EventsResponseSchema, type Category, type EventDetail, type EventsResponse } from '../schemas/index.ts';
+import {
+  CategorySchema,
+  EventDetailSchema,
+  EventsResponseSchema,
+  type Category,
+  type EventDetail,
+  type EventsResponse,
+} from '../schemas/index.ts';
 
 /** Query of GET /api/v1/events (§4.2), without `cursor` (the pager owns it). */
 export interface EventListQuery {
@@ -31,22 +38,44 @@ export class CatalogueReads {
    * Every page of the flat keyset-paginated events list. The query is copied once, so every page
    * carries exactly the same fingerprint parameters; only the cursor changes.
    */
-  eventPages(query: EventListQuery = {}, signal?: AbortSignal): AsyncGenerator<Fetched<EventsResponse>, void, undefined> {
-    if (query.filter === SPORTS_LIVE) throw new InvalidArgumentError('filter=sports_live answers sections without pagination: use sportsLive()');
+  eventPages(
+    query: EventListQuery = {},
+    signal?: AbortSignal,
+  ): AsyncGenerator<Fetched<EventsResponse>, void, undefined> {
+    if (query.filter === SPORTS_LIVE)
+      throw new InvalidArgumentError('filter=sports_live answers sections without pagination: use sportsLive()');
     checkPageSize('events', query.limit, PAGE_SIZE.events);
     const fingerprint = Object.freeze({ ...query });
     return followCursor(endpointName(ENDPOINTS.events), (cursor) => this.eventsPage(fingerprint, cursor, signal));
   }
 
-  /** One page of the events list at `cursor` (a pass resuming from a saved one): `query` must stay identical while paging (it is the cursor's fingerprint). */
-  eventsPage(query: EventListQuery, cursor: string | undefined, signal?: AbortSignal): Promise<Fetched<EventsResponse>> {
+  /** One page of the events list at `cursor` (a pass resuming from a saved one): `query` must stay identical while
+   * paging (it is the cursor's fingerprint). */
+  eventsPage(
+    query: EventListQuery,
+    cursor: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<Fetched<EventsResponse>> {
     checkPageSize('events', query.limit, PAGE_SIZE.events);
-    return this.caller.call({ endpoint: ENDPOINTS.events, query: { ...query, cursor }, schema: EventsResponseSchema, signal });
+    return this.caller.call({
+      endpoint: ENDPOINTS.events,
+      query: { ...query, cursor },
+      schema: EventsResponseSchema,
+      signal,
+    });
   }
 
   /** filter=sports_live: leaf-category `sections` (with their events), one answer, no pagination. */
-  sportsLive(query: Omit<EventListQuery, 'filter' | 'limit'> = {}, signal?: AbortSignal): Promise<Fetched<EventsResponse>> {
-    return this.caller.call({ endpoint: ENDPOINTS.events, query: { ...query, filter: SPORTS_LIVE }, schema: EventsResponseSchema, signal });
+  sportsLive(
+    query: Omit<EventListQuery, 'filter' | 'limit'> = {},
+    signal?: AbortSignal,
+  ): Promise<Fetched<EventsResponse>> {
+    return this.caller.call({
+      endpoint: ENDPOINTS.events,
+      query: { ...query, filter: SPORTS_LIVE },
+      schema: EventsResponseSchema,
+      signal,
+    });
   }
 
   /** Event detail; the slug may be any event of the group (compare `value.slug` to follow the root). */

@@ -37,11 +37,21 @@ export class OrderReads {
   }
 
   orderByHash(orderHash: string, signal?: AbortSignal): Promise<Fetched<Order>> {
-    return this.caller.call({ endpoint: ENDPOINTS.orderByHash, params: { order_hash: orderHash }, schema: SignedOrderSchema, signal });
+    return this.caller.call({
+      endpoint: ENDPOINTS.orderByHash,
+      params: { order_hash: orderHash },
+      schema: SignedOrderSchema,
+      signal,
+    });
   }
 
   orderTrades(orderId: string, signal?: AbortSignal): Promise<Fetched<OrderTradesResponse>> {
-    return this.caller.call({ endpoint: ENDPOINTS.orderTrades, params: { order_id: orderId }, schema: OrderTradesResponseSchema, signal });
+    return this.caller.call({
+      endpoint: ENDPOINTS.orderTrades,
+      params: { order_id: orderId },
+      schema: OrderTradesResponseSchema,
+      signal,
+    });
   }
 
   /** Every page of POST /trade/v1/orders/list, to the end (the interface requires following it). */
@@ -49,7 +59,8 @@ export class OrderReads {
     return this.#listPages(ENDPOINTS.ordersList, body, signal);
   }
 
-  /** One page of POST /trade/v1/orders/list at `cursor` (a pass resuming from a saved one); the same `body` on every page. */
+  /** One page of POST /trade/v1/orders/list at `cursor` (a pass resuming from a saved one); the same `body` on every
+   * page. */
   ordersPage(body: ListBody, cursor: string | undefined, signal?: AbortSignal): Promise<Fetched<OrdersPage>> {
     return this.#page(ENDPOINTS.ordersList, body, cursor, signal);
   }
@@ -65,21 +76,40 @@ export class OrderReads {
   }
 
   orderbook(tokenId: string, signal?: AbortSignal): Promise<Fetched<Orderbook>> {
-    return this.caller.call({ endpoint: ENDPOINTS.orderbook, params: { token_id: tokenId }, schema: OrderbookSchema, signal });
+    return this.caller.call({
+      endpoint: ENDPOINTS.orderbook,
+      params: { token_id: tokenId },
+      schema: OrderbookSchema,
+      signal,
+    });
   }
 
   batch(batchHash: string, signal?: AbortSignal): Promise<Fetched<Batch>> {
-    return this.caller.call({ endpoint: ENDPOINTS.batch, params: { batch_hash: batchHash }, schema: BatchSchema, signal });
+    return this.caller.call({
+      endpoint: ENDPOINTS.batch,
+      params: { batch_hash: batchHash },
+      schema: BatchSchema,
+      signal,
+    });
   }
 
-  #listPages(endpoint: Endpoint, body: ListBody, signal: AbortSignal | undefined): AsyncGenerator<Fetched<OrdersPage>, void, undefined> {
+  #listPages(
+    endpoint: Endpoint,
+    body: ListBody,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<Fetched<OrdersPage>, void, undefined> {
     // Checked now, not at the first page: a bad size is the caller's mistake, told at the call.
     checkPageSize(endpointName(endpoint), body.limit, PAGE_SIZE.unbounded);
     const filters = Object.freeze({ ...body });
     return followCursor(endpointName(endpoint), (cursor) => this.#page(endpoint, filters, cursor, signal));
   }
 
-  #page(endpoint: Endpoint, body: ListBody, cursor: string | undefined, signal: AbortSignal | undefined): Promise<Fetched<OrdersPage>> {
+  #page(
+    endpoint: Endpoint,
+    body: ListBody,
+    cursor: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Fetched<OrdersPage>> {
     checkPageSize(endpointName(endpoint), body.limit, PAGE_SIZE.unbounded);
     return this.caller.call({ endpoint, body: bodyWithCursor(body, cursor), schema: OrdersPageSchema, signal });
   }

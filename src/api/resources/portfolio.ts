@@ -52,7 +52,8 @@ export const DEFAULT_PNL_RETRY: Partial<RetryPolicy> = { maxAttempts: 10, baseDe
 
 const SERVICE = 'SERVICE';
 
-/** The account's own portfolio: summary, positions, trades, activities, PnL, rebates, withdrawal assets, LP incentives. */
+/** The account's own portfolio: summary, positions, trades, activities, PnL, rebates, withdrawal assets, LP incentives.
+ * */
 export class PortfolioReads {
   constructor(
     private readonly caller: VenueCaller,
@@ -71,7 +72,12 @@ export class PortfolioReads {
   async positions(body: Record<string, unknown> = {}, signal?: AbortSignal): Promise<Fetched<PositionsResponse>> {
     const { clock, random, logger, positionsRetry } = this.options;
     for (let attempt = 1; ; attempt += 1) {
-      const answer = await this.caller.call({ endpoint: ENDPOINTS.positions, body, schema: PositionsResponseSchema, signal });
+      const answer = await this.caller.call({
+        endpoint: ENDPOINTS.positions,
+        body,
+        schema: PositionsResponseSchema,
+        signal,
+      });
       const unavailable = answer.value.unavailable_exchanges ?? [];
       if (!unavailable.includes(SERVICE)) return answer;
       if (attempt >= positionsRetry.maxAttempts) throw new ExchangeUnavailableError(unavailable, attempt);
@@ -81,41 +87,80 @@ export class PortfolioReads {
     }
   }
 
-  /** GET /trade/v1/portfolio/trades. Query and shape not shown: extra query is passed through, `cursor` followed if given. */
-  tradePages(query: Readonly<Record<string, QueryValue>> = {}, signal?: AbortSignal): AsyncGenerator<Fetched<PortfolioTradesPage>, void, undefined> {
+  /** GET /trade/v1/portfolio/trades. Query and shape not shown: extra query is passed through, `cursor` followed if
+   * given. */
+  tradePages(
+    query: Readonly<Record<string, QueryValue>> = {},
+    signal?: AbortSignal,
+  ): AsyncGenerator<Fetched<PortfolioTradesPage>, void, undefined> {
     const fixed = Object.freeze({ ...query });
     return followCursor(endpointName(ENDPOINTS.portfolioTrades), (cursor) => this.tradesPage(fixed, cursor, signal));
   }
 
   /** One page of GET /trade/v1/portfolio/trades at `cursor`; the same `query` on every page. */
-  tradesPage(query: Readonly<Record<string, QueryValue>>, cursor: string | undefined, signal?: AbortSignal): Promise<Fetched<PortfolioTradesPage>> {
-    return this.caller.call({ endpoint: ENDPOINTS.portfolioTrades, query: { ...query, cursor }, schema: PortfolioTradesPageSchema, signal });
+  tradesPage(
+    query: Readonly<Record<string, QueryValue>>,
+    cursor: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<Fetched<PortfolioTradesPage>> {
+    return this.caller.call({
+      endpoint: ENDPOINTS.portfolioTrades,
+      query: { ...query, cursor },
+      schema: PortfolioTradesPageSchema,
+      signal,
+    });
   }
 
   /** GET /trade/v1/portfolio/activities, every page; `limit` 1 to 500. */
-  activityPages(query: { limit?: number } = {}, signal?: AbortSignal): AsyncGenerator<Fetched<ActivitiesPage>, void, undefined> {
+  activityPages(
+    query: { limit?: number } = {},
+    signal?: AbortSignal,
+  ): AsyncGenerator<Fetched<ActivitiesPage>, void, undefined> {
     checkPageSize('activities', query.limit, PAGE_SIZE.activities);
     return followCursor(endpointName(ENDPOINTS.activities), (cursor) => this.activitiesPage(query, cursor, signal));
   }
 
   /** One page of GET /trade/v1/portfolio/activities at `cursor`; `limit` 1 to 500. */
-  activitiesPage(query: { limit?: number }, cursor: string | undefined, signal?: AbortSignal): Promise<Fetched<ActivitiesPage>> {
+  activitiesPage(
+    query: { limit?: number },
+    cursor: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<Fetched<ActivitiesPage>> {
     checkPageSize('activities', query.limit, PAGE_SIZE.activities);
-    return this.caller.call({ endpoint: ENDPOINTS.activities, query: { limit: query.limit, cursor }, schema: ActivitiesPageSchema, signal });
+    return this.caller.call({
+      endpoint: ENDPOINTS.activities,
+      query: { limit: query.limit, cursor },
+      schema: ActivitiesPageSchema,
+      signal,
+    });
   }
 
-  /** POST /trade/v1/portfolio/activities/list (request and response not shown): filters and cursor in the body, activities pages back. */
-  activityListPages(body: { limit?: number; [filter: string]: unknown } = {}, signal?: AbortSignal): AsyncGenerator<Fetched<ActivitiesPage>, void, undefined> {
+  /** POST /trade/v1/portfolio/activities/list (request and response not shown): filters and cursor in the body,
+   * activities pages back. */
+  activityListPages(
+    body: { limit?: number; [filter: string]: unknown } = {},
+    signal?: AbortSignal,
+  ): AsyncGenerator<Fetched<ActivitiesPage>, void, undefined> {
     checkPageSize('activities/list', body.limit, PAGE_SIZE.activities);
     const filters = Object.freeze({ ...body });
     return followCursor(endpointName(ENDPOINTS.activitiesList), (cursor) =>
-      this.caller.call({ endpoint: ENDPOINTS.activitiesList, body: bodyWithCursor(filters, cursor), schema: ActivitiesPageSchema, signal }),
+      this.caller.call({
+        endpoint: ENDPOINTS.activitiesList,
+        body: bodyWithCursor(filters, cursor),
+        schema: ActivitiesPageSchema,
+        signal,
+      }),
     );
   }
 
   /** Settled PnL. 425 pnl_not_ready is waited out (bounded); 503 pnl_unavailable stops at once. */
   pnl(signal?: AbortSignal): Promise<Fetched<SettledPnl>> {
-    return this.caller.call({ endpoint: ENDPOINTS.pnl, schema: SettledPnlSchema, retry: this.options.pnlRetry, signal });
+    return this.caller.call({
+      endpoint: ENDPOINTS.pnl,
+      schema: SettledPnlSchema,
+      retry: this.options.pnlRetry,
+      signal,
+    });
   }
 
   rebates(signal?: AbortSignal): Promise<Fetched<Rebates>> {
@@ -127,6 +172,11 @@ export class PortfolioReads {
   }
 
   lpIncentives(query: LpIncentivesQuery = {}, signal?: AbortSignal): Promise<Fetched<LpIncentivesResponse>> {
-    return this.caller.call({ endpoint: ENDPOINTS.lpIncentives, query: { ...query }, schema: LpIncentivesResponseSchema, signal });
+    return this.caller.call({
+      endpoint: ENDPOINTS.lpIncentives,
+      query: { ...query },
+      schema: LpIncentivesResponseSchema,
+      signal,
+    });
   }
 }

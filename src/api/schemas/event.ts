@@ -1,5 +1,17 @@
 import { z } from 'zod';
-import { flag, freeMap, integer, maybe, micro, number, openEnum, PaginationSchema, SlugLabelSchema, text, untyped } from './common.ts';
+import {
+  flag,
+  freeMap,
+  integer,
+  maybe,
+  micro,
+  number,
+  openEnum,
+  PaginationSchema,
+  SlugLabelSchema,
+  text,
+  untyped,
+} from './common.ts';
 import { MarketSchema, RESOLUTION_STATUSES } from './market.ts';
 
 const scorePair = z.looseObject({ a: untyped, b: untyped });
@@ -79,7 +91,9 @@ const eventFields = {
   main_market_id: maybe(text),
   primary_category: maybe(SlugLabelSchema),
   // `markets[]` of the main group: ids or market objects (not shown which); both are read.
-  main_market_group: maybe(z.looseObject({ neg_risk_id: maybe(text), markets: maybe(z.array(z.union([text, MarketSchema]))) })),
+  main_market_group: maybe(
+    z.looseObject({ neg_risk_id: maybe(text), markets: maybe(z.array(z.union([text, MarketSchema]))) }),
+  ),
   game_state: maybe(GameStateSchema),
   display: maybe(EventDisplaySchema),
 };

@@ -1,5 +1,17 @@
 import { z } from 'zod';
-import { exchange, flag, freeMap, integer, maybe, micro, number, openEnum, signedMicro, text, untyped } from './common.ts';
+import {
+  exchange,
+  flag,
+  freeMap,
+  integer,
+  maybe,
+  micro,
+  number,
+  openEnum,
+  signedMicro,
+  text,
+  untyped,
+} from './common.ts';
 import { LpIncentiveSchema } from './lp-incentives.ts';
 
 /**
@@ -74,7 +86,8 @@ export const MarketDisplaySchema = z.looseObject({
 });
 export type MarketDisplay = z.infer<typeof MarketDisplaySchema>;
 
-/** The values §2.9/§3.2 show; any other string is kept (open enum): a market's state is not a sign of whether it trades. */
+/** The values §2.9/§3.2 show; any other string is kept (open enum): a market's state is not a sign of whether it
+ * trades. */
 export const MARKET_STATES = ['DRAFT', 'PROVISIONED'] as const;
 /** As §3.2 writes them (`proposed` in lower case); any other string, or case, is kept as sent. */
 export const RESOLUTION_STATUSES = ['ACTIVE', 'proposed', 'DISPUTED', 'RESOLVED', 'VOID'] as const;

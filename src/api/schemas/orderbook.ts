@@ -12,19 +12,31 @@ import { flag, integer, maybe, micro, text, timestamp } from './common.ts';
 /** One unit of a price (1.0) in micro-units. */
 const PRICE_ONE_MICRO = 1_000_000n;
 
-export const BookLevelSchema = z.looseObject({ price_micro: micro, shares_micro: maybe(micro), size_micro: maybe(micro) }).transform((level, ctx) => {
-  // A level's price lies strictly inside (0, 1): anything else is no price this venue can quote.
-  if (level.price_micro <= 0n || level.price_micro >= PRICE_ONE_MICRO) {
-    ctx.issues.push({ code: 'custom', message: `price ${level.price_micro} is outside (0, 1)`, path: ['price_micro'], input: level });
-    return z.NEVER;
-  }
-  const shares = level.shares_micro ?? level.size_micro;
-  if (shares === undefined) {
-    ctx.issues.push({ code: 'custom', message: 'a book level needs shares_micro (or size_micro)', path: ['shares_micro'], input: level });
-    return z.NEVER;
-  }
-  return { ...level, shares_micro: shares };
-});
+export const BookLevelSchema = z
+  .looseObject({ price_micro: micro, shares_micro: maybe(micro), size_micro: maybe(micro) })
+  .transform((level, ctx) => {
+    // A level's price lies strictly inside (0, 1): anything else is no price this venue can quote.
+    if (level.price_micro <= 0n || level.price_micro >= PRICE_ONE_MICRO) {
+      ctx.issues.push({
+        code: 'custom',
+        message: `price ${level.price_micro} is outside (0, 1)`,
+        path: ['price_micro'],
+        input: level,
+      });
+      return z.NEVER;
+    }
+    const shares = level.shares_micro ?? level.size_micro;
+    if (shares === undefined) {
+      ctx.issues.push({
+        code: 'custom',
+        message: 'a book level needs shares_micro (or size_micro)',
+        path: ['shares_micro'],
+        input: level,
+      });
+      return z.NEVER;
+    }
+    return { ...level, shares_micro: shares };
+  });
 export type BookLevel = z.infer<typeof BookLevelSchema>;
 
 export const OrderbookSchema = z.looseObject({

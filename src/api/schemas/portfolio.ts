@@ -1,5 +1,19 @@
 import { z } from 'zod';
-import { exchange, flag, integer, maybe, micro, number, opaqueObject, openEnum, PaginationSchema, side, signedMicro, text, timestamp } from './common.ts';
+import {
+  exchange,
+  flag,
+  integer,
+  maybe,
+  micro,
+  number,
+  opaqueObject,
+  openEnum,
+  PaginationSchema,
+  side,
+  signedMicro,
+  text,
+  timestamp,
+} from './common.ts';
 import { FillSchema } from './order.ts';
 import { lookupMap, LookupConditionSchema, LookupEventSchema, LookupMarketSchema } from './lookups.ts';
 

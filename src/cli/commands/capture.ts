@@ -42,7 +42,12 @@ const KNOBS = {
     fallback: CAPTURE_DEFAULTS.silenceMs,
     what: 'no frame for this long: the view is untrusted, reconnect',
   },
-  statsEverySeconds: { flag: '--stats-every-s <n>', env: 'TAPEHOUSE_STATS_EVERY_S', fallback: 10, what: 'log the figures this often' },
+  statsEverySeconds: {
+    flag: '--stats-every-s <n>',
+    env: 'TAPEHOUSE_STATS_EVERY_S',
+    fallback: 10,
+    what: 'log the figures this often',
+  },
 } as const;
 
 /**
@@ -53,7 +58,9 @@ const KNOBS = {
 export function registerCapture(program: Command): void {
   const command = program
     .command('capture')
-    .description('capture the venue streams (market, account, portfolio) into Kafka: books as level changes, every gap recorded')
+    .description(
+      'capture the venue streams (market, account, portfolio) into Kafka: books as level changes, every gap recorded',
+    )
     .addHelpText(
       'after',
       `
@@ -64,13 +71,17 @@ Without a token only the public market stream is captured, and books are re-seed
 The last instant covered is kept in --coverage-file; the next start records the time between as a gap.`,
     );
   addSettings(command, CAPTURE_SETTINGS);
-  for (const knob of Object.values(KNOBS)) command.option(knob.flag, `${knob.what} (${knob.env}, default ${knob.fallback})`);
+  for (const knob of Object.values(KNOBS))
+    command.option(knob.flag, `${knob.what} (${knob.env}, default ${knob.fallback})`);
   command.option(
     '--coverage-file <file>',
     'where the last covered instant per stream is kept, one file per process (TAPEHOUSE_COVERAGE_FILE, default .tapehouse/capture-coverage.json, or …-shard-I-of-N.json with --shard)',
   );
   command.option('--no-account-stream', 'leave the account socket and the portfolio stream out');
-  command.option('--no-price-streams', 'leave the two price feeds out (/api/v1/prices/stream, /api/v1/prices/oracle-pro/stream)');
+  command.option(
+    '--no-price-streams',
+    'leave the two price feeds out (/api/v1/prices/stream, /api/v1/prices/oracle-pro/stream)',
+  );
   command.option(READ_SHARE_FLAG, readShareHelp);
   refusePlainToken(command).action(async (flags: Record<string, unknown>) => {
     process.exitCode = await capture(flags);
@@ -82,7 +93,10 @@ function knob(name: keyof typeof KNOBS, flags: Record<string, unknown>, env: Nod
   const text = (flags[name] as string | undefined) ?? env[k.env];
   if (text === undefined || text === '') return k.fallback;
   const n = Number(text);
-  if (!Number.isSafeInteger(n) || n < 1) throw new SettingError(`${k.flag.split(' ')[0]} (${k.env}): ${JSON.stringify(text)} is not a positive whole number`);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new SettingError(
+      `${k.flag.split(' ')[0]} (${k.env}): ${JSON.stringify(text)} is not a positive whole number`,
+    );
   return n;
 }
 
@@ -93,7 +107,8 @@ async function capture(flags: Record<string, unknown>): Promise<number> {
   const share = readShare(flags.readShare);
   const log = createLogger('capture');
   let token: Secret | null = null;
-  if (settings.tokenFile !== undefined || process.env[TOKEN_ENV]) token = await readAccessToken({ tokenFile: settings.tokenFile });
+  if (settings.tokenFile !== undefined || process.env[TOKEN_ENV])
+    token = await readAccessToken({ tokenFile: settings.tokenFile });
   else log.warn('no access token: capturing the public market stream only, books re-seeded from the stream');
   const topics = createTopicCatalogue(settings.topicPrefix);
   const bus = await KafkaBus.open({
@@ -103,8 +118,16 @@ async function capture(flags: Record<string, unknown>): Promise<number> {
     log: log.child({ part: 'bus' }),
   });
   const limiter = new RateLimiter({ readShare: share });
-  const client = new VenueClient({ baseUrl: settings.baseUrl, token: token ?? undefined, limiter, logger: log.child({ part: 'api' }) });
-  const coverageFile = (flags.coverageFile as string | undefined) ?? process.env.TAPEHOUSE_COVERAGE_FILE ?? defaultCoverageFile(settings.shard);
+  const client = new VenueClient({
+    baseUrl: settings.baseUrl,
+    token: token ?? undefined,
+    limiter,
+    logger: log.child({ part: 'api' }),
+  });
+  const coverageFile =
+    (flags.coverageFile as string | undefined) ??
+    process.env.TAPEHOUSE_COVERAGE_FILE ??
+    defaultCoverageFile(settings.shard);
   // Each process rewrites the whole file from its own marks: two on one file lose each other's gaps.
   lockStateFile(coverageFile, 'capture coverage file', '--coverage-file or TAPEHOUSE_COVERAGE_FILE');
   const withAccount = flags.accountStream !== false;
@@ -119,7 +142,12 @@ async function capture(flags: Record<string, unknown>): Promise<number> {
       baseUrl: settings.baseUrl,
       token,
       account: settings.account,
-      streams: { account: withAccount && token !== null, portfolio: withAccount && token !== null, prices: withPrices, oraclePro: withPrices },
+      streams: {
+        account: withAccount && token !== null,
+        portfolio: withAccount && token !== null,
+        prices: withPrices,
+        oraclePro: withPrices,
+      },
       shard: settings.shard,
       tokensPerConnection: knob('tokensPerConnection', flags),
       silenceMs: knob('silenceMs', flags),
@@ -131,13 +159,18 @@ async function capture(flags: Record<string, unknown>): Promise<number> {
     process.stdout.write(
       `capturing ${settings.baseUrl} (shard ${shard}) into Kafka ${settings.kafkaBrokers.join(',')}, topics ${topics.prefix}.*${metricsNote(served)}\n`,
     );
-    const timer = setInterval(() => log.info(summary(handle.stats()), 'capture figures'), knob('statsEverySeconds', flags) * 1000);
+    const timer = setInterval(
+      () => log.info(summary(handle.stats()), 'capture figures'),
+      knob('statsEverySeconds', flags) * 1000,
+    );
     const why = await untilStopped(settings.duration);
     clearInterval(timer);
     process.stdout.write(`stopping (${why}): publishing what was captured…\n`);
     await handle.stop();
     const s = handle.stats();
-    process.stdout.write(`stopped: ${s.frames} frames, ${s.records} records, ${s.gapsRecorded} gaps recorded, ${s.reconnects} reconnects\n`);
+    process.stdout.write(
+      `stopped: ${s.frames} frames, ${s.records} records, ${s.gapsRecorded} gaps recorded, ${s.reconnects} reconnects\n`,
+    );
     return 0;
   } finally {
     await served?.close();
@@ -148,7 +181,9 @@ async function capture(flags: Record<string, unknown>): Promise<number> {
 
 /** One file per shard by default (shard 0/1 keeps the name it always had). */
 export function defaultCoverageFile(shard: { index: number; count: number }): string {
-  return shard.count === 1 ? '.tapehouse/capture-coverage.json' : `.tapehouse/capture-coverage-shard-${shard.index}-of-${shard.count}.json`;
+  return shard.count === 1
+    ? '.tapehouse/capture-coverage.json'
+    : `.tapehouse/capture-coverage-shard-${shard.index}-of-${shard.count}.json`;
 }
 
 function summary(s: CaptureStats): Record<string, unknown> {
@@ -169,6 +204,7 @@ function untilStopped(durationMs: number | undefined): Promise<string> {
     const onTerm = (): void => done('SIGTERM');
     process.on('SIGINT', onInt);
     process.on('SIGTERM', onTerm);
-    const timer = durationMs === undefined ? undefined : setTimeout(() => done(`--duration ${durationMs} ms`), durationMs);
+    const timer =
+      durationMs === undefined ? undefined : setTimeout(() => done(`--duration ${durationMs} ms`), durationMs);
   });
 }

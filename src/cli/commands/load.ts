@@ -45,23 +45,37 @@ const LOAD_SETTINGS = [
  * holds). On chDB it serves the data directory read-only on a loopback port meanwhile.
  */
 export function registerLoad(program: Command): void {
-  const command = program.command('load').description('load the bus (Kafka) into ClickHouse, exactly once, as one member of a consumer group');
+  const command = program
+    .command('load')
+    .description('load the bus (Kafka) into ClickHouse, exactly once, as one member of a consumer group');
   addSettings(command, LOAD_SETTINGS);
   command
     .option('--group <name>', `consumer group (TAPEHOUSE_LOADER_GROUP, default "${DEFAULT_GROUP}")`)
     .option('--kinds <list>', 'record kinds to load, comma-separated (default: all)')
     .option('--batch-rows <n>', `cut a batch at this many rows (default ${DEFAULT_BATCH_LIMITS.maxRows})`)
-    .option('--batch-ms <n>', `cut a batch once its first record waited this long (default ${DEFAULT_BATCH_LIMITS.maxDelayMs})`)
-    .option('--session-timeout <ms>', 'a loader silent this long leaves the group and its partitions go to the others (default 30000)')
-    .option('--rebalance-timeout <ms>', `how long a rebalance waits for every loader of the group to rejoin (default ${DEFAULT_REBALANCE_TIMEOUT_MS})`)
+    .option(
+      '--batch-ms <n>',
+      `cut a batch once its first record waited this long (default ${DEFAULT_BATCH_LIMITS.maxDelayMs})`,
+    )
+    .option(
+      '--session-timeout <ms>',
+      'a loader silent this long leaves the group and its partitions go to the others (default 30000)',
+    )
+    .option(
+      '--rebalance-timeout <ms>',
+      `how long a rebalance waits for every loader of the group to rejoin (default ${DEFAULT_REBALANCE_TIMEOUT_MS})`,
+    )
     .option('--http-port <n>', 'chDB only: loopback port of the read-only query endpoint (default: any free port)')
     .option('--stats-every <s>', "log the loaders' figures every this many seconds (0: never; default 10)")
     .option('--no-migrate', 'do not apply pending migrations first')
     .action(async (options: LoadOptions) => {
       const settings = resolveSettings(LOAD_SETTINGS, options);
       const explicitDataDir = typeof options.dataDir === 'string' || Boolean(process.env.TAPEHOUSE_DATA_DIR);
-      if (settings.clickhouseUrl && explicitDataDir) throw new SettingError('give either --data-dir or --clickhouse-url, not both');
-      const target = resolveTarget(settings.clickhouseUrl ? { clickhouseUrl: settings.clickhouseUrl } : { dataDir: settings.dataDir });
+      if (settings.clickhouseUrl && explicitDataDir)
+        throw new SettingError('give either --data-dir or --clickhouse-url, not both');
+      const target = resolveTarget(
+        settings.clickhouseUrl ? { clickhouseUrl: settings.clickhouseUrl } : { dataDir: settings.dataDir },
+      );
       const catalogue = createTopicCatalogue(settings.topicPrefix);
       const topics = topicsOf(catalogue, options.kinds);
       const group = options.group ?? process.env.TAPEHOUSE_LOADER_GROUP ?? DEFAULT_GROUP;
@@ -85,10 +99,16 @@ export function registerLoad(program: Command): void {
         // Loaders of a group may be several: re-deriving is left to `tapehouse rederive`, run with them stopped.
         const pending = await pendingRederives(warehouse.client, { withRows: true }).catch(() => []);
         if (pending.length > 0)
-          log.warn({ tables: pending }, 'rows stored before a migration lack its new columns: stop the loaders and run tapehouse rederive');
+          log.warn(
+            { tables: pending },
+            'rows stored before a migration lack its new columns: stop the loaders and run tapehouse rederive',
+          );
         if (target.kind === 'chdb') {
           const port = positive(options.httpPort, '--http-port', true) ?? 0;
-          endpoint = await serveEmbeddedEndpoint(warehouse as EmbeddedWarehouse, { port, onQuery: served?.metrics.queryTimer });
+          endpoint = await serveEmbeddedEndpoint(warehouse as EmbeddedWarehouse, {
+            port,
+            onQuery: served?.metrics.queryTimer,
+          });
         }
         bus = await KafkaBus.open({
           brokers: settings.kafkaBrokers,
@@ -99,7 +119,15 @@ export function registerLoad(program: Command): void {
           clientId: `tapehouse-load-${process.pid}`,
           log: log.child({ part: 'bus' }),
         });
-        const started = await startLoaders({ bus, warehouse, group, topics, batch, log, onBatchStored: served?.metrics.batchStored });
+        const started = await startLoaders({
+          bus,
+          warehouse,
+          group,
+          topics,
+          batch,
+          log,
+          onBatchStored: served?.metrics.batchStored,
+        });
         loaders = started;
         served?.feed(async () => loadFigures(await started.stats()));
         process.stdout.write(
@@ -111,7 +139,12 @@ export function registerLoad(program: Command): void {
         // An insert pipeline that failed stores nothing more: stop and exit non-zero, so that a
         // supervisor starts the loader again (it reads where it stands from the warehouse).
         const pipelineFailed = started.failed.then((error) => void (failure = error));
-        await logFiguresUntil(Promise.race([stopRequested, pipelineFailed]), loaders, log, positive(options.statsEvery, '--stats-every', true) ?? 10);
+        await logFiguresUntil(
+          Promise.race([stopRequested, pipelineFailed]),
+          loaders,
+          log,
+          positive(options.statsEvery, '--stats-every', true) ?? 10,
+        );
       } finally {
         await served?.close();
         await loaders?.stop();
@@ -119,7 +152,10 @@ export function registerLoad(program: Command): void {
         await endpoint?.close();
         await closeQuietly(warehouse);
       }
-      if (failure) throw new Error(`the loader stopped storing: ${failure.message}; start it again (it reads where it stands from the warehouse)`);
+      if (failure)
+        throw new Error(
+          `the loader stopped storing: ${failure.message}; start it again (it reads where it stands from the warehouse)`,
+        );
     });
 }
 
@@ -143,7 +179,12 @@ function signalled(): Promise<void> {
 }
 
 /** Logs the loaders' figures every so often until `stop` resolves. */
-async function logFiguresUntil(stop: Promise<void>, loaders: Loaders, log: ReturnType<typeof createLogger>, everySeconds: number): Promise<void> {
+async function logFiguresUntil(
+  stop: Promise<void>,
+  loaders: Loaders,
+  log: ReturnType<typeof createLogger>,
+  everySeconds: number,
+): Promise<void> {
   const timer =
     everySeconds > 0
       ? setInterval(() => {

@@ -10,21 +10,30 @@ export function registerMigrate(program: Command): void {
     .command('migrate')
     .description('apply pending SQL migrations (sql/) to the warehouse')
     .option('--data-dir <dir>', 'embedded warehouse data directory (default ./data)')
-    .option('--clickhouse-url <url>', 'ClickHouse server URL (user and password from TAPEHOUSE_CLICKHOUSE_USER / _PASSWORD)')
+    .option(
+      '--clickhouse-url <url>',
+      'ClickHouse server URL (user and password from TAPEHOUSE_CLICKHOUSE_USER / _PASSWORD)',
+    )
     .action(async (options: { dataDir?: string; clickhouseUrl?: string }) => {
       const target = resolveTarget(options);
       const warehouse = await openWarehouse(target);
       try {
         const result = await migrateWarehouse(warehouse);
-        if (result.fromBaseline) process.stdout.write('a fresh warehouse: built from sql/baseline/schema.sql, which stands for the migrations below\n');
+        if (result.fromBaseline)
+          process.stdout.write(
+            'a fresh warehouse: built from sql/baseline/schema.sql, which stands for the migrations below\n',
+          );
         for (const migration of result.applied) process.stdout.write(`applied ${migration.file}\n`);
-        for (const name of result.recreated) process.stdout.write(`recreated ${name}: it was missing (dropped outside the migrations); it starts empty\n`);
+        for (const name of result.recreated)
+          process.stdout.write(`recreated ${name}: it was missing (dropped outside the migrations); it starts empty\n`);
         const total = result.alreadyApplied + result.applied.length;
         process.stdout.write(`${describeTarget(target)}: schema up to date (${total} migrations applied)\n`);
         // What the migrations asked to re-derive from _raw: tapehouse run does it before its loaders start.
         const pending = await pendingRederives(warehouse.client, { withRows: true });
         if (pending.length > 0)
-          process.stdout.write(`to re-derive from _raw: ${pending.join(', ')} (tapehouse rederive, or tapehouse run does it before loading)\n`);
+          process.stdout.write(
+            `to re-derive from _raw: ${pending.join(', ')} (tapehouse rederive, or tapehouse run does it before loading)\n`,
+          );
       } finally {
         await warehouse.close();
       }

@@ -23,7 +23,8 @@ interface ReconcileCliOptions {
   store: boolean;
 }
 
-/** Where to read, and where to store when we may: the warehouse itself, or a busy data directory's read-only endpoint. */
+/** Where to read, and where to store when we may: the warehouse itself, or a busy data directory's read-only endpoint.
+ * */
 interface Access {
   client: ClickHouseClient;
   warehouse: Warehouse | undefined;
@@ -41,7 +42,11 @@ async function openAccess(target: WarehouseTarget): Promise<Access> {
     process.stderr.write(
       `tapehouse reconcile: ${target.dataDir} is owned by process ${endpoint.pid}; reading through its read-only endpoint, the result is not stored\n`,
     );
-    const client = createClient({ url: endpoint.url, request_timeout: 300_000, log: { level: ClickHouseLogLevel.OFF } });
+    const client = createClient({
+      url: endpoint.url,
+      request_timeout: 300_000,
+      log: { level: ClickHouseLogLevel.OFF },
+    });
     return { client, warehouse: undefined, close: () => client.close() };
   }
 }
@@ -61,17 +66,29 @@ export function registerReconcile(program: Command): void {
       'as of this time (ISO 8601): fills and reports after it are left out (default: the last instant every input of the account covers)',
       parseTime,
     )
-    .option('--account <label>', 'account to reconcile (repeatable; default every account in the warehouse)', (v: string, all: string[] = []) => [...all, v])
+    .option(
+      '--account <label>',
+      'account to reconcile (repeatable; default every account in the warehouse)',
+      (v: string, all: string[] = []) => [...all, v],
+    )
     .option('--data-dir <dir>', 'embedded warehouse data directory (default ./data)')
-    .option('--clickhouse-url <url>', 'ClickHouse server URL (user and password from TAPEHOUSE_CLICKHOUSE_USER / _PASSWORD)')
+    .option(
+      '--clickhouse-url <url>',
+      'ClickHouse server URL (user and password from TAPEHOUSE_CLICKHOUSE_USER / _PASSWORD)',
+    )
     .option('--format <format>', 'table, json or csv', parseFormat, 'table' as ReportFormat)
     .option('--method <method>', "cost basis: average (the venue's) or fifo", parseMethod, 'average' as CostMethod)
     // A bigint default is shown by its text: commander would JSON.stringify it in --help, and fail.
-    .addOption(new Option('--tolerance <micro>', 'differences up to this many micro-units count as equal').argParser(parseTolerance).default(0n, '0'))
+    .addOption(
+      new Option('--tolerance <micro>', 'differences up to this many micro-units count as equal')
+        .argParser(parseTolerance)
+        .default(0n, '0'),
+    )
     .option('--no-store', 'print the report without storing it in the reconciliations table');
   addSettings(command, ['venueRules']).action(async (options: ReconcileCliOptions) => {
     const { venueRules } = resolveSettings(['venueRules'], options as unknown as Record<string, unknown>);
-    if (options.from !== undefined && options.to !== undefined && options.from > options.to) throw new SettingError('--from is after --to');
+    if (options.from !== undefined && options.to !== undefined && options.from > options.to)
+      throw new SettingError('--from is after --to');
     const access = await openAccess(resolveTarget(options));
     try {
       const run = await reconcile(access.client, {
@@ -85,7 +102,9 @@ export function registerReconcile(program: Command): void {
       process.stdout.write(render(run, options.format));
       if (options.store && access.warehouse) {
         const stored = await storeReconciliation(access.warehouse, run);
-        process.stderr.write(`tapehouse reconcile: stored ${stored} rows of run ${run.runId} in tapehouse.reconciliations\n`);
+        process.stderr.write(
+          `tapehouse reconcile: stored ${stored} rows of run ${run.runId} in tapehouse.reconciliations\n`,
+        );
       }
     } finally {
       await access.close();

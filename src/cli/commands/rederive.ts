@@ -20,15 +20,24 @@ interface RederiveOptions {
 export function registerRederive(program: Command): void {
   program
     .command('rederive')
-    .description('re-derive typed tables from the raw text their rows keep (after a mapping change), exactly once and resumable')
+    .description(
+      're-derive typed tables from the raw text their rows keep (after a mapping change), exactly once and resumable',
+    )
     .option(
       '--table <table>',
       `a table to re-derive (repeatable; one of ${Object.keys(REDERIVABLE).join(', ')}); default: the tables migrations asked for`,
       collect,
     )
-    .option('--since <time>', 'only partitions holding rows at or after this ISO time (each partition is rebuilt whole)', parseTime)
+    .option(
+      '--since <time>',
+      'only partitions holding rows at or after this ISO time (each partition is rebuilt whole)',
+      parseTime,
+    )
     .option('--data-dir <dir>', 'embedded warehouse data directory (default ./data)')
-    .option('--clickhouse-url <url>', 'ClickHouse server URL (user and password from TAPEHOUSE_CLICKHOUSE_USER / _PASSWORD)')
+    .option(
+      '--clickhouse-url <url>',
+      'ClickHouse server URL (user and password from TAPEHOUSE_CLICKHOUSE_USER / _PASSWORD)',
+    )
     .addHelpText(
       'after',
       `
@@ -37,7 +46,10 @@ start). A run that stops midway resumes where it stopped when run again with the
     )
     .action(async (options: RederiveOptions) => {
       for (const table of options.table ?? []) {
-        if (!REDERIVABLE[table]) throw new SettingError(`--table: ${table} cannot be re-derived (one of ${Object.keys(REDERIVABLE).join(', ')})`);
+        if (!REDERIVABLE[table])
+          throw new SettingError(
+            `--table: ${table} cannot be re-derived (one of ${Object.keys(REDERIVABLE).join(', ')})`,
+          );
       }
       const target = resolveTarget(options);
       const warehouse = await openWarehouse(target);
@@ -45,10 +57,13 @@ start). A run that stops midway resumes where it stopped when run again with the
         await migrateWarehouse(warehouse);
         const tables = options.table ?? (await pendingRederives(warehouse.client));
         if (tables.length === 0) {
-          process.stdout.write(`${describeTarget(target)}: nothing to re-derive (no migration asks for it; name a table with --table)\n`);
+          process.stdout.write(
+            `${describeTarget(target)}: nothing to re-derive (no migration asks for it; name a table with --table)\n`,
+          );
           return;
         }
-        for (const table of tables) process.stdout.write(`${summary(await rederiveWithBar(warehouse, table, options.since))}\n`);
+        for (const table of tables)
+          process.stdout.write(`${summary(await rederiveWithBar(warehouse, table, options.since))}\n`);
       } finally {
         await warehouse.close();
       }
@@ -61,7 +76,13 @@ export async function rederiveWithBar(warehouse: Warehouse, table: string, since
   try {
     return await rederiveTable(warehouse, table, {
       ...(since ? { since } : {}),
-      onProgress: (p) => bar.update(`rederive ${p.table}`, p.partitionsDone, p.partitionsTotal, `partitions, ${p.rowsRederived} rows mapped again`),
+      onProgress: (p) =>
+        bar.update(
+          `rederive ${p.table}`,
+          p.partitionsDone,
+          p.partitionsTotal,
+          `partitions, ${p.rowsRederived} rows mapped again`,
+        ),
     });
   } finally {
     bar.end();

@@ -26,7 +26,9 @@ const RUN_SETTINGS = [
 export function registerRun(program: Command): void {
   const command = program
     .command('run')
-    .description('the main job: capture + sync + load into ClickHouse (default: the built-in simulator, chDB under ./data)')
+    .description(
+      'the main job: capture + sync + load into ClickHouse (default: the built-in simulator, chDB under ./data)',
+    )
     .addHelpText(
       'after',
       `
@@ -47,9 +49,16 @@ async function run(flags: Record<string, unknown>): Promise<number> {
   const log = createLogger('run');
   // Read even for the built-in simulator (which has its own demo token): a token file that was
   // asked for and cannot be read is a bad setting either way, not one silently ignored.
-  const token = settings.baseUrl || settings.tokenFile !== undefined ? await readAccessToken({ tokenFile: settings.tokenFile }) : null;
-  if (!settings.baseUrl && token) log.info('--token-file is read but not used: the built-in simulator has its own demo account');
-  const target = resolveTarget({ clickhouseUrl: settings.clickhouseUrl, dataDir: settings.clickhouseUrl ? undefined : settings.dataDir });
+  const token =
+    settings.baseUrl || settings.tokenFile !== undefined
+      ? await readAccessToken({ tokenFile: settings.tokenFile })
+      : null;
+  if (!settings.baseUrl && token)
+    log.info('--token-file is read but not used: the built-in simulator has its own demo account');
+  const target = resolveTarget({
+    clickhouseUrl: settings.clickhouseUrl,
+    dataDir: settings.clickhouseUrl ? undefined : settings.dataDir,
+  });
   const reporter = new StatusReporter(process.stdout, settings.status ?? (process.stdout.isTTY ? 'line' : 'log'));
   // Listen before starting anything: a signal during start-up stops the job once it is up,
   // instead of killing the process halfway through opening the warehouse.
@@ -92,7 +101,9 @@ function printWelcome(job: Serving, embedded: boolean): void {
   const dir = relative(process.cwd(), job.dataDir) || '.';
   const near = relative(process.cwd(), job.venueStateFile ?? '');
   const saved = near.startsWith('..') ? job.venueStateFile : near;
-  const builtIn = job.simulator && `(built-in simulator, ${job.simulator.resumed ? 'resumed from' : 'a new world saved in'} ${saved})`;
+  const builtIn =
+    job.simulator &&
+    `(built-in simulator, ${job.simulator.resumed ? 'resumed from' : 'a new world saved in'} ${saved})`;
   const lines = [
     `tapehouse is running: venue ${job.venueUrl}${builtIn ? ` ${builtIn}` : ''}`,
     embedded ? `data: ${job.dataDir} (chDB)` : 'data: the ClickHouse server',

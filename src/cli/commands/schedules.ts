@@ -2,7 +2,12 @@ import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import { isJobName, parseJobList, type JobName } from '../../sync/jobs.ts';
 import { createLogger } from '../../util/log.ts';
-import { DEFAULT_SCHEDULE_PREFIX, parseDuration, resolveTemporal, type TemporalOptions } from '../../../workflows/settings.ts';
+import {
+  DEFAULT_SCHEDULE_PREFIX,
+  parseDuration,
+  resolveTemporal,
+  type TemporalOptions,
+} from '../../../workflows/settings.ts';
 import { connectWhenReady } from '../temporal-ready.ts';
 
 interface CommonOptions extends TemporalOptions {
@@ -18,7 +23,10 @@ export function registerSchedules(program: Command): void {
   const schedules = program.command('schedules').description('Temporal Schedules of the sync jobs');
   const common = (command: Command): Command =>
     command
-      .option('--temporal-address <host:port>', 'Temporal frontend (TAPEHOUSE_TEMPORAL_ADDRESS, default 127.0.0.1:7233)')
+      .option(
+        '--temporal-address <host:port>',
+        'Temporal frontend (TAPEHOUSE_TEMPORAL_ADDRESS, default 127.0.0.1:7233)',
+      )
       .option('--namespace <name>', 'Temporal namespace (TAPEHOUSE_TEMPORAL_NAMESPACE, default "default")')
       .option('--task-queue <name>', 'task queue of the workers (TAPEHOUSE_TASK_QUEUE, default tapehouse-sync)')
       .option('--jobs <list>', 'comma-separated jobs (default: all)')
@@ -27,7 +35,11 @@ export function registerSchedules(program: Command): void {
   common(schedules.command('apply'))
     .description('create or update one schedule per job (idempotent)')
     // A first `docker compose up` starts it while Temporal still sets up: it waits, within bounds.
-    .option('--wait-for-temporal <duration>', 'wait this long for Temporal (and the namespace) to answer, trying again and saying so (0s: one attempt)', '5m')
+    .option(
+      '--wait-for-temporal <duration>',
+      'wait this long for Temporal (and the namespace) to answer, trying again and saying so (0s: one attempt)',
+      '5m',
+    )
     .option('--interval <job=duration...>', "a job's interval, e.g. positions=15s (repeatable)", collect, [])
     .option('--paused', 'pause them all (otherwise new ones run, and existing ones keep their paused state)')
     .action(async (options: CommonOptions & { interval: string[]; paused?: boolean; waitForTemporal: string }) => {
@@ -42,7 +54,10 @@ export function registerSchedules(program: Command): void {
         });
         for (const s of applied) {
           if (s.action === 'deleted') process.stdout.write(`deleted ${s.scheduleId}: no such job any more\n`);
-          else process.stdout.write(`${s.action} ${s.scheduleId} every ${s.intervalMs / 1000}s (overlap skip)${s.paused ? ', paused' : ''}\n`);
+          else
+            process.stdout.write(
+              `${s.action} ${s.scheduleId} every ${s.intervalMs / 1000}s (overlap skip)${s.paused ? ', paused' : ''}\n`,
+            );
         }
       });
     });
@@ -84,12 +99,21 @@ export function registerSchedules(program: Command): void {
     });
 }
 
-async function withClient(options: TemporalOptions, waitForMs: number, body: (client: Client, taskQueue: string) => Promise<void>): Promise<void> {
+async function withClient(
+  options: TemporalOptions,
+  waitForMs: number,
+  body: (client: Client, taskQueue: string) => Promise<void>,
+): Promise<void> {
   const temporal = resolveTemporal(options);
   // Loaded here, so commands that do not talk to Temporal do not pay for its client.
   const { Client } = await import('@temporalio/client');
   const log = createLogger('schedules');
-  const connection = await connectWhenReady({ address: temporal.address, namespace: temporal.namespace, waitMs: waitForMs, log });
+  const connection = await connectWhenReady({
+    address: temporal.address,
+    namespace: temporal.namespace,
+    waitMs: waitForMs,
+    log,
+  });
   try {
     await body(new Client({ connection, namespace: temporal.namespace }), temporal.taskQueue);
   } finally {
@@ -111,7 +135,8 @@ function parseIntervals(pairs: readonly string[]): Partial<Record<JobName, numbe
   const intervals: Partial<Record<JobName, number>> = {};
   for (const pair of pairs) {
     const [job, duration] = pair.split('=');
-    if (!job || !duration || !isJobName(job)) throw new Error(`--interval takes job=duration with a known job, got ${pair}`);
+    if (!job || !duration || !isJobName(job))
+      throw new Error(`--interval takes job=duration with a known job, got ${pair}`);
     const ms = parseDuration(duration);
     if (ms < 1_000) throw new Error(`--interval ${pair}: Temporal schedules run at most once a second`);
     intervals[job] = ms;

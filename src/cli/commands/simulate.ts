@@ -61,16 +61,30 @@ export function registerSimulate(program: Command): void {
     .option('--seed <n>', 'seed of the catalogue and the order flow', integer('seed', 0), DEFAULT_SEED)
     .option('--token <t>', 'demo access token (every read scope); generated from the seed when absent')
     .option('--rate <n>', 'synthetic book changes per second', integer('rate', 0), DEFAULT_RATE)
-    .option('--faults <profile>', `startup fault profile: ${FAULT_PROFILES.join(', ')}`, choice('faults', FAULT_PROFILES), 'none')
+    .option(
+      '--faults <profile>',
+      `startup fault profile: ${FAULT_PROFILES.join(', ')}`,
+      choice('faults', FAULT_PROFILES),
+      'none',
+    )
     .option('--ground-truth <dir>', 'append the ground-truth log (JSONL) to this folder')
-    .option('--control-port <n>', 'serve the fault-control endpoint on this loopback port (0 picks one)', integer('control-port', 0))
+    .option(
+      '--control-port <n>',
+      'serve the fault-control endpoint on this loopback port (0 picks one)',
+      integer('control-port', 0),
+    )
     .option(
       '--book-frames <kind>',
       'orderbook frames: snapshot (every change replaces the ladder) or delta',
       choice('book-frames', ['snapshot', 'delta'] as const),
       DEFAULT_STREAMS.bookFrames,
     )
-    .option('--heartbeat-ms <n>', 'heartbeat period of every stream', integer('heartbeat-ms', 1), DEFAULT_STREAMS.heartbeatMs)
+    .option(
+      '--heartbeat-ms <n>',
+      'heartbeat period of every stream',
+      integer('heartbeat-ms', 1),
+      DEFAULT_STREAMS.heartbeatMs,
+    )
     .option(
       '--price-streams <on|off|absent>',
       'serve the price streams, answer 503 price_stream_not_configured (off), or route them nowhere: 404 route_not_found (absent)',
@@ -78,7 +92,12 @@ export function registerSimulate(program: Command): void {
       'off',
     )
     .option('--no-lifecycle', 'keep every market in its generated state (no halts, resolutions or recurring rolls)')
-    .option('--halt-every-s <n>', 'mean seconds between two market halts (0: none)', integer('halt-every-s', 0), seconds(DEFAULT_LIFECYCLE.haltEveryMs))
+    .option(
+      '--halt-every-s <n>',
+      'mean seconds between two market halts (0: none)',
+      integer('halt-every-s', 0),
+      seconds(DEFAULT_LIFECYCLE.haltEveryMs),
+    )
     .option(
       '--end-event-every-s <n>',
       'mean seconds between two events ending and going to resolution (0: none)',
@@ -97,8 +116,15 @@ export function registerSimulate(program: Command): void {
       choice('cases', ['wide', 'narrow'] as const),
       'wide',
     )
-    .option('--recurring-cadence-s <n>', 'cycle length of every recurring event (default: their own, 15 min to 1 day)', integer('recurring-cadence-s', 1))
-    .option('--state-file <file>', 'save the venue in this file (every 15 s and at the stop) and go on from it at the next start')
+    .option(
+      '--recurring-cadence-s <n>',
+      'cycle length of every recurring event (default: their own, 15 min to 1 day)',
+      integer('recurring-cadence-s', 1),
+    )
+    .option(
+      '--state-file <file>',
+      'save the venue in this file (every 15 s and at the stop) and go on from it at the next start',
+    )
     .action(async (opts: SimulateOptions) => {
       const lifecycle: Partial<LifecycleConfig> | false = opts.lifecycle && {
         haltEveryMs: opts.haltEveryS * 1000,
@@ -112,8 +138,15 @@ export function registerSimulate(program: Command): void {
         token: opts.token,
         rate: opts.rate,
         deployment: { positionsUnavailableRate: POSITIONS_UNAVAILABLE_RATE },
-        venue: opts.recurringCadenceS === undefined ? {} : { catalogue: { recurringCadenceSeconds: opts.recurringCadenceS } },
-        streams: { bookFrames: opts.bookFrames, heartbeatMs: opts.heartbeatMs, priceStreams: opts.priceStreams === 'off' ? 'unconfigured' : opts.priceStreams },
+        venue:
+          opts.recurringCadenceS === undefined
+            ? {}
+            : { catalogue: { recurringCadenceSeconds: opts.recurringCadenceS } },
+        streams: {
+          bookFrames: opts.bookFrames,
+          heartbeatMs: opts.heartbeatMs,
+          priceStreams: opts.priceStreams === 'off' ? 'unconfigured' : opts.priceStreams,
+        },
         lifecycle,
         faults: opts.faults,
         controlPort: opts.controlPort,
@@ -125,7 +158,10 @@ export function registerSimulate(program: Command): void {
       process.stdout.write(`demo token (orders:read portfolio:read): ${sim.demoToken}\n`);
       if (sim.controlUrl) process.stdout.write(`fault control on ${sim.controlUrl}\n`);
       if (sim.groundTruth) process.stdout.write(`ground truth in ${sim.groundTruth.dir}\n`);
-      if (opts.stateFile) process.stdout.write(`${sim.resumed ? 'resumed from' : 'a new world saved in'} ${opts.stateFile} (generation ${sim.generation})\n`);
+      if (opts.stateFile)
+        process.stdout.write(
+          `${sim.resumed ? 'resumed from' : 'a new world saved in'} ${opts.stateFile} (generation ${sim.generation})\n`,
+        );
       await new Promise<void>((resolve) => {
         const stop = (): void => {
           process.off('SIGINT', stop);

@@ -34,7 +34,10 @@ export function registerSql(program: Command): void {
     .description("run SQL against the warehouse (the data directory, its owner's endpoint, or a ClickHouse server)")
     .argument('<query>', 'the SQL; - reads it from stdin')
     .option('--data-dir <dir>', 'embedded warehouse data directory (default ./data)')
-    .option('--clickhouse-url <url>', 'ClickHouse server URL (user and password from TAPEHOUSE_CLICKHOUSE_USER / _PASSWORD)')
+    .option(
+      '--clickhouse-url <url>',
+      'ClickHouse server URL (user and password from TAPEHOUSE_CLICKHOUSE_USER / _PASSWORD)',
+    )
     .option('--format <format>', 'table, json (one object per line) or csv', parseFormat, 'table' as OutputFormat)
     .option(
       '--allow-writes',

@@ -20,7 +20,10 @@ export function registerStatus(program: Command): void {
       // Held by a process that serves reads but no figures (tapehouse load): say so, and read through it.
       const holder = options.clickhouseUrl ? undefined : await liveEndpoint(options.dataDir);
       const runner = await openQueryRunner(
-        resolveTarget({ dataDir: options.clickhouseUrl ? undefined : options.dataDir, clickhouseUrl: options.clickhouseUrl }),
+        resolveTarget({
+          dataDir: options.clickhouseUrl ? undefined : options.dataDir,
+          clickhouseUrl: options.clickhouseUrl,
+        }),
       );
       try {
         process.stdout.write(`${await storedStatus(runner, holder)}\n`);

@@ -38,9 +38,15 @@ export function registerWorker(program: Command): void {
     .option('--base-url <url>', 'the venue (TAPEHOUSE_BASE_URL)')
     .option('--token-file <file>', 'file holding the access token (TAPEHOUSE_TOKEN_FILE, else TAPEHOUSE_TOKEN)')
     .option('--account <label>', 'label of the token\'s account in the records (TAPEHOUSE_ACCOUNT, default "default")')
-    .option('--checkpoint-file <file>', `keep checkpoints in this JSON file, one per process (TAPEHOUSE_CHECKPOINT_FILE, default ${DEFAULT_CHECKPOINT_FILE})`)
+    .option(
+      '--checkpoint-file <file>',
+      `keep checkpoints in this JSON file, one per process (TAPEHOUSE_CHECKPOINT_FILE, default ${DEFAULT_CHECKPOINT_FILE})`,
+    )
     .option('--clickhouse-url <url>', "keep checkpoints in the warehouse's sync_checkpoints (TAPEHOUSE_CLICKHOUSE_URL)")
-    .option('--read-burst <n>', "the account read bucket's capacity, when not the authenticated tier (TAPEHOUSE_READ_BURST)")
+    .option(
+      '--read-burst <n>',
+      "the account read bucket's capacity, when not the authenticated tier (TAPEHOUSE_READ_BURST)",
+    )
     .option('--read-refill <n>', 'its refill per second (TAPEHOUSE_READ_REFILL)')
     .option(READ_SHARE_FLAG, readShareHelp)
     .option('--catalogue-with-token', 'send the token on catalogue reads too (they then spend the account bucket)')
@@ -52,7 +58,11 @@ export function registerWorker(program: Command): void {
       // Capture reads the same account: keep to our share of its read budget.
       const share = readShare(options.readShare);
       if (!baseUrl) throw new Error('give the venue with --base-url or TAPEHOUSE_BASE_URL');
-      const served = await serveMetricsIfAsked(resolveSettings(['metricsPort', 'metricsHost'], { ...options }), ['sync'], createLogger('worker'));
+      const served = await serveMetricsIfAsked(
+        resolveSettings(['metricsPort', 'metricsHost'], { ...options }),
+        ['sync'],
+        createLogger('worker'),
+      );
       // Loaded here: the Temporal worker's native module is not needed by the other commands.
       const { startWorkerProcess } = await import('../../../workflows/worker-process.ts');
       const processHandle = await startWorkerProcess({
@@ -60,17 +70,27 @@ export function registerWorker(program: Command): void {
         baseUrl,
         token: await readAccessToken({ tokenFile: options.tokenFile ?? env.TAPEHOUSE_TOKEN_FILE }),
         account: options.account ?? env.TAPEHOUSE_ACCOUNT ?? 'default',
-        brokers: (options.kafkaBrokers ?? env.TAPEHOUSE_KAFKA_BROKERS ?? '127.0.0.1:9092').split(',').map((b) => b.trim()),
+        brokers: (options.kafkaBrokers ?? env.TAPEHOUSE_KAFKA_BROKERS ?? '127.0.0.1:9092')
+          .split(',')
+          .map((b) => b.trim()),
         topicPrefix: options.topicPrefix ?? env.TAPEHOUSE_TOPIC_PREFIX,
         replicationFactor: resolveSettings(['replicationFactor'], options as Record<string, unknown>).replicationFactor,
-        checkpoints: checkpointSetting(options.checkpointFile ?? env.TAPEHOUSE_CHECKPOINT_FILE, options.clickhouseUrl ?? env.TAPEHOUSE_CLICKHOUSE_URL),
-        readBucket: readBucket(options.readBurst ?? env.TAPEHOUSE_READ_BURST, options.readRefill ?? env.TAPEHOUSE_READ_REFILL),
+        checkpoints: checkpointSetting(
+          options.checkpointFile ?? env.TAPEHOUSE_CHECKPOINT_FILE,
+          options.clickhouseUrl ?? env.TAPEHOUSE_CLICKHOUSE_URL,
+        ),
+        readBucket: readBucket(
+          options.readBurst ?? env.TAPEHOUSE_READ_BURST,
+          options.readRefill ?? env.TAPEHOUSE_READ_REFILL,
+        ),
         readShare: share,
         catalogueWithToken: options.catalogueWithToken,
         pageSize: options.pageSize === undefined ? undefined : positiveInteger(options.pageSize, '--page-size'),
       });
       served?.feed(() => ({ http429: { sync: processHandle.limiter.stats().refused } }));
-      process.stdout.write(`worker ready on task queue ${temporal.taskQueue} (namespace ${temporal.namespace}, ${temporal.address})${metricsNote(served)}\n`);
+      process.stdout.write(
+        `worker ready on task queue ${temporal.taskQueue} (namespace ${temporal.namespace}, ${temporal.address})${metricsNote(served)}\n`,
+      );
       const stop = (): void => {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
@@ -93,11 +113,15 @@ function checkpointSetting(file: string | undefined, clickhouseUrl: string | und
 
 const DEFAULT_CHECKPOINT_FILE = '.tapehouse/worker-checkpoints.json';
 
-function readBucket(burst: string | undefined, refill: string | undefined): { capacity: number; refillPerSecond: number } | undefined {
+function readBucket(
+  burst: string | undefined,
+  refill: string | undefined,
+): { capacity: number; refillPerSecond: number } | undefined {
   if (burst === undefined && refill === undefined) return undefined;
   const capacity = Number(burst);
   const refillPerSecond = Number(refill);
-  if (!(capacity > 0) || !(refillPerSecond > 0)) throw new Error('--read-burst and --read-refill go together, both positive numbers');
+  if (!(capacity > 0) || !(refillPerSecond > 0))
+    throw new Error('--read-burst and --read-refill go together, both positive numbers');
   return { capacity, refillPerSecond };
 }
 

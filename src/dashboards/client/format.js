@@ -2,7 +2,20 @@
 // overrides, value mappings) read the way Grafana reads it, for the subset the dashboards use.
 
 /** Grafana's classic palette, in order. */
-export const PALETTE = ['#73BF69', '#F2CC0C', '#8AB8FF', '#FF780A', '#F2495C', '#5794F2', '#B877D9', '#705DA0', '#37872D', '#FADE2A', '#447EBC', '#C15C17'];
+export const PALETTE = [
+  '#73BF69',
+  '#F2CC0C',
+  '#8AB8FF',
+  '#FF780A',
+  '#F2495C',
+  '#5794F2',
+  '#B877D9',
+  '#705DA0',
+  '#37872D',
+  '#FADE2A',
+  '#447EBC',
+  '#C15C17',
+];
 
 const NAMED = {
   green: '#73BF69',
@@ -107,7 +120,8 @@ export function mapValue(config, value) {
 export function thresholdColor(config, value) {
   const steps = config.thresholds?.steps ?? [];
   let chosen = steps[0]?.color;
-  for (const step of steps) if (step.value !== null && typeof value === 'number' && value >= step.value) chosen = step.color;
+  for (const step of steps)
+    if (step.value !== null && typeof value === 'number' && value >= step.value) chosen = step.color;
   return color(chosen);
 }
 

@@ -1,7 +1,16 @@
 /* global echarts, document, window */
 // Draws one panel's frames the way its Grafana panel type does: time series, bar chart,
 // candlestick and state timeline with ECharts; stat and table as plain HTML.
-import { color, displayName, fieldConfig, formatTime, formatValue, mapValue, PALETTE, thresholdColor } from './format.js';
+import {
+  color,
+  displayName,
+  fieldConfig,
+  formatTime,
+  formatValue,
+  mapValue,
+  PALETTE,
+  thresholdColor,
+} from './format.js';
 
 const TEXT = '#ccccdc';
 const MUTED = '#8e8e9e';
@@ -13,7 +22,10 @@ export function drawPanel(body, panel, data, range) {
   // A stat's "no value" text (Grafana's noValue: "never run", "not running") says what nothing means.
   const noValue = panel.fieldConfig?.defaults?.noValue;
   if (message?.kind === 'empty' && panel.type === 'stat' && noValue)
-    return drawHtml(body, `<div class="stat"><div class="stat-item"><div class="stat-value no-value">${escape(noValue)}</div></div></div>`);
+    return drawHtml(
+      body,
+      `<div class="stat"><div class="stat-item"><div class="stat-value no-value">${escape(noValue)}</div></div></div>`,
+    );
   if (message) return showMessage(body, message.text, message.kind);
   switch (panel.type) {
     case 'stat':
@@ -36,7 +48,8 @@ export function drawPanel(body, panel, data, range) {
 function messageOf(data) {
   if (data.error) return { text: data.error, kind: 'error' };
   if (data.problem) return { text: data.problem, kind: 'problem' };
-  if (!data.frames.some((frame) => (frame.fields[0]?.values.length ?? 0) > 0)) return { text: 'No data', kind: 'empty' };
+  if (!data.frames.some((frame) => (frame.fields[0]?.values.length ?? 0) > 0))
+    return { text: 'No data', kind: 'empty' };
   return undefined;
 }
 
@@ -83,8 +96,16 @@ function baseOption(panel, legend) {
     color: PALETTE,
     textStyle: { color: TEXT, fontFamily: 'Inter, Helvetica, Arial, sans-serif' },
     grid: { left: 8, right: 16, top: 12, bottom: legend ? 36 : 8, containLabel: true },
-    legend: legend ? { bottom: 0, type: 'scroll', textStyle: { color: TEXT }, pageTextStyle: { color: TEXT }, itemHeight: 8 } : { show: false },
-    tooltip: { trigger: 'axis', backgroundColor: '#22252b', borderColor: '#34373d', textStyle: { color: TEXT }, confine: true },
+    legend: legend
+      ? { bottom: 0, type: 'scroll', textStyle: { color: TEXT }, pageTextStyle: { color: TEXT }, itemHeight: 8 }
+      : { show: false },
+    tooltip: {
+      trigger: 'axis',
+      backgroundColor: '#22252b',
+      borderColor: '#34373d',
+      textStyle: { color: TEXT },
+      confine: true,
+    },
   };
 }
 
@@ -161,7 +182,9 @@ function timeSeriesOption(panel, frames, range) {
 function barChartOption(panel, frames) {
   const frame = frames.find((entry) => entry.fields[0]?.values.length > 0);
   const xName = panel.options?.xField;
-  const category = frame.fields.find((field) => field.name === xName) ?? frame.fields.find((field) => field.type === 'string' || field.type === 'time');
+  const category =
+    frame.fields.find((field) => field.name === xName) ??
+    frame.fields.find((field) => field.type === 'string' || field.type === 'time');
   const measures = numberFields(frame);
   const defaults = fieldConfig(panel, '');
   const horizontal = panel.options?.orientation === 'horizontal';
@@ -171,14 +194,23 @@ function barChartOption(panel, frames) {
     type: 'category',
     data: labels,
     inverse: horizontal,
-    axisLabel: { color: TEXT, formatter: (text) => (text.length > maxLength ? `${text.slice(0, maxLength - 1)}…` : text) },
+    axisLabel: {
+      color: TEXT,
+      formatter: (text) => (text.length > maxLength ? `${text.slice(0, maxLength - 1)}…` : text),
+    },
     axisLine: { lineStyle: { color: '#444' } },
   };
   const values = valueAxis(defaults);
   return {
     ...baseOption(panel, measures.length > 1),
     grid: { left: 8, right: 56, top: 8, bottom: measures.length > 1 ? 36 : 8, containLabel: true },
-    tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, backgroundColor: '#22252b', borderColor: '#34373d', textStyle: { color: TEXT } },
+    tooltip: {
+      trigger: 'axis',
+      axisPointer: { type: 'shadow' },
+      backgroundColor: '#22252b',
+      borderColor: '#34373d',
+      textStyle: { color: TEXT },
+    },
     xAxis: horizontal ? values : categoryAxis,
     yAxis: horizontal ? categoryAxis : values,
     series: measures.map((field, index) => ({
@@ -202,7 +234,14 @@ function barChartOption(panel, frames) {
 
 function candlestickOption(panel, frames, range) {
   const frame = frames.find((entry) => entry.fields[0]?.values.length > 0);
-  const names = { open: 'open', high: 'high', low: 'low', close: 'close', volume: 'volume', ...(panel.options?.fields ?? {}) };
+  const names = {
+    open: 'open',
+    high: 'high',
+    low: 'low',
+    close: 'close',
+    volume: 'volume',
+    ...(panel.options?.fields ?? {}),
+  };
   const field = (name) => frame.fields.find((entry) => entry.name === name);
   const time = timeField(frame);
   const [open, high, low, close, volume] = ['open', 'high', 'low', 'close', 'volume'].map((key) => field(names[key]));
@@ -211,7 +250,13 @@ function candlestickOption(panel, frames, range) {
   const down = color(colors.down ?? 'red');
   const config = fieldConfig(panel, '');
   const withVolume = volume && panel.options?.mode !== 'candles';
-  const candles = time.values.map((at, index) => [at, open.values[index], close.values[index], low.values[index], high.values[index]]);
+  const candles = time.values.map((at, index) => [
+    at,
+    open.values[index],
+    close.values[index],
+    low.values[index],
+    high.values[index],
+  ]);
   const option = {
     ...baseOption(panel, false),
     grid: withVolume
@@ -220,8 +265,12 @@ function candlestickOption(panel, frames, range) {
           { left: 8, right: 16, top: '76%', bottom: 8, containLabel: true },
         ]
       : [{ left: 8, right: 16, top: 12, bottom: 8, containLabel: true }],
-    xAxis: withVolume ? [timeAxis(range, { axisLabel: { show: false } }), timeAxis(range, { gridIndex: 1 })] : [timeAxis(range)],
-    yAxis: withVolume ? [valueAxis(config, { scale: true }), valueAxis({}, { gridIndex: 1, splitNumber: 2 })] : [valueAxis(config, { scale: true })],
+    xAxis: withVolume
+      ? [timeAxis(range, { axisLabel: { show: false } }), timeAxis(range, { gridIndex: 1 })]
+      : [timeAxis(range)],
+    yAxis: withVolume
+      ? [valueAxis(config, { scale: true }), valueAxis({}, { gridIndex: 1, splitNumber: 2 })]
+      : [valueAxis(config, { scale: true })],
     axisPointer: { link: [{ xAxisIndex: 'all' }] },
     series: [
       {
@@ -264,7 +313,8 @@ function stateTimelineOption(panel, frames, range) {
       const config = fieldConfig(panel, field.name);
       let open;
       const close = (end) => {
-        if (open && end > open.start) segments.push({ value: [open.start, end, row, open.text], itemStyle: { color: open.color } });
+        if (open && end > open.start)
+          segments.push({ value: [open.start, end, row, open.text], itemStyle: { color: open.color } });
       };
       field.values.forEach((value, index) => {
         if (value === null) return;
@@ -284,11 +334,19 @@ function stateTimelineOption(panel, frames, range) {
       backgroundColor: '#22252b',
       borderColor: '#34373d',
       textStyle: { color: TEXT },
-      formatter: (item) => `${escape(rows[item.value[2]])}<br><b>${escape(item.value[3])}</b><br>${formatTime(item.value[0])} → ${formatTime(item.value[1])}`,
+      formatter: (item) =>
+        `${escape(rows[item.value[2]])}<br><b>${escape(item.value[3])}</b><br>${formatTime(item.value[0])} → ${formatTime(item.value[1])}`,
     },
     grid: { left: 8, right: 16, top: 8, bottom: 8, containLabel: true },
     xAxis: timeAxis(range),
-    yAxis: { type: 'category', data: rows, inverse: true, axisLabel: { color: TEXT }, axisLine: { show: false }, axisTick: { show: false } },
+    yAxis: {
+      type: 'category',
+      data: rows,
+      inverse: true,
+      axisLabel: { color: TEXT },
+      axisLine: { show: false },
+      axisTick: { show: false },
+    },
     series: [{ type: 'custom', renderItem: renderSegment, encode: { x: [0, 1], y: 2 }, data: segments }],
   };
 }
@@ -307,7 +365,16 @@ function renderSegment(params, api) {
     type: 'rect',
     shape,
     style: api.style(),
-    textContent: { style: { text: label, fill: '#111217', fontSize: 11, fontWeight: 500, overflow: 'truncate', width: shape.width - 8 } },
+    textContent: {
+      style: {
+        text: label,
+        fill: '#111217',
+        fontSize: 11,
+        fontWeight: 500,
+        overflow: 'truncate',
+        width: shape.width - 8,
+      },
+    },
     textConfig: { position: 'inside' },
   };
 }
@@ -346,7 +413,9 @@ function tableHtml(panel, frames) {
     const text = field.type === 'time' ? formatTime(value) : formatValue(value, config);
     return `<td class="${field.type}">${escape(text)}</td>`;
   };
-  const head = fields.map((field) => `<th class="${field.type}">${escape(field.name.replace(/_/g, ' '))}</th>`).join('');
+  const head = fields
+    .map((field) => `<th class="${field.type}">${escape(field.name.replace(/_/g, ' '))}</th>`)
+    .join('');
   const body = [];
   for (let index = 0; index < rows; index += 1) {
     body.push(`<tr>${fields.map((field, column) => cell(field, configs[column], index)).join('')}</tr>`);

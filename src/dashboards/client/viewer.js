@@ -56,7 +56,8 @@ function parseRefresh(text) {
 function writeUrl() {
   const params = new URLSearchParams(state.fit ? {} : { from: state.from, to: state.to });
   params.set('refresh', state.refreshMs ? `${state.refreshMs / 1000}s` : 'off');
-  for (const [name, values] of Object.entries(state.variables)) for (const value of values) params.append(`var-${name}`, value);
+  for (const [name, values] of Object.entries(state.variables))
+    for (const value of values) params.append(`var-${name}`, value);
   history.replaceState(null, '', `${window.location.pathname}?${params}`);
 }
 
@@ -74,7 +75,9 @@ function layout() {
     if (panel.description) title.title = panel.description;
     const content = document.createElement('div');
     content.className = 'panel-body';
-    content.append(Object.assign(document.createElement('div'), { className: 'message empty', textContent: 'Loading…' }));
+    content.append(
+      Object.assign(document.createElement('div'), { className: 'message empty', textContent: 'Loading…' }),
+    );
     element.append(title, content);
     grid.append(element);
   }
@@ -99,7 +102,8 @@ function controls() {
 
 function select(entries, current, onChange) {
   const element = document.createElement('select');
-  for (const [value, text] of entries) element.append(new Option(text, String(value), false, String(value) === String(current)));
+  for (const [value, text] of entries)
+    element.append(new Option(text, String(value), false, String(value) === String(current)));
   element.addEventListener('change', () => onChange(element.value));
   return element;
 }
@@ -137,7 +141,11 @@ function checkboxList(variable, options, isOpen) {
   const list = document.createElement('div');
   list.className = 'checkboxes';
   for (const option of options) {
-    const box = Object.assign(document.createElement('input'), { type: 'checkbox', value: option.value, checked: variable.selected.includes(option.value) });
+    const box = Object.assign(document.createElement('input'), {
+      type: 'checkbox',
+      value: option.value,
+      checked: variable.selected.includes(option.value),
+    });
     box.addEventListener('change', () => {
       const ticked = [...list.querySelectorAll('input:checked')].map((input) => input.value);
       const all = option.value === ALL && box.checked;
@@ -181,7 +189,9 @@ async function refresh() {
       const element = document.querySelector(`[data-panel-id="${panel.id}"] .panel-body`);
       drawPanel(element, panel, data.panels[panel.id] ?? { frames: [] }, data.range);
     }
-    const fitted = data.range.fitted ? ` · since the data starts, ${new Date(data.range.from).toISOString().slice(0, 16).replace('T', ' ')} UTC` : '';
+    const fitted = data.range.fitted
+      ? ` · since the data starts, ${new Date(data.range.from).toISOString().slice(0, 16).replace('T', ' ')} UTC`
+      : '';
     status.textContent = `updated ${new Date().toISOString().slice(11, 19)} UTC${fitted}`;
     status.className = '';
     body.dataset.refreshes = String(Number(body.dataset.refreshes ?? 0) + 1);

@@ -90,7 +90,11 @@ export class PartitionBatcher {
       if (record.receivedAtUs > open.maxReceivedUs) open.maxReceivedUs = record.receivedAtUs;
     }
     this.#next = offset + 1n;
-    if (open.fixed ? offset >= this.#unfinished[0]!.last : open.rowCount >= this.limits.maxRows || open.bytes >= this.limits.maxBytes) {
+    if (
+      open.fixed
+        ? offset >= this.#unfinished[0]!.last
+        : open.rowCount >= this.limits.maxRows || open.bytes >= this.limits.maxBytes
+    ) {
       done.push(this.#seal());
     }
     return done;
@@ -107,7 +111,8 @@ export class PartitionBatcher {
     return this.#seal();
   }
 
-  /** When the open batch got its first record (`now()` clock), if there is one that may be cut now (not an unfinished range). */
+  /** When the open batch got its first record (`now()` clock), if there is one that may be cut now (not an unfinished
+   * range). */
   get openSince(): number | undefined {
     return this.#open && !this.#open.fixed ? this.#open.openedAt : undefined;
   }

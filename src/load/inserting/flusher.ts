@@ -41,7 +41,8 @@ export interface FlusherOptions {
    * them when nothing else is queued (ms); 0: written at once.
    */
   afterDelayMs: number;
-  /** Whether the loader reads this partition now (a rebuilt round waits for its other ranges only on partitions it reads). */
+  /** Whether the loader reads this partition now (a rebuilt round waits for its other ranges only on partitions it
+   * reads). */
   owns(topic: string, partition: number): boolean;
   /** Called after each batch is stored (all its tables acknowledged), with the time its round's inserts took. */
   onStored(batch: Batch, insertMs: number): void;
@@ -128,7 +129,8 @@ export class Flusher {
     this.done = this.#run();
   }
 
-  /** Something changed that a round may take (a batch queued, a partition lost, an assignment): counted, so a wake is never missed. */
+  /** Something changed that a round may take (a batch queued, a partition lost, an assignment): counted, so a wake is
+   * never missed. */
   #poke(): void {
     this.#pokes += 1;
     this.#wake.notify();
@@ -214,7 +216,8 @@ export class Flusher {
 
   /** Resolves once everything queued is stored and recorded `after`. */
   async whenIdle(): Promise<void> {
-    while (this.#busy || this.#queue.length > 0 || this.#next !== undefined || this.#stored.length > 0) await this.#idle.wait();
+    while (this.#busy || this.#queue.length > 0 || this.#next !== undefined || this.#stored.length > 0)
+      await this.#idle.wait();
   }
 
   /** Lets deliveries waiting for room go on (a stop is about to store what they hold). */
@@ -311,9 +314,17 @@ export class Flusher {
     }
   }
 
-  /** The next round taken from the queue, merged, encoded and recorded `before` (retried while the warehouse is down). */
+  /** The next round taken from the queue, merged, encoded and recorded `before` (retried while the warehouse is down).
+   * */
   async #prepare(): Promise<Round> {
-    const round: Round = { id: randomUUID(), batches: [], inserts: [], beforeUs: 0n, crossed: false, pokes: this.#pokes };
+    const round: Round = {
+      id: randomUUID(),
+      batches: [],
+      inserts: [],
+      beforeUs: 0n,
+      crossed: false,
+      pokes: this.#pokes,
+    };
     const recording = (async () => {
       round.batches = formRound(this.#takeRound(), round.id, this.options.context.epoch);
       round.inserts = await this.#retry(() => encodeRound(round.batches, this.options.context));
@@ -423,10 +434,14 @@ export class Flusher {
     let whole = true;
     for (const member of recorded.members) {
       const head = heads.get(partitionKey(member.topic, member.partition));
-      if (head?.batch.rebuilt && head.batch.range.first === member.first && head.batch.range.last === member.last) continue;
+      if (head?.batch.rebuilt && head.batch.range.first === member.first && head.batch.range.last === member.last)
+        continue;
       whole = false;
       // Another loader reads that range's partition, or it was passed (its records gone from the bus): never whole.
-      if (!this.options.owns(member.topic, member.partition) || (head !== undefined && head.batch.range.first > member.last)) {
+      if (
+        !this.options.owns(member.topic, member.partition) ||
+        (head !== undefined && head.batch.range.first > member.last)
+      ) {
         return this.#parted(recorded);
       }
     }
@@ -474,13 +489,17 @@ export class Flusher {
     const rowsNow = () => {
       const at = nowMicros();
       live = this.#held ? [] : next.filter((item) => !this.#lost(item));
-      const rows = (items: readonly RoundBatch[], state: 'before' | 'after') => items.flatMap((item) => offsetRows(item.batch, item.tokenOf, state, scope, at));
+      const rows = (items: readonly RoundBatch[], state: 'before' | 'after') =>
+        items.flatMap((item) => offsetRows(item.batch, item.tokenOf, state, scope, at));
       return [...rows(stored, 'after'), ...rows(live, 'before')];
     };
-    if (rowsNow().length > 0) await this.#retry(() => this.options.context.warehouse.insertRows('loader_offsets', rowsNow()));
+    if (rowsNow().length > 0)
+      await this.#retry(() => this.options.context.warehouse.insertRows('loader_offsets', rowsNow()));
     this.#stored = this.#stored.filter((round) => !rounds.includes(round));
     if (stored.length > 0) {
-      void this.options.commits.commit(stored.map(({ batch }) => ({ topic: batch.topic, partition: batch.partition, next: batch.range.last + 1n })));
+      void this.options.commits.commit(
+        stored.map(({ batch }) => ({ topic: batch.topic, partition: batch.partition, next: batch.range.last + 1n })),
+      );
     }
     return live;
   }
@@ -524,14 +543,18 @@ export class Flusher {
     }
     // A rebuilt batch recorded with a round's token — sent with the rest of its round or alone:
     // another loader may have sent part of that round with the same token and without these rows.
-    const shared = items.filter((item) => item.batch.rebuilt !== undefined && item.tokenOf(table) === token && token.includes(':round:'));
+    const shared = items.filter(
+      (item) => item.batch.rebuilt !== undefined && item.tokenOf(table) === token && token.includes(':round:'),
+    );
     for (const item of shared) await this.#addMissing(table, item, item.batch.rebuilt!.recordedAtUs);
   }
 
   /** Rows of `item` the stored rounds left out (landed-rows.ts), added with the range's own token. */
   async #addMissing(table: TableName, item: RoundBatch, sinceUs: bigint): Promise<void> {
     const rows = item.batch.tables.get(table) ?? [];
-    const added = await this.#retry(() => addMissingRows(this.options.context.warehouse, table, item.batch, rows, sinceUs, this.options.context.epoch));
+    const added = await this.#retry(() =>
+      addMissingRows(this.options.context.warehouse, table, item.batch, rows, sinceUs, this.options.context.epoch),
+    );
     if (added > 0) {
       const { batch } = item;
       this.options.log.warn(
@@ -564,7 +587,8 @@ export class Flusher {
     // Stopping too: the new owner's share of this token may have landed first and dropped these
     // rows, and the `after` this stop writes would hide that for good. (A warehouse that does not
     // answer ends the look with the stop's give-up, and then no `after` is written.)
-    for (const item of kept) for (const table of item.batch.tables.keys()) await this.#addMissing(table, item, round.beforeUs - 1_000_000n);
+    for (const item of kept)
+      for (const table of item.batch.tables.keys()) await this.#addMissing(table, item, round.beforeUs - 1_000_000n);
   }
 
   /** The engine refused a row's value: its record leaves that table as a dead letter. */

@@ -30,12 +30,15 @@ export async function addMissingRows(
   const present = await storedKeys(warehouse.client, table, batch, sinceUs);
   const missing = rows.filter((row) => !present.has(keyOf(table, row)));
   if (missing.length === 0) return 0;
-  const prepared = await warehouse.prepareInsert(table, missing, { dedupToken: dedupToken(table, batch.topic, batch.partition, batch.range, epoch) });
+  const prepared = await warehouse.prepareInsert(table, missing, {
+    dedupToken: dedupToken(table, batch.topic, batch.partition, batch.range, epoch),
+  });
   await prepared.send();
   return missing.length;
 }
 
-/** A row's place: its bus position, its index among its record's rows, and its receive time (an older embedded-bus run reused the offsets). */
+/** A row's place: its bus position, its index among its record's rows, and its receive time (an older embedded-bus run
+ * reused the offsets). */
 function keyOf(table: TableName, row: Row): string {
   if (table === 'dead_letters') return String(row.offset);
   return `${String(row._offset)}|${String(row._index)}|${String(row._received_at)}`;
@@ -55,22 +58,43 @@ interface StoredKey {
  * would hide its rows (they moved to a part not named), so the read is made again until every
  * part named is still there — a fault suite run found a dead letter added twice that way.
  */
-async function storedKeys(client: ClickHouseClient, table: TableName, batch: Batch, sinceUs: bigint): Promise<Set<string>> {
+async function storedKeys(
+  client: ClickHouseClient,
+  table: TableName,
+  batch: Batch,
+  sinceUs: bigint,
+): Promise<Set<string>> {
   if (!isIdentifier(table)) throw new Error(`not a table name: ${table}`);
   const dead = table === 'dead_letters';
-  const columns = dead ? `toString(offset) AS o, 0 AS i, '' AS r` : `toString(_offset) AS o, _index AS i, toString(toUnixTimestamp64Micro(_received_at)) AS r`;
+  const columns = dead
+    ? `toString(offset) AS o, 0 AS i, '' AS r`
+    : `toString(_offset) AS o, _index AS i, toString(toUnixTimestamp64Micro(_received_at)) AS r`;
   const [topic, partition, offset] = dead ? ['topic', 'partition', 'offset'] : ['_topic', '_partition', '_offset'];
   for (;;) {
-    const parts = await activeParts(client, table, `AND modification_time >= toDateTime(${Number(sinceUs / 1_000_000n) - 3600})`);
+    const parts = await activeParts(
+      client,
+      table,
+      `AND modification_time >= toDateTime(${Number(sinceUs / 1_000_000n) - 3600})`,
+    );
     const result = await client.query({
       query: `SELECT ${columns} FROM tapehouse.${table}
               WHERE ${topic} = {topic:String} AND ${partition} = {partition:UInt32} AND ${offset} BETWEEN {first:UInt64} AND {last:UInt64}
                 AND _part IN {parts:Array(String)}`,
-      query_params: { topic: batch.topic, partition: batch.partition, first: batch.range.first.toString(), last: batch.range.last.toString(), parts },
+      query_params: {
+        topic: batch.topic,
+        partition: batch.partition,
+        first: batch.range.first.toString(),
+        last: batch.range.last.toString(),
+        parts,
+      },
       format: 'JSONEachRow',
     });
     const rows = await result.json<StoredKey>();
-    const still = await activeParts(client, table, `AND name IN (${parts.map((name) => `'${name.replace(/[^A-Za-z0-9_-]/g, '')}'`).join(',') || "''"})`);
+    const still = await activeParts(
+      client,
+      table,
+      `AND name IN (${parts.map((name) => `'${name.replace(/[^A-Za-z0-9_-]/g, '')}'`).join(',') || "''"})`,
+    );
     if (still.length < parts.length) continue;
     const keys = new Set<string>();
     for (const row of rows) keys.add(dead ? row.o : `${row.o}|${row.i}|${row.r}`);

@@ -31,7 +31,8 @@ export interface BatchContext {
  */
 export async function encodeRound(items: readonly RoundBatch[], context: BatchContext): Promise<RoundInsert[]> {
   const tables = new Set<TableName>();
-  for (const item of items) for (const table of item.batch.tables.keys()) if (table !== 'dead_letters') tables.add(table);
+  for (const item of items)
+    for (const table of item.batch.tables.keys()) if (table !== 'dead_letters') tables.add(table);
   for (;;) {
     let current: Pick<RoundInsert, 'table' | 'items'> | undefined;
     try {
@@ -53,15 +54,30 @@ export async function encodeRound(items: readonly RoundBatch[], context: BatchCo
 }
 
 /** One INSERT of the rows of `table` of `items`, with `token`. */
-export async function encodeInsert(table: TableName, token: string, items: RoundBatch[], context: BatchContext): Promise<RoundInsert> {
-  return { table, token, items, prepared: await context.warehouse.prepareInsert(table, rowsOf(items, table), { dedupToken: token }) };
+export async function encodeInsert(
+  table: TableName,
+  token: string,
+  items: RoundBatch[],
+  context: BatchContext,
+): Promise<RoundInsert> {
+  return {
+    table,
+    token,
+    items,
+    prepared: await context.warehouse.prepareInsert(table, rowsOf(items, table), { dedupToken: token }),
+  };
 }
 
 /**
  * Turns the record of row `rowIndex` of `table` into a dead letter, and every later row of the
  * table that fails alone too (one pass, rather than one full re-encoding per bad row).
  */
-async function deadLetterBadRows(batch: Batch, table: TableName, rowIndex: number, context: BatchContext): Promise<void> {
+async function deadLetterBadRows(
+  batch: Batch,
+  table: TableName,
+  rowIndex: number,
+  context: BatchContext,
+): Promise<void> {
   const rows = batch.tables.get(table) ?? [];
   const bad = new Map<bigint, string>();
   for (let i = rowIndex; i < rows.length; i++) {

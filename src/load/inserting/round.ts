@@ -49,7 +49,10 @@ export function follows(previous: Batch, next: Batch): boolean {
 }
 
 /** The round's batches grouped by the token their rows of `table` go with: one INSERT each. */
-export function insertGroups(items: readonly RoundBatch[], table: TableName): Array<[token: string, items: RoundBatch[]]> {
+export function insertGroups(
+  items: readonly RoundBatch[],
+  table: TableName,
+): Array<[token: string, items: RoundBatch[]]> {
   const byToken = new Map<string, RoundBatch[]>();
   for (const item of items) {
     if ((item.batch.tables.get(table)?.length ?? 0) === 0) continue;
@@ -69,7 +72,11 @@ export function rowsOf(items: readonly RoundBatch[], table: TableName): Row[] {
 }
 
 /** The item a row of `rowsOf(items, table)` comes from, and its index among that item's rows. */
-export function rowAt(items: readonly RoundBatch[], table: TableName, at: number): { item: RoundBatch; index: number } | undefined {
+export function rowAt(
+  items: readonly RoundBatch[],
+  table: TableName,
+  at: number,
+): { item: RoundBatch; index: number } | undefined {
   let index = at;
   for (const item of items) {
     const count = item.batch.tables.get(table)?.length ?? 0;

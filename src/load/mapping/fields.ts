@@ -103,10 +103,12 @@ function wholeValue(value: string | number): number | null {
   return Number.isInteger(n) ? n : null;
 }
 
-/** `value`, a price in micro-units, when it lies strictly inside (0, 1): a trade, quote or level at any other price is no price at all. */
+/** `value`, a price in micro-units, when it lies strictly inside (0, 1): a trade, quote or level at any other price is
+ * no price at all. */
 export function checkedPrice<T extends string | number>(value: T, field: string): T {
   const n = wholeValue(value);
-  if (n !== null && (n <= 0 || n >= PRICE_ONE_MICRO)) throw new MappingError(field, `${describe(value)} is outside (0, 1)`, 'value_out_of_range');
+  if (n !== null && (n <= 0 || n >= PRICE_ONE_MICRO))
+    throw new MappingError(field, `${describe(value)} is outside (0, 1)`, 'value_out_of_range');
   return value;
 }
 

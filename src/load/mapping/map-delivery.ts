@@ -24,7 +24,8 @@ export interface DeliverySource {
 export function mapDelivery(delivery: Delivery, source: DeliverySource): MappedRow[] {
   if (!delivery.ok) return [undecodableLetter(delivery, source)];
   const record = delivery.record;
-  // Each kind's mapper takes its kind's read payload: the pairing holds by kind, which TypeScript cannot follow through a lookup.
+  // Each kind's mapper takes its kind's read payload: the pairing holds by kind, which TypeScript cannot follow through
+  // a lookup.
   const mapper = MAPPERS[record.kind] as Mapper;
   let rows: MappedRow[];
   let raw: string;
@@ -32,7 +33,16 @@ export function mapDelivery(delivery: Delivery, source: DeliverySource): MappedR
     const parsed = PAYLOAD_SCHEMAS[record.kind].safeParse(record.payload);
     if (!parsed.success) {
       const misfit = firstIssue(parsed.error);
-      return [deadLetter(record, delivery.offset, source, mapper.table, 'schema_mismatch', `${misfit.field}: ${misfit.reason}`)];
+      return [
+        deadLetter(
+          record,
+          delivery.offset,
+          source,
+          mapper.table,
+          'schema_mismatch',
+          `${misfit.field}: ${misfit.reason}`,
+        ),
+      ];
     }
     const read = {
       kind: record.kind,
@@ -80,7 +90,13 @@ function stamp(rows: MappedRow[], record: ReceivedRecord, offset: bigint, source
   }
 }
 
-export type DeadLetterCode = 'invalid_json' | 'invalid_envelope' | MappingError['code'] | 'mapping_failed' | 'value_out_of_range' | 'rejected_by_warehouse';
+export type DeadLetterCode =
+  | 'invalid_json'
+  | 'invalid_envelope'
+  | MappingError['code']
+  | 'mapping_failed'
+  | 'value_out_of_range'
+  | 'rejected_by_warehouse';
 
 /** A dead_letters row for a record that decoded but could not be stored in `table`. */
 export function deadLetter(
@@ -107,12 +123,16 @@ export function deadLetter(
   return { table: 'dead_letters', row };
 }
 
-/** The record's wire form; for a payload JSON cannot write again (nested too deep), the envelope and raw frame with a note instead. */
+/** The record's wire form; for a payload JSON cannot write again (nested too deep), the envelope and raw frame with a
+ * note instead. */
 function wireOf(record: ReceivedRecord): string {
   try {
     return encodeRecord(record);
   } catch (error) {
-    return encodeRecord({ ...record, payload: `(payload not kept: ${error instanceof Error ? error.message : String(error)})` });
+    return encodeRecord({
+      ...record,
+      payload: `(payload not kept: ${error instanceof Error ? error.message : String(error)})`,
+    });
   }
 }
 

@@ -1,3 +1,9 @@
-export { rederiveTable, RederiveError, type RederiveOptions, type RederiveProgress, type RederiveResult } from './rederive.ts';
+export {
+  rederiveTable,
+  RederiveError,
+  type RederiveOptions,
+  type RederiveProgress,
+  type RederiveResult,
+} from './rederive.ts';
 export { pendingRederives, rederivePending } from './requests.ts';
 export { REDERIVABLE } from './stored-record.ts';

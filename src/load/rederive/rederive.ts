@@ -62,9 +62,16 @@ export class RederiveError extends Error {
 
 const EPOCH = new Date(0);
 
-export async function rederiveTable(warehouse: Warehouse, table: string, options: RederiveOptions = {}): Promise<RederiveResult> {
+export async function rederiveTable(
+  warehouse: Warehouse,
+  table: string,
+  options: RederiveOptions = {},
+): Promise<RederiveResult> {
   const spec = REDERIVABLE[table];
-  if (!spec) throw new RederiveError(`${table} cannot be re-derived: the tables that keep their records' raw text are ${Object.keys(REDERIVABLE).join(', ')}`);
+  if (!spec)
+    throw new RederiveError(
+      `${table} cannot be re-derived: the tables that keep their records' raw text are ${Object.keys(REDERIVABLE).join(', ')}`,
+    );
   const client = warehouse.client;
   const since = options.since ?? EPOCH;
   const { runId, done } = await runToResume(client, table, since);
@@ -78,7 +85,14 @@ export async function rederiveTable(warehouse: Warehouse, table: string, options
     rowsRederived: 0,
     rowsFailed: 0,
   };
-  const result: RederiveResult = { ...progress, runId, partitionsResumed: progress.partitionsDone, rowsBefore: 0, rowsAfter: 0, storesRefreshed: stores };
+  const result: RederiveResult = {
+    ...progress,
+    runId,
+    partitionsResumed: progress.partitionsDone,
+    rowsBefore: 0,
+    rowsAfter: 0,
+    storesRefreshed: stores,
+  };
   options.onProgress?.({ ...progress });
   for (const partition of todo) {
     const figures = await rebuildPartition(warehouse, spec, partition, stores, options.pageRows ?? 20_000);
@@ -102,12 +116,18 @@ export async function rederiveTable(warehouse: Warehouse, table: string, options
     options.onProgress?.({ ...progress });
   }
   // The run is finished: a later run starts afresh.
-  await warehouse.insertRows('rederive_progress', [{ run_id: runId, table_name: table, since: since.getTime(), partition_id: '' }]);
+  await warehouse.insertRows('rederive_progress', [
+    { run_id: runId, table_name: table, since: since.getTime(), partition_id: '' },
+  ]);
   return { ...result, ...progress };
 }
 
 /** The newest unfinished run of this table and `since` (its partitions done), or a new run. */
-async function runToResume(client: ClickHouseClient, table: string, since: Date): Promise<{ runId: string; done: Set<string> }> {
+async function runToResume(
+  client: ClickHouseClient,
+  table: string,
+  since: Date,
+): Promise<{ runId: string; done: Set<string> }> {
   const runs = await select<{ run_id: string; finished: number | string; partitions: string[] }>(
     client,
     `SELECT run_id, countIf(partition_id = '') AS finished, groupArrayIf(partition_id, partition_id != '') AS partitions
@@ -214,7 +234,10 @@ async function tryPartition(
     query: `INSERT INTO ${scratch} SELECT * FROM ${table} WHERE ${inPartition}
             AND (_topic, _partition, _offset) NOT IN (SELECT DISTINCT _topic, _partition, _offset FROM ${scratch})`,
   });
-  const spilled = await select<{ p: string }>(client, `SELECT DISTINCT _partition_id AS p FROM ${scratch} WHERE NOT ${inPartition} LIMIT 1`);
+  const spilled = await select<{ p: string }>(
+    client,
+    `SELECT DISTINCT _partition_id AS p FROM ${scratch} WHERE NOT ${inPartition} LIMIT 1`,
+  );
   if (spilled.length > 0) {
     throw new RederiveError(
       `${spec.table} partition ${partition}: records mapped again land in partition ${spilled[0]!.p} — a mapping that moves rows between partitions is not re-derived in place`,
@@ -223,13 +246,18 @@ async function tryPartition(
   const afterCount = await fingerprint(client, scratch, inPartition);
   if ((await fingerprint(client, table, inPartition)).hash !== before.hash) return null;
   await client.command({ query: `ALTER TABLE ${table} REPLACE PARTITION ID ${sqlString(partition)} FROM ${scratch}` });
-  for (const store of stores) await client.command({ query: `INSERT INTO ${DATABASE}.${store} SELECT * FROM ${scratch}` });
+  for (const store of stores)
+    await client.command({ query: `INSERT INTO ${DATABASE}.${store} SELECT * FROM ${scratch}` });
   await client.command({ query: `DROP TABLE IF EXISTS ${scratch}` });
   return { before: before.rows, rederived, failed, after: afterCount.rows };
 }
 
 /** The rows of one partition, and a hash of which they are: anything inserted meanwhile changes it. */
-async function fingerprint(client: ClickHouseClient, table: string, where: string): Promise<{ rows: number; hash: string }> {
+async function fingerprint(
+  client: ClickHouseClient,
+  table: string,
+  where: string,
+): Promise<{ rows: number; hash: string }> {
   const [row] = await select<{ rows: string; hash: string }>(
     client,
     `SELECT count() AS rows, toString(groupBitXor(cityHash64(_topic, _partition, _offset, _index, _received_at))) AS hash FROM ${table} WHERE ${where}`,
@@ -248,7 +276,10 @@ async function storedRows(
   const extra = (spec.payloadColumns ?? []).map((c) => `${sqlString(c)}, toString(${c})`).join(', ');
   // Market data has no sync provenance: its records came from streams.
   const sync = spec.synced ? '_sync_job, _sync_page' : "'' AS _sync_job, 0 AS _sync_page";
-  const from = after === null ? '' : `AND (_topic, _partition, _offset) > (${sqlString(after.topic)}, ${Number(after.partition)}, ${BigInt(after.offset)})`;
+  const from =
+    after === null
+      ? ''
+      : `AND (_topic, _partition, _offset) > (${sqlString(after.topic)}, ${Number(after.partition)}, ${BigInt(after.offset)})`;
   return select<StoredRow>(
     client,
     `SELECT _topic, _partition, toString(_offset) AS _offset, toString(toUnixTimestamp64Micro(_received_at)) AS received_us, ${sync}, _raw,

@@ -8,7 +8,10 @@ import { rederiveTable, type RederiveProgress, type RederiveResult } from './red
  * that no whole-table run has finished since: what `tapehouse run` re-derives before its loaders
  * start and `tapehouse migrate` names. A run with `--since` answers no request.
  */
-export async function pendingRederives(client: ClickHouseClient, options: { withRows?: boolean } = {}): Promise<string[]> {
+export async function pendingRederives(
+  client: ClickHouseClient,
+  options: { withRows?: boolean } = {},
+): Promise<string[]> {
   // withRows: only tables that hold rows (on a fresh warehouse a request is nothing to do).
   const withRows = options.withRows
     ? `AND r.table_name IN (SELECT table FROM system.parts WHERE database = '${DATABASE}' AND active GROUP BY table HAVING sum(rows) > 0)`
@@ -31,8 +34,12 @@ export async function pendingRederives(client: ClickHouseClient, options: { with
  * Re-derives every table a migration asked for, one after the other (before loaders start):
  * `tapehouse run` calls it after migrating. Returns what each run did.
  */
-export async function rederivePending(warehouse: Warehouse, onProgress?: (progress: RederiveProgress) => void): Promise<RederiveResult[]> {
+export async function rederivePending(
+  warehouse: Warehouse,
+  onProgress?: (progress: RederiveProgress) => void,
+): Promise<RederiveResult[]> {
   const results: RederiveResult[] = [];
-  for (const table of await pendingRederives(warehouse.client)) results.push(await rederiveTable(warehouse, table, onProgress ? { onProgress } : {}));
+  for (const table of await pendingRederives(warehouse.client))
+    results.push(await rederiveTable(warehouse, table, onProgress ? { onProgress } : {}));
   return results;
 }

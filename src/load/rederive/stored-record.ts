@@ -30,7 +30,12 @@ export const REDERIVABLE: Readonly<Record<string, RederivableTable>> = Object.fr
     [
       { table: 'trades', kind: 'trade', timeColumn: 'executed_at' },
       // A quote's sizes come from capture's ladder, not from the frame (src/capture/market-records.ts).
-      { table: 'quotes', kind: 'quote', timeColumn: 'quoted_at', payloadColumns: ['best_bid_size_micro', 'best_ask_size_micro'] },
+      {
+        table: 'quotes',
+        kind: 'quote',
+        timeColumn: 'quoted_at',
+        payloadColumns: ['best_bid_size_micro', 'best_ask_size_micro'],
+      },
       { table: 'market_status', kind: 'market_status', timeColumn: 'status_at' },
       { table: 'account_events', kind: 'account_event', timeColumn: 'event_at', keyColumn: 'account' },
       { table: 'events', kind: 'event', timeColumn: 'observed_at', synced: true },
@@ -71,7 +76,10 @@ export function storedRecord(spec: RederivableTable, row: StoredRow): ReceivedRe
     key: row.key,
     venueTime: new Date(Number(row.time_ms)).toISOString(),
     receivedAtUs: BigInt(row.received_us),
-    source: row._sync_job === '' ? { type: 'stream', connection: 'rederive', frame: 0 } : { type: 'sync', job: row._sync_job, page: Math.max(0, page - 1) },
+    source:
+      row._sync_job === ''
+        ? { type: 'stream', connection: 'rederive', frame: 0 }
+        : { type: 'sync', job: row._sync_job, page: Math.max(0, page - 1) },
     payload,
     raw: row._raw,
   };
@@ -84,8 +92,10 @@ function isPlainObject(value: Json): value is { [key: string]: Json } {
 /** The payload with the stored columns it lacks; a stream frame's go into its `data`. */
 function withColumns(payload: { [key: string]: Json }, columns: Record<string, string | null>): Json {
   const data = payload.data;
-  if (typeof payload.type === 'string' && data !== undefined && isPlainObject(data)) return { ...payload, data: withColumns(data, columns) };
+  if (typeof payload.type === 'string' && data !== undefined && isPlainObject(data))
+    return { ...payload, data: withColumns(data, columns) };
   const out = { ...payload };
-  for (const [name, value] of Object.entries(columns)) if (out[name] === undefined && value !== null && value !== '') out[name] = value;
+  for (const [name, value] of Object.entries(columns))
+    if (out[name] === undefined && value !== null && value !== '') out[name] = value;
   return out;
 }

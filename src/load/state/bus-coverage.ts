@@ -42,7 +42,11 @@ export interface EpochOpening {
  * repeat after a crash midway: a run's gap rows depend only on what it recorded and on when the
  * next run started, and go in with one deduplication token per run.
  */
-export async function openEpoch(scope: EpochScope, startedAtUs: bigint, partitions: readonly TopicPartition[]): Promise<EpochOpening> {
+export async function openEpoch(
+  scope: EpochScope,
+  startedAtUs: bigint,
+  partitions: readonly TopicPartition[],
+): Promise<EpochOpening> {
   // This run's start goes first: if it is killed while writing the gaps below, the next run sees
   // it as a killed run too, and the gaps of the runs before end where this one began, as here.
   await scope.warehouse.insertRows('bus_coverage', [epochRow(scope.group, scope.epoch, 'started', startedAtUs)]);
@@ -56,8 +60,13 @@ export async function openEpoch(scope: EpochScope, startedAtUs: bigint, partitio
   for (const run of killed) {
     const started = BigInt(run.started);
     const restart = runs.map((next) => BigInt(next.started)).find((at) => at > started) ?? startedAtUs;
-    const rows = partitions.flatMap((tp) => gapRow(run.bus_epoch, tp, started, restart, covered.get(coverageKey(run.bus_epoch, tp))));
-    if (rows.length > 0) await scope.warehouse.insertRows('capture_gaps', rows, { dedupToken: `bus_gaps:${scope.group}:${run.bus_epoch}` });
+    const rows = partitions.flatMap((tp) =>
+      gapRow(run.bus_epoch, tp, started, restart, covered.get(coverageKey(run.bus_epoch, tp))),
+    );
+    if (rows.length > 0)
+      await scope.warehouse.insertRows('capture_gaps', rows, {
+        dedupToken: `bus_gaps:${scope.group}:${run.bus_epoch}`,
+      });
     gaps += rows.length;
   }
   if (killed.length > 0)
@@ -105,7 +114,10 @@ interface Coverage {
  * received before T can be published after it (its publish waited behind another partition of the
  * topic), be lost, and have to lie inside the gap.
  */
-async function readCoverage(scope: EpochScope, runs: ReadonlyArray<{ epoch: string; startedUs: bigint }>): Promise<Map<string, Coverage>> {
+async function readCoverage(
+  scope: EpochScope,
+  runs: ReadonlyArray<{ epoch: string; startedUs: bigint }>,
+): Promise<Map<string, Coverage>> {
   const coverage = new Map<string, Coverage>();
   if (runs.length === 0) return coverage;
   const result = await scope.warehouse.client.query({
@@ -124,7 +136,8 @@ async function readCoverage(scope: EpochScope, runs: ReadonlyArray<{ epoch: stri
       lastOffset: known && known.lastOffset > lastOffset ? known.lastOffset : lastOffset,
     });
   };
-  for (const row of await result.json<CoveredRow>()) extend(coverageKey(row.bus_epoch, row), BigInt(row.covered_us), BigInt(row.last_offset));
+  for (const row of await result.json<CoveredRow>())
+    extend(coverageKey(row.bus_epoch, row), BigInt(row.covered_us), BigInt(row.last_offset));
   for (const batch of await landedBatches(scope.warehouse.client, scope.group, runs)) {
     extend(coverageKey(batch.epoch, batch), batch.maxReceivedUs, batch.lastOffset);
   }
@@ -135,7 +148,13 @@ function coverageKey(epoch: string, { topic, partition }: TopicPartition): strin
   return `${epoch}\u0000${topic}\u0000${partition}`;
 }
 
-function gapRow(killed: string, tp: TopicPartition, startedUs: bigint, restartUs: bigint, coverage: Coverage | undefined): Row[] {
+function gapRow(
+  killed: string,
+  tp: TopicPartition,
+  startedUs: bigint,
+  restartUs: bigint,
+  coverage: Coverage | undefined,
+): Row[] {
   const from = coverage && coverage.coveredUs > startedUs ? coverage.coveredUs : startedUs;
   if (from >= restartUs) return [];
   const lastOffset = coverage?.lastOffset ?? -1n;
@@ -144,7 +163,16 @@ function gapRow(killed: string, tp: TopicPartition, startedUs: bigint, restartUs
     last_stored_offset: lastOffset < 0n ? null : String(lastOffset),
     why: 'the embedded bus keeps records in memory; what it held unstored when its process was killed is gone',
   };
-  return [busGapRow(tp, { startUs: from, endUs: restartUs, reason: 'bus_undelivered', detail, offset: lastOffset + 1n, recordedAtUs: restartUs })];
+  return [
+    busGapRow(tp, {
+      startUs: from,
+      endUs: restartUs,
+      reason: 'bus_undelivered',
+      detail,
+      offset: lastOffset + 1n,
+      recordedAtUs: restartUs,
+    }),
+  ];
 }
 
 export interface BusGap {

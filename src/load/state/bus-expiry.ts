@@ -20,7 +20,12 @@ export interface ExpiredRange {
   resumedAtUs: bigint;
 }
 
-export async function recordExpired(warehouse: Warehouse, scope: OffsetsScope, range: ExpiredRange, nowUs: bigint): Promise<void> {
+export async function recordExpired(
+  warehouse: Warehouse,
+  scope: OffsetsScope,
+  range: ExpiredRange,
+  nowUs: bigint,
+): Promise<void> {
   const coveredUs = await newestStoredUs(warehouse, scope, range);
   const detail = {
     first_missing_offset: String(range.firstMissing),
@@ -29,7 +34,14 @@ export async function recordExpired(warehouse: Warehouse, scope: OffsetsScope, r
     why: 'the bus deleted these records (retention) before this consumer group stored them',
   };
   const startUs = coveredUs < range.resumedAtUs ? coveredUs : range.resumedAtUs;
-  const row = busGapRow(range, { startUs, endUs: range.resumedAtUs, reason: 'bus_expired', detail, offset: range.firstMissing, recordedAtUs: nowUs });
+  const row = busGapRow(range, {
+    startUs,
+    endUs: range.resumedAtUs,
+    reason: 'bus_expired',
+    detail,
+    offset: range.firstMissing,
+    recordedAtUs: nowUs,
+  });
   const token = `bus_expired:${scope.group}:${range.topic}:${range.partition}:${range.firstMissing}-${range.lastMissing}`;
   await warehouse.insertRows('capture_gaps', [row], { dedupToken: token });
 }

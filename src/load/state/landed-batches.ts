@@ -82,12 +82,20 @@ async function holdsAll(client: ClickHouseClient, batch: Unfinished, startedUs: 
   if (batch.target_table === '' || Number(batch.rows) === 0) return true;
   if (!isIdentifier(batch.target_table)) return false;
   const dead = batch.target_table === 'dead_letters';
-  const [topic, partition, offset, received] = dead ? ['topic', 'partition', 'offset', 'received_at'] : ['_topic', '_partition', '_offset', '_received_at'];
+  const [topic, partition, offset, received] = dead
+    ? ['topic', 'partition', 'offset', 'received_at']
+    : ['_topic', '_partition', '_offset', '_received_at'];
   const result = await client.query({
     query: `SELECT count() AS n FROM tapehouse.${batch.target_table}
             WHERE ${topic} = {topic:String} AND ${partition} = {partition:UInt32} AND ${offset} BETWEEN {first:UInt64} AND {last:UInt64}
               AND toUnixTimestamp64Micro(${received}) >= {started:Int64}`,
-    query_params: { topic: batch.topic, partition: batch.partition, first: batch.first, last: batch.last, started: startedUs.toString() },
+    query_params: {
+      topic: batch.topic,
+      partition: batch.partition,
+      first: batch.first,
+      last: batch.last,
+      started: startedUs.toString(),
+    },
     format: 'JSONEachRow',
   });
   const [row] = await result.json<{ n: string }>();

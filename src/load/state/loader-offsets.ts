@@ -24,7 +24,13 @@ export type BatchState = 'before' | 'after';
  * The rows recording a batch's state: one per table it inserts into, with the rows it holds for
  * it and the deduplication token they go with (one row with no table when it has no rows).
  */
-export function offsetRows(batch: Batch, tokenOf: (table: string) => string, state: BatchState, scope: OffsetsScope, recordedAtUs: bigint): Row[] {
+export function offsetRows(
+  batch: Batch,
+  tokenOf: (table: string) => string,
+  state: BatchState,
+  scope: OffsetsScope,
+  recordedAtUs: bigint,
+): Row[] {
   const common = {
     consumer_group: scope.group,
     bus_epoch: scope.epoch,
@@ -39,7 +45,12 @@ export function offsetRows(batch: Batch, tokenOf: (table: string) => string, sta
   };
   const rows = [...batch.tables]
     .filter(([, tableRows]) => tableRows.length > 0)
-    .map(([table, tableRows]): Row => ({ ...common, target_table: table, row_count: tableRows.length, dedup_token: tokenOf(table) }));
+    .map(([table, tableRows]): Row => ({
+      ...common,
+      target_table: table,
+      row_count: tableRows.length,
+      dedup_token: tokenOf(table),
+    }));
   return rows.length > 0 ? rows : [{ ...common, target_table: '', row_count: 0, dedup_token: '' }];
 }
 
@@ -101,7 +112,13 @@ export async function readPartitionStarts(
   const starts = new Map<string, PartitionStart>();
   for (const [key, ranges] of newestFirst) {
     const start = startOf(ranges);
-    for (const range of start.late) onLate({ topic: ranges[0]!.topic, partition: Number(ranges[0]!.partition), first: range.first, last: range.last });
+    for (const range of start.late)
+      onLate({
+        topic: ranges[0]!.topic,
+        partition: Number(ranges[0]!.partition),
+        first: range.first,
+        last: range.last,
+      });
     starts.set(key, { stored: start.stored, unfinished: start.unfinished });
   }
   await attachRounds(client, scope, starts);
@@ -123,7 +140,11 @@ interface MemberRow {
  * ClickHouse keeps its block ids per table partition — materialized views' targets too — and part
  * of a round sent with it again would be stored in some partitions and dropped in others.
  */
-async function attachRounds(client: ClickHouseClient, scope: OffsetsScope, starts: Map<string, PartitionStart>): Promise<void> {
+async function attachRounds(
+  client: ClickHouseClient,
+  scope: OffsetsScope,
+  starts: Map<string, PartitionStart>,
+): Promise<void> {
   const byRound = new Map<string, UnfinishedRange[]>();
   for (const start of starts.values()) {
     for (const range of start.unfinished) {
@@ -138,7 +159,10 @@ async function attachRounds(client: ClickHouseClient, scope: OffsetsScope, start
   if (byRound.size === 0) return;
   const sinceUs = [...byRound.values()]
     .flat()
-    .reduce((min, range) => (range.recordedAtUs < min ? range.recordedAtUs : min), BigInt(Number.MAX_SAFE_INTEGER) * 1000n);
+    .reduce(
+      (min, range) => (range.recordedAtUs < min ? range.recordedAtUs : min),
+      BigInt(Number.MAX_SAFE_INTEGER) * 1000n,
+    );
   const result = await client.query({
     query: `SELECT extract(dedup_token, ':round:([^@]+)') AS round, topic, partition, toString(min_offset) AS first, toString(max_offset) AS last
             FROM tapehouse.loader_offsets
@@ -159,14 +183,26 @@ async function attachRounds(client: ClickHouseClient, scope: OffsetsScope, start
     // Whole again only if each of its ranges is still unfinished with this round's tokens alone.
     const replayable =
       held.length > 0 &&
-      held.every((member) => byRound.get(id)!.some((range) => range === findRange(starts, member.topic, member.partition, member.first, member.last)));
+      held.every((member) =>
+        byRound
+          .get(id)!
+          .some((range) => range === findRange(starts, member.topic, member.partition, member.first, member.last)),
+      );
     const round: RecordedRound = { id, members: held, replayable };
     for (const range of ranges) range.round = round;
   }
 }
 
-function findRange(starts: Map<string, PartitionStart>, topic: string, partition: number, first: bigint, last: bigint): UnfinishedRange | undefined {
-  return starts.get(partitionKey(topic, partition))?.unfinished.find((range) => range.first === first && range.last === last);
+function findRange(
+  starts: Map<string, PartitionStart>,
+  topic: string,
+  partition: number,
+  first: bigint,
+  last: bigint,
+): UnfinishedRange | undefined {
+  return starts
+    .get(partitionKey(topic, partition))
+    ?.unfinished.find((range) => range.first === first && range.last === last);
 }
 
 /** A range recorded `before` by a killed loader after the next one read where storing stands (see resolveZombies). */

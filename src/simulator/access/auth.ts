@@ -1,5 +1,11 @@
 import type { IncomingMessage } from 'node:http';
-import { IDENTITY_PREFIX, type AccessToken, type AccountRegistry, type IdentityToken, type Scope } from '../accounts/registry.ts';
+import {
+  IDENTITY_PREFIX,
+  type AccessToken,
+  type AccountRegistry,
+  type IdentityToken,
+  type Scope,
+} from '../accounts/registry.ts';
 import { Rejection } from '../problems.ts';
 
 function bearer(req: IncomingMessage): string | undefined {
@@ -13,9 +19,11 @@ function bearer(req: IncomingMessage): string | undefined {
 export function authenticateAccessToken(req: IncomingMessage, registry: AccountRegistry): AccessToken {
   const secret = bearer(req);
   if (!secret) throw new Rejection('credentials_missing', 'Send Authorization: Bearer <ACCESS_TOKEN>.');
-  if (secret.startsWith(IDENTITY_PREFIX)) throw new Rejection('wrong_credential_type', 'This endpoint takes a personal access token.');
+  if (secret.startsWith(IDENTITY_PREFIX))
+    throw new Rejection('wrong_credential_type', 'This endpoint takes a personal access token.');
   const token = registry.tokenBySecret(secret);
-  if (!token || token.revokedAtMs !== undefined) throw new Rejection('invalid_personal_access_token', 'Token rejected.');
+  if (!token || token.revokedAtMs !== undefined)
+    throw new Rejection('invalid_personal_access_token', 'Token rejected.');
   return token;
 }
 
@@ -24,11 +32,15 @@ export function authenticateIdentity(req: IncomingMessage, registry: AccountRegi
   const secret = bearer(req);
   if (!secret) throw new Rejection('credentials_missing', 'Send Authorization: Bearer <IDENTITY_TOKEN>.');
   if (!secret.startsWith(IDENTITY_PREFIX)) {
-    throw new Rejection(registry.tokenBySecret(secret) ? 'wrong_credential_type' : 'invalid_identity_token', 'This endpoint takes a browser identity token.');
+    throw new Rejection(
+      registry.tokenBySecret(secret) ? 'wrong_credential_type' : 'invalid_identity_token',
+      'This endpoint takes a browser identity token.',
+    );
   }
   const identity = registry.identityBySecret(secret);
   if (!identity) throw new Rejection('invalid_identity_token', 'Sign in again.');
-  if (identity.expiresAtMs <= nowMs) throw new Rejection('identity_token_expired', 'Refresh the identity token once and retry.');
+  if (identity.expiresAtMs <= nowMs)
+    throw new Rejection('identity_token_expired', 'Refresh the identity token once and retry.');
   return identity;
 }
 

@@ -29,7 +29,8 @@ export interface Activity {
   conditionId: string | undefined;
   tokenId: string | undefined;
   amountMicro: bigint;
-  /** SPLIT, MERGE, WITHDRAWAL: the account batch that made it (rendered `batch_hash`; activity fields beyond ORDER's are not shown). */
+  /** SPLIT, MERGE, WITHDRAWAL: the account batch that made it (rendered `batch_hash`; activity fields beyond ORDER's
+   * are not shown). */
   batchHash?: string;
 }
 

@@ -18,7 +18,14 @@ export interface TokenKey {
 function positionOf(account: Account, key: TokenKey, atMs: number): Position {
   let p = account.positions.get(key.tokenId);
   if (!p) {
-    p = { ...key, sharesMicro: 0n, reservedSharesMicro: 0n, costBasisMicro: 0n, realisedPnlMicro: 0n, updatedAtMs: atMs };
+    p = {
+      ...key,
+      sharesMicro: 0n,
+      reservedSharesMicro: 0n,
+      costBasisMicro: 0n,
+      realisedPnlMicro: 0n,
+      updatedAtMs: atMs,
+    };
     account.positions.set(key.tokenId, p);
   }
   return p;
@@ -30,7 +37,14 @@ export function deposit(account: Account, amountMicro: bigint): void {
 }
 
 /** Buys shares at `priceMicro`; the fee is paid on top of the notional and is not part of the cost basis. */
-export function buyShares(account: Account, key: TokenKey, sharesMicro: bigint, priceMicro: bigint, feeMicro: bigint, atMs: number): void {
+export function buyShares(
+  account: Account,
+  key: TokenKey,
+  sharesMicro: bigint,
+  priceMicro: bigint,
+  feeMicro: bigint,
+  atMs: number,
+): void {
   const notional = notionalFloor(priceMicro, sharesMicro);
   const p = positionOf(account, key, atMs);
   account.collateralMicro -= notional + feeMicro;
@@ -41,11 +55,20 @@ export function buyShares(account: Account, key: TokenKey, sharesMicro: bigint, 
 }
 
 /** Sells shares at `priceMicro`; the fee comes out of the proceeds. */
-export function sellShares(account: Account, key: TokenKey, sharesMicro: bigint, priceMicro: bigint, feeMicro: bigint, atMs: number): void {
+export function sellShares(
+  account: Account,
+  key: TokenKey,
+  sharesMicro: bigint,
+  priceMicro: bigint,
+  feeMicro: bigint,
+  atMs: number,
+): void {
   const p = positionOf(account, key, atMs);
-  if (sharesMicro > p.sharesMicro) throw new Error(`account ${account.id} sells ${sharesMicro} of ${p.sharesMicro} shares`);
+  if (sharesMicro > p.sharesMicro)
+    throw new Error(`account ${account.id} sells ${sharesMicro} of ${p.sharesMicro} shares`);
   const notional = notionalFloor(priceMicro, sharesMicro);
-  const removedCost = sharesMicro === p.sharesMicro ? p.costBasisMicro : (p.costBasisMicro * sharesMicro) / p.sharesMicro;
+  const removedCost =
+    sharesMicro === p.sharesMicro ? p.costBasisMicro : (p.costBasisMicro * sharesMicro) / p.sharesMicro;
   account.collateralMicro += notional - feeMicro;
   account.feesPaidMicro += feeMicro;
   p.sharesMicro -= sharesMicro;
@@ -75,10 +98,16 @@ export function reserveShares(account: Account, key: TokenKey, deltaMicro: bigin
  * price, the position closes, and what it paid beyond (or below) its cost basis is realised.
  * Returns the shares redeemed and the payout (exact: whole lots times a price on the cent grid).
  */
-export function redeemShares(account: Account, tokenId: string, resolutionPriceMicro: bigint, atMs: number): { sharesMicro: bigint; payoutMicro: bigint } {
+export function redeemShares(
+  account: Account,
+  tokenId: string,
+  resolutionPriceMicro: bigint,
+  atMs: number,
+): { sharesMicro: bigint; payoutMicro: bigint } {
   const p = account.positions.get(tokenId);
   if (!p || p.sharesMicro === 0n) return { sharesMicro: 0n, payoutMicro: 0n };
-  if (p.reservedSharesMicro !== 0n) throw new Error(`account ${account.id} redeems ${tokenId} while orders hold its shares`);
+  if (p.reservedSharesMicro !== 0n)
+    throw new Error(`account ${account.id} redeems ${tokenId} while orders hold its shares`);
   const sharesMicro = p.sharesMicro;
   const payoutMicro = notionalFloor(resolutionPriceMicro, sharesMicro);
   account.collateralMicro += payoutMicro;

@@ -113,7 +113,14 @@ export class Catalogue {
 
   /** Publishes a `market_status` event (§6.2) about a market. */
   announce(kind: MarketStatusKind, market: SimMarket, atMs: number, detail: Record<string, unknown>): void {
-    this.venueEvents.emit('market_status', { kind, conditionId: market.conditionId, marketId: market.id, eventId: market.eventId, atMs, detail });
+    this.venueEvents.emit('market_status', {
+      kind,
+      conditionId: market.conditionId,
+      marketId: market.id,
+      eventId: market.eventId,
+      atMs,
+      detail,
+    });
   }
 
   #requireMarket(conditionId: string): SimMarket {

@@ -71,15 +71,20 @@ export class GenContext {
   addMarket(
     event: SimEvent,
     scenario: Scenario,
-    spec: Omit<MarketSpec, 'eventId' | 'slug' | 'state' | 'resolutionStatus' | 'openMs' | 'closeMs'> & Partial<MarketSpec>,
+    spec: Omit<MarketSpec, 'eventId' | 'slug' | 'state' | 'resolutionStatus' | 'openMs' | 'closeMs'> &
+      Partial<MarketSpec>,
   ): SimMarket {
     const states = statesFor(scenario);
     const state = spec.state ?? states.marketState;
     const resolutionStatus = spec.resolutionStatus ?? states.resolutionStatus;
-    const winner = spec.winner ?? (state === 'RESOLVED' ? (this.rng.chance(0.1) ? 'void' : this.rng.pick([0, 1] as const)) : undefined);
+    const winner =
+      spec.winner ??
+      (state === 'RESOLVED' ? (this.rng.chance(0.1) ? 'void' : this.rng.pick([0, 1] as const)) : undefined);
     const halted =
       spec.halted ??
-      (state === 'ACTIVE' && this.rng.chance(this.haltRate) ? { atMs: this.nowMs - 60_000, reason: 'Trading paused pending review' } : undefined);
+      (state === 'ACTIVE' && this.rng.chance(this.haltRate)
+        ? { atMs: this.nowMs - 60_000, reason: 'Trading paused pending review' }
+        : undefined);
     const market = buildMarket(this.rng, {
       ...spec,
       eventId: event.id,

@@ -50,10 +50,17 @@ function team(ctx: GenContext, sport: GameInfo['sport'], pick: number): Team {
   };
 }
 
-function gameInfo(ctx: GenContext, sport: GameInfo['sport'], leagueSlug: string, scenario: Scenario, index: number): GameInfo {
+function gameInfo(
+  ctx: GenContext,
+  sport: GameInfo['sport'],
+  leagueSlug: string,
+  scenario: Scenario,
+  index: number,
+): GameInfo {
   const teamA = team(ctx, sport, index * 2);
   const teamB = team(ctx, sport, index * 2 + 1);
-  const lifecycle = scenario === 'live' ? 'in_progress' : scenario === 'upcoming' || scenario === 'draft' ? 'scheduled' : 'final';
+  const lifecycle =
+    scenario === 'live' ? 'in_progress' : scenario === 'upcoming' || scenario === 'draft' ? 'scheduled' : 'final';
   const sets: GameInfo['sets'] = [];
   if (sport === 'tennis' && lifecycle !== 'scheduled') {
     const played = lifecycle === 'final' ? 3 : ctx.rng.int(1, 2);
@@ -77,8 +84,20 @@ function gameInfo(ctx: GenContext, sport: GameInfo['sport'], leagueSlug: string,
             ? `${ctx.rng.int(1, 89)}'`
             : `Q${ctx.rng.int(1, 4)}`
         : '',
-    scoreA: scored * (sport === 'basketball' ? ctx.rng.int(40, 110) : sport === 'tennis' ? sets.filter((s) => s.a > s.b).length : ctx.rng.int(0, 3)),
-    scoreB: scored * (sport === 'basketball' ? ctx.rng.int(40, 110) : sport === 'tennis' ? sets.filter((s) => s.b > s.a).length : ctx.rng.int(0, 3)),
+    scoreA:
+      scored *
+      (sport === 'basketball'
+        ? ctx.rng.int(40, 110)
+        : sport === 'tennis'
+          ? sets.filter((s) => s.a > s.b).length
+          : ctx.rng.int(0, 3)),
+    scoreB:
+      scored *
+      (sport === 'basketball'
+        ? ctx.rng.int(40, 110)
+        : sport === 'tennis'
+          ? sets.filter((s) => s.b > s.a).length
+          : ctx.rng.int(0, 3)),
     sets,
     hasThreeWay: sport === 'soccer',
     spreadsLines: sport === 'soccer' ? [-1.5, -2.5] : sport === 'tennis' ? [-1.5, -2.5] : [-3.5, -5.5, -7.5],
@@ -103,7 +122,14 @@ function addGameMarkets(ctx: GenContext, event: SimEvent, game: GameInfo, scenar
         question: `${question} (${event.title})`,
         sourceMarketType: 'three_way',
         displayLabel: label,
-        outcomes: [{ label: 'Yes', kind: role === 'draw' ? 'draw' : `team_${role}`, teamSide: role === 'draw' ? undefined : role }, { label: 'No' }],
+        outcomes: [
+          {
+            label: 'Yes',
+            kind: role === 'draw' ? 'draw' : `team_${role}`,
+            teamSide: role === 'draw' ? undefined : role,
+          },
+          { label: 'No' },
+        ],
         initialPriceMicro: BigInt(ctx.rng.int(20, 45)) * 10_000n,
         negRiskId,
         threeWayRole: role,

@@ -15,7 +15,12 @@ const PROPOSITIONS: Array<[question: string, root: string, leaf: string]> = [
 ];
 
 const CANDIDATE_RACES: Array<[title: string, root: string, leaf: string, candidates: string[]]> = [
-  ['Who will win the 2028 presidential election?', 'politics', 'us-elections', ['Ada Lane', 'Ben Ortiz', 'Cara Moss', 'Dev Patel', 'Eli Park']],
+  [
+    'Who will win the 2028 presidential election?',
+    'politics',
+    'us-elections',
+    ['Ada Lane', 'Ben Ortiz', 'Cara Moss', 'Dev Patel', 'Eli Park'],
+  ],
   ['Fed decision in March?', 'economics', 'fed-rates', ['No change', '25 bps cut', '50+ bps cut', '25+ bps hike']],
   ['Premier League winner?', 'sports', 'futures', ['Arsenal', 'Liverpool', 'Chelsea', 'Everton', 'Other']],
   ['Next country to hold a snap election?', 'politics', 'world-elections', ['France', 'Germany', 'Japan', 'Canada']],
@@ -29,7 +34,11 @@ function roundTitle(title: string, i: number, templates: number): string {
 
 export function generatePropositions(ctx: GenContext, count: number): void {
   for (let i = 0; i < count; i++) {
-    const [question, root, leaf] = PROPOSITIONS[i % PROPOSITIONS.length] ?? ['Will it happen?', 'politics', 'us-elections'];
+    const [question, root, leaf] = PROPOSITIONS[i % PROPOSITIONS.length] ?? [
+      'Will it happen?',
+      'politics',
+      'us-elections',
+    ];
     const scenario = scenarioMix(i, false);
     const title = roundTitle(question, i, PROPOSITIONS.length);
     const event = ctx.newEvent({
@@ -54,7 +63,12 @@ export function generatePropositions(ctx: GenContext, count: number): void {
 
 export function generateMultiOutcome(ctx: GenContext, count: number): void {
   for (let i = 0; i < count; i++) {
-    const [title, root, leaf, candidates] = CANDIDATE_RACES[i % CANDIDATE_RACES.length] ?? ['Who?', 'politics', 'us-elections', ['A', 'B']];
+    const [title, root, leaf, candidates] = CANDIDATE_RACES[i % CANDIDATE_RACES.length] ?? [
+      'Who?',
+      'politics',
+      'us-elections',
+      ['A', 'B'],
+    ];
     const scenario = scenarioMix(i + 1, false);
     const event = ctx.newEvent({
       title: roundTitle(title, i, CANDIDATE_RACES.length),

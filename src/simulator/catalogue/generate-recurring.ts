@@ -21,7 +21,9 @@ function cycleStates(offset: number, backlog: RecurringBacklog): { state: Market
   if (offset === 1) return { state: 'PROVISIONED', resolution: 'ACTIVE' };
   if (offset > 1) return { state: 'DRAFT', resolution: 'ACTIVE' };
   // offset < 0: the most recent `unsettled` closed cycles await resolution, older ones are settled.
-  return -offset <= backlog.unsettled ? { state: 'CLOSED', resolution: 'PROPOSED' } : { state: 'RESOLVED', resolution: 'RESOLVED' };
+  return -offset <= backlog.unsettled
+    ? { state: 'CLOSED', resolution: 'PROPOSED' }
+    : { state: 'RESOLVED', resolution: 'RESOLVED' };
 }
 
 function addCycles(ctx: GenContext, event: SimEvent, series: RecurringSeries, backlog: RecurringBacklog): void {
@@ -31,14 +33,23 @@ function addCycles(ctx: GenContext, event: SimEvent, series: RecurringSeries, ba
     const openMs = liveStart + offset * cadenceMs;
     const { state, resolution } = cycleStates(offset, backlog);
     const slug = ctx.uniqueSlug(cycleSlugBase(series, openMs));
-    const market = ctx.addMarket(event, 'upcoming', cycleMarketSpec(ctx.rng, series, { index: offset, openMs, slug, state, resolutionStatus: resolution }));
+    const market = ctx.addMarket(
+      event,
+      'upcoming',
+      cycleMarketSpec(ctx.rng, series, { index: offset, openMs, slug, state, resolutionStatus: resolution }),
+    );
     event.childSlugs.push(slug);
     if (offset === 0) event.mainMarketId = market.id;
   }
 }
 
 /** `cadenceSeconds` replaces every series' own cadence (short cycles for tests). */
-export function generateRecurring(ctx: GenContext, count: number, backlog: RecurringBacklog, cadenceSeconds?: number): void {
+export function generateRecurring(
+  ctx: GenContext,
+  count: number,
+  backlog: RecurringBacklog,
+  cadenceSeconds?: number,
+): void {
   for (let i = 0; i < count; i++) {
     const base = SERIES[i % SERIES.length] ?? SERIES[0]!;
     const series: RecurringSeries = { ...base, cadenceSeconds: cadenceSeconds ?? base.cadenceSeconds };
@@ -57,7 +68,13 @@ export function generateRecurring(ctx: GenContext, count: number, backlog: Recur
     event.startMs = Math.floor(ctx.nowMs / cadenceMs) * cadenceMs - (backlog.settled + backlog.unsettled) * cadenceMs;
     // Smaller backlogs for the other series keep the catalogue light; the first carries the full window.
     const ownBacklog =
-      i === 0 ? backlog : { settled: Math.min(backlog.settled, 6), unsettled: Math.min(backlog.unsettled, 2), upcoming: Math.min(backlog.upcoming, 4) };
+      i === 0
+        ? backlog
+        : {
+            settled: Math.min(backlog.settled, 6),
+            unsettled: Math.min(backlog.unsettled, 2),
+            upcoming: Math.min(backlog.upcoming, 4),
+          };
     addCycles(ctx, event, series, ownBacklog);
   }
 }

@@ -34,9 +34,18 @@ export interface GeneratedCatalogue {
 }
 
 /** Same seed (or the same generator) and start time → the same catalogue, to the id. */
-export function generateCatalogue(seed: number | Prng, nowMs: number, shape: CatalogueShape = DEFAULT_CATALOGUE_SHAPE): GeneratedCatalogue {
+export function generateCatalogue(
+  seed: number | Prng,
+  nowMs: number,
+  shape: CatalogueShape = DEFAULT_CATALOGUE_SHAPE,
+): GeneratedCatalogue {
   const tree = new CategoryTree();
-  const ctx = new GenContext(typeof seed === 'number' ? Prng.forStream(seed, 'catalogue') : seed, nowMs, tree, shape.haltRate);
+  const ctx = new GenContext(
+    typeof seed === 'number' ? Prng.forStream(seed, 'catalogue') : seed,
+    nowMs,
+    tree,
+    shape.haltRate,
+  );
   generateGames(ctx, shape.games);
   generatePropositions(ctx, shape.propositions);
   generateMultiOutcome(ctx, shape.multiOutcome);

@@ -14,7 +14,9 @@ export function bucketRank(event: SimEvent): number {
 export function hasMarketLeftToTrade(catalogue: Catalogue, event: SimEvent): boolean {
   const bucket = lifecycleBucket(event);
   if (bucket !== 'LIVE' && bucket !== 'ACTIVE') return false;
-  return catalogue.marketsOf(event).some((m) => m.state === 'ACTIVE' || m.state === 'PROVISIONED' || m.state === 'DRAFT');
+  return catalogue
+    .marketsOf(event)
+    .some((m) => m.state === 'ACTIVE' || m.state === 'PROVISIONED' || m.state === 'DRAFT');
 }
 
 export const RECURRING_WINDOW = { unsettled: 50, upcoming: 49, settled: 50 } as const;
@@ -26,7 +28,9 @@ export const RECURRING_WINDOW = { unsettled: 50, upcoming: 49, settled: 50 } as 
 export function recurringWindow(markets: SimMarket[]): SimMarket[] {
   const byCycle = [...markets].sort((a, b) => a.openMs - b.openMs);
   const live = byCycle.filter((m) => m.state === 'ACTIVE');
-  const upcoming = byCycle.filter((m) => m.state === 'PROVISIONED' || m.state === 'DRAFT').slice(0, RECURRING_WINDOW.upcoming);
+  const upcoming = byCycle
+    .filter((m) => m.state === 'PROVISIONED' || m.state === 'DRAFT')
+    .slice(0, RECURRING_WINDOW.upcoming);
   const unsettled = byCycle.filter((m) => m.state === 'CLOSED').slice(-RECURRING_WINDOW.unsettled);
   const settled = byCycle.filter((m) => m.state === 'RESOLVED').slice(-RECURRING_WINDOW.settled);
   const keep = new Set([...live, ...upcoming, ...unsettled, ...settled]);

@@ -1,5 +1,12 @@
 import type { Prng } from '../prng.ts';
-import type { LpIncentiveConfig, MarketState, RecurringCycle, ResolutionStatus, SimMarket, SimOutcome } from './types.ts';
+import type {
+  LpIncentiveConfig,
+  MarketState,
+  RecurringCycle,
+  ResolutionStatus,
+  SimMarket,
+  SimOutcome,
+} from './types.ts';
 
 export interface OutcomeSpec {
   label: string;
@@ -57,7 +64,14 @@ export function buildMarket(rng: Prng, spec: MarketSpec): SimMarket {
   const tickMicro = tickFor(spec.initialPriceMicro);
   const initialPriceMicro = snapToTick(spec.initialPriceMicro, tickMicro);
   const outcomes = spec.outcomes.map((o, index): SimOutcome => {
-    const resolutionPriceMicro = spec.winner === undefined ? undefined : spec.winner === 'void' ? 500_000n : spec.winner === index ? 1_000_000n : 0n;
+    const resolutionPriceMicro =
+      spec.winner === undefined
+        ? undefined
+        : spec.winner === 'void'
+          ? 500_000n
+          : spec.winner === index
+            ? 1_000_000n
+            : 0n;
     return {
       id: rng.uuid(),
       index: index as 0 | 1,
@@ -94,7 +108,8 @@ export function buildMarket(rng: Prng, spec: MarketSpec): SimMarket {
     haltedReason: spec.halted?.reason,
     resolvedAtMs: spec.state === 'RESOLVED' ? spec.closeMs + 600_000 : undefined,
     archivedAtMs: undefined,
-    resolutionOutcome: spec.winner === undefined ? undefined : spec.winner === 'void' ? 'VOID' : outcomes[spec.winner]?.label,
+    resolutionOutcome:
+      spec.winner === undefined ? undefined : spec.winner === 'void' ? 'VOID' : outcomes[spec.winner]?.label,
     sourceMarketType: spec.sourceMarketType,
     line: spec.line,
     displayLabel: spec.displayLabel,
@@ -118,7 +133,8 @@ export function buildMarket(rng: Prng, spec: MarketSpec): SimMarket {
   };
 }
 
-/** Volume traded before the simulator started; a market that has not opened yet has none (the draw is made all the same, so ids stay as they were). */
+/** Volume traded before the simulator started; a market that has not opened yet has none (the draw is made all the
+ * same, so ids stay as they were). */
 function historicalVolume(state: MarketState, drawn: bigint): bigint {
   return state === 'DRAFT' || state === 'PROVISIONED' ? 0n : drawn;
 }

@@ -33,7 +33,12 @@ export function statesFor(scenario: Scenario): ScenarioStates {
 const HOUR = 3_600_000;
 
 /** Start and end times relative to now for a scenario. */
-export function timesFor(scenario: Scenario, nowMs: number, durationMs: number, offsetHours: number): { startMs: number; endMs: number } {
+export function timesFor(
+  scenario: Scenario,
+  nowMs: number,
+  durationMs: number,
+  offsetHours: number,
+): { startMs: number; endMs: number } {
   switch (scenario) {
     case 'draft':
     case 'upcoming': {
@@ -54,7 +59,33 @@ export function timesFor(scenario: Scenario, nowMs: number, durationMs: number, 
 /** Cycles through a fixed mix so every bucket is populated whatever the counts. */
 export function scenarioMix(index: number, withLive: boolean): Scenario {
   const mix: Scenario[] = withLive
-    ? ['live', 'upcoming', 'live', 'upcoming', 'ended', 'closed', 'upcoming', 'proposed', 'live', 'disputed', 'draft', 'closed', 'archived']
-    : ['upcoming', 'upcoming', 'ended', 'closed', 'upcoming', 'proposed', 'disputed', 'upcoming', 'draft', 'closed', 'archived'];
+    ? [
+        'live',
+        'upcoming',
+        'live',
+        'upcoming',
+        'ended',
+        'closed',
+        'upcoming',
+        'proposed',
+        'live',
+        'disputed',
+        'draft',
+        'closed',
+        'archived',
+      ]
+    : [
+        'upcoming',
+        'upcoming',
+        'ended',
+        'closed',
+        'upcoming',
+        'proposed',
+        'disputed',
+        'upcoming',
+        'draft',
+        'closed',
+        'archived',
+      ];
   return mix[index % mix.length] ?? 'upcoming';
 }

@@ -5,7 +5,14 @@ export type EventType = 'GAME' | 'PROPOSITION' | 'RECURRING_PROPOSITION' | 'MULT
 /** Event `state`: DRAFT or the name of its lifecycle bucket (§2.8). */
 export type EventState = 'DRAFT' | LifecycleBucket;
 export type LifecycleBucket = 'LIVE' | 'ACTIVE' | 'ENDED' | 'PROPOSED' | 'DISPUTED' | 'CLOSED';
-export const LIFECYCLE_ORDER: readonly LifecycleBucket[] = ['LIVE', 'ACTIVE', 'ENDED', 'PROPOSED', 'DISPUTED', 'CLOSED'];
+export const LIFECYCLE_ORDER: readonly LifecycleBucket[] = [
+  'LIVE',
+  'ACTIVE',
+  'ENDED',
+  'PROPOSED',
+  'DISPUTED',
+  'CLOSED',
+];
 
 /** Market `state`. ACTIVE trades; the others do not accept orders. */
 export type MarketState = 'DRAFT' | 'PROVISIONED' | 'ACTIVE' | 'CLOSED' | 'RESOLVED';

@@ -9,7 +9,8 @@ import type { ActivityLog } from '../accounts/activity-log.ts';
 import { buyShares, sellShares } from '../accounts/ledger.ts';
 
 export interface BatchOp {
-  /** WITHDRAW: a same-chain withdrawal of `sharesMicro` collateral (§1.5; its op fields are not shown: ours are `amount_micro`, `chain_id`). */
+  /** WITHDRAW: a same-chain withdrawal of `sharesMicro` collateral (§1.5; its op fields are not shown: ours are
+   * `amount_micro`, `chain_id`). */
   kind: 'SPLIT' | 'MERGE' | 'WITHDRAW';
   /** '' for a withdrawal. */
   conditionId: string;
@@ -92,14 +93,23 @@ export class AccountBatches {
     return this.#byHash.get(hash);
   }
 
-  submit(account: Account, ops: BatchOp[], deadlineUnixSeconds: number, signature: string, nowMs: number, seq?: number): AccountBatch {
+  submit(
+    account: Account,
+    ops: BatchOp[],
+    deadlineUnixSeconds: number,
+    signature: string,
+    nowMs: number,
+    seq?: number,
+  ): AccountBatch {
     if ([...this.#byHash.values()].some((b) => b.accountId === account.id && b.status === 'PENDING')) {
       throw new Rejection('batch_in_flight', 'Wait for the pending batch, or supersede it.');
     }
     const batchSeq = seq ?? (this.#seq.get(account.id) ?? 0) + 1;
     this.#seq.set(account.id, Math.max(batchSeq, this.#seq.get(account.id) ?? 0));
     const hash = `0x${createHash('sha256')
-      .update(`${account.id}|${batchSeq}|${JSON.stringify(ops, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}|${signature}`)
+      .update(
+        `${account.id}|${batchSeq}|${JSON.stringify(ops, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}|${signature}`,
+      )
       .digest('hex')}`;
     const batch: AccountBatch = {
       hash,
@@ -134,10 +144,18 @@ export class AccountBatches {
   }
 
   /** Replaces a PENDING batch by one re-signed at the same sequence. */
-  supersede(account: Account, hash: string, ops: BatchOp[], deadlineUnixSeconds: number, signature: string, nowMs: number): AccountBatch {
+  supersede(
+    account: Account,
+    hash: string,
+    ops: BatchOp[],
+    deadlineUnixSeconds: number,
+    signature: string,
+    nowMs: number,
+  ): AccountBatch {
     const old = this.#byHash.get(hash);
     if (!old || old.accountId !== account.id) throw new Rejection('batch_not_found', `No batch ${hash}.`);
-    if (old.status !== 'PENDING') throw new Rejection('sequence_conflict', `Batch ${hash} is ${old.status}; re-read the batch sequence.`);
+    if (old.status !== 'PENDING')
+      throw new Rejection('sequence_conflict', `Batch ${hash} is ${old.status}; re-read the batch sequence.`);
     old.status = 'SUPERSEDED';
     const replacement = this.submit(account, ops, deadlineUnixSeconds, signature, nowMs, old.seq);
     old.supersededByHash = replacement.hash;
@@ -164,7 +182,8 @@ export class AccountBatches {
         const info = codeInfo(problem);
         batch.status = 'FAILED';
         batch.failure = { code: problem, title: info.title, recovery: { strategy: info.strategy } };
-        if (batch.withdrawal) Object.assign(batch.withdrawal, { state: 'FAILED', sourceStatus: 'FAILED', updatedAtMs: nowMs });
+        if (batch.withdrawal)
+          Object.assign(batch.withdrawal, { state: 'FAILED', sourceStatus: 'FAILED', updatedAtMs: nowMs });
         continue;
       }
       batch.txHash = `0x${createHash('sha256').update(`tx|${batch.hash}`).digest('hex')}`;
@@ -194,7 +213,8 @@ export class AccountBatches {
       // A closed or resolved market's shares are settled by redemption; a split there would outlive it.
       if (market.state === 'CLOSED' || market.state === 'RESOLVED') return 'market_closed';
       if (op.kind === 'SPLIT') collateral += op.sharesMicro;
-      else if (market.outcomes.some((o) => account.availableShares(o.tokenId) < op.sharesMicro)) return 'insufficient_shares';
+      else if (market.outcomes.some((o) => account.availableShares(o.tokenId) < op.sharesMicro))
+        return 'insufficient_shares';
     }
     return collateral > account.freeCollateralMicro() ? 'insufficient_balance' : undefined;
   }
@@ -204,7 +224,13 @@ export class AccountBatches {
       account.collateralMicro -= op.sharesMicro;
       account.withdrawalsMicro += op.sharesMicro;
       this.activities.record(account, 'WITHDRAWAL', nowMs, { amountMicro: op.sharesMicro, batchHash });
-      this.events.emit('account', { kind: 'balance', accountId: account.id, reason: 'WITHDRAWAL', tokenIds: [], atMs: nowMs });
+      this.events.emit('account', {
+        kind: 'balance',
+        accountId: account.id,
+        reason: 'WITHDRAWAL',
+        tokenIds: [],
+        atMs: nowMs,
+      });
       return;
     }
     const market = this.catalogue.marketByCondition(op.conditionId);
@@ -215,7 +241,17 @@ export class AccountBatches {
       else sellShares(account, key, op.sharesMicro, HALF, 0n, nowMs);
     }
     this.venue.addEscrow(market.conditionId, op.kind === 'SPLIT' ? op.sharesMicro : -op.sharesMicro);
-    this.activities.record(account, op.kind, nowMs, { conditionId: market.conditionId, amountMicro: op.sharesMicro, batchHash });
-    this.events.emit('account', { kind: 'balance', accountId: account.id, reason: op.kind, tokenIds: market.outcomes.map((o) => o.tokenId), atMs: nowMs });
+    this.activities.record(account, op.kind, nowMs, {
+      conditionId: market.conditionId,
+      amountMicro: op.sharesMicro,
+      batchHash,
+    });
+    this.events.emit('account', {
+      kind: 'balance',
+      accountId: account.id,
+      reason: op.kind,
+      tokenIds: market.outcomes.map((o) => o.tokenId),
+      atMs: nowMs,
+    });
   }
 }

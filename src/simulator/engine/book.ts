@@ -117,7 +117,10 @@ export class MarketBook {
   /** The book of one outcome token in its own prices: bids descending, asks ascending. */
   ladderFor(index: 0 | 1): { bids: BookLevel[]; asks: BookLevel[] } {
     const read = (side: LadderSide): BookLevel[] =>
-      [...this.levels(side)].map((l) => ({ priceMicro: toOutcomePrice(this.priceOfTick(l.tick), index), sharesMicro: l.sharesMicro }));
+      [...this.levels(side)].map((l) => ({
+        priceMicro: toOutcomePrice(this.priceOfTick(l.tick), index),
+        sharesMicro: l.sharesMicro,
+      }));
     return index === 0 ? { bids: read('bid'), asks: read('ask') } : { bids: read('ask'), asks: read('bid') };
   }
 
@@ -128,7 +131,10 @@ export class MarketBook {
     const yesBid = bid ? this.priceOfTick(bid.tick) : undefined;
     const yesAsk = ask ? this.priceOfTick(ask.tick) : undefined;
     if (index === 0) return { bid: yesBid, ask: yesAsk };
-    return { bid: yesAsk === undefined ? undefined : 1_000_000n - yesAsk, ask: yesBid === undefined ? undefined : 1_000_000n - yesBid };
+    return {
+      bid: yesAsk === undefined ? undefined : 1_000_000n - yesAsk,
+      ask: yesBid === undefined ? undefined : 1_000_000n - yesBid,
+    };
   }
 
   restingOrders(): SimOrder[] {

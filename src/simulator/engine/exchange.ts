@@ -74,7 +74,12 @@ export interface ExchangeState {
   orderSeq: number;
   fillSeq: number;
   lateFillAccountId: string | undefined;
-  ledger: { feeRevenueMicro: bigint; rebatesPaidMicro: bigint; lpIncentivesPaidMicro: bigint; escrow: Array<[conditionId: string, escrowMicro: bigint]> };
+  ledger: {
+    feeRevenueMicro: bigint;
+    rebatesPaidMicro: bigint;
+    lpIncentivesPaidMicro: bigint;
+    escrow: Array<[conditionId: string, escrowMicro: bigint]>;
+  };
 }
 
 const DAY_MS = 86_400_000;
@@ -131,7 +136,15 @@ export class Exchange {
     if (!ref) throw new Rejection('token_not_found', `No outcome token ${req.tokenId}.`);
     const { market, outcomeIndex } = ref;
     const now = this.clock.now();
-    const reservation = validatePlacement(req, market, account, this.catalogue.isAcceptingOrders(market), this.config.limits, this.config.fees, now);
+    const reservation = validatePlacement(
+      req,
+      market,
+      account,
+      this.catalogue.isAcceptingOrders(market),
+      this.config.limits,
+      this.config.fees,
+      now,
+    );
     const order: SimOrder = {
       id: this.ids.uuid(),
       seq: ++this.#orderSeq,
@@ -161,7 +174,8 @@ export class Exchange {
       fillIds: [],
     };
     const book = this.book(market);
-    if (req.postOnly && wouldCross(book, order)) throw new Rejection('post_only_would_cross', 'Re-fetch the book and re-quote.');
+    if (req.postOnly && wouldCross(book, order))
+      throw new Rejection('post_only_would_cross', 'Re-fetch the book and re-quote.');
     if (req.timeInForce === 'FOK' && !canFillCompletely(book, order, this.config.fees, this.#lot(market))) {
       throw new Rejection('order_not_fillable', 'The book cannot fill this order completely now.');
     }
@@ -170,7 +184,11 @@ export class Exchange {
     if (orderHash) this.ordersByHash.set(orderHash, order);
     if (order.expirationMs !== undefined) this.#gtd.add(order);
     account.orders.push(order);
-    this.activities.record(account, 'ORDER', now, { orderId: order.id, conditionId: order.conditionId, tokenId: order.tokenId });
+    this.activities.record(account, 'ORDER', now, {
+      orderId: order.id,
+      conditionId: order.conditionId,
+      tokenId: order.tokenId,
+    });
     this.#pending.push(order);
     this.onWorkQueued?.();
     return order;
@@ -202,7 +220,9 @@ export class Exchange {
   processDue(): void {
     const now = this.clock.now();
     const due = this.#pending.filter((o) => o.createdAtMs + this.config.submissionDelayMs <= now);
-    this.#pending = this.#pending.filter((o) => o.createdAtMs + this.config.submissionDelayMs > now && o.status === 'PENDING');
+    this.#pending = this.#pending.filter(
+      (o) => o.createdAtMs + this.config.submissionDelayMs > now && o.status === 'PENDING',
+    );
     const jobs = this.#cancelAllJobs.filter((j) => j.dueAtMs <= now);
     this.#cancelAllJobs = this.#cancelAllJobs.filter((j) => j.dueAtMs > now);
     for (const job of jobs) this.#runCancelAll(job);
@@ -253,7 +273,8 @@ export class Exchange {
   volume24hMicro(market: SimMarket): bigint {
     const since = this.clock.now() - DAY_MS;
     let total = 0n;
-    for (const bucket of this.#recentVolume.get(market.conditionId) ?? []) if ((bucket.minute + 1) * MINUTE_MS > since) total += bucket.notionalMicro;
+    for (const bucket of this.#recentVolume.get(market.conditionId) ?? [])
+      if ((bucket.minute + 1) * MINUTE_MS > since) total += bucket.notionalMicro;
     return total;
   }
 
@@ -281,7 +302,8 @@ export class Exchange {
    */
   forgetSettled(cutoffMs: number, maxPerAccount: number): number {
     const settledBefore = this.clock.now() - this.config.settlementDelayMs;
-    const isSettled = (o: SimOrder): boolean => isTerminal(o.status) && o.reported === undefined && o.updatedAtMs < settledBefore;
+    const isSettled = (o: SimOrder): boolean =>
+      isTerminal(o.status) && o.reported === undefined && o.updatedAtMs < settledBefore;
     let forgotten = 0;
     for (const account of this.accounts.all()) {
       const settled = account.orders.filter(isSettled);
@@ -294,7 +316,8 @@ export class Exchange {
         if (o.orderHash !== undefined) this.ordersByHash.delete(o.orderHash);
       });
       // Activities that mirror no order (deposits, splits, merges) go by their own time.
-      const activityStays = (a: Activity): boolean => (a.orderId === undefined ? a.createdAtMs >= cutoffMs : !gone.has(a.orderId));
+      const activityStays = (a: Activity): boolean =>
+        a.orderId === undefined ? a.createdAtMs >= cutoffMs : !gone.has(a.orderId);
       if (gone.size === 0 && account.activities.every(activityStays)) continue;
       keepIf(account.orders, (o) => !gone.has(o.id));
       keepIf(account.fills, (f) => !gone.has(f.orderId));
@@ -306,7 +329,8 @@ export class Exchange {
 
   snapshot(): ExchangeState {
     const books: ExchangeState['books'] = [];
-    for (const [conditionId, book] of this.#books) books.push({ conditionId, sequence: book.sequence, resting: book.restingOrders().map((o) => o.id) });
+    for (const [conditionId, book] of this.#books)
+      books.push({ conditionId, sequence: book.sequence, resting: book.restingOrders().map((o) => o.id) });
     return {
       orders: [...this.orders.values()],
       books,
@@ -355,7 +379,8 @@ export class Exchange {
     this.#pending = state.pending.map(order);
     for (const id of state.gtd) this.#gtd.add(order(id));
     this.#cancelAllJobs = state.cancelAllJobs;
-    const fill = ([accountId, fillId]: [string, string]): SimFill | undefined => this.accounts.get(accountId)?.fills.find((f) => f.fillId === fillId);
+    const fill = ([accountId, fillId]: [string, string]): SimFill | undefined =>
+      this.accounts.get(accountId)?.fills.find((f) => f.fillId === fillId);
     this.#unconfirmed = state.unconfirmed.map(fill).filter((f): f is SimFill => f !== undefined);
     for (const [conditionId, price] of state.lastTrade0) this.#lastTrade0.set(conditionId, price);
     for (const [conditionId, buckets] of state.recentVolume) this.#recentVolume.set(conditionId, buckets);
@@ -376,15 +401,20 @@ export class Exchange {
     const market = ref.market;
     const book = this.book(market);
     order.status = 'SUBMITTING';
-    if (!this.catalogue.isAcceptingOrders(market)) return this.#failAfterAcceptance(order, account, 'FAILED', 'market_closed');
-    if (order.postOnly && wouldCross(book, order)) return this.#failAfterAcceptance(order, account, 'REJECTED', 'post_only_would_cross');
+    if (!this.catalogue.isAcceptingOrders(market))
+      return this.#failAfterAcceptance(order, account, 'FAILED', 'market_closed');
+    if (order.postOnly && wouldCross(book, order))
+      return this.#failAfterAcceptance(order, account, 'REJECTED', 'post_only_would_cross');
     if (order.timeInForce === 'FOK' && !canFillCompletely(book, order, this.config.fees, this.#lot(market))) {
       return this.#failAfterAcceptance(order, account, 'REJECTED', 'order_not_fillable');
     }
     const now = this.clock.now();
     this.events.emit('account', { kind: 'order_accepted', accountId: account.id, order, atMs: now });
     let changed = this.#match(order, account, market, book);
-    const rests = order.type === 'LIMIT' && (order.timeInForce === 'GTC' || order.timeInForce === 'GTD') && remainingShares(order) > 0n;
+    const rests =
+      order.type === 'LIMIT' &&
+      (order.timeInForce === 'GTC' || order.timeInForce === 'GTD') &&
+      remainingShares(order) > 0n;
     if (rests) {
       order.status = 'LIVE';
       book.add(order);
@@ -557,9 +587,23 @@ export class Exchange {
     this.book(market).remove(order);
     const price = order.priceMicro as bigint;
     const otherIndex = order.side === 'BUY' ? (order.outcomeIndex === 0 ? 1 : 0) : order.outcomeIndex;
-    const taker = this.#lateTakerOrder(late, market, otherIndex, order.side === 'BUY' ? 1_000_000n - price : price, shares, now);
+    const taker = this.#lateTakerOrder(
+      late,
+      market,
+      otherIndex,
+      order.side === 'BUY' ? 1_000_000n - price : price,
+      shares,
+      now,
+    );
     const price0 = order.outcomeIndex === 0 ? price : 1_000_000n - price;
-    const match = settleMatch(this.#settleContext(), { order: taker, account: late }, { order, account }, shares, price0, now);
+    const match = settleMatch(
+      this.#settleContext(),
+      { order: taker, account: late },
+      { order, account },
+      shares,
+      price0,
+      now,
+    );
     order.status = 'MATCHED';
     taker.status = 'MATCHED';
     this.#gtd.delete(order);
@@ -576,7 +620,14 @@ export class Exchange {
   }
 
   /** The late-fill account's side of a late fill: a BUY that met the order, matched in full. */
-  #lateTakerOrder(account: Account, market: SimMarket, outcomeIndex: 0 | 1, priceMicro: bigint, sharesMicro: bigint, now: number): SimOrder {
+  #lateTakerOrder(
+    account: Account,
+    market: SimMarket,
+    outcomeIndex: 0 | 1,
+    priceMicro: bigint,
+    sharesMicro: bigint,
+    now: number,
+  ): SimOrder {
     const order: SimOrder = {
       id: this.ids.uuid(),
       seq: ++this.#orderSeq,
@@ -607,7 +658,11 @@ export class Exchange {
     };
     this.orders.set(order.id, order);
     account.orders.push(order);
-    this.activities.record(account, 'ORDER', now, { orderId: order.id, conditionId: order.conditionId, tokenId: order.tokenId });
+    this.activities.record(account, 'ORDER', now, {
+      orderId: order.id,
+      conditionId: order.conditionId,
+      tokenId: order.tokenId,
+    });
     return order;
   }
 
@@ -622,8 +677,12 @@ export class Exchange {
       const taker = this.orders.get(report.takerOrderId);
       if (!order || !taker) continue;
       delete order.reported;
-      const makerFill = this.#account(order.accountId).fills.find((f) => f.tradeId === report.tradeId && f.orderId === order.id);
-      const takerFill = this.#account(taker.accountId).fills.find((f) => f.tradeId === report.tradeId && f.orderId === taker.id);
+      const makerFill = this.#account(order.accountId).fills.find(
+        (f) => f.tradeId === report.tradeId && f.orderId === order.id,
+      );
+      const takerFill = this.#account(taker.accountId).fills.find(
+        (f) => f.tradeId === report.tradeId && f.orderId === taker.id,
+      );
       if (makerFill && takerFill) this.#publishMatch(takerFill, makerFill, taker, order, now);
     }
   }
@@ -636,7 +695,13 @@ export class Exchange {
     order.updatedAtMs = this.clock.now();
     this.#gtd.delete(order);
     this.#reserveRemaining(order, account);
-    this.events.emit('account', { kind: 'order_cancelled', accountId: account.id, order, reason, atMs: order.updatedAtMs });
+    this.events.emit('account', {
+      kind: 'order_cancelled',
+      accountId: account.id,
+      order,
+      reason,
+      atMs: order.updatedAtMs,
+    });
   }
 
   #runCancelAll(job: CancelAllJob): void {
@@ -685,7 +750,12 @@ export class Exchange {
     order.reservedCollateralMicro = collateralMicro;
     const shareDelta = sharesMicro - order.reservedSharesMicro;
     if (shareDelta !== 0n) {
-      reserveShares(account, { tokenId: order.tokenId, conditionId: order.conditionId, outcomeIndex: order.outcomeIndex }, shareDelta, this.clock.now());
+      reserveShares(
+        account,
+        { tokenId: order.tokenId, conditionId: order.conditionId, outcomeIndex: order.outcomeIndex },
+        shareDelta,
+        this.clock.now(),
+      );
     }
     order.reservedSharesMicro = sharesMicro;
   }
@@ -701,7 +771,13 @@ export class Exchange {
         conditionId: market.conditionId,
         sequence,
         atMs,
-        snapshot: () => ({ tokenId: outcome.tokenId, conditionId: market.conditionId, sequence, atMs, ...book.ladderFor(outcome.index) }),
+        snapshot: () => ({
+          tokenId: outcome.tokenId,
+          conditionId: market.conditionId,
+          sequence,
+          atMs,
+          ...book.ladderFor(outcome.index),
+        }),
       });
     }
   }

@@ -38,7 +38,11 @@ export class LpIncentives {
   }
 
   snapshot(): LpState {
-    return { scores: [...this.#scores].map(([c, m]) => [c, [...m]]), epochStartMs: this.#epochStartMs, nextSampleMs: this.#nextSampleMs };
+    return {
+      scores: [...this.#scores].map(([c, m]) => [c, [...m]]),
+      epochStartMs: this.#epochStartMs,
+      nextSampleMs: this.#nextSampleMs,
+    };
   }
 
   /** A resumed venue's epoch: epochs that ended while it was not running are paid at the next tick. */

@@ -88,7 +88,8 @@ export class PnlMarks {
         inflowMicro: account.depositsMicro,
         outflowMicro: account.withdrawalsMicro,
         positionsValueMicro: totals.positionsValueMicro,
-        lifetimePnlMicro: account.collateralMicro + totals.positionsValueMicro - account.depositsMicro + account.withdrawalsMicro,
+        lifetimePnlMicro:
+          account.collateralMicro + totals.positionsValueMicro - account.depositsMicro + account.withdrawalsMicro,
         positionCount: totals.openPositionCount,
         markCapturedAtMs: nowMs,
         markRunId: runId,

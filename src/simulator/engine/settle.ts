@@ -58,7 +58,8 @@ export function settleMatch(
   const makerPrice = toOutcomePrice(outcome0PriceMicro, maker.order.outcomeIndex);
   const fee = takerFee(ctx.fees, takerPrice, sharesMicro);
   const rebate = makerRebate(ctx.fees, fee);
-  const kind: FillKind = taker.order.side !== maker.order.side ? 'TRANSFER' : taker.order.side === 'BUY' ? 'MINT' : 'MERGE';
+  const kind: FillKind =
+    taker.order.side !== maker.order.side ? 'TRANSFER' : taker.order.side === 'BUY' ? 'MINT' : 'MERGE';
 
   moveShares(taker.account, taker.order, sharesMicro, takerPrice, fee, atMs);
   moveShares(maker.account, maker.order, sharesMicro, makerPrice, 0n, atMs);
@@ -71,7 +72,13 @@ export function settleMatch(
   recordOnOrder(maker.order, sharesMicro, makerPrice, 0n, atMs);
 
   const tradeId = sharedTradeId ?? ctx.ids.uuid();
-  const fill = (order: SimOrder, role: 'MAKER' | 'TAKER', price: bigint, feeMicro: bigint, rebateMicro: bigint): SimFill => ({
+  const fill = (
+    order: SimOrder,
+    role: 'MAKER' | 'TAKER',
+    price: bigint,
+    feeMicro: bigint,
+    rebateMicro: bigint,
+  ): SimFill => ({
     fillId: ctx.ids.uuid(),
     tradeId,
     seq: ctx.nextFillSeq(),

@@ -8,20 +8,26 @@ import type { OrderLimits, PlaceRequest } from './place-request.ts';
 /** Field combinations that are well-formed JSON but not a valid order (422 validation_failed). */
 function combinationErrors(req: PlaceRequest, lotMicro: bigint): FieldError[] {
   const errors: FieldError[] = [];
-  const add = (field: string, code: string, message: string): void => void errors.push({ path: [field], code, message });
+  const add = (field: string, code: string, message: string): void =>
+    void errors.push({ path: [field], code, message });
   if (req.type === 'LIMIT') {
     if (req.priceMicro === undefined) add('price_micro', 'required', 'A LIMIT order needs price_micro.');
     if (req.sharesMicro === undefined) add('shares_micro', 'required', 'A LIMIT order needs shares_micro.');
-    if (req.collateralAmountMicro !== undefined) add('collateral_amount_micro', 'not_allowed', 'Only a MARKET BUY carries a budget.');
+    if (req.collateralAmountMicro !== undefined)
+      add('collateral_amount_micro', 'not_allowed', 'Only a MARKET BUY carries a budget.');
   } else {
     if (req.priceMicro !== undefined) add('price_micro', 'not_allowed', 'A MARKET order has no price.');
-    if (req.timeInForce === 'GTC' || req.timeInForce === 'GTD') add('time_in_force', 'invalid_for_market', 'A MARKET order is FOK or FAK.');
+    if (req.timeInForce === 'GTC' || req.timeInForce === 'GTD')
+      add('time_in_force', 'invalid_for_market', 'A MARKET order is FOK or FAK.');
     if (req.side === 'BUY') {
-      if (req.collateralAmountMicro === undefined) add('collateral_amount_micro', 'required', 'A MARKET BUY needs collateral_amount_micro.');
-      if (req.sharesMicro !== undefined) add('shares_micro', 'not_allowed', 'A MARKET BUY is sized by collateral_amount_micro.');
+      if (req.collateralAmountMicro === undefined)
+        add('collateral_amount_micro', 'required', 'A MARKET BUY needs collateral_amount_micro.');
+      if (req.sharesMicro !== undefined)
+        add('shares_micro', 'not_allowed', 'A MARKET BUY is sized by collateral_amount_micro.');
     } else {
       if (req.sharesMicro === undefined) add('shares_micro', 'required', 'A MARKET SELL needs shares_micro.');
-      if (req.collateralAmountMicro !== undefined) add('collateral_amount_micro', 'not_allowed', 'Only a MARKET BUY carries a budget.');
+      if (req.collateralAmountMicro !== undefined)
+        add('collateral_amount_micro', 'not_allowed', 'Only a MARKET BUY carries a budget.');
     }
   }
   if (req.postOnly && (req.type !== 'LIMIT' || (req.timeInForce !== 'GTC' && req.timeInForce !== 'GTD'))) {
@@ -29,7 +35,8 @@ function combinationErrors(req: PlaceRequest, lotMicro: bigint): FieldError[] {
   }
   if (req.timeInForce === 'GTD' && req.expirationUnixSeconds === undefined)
     add('expiration_unix_seconds', 'required', 'A GTD order needs expiration_unix_seconds.');
-  if (req.timeInForce !== 'GTD' && req.expirationUnixSeconds !== undefined) add('expiration_unix_seconds', 'not_allowed', 'Only GTD orders expire.');
+  if (req.timeInForce !== 'GTD' && req.expirationUnixSeconds !== undefined)
+    add('expiration_unix_seconds', 'not_allowed', 'Only GTD orders expire.');
   if (req.sharesMicro !== undefined && (req.sharesMicro <= 0n || req.sharesMicro % lotMicro !== 0n)) {
     add('shares_micro', 'not_on_lot', `shares_micro must be a positive multiple of ${lotMicro}.`);
   }
@@ -52,7 +59,10 @@ export function reservationFor(
   if (req.side === 'SELL') return { collateralMicro: 0n, sharesMicro: remainingSharesMicro };
   if (req.type === 'MARKET') return { collateralMicro: req.collateralAmountMicro ?? 0n, sharesMicro: 0n };
   const price = req.priceMicro ?? 0n;
-  return { collateralMicro: notionalFloor(price, remainingSharesMicro) + worstCaseBuyFee(fees, price, remainingSharesMicro), sharesMicro: 0n };
+  return {
+    collateralMicro: notionalFloor(price, remainingSharesMicro) + worstCaseBuyFee(fees, price, remainingSharesMicro),
+    sharesMicro: 0n,
+  };
 }
 
 /**
@@ -71,24 +81,49 @@ export function validatePlacement(
   if (account.frozen) throw new Rejection('account_frozen', 'Trading is disabled for this account.');
   const lotMicro = 1_000_000n / BigInt(market.sizeScale);
   const errors = combinationErrors(req, lotMicro);
-  if (req.priceMicro !== undefined && req.priceMicro > 0n && req.priceMicro < 1_000_000n && req.priceMicro % market.tickMicro !== 0n) {
-    errors.push({ path: ['price_micro'], code: 'not_on_tick', message: `price_micro must be a multiple of the tick ${market.tickMicro}.` });
+  if (
+    req.priceMicro !== undefined &&
+    req.priceMicro > 0n &&
+    req.priceMicro < 1_000_000n &&
+    req.priceMicro % market.tickMicro !== 0n
+  ) {
+    errors.push({
+      path: ['price_micro'],
+      code: 'not_on_tick',
+      message: `price_micro must be a multiple of the tick ${market.tickMicro}.`,
+    });
   }
   if (errors.length > 0) throw validationFailed(errors);
   if (req.priceMicro !== undefined && (req.priceMicro <= 0n || req.priceMicro >= 1_000_000n)) {
     throw new Rejection('order_price_out_of_range', 'price_micro must lie strictly between 0 and 1000000.');
   }
-  if (!acceptingOrders) throw new Rejection('market_closed', `Market ${market.conditionId} is ${market.haltedAtMs !== undefined ? 'halted' : market.state}.`);
+  if (!acceptingOrders)
+    throw new Rejection(
+      'market_closed',
+      `Market ${market.conditionId} is ${market.haltedAtMs !== undefined ? 'halted' : market.state}.`,
+    );
   checkBounds(req, market, limits);
-  if (req.timeInForce === 'GTD' && (req.expirationUnixSeconds ?? 0) * 1000 < nowMs + limits.minGtdHorizonSeconds * 1000) {
-    throw new Rejection('order_expiration_too_soon', `Expiration must be at least ${limits.minGtdHorizonSeconds} s ahead.`);
+  if (
+    req.timeInForce === 'GTD' &&
+    (req.expirationUnixSeconds ?? 0) * 1000 < nowMs + limits.minGtdHorizonSeconds * 1000
+  ) {
+    throw new Rejection(
+      'order_expiration_too_soon',
+      `Expiration must be at least ${limits.minGtdHorizonSeconds} s ahead.`,
+    );
   }
   const reservation = reservationFor(req, req.sharesMicro ?? 0n, fees);
   if (reservation.collateralMicro > account.freeCollateralMicro()) {
-    throw new Rejection('insufficient_balance', `Needs ${reservation.collateralMicro}, free ${account.freeCollateralMicro()}.`);
+    throw new Rejection(
+      'insufficient_balance',
+      `Needs ${reservation.collateralMicro}, free ${account.freeCollateralMicro()}.`,
+    );
   }
   if (reservation.sharesMicro > account.availableShares(req.tokenId)) {
-    throw new Rejection('insufficient_shares', `Needs ${reservation.sharesMicro} shares, available ${account.availableShares(req.tokenId)}.`);
+    throw new Rejection(
+      'insufficient_shares',
+      `Needs ${reservation.sharesMicro} shares, available ${account.availableShares(req.tokenId)}.`,
+    );
   }
   return reservation;
 }
@@ -96,14 +131,21 @@ export function validatePlacement(
 function checkBounds(req: PlaceRequest, market: SimMarket, limits: OrderLimits): void {
   if (req.type === 'MARKET' && req.side === 'SELL') {
     const shares = req.sharesMicro ?? 0n;
-    if (shares < market.minOrderSizeMicro) throw new Rejection('order_size_below_minimum', `Minimum ${market.minOrderSizeMicro} shares.`);
-    if (shares > limits.maxMarketSellSharesMicro) throw new Rejection('order_size_above_maximum', `Maximum ${limits.maxMarketSellSharesMicro} shares.`);
+    if (shares < market.minOrderSizeMicro)
+      throw new Rejection('order_size_below_minimum', `Minimum ${market.minOrderSizeMicro} shares.`);
+    if (shares > limits.maxMarketSellSharesMicro)
+      throw new Rejection('order_size_above_maximum', `Maximum ${limits.maxMarketSellSharesMicro} shares.`);
     return;
   }
   if (req.type === 'LIMIT' && (req.sharesMicro ?? 0n) < market.minOrderSizeMicro) {
     throw new Rejection('order_size_below_minimum', `Minimum ${market.minOrderSizeMicro} shares.`);
   }
-  const value = req.type === 'MARKET' ? (req.collateralAmountMicro ?? 0n) : notionalFloor(req.priceMicro ?? 0n, req.sharesMicro ?? 0n);
-  if (value < limits.minNotionalMicro) throw new Rejection('order_value_below_minimum', `Order value ${value} below ${limits.minNotionalMicro}.`);
-  if (value > limits.maxNotionalMicro) throw new Rejection('order_value_above_maximum', `Order value ${value} above ${limits.maxNotionalMicro}.`);
+  const value =
+    req.type === 'MARKET'
+      ? (req.collateralAmountMicro ?? 0n)
+      : notionalFloor(req.priceMicro ?? 0n, req.sharesMicro ?? 0n);
+  if (value < limits.minNotionalMicro)
+    throw new Rejection('order_value_below_minimum', `Order value ${value} below ${limits.minNotionalMicro}.`);
+  if (value > limits.maxNotionalMicro)
+    throw new Rejection('order_value_above_maximum', `Order value ${value} above ${limits.maxNotionalMicro}.`);
 }

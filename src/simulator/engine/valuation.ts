@@ -25,7 +25,12 @@ export interface AccountTotals {
 }
 
 export function accountTotals(catalogue: Catalogue, exchange: Exchange, account: Account): AccountTotals {
-  const totals: AccountTotals = { positionsValueMicro: 0n, openCostBasisMicro: 0n, unrealisedPnlMicro: 0n, openPositionCount: 0 };
+  const totals: AccountTotals = {
+    positionsValueMicro: 0n,
+    openCostBasisMicro: 0n,
+    unrealisedPnlMicro: 0n,
+    openPositionCount: 0,
+  };
   for (const position of account.positions.values()) {
     if (position.sharesMicro === 0n) continue;
     const v = valuePosition(catalogue, exchange, position);

@@ -35,15 +35,24 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
  *   GET /faults · POST /faults {kind, …} · DELETE /faults/{id} · GET /connections
  *   GET /rate-limits (every 429 answered: earned by clients, or injected)
  */
-export async function startControlServer(port: number, faults: Faults, streams: StreamServer, tally: RateLimitTally): Promise<ControlServer> {
+export async function startControlServer(
+  port: number,
+  faults: Faults,
+  streams: StreamServer,
+  tally: RateLimitTally,
+): Promise<ControlServer> {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname.replace(/\/+$/, '');
     try {
-      if (path === '/faults' && req.method === 'GET') return reply(res, 200, { active: faults.active().map(faultJson), ended: faults.ended().map(faultJson) });
-      if (path === '/faults' && req.method === 'POST') return reply(res, 201, { fault: faultJson(faults.inject(parseFaultSpec(await readJson(req)))) });
+      if (path === '/faults' && req.method === 'GET')
+        return reply(res, 200, { active: faults.active().map(faultJson), ended: faults.ended().map(faultJson) });
+      if (path === '/faults' && req.method === 'POST')
+        return reply(res, 201, { fault: faultJson(faults.inject(parseFaultSpec(await readJson(req)))) });
       if (path.startsWith('/faults/') && req.method === 'DELETE') {
         const ended = faults.end(decodeURIComponent(path.slice('/faults/'.length)));
-        return ended ? reply(res, 200, { fault: faultJson(ended) }) : reply(res, 404, { error: 'no such active fault' });
+        return ended
+          ? reply(res, 200, { fault: faultJson(ended) })
+          : reply(res, 404, { error: 'no such active fault' });
       }
       if (path === '/rate-limits' && req.method === 'GET') return reply(res, 200, tally.counts());
       if (path === '/connections' && req.method === 'GET')

@@ -24,7 +24,13 @@ export type StreamFaultKind = (typeof STREAM_FAULTS)[number];
 export type RestFaultKind = (typeof REST_FAULTS)[number];
 export type FaultKind = StreamFaultKind | RestFaultKind;
 
-const MALFORMED: readonly MalformedVariant[] = ['invalid_json', 'wrong_types', 'unknown_kind', 'unknown_fields', 'oversized'];
+const MALFORMED: readonly MalformedVariant[] = [
+  'invalid_json',
+  'wrong_types',
+  'unknown_kind',
+  'unknown_fields',
+  'oversized',
+];
 const STRATEGIES = ['none', 'retry', 'retry_after'] as const;
 // pnl_unavailable: a PnL service that is down (§7.5: stop retrying), for the settled-PnL continuity tests.
 const NONE_CODES: readonly ProblemCode[] = ['internal_error', 'dependency_invalid_response', 'pnl_unavailable'];
@@ -63,13 +69,15 @@ export class FaultSpecError extends Error {}
 
 function oneOf<T extends string>(value: unknown, allowed: readonly T[], field: string): T | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !allowed.includes(value as T)) throw new FaultSpecError(`${field} must be one of ${allowed.join(', ')}`);
+  if (typeof value !== 'string' || !allowed.includes(value as T))
+    throw new FaultSpecError(`${field} must be one of ${allowed.join(', ')}`);
   return value as T;
 }
 
 function nonNegative(value: unknown, field: string): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new FaultSpecError(`${field} must be a number ≥ 0`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+    throw new FaultSpecError(`${field} must be a number ≥ 0`);
   return value;
 }
 
@@ -96,7 +104,9 @@ export function parseFaultSpec(body: unknown): FaultSpec {
     action: oneOf(b.action, ERROR_ACTIONS, 'action'),
     code: oneOf(
       b.code,
-      kind === 'rest_server_error' ? NONE_CODES : (['dependency_unavailable', 'internal_error', 'rate_limited', 'validation_failed'] as ProblemCode[]),
+      kind === 'rest_server_error'
+        ? NONE_CODES
+        : (['dependency_unavailable', 'internal_error', 'rate_limited', 'validation_failed'] as ProblemCode[]),
       'code',
     ),
     variant: oneOf(b.variant, MALFORMED, 'variant'),

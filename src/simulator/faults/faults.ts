@@ -11,7 +11,14 @@ export type { FaultRecord };
 /** A record in the ground truth's and the control endpoint's form. */
 export function faultJson(f: FaultRecord): Record<string, unknown> {
   const { kind, ...params } = f.spec;
-  return { id: f.id, kind, start: new Date(f.startMs).toISOString(), end: new Date(f.endMs).toISOString(), scope: f.scope, params };
+  return {
+    id: f.id,
+    kind,
+    start: new Date(f.startMs).toISOString(),
+    end: new Date(f.endMs).toISOString(),
+    scope: f.scope,
+    params,
+  };
 }
 
 /**
@@ -49,7 +56,8 @@ export class Faults {
     return record;
   }
 
-  /** Ends a fault before its time (its connections speak again, its endpoint admits again); a sequence reset runs its course. */
+  /** Ends a fault before its time (its connections speak again, its endpoint admits again); a sequence reset runs its
+   * course. */
   end(id: string): FaultRecord | undefined {
     const record = this.#active.find((f) => f.id === id);
     if (!record || record.spec.kind === 'sequence_reset') return record;

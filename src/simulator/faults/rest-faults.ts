@@ -37,8 +37,10 @@ export class RestFaults implements RestFaultHooks {
         case 'rest_rate_limit_storm':
           return retryAfter('rate_limited', seconds, 'Too many requests (injected storm).');
         case 'rest_server_error':
-          if (s.strategy === 'none') return new Rejection(s.code ?? 'internal_error', 'Injected server error; do not retry automatically.');
-          if (s.strategy === 'retry_after') return retryAfter('dependency_unavailable', seconds, 'Injected outage; retry after the delay.');
+          if (s.strategy === 'none')
+            return new Rejection(s.code ?? 'internal_error', 'Injected server error; do not retry automatically.');
+          if (s.strategy === 'retry_after')
+            return retryAfter('dependency_unavailable', seconds, 'Injected outage; retry after the delay.');
           return new Rejection('dependency_unavailable', 'Injected outage; back off and retry.');
         case 'order_not_visible':
           // §7.5: an order the lists still show, that the per-order reads say is not there (or not visible).
@@ -63,10 +65,15 @@ export class RestFaults implements RestFaultHooks {
     if (b.internal_id) resource = { kind: 'order', order_id: b.internal_id };
     else if (b.batch?.batch_hash) resource = { kind: 'batch', batch_hash: b.batch.batch_hash };
     if (!resource) return undefined;
-    return new Rejection('dependency_outcome_unknown', 'The write may have been applied; read the resource before anything else.', undefined, {
-      strategy: 'check_status',
-      resource,
-    });
+    return new Rejection(
+      'dependency_outcome_unknown',
+      'The write may have been applied; read the resource before anything else.',
+      undefined,
+      {
+        strategy: 'check_status',
+        resource,
+      },
+    );
   }
 
   positionsUnavailable(nowMs: number): boolean {
@@ -79,7 +86,9 @@ export class RestFaults implements RestFaultHooks {
 
   /** Active REST faults whose paths include this one, each drawn against its fraction. */
   #hitting(path: string, nowMs: number): FaultRecord[] {
-    return this.active(nowMs).filter((f) => path.startsWith(f.spec.path_prefix ?? '/') && this.rng.chance(f.spec.fraction ?? 1));
+    return this.active(nowMs).filter(
+      (f) => path.startsWith(f.spec.path_prefix ?? '/') && this.rng.chance(f.spec.fraction ?? 1),
+    );
   }
 }
 

@@ -67,7 +67,12 @@ export function applyStreamFault(
   return scope;
 }
 
-export function sendSequenceReset(streams: StreamServer, conn: StreamConnection, tokenIds: string[] | undefined, nowMs: number): void {
+export function sendSequenceReset(
+  streams: StreamServer,
+  conn: StreamConnection,
+  tokenIds: string[] | undefined,
+  nowMs: number,
+): void {
   if (conn.closed) return;
   let data: Record<string, unknown>;
   if (conn.endpoint === 'market' && conn instanceof WsConnection) {
@@ -111,10 +116,15 @@ function sendMalformed(conn: StreamConnection, spec: FaultSpec, nowMs: number): 
   }
   for (let i = 0; i < count; i++) {
     if (variant !== 'unknown_kind') conn.sendMalformed(variant, nowMs, spec.oversized_bytes ?? DEFAULT_OVERSIZED_BYTES);
-    else if (conn instanceof SseConnection) conn.event('x_unknown_event', () => JSON.stringify({ type: 'x_unknown_event', note: 'unknown kind' }), nowMs);
+    else if (conn instanceof SseConnection)
+      conn.event('x_unknown_event', () => JSON.stringify({ type: 'x_unknown_event', note: 'unknown kind' }), nowMs);
     else {
       const channel = conn.endpoint === 'account' ? ACCOUNT_CHANNEL : 'orderbook';
-      conn.send(channel, frameTail(nowMs, JSON.stringify({ kind: 'x_level_summary', note: 'a kind this client does not know' })), nowMs);
+      conn.send(
+        channel,
+        frameTail(nowMs, JSON.stringify({ kind: 'x_level_summary', note: 'a kind this client does not know' })),
+        nowMs,
+      );
     }
   }
 }

@@ -13,7 +13,8 @@ import { JsonlFiles } from './jsonl-files.ts';
 export const GROUND_TRUTH_FILES = ['trades', 'books', 'status', 'fills', 'accounting', 'faults'] as const;
 export type GroundTruthFile = (typeof GROUND_TRUTH_FILES)[number];
 
-const levels = (ls: BookLevel[]): Array<Record<string, bigint>> => ls.map((l) => ({ price_micro: l.priceMicro, shares_micro: l.sharesMicro }));
+const levels = (ls: BookLevel[]): Array<Record<string, bigint>> =>
+  ls.map((l) => ({ price_micro: l.priceMicro, shares_micro: l.sharesMicro }));
 
 /**
  * The ground-truth log (README, "Ground truth"): what a pipeline must be checked against, written
@@ -35,7 +36,13 @@ export class GroundTruthRecorder {
     this.#nextAccountingMs = venue.options.clock.now();
     feed.watch(() => true);
     feed.onUpdate((u) =>
-      this.#line('books', u.atMs, { token_id: u.tokenId, condition_id: u.conditionId, sequence: u.sequence, bids: levels(u.bids), asks: levels(u.asks) }),
+      this.#line('books', u.atMs, {
+        token_id: u.tokenId,
+        condition_id: u.conditionId,
+        sequence: u.sequence,
+        bids: levels(u.bids),
+        asks: levels(u.asks),
+      }),
     );
     venue.events.on('trade', (t) =>
       this.#line('trades', t.atMs, {
@@ -52,7 +59,12 @@ export class GroundTruthRecorder {
     venue.events.on('market_status', (e) => this.#line('status', e.atMs, statusRecord(e)));
     venue.events.on('account', (e) => {
       if (e.kind === 'fill')
-        this.#line('fills', e.atMs, { account_id: e.accountId, ...renderFill(e.fill), fill_kind: e.fill.kind, rebate_micro: e.fill.rebateMicro });
+        this.#line('fills', e.atMs, {
+          account_id: e.accountId,
+          ...renderFill(e.fill),
+          fill_kind: e.fill.kind,
+          rebate_micro: e.fill.rebateMicro,
+        });
     });
     faults.onEnded((f: FaultRecord) => this.#line('faults', f.endMs, faultJson(f)));
   }

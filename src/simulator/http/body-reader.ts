@@ -32,7 +32,11 @@ export class BodyReader {
     const v = this.#b[name];
     if (v === undefined || v === null) return bounds.fallback;
     if (typeof v === 'number' && Number.isSafeInteger(v) && v >= bounds.min && v <= bounds.max) return v;
-    this.errors.push({ path: [name], code: 'out_of_range', message: `${name} must be an integer from ${bounds.min} to ${bounds.max}.` });
+    this.errors.push({
+      path: [name],
+      code: 'out_of_range',
+      message: `${name} must be an integer from ${bounds.min} to ${bounds.max}.`,
+    });
     return bounds.fallback;
   }
 

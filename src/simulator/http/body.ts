@@ -31,7 +31,8 @@ function isJsonContentType(header: string | undefined): boolean {
  */
 export function parseJsonBody(raw: Buffer, contentType: string | undefined, optional: boolean): unknown {
   if (raw.length === 0 && optional) return {};
-  if (!isJsonContentType(contentType)) throw new Rejection('unsupported_media_type', 'Send Content-Type: application/json.');
+  if (!isJsonContentType(contentType))
+    throw new Rejection('unsupported_media_type', 'Send Content-Type: application/json.');
   try {
     return JSON.parse(raw.toString('utf8')) as unknown;
   } catch {

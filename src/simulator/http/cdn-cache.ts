@@ -25,7 +25,12 @@ export class CdnCache {
 
   /** Whether a request can be answered from (or stored in) the cache. */
   covers(req: IncomingMessage, path: string): boolean {
-    return this.ttlMs > 0 && req.method === 'GET' && req.headers.authorization === undefined && CACHEABLE.some((re) => re.test(path));
+    return (
+      this.ttlMs > 0 &&
+      req.method === 'GET' &&
+      req.headers.authorization === undefined &&
+      CACHEABLE.some((re) => re.test(path))
+    );
   }
 
   /** Answers from the cache when it holds a fresh copy; true when it did. */
@@ -57,7 +62,8 @@ export class CdnCache {
       'X-Cache': 'MISS',
     };
     this.#stored.set(req.url ?? '', { storedAtMs: nowMs, text: toJson(body), headers: cached });
-    if (this.#stored.size > 10_000) for (const [key, stored] of this.#stored) if (nowMs - stored.storedAtMs >= this.ttlMs) this.#stored.delete(key);
+    if (this.#stored.size > 10_000)
+      for (const [key, stored] of this.#stored) if (nowMs - stored.storedAtMs >= this.ttlMs) this.#stored.delete(key);
     return cached;
   }
 }

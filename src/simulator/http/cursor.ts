@@ -18,7 +18,9 @@ export function fingerprint(filters: Record<string, unknown>): string {
 /** `turn` tells apart two cursors at one key (a page cut short to nothing still hands out a new cursor). */
 export function encodeCursor(key: SortKey, print: string, turn = 0): string {
   const parts = key.map((p) => (typeof p === 'bigint' ? `n:${p}` : `s:${p}`));
-  return Buffer.from(JSON.stringify(turn === 0 ? { k: parts, f: print } : { k: parts, f: print, t: turn })).toString('base64url');
+  return Buffer.from(JSON.stringify(turn === 0 ? { k: parts, f: print } : { k: parts, f: print, t: turn })).toString(
+    'base64url',
+  );
 }
 
 function turnOf(cursor: string | undefined): number {
@@ -38,20 +40,34 @@ export function decodeCursor(cursor: string | undefined, print: string): SortKey
   try {
     decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { k?: unknown; f?: unknown };
   } catch {
-    throw validationFailed([{ path: ['cursor'], code: 'invalid_cursor', message: 'The cursor is not one this service issued.' }]);
+    throw validationFailed([
+      { path: ['cursor'], code: 'invalid_cursor', message: 'The cursor is not one this service issued.' },
+    ]);
   }
-  if (!Array.isArray(decoded.k) || typeof decoded.f !== 'string' || !decoded.k.every((p) => typeof p === 'string' && /^[ns]:/.test(p))) {
-    throw validationFailed([{ path: ['cursor'], code: 'invalid_cursor', message: 'The cursor is not one this service issued.' }]);
+  if (
+    !Array.isArray(decoded.k) ||
+    typeof decoded.f !== 'string' ||
+    !decoded.k.every((p) => typeof p === 'string' && /^[ns]:/.test(p))
+  ) {
+    throw validationFailed([
+      { path: ['cursor'], code: 'invalid_cursor', message: 'The cursor is not one this service issued.' },
+    ]);
   }
   if (decoded.f !== print) {
     throw validationFailed([
-      { path: ['cursor'], code: 'cursor_fingerprint_mismatch', message: 'Keep every filter identical while paging, or start again without a cursor.' },
+      {
+        path: ['cursor'],
+        code: 'cursor_fingerprint_mismatch',
+        message: 'Keep every filter identical while paging, or start again without a cursor.',
+      },
     ]);
   }
   try {
     return (decoded.k as string[]).map((p) => (p.startsWith('n:') ? BigInt(p.slice(2)) : p.slice(2)));
   } catch {
-    throw validationFailed([{ path: ['cursor'], code: 'invalid_cursor', message: 'The cursor is not one this service issued.' }]);
+    throw validationFailed([
+      { path: ['cursor'], code: 'invalid_cursor', message: 'The cursor is not one this service issued.' },
+    ]);
   }
 }
 
@@ -97,8 +113,12 @@ export function keysetPage<T>(
   const slice = sorted.slice(from, from + size);
   const last = slice.at(-1);
   // A page read at a cursor hands that cursor back, the last page too (a client following it would never end).
-  if (quirks.repeat && quirks.cursor !== undefined) return { page: slice.map((e) => e.item), nextCursor: quirks.cursor };
+  if (quirks.repeat && quirks.cursor !== undefined)
+    return { page: slice.map((e) => e.item), nextCursor: quirks.cursor };
   if (!more) return { page: slice.map((e) => e.item), nextCursor: null };
   // An empty page still moves on: the same position, a new cursor.
-  return { page: slice.map((e) => e.item), nextCursor: last ? encodeCursor(last.key, print) : encodeCursor(after ?? [], print, turnOf(quirks.cursor) + 1) };
+  return {
+    page: slice.map((e) => e.item),
+    nextCursor: last ? encodeCursor(last.key, print) : encodeCursor(after ?? [], print, turnOf(quirks.cursor) + 1),
+  };
 }

@@ -17,7 +17,13 @@ export interface DeploymentConfig {
 }
 
 export const DEFAULT_DEPLOYMENT: DeploymentConfig = {
-  features: { signed_orders: 'on', account_batches: 'on', withdrawals: 'on', lp_incentives: 'on', token_management: 'on' },
+  features: {
+    signed_orders: 'on',
+    account_batches: 'on',
+    withdrawals: 'on',
+    lp_incentives: 'on',
+    token_management: 'on',
+  },
   limits: { account: true, ipBurst: true, edge: true, scale: 1 },
   positionsUnavailableRate: 0,
   maxBodyBytes: 64 * 1024,

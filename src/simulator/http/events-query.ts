@@ -38,14 +38,20 @@ export class ListingIndex {
 }
 
 /** Categories a `category` (+ `root`) pair selects; 404 category_not_found when none. */
-export function selectedCategories(venue: Venue, slug: string | undefined, root: string | undefined): Category[] | undefined {
+export function selectedCategories(
+  venue: Venue,
+  slug: string | undefined,
+  root: string | undefined,
+): Category[] | undefined {
   const tree = venue.catalogue.tree;
   if (root !== undefined && tree.findBySlug(root).every((c) => c.parentKey !== undefined)) {
     throw new Rejection('category_not_found', `No root category ${root}.`);
   }
-  if (slug === undefined) return root === undefined ? undefined : tree.findBySlug(root).filter((c) => c.parentKey === undefined);
+  if (slug === undefined)
+    return root === undefined ? undefined : tree.findBySlug(root).filter((c) => c.parentKey === undefined);
   const found = tree.findBySlug(slug, root);
-  if (found.length === 0) throw new Rejection('category_not_found', `No category ${slug}${root ? ` under ${root}` : ''}.`);
+  if (found.length === 0)
+    throw new Rejection('category_not_found', `No category ${slug}${root ? ` under ${root}` : ''}.`);
   return found;
 }
 
@@ -54,7 +60,8 @@ export function matchingEvents(venue: Venue, f: EventsFilter): SimEvent[] {
   const categories = selectedCategories(venue, f.category, f.root);
   return catalogue.events.filter((event) => {
     if (event.archivedAtMs !== undefined) return false;
-    if (categories && !event.categoryKeys.some((k) => categories.some((c) => catalogue.tree.isWithin(k, c.key)))) return false;
+    if (categories && !event.categoryKeys.some((k) => categories.some((c) => catalogue.tree.isWithin(k, c.key))))
+      return false;
     if (f.eventTypeBucket === 'games' && event.eventType !== 'GAME') return false;
     if (f.eventTypeBucket === 'props' && event.eventType === 'GAME') return false;
     const sports = event.categoryKeys.some((k) => k.startsWith('sports'));
@@ -63,7 +70,10 @@ export function matchingEvents(venue: Venue, f: EventsFilter): SimEvent[] {
     if (f.excludeEnded && !hasMarketLeftToTrade(catalogue, event)) return false;
     if (f.resolution && f.resolution !== 'all') {
       const status = event.resolutionStatus;
-      const wanted = f.resolution === 'resolved' ? status === 'RESOLVED' || status === 'VOID' : status === f.resolution.toUpperCase();
+      const wanted =
+        f.resolution === 'resolved'
+          ? status === 'RESOLVED' || status === 'VOID'
+          : status === f.resolution.toUpperCase();
       if (!wanted) return false;
     }
     return true;

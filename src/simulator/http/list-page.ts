@@ -16,9 +16,12 @@ export function listPage<T>(
 ): { page: T[]; nextCursor: string | null } {
   const after = decodeCursor(cursor, print);
   const { cases, restRng } = ctx.venue;
-  const short = cases.shortPageShare > 0 && restRng.chance(cases.shortPageShare) ? restRng.int(0, limit - 1) : undefined;
+  const short =
+    cases.shortPageShare > 0 && restRng.chance(cases.shortPageShare) ? restRng.int(0, limit - 1) : undefined;
   const path = ctx.req.url?.split('?')[0] ?? '';
   const repeat =
-    cursor !== undefined && ((ctx.faults?.repeatCursor(path, ctx.nowMs) ?? false) || (cases.repeatCursorShare > 0 && restRng.chance(cases.repeatCursorShare)));
+    cursor !== undefined &&
+    ((ctx.faults?.repeatCursor(path, ctx.nowMs) ?? false) ||
+      (cases.repeatCursorShare > 0 && restRng.chance(cases.repeatCursorShare)));
   return keysetPage(items, keyOf, after, limit, print, { short, repeat, cursor });
 }

@@ -14,17 +14,26 @@ export function parsePlaceBody(body: unknown, pathPrefix: Array<string | number>
     const v = b[field];
     if (v === undefined && !required) return undefined;
     if (typeof v === 'string' && (values as readonly string[]).includes(v)) return v as T;
-    errors.push({ path: at(field), code: v === undefined ? 'required' : 'invalid_enum', message: `${field} must be one of ${values.join(', ')}.` });
+    errors.push({
+      path: at(field),
+      code: v === undefined ? 'required' : 'invalid_enum',
+      message: `${field} must be one of ${values.join(', ')}.`,
+    });
     return undefined;
   };
   const micro = (field: string): bigint | undefined => {
     const v = b[field];
     if (v === undefined || v === null) return undefined;
     if (typeof v === 'string' && /^\d{1,24}$/.test(v)) return BigInt(v);
-    errors.push({ path: at(field), code: 'invalid_micro', message: `${field} must be a non-negative integer as a decimal string.` });
+    errors.push({
+      path: at(field),
+      code: 'invalid_micro',
+      message: `${field} must be a non-negative integer as a decimal string.`,
+    });
     return undefined;
   };
-  if (typeof b.token_id !== 'string' || b.token_id === '') errors.push({ path: at('token_id'), code: 'required', message: 'token_id is required.' });
+  if (typeof b.token_id !== 'string' || b.token_id === '')
+    errors.push({ path: at('token_id'), code: 'required', message: 'token_id is required.' });
   const side = enumOf<Side>('side', ['BUY', 'SELL'], true);
   const type = enumOf<OrderType>('type', ['LIMIT', 'MARKET'], true);
   const tif = enumOf<TimeInForce>('time_in_force', ['GTC', 'GTD', 'FOK', 'FAK'], false);
@@ -35,7 +44,11 @@ export function parsePlaceBody(body: unknown, pathPrefix: Array<string | number>
     errors.push({ path: at('post_only'), code: 'invalid_boolean', message: 'post_only must be a boolean.' });
   const exp = b.expiration_unix_seconds;
   if (exp !== undefined && !(typeof exp === 'number' && Number.isSafeInteger(exp) && exp > 0)) {
-    errors.push({ path: at('expiration_unix_seconds'), code: 'invalid_integer', message: 'expiration_unix_seconds must be a positive integer.' });
+    errors.push({
+      path: at('expiration_unix_seconds'),
+      code: 'invalid_integer',
+      message: 'expiration_unix_seconds must be a positive integer.',
+    });
   }
   if (errors.length > 0 || !side || !type) throw validationFailed(errors);
   return {

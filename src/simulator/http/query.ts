@@ -24,7 +24,11 @@ export class QueryReader {
     if (v === undefined) return bounds.fallback;
     const n = /^-?\d+$/.test(v) ? Number(v) : NaN;
     if (!Number.isSafeInteger(n) || n < bounds.min || n > bounds.max) {
-      this.errors.push({ path: [name], code: 'out_of_range', message: `${name} must be an integer from ${bounds.min} to ${bounds.max}.` });
+      this.errors.push({
+        path: [name],
+        code: 'out_of_range',
+        message: `${name} must be an integer from ${bounds.min} to ${bounds.max}.`,
+      });
       return bounds.fallback;
     }
     return n;

@@ -57,7 +57,14 @@ export interface ServerHooks {
 export function createVenueServer(venue: Venue, deployment: DeploymentConfig, hooks: ServerHooks = {}): Server {
   const { streams, faults } = hooks;
   const tally = hooks.tally ?? new RateLimitTally();
-  const router = new Router().add(...catalogueRoutes, ...orderRoutes, ...portfolioRoutes, ...lpIncentiveRoutes, ...tokenRoutes, ...batchRoutes);
+  const router = new Router().add(
+    ...catalogueRoutes,
+    ...orderRoutes,
+    ...portfolioRoutes,
+    ...lpIncentiveRoutes,
+    ...tokenRoutes,
+    ...batchRoutes,
+  );
   const scale = deployment.limits.scale;
   const edge = new EdgeLimiter(scale, venue.cases.edgeSettlingMs);
   const cdn = new CdnCache(venue.cases.cdnCacheMs);
@@ -66,7 +73,14 @@ export function createVenueServer(venue: Venue, deployment: DeploymentConfig, ho
   const clock = venue.options.clock;
 
   /** Admission and authentication; returns the X-RateLimit headers for the response. */
-  function admit(route: RouteSpec, req: IncomingMessage, ip: string, path: string, nowMs: number, ctx: RequestContext): Record<string, string> {
+  function admit(
+    route: RouteSpec,
+    req: IncomingMessage,
+    ip: string,
+    path: string,
+    nowMs: number,
+    ctx: RequestContext,
+  ): Record<string, string> {
     const mode = route.feature ? deployment.features[route.feature] : 'on';
     if (mode === 'absent') throw new Rejection('route_not_found', `No route ${path} in this deployment.`);
     if (mode === 'unconfigured') throw new Rejection('feature_not_configured', `${route.feature} is not offered here.`);
@@ -155,7 +169,13 @@ export function createVenueServer(venue: Venue, deployment: DeploymentConfig, ho
       const unknownOutcome = faults?.after(route.method, path, reply.body, nowMs);
       if (unknownOutcome) throw unknownOutcome;
       const headers = { ...limitHeaders, ...reply.headers, 'X-Request-ID': requestId };
-      sendJson(res, reply.status, reply.body, 'application/json', cacheable && reply.status === 200 ? cdn.store(req, reply.body, headers, nowMs) : headers);
+      sendJson(
+        res,
+        reply.status,
+        reply.body,
+        'application/json',
+        cacheable && reply.status === 200 ? cdn.store(req, reply.body, headers, nowMs) : headers,
+      );
     } catch (err) {
       if (err instanceof Rejection) return sendProblem(res, requestId, err, limitHeaders);
       log.error({ err, requestId, path }, 'request failed');

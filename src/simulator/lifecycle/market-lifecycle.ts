@@ -98,8 +98,18 @@ export class MarketLifecycle {
 
   tick(nowMs: number): void {
     this.#agenda.runDue(nowMs);
-    for (; this.config.haltEveryMs > 0 && this.#nextHaltMs <= nowMs; this.#nextHaltMs += this.#gap(this.config.haltEveryMs)) this.#haltOne(nowMs);
-    for (; this.config.endEventEveryMs > 0 && this.#nextEndMs <= nowMs; this.#nextEndMs += this.#gap(this.config.endEventEveryMs)) this.#endOne(nowMs);
+    for (
+      ;
+      this.config.haltEveryMs > 0 && this.#nextHaltMs <= nowMs;
+      this.#nextHaltMs += this.#gap(this.config.haltEveryMs)
+    )
+      this.#haltOne(nowMs);
+    for (
+      ;
+      this.config.endEventEveryMs > 0 && this.#nextEndMs <= nowMs;
+      this.#nextEndMs += this.#gap(this.config.endEventEveryMs)
+    )
+      this.#endOne(nowMs);
     this.#rollRecurring(nowMs);
     this.#agenda.runDue(nowMs);
   }
@@ -116,11 +126,15 @@ export class MarketLifecycle {
     this.#openDraftEvent(nowMs);
     const decided = decidePayouts(markets, (m) => this.exchange.markPriceMicro(m, 0), this.rng, this.config.splitRate);
     // In the markets' order, as their frames go out.
-    const payouts: PayoutList = markets.map((m) => [m.conditionId, decided.get(m.conditionId) ?? missingPayouts(m.conditionId)]);
+    const payouts: PayoutList = markets.map((m) => [
+      m.conditionId,
+      decided.get(m.conditionId) ?? missingPayouts(m.conditionId),
+    ]);
     const { proposeAfterMs, challengeMs } = this.config;
     this.#agenda.at(nowMs + proposeAfterMs, { kind: 'propose_event', eventId: event.id, payouts });
     const challengedAt = nowMs + proposeAfterMs + challengeMs;
-    const disputed = markets.length > 0 && this.rng.chance(this.config.disputeRate) ? this.rng.pick(markets) : undefined;
+    const disputed =
+      markets.length > 0 && this.rng.chance(this.config.disputeRate) ? this.rng.pick(markets) : undefined;
     if (!disputed) {
       this.#agenda.at(challengedAt, { kind: 'settle_event', eventId: event.id, payouts });
       return;
@@ -141,7 +155,8 @@ export class MarketLifecycle {
       case 'resume':
         return this.#resume(this.#market(job.conditionId), at);
       case 'propose_event':
-        for (const [conditionId, payouts] of job.payouts) this.resolution.propose(this.#market(conditionId), payouts, 1, at);
+        for (const [conditionId, payouts] of job.payouts)
+          this.resolution.propose(this.#market(conditionId), payouts, 1, at);
         return setEventState(event, 'PROPOSED', 'PROPOSED');
       case 'dispute':
         this.resolution.dispute(this.#market(job.conditionId));
@@ -150,7 +165,8 @@ export class MarketLifecycle {
         this.resolution.propose(this.#market(job.conditionId), job.payouts, 2, at);
         return setEventState(event, 'PROPOSED', 'PROPOSED');
       case 'settle_event':
-        for (const [conditionId, payouts] of job.payouts) this.resolution.resolve(this.#market(conditionId), payouts, at);
+        for (const [conditionId, payouts] of job.payouts)
+          this.resolution.resolve(this.#market(conditionId), payouts, at);
         setEventState(event, 'CLOSED', 'RESOLVED');
         return this.#agenda.at(at + this.config.redeemDelayMs, { kind: 'redeem', payouts: job.payouts });
       case 'redeem': {
@@ -178,7 +194,11 @@ export class MarketLifecycle {
   #rollRecurring(nowMs: number): void {
     for (const event of this.catalogue.events) {
       if (event.eventType !== 'RECURRING_PROPOSITION') continue;
-      for (let live = liveCycle(this.catalogue, event); live && live.state === 'ACTIVE' && live.closeMs <= nowMs; live = liveCycle(this.catalogue, event)) {
+      for (
+        let live = liveCycle(this.catalogue, event);
+        live && live.state === 'ACTIVE' && live.closeMs <= nowMs;
+        live = liveCycle(this.catalogue, event)
+      ) {
         const { closed, next } = rollRecurring(this.catalogue, this.resolution, this.rng, event, live, nowMs);
         this.#resolveCycle(closed, next, nowMs);
       }
@@ -187,17 +207,25 @@ export class MarketLifecycle {
 
   /** A closed cycle: its outcome is proposed, then final, then paid out, naming the cycle that replaced it. */
   #resolveCycle(closed: SimMarket, next: SimMarket, nowMs: number): void {
-    const payouts = decidePayouts([closed], (m) => this.exchange.markPriceMicro(m, 0), this.rng, 0).get(closed.conditionId) ?? [0n, 1_000_000n];
+    const payouts = decidePayouts([closed], (m) => this.exchange.markPriceMicro(m, 0), this.rng, 0).get(
+      closed.conditionId,
+    ) ?? [0n, 1_000_000n];
     const { proposeAfterMs, challengeMs, redeemDelayMs } = this.config;
     const proposeAt = nowMs + proposeAfterMs;
     const conditionId = closed.conditionId;
     this.#agenda.at(proposeAt, { kind: 'propose', conditionId, payouts });
     this.#agenda.at(proposeAt + challengeMs, { kind: 'resolve', conditionId, payouts });
-    this.#agenda.at(proposeAt + challengeMs + redeemDelayMs, { kind: 'redeem', payouts: [[conditionId, payouts]], replacementId: next.id });
+    this.#agenda.at(proposeAt + challengeMs + redeemDelayMs, {
+      kind: 'redeem',
+      payouts: [[conditionId, payouts]],
+      replacementId: next.id,
+    });
   }
 
   #haltOne(nowMs: number): void {
-    const candidates = this.catalogue.markets.filter((m) => m.recurring === undefined && this.catalogue.isAcceptingOrders(m) && !this.#ending.has(m.eventId));
+    const candidates = this.catalogue.markets.filter(
+      (m) => m.recurring === undefined && this.catalogue.isAcceptingOrders(m) && !this.#ending.has(m.eventId),
+    );
     if (candidates.length === 0) return;
     const market = this.rng.pick(candidates);
     this.catalogue.halt(market.conditionId, this.rng.pick(HALT_REASONS), nowMs);
@@ -217,7 +245,8 @@ export class MarketLifecycle {
 
   #endable(): SimEvent[] {
     return this.catalogue.events.filter((e) => {
-      if (e.eventType === 'RECURRING_PROPOSITION' || e.archivedAtMs !== undefined || this.#ending.has(e.id)) return false;
+      if (e.eventType === 'RECURRING_PROPOSITION' || e.archivedAtMs !== undefined || this.#ending.has(e.id))
+        return false;
       if (e.state !== 'ACTIVE' && e.state !== 'LIVE') return false;
       const markets = this.catalogue.marketsOf(e);
       return markets.length > 0 && markets.every((m) => this.catalogue.isAcceptingOrders(m));
@@ -226,7 +255,9 @@ export class MarketLifecycle {
 
   /** Announced events open when others end, so a long run keeps markets to trade. No frame: §6.2 has no kind for it. */
   #openDraftEvent(nowMs: number): void {
-    const draft = this.catalogue.events.find((e) => e.state === 'DRAFT' && e.archivedAtMs === undefined && e.eventType !== 'RECURRING_PROPOSITION');
+    const draft = this.catalogue.events.find(
+      (e) => e.state === 'DRAFT' && e.archivedAtMs === undefined && e.eventType !== 'RECURRING_PROPOSITION',
+    );
     if (!draft) return;
     draft.state = 'ACTIVE';
     for (const market of this.catalogue.marketsOf(draft)) {
@@ -250,7 +281,11 @@ function missingPayouts(conditionId: string): never {
   throw new Error(`no payouts decided for ${conditionId}`);
 }
 
-function setEventState(event: SimEvent | undefined, state: SimEvent['state'], resolutionStatus: SimEvent['resolutionStatus']): void {
+function setEventState(
+  event: SimEvent | undefined,
+  state: SimEvent['state'],
+  resolutionStatus: SimEvent['resolutionStatus'],
+): void {
   if (!event) return;
   event.state = state;
   event.resolutionStatus = resolutionStatus;

@@ -11,7 +11,12 @@ const CENT = 10_000n;
  * then splits: half the splits are 50/50 (VOID), the rest on the cent grid, so every payout of
  * whole lots is exact.
  */
-export function decidePayouts(markets: SimMarket[], markOf: (m: SimMarket) => bigint, rng: Prng, splitRate: number): Map<string, Payouts> {
+export function decidePayouts(
+  markets: SimMarket[],
+  markOf: (m: SimMarket) => bigint,
+  rng: Prng,
+  splitRate: number,
+): Map<string, Payouts> {
   const out = new Map<string, Payouts>();
   const groups = new Map<string, SimMarket[]>();
   for (const market of markets) {

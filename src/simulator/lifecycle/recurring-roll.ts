@@ -26,7 +26,9 @@ export function rollRecurring(
 ): { closed: SimMarket; next: SimMarket } {
   const cycles = catalogue.marketsOf(event).sort((a, b) => a.openMs - b.openMs);
   const later = cycles.filter((m) => m.openMs > live.openMs);
-  const next = later.find((m) => m.state === 'PROVISIONED' || m.state === 'DRAFT') ?? appendCycle(catalogue, rng, event, latestCycle(catalogue, event));
+  const next =
+    later.find((m) => m.state === 'PROVISIONED' || m.state === 'DRAFT') ??
+    appendCycle(catalogue, rng, event, latestCycle(catalogue, event));
   resolution.close(live, nowMs);
   next.state = 'ACTIVE';
   const following = later.find((m) => m.openMs > next.openMs && m.state === 'DRAFT');
@@ -44,7 +46,9 @@ export function rollRecurring(
 }
 
 function latestCycle(catalogue: Catalogue, event: SimEvent): SimMarket {
-  const last = catalogue.marketsOf(event).reduce<SimMarket | undefined>((a, m) => (a === undefined || m.openMs > a.openMs ? m : a), undefined);
+  const last = catalogue
+    .marketsOf(event)
+    .reduce<SimMarket | undefined>((a, m) => (a === undefined || m.openMs > a.openMs ? m : a), undefined);
   if (!last) throw new Error(`recurring event ${event.id} has no cycle`);
   return last;
 }
@@ -62,7 +66,13 @@ function appendCycle(catalogue: Catalogue, rng: Prng, event: SimEvent, last: Sim
   const base = cycleSlugBase(series, openMs);
   let slug = base;
   for (let n = 2; catalogue.slugTaken(slug); n++) slug = `${base}-${n}`;
-  const spec = cycleMarketSpec(rng, series, { index: cycle.cycleIndex + 1, openMs, slug, state: 'DRAFT', resolutionStatus: 'ACTIVE' });
+  const spec = cycleMarketSpec(rng, series, {
+    index: cycle.cycleIndex + 1,
+    openMs,
+    slug,
+    state: 'DRAFT',
+    resolutionStatus: 'ACTIVE',
+  });
   const market = buildMarket(rng, { ...spec, eventId: event.id });
   catalogue.addMarket(market, event, slug);
   return market;

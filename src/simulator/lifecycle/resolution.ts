@@ -16,11 +16,15 @@ export function winnerOf(payouts: Payouts): 0 | 1 | undefined {
   return undefined;
 }
 
-/** The fields a frame uses to name the result: a winner, or the payouts of a split (never a winner with no token, §6.2). */
+/** The fields a frame uses to name the result: a winner, or the payouts of a split (never a winner with no token,
+ * §6.2). */
 export function resultFields(market: SimMarket, payouts: Payouts): Record<string, unknown> {
   const winner = winnerOf(payouts);
-  if (winner !== undefined) return { winning_token_id: market.outcomes[winner].tokenId, winning_outcome: market.outcomes[winner].label };
-  return { payouts: market.outcomes.map((o) => ({ token_id: o.tokenId, outcome: o.label, payout_micro: payouts[o.index] })) };
+  if (winner !== undefined)
+    return { winning_token_id: market.outcomes[winner].tokenId, winning_outcome: market.outcomes[winner].label };
+  return {
+    payouts: market.outcomes.map((o) => ({ token_id: o.tokenId, outcome: o.label, payout_micro: payouts[o.index] })),
+  };
 }
 
 /**
@@ -35,7 +39,8 @@ export class MarketResolution {
     private readonly events: VenueEvents,
   ) {}
 
-  /** Trading stops: the book is cleared (orders cancelled) and the market is CLOSED. No frame: §6.2 has no kind for it. */
+  /** Trading stops: the book is cleared (orders cancelled) and the market is CLOSED. No frame: §6.2 has no kind for it.
+   * */
   close(market: SimMarket, atMs: number): void {
     if (market.state !== 'ACTIVE') return;
     market.state = 'CLOSED';
@@ -53,7 +58,11 @@ export class MarketResolution {
     const detail: Record<string, unknown> =
       winner === undefined
         ? { ...resultFields(market, payouts), proposal_round: round }
-        : { proposed_token_id: market.outcomes[winner].tokenId, proposed_outcome: market.outcomes[winner].label, proposal_round: round };
+        : {
+            proposed_token_id: market.outcomes[winner].tokenId,
+            proposed_outcome: market.outcomes[winner].label,
+            proposal_round: round,
+          };
     this.catalogue.announce(kind, market, atMs, detail);
   }
 
@@ -70,10 +79,16 @@ export class MarketResolution {
     const voided = payouts[0] === ONE / 2n && payouts[1] === ONE / 2n;
     market.resolutionStatus = voided ? 'VOID' : 'RESOLVED';
     market.resolutionOutcome = winner !== undefined ? market.outcomes[winner].label : voided ? 'VOID' : 'SPLIT';
-    this.catalogue.announce(winner === undefined ? 'payouts_resolved' : 'market_resolved', market, atMs, resultFields(market, payouts));
+    this.catalogue.announce(
+      winner === undefined ? 'payouts_resolved' : 'market_resolved',
+      market,
+      atMs,
+      resultFields(market, payouts),
+    );
   }
 
-  /** Automatic redemption: every position in the market is paid its resolution price; returns how many were redeemed. */
+  /** Automatic redemption: every position in the market is paid its resolution price; returns how many were redeemed.
+   * */
   redeem(market: SimMarket, atMs: number): number {
     let redeemed = 0;
     for (const account of this.accounts.all()) {
@@ -101,7 +116,13 @@ export class MarketResolution {
   }
 
   /** Event-scoped: the resolution is final and paid out; `replacement` is the cycle that took over, if any. */
-  complete(market: SimMarket, payouts: Payouts, replacement: SimMarket | undefined, redeemedPositions: number, atMs: number): void {
+  complete(
+    market: SimMarket,
+    payouts: Payouts,
+    replacement: SimMarket | undefined,
+    redeemedPositions: number,
+    atMs: number,
+  ): void {
     this.catalogue.announce('market_resolution_completed', market, atMs, {
       resolution: winnerOf(payouts) === undefined ? 'payouts' : 'winner',
       ...resultFields(market, payouts),

@@ -43,7 +43,10 @@ type Ready = Extract<FromVenue, { type: 'ready' }>;
  * so the clients' address stays good; after `maxRestarts` the venue stays down and the pipeline
  * says so (venue unreachable).
  */
-export async function startVenueProcess(options: VenueProcessOptions, settings: VenueProcessSettings = {}): Promise<VenueProcess> {
+export async function startVenueProcess(
+  options: VenueProcessOptions,
+  settings: VenueProcessSettings = {},
+): Promise<VenueProcess> {
   const log = settings.log ?? createLogger('simulator.process');
   let { child, ready } = await spawnVenue(options, settings.readyTimeoutMs ?? 120_000);
   const port = Number(new URL(ready.url).port);
@@ -64,7 +67,10 @@ export async function startVenueProcess(options: VenueProcessOptions, settings: 
         return;
       }
       restarts++;
-      log.error({ code, signal, venuePid: proc.pid }, 'the built-in venue stopped unasked: starting it again from its last save');
+      log.error(
+        { code, signal, venuePid: proc.pid },
+        'the built-in venue stopped unasked: starting it again from its last save',
+      );
       setTimeout(() => {
         if (closing) return;
         spawnVenue({ ...options, port }, settings.readyTimeoutMs ?? 120_000).then(
@@ -118,7 +124,8 @@ function sendTo(child: ChildProcess, message: ToVenue): boolean {
   return true;
 }
 
-/** One venue process, up and serving; a start that fails rejects with its reason (a SettingError for a bad state file). */
+/** One venue process, up and serving; a start that fails rejects with its reason (a SettingError for a bad state file).
+ * */
 function spawnVenue(options: VenueProcessOptions, timeoutMs: number): Promise<{ child: ChildProcess; ready: Ready }> {
   const child = fork(ENTRY, [JSON.stringify(options)], {
     execArgv: ['--import', TSX_LOADER],
@@ -141,7 +148,11 @@ function spawnVenue(options: VenueProcessOptions, timeoutMs: number): Promise<{ 
         child.off('exit', onExit);
         resolve({ child, ready: message });
       } else if (message.type === 'failed') {
-        fail(message.setting ? new SettingError(message.message) : new Error(`the built-in venue could not start: ${message.message}`));
+        fail(
+          message.setting
+            ? new SettingError(message.message)
+            : new Error(`the built-in venue could not start: ${message.message}`),
+        );
       }
     };
     const onExit = (code: number | null, signal: NodeJS.Signals | null): void =>

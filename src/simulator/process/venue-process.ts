@@ -30,7 +30,11 @@ async function main(): Promise<void> {
   try {
     sim = await startSimulator(options);
   } catch (err) {
-    send({ type: 'failed', message: err instanceof Error ? err.message : String(err), setting: err instanceof SettingError });
+    send({
+      type: 'failed',
+      message: err instanceof Error ? err.message : String(err),
+      setting: err instanceof SettingError,
+    });
     process.exitCode = 2;
     process.disconnect?.();
     return;

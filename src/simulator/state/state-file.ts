@@ -34,7 +34,8 @@ export class VenueStateFile {
     lockStateFile(path, 'venue state', 'one data directory or --state-file per venue');
   }
 
-  /** The saved venue, or undefined when there is no file yet. A file it cannot read is an error that says what to do. */
+  /** The saved venue, or undefined when there is no file yet. A file it cannot read is an error that says what to do.
+   * */
   read(): SavedVenue | undefined {
     let text: string;
     try {
@@ -49,12 +50,22 @@ export class VenueStateFile {
     } catch (err) {
       throw this.#refusal(`is not a venue state (${(err as Error).message})`);
     }
-    const file = parsed as Partial<{ format: unknown; version: unknown; generation: unknown; clean: unknown; strings: unknown; world: unknown }>;
+    const file = parsed as Partial<{
+      format: unknown;
+      version: unknown;
+      generation: unknown;
+      clean: unknown;
+      strings: unknown;
+      world: unknown;
+    }>;
     if (typeof parsed !== 'object' || parsed === null || file.format !== STATE_FORMAT)
       throw this.#refusal(`is not a venue state (no "format": "${STATE_FORMAT}")`);
-    if (typeof file.version !== 'number' || !Number.isInteger(file.version) || file.version < 1) throw this.#refusal('has no state version');
+    if (typeof file.version !== 'number' || !Number.isInteger(file.version) || file.version < 1)
+      throw this.#refusal('has no state version');
     if (file.version > STATE_VERSION) {
-      throw this.#refusal(`was written by a newer tapehouse (state version ${file.version}; this one reads version ${STATE_VERSION})`);
+      throw this.#refusal(
+        `was written by a newer tapehouse (state version ${file.version}; this one reads version ${STATE_VERSION})`,
+      );
     }
     if (
       typeof file.generation !== 'number' ||
@@ -106,7 +117,8 @@ export class VenueStateFile {
     return this.#writing;
   }
 
-  /** The file's text into a temporary file: the header first (readable by any version), then the world and its strings (codec.ts). */
+  /** The file's text into a temporary file: the header first (readable by any version), then the world and its strings
+   * (codec.ts). */
   #write(saved: SavedVenue): number {
     mkdirSync(dirname(this.path), { recursive: true });
     const fd = openSync(this.#temporary(), 'w', OWNER_ONLY);

@@ -51,7 +51,10 @@ export class AccountStream {
     const entry: AccountConnection = {
       conn: new WsConnection(
         ws,
-        openConnection(this.settings, 'account', ip, () => ({ account_id: account.id, subjects: entry.subscribed ? [{ channel: ACCOUNT_CHANNEL }] : [] })),
+        openConnection(this.settings, 'account', ip, () => ({
+          account_id: account.id,
+          subjects: entry.subscribed ? [{ channel: ACCOUNT_CHANNEL }] : [],
+        })),
       ),
       token,
       subscribed: true,
@@ -74,28 +77,41 @@ export class AccountStream {
 
   /** Fault: the connection stops receiving account frames until it subscribes again. */
   unsubscribe(conn: WsConnection): void {
-    for (const set of this.#byAccount.values()) for (const entry of set) if (entry.conn === conn) entry.subscribed = false;
+    for (const set of this.#byAccount.values())
+      for (const entry of set) if (entry.conn === conn) entry.subscribed = false;
   }
 
   tick(nowMs: number): void {
     for (const set of this.#byAccount.values()) {
       for (const entry of set) {
         // A revoked token loses its stream as it loses its REST access.
-        if (entry.token.revokedAtMs !== undefined) entry.conn.closeWith(CLOSE_CODES.credentialsRevoked, 'credentials revoked');
+        if (entry.token.revokedAtMs !== undefined)
+          entry.conn.closeWith(CLOSE_CODES.credentialsRevoked, 'credentials revoked');
         else entry.conn.tick(nowMs);
       }
     }
   }
 
-  #ack(entry: AccountConnection, type: 'subscribed' | 'unsubscribed', id: string | number | undefined, nowMs: number): void {
-    const data = JSON.stringify({ id, connection_id: entry.conn.id, as_of: new Date(nowMs).toISOString(), channels: [ACCOUNT_CHANNEL] });
+  #ack(
+    entry: AccountConnection,
+    type: 'subscribed' | 'unsubscribed',
+    id: string | number | undefined,
+    nowMs: number,
+  ): void {
+    const data = JSON.stringify({
+      id,
+      connection_id: entry.conn.id,
+      as_of: new Date(nowMs).toISOString(),
+      channels: [ACCOUNT_CHANNEL],
+    });
     entry.conn.send(type, frameTail(nowMs, data), nowMs);
   }
 
   #onMessage(entry: AccountConnection, raw: string): void {
     const now = this.settings.clock.now();
     const msg = parseClientMessage(raw, [ACCOUNT_CHANNEL], false);
-    if ('code' in msg) return entry.conn.send('error', frameTail(now, errorData(msg.code, msg.detail, 'keep', { id: msg.id })), now);
+    if ('code' in msg)
+      return entry.conn.send('error', frameTail(now, errorData(msg.code, msg.detail, 'keep', { id: msg.id })), now);
     if (msg.op === 'ping') return entry.conn.send('pong', frameTail(now, JSON.stringify({ id: msg.id })), now);
     entry.subscribed = msg.op === 'subscribe';
     this.#ack(entry, msg.op === 'subscribe' ? 'subscribed' : 'unsubscribed', msg.id, now);

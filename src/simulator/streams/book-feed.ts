@@ -32,12 +32,15 @@ function diffSide(side: 'bid' | 'ask', before: BookLevel[], after: BookLevel[]):
   const old = new Map(before.map((l) => [l.priceMicro, l.sharesMicro]));
   const out: LevelChange[] = [];
   for (const l of after) {
-    if (old.get(l.priceMicro) !== l.sharesMicro) out.push({ side, priceMicro: l.priceMicro, sharesMicro: l.sharesMicro });
+    if (old.get(l.priceMicro) !== l.sharesMicro)
+      out.push({ side, priceMicro: l.priceMicro, sharesMicro: l.sharesMicro });
     old.delete(l.priceMicro);
   }
   for (const price of old.keys()) out.push({ side, priceMicro: price, sharesMicro: 0n });
   // Best first, like the ladder.
-  return out.sort((a, b) => (side === 'bid' ? Number(b.priceMicro - a.priceMicro) : Number(a.priceMicro - b.priceMicro)));
+  return out.sort((a, b) =>
+    side === 'bid' ? Number(b.priceMicro - a.priceMicro) : Number(a.priceMicro - b.priceMicro),
+  );
 }
 
 /**
@@ -75,7 +78,9 @@ export class BookFeed {
         bids: snap.bids,
         asks: snap.asks,
         changes: [...diffSide('bid', before.bids, snap.bids), ...diffSide('ask', before.asks, snap.asks)],
-        topChanged: before.bids[0]?.priceMicro !== snap.bids[0]?.priceMicro || before.asks[0]?.priceMicro !== snap.asks[0]?.priceMicro,
+        topChanged:
+          before.bids[0]?.priceMicro !== snap.bids[0]?.priceMicro ||
+          before.asks[0]?.priceMicro !== snap.asks[0]?.priceMicro,
       };
       for (const listener of this.#listeners) listener(update);
     });

@@ -9,7 +9,11 @@ export interface Subject {
   id: string;
 }
 
-export const SUBJECT_FIELDS: Record<SubjectKind, string> = { token: 'token_ids', condition: 'condition_ids', event: 'event_ids' };
+export const SUBJECT_FIELDS: Record<SubjectKind, string> = {
+  token: 'token_ids',
+  condition: 'condition_ids',
+  event: 'event_ids',
+};
 
 export type ClientMessage =
   | { op: 'subscribe' | 'unsubscribe'; id: string | number | undefined; channels: string[]; subjects: Subject[] }
@@ -29,7 +33,11 @@ function stringList(value: unknown): string[] | undefined {
  * Reads one client message: `{op, id?, channels, token_ids?, condition_ids?, event_ids?}`.
  * `channels` must come from `allowed`; a socket without ids (the account socket) takes none.
  */
-export function parseClientMessage(raw: string, allowed: readonly string[], takesIds: boolean): ClientMessage | MessageProblem {
+export function parseClientMessage(
+  raw: string,
+  allowed: readonly string[],
+  takesIds: boolean,
+): ClientMessage | MessageProblem {
   let msg: unknown;
   try {
     msg = JSON.parse(raw);
@@ -41,21 +49,29 @@ export function parseClientMessage(raw: string, allowed: readonly string[], take
   const m = msg as Record<string, unknown>;
   const id = typeof m.id === 'string' || (typeof m.id === 'number' && Number.isSafeInteger(m.id)) ? m.id : undefined;
   if (m.op === 'ping') return { op: 'ping', id };
-  if (m.op !== 'subscribe' && m.op !== 'unsubscribe') return { code: 'validation_failed', detail: 'op must be subscribe, unsubscribe or ping.', id };
+  if (m.op !== 'subscribe' && m.op !== 'unsubscribe')
+    return { code: 'validation_failed', detail: 'op must be subscribe, unsubscribe or ping.', id };
   const channels = stringList(m.channels);
-  if (!channels || channels.length === 0) return { code: 'validation_failed', detail: 'channels must be a non-empty array of channel names.', id };
+  if (!channels || channels.length === 0)
+    return { code: 'validation_failed', detail: 'channels must be a non-empty array of channel names.', id };
   const unknown = channels.find((c) => !allowed.includes(c));
-  if (unknown !== undefined) return { code: 'validation_failed', detail: `Unknown channel ${unknown}; channels are ${allowed.join(', ')}.`, id };
+  if (unknown !== undefined)
+    return { code: 'validation_failed', detail: `Unknown channel ${unknown}; channels are ${allowed.join(', ')}.`, id };
   const subjects: Subject[] = [];
   for (const kind of Object.keys(SUBJECT_FIELDS) as SubjectKind[]) {
     const field = SUBJECT_FIELDS[kind];
     if (m[field] === undefined) continue;
     const ids = stringList(m[field]);
     if (!ids || !takesIds)
-      return { code: 'validation_failed', detail: takesIds ? `${field} must be an array of strings.` : `This socket takes no ${field}.`, id };
+      return {
+        code: 'validation_failed',
+        detail: takesIds ? `${field} must be an array of strings.` : `This socket takes no ${field}.`,
+        id,
+      };
     for (const channel of channels) for (const subjectId of ids) subjects.push({ channel, kind, id: subjectId });
   }
-  if (takesIds && subjects.length === 0) return { code: 'validation_failed', detail: 'Name at least one of token_ids, condition_ids, event_ids.', id };
+  if (takesIds && subjects.length === 0)
+    return { code: 'validation_failed', detail: 'Name at least one of token_ids, condition_ids, event_ids.', id };
   return { op: m.op, id, channels, subjects };
 }
 

@@ -24,7 +24,12 @@ export class FramesSent {
 }
 
 /** A new connection's settings, opened now with a fresh id. */
-export function openConnection(settings: StreamSettings, endpoint: StreamEndpoint, ip: string, covers: () => Record<string, unknown>): ConnectionInit {
+export function openConnection(
+  settings: StreamSettings,
+  endpoint: StreamEndpoint,
+  ip: string,
+  covers: () => Record<string, unknown>,
+): ConnectionInit {
   return {
     id: randomUUID(),
     endpoint,
@@ -89,7 +94,12 @@ export abstract class StreamConnection {
   }
 
   describe(): Record<string, unknown> {
-    return { connection_id: this.id, endpoint: this.endpoint, opened_at: new Date(this.openedAtMs).toISOString(), ...this.#covers() };
+    return {
+      connection_id: this.id,
+      endpoint: this.endpoint,
+      opened_at: new Date(this.openedAtMs).toISOString(),
+      ...this.#covers(),
+    };
   }
 
   /** Sends one numbered frame of the WebSocket envelope; the tail is `frameTail(...)`. */
@@ -123,7 +133,11 @@ export abstract class StreamConnection {
   }
 
   /** Frames of a fault that are not well-formed frames of this protocol; they take no frame number. */
-  sendMalformed(variant: Exclude<MalformedVariant, 'unknown_fields' | 'unknown_kind'>, nowMs: number, oversizedBytes: number): void {
+  sendMalformed(
+    variant: Exclude<MalformedVariant, 'unknown_fields' | 'unknown_kind'>,
+    nowMs: number,
+    oversizedBytes: number,
+  ): void {
     if (this.closed) return;
     this.#written(this.write(malformedText(variant, this.seq, nowMs, oversizedBytes), 'malformed', undefined));
   }
@@ -142,11 +156,17 @@ export abstract class StreamConnection {
 
 /** Fields no client knows, in the envelope and in `data` (or at the top of an SSE event). */
 function withUnknownFields(text: string): string {
-  if (text.includes('"data":{')) return text.replace('"data":{', '"x_venue_hint":{"note":"unknown field"},"data":{"x_extra":[1,"two",null],');
+  if (text.includes('"data":{'))
+    return text.replace('"data":{', '"x_venue_hint":{"note":"unknown field"},"data":{"x_extra":[1,"two",null],');
   return text.replace('{', '{"x_venue_hint":{"note":"unknown field"},');
 }
 
-function malformedText(variant: 'invalid_json' | 'wrong_types' | 'oversized', lastSeq: number, nowMs: number, oversizedBytes: number): string {
+function malformedText(
+  variant: 'invalid_json' | 'wrong_types' | 'oversized',
+  lastSeq: number,
+  nowMs: number,
+  oversizedBytes: number,
+): string {
   const ts = new Date(nowMs).toISOString();
   switch (variant) {
     case 'invalid_json':

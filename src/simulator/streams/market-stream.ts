@@ -20,7 +20,8 @@ export type BookFrames = 'snapshot' | 'delta';
 export class MarketStream {
   readonly connections = new Set<WsConnection>();
   readonly index = new SubscriptionIndex<WsConnection>();
-  /** Tokens each connection has had a full book of: in delta mode, a token's first frame on a connection is a snapshot. */
+  /** Tokens each connection has had a full book of: in delta mode, a token's first frame on a connection is a snapshot.
+   * */
   readonly #seeded = new WeakMap<WsConnection, Set<string>>();
   #delivery = 0;
 
@@ -65,7 +66,8 @@ export class MarketStream {
     this.#forgetBooks(conn);
   }
 
-  /** After coverage shrank, every token's next book frame on the connection is a full snapshot again (always a valid base). */
+  /** After coverage shrank, every token's next book frame on the connection is a full snapshot again (always a valid
+   * base). */
   #forgetBooks(conn: WsConnection): void {
     this.#seeded.delete(conn);
   }
@@ -73,7 +75,8 @@ export class MarketStream {
   /** Tokens whose books a connection holds through its orderbook subjects (for `sequence_reset`). */
   coveredTokens(conn: WsConnection): string[] {
     const tokens = new Set<string>();
-    for (const s of this.index.subjectsOf(conn)) if (s.channel === 'orderbook') for (const t of this.#tokensOf(s)) tokens.add(t);
+    for (const s of this.index.subjectsOf(conn))
+      if (s.channel === 'orderbook') for (const t of this.#tokensOf(s)) tokens.add(t);
     return [...tokens];
   }
 
@@ -88,11 +91,17 @@ export class MarketStream {
       return conn.send('unsubscribed', frameTail(now, this.#ackData(msg.id, conn, removed, now)), now);
     }
     const accepted: Subject[] = [];
-    const rejected: Array<{ subject: Subject; code: 'token_not_found' | 'market_not_found' | 'event_not_found' | 'validation_failed' }> = [];
+    const rejected: Array<{
+      subject: Subject;
+      code: 'token_not_found' | 'market_not_found' | 'event_not_found' | 'validation_failed';
+    }> = [];
     for (const subject of msg.subjects) {
       const problem = this.#checkSubject(subject);
       if (problem) rejected.push({ subject, code: problem });
-      else if (!this.index.has(conn, subject) && this.index.countOf(conn) >= this.settings.limits.maxSubjectsPerConnection)
+      else if (
+        !this.index.has(conn, subject) &&
+        this.index.countOf(conn) >= this.settings.limits.maxSubjectsPerConnection
+      )
         rejected.push({ subject, code: 'validation_failed' });
       else {
         this.index.add(conn, subject);
@@ -101,10 +110,16 @@ export class MarketStream {
     }
     if (rejected.length > 0) {
       const first = rejected[0] as (typeof rejected)[number];
-      const detail = rejected.length === 1 ? `Not subscribed: ${first.subject.kind} ${first.subject.id}.` : `${rejected.length} subjects not subscribed.`;
+      const detail =
+        rejected.length === 1
+          ? `Not subscribed: ${first.subject.kind} ${first.subject.id}.`
+          : `${rejected.length} subjects not subscribed.`;
       this.sendError(
         conn,
-        errorData(first.code, detail, 'keep', { id: msg.id, rejected: rejected.map((r) => ({ ...subjectJson(r.subject), code: r.code })) }),
+        errorData(first.code, detail, 'keep', {
+          id: msg.id,
+          rejected: rejected.map((r) => ({ ...subjectJson(r.subject), code: r.code })),
+        }),
         now,
       );
     }
@@ -116,10 +131,19 @@ export class MarketStream {
     const lists: Record<string, string[]> = {};
     for (const s of subjects) (lists[SUBJECT_FIELDS[s.kind]] ??= []).push(s.id);
     const channels = [...new Set(subjects.map((s) => s.channel))];
-    return JSON.stringify({ id, connection_id: conn.id, as_of: new Date(nowMs).toISOString(), channels, subjects: subjects.map(subjectJson), ...lists });
+    return JSON.stringify({
+      id,
+      connection_id: conn.id,
+      as_of: new Date(nowMs).toISOString(),
+      channels,
+      subjects: subjects.map(subjectJson),
+      ...lists,
+    });
   }
 
-  #checkSubject(s: Subject): 'token_not_found' | 'market_not_found' | 'event_not_found' | 'validation_failed' | undefined {
+  #checkSubject(
+    s: Subject,
+  ): 'token_not_found' | 'market_not_found' | 'event_not_found' | 'validation_failed' | undefined {
     const { catalogue } = this.venue;
     if (s.channel === 'market_status' && s.kind === 'token') return 'validation_failed';
     if (s.kind === 'token') return catalogue.token(s.id) ? undefined : 'token_not_found';
@@ -136,15 +160,24 @@ export class MarketStream {
         const ladder = this.feed.current(tokenId);
         const ref = this.venue.catalogue.token(tokenId);
         if (!ladder || !ref) continue;
-        const bookRef = { tokenId, conditionId: ref.market.conditionId, marketId: ref.market.id, sequence: ladder.sequence };
-        const data = channel === 'orderbook' ? snapshotData(bookRef, ladder.bids, ladder.asks, true) : bestQuoteData(bookRef, ladder.bids, ladder.asks);
+        const bookRef = {
+          tokenId,
+          conditionId: ref.market.conditionId,
+          marketId: ref.market.id,
+          sequence: ladder.sequence,
+        };
+        const data =
+          channel === 'orderbook'
+            ? snapshotData(bookRef, ladder.bids, ladder.asks, true)
+            : bestQuoteData(bookRef, ladder.bids, ladder.asks);
         conn.send(channel, frameTail(nowMs, data), nowMs);
         if (channel === 'orderbook') this.#seededSet(conn).add(tokenId);
       }
     }
   }
 
-  /** Tokens a subject covers with a book worth sending; for an event, its markets that trade now (the others' books are empty). */
+  /** Tokens a subject covers with a book worth sending; for an event, its markets that trade now (the others' books are
+   * empty). */
   #tokensOf(s: Subject): string[] {
     const { catalogue } = this.venue;
     const marketTokens = (m: SimMarket | undefined): string[] => (m ? m.outcomes.map((o) => o.tokenId) : []);
@@ -161,11 +194,18 @@ export class MarketStream {
   #watched(tokenId: string): boolean {
     const ref = this.venue.catalogue.token(tokenId);
     if (!ref) return false;
-    return (['orderbook', 'best_quote'] as const).some((c) => this.#holders(c, tokenId, ref.market.conditionId, ref.market.eventId).length > 0);
+    return (['orderbook', 'best_quote'] as const).some(
+      (c) => this.#holders(c, tokenId, ref.market.conditionId, ref.market.eventId).length > 0,
+    );
   }
 
   /** Connections covering a token's channel through the token, its condition or its event. */
-  #holders(channel: MarketChannel, tokenId: string | undefined, conditionId: string | undefined, eventId: string): WsConnection[] {
+  #holders(
+    channel: MarketChannel,
+    tokenId: string | undefined,
+    conditionId: string | undefined,
+    eventId: string,
+  ): WsConnection[] {
     return this.#union([
       tokenId === undefined ? undefined : this.index.holders(channel, 'token', tokenId),
       conditionId === undefined ? undefined : this.index.holders(channel, 'condition', conditionId),
@@ -207,14 +247,25 @@ export class MarketStream {
     const books = this.#holders('orderbook', u.tokenId, u.conditionId, u.eventId);
     if (this.bookFrames === 'snapshot') this.#fanOut(books, 'orderbook', snapshotData(u, u.bids, u.asks), u.atMs);
     else {
-      // A token the connection never had a book of (a market that opened after an event subscription) starts with a snapshot.
+      // A token the connection never had a book of (a market that opened after an event subscription) starts with a
+      // snapshot.
       const unseeded = books.filter((c) => !this.#seededSet(c).has(u.tokenId));
       for (const c of unseeded) this.#seededSet(c).add(u.tokenId);
       this.#fanOut(unseeded, 'orderbook', snapshotData(u, u.bids, u.asks), u.atMs);
-      this.#fanOut(unseeded.length === 0 ? books : books.filter((c) => !unseeded.includes(c)), 'orderbook', deltaData(u), u.atMs);
+      this.#fanOut(
+        unseeded.length === 0 ? books : books.filter((c) => !unseeded.includes(c)),
+        'orderbook',
+        deltaData(u),
+        u.atMs,
+      );
     }
     if (!u.topChanged) return;
-    this.#fanOut(this.#holders('best_quote', u.tokenId, u.conditionId, u.eventId), 'best_quote', bestQuoteData(u, u.bids, u.asks), u.atMs);
+    this.#fanOut(
+      this.#holders('best_quote', u.tokenId, u.conditionId, u.eventId),
+      'best_quote',
+      bestQuoteData(u, u.bids, u.asks),
+      u.atMs,
+    );
   }
 
   /** One frame per trade, to whoever covers either token of the market, its condition or its event. */
@@ -232,6 +283,11 @@ export class MarketStream {
   /** Market kinds reach condition and event subscribers; event-scoped kinds reach event subscribers only. */
   #onStatus(e: MarketStatusEvent): void {
     const conditionId = EVENT_SCOPED_KINDS.has(e.kind) ? undefined : e.conditionId;
-    this.#fanOut(this.#holders('market_status', undefined, conditionId, e.eventId), 'market_status', statusData(e), e.atMs);
+    this.#fanOut(
+      this.#holders('market_status', undefined, conditionId, e.eventId),
+      'market_status',
+      statusData(e),
+      e.atMs,
+    );
   }
 }

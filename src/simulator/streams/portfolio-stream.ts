@@ -74,10 +74,16 @@ export class PortfolioStream {
       ? { as_of: asOf, positions: [], unavailable_exchanges: ['SERVICE'] }
       : {
           as_of: asOf,
-          positions: openPositions(account).map((p) => renderPosition(this.venue, p, counterpartOf(this.venue, account, p))),
+          positions: openPositions(account).map((p) =>
+            renderPosition(this.venue, p, counterpartOf(this.venue, account, p)),
+          ),
           unavailable_exchanges: [],
         };
     const summary = { summaries: [renderSummary(this.venue, account, nowMs)] };
-    entry.conn.event('portfolio.sync', (seq) => toJson({ type: 'portfolio.sync', seq: String(seq), stream_id: entry.streamId, positions, summary }), nowMs);
+    entry.conn.event(
+      'portfolio.sync',
+      (seq) => toJson({ type: 'portfolio.sync', seq: String(seq), stream_id: entry.streamId, positions, summary }),
+      nowMs,
+    );
   }
 }

@@ -78,11 +78,23 @@ export class PriceStream {
   }
 
   #step(): void {
-    for (const [symbol, price] of this.#prices) this.#prices.set(symbol, Math.max(0.01, price * (1 + this.rng.normal() * 0.0005)));
+    for (const [symbol, price] of this.#prices)
+      this.#prices.set(symbol, Math.max(0.01, price * (1 + this.rng.normal() * 0.0005)));
   }
 
   #send(entry: PriceConnection, symbol: string, nowMs: number): void {
     const price = (this.#prices.get(symbol) ?? 0).toFixed(this.decimals);
-    entry.conn.event('price', () => JSON.stringify({ type: 'price', symbol, price, observed_at: new Date(nowMs).toISOString(), source: this.source }), nowMs);
+    entry.conn.event(
+      'price',
+      () =>
+        JSON.stringify({
+          type: 'price',
+          symbol,
+          price,
+          observed_at: new Date(nowMs).toISOString(),
+          source: this.source,
+        }),
+      nowMs,
+    );
   }
 }

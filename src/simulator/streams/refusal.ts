@@ -18,7 +18,12 @@ export interface Refusal {
 
 /** §8.5 (and the edge, §7.8): 429, `Retry-After` (60 for stream attempts), application/json, `rate_limited`. */
 export function rateLimitedRefusal(afterSeconds = 60): Refusal {
-  return { status: 429, contentType: 'application/json', headers: { 'Retry-After': String(afterSeconds) }, body: edgeRateLimitedBody(afterSeconds) };
+  return {
+    status: 429,
+    contentType: 'application/json',
+    headers: { 'Retry-After': String(afterSeconds) },
+    body: edgeRateLimitedBody(afterSeconds),
+  };
 }
 
 export function problemRefusal(rejection: Rejection): Refusal {
@@ -47,6 +52,10 @@ export function refuseUpgrade(socket: Duplex, refusal: Refusal): void {
 
 export function refuseRequest(res: ServerResponse, refusal: Refusal): void {
   const body = toJson(refusal.body);
-  res.writeHead(refusal.status, { ...refusal.headers, 'Content-Type': refusal.contentType, 'Content-Length': Buffer.byteLength(body) });
+  res.writeHead(refusal.status, {
+    ...refusal.headers,
+    'Content-Type': refusal.contentType,
+    'Content-Length': Buffer.byteLength(body),
+  });
   res.end(body);
 }

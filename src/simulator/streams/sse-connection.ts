@@ -8,7 +8,12 @@ export class SseConnection extends StreamConnection {
     init: ConnectionInit,
   ) {
     super(init);
-    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-cache',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
     res.flushHeaders();
     res.on('close', () => {
       this.closed = true;
@@ -31,7 +36,8 @@ export class SseConnection extends StreamConnection {
 
   /** A comment line: proof of life that is not an event (clients feed it to their silence watchdog). */
   protected override heartbeat(nowMs: number): void {
-    if (!this.res.writableEnded && !this.res.destroyed) this.res.write(`: heartbeat ${new Date(nowMs).toISOString()}\n\n`);
+    if (!this.res.writableEnded && !this.res.destroyed)
+      this.res.write(`: heartbeat ${new Date(nowMs).toISOString()}\n\n`);
   }
 
   drop(): void {

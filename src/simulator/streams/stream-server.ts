@@ -14,7 +14,13 @@ import { FramesSent, type StreamConnection, type StreamSettings } from './connec
 import { MarketStream, type BookFrames } from './market-stream.ts';
 import { PortfolioStream } from './portfolio-stream.ts';
 import { PriceStream } from './price-stream.ts';
-import { CLOSE_CODES, DEFAULT_STREAM_LIMITS, streamEndpointOf, type StreamEndpoint, type StreamLimits } from './protocol.ts';
+import {
+  CLOSE_CODES,
+  DEFAULT_STREAM_LIMITS,
+  streamEndpointOf,
+  type StreamEndpoint,
+  type StreamLimits,
+} from './protocol.ts';
 import { rateLimitedRefusal, problemRefusal, refuseRequest, refuseUpgrade, type Refusal } from './refusal.ts';
 
 export interface StreamsConfig {
@@ -91,7 +97,14 @@ export class StreamServer {
     const prng = venue.prng;
     // The oracle quotes 8 decimals (as price oracles do): more than a client's micro-units keep.
     this.prices = new PriceStream('prices', 'SERVICE', settings, prng('prices'), config.priceIntervalMs, 2);
-    this.oraclePro = new PriceStream('oracle_pro', 'oracle-pro', settings, prng('oracle-pro'), config.priceIntervalMs, 8);
+    this.oraclePro = new PriceStream(
+      'oracle_pro',
+      'oracle-pro',
+      settings,
+      prng('oracle-pro'),
+      config.priceIntervalMs,
+      8,
+    );
     this.#attempts = new ConnectionAttempts(limits.attemptsPerMinute);
     // A client that never answers a close frame holds its socket 2 s, not ws's default 30 s (shutdown
     // waits for it). ws takes `closeTimeout` (documented in its source); @types/ws does not list it yet.
@@ -110,7 +123,13 @@ export class StreamServer {
   }
 
   connections(): StreamConnection[] {
-    return [...this.market.connections, ...this.account.connections, ...this.portfolio.connections, ...this.prices.connections, ...this.oraclePro.connections];
+    return [
+      ...this.market.connections,
+      ...this.account.connections,
+      ...this.portfolio.connections,
+      ...this.prices.connections,
+      ...this.oraclePro.connections,
+    ];
   }
 
   /** WebSocket upgrades; anything but the two sockets is answered 404 `route_not_found`. */
@@ -181,13 +200,25 @@ export class StreamServer {
       }
       if (endpoint === 'prices' || endpoint === 'oracle_pro') {
         if (this.config.priceStreams === 'absent')
-          throw new Rejection('route_not_found', `No route for ${new URL(req.url ?? '/', 'http://127.0.0.1').pathname}.`);
-        if (this.config.priceStreams !== 'on') throw new Rejection('price_stream_not_configured', 'Price streaming is not offered in this deployment.');
-        const parsed = PriceStream.parseSymbols(new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get('symbols'));
+          throw new Rejection(
+            'route_not_found',
+            `No route for ${new URL(req.url ?? '/', 'http://127.0.0.1').pathname}.`,
+          );
+        if (this.config.priceStreams !== 'on')
+          throw new Rejection('price_stream_not_configured', 'Price streaming is not offered in this deployment.');
+        const parsed = PriceStream.parseSymbols(
+          new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get('symbols'),
+        );
         if ('unknown' in parsed) throw new Rejection('price_feed_not_found', `No price source for ${parsed.unknown}.`);
         const capacity = this.config.priceSymbolCapacity;
-        if (capacity > 0 && this.prices.symbolsHeld() + this.oraclePro.symbolsHeld() + parsed.symbols.length > capacity) {
-          throw new Rejection('price_stream_capacity_exceeded', `The price streams' shared budget of ${capacity} symbols is spent.`);
+        if (
+          capacity > 0 &&
+          this.prices.symbolsHeld() + this.oraclePro.symbolsHeld() + parsed.symbols.length > capacity
+        ) {
+          throw new Rejection(
+            'price_stream_capacity_exceeded',
+            `The price streams' shared budget of ${capacity} symbols is spent.`,
+          );
         }
         return { symbols: parsed.symbols };
       }

@@ -107,11 +107,23 @@ export function accountFrames(venue: Venue, account: Account, e: AccountEvent): 
 function positionFrame(venue: Venue, account: Account, tokenId: string): Record<string, unknown> {
   const position = account.position(tokenId);
   if (!position) return { kind: 'position_updated', position: { token_id: tokenId, shares_micro: 0n } };
-  return { kind: 'position_updated', position: renderPosition(venue, position, counterpartOf(venue, account, position)) };
+  return {
+    kind: 'position_updated',
+    position: renderPosition(venue, position, counterpartOf(venue, account, position)),
+  };
 }
 
 /** An error frame's data: the failure object of §2.2 plus what the client should do. */
-export function errorData(code: ProblemCode, detail: string, action: ErrorAction, extra: Record<string, unknown> = {}): string {
+export function errorData(
+  code: ProblemCode,
+  detail: string,
+  action: ErrorAction,
+  extra: Record<string, unknown> = {},
+): string {
   const info = codeInfo(code);
-  return toJson({ failure: { code, title: info.title, detail, recovery: { strategy: info.strategy } }, action, ...extra });
+  return toJson({
+    failure: { code, title: info.title, detail, recovery: { strategy: info.strategy } },
+    action,
+    ...extra,
+  });
 }

@@ -17,7 +17,12 @@ export function newStats(): TraderStats {
 type Draft = Pick<PlaceRequest, 'tokenId' | 'side' | 'type' | 'timeInForce'> & Partial<PlaceRequest>;
 
 /** Places an order for a synthetic trader; a synchronous refusal is counted, not thrown. */
-export function tryPlace(exchange: Exchange, stats: TraderStats, accountId: string, draft: Draft): SimOrder | undefined {
+export function tryPlace(
+  exchange: Exchange,
+  stats: TraderStats,
+  accountId: string,
+  draft: Draft,
+): SimOrder | undefined {
   const req: PlaceRequest = {
     postOnly: false,
     priceMicro: undefined,

@@ -50,7 +50,13 @@ export class Taker {
       const lots = held / 10_000n;
       const shares = ((BigInt(rng.int(1, 100)) * lots) / 100n) * 10_000n;
       if (shares >= market.minOrderSizeMicro) {
-        tryPlace(this.exchange, this.stats, id, { tokenId: outcome.tokenId, side: 'SELL', type: 'MARKET', timeInForce: 'FAK', sharesMicro: shares });
+        tryPlace(this.exchange, this.stats, id, {
+          tokenId: outcome.tokenId,
+          side: 'SELL',
+          type: 'MARKET',
+          timeInForce: 'FAK',
+          sharesMicro: shares,
+        });
         return;
       }
     }

@@ -18,7 +18,12 @@ export function problemBody(requestId: string, rejection: Rejection): Record<str
 }
 
 /** problem+json of §7.1; `request_id` equals the X-Request-ID header set on every origin response. */
-export function sendProblem(res: ServerResponse, requestId: string, rejection: Rejection, headers: Record<string, string> = {}): void {
+export function sendProblem(
+  res: ServerResponse,
+  requestId: string,
+  rejection: Rejection,
+  headers: Record<string, string> = {},
+): void {
   sendJson(res, rejection.status, problemBody(requestId, rejection), 'application/problem+json', {
     ...headers,
     ...rejection.headers,
@@ -28,7 +33,11 @@ export function sendProblem(res: ServerResponse, requestId: string, rejection: R
 
 /** The edge's own 429 (§7.8) and the stream attempt limit's (§8.5): plain JSON, no request id, no account headers. */
 export function edgeRateLimitedBody(afterSeconds: number): Record<string, unknown> {
-  return { code: 'rate_limited', title: 'Too many requests', recovery: { strategy: 'retry_after', after_seconds: afterSeconds } };
+  return {
+    code: 'rate_limited',
+    title: 'Too many requests',
+    recovery: { strategy: 'retry_after', after_seconds: afterSeconds },
+  };
 }
 
 export function sendEdgeRateLimited(res: ServerResponse, afterSeconds: number): void {

@@ -47,7 +47,11 @@ export async function syncAccountBatches(run: JobRun): Promise<void> {
   const stopBeforeMs = state.frontierMs ?? nowMs - deps.tuning.openHorizonMs;
   let cursor: string | undefined;
   do {
-    const page = await deps.venue.client.portfolio.activitiesPage({ limit: deps.tuning.pageSize.activities }, cursor, run.signal);
+    const page = await deps.venue.client.portfolio.activitiesPage(
+      { limit: deps.tuning.pageSize.activities },
+      cursor,
+      run.signal,
+    );
     const rawItems = (page.raw as { activities?: unknown[] }).activities ?? [];
     let older = false;
     page.value.activities.forEach((activity, i) => {
@@ -77,7 +81,8 @@ export async function syncAccountBatches(run: JobRun): Promise<void> {
         continue;
       }
       records.push(syncRecord('account_batch', deps.account, answer.value, answer.raw, undefined, origin));
-      for (const link of [answer.value.heals_batch_hash, answer.value.superseded_by_batch_hash]) if (link) discover(link);
+      for (const link of [answer.value.heals_batch_hash, answer.value.superseded_by_batch_hash])
+        if (link) discover(link);
       const createdMs = timeMs(answer.value.created_at) ?? firstSeenMs;
       if (outcomeKnown(answer.value) || nowMs - createdMs > deps.tuning.openHorizonMs) settle(state, finalSet, hash);
     }
@@ -85,9 +90,14 @@ export async function syncAccountBatches(run: JobRun): Promise<void> {
   await run.commit(records, { pass: undefined, state: writeState(state) });
 }
 
-/** The batch can no longer change (§3.3, §2.4): it executed, failed, was superseded or unwound, and its withdrawal is over. */
+/** The batch can no longer change (§3.3, §2.4): it executed, failed, was superseded or unwound, and its withdrawal is
+ * over. */
 function outcomeKnown(batch: Batch): boolean {
-  const settled = batch.status === 'SUPERSEDED' || batch.failure !== undefined || batch.executed_at !== undefined || batch.unwound_at !== undefined;
+  const settled =
+    batch.status === 'SUPERSEDED' ||
+    batch.failure !== undefined ||
+    batch.executed_at !== undefined ||
+    batch.unwound_at !== undefined;
   if (!settled) return false;
   const withdrawal = batch.withdrawal;
   if (!withdrawal || batch.status === 'SUPERSEDED' || batch.failure !== undefined) return true;
@@ -102,12 +112,14 @@ function settle(state: BatchesState, finalSet: Set<string>, hash: string): void 
   if (state.final.length > FINAL_KEPT) finalSet.delete(state.final.shift() as string);
 }
 
-/** Every batch hash an item names: `batch_hash` and `*_batch_hash` fields, at any depth (a recovery resource `{kind: batch, batch_hash}` among them). */
+/** Every batch hash an item names: `batch_hash` and `*_batch_hash` fields, at any depth (a recovery resource `{kind:
+ * batch, batch_hash}` among them). */
 export function batchHashesIn(item: unknown, found: Set<string> = new Set()): Set<string> {
   if (Array.isArray(item)) for (const value of item) batchHashesIn(value, found);
   else if (typeof item === 'object' && item !== null) {
     for (const [field, value] of Object.entries(item)) {
-      if ((field === 'batch_hash' || field.endsWith('_batch_hash')) && typeof value === 'string' && value !== '') found.add(value);
+      if ((field === 'batch_hash' || field.endsWith('_batch_hash')) && typeof value === 'string' && value !== '')
+        found.add(value);
       else batchHashesIn(value, found);
     }
   }
@@ -127,9 +139,14 @@ function batchNotFoundRecord(run: JobRun, hash: string, error: NotFoundError, or
 }
 
 function readState(json: Json | undefined): BatchesState {
-  const s = (typeof json === 'object' && json !== null && !Array.isArray(json) ? json : {}) as { frontierMs?: unknown; open?: unknown; final?: unknown };
+  const s = (typeof json === 'object' && json !== null && !Array.isArray(json) ? json : {}) as {
+    frontierMs?: unknown;
+    open?: unknown;
+    final?: unknown;
+  };
   const open: Record<string, number> = {};
-  if (typeof s.open === 'object' && s.open !== null) for (const [hash, at] of Object.entries(s.open)) if (typeof at === 'number') open[hash] = at;
+  if (typeof s.open === 'object' && s.open !== null)
+    for (const [hash, at] of Object.entries(s.open)) if (typeof at === 'number') open[hash] = at;
   return {
     frontierMs: typeof s.frontierMs === 'number' ? s.frontierMs : undefined,
     open,
@@ -138,5 +155,9 @@ function readState(json: Json | undefined): BatchesState {
 }
 
 function writeState(state: BatchesState): Json {
-  return { ...(state.frontierMs === undefined ? {} : { frontierMs: state.frontierMs }), open: state.open, final: state.final };
+  return {
+    ...(state.frontierMs === undefined ? {} : { frontierMs: state.frontierMs }),
+    open: state.open,
+    final: state.final,
+  };
 }

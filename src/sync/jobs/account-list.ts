@@ -1,6 +1,13 @@
 import type { Fetched } from '../../api/caller.ts';
 import { ENDPOINTS, endpointName } from '../../api/endpoints.ts';
-import type { Activity, ActivitiesPage, Fill, Order, OrdersPage, PortfolioTradesPage } from '../../api/schemas/index.ts';
+import type {
+  Activity,
+  ActivitiesPage,
+  Fill,
+  Order,
+  OrdersPage,
+  PortfolioTradesPage,
+} from '../../api/schemas/index.ts';
 import type { Json } from '../../records/json.ts';
 import type { SyncSources } from '../../records/payloads.ts';
 import type { SyncDeps, SyncTuning } from '../deps.ts';
@@ -15,7 +22,11 @@ import type { JobOptions } from './options.ts';
 /** The record kinds of the account lists, and what each list's items are. */
 export type ListKind = 'order' | 'fill' | 'activity';
 
-export interface AccountList<Page extends ListPage & { as_of?: string | undefined }, Item extends SyncSources[Kind], Kind extends ListKind = ListKind> {
+export interface AccountList<
+  Page extends ListPage & { as_of?: string | undefined },
+  Item extends SyncSources[Kind],
+  Kind extends ListKind = ListKind,
+> {
   name: string;
   /** The paged read, as `endpointName` writes it. */
   endpoint: string;
@@ -30,7 +41,8 @@ export interface AccountList<Page extends ListPage & { as_of?: string | undefine
   settled(item: Item, nowMs: number, tuning: SyncTuning, provisionalSinceMs?: number): boolean;
   /** Follow the list to its end on every pass instead of stopping at the frontier. */
   followToEnd?: boolean;
-  /** Items that can read a provisional status (CANCELLED, §3.1): their id and status, to time the grace from when it was seen. */
+  /** Items that can read a provisional status (CANCELLED, §3.1): their id and status, to time the grace from when it
+   * was seen. */
   provisional?: { idOf(item: Item): string; statusOf(item: Item): string | undefined };
   /** A fill list: late fills appear below the newest items, so the frontier lags by the late-fill grace. */
   lateFills?: boolean;
@@ -47,7 +59,8 @@ export const ORDER_LIST: AccountList<OrdersPage, Order, 'order'> = {
   kind: 'order',
   key: 'orders',
   items: (page) => page.orders,
-  fetch: (deps, cursor, signal) => deps.venue.client.orders.ordersPage({ limit: deps.tuning.pageSize.orders }, cursor, signal),
+  fetch: (deps, cursor, signal) =>
+    deps.venue.client.orders.ordersPage({ limit: deps.tuning.pageSize.orders }, cursor, signal),
   timeOf: (order) => timeMs(order.created_at),
   settled: orderSettled,
   followToEnd: true,
@@ -62,7 +75,8 @@ export const OPEN_ORDERS: AccountList<OrdersPage, Order, 'order'> = {
   ...ORDER_LIST,
   name: 'open-orders',
   endpoint: endpointName(ENDPOINTS.openOrders),
-  fetch: (deps, cursor, signal) => deps.venue.client.orders.openOrdersPage({ limit: deps.tuning.pageSize.openOrders }, cursor, signal),
+  fetch: (deps, cursor, signal) =>
+    deps.venue.client.orders.openOrdersPage({ limit: deps.tuning.pageSize.openOrders }, cursor, signal),
 };
 
 /** GET /trade/v1/portfolio/trades (cost 5 a page): the account's fills, incremental down to the frontier. */
@@ -72,20 +86,23 @@ export const PORTFOLIO_TRADES: AccountList<PortfolioTradesPage, Fill, 'fill'> = 
   kind: 'fill',
   key: 'trades',
   items: (page) => page.trades,
-  fetch: (deps, cursor, signal) => deps.venue.client.portfolio.tradesPage({ limit: deps.tuning.pageSize.trades }, cursor, signal),
+  fetch: (deps, cursor, signal) =>
+    deps.venue.client.portfolio.tradesPage({ limit: deps.tuning.pageSize.trades }, cursor, signal),
   timeOf: (fill) => timeMs(fill.executed_at),
   settled: fillSettled,
   lateFills: true,
 };
 
-/** GET /trade/v1/portfolio/activities (cost 5 a page, up to 500 each): cursor-paged, incremental down to the frontier. */
+/** GET /trade/v1/portfolio/activities (cost 5 a page, up to 500 each): cursor-paged, incremental down to the frontier.
+ * */
 export const ACTIVITIES: AccountList<ActivitiesPage, Activity, 'activity'> = {
   name: 'activities',
   endpoint: endpointName(ENDPOINTS.activities),
   kind: 'activity',
   key: 'activities',
   items: (page) => page.activities,
-  fetch: (deps, cursor, signal) => deps.venue.client.portfolio.activitiesPage({ limit: deps.tuning.pageSize.activities }, cursor, signal),
+  fetch: (deps, cursor, signal) =>
+    deps.venue.client.portfolio.activitiesPage({ limit: deps.tuning.pageSize.activities }, cursor, signal),
   timeOf: (activity) => timeMs(activity.created_at),
   settled: activitySettled,
   provisional: { idOf: (activity) => activity.id, statusOf: (activity) => activity.status },
@@ -108,11 +125,11 @@ export function readProvisional(state: Json | undefined): ProvisionalSince {
  * read — and moves the frontier when it completes. Lists followed to the end have no frontier. A
  * backfill reads its window instead and leaves the frontier alone.
  */
-export async function syncAccountList<Page extends ListPage & { as_of?: string | undefined }, Kind extends ListKind, Item extends SyncSources[Kind]>(
-  run: JobRun,
-  options: JobOptions,
-  list: AccountList<Page, Item, Kind>,
-): Promise<void> {
+export async function syncAccountList<
+  Page extends ListPage & { as_of?: string | undefined },
+  Kind extends ListKind,
+  Item extends SyncSources[Kind],
+>(run: JobRun, options: JobOptions, list: AccountList<Page, Item, Kind>): Promise<void> {
   const { deps } = run;
   const frontier = readFrontier(run.checkpoint.state);
   const provisional = readProvisional(run.checkpoint.state);
@@ -129,7 +146,9 @@ export async function syncAccountList<Page extends ListPage & { as_of?: string |
     untilMs: options.window?.toMs,
     handle: async (items, page, origin) => ({
       records: [
-        ...items.map((item) => syncRecord<Kind>(list.kind, deps.account, item.value as SyncSource<Kind>, item.raw, page.value.as_of, origin)),
+        ...items.map((item) =>
+          syncRecord<Kind>(list.kind, deps.account, item.value as SyncSource<Kind>, item.raw, page.value.as_of, origin),
+        ),
         // The page's lookup maps (§2.5), kept whole: an entry's history is in `lookups`.
         ...lookupRecords(list.name, page as Fetched<LookupPage>, deps.account, origin),
       ],
@@ -156,7 +175,9 @@ function openTimes<Item extends SyncSources[ListKind]>(
   const times: number[] = [];
   for (const { value } of items) {
     const at = list.timeOf(value);
-    const since = list.provisional ? provisional.observe(list.provisional.idOf(value), list.provisional.statusOf(value), nowMs) : undefined;
+    const since = list.provisional
+      ? provisional.observe(list.provisional.idOf(value), list.provisional.statusOf(value), nowMs)
+      : undefined;
     if (at !== undefined && !list.settled(value, nowMs, deps.tuning, since)) times.push(at);
   }
   return times;

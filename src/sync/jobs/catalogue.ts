@@ -32,7 +32,8 @@ export async function syncCatalogue(run: JobRun): Promise<void> {
     endpoint: endpointName(ENDPOINTS.events),
     key: 'events',
     items: (page: EventsResponse) => page.events,
-    fetch: (cursor, signal) => deps.venue.catalogue.catalogue.eventsPage({ limit: deps.tuning.pageSize.events }, cursor, signal),
+    fetch: (cursor, signal) =>
+      deps.venue.catalogue.catalogue.eventsPage({ limit: deps.tuning.pageSize.events }, cursor, signal),
     handle: async (items, _page, origin) => {
       const records: BusRecord[] = [];
       for (const item of items) {
@@ -54,7 +55,10 @@ export async function syncCatalogue(run: JobRun): Promise<void> {
   });
 }
 
-async function readDetail(run: JobRun, item: PageItem<EventListItem>): Promise<{ value: EventDetail; raw: unknown } | undefined> {
+async function readDetail(
+  run: JobRun,
+  item: PageItem<EventListItem>,
+): Promise<{ value: EventDetail; raw: unknown } | undefined> {
   try {
     return await run.deps.venue.catalogue.catalogue.event(item.value.slug ?? item.value.id, run.signal);
   } catch (error) {
@@ -71,7 +75,16 @@ function detailRecords(detail: EventDetail, raw: unknown, origin: SyncOrigin): B
   const rawMarkets = (raw as { markets?: unknown[] }).markets ?? [];
   const records: BusRecord[] = [syncRecord('event', detail.id, detail, raw, undefined, origin)];
   for (const [i, market] of (detail.markets ?? []).entries()) {
-    records.push(syncRecord('market', market.condition_id ?? market.id, withEvent(market, detail.id), rawMarkets[i], undefined, origin));
+    records.push(
+      syncRecord(
+        'market',
+        market.condition_id ?? market.id,
+        withEvent(market, detail.id),
+        rawMarkets[i],
+        undefined,
+        origin,
+      ),
+    );
   }
   return records;
 }
@@ -82,7 +95,8 @@ function withEvent(market: Market, eventId: string): Market & { event_id: unknow
 }
 
 function listingFingerprint(raw: unknown): string {
-  const listing: Record<string, unknown> = typeof raw === 'object' && raw !== null ? { ...(raw as Record<string, unknown>) } : { raw };
+  const listing: Record<string, unknown> =
+    typeof raw === 'object' && raw !== null ? { ...(raw as Record<string, unknown>) } : { raw };
   for (const field of TRADING_FIELDS) delete listing[field];
   if (typeof listing.display === 'object' && listing.display !== null)
     listing.display = { ...(listing.display as Record<string, unknown>), liquidity: undefined };
@@ -95,20 +109,28 @@ interface Seen {
   pass: number;
 }
 
-/** `{ pass, fingerprints: { id: "print:pass" } }`; an earlier version's bare "print" counts as listed by the last pass. */
+/** `{ pass, fingerprints: { id: "print:pass" } }`; an earlier version's bare "print" counts as listed by the last pass.
+ * */
 function readState(state: Json | undefined): { pass: number; prints: Map<string, Seen> } {
   const { pass, fingerprints } = (state ?? {}) as { pass?: unknown; fingerprints?: unknown };
   const last = typeof pass === 'number' && Number.isSafeInteger(pass) ? pass : 0;
   const prints = new Map<string, Seen>();
-  if (typeof fingerprints !== 'object' || fingerprints === null || Array.isArray(fingerprints)) return { pass: last, prints };
+  if (typeof fingerprints !== 'object' || fingerprints === null || Array.isArray(fingerprints))
+    return { pass: last, prints };
   for (const [id, text] of Object.entries(fingerprints)) {
     if (typeof text !== 'string') continue;
     const at = text.lastIndexOf(':');
-    prints.set(id, at < 0 ? { print: text, pass: last } : { print: text.slice(0, at), pass: Number(text.slice(at + 1)) || 0 });
+    prints.set(
+      id,
+      at < 0 ? { print: text, pass: last } : { print: text.slice(0, at), pass: Number(text.slice(at + 1)) || 0 },
+    );
   }
   return { pass: last, prints };
 }
 
 function writeState(pass: number, prints: ReadonlyMap<string, Seen>): Json {
-  return { pass, fingerprints: Object.fromEntries([...prints].map(([id, seen]) => [id, `${seen.print}:${seen.pass}`])) };
+  return {
+    pass,
+    fingerprints: Object.fromEntries([...prints].map(([id, seen]) => [id, `${seen.print}:${seen.pass}`])),
+  };
 }

@@ -26,7 +26,8 @@ export async function syncCategories(run: JobRun): Promise<void> {
     endpoint: endpointName(ENDPOINTS.events),
     key: 'events',
     items: (page: EventsResponse) => page.events,
-    fetch: (cursor, signal) => deps.venue.catalogue.catalogue.eventsPage({ limit: deps.tuning.pageSize.events }, cursor, signal),
+    fetch: (cursor, signal) =>
+      deps.venue.catalogue.catalogue.eventsPage({ limit: deps.tuning.pageSize.events }, cursor, signal),
     handle: async (items) => {
       for (const { value } of items) if (value.primary_category?.slug) listed.add(value.primary_category.slug);
       return { records: [], state: writeKnown(listed) };
@@ -59,13 +60,21 @@ export async function syncCategories(run: JobRun): Promise<void> {
   await run.commit(records, { pass: undefined, state: writeKnown(found) });
 }
 
-/** Every category slug an answer names: its root, its path, its parent and children (fields not shown by the interface, read when present). */
+/** Every category slug an answer names: its root, its path, its parent and children (fields not shown by the interface,
+ * read when present). */
 function namedSlugs(category: Category): string[] {
   const c = category as Record<string, unknown>;
   const slugOf = (value: unknown): string | undefined =>
-    typeof value === 'object' && value !== null && typeof (value as { slug?: unknown }).slug === 'string' ? (value as { slug: string }).slug : undefined;
+    typeof value === 'object' && value !== null && typeof (value as { slug?: unknown }).slug === 'string'
+      ? (value as { slug: string }).slug
+      : undefined;
   const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
-  const slugs = [typeof c.root_slug === 'string' ? c.root_slug : undefined, slugOf(c.parent), ...list(c.path).map(slugOf), ...list(c.children).map(slugOf)];
+  const slugs = [
+    typeof c.root_slug === 'string' ? c.root_slug : undefined,
+    slugOf(c.parent),
+    ...list(c.path).map(slugOf),
+    ...list(c.children).map(slugOf),
+  ];
   return slugs.filter((slug): slug is string => slug !== undefined && slug !== '');
 }
 

@@ -9,5 +9,8 @@ import type { JobRun } from '../run.ts';
 export async function syncLpIncentives(run: JobRun): Promise<void> {
   const { deps } = run;
   const answer = await deps.venue.client.portfolio.lpIncentives({}, run.signal);
-  await run.commit([syncRecord('lp_incentive', deps.account, answer.value, answer.raw, undefined, run.origin(undefined))], { pass: undefined });
+  await run.commit(
+    [syncRecord('lp_incentive', deps.account, answer.value, answer.raw, undefined, run.origin(undefined))],
+    { pass: undefined },
+  );
 }

@@ -26,7 +26,8 @@ export async function syncOrderTrades(run: JobRun, options: JobOptions): Promise
     endpoint: endpointName(ENDPOINTS.ordersList),
     key: 'orders',
     items: (page: OrdersPage) => page.orders,
-    fetch: (cursor, signal) => deps.venue.client.orders.ordersPage({ limit: deps.tuning.pageSize.orders }, cursor, signal),
+    fetch: (cursor, signal) =>
+      deps.venue.client.orders.ordersPage({ limit: deps.tuning.pageSize.orders }, cursor, signal),
     timeOf: (order) => timeMs(order.created_at),
     stopBeforeMs: options.window?.fromMs ?? frontier,
     untilMs: options.window?.toMs,
@@ -44,7 +45,12 @@ export async function syncOrderTrades(run: JobRun, options: JobOptions): Promise
       return { records, openTimesMs, afterCommit: () => deps.memory.markDone(done) };
     },
     finish: (summary) =>
-      incremental ? { frontierMs: nextFrontier(summary, frontier) ?? null, provisional: provisional.saved(deps.now(), deps.tuning) } : undefined,
+      incremental
+        ? {
+            frontierMs: nextFrontier(summary, frontier) ?? null,
+            provisional: provisional.saved(deps.now(), deps.tuning),
+          }
+        : undefined,
   });
 }
 
@@ -56,10 +62,20 @@ interface OrderFills {
   doneTag?: string;
 }
 
-async function fillsOf(run: JobRun, { value: order }: PageItem<Order>, origin: SyncOrigin, provisional: ProvisionalSince): Promise<OrderFills> {
+async function fillsOf(
+  run: JobRun,
+  { value: order }: PageItem<Order>,
+  origin: SyncOrigin,
+  provisional: ProvisionalSince,
+): Promise<OrderFills> {
   const { deps } = run;
   const nowMs = deps.now();
-  const orderFinal = orderSettled(order, nowMs, deps.tuning, provisional.observe(order.internal_id, order.status, nowMs));
+  const orderFinal = orderSettled(
+    order,
+    nowMs,
+    deps.tuning,
+    provisional.observe(order.internal_id, order.status, nowMs),
+  );
   const matched = order.size_matched_micro ?? 0n;
   if (matched === 0n) return { records: [], settled: orderFinal };
   const tag = `order-trades:${order.internal_id}:${matched}`;
@@ -75,12 +91,15 @@ async function fillsOf(run: JobRun, { value: order }: PageItem<Order>, origin: S
     return { records: [orderNotFoundRecord(run, order, error, origin)], settled: true, doneTag: tag };
   }
   const rawTrades = (answer.raw as { trades?: unknown[] }).trades ?? [];
-  const records = answer.value.trades.map((fill, i) => syncRecord('fill', deps.account, fill, rawTrades[i], answer.value.as_of, origin));
+  const records = answer.value.trades.map((fill, i) =>
+    syncRecord('fill', deps.account, fill, rawTrades[i], answer.value.as_of, origin),
+  );
   const fillsFinal = answer.value.trades.every((fill) => fillSettled(fill, nowMs, deps.tuning));
   return { records, settled: orderFinal && fillsFinal, doneTag: fillsFinal ? tag : undefined };
 }
 
-/** The `data_quality` record of an order its fills read did not find: which order, which read, the venue's request id. */
+/** The `data_quality` record of an order its fills read did not find: which order, which read, the venue's request id.
+ * */
 function orderNotFoundRecord(run: JobRun, order: Order, error: NotFoundError, origin: SyncOrigin): BusRecord {
   const endpoint = endpointName(ENDPOINTS.orderTrades);
   const finding: DataQualityPayload = {

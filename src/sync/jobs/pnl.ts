@@ -13,7 +13,8 @@ export interface PnlState {
   markAtMs?: number;
   /** The last successful read that still returned it (epoch ms). */
   lastReadMs?: number;
-  /** The smallest spacing seen between two consecutive buckets: the venue's cadence, as far as we know (learnt from two spacings). */
+  /** The smallest spacing seen between two consecutive buckets: the venue's cadence, as far as we know (learnt from two
+   * spacings). */
   cadenceMs?: number;
   /** Spacings seen before the cadence was learnt, judged once it is. */
   unjudged?: Spacing[];
@@ -88,7 +89,11 @@ export interface UnobservedBuckets {
  * guess published at once (a first bucket read late in its life made the guess see a gap in four of
  * five fresh two-minute runs where there was none).
  */
-export function unobservedBuckets(previous: PnlState, seen: { bucketAtMs: number; markAtMs: number }, error?: string): UnobservedBuckets {
+export function unobservedBuckets(
+  previous: PnlState,
+  seen: { bucketAtMs: number; markAtMs: number },
+  error?: string,
+): UnobservedBuckets {
   const { bucketAtMs: lastAt, cadenceMs } = previous;
   if (lastAt === undefined || seen.bucketAtMs <= lastAt) return { gaps: [], cadenceMs, unjudged: previous.unjudged };
   const spacing: Spacing = {
@@ -100,7 +105,9 @@ export function unobservedBuckets(previous: PnlState, seen: { bucketAtMs: number
   const spacings = cadenceMs === undefined ? [...(previous.unjudged ?? []), spacing] : [spacing];
   if (cadenceMs === undefined && spacings.length < 2) return { gaps: [], unjudged: spacings };
   const cadence = Math.min(cadenceMs ?? Number.POSITIVE_INFINITY, ...spacings.map((one) => one.toMs - one.fromMs));
-  const gaps = spacings.map((one) => ({ ...one, buckets: Math.floor((one.toMs - one.fromMs - 1) / cadence) })).filter((one) => one.buckets > 0);
+  const gaps = spacings
+    .map((one) => ({ ...one, buckets: Math.floor((one.toMs - one.fromMs - 1) / cadence) }))
+    .filter((one) => one.buckets > 0);
   return { gaps, cadenceMs: cadence };
 }
 

@@ -11,5 +11,8 @@ import type { JobRun } from '../run.ts';
 export async function syncPositions(run: JobRun): Promise<void> {
   const { deps } = run;
   const answer = await deps.venue.client.portfolio.positions({}, run.signal);
-  await run.commit([syncRecord('position', deps.account, answer.value, answer.raw, answer.value.as_of, run.origin(undefined))], { pass: undefined });
+  await run.commit(
+    [syncRecord('position', deps.account, answer.value, answer.raw, answer.value.as_of, run.origin(undefined))],
+    { pass: undefined },
+  );
 }

@@ -15,10 +15,22 @@ export async function syncSportsSections(run: JobRun): Promise<void> {
   const { deps } = run;
   const answer = await deps.venue.catalogue.catalogue.sportsLive({}, run.signal);
   const origin = run.origin(undefined);
-  const body = (typeof answer.raw === 'object' && answer.raw !== null ? answer.raw : {}) as { events?: unknown[]; sections?: unknown };
+  const body = (typeof answer.raw === 'object' && answer.raw !== null ? answer.raw : {}) as {
+    events?: unknown[];
+    sections?: unknown;
+  };
   const records: BusRecord[] = [
-    syncRecord('sports_sections', SPORTS_LIVE_KEY, { sections: answer.value.sections ?? [] }, { sections: body.sections ?? [] }, undefined, origin),
+    syncRecord(
+      'sports_sections',
+      SPORTS_LIVE_KEY,
+      { sections: answer.value.sections ?? [] },
+      { sections: body.sections ?? [] },
+      undefined,
+      origin,
+    ),
   ];
-  answer.value.events.forEach((event, i) => records.push(syncRecord('event', event.id, event, body.events?.[i], undefined, origin)));
+  answer.value.events.forEach((event, i) =>
+    records.push(syncRecord('event', event.id, event, body.events?.[i], undefined, origin)),
+  );
   await run.commit(records, { pass: undefined });
 }

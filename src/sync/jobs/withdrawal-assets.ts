@@ -5,5 +5,8 @@ import type { JobRun } from '../run.ts';
 export async function syncWithdrawalAssets(run: JobRun): Promise<void> {
   const { deps } = run;
   const answer = await deps.venue.client.portfolio.withdrawalSupportedAssets(run.signal);
-  await run.commit([syncRecord('withdrawal_assets', deps.account, answer.value, answer.raw, undefined, run.origin(undefined))], { pass: undefined });
+  await run.commit(
+    [syncRecord('withdrawal_assets', deps.account, answer.value, answer.raw, undefined, run.origin(undefined))],
+    { pass: undefined },
+  );
 }

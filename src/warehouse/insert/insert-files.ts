@@ -53,6 +53,7 @@ function removeOrphans(base: string): void {
   for (const name of readdirSync(base)) {
     if (!name.startsWith(PREFIX)) continue;
     const pid = Number(name.slice(PREFIX.length).split('-', 1)[0]);
-    if (Number.isInteger(pid) && pid !== process.pid && !alive(pid)) rmSync(join(base, name), { recursive: true, force: true });
+    if (Number.isInteger(pid) && pid !== process.pid && !alive(pid))
+      rmSync(join(base, name), { recursive: true, force: true });
   }
 }

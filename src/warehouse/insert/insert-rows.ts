@@ -51,7 +51,10 @@ export interface InsertTransport {
  * Settings of every insert, written into its SQL SETTINGS clause: they apply to that statement
  * only, never to the session (chDB keeps per-call settings for all later calls).
  */
-export function insertSettings(dedupToken: string | undefined, format: InsertFormat = 'TabSeparated'): InsertStatement['settings'] {
+export function insertSettings(
+  dedupToken: string | undefined,
+  format: InsertFormat = 'TabSeparated',
+): InsertStatement['settings'] {
   return {
     // Acknowledged means stored: on a server whose profile turns async inserts on (with
     // wait_for_async_insert = 0 the answer comes before the data is durable), the loaders would
@@ -99,7 +102,9 @@ export function chdbTransport(connection: ChdbConnection): InsertTransport {
     native: true,
     async send(statement, payload) {
       if (statement.format === 'Native') {
-        await files.with(payload, (path) => connection.chdb.queryAsync(insertFromFileSql(statement, path), { format: 'TabSeparated' }));
+        await files.with(payload, (path) =>
+          connection.chdb.queryAsync(insertFromFileSql(statement, path), { format: 'TabSeparated' }),
+        );
         return;
       }
       await connection.chdb.rawInsert({
@@ -160,7 +165,12 @@ export class RowInserter {
     const payload = native ?? encoders.tsv.encode(rows);
     if (native) summary.format = 'Native';
     summary.bytes = payload.length;
-    const statement = { table: name, columns: encoders.tsv.columns, settings: insertSettings(options.dedupToken, summary.format), format: summary.format };
+    const statement = {
+      table: name,
+      columns: encoders.tsv.columns,
+      settings: insertSettings(options.dedupToken, summary.format),
+      format: summary.format,
+    };
     return {
       ...summary,
       send: async () => {
@@ -206,7 +216,8 @@ export async function readColumns(client: ClickHouseClient, table: string): Prom
   const name = qualifiedTableName(table);
   const result = await client.query({
     query:
-      'SELECT name, type, default_kind AS defaultKind FROM system.columns ' + 'WHERE database = {database:String} AND table = {table:String} ORDER BY position',
+      'SELECT name, type, default_kind AS defaultKind FROM system.columns ' +
+      'WHERE database = {database:String} AND table = {table:String} ORDER BY position',
     query_params: { database: name.database, table: name.table },
     format: 'JSONEachRow',
   });

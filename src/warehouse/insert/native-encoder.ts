@@ -149,7 +149,8 @@ function integerCodec(name: string): Codec {
       for (let i = 0; i < count; i++) {
         const raw = values[i];
         let value = raw === ZERO ? 0 : integerOf(raw);
-        if (value === undefined || (!type.signed && typeof raw === 'string' && raw.charCodeAt(0) === 45) /* - */) return false;
+        if (value === undefined || (!type.signed && typeof raw === 'string' && raw.charCodeAt(0) === 45) /* - */)
+          return false;
         if (typeof value === 'bigint') {
           if (value < type.min || value > type.max) return false;
           if (type.bytes === 8) {
@@ -196,7 +197,14 @@ function float64Codec(): Codec {
         // TabSeparated sends String(number) (the shortest text that reads back as the same
         // double) and a bigint's digits (read as the nearest double, as Number() does); text
         // stays with TabSeparated, whose parser decides what it means.
-        const number = value === ZERO ? 0 : typeof value === 'number' ? value : typeof value === 'bigint' ? Number(value) : undefined;
+        const number =
+          value === ZERO
+            ? 0
+            : typeof value === 'number'
+              ? value
+              : typeof value === 'bigint'
+                ? Number(value)
+                : undefined;
         if (number === undefined) return false;
         out.buf.writeDoubleLE(number === 0 ? 0 : number, out.pos); // String(-0) is "0"
         out.pos += 8;
@@ -250,7 +258,8 @@ function stringCodec(): Codec {
         let text: string;
         if (typeof value === 'string') text = value;
         else if (value === ZERO) text = '';
-        else if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') text = String(value);
+        else if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean')
+          text = String(value);
         else if (value instanceof Date && Number.isFinite(value.getTime())) text = value.toISOString();
         else return false;
         const span = seen.get(text);
@@ -435,7 +444,10 @@ function columnReader(name: string): NativeColumn['read'] {
  * A Native encoder for `columns` of a table (all insertable columns by default), or undefined
  * when a column's type has no Native writer here (the table then always goes as TabSeparated).
  */
-export function compileNativeEncoder(specs: readonly ColumnSpec[], columns: readonly string[]): NativeEncoder | undefined {
+export function compileNativeEncoder(
+  specs: readonly ColumnSpec[],
+  columns: readonly string[],
+): NativeEncoder | undefined {
   const byName = new Map(specs.map((spec) => [spec.name, spec]));
   const compiled: NativeColumn[] = [];
   for (const name of columns) {
@@ -444,7 +456,13 @@ export function compileNativeEncoder(specs: readonly ColumnSpec[], columns: read
     if (!spec || !codec) return undefined;
     const nullable = codec.header.startsWith('Nullable(');
     const canDefault = spec.defaultKind === 'DEFAULT' && !nullable && !codec.header.startsWith('Array(');
-    compiled.push({ name, read: columnReader(name), codec, nullable, defaulted: canDefault ? nullableCodec(codec) : undefined });
+    compiled.push({
+      name,
+      read: columnReader(name),
+      codec,
+      nullable,
+      defaulted: canDefault ? nullableCodec(codec) : undefined,
+    });
   }
   const known = new Set(columns);
   let bytesPerRow = 128; // learnt from each batch, so the next one rarely grows its buffer

@@ -33,13 +33,18 @@ interface CompiledColumn {
  * NULL for a Nullable column, and an error for any other column: a silent zero in a money column
  * would be worse than a dead letter.
  */
-export function compileRowEncoder(table: string, specs: readonly ColumnSpec[], columns?: readonly string[]): RowEncoder {
+export function compileRowEncoder(
+  table: string,
+  specs: readonly ColumnSpec[],
+  columns?: readonly string[],
+): RowEncoder {
   const byName = new Map(specs.map((spec) => [spec.name, spec]));
   const names = columns ?? specs.filter((spec) => INSERTABLE.has(spec.defaultKind)).map((spec) => spec.name);
   const compiled: CompiledColumn[] = names.map((name) => {
     const spec = byName.get(name);
     if (!spec) throw new Error(`table ${table} has no column ${name}`);
-    if (!INSERTABLE.has(spec.defaultKind)) throw new Error(`column ${table}.${name} is ${spec.defaultKind} and cannot be inserted`);
+    if (!INSERTABLE.has(spec.defaultKind))
+      throw new Error(`column ${table}.${name} is ${spec.defaultKind} and cannot be inserted`);
     const nullable = spec.type.startsWith('Nullable(') || spec.type.startsWith('LowCardinality(Nullable(');
     return {
       name,
@@ -62,11 +67,16 @@ export function compileRowEncoder(table: string, specs: readonly ColumnSpec[], c
       }
       const position = { row: 0, column: 0 };
       try {
-        const payload = encodeLines(rows, position, Buffer.allocUnsafe(Math.max(4096, Math.ceil(rows.length * bytesPerRow * 1.1))));
+        const payload = encodeLines(
+          rows,
+          position,
+          Buffer.allocUnsafe(Math.max(4096, Math.ceil(rows.length * bytesPerRow * 1.1))),
+        );
         if (rows.length > 0) bytesPerRow = payload.length / rows.length;
         return payload;
       } catch (err) {
-        if (err instanceof BadValue) throw new InsertValueError(table, compiled[position.column]?.name ?? '?', err.message, position.row);
+        if (err instanceof BadValue)
+          throw new InsertValueError(table, compiled[position.column]?.name ?? '?', err.message, position.row);
         throw err;
       }
     },

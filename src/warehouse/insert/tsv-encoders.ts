@@ -120,7 +120,8 @@ function stringEncoder(context: Context): ValueEncoder {
   const wrap = context === 'field' ? escapeTsv : quote;
   return (value) => {
     if (typeof value === 'string') return wrap(value);
-    if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return wrap(String(value));
+    if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean')
+      return wrap(String(value));
     if (value instanceof Date) return wrap(isoOf(value));
     throw new BadValue(`${describe(value)} is not text`);
   };

@@ -1,4 +1,13 @@
-import { arrayField, integer, objectField, payloadObject, requiredText, text, timeField, type Payload } from '../fields.ts';
+import {
+  arrayField,
+  integer,
+  objectField,
+  payloadObject,
+  requiredText,
+  text,
+  timeField,
+  type Payload,
+} from '../fields.ts';
 import { observedMs } from '../record-times.ts';
 import type { MappedRow, Mapper } from '../types.ts';
 

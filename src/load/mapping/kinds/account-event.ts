@@ -36,7 +36,11 @@ export const accountEventMapper: Mapper<'account_event'> = {
         },
       },
     ];
-    if (order) rows.push({ table: 'orders', row: orderRow(order, account, `ws:${kind}`, at, kind === 'order_cancelled' ? reason : '') });
+    if (order)
+      rows.push({
+        table: 'orders',
+        row: orderRow(order, account, `ws:${kind}`, at, kind === 'order_cancelled' ? reason : ''),
+      });
     if (fill) rows.push({ table: 'fill_observations', row: fillRow(fill, account, `ws:${kind}`, at) });
     return rows;
   },

@@ -46,9 +46,13 @@ export const bookChangeMapper: Mapper<'book_change'> = {
     };
     const rows: MappedRow[] = [];
     for (const side of ['bids', 'asks'] as const) {
-      arrayField(p, side).forEach((level, i) => rows.push({ table: 'book_changes', row: pairRow(head, side, level, `${side}[${i}]`) }));
+      arrayField(p, side).forEach((level, i) =>
+        rows.push({ table: 'book_changes', row: pairRow(head, side, level, `${side}[${i}]`) }),
+      );
     }
-    arrayField(p, 'changes').forEach((change, i) => rows.push({ table: 'book_changes', row: changeRow(head, payloadObject(change, `changes[${i}]`)) }));
+    arrayField(p, 'changes').forEach((change, i) =>
+      rows.push({ table: 'book_changes', row: changeRow(head, payloadObject(change, `changes[${i}]`)) }),
+    );
     if (rows.length === 0) throw new MappingError('bids', 'a book change record without any level change');
     return rows;
   },
@@ -79,9 +83,31 @@ function batchRows(record: ReceivedRecord): MappedRow[] {
     // Each update keeps its own receive time and, on its first row, its raw frame.
     const raw = u.raw ?? '';
     for (let i = 0; i < u.bids.length; i += 2)
-      rows.push({ table: 'book_changes', row: levelRow(head, 'BID', u.bids[i]!, u.bids[i + 1]!, undefined, u.receivedAtUs, rows.length === first ? raw : '') });
+      rows.push({
+        table: 'book_changes',
+        row: levelRow(
+          head,
+          'BID',
+          u.bids[i]!,
+          u.bids[i + 1]!,
+          undefined,
+          u.receivedAtUs,
+          rows.length === first ? raw : '',
+        ),
+      });
     for (let i = 0; i < u.asks.length; i += 2)
-      rows.push({ table: 'book_changes', row: levelRow(head, 'ASK', u.asks[i]!, u.asks[i + 1]!, undefined, u.receivedAtUs, rows.length === first ? raw : '') });
+      rows.push({
+        table: 'book_changes',
+        row: levelRow(
+          head,
+          'ASK',
+          u.asks[i]!,
+          u.asks[i + 1]!,
+          undefined,
+          u.receivedAtUs,
+          rows.length === first ? raw : '',
+        ),
+      });
     if (rows.length === first) throw new MappingError('u', 'an update without any level change');
   }
   return rows;
@@ -100,11 +126,24 @@ interface Head {
 }
 
 function pairRow(head: Head, side: 'bids' | 'asks', level: Json, field: string): Row {
-  const [price, size] = Array.isArray(level) ? level : isObject(level) ? [level.price_micro, level.size_micro ?? level.shares_micro] : [];
-  if ((typeof price !== 'string' && typeof price !== 'number') || (typeof size !== 'string' && typeof size !== 'number')) {
+  const [price, size] = Array.isArray(level)
+    ? level
+    : isObject(level)
+      ? [level.price_micro, level.size_micro ?? level.shares_micro]
+      : [];
+  if (
+    (typeof price !== 'string' && typeof price !== 'number') ||
+    (typeof size !== 'string' && typeof size !== 'number')
+  ) {
     throw new MappingError(field, 'is not a [price, size] level');
   }
-  return levelRow(head, bookSide(side), checkedPrice(price, `${field} price`), checkedSize(size, `${field} size`), undefined);
+  return levelRow(
+    head,
+    bookSide(side),
+    checkedPrice(price, `${field} price`),
+    checkedSize(size, `${field} size`),
+    undefined,
+  );
 }
 
 function changeRow(head: Head, level: Payload): Row {

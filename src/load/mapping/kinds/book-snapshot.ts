@@ -47,7 +47,8 @@ function levels(p: Payload, side: 'bids' | 'asks'): { prices: Integer[]; sizes: 
   const sizes: Integer[] = [];
   for (const [i, level] of arrayField(p, side).entries()) {
     const [price, size] = priceAndSize(level);
-    if (price === undefined || size === undefined) throw new MappingError(`${side}[${i}]`, 'is not a {price_micro, size_micro} level');
+    if (price === undefined || size === undefined)
+      throw new MappingError(`${side}[${i}]`, 'is not a {price_micro, size_micro} level');
     prices.push(price);
     sizes.push(size);
   }

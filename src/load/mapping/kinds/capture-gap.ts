@@ -54,7 +54,8 @@ const SUBJECT_LISTS: ReadonlyArray<[field: string, kind: string]> = [
 
 function channels(p: Payload): string[] {
   const scope = objectField(p, 'scope');
-  const listed = scope && !flag(scope, 'all') ? arrayField(scope, 'channels').map((c, i) => id(c, `scope.channels[${i}]`)) : [];
+  const listed =
+    scope && !flag(scope, 'all') ? arrayField(scope, 'channels').map((c, i) => id(c, `scope.channels[${i}]`)) : [];
   return listed.length > 0 ? listed : [text(p, 'channel')];
 }
 

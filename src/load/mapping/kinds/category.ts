@@ -14,7 +14,8 @@ export const categoryMapper: Mapper<'category'> = {
   map(record) {
     const p = record.payload;
     const slug = String(p.slug);
-    const answer: Payload | undefined = p.answer === null || p.answer === undefined ? undefined : payloadObject(p.answer, 'answer');
+    const answer: Payload | undefined =
+      p.answer === null || p.answer === undefined ? undefined : payloadObject(p.answer, 'answer');
     const a = answer ?? {};
     const path = arrayField(a, 'path').map((step, i) => payloadObject(step, `answer.path[${i}]`));
     const pathSlugs = path.map((step) => text(step, 'slug'));
@@ -36,7 +37,9 @@ export const categoryMapper: Mapper<'category'> = {
               : '',
           path_slugs: pathSlugs,
           path_labels: path.map((step) => text(step, 'label')),
-          child_slugs: arrayField(a, 'children').map((child: Json, i) => text(payloadObject(child, `answer.children[${i}]`), 'slug')),
+          child_slugs: arrayField(a, 'children').map((child: Json, i) =>
+            text(payloadObject(child, `answer.children[${i}]`), 'slug'),
+          ),
           is_leaf: isLeaf ?? null,
           event_count: integer(a, 'event_count') ?? null,
           observed_at: observedMs(record),

@@ -23,7 +23,8 @@ export const dataQualityMapper: Mapper<'data_quality'> = {
           stream: text(f, 'stream', text(p, 'stream')),
           problem: requiredText(f, 'problem'),
           detail: text(f, 'detail'),
-          sequence: integer(f, 'sequence') ?? integer(f, 'frame_seq') ?? integer(p, 'sequence') ?? integer(p, 'frame_seq'),
+          sequence:
+            integer(f, 'sequence') ?? integer(f, 'frame_seq') ?? integer(p, 'sequence') ?? integer(p, 'frame_seq'),
           detected_at: record.receivedAtUs,
         },
       };

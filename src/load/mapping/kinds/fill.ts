@@ -7,6 +7,11 @@ import { fillRow } from './account-rows.ts';
 export const fillMapper: Mapper<'fill'> = {
   table: 'fill_observations',
   map(record) {
-    return [{ table: 'fill_observations', row: fillRow(record.payload, record.key, sourceOf(record, 'rest:portfolio/trades'), observedMs(record)) }];
+    return [
+      {
+        table: 'fill_observations',
+        row: fillRow(record.payload, record.key, sourceOf(record, 'rest:portfolio/trades'), observedMs(record)),
+      },
+    ];
   },
 };

@@ -59,12 +59,14 @@ export const marketStatusMapper: Mapper<'market_status'> = {
 function payout(entry: Json, i: number): [string, string | number] {
   if (isObject(entry)) {
     const amount = entry.payout_micro;
-    if (typeof entry.token_id === 'string' && (typeof amount === 'string' || typeof amount === 'number')) return [entry.token_id, amount];
+    if (typeof entry.token_id === 'string' && (typeof amount === 'string' || typeof amount === 'number'))
+      return [entry.token_id, amount];
   }
   throw new MappingError(`payouts[${i}]`, 'is not a {token_id, payout_micro} entry');
 }
 
-/** The resolution a kind implies when the frame does not say (`market_resolution_completed` says it in `resolution`). */
+/** The resolution a kind implies when the frame does not say (`market_resolution_completed` says it in `resolution`).
+ * */
 const RESOLUTION_OF_KIND: Readonly<Record<string, string>> = {
   outcome_proposed: 'winner',
   market_resolved: 'winner',
@@ -81,5 +83,7 @@ function newTokenIds(p: Payload, changed: boolean): string[] {
 
 /** The token ids of a market reference's `outcomes` (`{outcome_id, token_id, label}`). */
 function tokenIdsOf(p: Payload): string[] {
-  return arrayField(p, 'outcomes').flatMap((outcome) => (isObject(outcome) && typeof outcome.token_id === 'string' ? [outcome.token_id] : []));
+  return arrayField(p, 'outcomes').flatMap((outcome) =>
+    isObject(outcome) && typeof outcome.token_id === 'string' ? [outcome.token_id] : [],
+  );
 }

@@ -7,6 +7,11 @@ import { orderRow } from './account-rows.ts';
 export const orderMapper: Mapper<'order'> = {
   table: 'orders',
   map(record) {
-    return [{ table: 'orders', row: orderRow(record.payload, record.key, sourceOf(record, 'rest:orders/list'), observedMs(record)) }];
+    return [
+      {
+        table: 'orders',
+        row: orderRow(record.payload, record.key, sourceOf(record, 'rest:orders/list'), observedMs(record)),
+      },
+    ];
   },
 };

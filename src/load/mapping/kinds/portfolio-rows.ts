@@ -50,7 +50,13 @@ export function chainLink(p: Payload): ChainLink | undefined {
   }
   const anchorAsOf = timeField(chain, 'anchor_as_of');
   if (anchorAsOf === undefined) throw new MappingError('position_chain.anchor_as_of', 'is missing', 'invalid_time');
-  return { id: requiredText(chain, 'id'), anchor: chain.anchor, anchorAsOf, positionCount: count, removed: arrayField(chain, 'removed').map(String) };
+  return {
+    id: requiredText(chain, 'id'),
+    anchor: chain.anchor,
+    anchorAsOf,
+    positionCount: count,
+    removed: arrayField(chain, 'removed').map(String),
+  };
 }
 
 /**
@@ -81,11 +87,20 @@ export function positionsRows(response: Payload, origin: SnapshotOrigin, link?: 
       },
     },
   ];
-  for (const position of positions) rows.push({ table: 'positions', row: { ...positionRow(position, origin, asOf), chain, removed: false } });
+  for (const position of positions)
+    rows.push({ table: 'positions', row: { ...positionRow(position, origin, asOf), chain, removed: false } });
   for (const token of link?.removed ?? []) {
     rows.push({
       table: 'positions',
-      row: { account: origin.account, as_of: asOf, token_id: token, shares_micro: 0, source: origin.source, chain, removed: true },
+      row: {
+        account: origin.account,
+        as_of: asOf,
+        token_id: token,
+        shares_micro: 0,
+        source: origin.source,
+        chain,
+        removed: true,
+      },
     });
   }
   return rows;

@@ -7,7 +7,11 @@ import { summaryRow } from './portfolio-rows.ts';
 export const portfolioSummaryMapper: Mapper<'portfolio_summary'> = {
   table: 'portfolio_summaries',
   map(record) {
-    const origin = { account: record.key, source: sourceOf(record, 'rest:portfolio/summary'), observedAt: observedMs(record) };
+    const origin = {
+      account: record.key,
+      source: sourceOf(record, 'rest:portfolio/summary'),
+      observedAt: observedMs(record),
+    };
     return [summaryRow(record.payload, origin)];
   },
 };

@@ -24,7 +24,8 @@ export const portfolioSyncMapper: Mapper<'portfolio_sync'> = {
     if (positions) rows.push(...positionsRows(positions, origin, chainLink(p)));
     const summaries = arrayField(objectField(p, 'summary') ?? {}, 'summaries');
     summaries.forEach((summary, i) => rows.push(summaryRow(payloadObject(summary, `summary.summaries[${i}]`), origin)));
-    if (rows.length === 0) throw new MappingError('positions', 'a portfolio.sync event with neither positions nor summaries');
+    if (rows.length === 0)
+      throw new MappingError('positions', 'a portfolio.sync event with neither positions nor summaries');
     return rows;
   },
 };

@@ -23,10 +23,16 @@ export const sportsSectionsMapper: Mapper<'sports_sections'> = {
     const rows: MappedRow[] = [
       {
         table: 'sports_section_reads',
-        row: { observed_at: observedAt, section_count: sections.length, event_count: sections.reduce((n, s) => n + s.event_ids.length, 0) },
+        row: {
+          observed_at: observedAt,
+          section_count: sections.length,
+          event_count: sections.reduce((n, s) => n + s.event_ids.length, 0),
+        },
       },
     ];
-    sections.forEach((section, position) => rows.push({ table: 'sports_sections', row: { observed_at: observedAt, position, ...section } }));
+    sections.forEach((section, position) =>
+      rows.push({ table: 'sports_sections', row: { observed_at: observedAt, position, ...section } }),
+    );
     return rows;
   },
 };

@@ -12,7 +12,9 @@ export const ACCOUNT_BUCKETS: Record<BucketName, Record<RateTier, [burst: number
   cancel_all: { authenticated: [10, 1], higher: [10, 1] },
 };
 
-export type ChargeResult = { ok: true; headers: Record<string, string> } | { ok: false; retryAfterSeconds: number; headers: Record<string, string> };
+export type ChargeResult =
+  | { ok: true; headers: Record<string, string> }
+  | { ok: false; retryAfterSeconds: number; headers: Record<string, string> };
 
 /** Per-account buckets, shared by all tokens of the account (§5.1, §8.1). */
 export class AccountLimiter {
@@ -41,7 +43,13 @@ export class AccountLimiter {
    * Debits the read cost, then one token of the action bucket. A 429 takes nothing from the bucket
    * that refused, but a read spend made before an action refusal stays spent (§8.1).
    */
-  charge(accountId: string, tier: RateTier, readCost: number, action: BucketName | undefined, nowMs: number): ChargeResult {
+  charge(
+    accountId: string,
+    tier: RateTier,
+    readCost: number,
+    action: BucketName | undefined,
+    nowMs: number,
+  ): ChargeResult {
     const read = this.#bucket(accountId, 'read', tier, nowMs);
     if (!read.tryTake(readCost, nowMs)) return this.#refused('read', read, readCost, nowMs);
     const touched: Array<[BucketName, TokenBucket]> = [['read', read]];
@@ -57,7 +65,11 @@ export class AccountLimiter {
 
   #refused(name: BucketName, bucket: TokenBucket, cost: number, nowMs: number): ChargeResult {
     const retryAfterSeconds = bucket.secondsUntil(cost, nowMs);
-    return { ok: false, retryAfterSeconds, headers: { ...headersOf(name, bucket, nowMs), 'Retry-After': String(retryAfterSeconds) } };
+    return {
+      ok: false,
+      retryAfterSeconds,
+      headers: { ...headersOf(name, bucket, nowMs), 'Retry-After': String(retryAfterSeconds) },
+    };
   }
 }
 

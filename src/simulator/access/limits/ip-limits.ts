@@ -80,7 +80,8 @@ export class EdgeLimiter {
     const service = serviceOf(path);
     const all = this.#window(`${ip}|all`);
     const specific = service === 'web' ? undefined : this.#window(`${ip}|${service}`);
-    if (all.count(nowMs, this.settlingMs) >= EDGE_ALL * this.scale) return { ok: false, retryAfterSeconds: all.secondsUntilRoom(nowMs) };
+    if (all.count(nowMs, this.settlingMs) >= EDGE_ALL * this.scale)
+      return { ok: false, retryAfterSeconds: all.secondsUntilRoom(nowMs) };
     if (specific && specific.count(nowMs, this.settlingMs) >= EDGE_CAPS[service] * this.scale)
       return { ok: false, retryAfterSeconds: specific.secondsUntilRoom(nowMs) };
     all.add(nowMs);
@@ -111,7 +112,12 @@ export class IpLimiter {
     return bucket.tryTake(1, nowMs) ? { ok: true } : { ok: false, retryAfterSeconds: bucket.secondsUntil(1, nowMs) };
   }
 
-  admitAction(ip: string, endpoint: string, bucketName: BucketName, nowMs: number): { ok: true } | { ok: false; retryAfterSeconds: number } {
+  admitAction(
+    ip: string,
+    endpoint: string,
+    bucketName: BucketName,
+    nowMs: number,
+  ): { ok: true } | { ok: false; retryAfterSeconds: number } {
     const [burst, refill] = ACCOUNT_BUCKETS[bucketName].higher;
     const bucket = this.#bucket(`${ip}|action|${endpoint}`, burst, refill, nowMs);
     return bucket.tryTake(1, nowMs) ? { ok: true } : { ok: false, retryAfterSeconds: bucket.secondsUntil(1, nowMs) };

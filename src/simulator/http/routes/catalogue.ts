@@ -55,8 +55,18 @@ function listEvents(ctx: RequestContext): Reply {
   }
 
   const print = fingerprint({ ...filter, includeMarkets });
-  const { page, nextCursor } = listPage(ctx, events, (e) => sortKeyOf(e, filter.sort, index, ctx.nowMs), q.string('cursor'), limit, print);
-  return { status: 200, body: { events: page.map(render), pagination: { next_cursor: nextCursor, limit }, sections: [] } };
+  const { page, nextCursor } = listPage(
+    ctx,
+    events,
+    (e) => sortKeyOf(e, filter.sort, index, ctx.nowMs),
+    q.string('cursor'),
+    limit,
+    print,
+  );
+  return {
+    status: 200,
+    body: { events: page.map(render), pagination: { next_cursor: nextCursor, limit }, sections: [] },
+  };
 }
 
 function groupRoot(ctx: RequestContext): SimEvent {
@@ -74,7 +84,14 @@ function eventDetail(ctx: RequestContext): Reply {
 function resolveSlug(ctx: RequestContext): Reply {
   const event = groupRoot(ctx);
   const leaf = ctx.venue.catalogue.tree.get(event.categoryKeys[0] ?? '');
-  return { status: 200, body: { slug: event.slug, requested_slug: ctx.params.slug, url: `/${leaf.path.map((p) => p.slug).join('/')}/${event.slug}` } };
+  return {
+    status: 200,
+    body: {
+      slug: event.slug,
+      requested_slug: ctx.params.slug,
+      url: `/${leaf.path.map((p) => p.slug).join('/')}/${event.slug}`,
+    },
+  };
 }
 
 function categoryDetail(ctx: RequestContext): Reply {
@@ -113,7 +130,12 @@ function categoryTree(ctx: RequestContext): Reply {
   const tree = ctx.venue.catalogue.tree;
   const node = (key: string): Record<string, unknown> => {
     const c = tree.get(key);
-    return { slug: c.slug, label: c.label, root_slug: c.rootSlug, children: tree.children(key).map((child) => node(child.key)) };
+    return {
+      slug: c.slug,
+      label: c.label,
+      root_slug: c.rootSlug,
+      children: tree.children(key).map((child) => node(child.key)),
+    };
   };
   return { status: 200, body: { categories: tree.roots().map((r) => node(r.key)) } };
 }

@@ -4,7 +4,15 @@ import { compareKeys, type SortKey } from '../cursor.ts';
 import { requireAccount, type RequestContext, type Reply, type RouteSpec } from '../context.ts';
 import { QueryReader } from '../query.ts';
 
-const SORTS = ['market', 'close_time', 'max_spread', 'min_shares', 'reward_pool', 'my_share', 'projected_payout'] as const;
+const SORTS = [
+  'market',
+  'close_time',
+  'max_spread',
+  'min_shares',
+  'reward_pool',
+  'my_share',
+  'projected_payout',
+] as const;
 type SortBy = (typeof SORTS)[number];
 
 function lpIncentives(ctx: RequestContext): Reply {
@@ -15,13 +23,20 @@ function lpIncentives(ctx: RequestContext): Reply {
   const sortOrder = q.oneOf('sort_order', ['asc', 'desc'] as const) ?? (sortBy ? 'desc' : 'asc');
   const { venue } = ctx;
   if (category !== undefined && !venue.catalogue.tree.roots().some((r) => r.slug === category)) {
-    q.errors.push({ path: ['category'], code: 'not_a_root_category', message: 'category must be an active root-category slug.' });
+    q.errors.push({
+      path: ['category'],
+      code: 'not_a_root_category',
+      message: 'category must be an active root-category slug.',
+    });
   }
   q.done();
   const account = requireAccount(ctx);
   const lp = venue.lp;
   const rows = venue.catalogue.markets
-    .filter((m): m is SimMarket & { lpIncentive: NonNullable<SimMarket['lpIncentive']> } => m.lpIncentive !== undefined && venue.catalogue.isAcceptingOrders(m))
+    .filter(
+      (m): m is SimMarket & { lpIncentive: NonNullable<SimMarket['lpIncentive']> } =>
+        m.lpIncentive !== undefined && venue.catalogue.isAcceptingOrders(m),
+    )
     .map((market) => {
       const event = venue.catalogue.eventOf(market);
       const myScore = lp.score(market.conditionId, account.id);
@@ -36,7 +51,12 @@ function lpIncentives(ctx: RequestContext): Reply {
       };
     })
     .filter((r) => category === undefined || r.event.categoryKeys.some((k) => k.split('/')[0] === category))
-    .filter((r) => search === undefined || r.market.question.toLowerCase().includes(search) || r.event.title.toLowerCase().includes(search));
+    .filter(
+      (r) =>
+        search === undefined ||
+        r.market.question.toLowerCase().includes(search) ||
+        r.event.title.toLowerCase().includes(search),
+    );
   const keyOf = (r: (typeof rows)[number], by: SortBy | undefined): SortKey => {
     const tail = r.market.id;
     switch (by) {
@@ -85,5 +105,12 @@ function lpIncentives(ctx: RequestContext): Reply {
 }
 
 export const lpIncentiveRoutes: RouteSpec[] = [
-  { method: 'GET', path: '/trade/v1/lp-incentives', auth: 'pat', scope: 'portfolio:read', feature: 'lp_incentives', handler: lpIncentives },
+  {
+    method: 'GET',
+    path: '/trade/v1/lp-incentives',
+    auth: 'pat',
+    scope: 'portfolio:read',
+    feature: 'lp_incentives',
+    handler: lpIncentives,
+  },
 ];

@@ -29,7 +29,9 @@ function placeOrder(ctx: RequestContext): Reply {
 /** The signed hash of an envelope: sha256 over the canonical order and its signature (README). */
 function signedHash(order: unknown, signature: string): string {
   const canonical = JSON.stringify(order, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
   );
   return `0x${createHash('sha256').update(`${canonical}|${signature}`).digest('hex')}`;
 }
@@ -42,7 +44,8 @@ function placeSigned(ctx: RequestContext, envelope: unknown, path: Array<string 
     throw validationFailed([{ path: [...path, 'signature'], code: 'required', message: 'signature is required.' }]);
   const request = parsePlaceBody(order, [...path, 'order']);
   const hash = signedHash(order, signature);
-  if (ctx.venue.exchange.ordersByHash.has(hash)) throw new Rejection('duplicate_order', `Order ${hash} exists; read it by hash.`);
+  if (ctx.venue.exchange.ordersByHash.has(hash))
+    throw new Rejection('duplicate_order', `Order ${hash} exists; read it by hash.`);
   return ctx.venue.exchange.place(requireAccount(ctx).id, request, hash);
 }
 
@@ -55,7 +58,13 @@ function placeSignedBatch(ctx: RequestContext): Reply {
   const body = new BodyReader(ctx.body);
   const orders = body.raw('orders');
   if (!Array.isArray(orders) || orders.length === 0 || orders.length > MAX_SIGNED_BATCH) {
-    throw validationFailed([{ path: ['orders'], code: 'out_of_range', message: `orders must hold 1 to ${MAX_SIGNED_BATCH} signed envelopes.` }]);
+    throw validationFailed([
+      {
+        path: ['orders'],
+        code: 'out_of_range',
+        message: `orders must hold 1 to ${MAX_SIGNED_BATCH} signed envelopes.`,
+      },
+    ]);
   }
   const results = orders.map((envelope, i) => {
     try {
@@ -63,7 +72,11 @@ function placeSignedBatch(ctx: RequestContext): Reply {
       return { index: i, order_hash: order.orderHash, status: 202, order: renderOrder(order) };
     } catch (err) {
       if (!(err instanceof Rejection)) throw err;
-      return { index: i, status: err.status, failure: { code: err.code, title: err.title, detail: err.detail, recovery: err.recovery } };
+      return {
+        index: i,
+        status: err.status,
+        failure: { code: err.code, title: err.title, detail: err.detail, recovery: err.recovery },
+      };
     }
   });
   return { status: 200, body: { results } };
@@ -71,7 +84,8 @@ function placeSignedBatch(ctx: RequestContext): Reply {
 
 function orderByHash(ctx: RequestContext): Reply {
   const order = ctx.venue.exchange.ordersByHash.get(ctx.params.order_hash ?? '');
-  if (!order || order.accountId !== requireAccount(ctx).id) throw new Rejection('order_not_found', `No order with hash ${ctx.params.order_hash}.`);
+  if (!order || order.accountId !== requireAccount(ctx).id)
+    throw new Rejection('order_not_found', `No order with hash ${ctx.params.order_hash}.`);
   return { status: 200, body: renderOrder(order) };
 }
 
@@ -101,7 +115,10 @@ function listOrders(ctx: RequestContext): Reply {
       (filters.is_terminal === undefined || isTerminal(asReported(o).status) === filters.is_terminal),
   );
   const { page, nextCursor } = listPage(ctx, orders, (o) => [BigInt(-o.seq)], cursor, limit, print);
-  return { status: 200, body: { as_of: isoTime(ctx.nowMs), orders: page.map(renderOrder), pagination: { limit, next_cursor: nextCursor } } };
+  return {
+    status: 200,
+    body: { as_of: isoTime(ctx.nowMs), orders: page.map(renderOrder), pagination: { limit, next_cursor: nextCursor } },
+  };
 }
 
 function getOrder(ctx: RequestContext): Reply {
@@ -138,7 +155,10 @@ function orderBook(ctx: RequestContext): Reply {
   if (!ref) throw new Rejection('token_not_found', `No outcome token ${tokenId}.`);
   const book = ctx.venue.exchange.book(ref.market);
   const ladder = book.ladderFor(ref.outcomeIndex);
-  const level = (l: { priceMicro: bigint; sharesMicro: bigint }): Record<string, bigint> => ({ price_micro: l.priceMicro, shares_micro: l.sharesMicro });
+  const level = (l: { priceMicro: bigint; sharesMicro: bigint }): Record<string, bigint> => ({
+    price_micro: l.priceMicro,
+    shares_micro: l.sharesMicro,
+  });
   return {
     status: 200,
     body: {
@@ -157,7 +177,16 @@ function orderBook(ctx: RequestContext): Reply {
 }
 
 export const orderRoutes: RouteSpec[] = [
-  { method: 'POST', path: '/trade/v1/orders', auth: 'pat', scope: 'orders:place', action: 'place', ipAction: true, body: 'json', handler: placeOrder },
+  {
+    method: 'POST',
+    path: '/trade/v1/orders',
+    auth: 'pat',
+    scope: 'orders:place',
+    action: 'place',
+    ipAction: true,
+    body: 'json',
+    handler: placeOrder,
+  },
   {
     method: 'POST',
     path: '/trade/v1/orders/signed',
@@ -181,8 +210,22 @@ export const orderRoutes: RouteSpec[] = [
     feature: 'signed_orders',
     handler: placeSignedBatch,
   },
-  { method: 'GET', path: '/trade/v1/orders/by-hash/:order_hash', auth: 'pat', scope: 'orders:read', feature: 'signed_orders', handler: orderByHash },
-  { method: 'POST', path: '/trade/v1/orders/list', auth: 'pat', scope: 'orders:read', body: 'optional-json', handler: listOrders },
+  {
+    method: 'GET',
+    path: '/trade/v1/orders/by-hash/:order_hash',
+    auth: 'pat',
+    scope: 'orders:read',
+    feature: 'signed_orders',
+    handler: orderByHash,
+  },
+  {
+    method: 'POST',
+    path: '/trade/v1/orders/list',
+    auth: 'pat',
+    scope: 'orders:read',
+    body: 'optional-json',
+    handler: listOrders,
+  },
   {
     method: 'POST',
     path: '/trade/v1/orders/cancel-all',
@@ -194,7 +237,15 @@ export const orderRoutes: RouteSpec[] = [
     handler: cancelAll,
   },
   { method: 'GET', path: '/trade/v1/orders/:order_id', auth: 'pat', scope: 'orders:read', handler: getOrder },
-  { method: 'DELETE', path: '/trade/v1/orders/:order_id', auth: 'pat', scope: 'orders:cancel', action: 'cancel', ipAction: true, handler: cancelOrder },
+  {
+    method: 'DELETE',
+    path: '/trade/v1/orders/:order_id',
+    auth: 'pat',
+    scope: 'orders:cancel',
+    action: 'cancel',
+    ipAction: true,
+    handler: cancelOrder,
+  },
   { method: 'GET', path: '/trade/v1/orders/:order_id/trades', auth: 'pat', scope: 'orders:read', handler: orderTrades },
   { method: 'GET', path: '/trade/v1/orderbook/:token_id', auth: 'pat', handler: orderBook },
 ];

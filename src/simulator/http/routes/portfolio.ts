@@ -12,7 +12,13 @@ import { listPage } from '../list-page.ts';
 import { QueryReader } from '../query.ts';
 import { lookupMaps } from '../../wire/render/lookups.ts';
 import { renderFill, renderOrder } from '../../wire/render/order.ts';
-import { counterpartOf, openPositions, renderActivity, renderPosition, renderSummary } from '../../wire/render/portfolio.ts';
+import {
+  counterpartOf,
+  openPositions,
+  renderActivity,
+  renderPosition,
+  renderSummary,
+} from '../../wire/render/portfolio.ts';
 
 const asOf = (ctx: RequestContext): string => isoTime(ctx.nowMs);
 
@@ -41,7 +47,8 @@ function positions(ctx: RequestContext): Reply {
   const conditionIds = body.strings('condition_ids');
   body.done();
   const account = requireAccount(ctx);
-  if (positionsUnavailable(ctx)) return { status: 200, body: { as_of: asOf(ctx), positions: [], unavailable_exchanges: ['SERVICE'] } };
+  if (positionsUnavailable(ctx))
+    return { status: 200, body: { as_of: asOf(ctx), positions: [], unavailable_exchanges: ['SERVICE'] } };
   const list = openPositions(account, tokenIds, conditionIds).map((p) =>
     reportedPosition(ctx.venue, renderPosition(ctx.venue, p, counterpartOf(ctx.venue, account, p))),
   );
@@ -55,13 +62,24 @@ function openOrders(ctx: RequestContext): Reply {
   const cursor = body.string('cursor');
   body.done();
   const print = fingerprint({ token_ids: tokenIds });
-  const open = requireAccount(ctx).orders.filter((o) => !isTerminal(o.status) && (!tokenIds || tokenIds.includes(o.tokenId)));
+  const open = requireAccount(ctx).orders.filter(
+    (o) => !isTerminal(o.status) && (!tokenIds || tokenIds.includes(o.tokenId)),
+  );
   const { page, nextCursor } = listPage(ctx, open, (o) => [BigInt(-o.seq)], cursor, limit, print);
   const { markets, events } = lookupMaps(
     ctx.venue,
     page.map((o) => o.tokenId),
   );
-  return { status: 200, body: { as_of: asOf(ctx), orders: page.map(renderOrder), markets, events, pagination: { limit, next_cursor: nextCursor } } };
+  return {
+    status: 200,
+    body: {
+      as_of: asOf(ctx),
+      orders: page.map(renderOrder),
+      markets,
+      events,
+      pagination: { limit, next_cursor: nextCursor },
+    },
+  };
 }
 
 function trades(ctx: RequestContext): Reply {
@@ -82,10 +100,24 @@ function trades(ctx: RequestContext): Reply {
     ctx.venue,
     page.map((f) => f.tokenId),
   );
-  return { status: 200, body: { as_of: asOf(ctx), trades: page.map(renderFill), markets, events, pagination: { limit, next_cursor: nextCursor } } };
+  return {
+    status: 200,
+    body: {
+      as_of: asOf(ctx),
+      trades: page.map(renderFill),
+      markets,
+      events,
+      pagination: { limit, next_cursor: nextCursor },
+    },
+  };
 }
 
-function activitiesPage(ctx: RequestContext, limit: number, cursor: string | undefined, filters: { types?: string[]; condition_ids?: string[] }): Reply {
+function activitiesPage(
+  ctx: RequestContext,
+  limit: number,
+  cursor: string | undefined,
+  filters: { types?: string[]; condition_ids?: string[] },
+): Reply {
   const print = fingerprint(filters);
   const list = requireAccount(ctx).activities.filter(
     (a: Activity) =>
@@ -202,8 +234,23 @@ function supportedAssets(ctx: RequestContext): Reply {
 }
 
 export const portfolioRoutes: RouteSpec[] = [
-  { method: 'GET', path: '/trade/v1/portfolio/summary', auth: 'pat', scope: 'portfolio:read', readCost: 5, handler: summary },
-  { method: 'POST', path: '/trade/v1/portfolio/positions/list', auth: 'pat', scope: 'portfolio:read', readCost: 5, body: 'optional-json', handler: positions },
+  {
+    method: 'GET',
+    path: '/trade/v1/portfolio/summary',
+    auth: 'pat',
+    scope: 'portfolio:read',
+    readCost: 5,
+    handler: summary,
+  },
+  {
+    method: 'POST',
+    path: '/trade/v1/portfolio/positions/list',
+    auth: 'pat',
+    scope: 'portfolio:read',
+    readCost: 5,
+    body: 'optional-json',
+    handler: positions,
+  },
   {
     method: 'POST',
     path: '/trade/v1/portfolio/open-orders/list',
@@ -213,8 +260,22 @@ export const portfolioRoutes: RouteSpec[] = [
     body: 'optional-json',
     handler: openOrders,
   },
-  { method: 'GET', path: '/trade/v1/portfolio/trades', auth: 'pat', scope: 'portfolio:read', readCost: 5, handler: trades },
-  { method: 'GET', path: '/trade/v1/portfolio/activities', auth: 'pat', scope: 'portfolio:read', readCost: 5, handler: activities },
+  {
+    method: 'GET',
+    path: '/trade/v1/portfolio/trades',
+    auth: 'pat',
+    scope: 'portfolio:read',
+    readCost: 5,
+    handler: trades,
+  },
+  {
+    method: 'GET',
+    path: '/trade/v1/portfolio/activities',
+    auth: 'pat',
+    scope: 'portfolio:read',
+    readCost: 5,
+    handler: activities,
+  },
   {
     method: 'POST',
     path: '/trade/v1/portfolio/activities/list',

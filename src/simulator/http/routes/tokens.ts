@@ -14,9 +14,15 @@ function createToken(ctx: RequestContext): Reply {
   const scopes = body.strings('scopes') ?? [...ALL_SCOPES];
   body.done();
   const unknown = scopes.filter((s) => !(ALL_SCOPES as readonly string[]).includes(s));
-  if (unknown.length > 0) throw validationFailed([{ path: ['scopes'], code: 'unknown_scope', message: `Unknown scopes: ${unknown.join(', ')}.` }]);
+  if (unknown.length > 0)
+    throw validationFailed([
+      { path: ['scopes'], code: 'unknown_scope', message: `Unknown scopes: ${unknown.join(', ')}.` },
+    ]);
   const token = ctx.venue.accounts.issueToken(identity.accountId, scopes as Scope[], ctx.nowMs);
-  return { status: 201, body: { id: token.id, token: token.secret, scopes: [...token.scopes], created_at: isoTime(token.createdAtMs) } };
+  return {
+    status: 201,
+    body: { id: token.id, token: token.secret, scopes: [...token.scopes], created_at: isoTime(token.createdAtMs) },
+  };
 }
 
 function revokeToken(ctx: RequestContext): Reply {
@@ -30,9 +36,26 @@ function revokeToken(ctx: RequestContext): Reply {
 }
 
 export const tokenRoutes: RouteSpec[] = [
-  { method: 'POST', path: '/trade/v1/auth/tokens', auth: 'identity', body: 'optional-json', feature: 'token_management', handler: createToken },
-  { method: 'DELETE', path: '/trade/v1/auth/tokens/:token_id', auth: 'identity', feature: 'token_management', handler: revokeToken },
+  {
+    method: 'POST',
+    path: '/trade/v1/auth/tokens',
+    auth: 'identity',
+    body: 'optional-json',
+    feature: 'token_management',
+    handler: createToken,
+  },
+  {
+    method: 'DELETE',
+    path: '/trade/v1/auth/tokens/:token_id',
+    auth: 'identity',
+    feature: 'token_management',
+    handler: revokeToken,
+  },
 ];
 
 /** Retired paths answer 410 to everyone (§7.5, §9.3). */
-export const RETIRED_PATHS: ReadonlySet<string> = new Set(['/trade/v1/positions/merge-all', '/trade/v1/positions/redeem', '/trade/v1/positions/redeem-all']);
+export const RETIRED_PATHS: ReadonlySet<string> = new Set([
+  '/trade/v1/positions/merge-all',
+  '/trade/v1/positions/redeem',
+  '/trade/v1/positions/redeem-all',
+]);

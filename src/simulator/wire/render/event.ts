@@ -60,7 +60,9 @@ function mainMarketGroup(venue: Venue, event: SimEvent, markets: SimMarket[]): R
 /** Top two candidates of a MULTI_OUTCOME by price; the main market otherwise. */
 function listingMarkets(venue: Venue, event: SimEvent, markets: SimMarket[]): SimMarket[] {
   if (event.eventType === 'MULTI_OUTCOME') {
-    return [...markets].sort((a, b) => Number(venue.exchange.markPriceMicro(b, 0) - venue.exchange.markPriceMicro(a, 0))).slice(0, 2);
+    return [...markets]
+      .sort((a, b) => Number(venue.exchange.markPriceMicro(b, 0) - venue.exchange.markPriceMicro(a, 0)))
+      .slice(0, 2);
   }
   const main = venue.catalogue.marketById(event.mainMarketId);
   return main ? [main] : [];
@@ -87,7 +89,10 @@ export function renderEventListItem(venue: Venue, event: SimEvent, includeMarket
     main_market_group: mainMarketGroup(venue, event, markets),
     game_state: event.game ? renderGameState(event.game) : undefined,
     display: display(venue, event, markets, false),
-    listing_markets: includeMarkets && event.eventType !== 'GAME' ? listingMarkets(venue, event, markets).map((m) => renderListingMarket(venue, m)) : undefined,
+    listing_markets:
+      includeMarkets && event.eventType !== 'GAME'
+        ? listingMarkets(venue, event, markets).map((m) => renderListingMarket(venue, m))
+        : undefined,
   };
 }
 
@@ -106,7 +111,8 @@ export function renderEventDetail(venue: Venue, event: SimEvent): Record<string,
     }),
     markets: markets.map((m) => renderMarket(venue, m, true)),
     featured_spread_markets: event.game ? spreads.map((m) => renderMarket(venue, m, true)) : undefined,
-    featured_totals_market: event.game && mainOf(totals) ? renderMarket(venue, mainOf(totals) as SimMarket, true) : undefined,
+    featured_totals_market:
+      event.game && mainOf(totals) ? renderMarket(venue, mainOf(totals) as SimMarket, true) : undefined,
     sport_group: event.game?.sport,
     market_tabs: event.game ? renderMarketTabs(event, all) : [],
     disputed_market_count: all.filter((m) => m.resolutionStatus === 'DISPUTED').length,

@@ -26,14 +26,25 @@ export function renderGameState(game: GameInfo): Record<string, unknown> {
   };
 }
 
-function lineSection(key: string, label: string, order: number, markets: SimMarket[], defaultLine: string | undefined): Record<string, unknown> {
+function lineSection(
+  key: string,
+  label: string,
+  order: number,
+  markets: SimMarket[],
+  defaultLine: string | undefined,
+): Record<string, unknown> {
   return {
     key,
     label,
     order,
     render_hint: 'card_list',
     groups: markets.map((m) => ({ key: `${key}:${m.line ?? 'main'}`, market_ids: [m.id] })),
-    meta: { selector_axis: 'line', default_line: defaultLine === undefined ? undefined : Number(defaultLine), line_owner_side: 'first', grid_cols_hint: 2 },
+    meta: {
+      selector_axis: 'line',
+      default_line: defaultLine === undefined ? undefined : Number(defaultLine),
+      line_owner_side: 'first',
+      grid_cols_hint: 2,
+    },
   };
 }
 

@@ -101,7 +101,13 @@ export function renderMarket(venue: Venue, market: SimMarket, detail: boolean): 
     liquidity: unitsString(liquidity),
     tick_size_micro: market.tickMicro,
     min_order_size_micro: market.minOrderSizeMicro,
-    engine_config: { tick_size: 1, price_scale: market.priceScale, size_scale: market.sizeScale, min_price: 1, max_price: market.priceScale - 1 },
+    engine_config: {
+      tick_size: 1,
+      price_scale: market.priceScale,
+      size_scale: market.sizeScale,
+      min_price: 1,
+      max_price: market.priceScale - 1,
+    },
     resolution_status: wireResolutionStatus(market.resolutionStatus, venue.cases),
     resolution: resolutionOf(market),
     three_way_role: market.threeWayRole,
@@ -110,7 +116,11 @@ export function renderMarket(venue: Venue, market: SimMarket, detail: boolean): 
     outcomes: market.outcomes.map((o) => renderOutcome(venue, market, o)),
     lp_incentive:
       detail && market.lpIncentive
-        ? { pool_micro: market.lpIncentive.poolMicro, max_spread_micro: market.lpIncentive.maxSpreadMicro, min_shares_micro: market.lpIncentive.minSharesMicro }
+        ? {
+            pool_micro: market.lpIncentive.poolMicro,
+            max_spread_micro: market.lpIncentive.maxSpreadMicro,
+            min_shares_micro: market.lpIncentive.minSharesMicro,
+          }
         : undefined,
     display: {
       image_url: `https://assets.example.invalid/markets/${market.slug}.png`,
@@ -149,6 +159,11 @@ export function renderListingMarket(venue: Venue, market: SimMarket): Record<str
     condition_id: market.conditionId,
     state: wireMarketState(market, venue.cases),
     is_accepting_orders: venue.catalogue.isAcceptingOrders(market),
-    outcomes: market.outcomes.map((o) => ({ id: o.id, label: o.label, token_id: o.tokenId, price_micro: venue.exchange.markPriceMicro(market, o.index) })),
+    outcomes: market.outcomes.map((o) => ({
+      id: o.id,
+      label: o.label,
+      token_id: o.tokenId,
+      price_micro: venue.exchange.markPriceMicro(market, o.index),
+    })),
   };
 }

@@ -25,10 +25,18 @@ function percent(pnl: bigint, cost: bigint): number {
   return cost === 0n ? 0 : Number((pnl * 10_000n) / cost) / 100;
 }
 
-export function renderPosition(venue: Venue, position: Position, counterpart: Position | undefined): Record<string, unknown> {
+export function renderPosition(
+  venue: Venue,
+  position: Position,
+  counterpart: Position | undefined,
+): Record<string, unknown> {
   const ref = venue.catalogue.token(position.tokenId);
   const v = valuePosition(venue.catalogue, venue.exchange, position);
-  const mergeable = counterpart ? (counterpart.sharesMicro < position.sharesMicro ? counterpart.sharesMicro : position.sharesMicro) : 0n;
+  const mergeable = counterpart
+    ? counterpart.sharesMicro < position.sharesMicro
+      ? counterpart.sharesMicro
+      : position.sharesMicro
+    : 0n;
   const market = ref?.market;
   const event = market ? venue.catalogue.eventOf(market) : undefined;
   return {
@@ -49,13 +57,24 @@ export function renderPosition(venue: Venue, position: Position, counterpart: Po
     profit_loss_percent: percent(v.unrealisedMicro, position.costBasisMicro),
     to_win_micro: position.sharesMicro,
     event: event ? { id: event.id, slug: event.slug, title: event.title } : undefined,
-    market: market && ref ? { id: market.id, slug: market.slug, question: market.question, outcome: market.outcomes[ref.outcomeIndex].label } : undefined,
+    market:
+      market && ref
+        ? {
+            id: market.id,
+            slug: market.slug,
+            question: market.question,
+            outcome: market.outcomes[ref.outcomeIndex].label,
+          }
+        : undefined,
   };
 }
 
 export function openPositions(account: Account, tokenIds?: string[], conditionIds?: string[]): Position[] {
   return [...account.positions.values()].filter(
-    (p) => p.sharesMicro > 0n && (!tokenIds || tokenIds.includes(p.tokenId)) && (!conditionIds || conditionIds.includes(p.conditionId)),
+    (p) =>
+      p.sharesMicro > 0n &&
+      (!tokenIds || tokenIds.includes(p.tokenId)) &&
+      (!conditionIds || conditionIds.includes(p.conditionId)),
   );
 }
 

@@ -26,7 +26,11 @@ function share(id: string): number {
 
 export function wireMarketState(market: SimMarket, cases: InterfaceCases): string {
   const at = share(market.id);
-  if (market.state === 'ACTIVE' && (market.recurring !== undefined ? cases.draftLiveShare > 0 : at < cases.draftLiveShare)) return 'DRAFT';
+  if (
+    market.state === 'ACTIVE' &&
+    (market.recurring !== undefined ? cases.draftLiveShare > 0 : at < cases.draftLiveShare)
+  )
+    return 'DRAFT';
   if (at >= 1 - cases.unknownStateShare) return UNKNOWN_NAMES[market.state] ?? market.state;
   return market.state;
 }

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { addSettings, durationMs, refusePlainToken, resolveSettings, SettingError } from '../src/cli/settings.ts';
+import { addSettings, refusePlainToken, resolveSettings, SettingError } from '../src/cli/settings.ts';
+import { parseDuration } from '../src/util/duration.ts';
 
 describe('settings', () => {
   it('takes a flag over its variable over its default', () => {
@@ -34,8 +35,18 @@ describe('settings', () => {
       httpPort: 0,
       duration: 90_000,
     });
-    expect([durationMs('250ms'), durationMs('30'), durationMs('2h')]).toEqual([250, 30_000, 7_200_000]);
-    expect(() => durationMs('0s')).toThrow(/positive/);
+    expect(() => resolveSettings(['duration'], { duration: '0s' }, {})).toThrow(/positive/);
+  });
+
+  it('refuses a duration given as a bare number, from the flag or the variable, and says to add the unit', () => {
+    expect(() => resolveSettings(['duration'], { duration: '30' }, {})).toThrow(
+      new SettingError(
+        '--duration (TAPEHOUSE_DURATION): "30" is a bare number: add its unit (ms, s, m or h, e.g. 250ms, 30s, 10m, 2h)',
+      ),
+    );
+    expect(() => resolveSettings(['duration'], {}, { TAPEHOUSE_DURATION: '1500' })).toThrow(
+      /"1500" is a bare number: add its unit/,
+    );
   });
 
   it('shows each variable and default in the help', () => {
@@ -50,5 +61,22 @@ describe('settings', () => {
       /--token-file F.*TAPEHOUSE_TOKEN/,
     );
     await expect(command.parseAsync([], { from: 'user' })).resolves.toBe(command);
+  });
+});
+
+describe('durations (one parser for the command line and the workflows)', () => {
+  it('reads 250ms, 30s, 1.5m, 10m and 2h, and zero with a unit', () => {
+    expect(['250ms', '30s', '1.5m', '10m', '2h', '0s', ' 5 s '].map(parseDuration)).toEqual([
+      250, 30_000, 90_000, 600_000, 7_200_000, 0, 5_000,
+    ]);
+  });
+
+  it('refuses a bare number, saying to add a unit, and anything else that is not a duration', () => {
+    for (const bare of ['30', '0', '1.5', '1500'])
+      expect(() => parseDuration(bare)).toThrow(
+        'is a bare number: add its unit (ms, s, m or h, e.g. 250ms, 30s, 10m, 2h)',
+      );
+    for (const bad of ['soon', '30 minutes', '-5s', '5d', ''])
+      expect(() => parseDuration(bad)).toThrow(/is not a duration/);
   });
 });

@@ -26,12 +26,3 @@ export function resolveTemporal(options: TemporalOptions, env: NodeJS.ProcessEnv
     taskQueue: options.taskQueue ?? env.TAPEHOUSE_TASK_QUEUE ?? DEFAULT_TASK_QUEUE,
   };
 }
-
-const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-
-/** `250ms`, `30s`, `5m`, `1h`, or a number of milliseconds. */
-export function parseDuration(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
-  if (!match) throw new Error(`not a duration: ${text} (examples: 30s, 5m, 1h, 1500ms)`);
-  return Math.round(Number(match[1]) * UNITS[match[2] ?? 'ms']!);
-}

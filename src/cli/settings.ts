@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { parseVenueRules } from '../reconcile/venue-rules.ts';
+import { parseDuration } from '../util/duration.ts';
 import { SettingError } from '../util/setting-error.ts';
 
 /**
@@ -116,8 +117,8 @@ export const SETTINGS = {
   duration: {
     flag: '--duration <time>',
     env: 'TAPEHOUSE_DURATION',
-    description: 'stop after this long (e.g. 30s, 10m, 2h; default: until interrupted)',
-    parse: durationMs,
+    description: 'stop after this long, with its unit (e.g. 30s, 10m, 2h; default: until interrupted)',
+    parse: positiveDuration,
   } satisfies Spec,
   shard: {
     flag: '--shard <i/n>',
@@ -281,15 +282,11 @@ function nonNegativeNumber(text: string): number {
   return n;
 }
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-
-/** `30s`, `10m`, `2h`, `250ms`, or plain seconds. */
-export function durationMs(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(text.trim());
-  if (!match) throw new Error('is not a duration (e.g. 30s, 10m, 2h)');
-  const ms = Number(match[1]) * UNIT_MS[match[2] ?? 's']!;
+/** A duration with its unit (util/duration.ts: a bare number is refused), above zero. */
+function positiveDuration(text: string): number {
+  const ms = parseDuration(text);
   if (ms <= 0) throw new Error('is not a positive duration');
-  return Math.round(ms);
+  return ms;
 }
 
 function shard(text: string): { index: number; count: number } {

@@ -8,6 +8,7 @@ import { loadFigures } from '../../run/figures.ts';
 import { createLogger } from '../../util/log.ts';
 import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../../warehouse/embedded-endpoint.ts';
 import { migrateWarehouse } from '../../warehouse/migrations.ts';
+import { parseDuration } from '../../util/duration.ts';
 import { describeTarget, resolveTarget } from '../../warehouse/target.ts';
 import { openWarehouse, type EmbeddedWarehouse, type Warehouse } from '../../warehouse/warehouse.ts';
 import type { MetricsEndpoint } from '../../run/metrics-server.ts';
@@ -58,15 +59,15 @@ export function registerLoad(program: Command): void {
       `cut a batch once its first record waited this long (default ${DEFAULT_BATCH_LIMITS.maxDelayMs})`,
     )
     .option(
-      '--session-timeout <ms>',
-      'a loader silent this long leaves the group and its partitions go to the others (default 30000)',
+      '--session-timeout <duration>',
+      `a loader silent this long leaves the group and its partitions go to the others (default 30s)`,
     )
     .option(
-      '--rebalance-timeout <ms>',
-      `how long a rebalance waits for every loader of the group to rejoin (default ${DEFAULT_REBALANCE_TIMEOUT_MS})`,
+      '--rebalance-timeout <duration>',
+      `how long a rebalance waits for every loader of the group to rejoin (default ${DEFAULT_REBALANCE_TIMEOUT_MS / 1000}s)`,
     )
     .option('--http-port <n>', 'chDB only: loopback port of the read-only query endpoint (default: any free port)')
-    .option('--stats-every <s>', "log the loaders' figures every this many seconds (0: never; default 10)")
+    .option('--stats-every <duration>', "log the loaders' figures this often (0s: never; default 10s)")
     .option('--no-migrate', 'do not apply pending migrations first')
     .action(async (options: LoadOptions) => {
       const settings = resolveSettings(LOAD_SETTINGS, options);
@@ -79,6 +80,10 @@ export function registerLoad(program: Command): void {
       const catalogue = createTopicCatalogue(settings.topicPrefix);
       const topics = topicsOf(catalogue, options.kinds);
       const group = options.group ?? process.env.TAPEHOUSE_LOADER_GROUP ?? DEFAULT_GROUP;
+      // Not given: the bus's own (30 s) and DEFAULT_REBALANCE_TIMEOUT_MS.
+      const sessionTimeoutMs = duration(options.sessionTimeout, '--session-timeout');
+      const rebalanceTimeoutMs = duration(options.rebalanceTimeout, '--rebalance-timeout');
+      const statsEveryMs = duration(options.statsEvery, '--stats-every', true) ?? 10_000;
       const batch = {
         maxRows: positive(options.batchRows, '--batch-rows') ?? DEFAULT_BATCH_LIMITS.maxRows,
         maxDelayMs: positive(options.batchMs, '--batch-ms') ?? DEFAULT_BATCH_LIMITS.maxDelayMs,
@@ -114,8 +119,8 @@ export function registerLoad(program: Command): void {
           brokers: settings.kafkaBrokers,
           topics: catalogue.topics.filter((spec) => topics.includes(spec.name)),
           replicationFactor: settings.replicationFactor,
-          sessionTimeoutMs: positive(options.sessionTimeout, '--session-timeout') ?? 30_000,
-          rebalanceTimeoutMs: positive(options.rebalanceTimeout, '--rebalance-timeout') ?? DEFAULT_REBALANCE_TIMEOUT_MS,
+          sessionTimeoutMs,
+          rebalanceTimeoutMs,
           clientId: `tapehouse-load-${process.pid}`,
           log: log.child({ part: 'bus' }),
         });
@@ -139,12 +144,7 @@ export function registerLoad(program: Command): void {
         // An insert pipeline that failed stores nothing more: stop and exit non-zero, so that a
         // supervisor starts the loader again (it reads where it stands from the warehouse).
         const pipelineFailed = started.failed.then((error) => void (failure = error));
-        await logFiguresUntil(
-          Promise.race([stopRequested, pipelineFailed]),
-          loaders,
-          log,
-          positive(options.statsEvery, '--stats-every', true) ?? 10,
-        );
+        await logFiguresUntil(Promise.race([stopRequested, pipelineFailed]), loaders, log, statsEveryMs);
       } finally {
         await served?.close();
         await loaders?.stop();
@@ -183,16 +183,16 @@ async function logFiguresUntil(
   stop: Promise<void>,
   loaders: Loaders,
   log: ReturnType<typeof createLogger>,
-  everySeconds: number,
+  everyMs: number,
 ): Promise<void> {
   const timer =
-    everySeconds > 0
+    everyMs > 0
       ? setInterval(() => {
           loaders.stats().then(
             (stats) => log.info(stats, 'loader figures'),
             (error: unknown) => log.warn({ err: error }, 'reading the loader figures failed'),
           );
-        }, everySeconds * 1000)
+        }, everyMs)
       : undefined;
   await stop;
   clearInterval(timer);
@@ -212,6 +212,19 @@ function positive(text: string | undefined, flag: string, zeroAllowed = false): 
   if (!Number.isSafeInteger(n) || n < (zeroAllowed ? 0 : 1))
     throw new SettingError(`${flag}: ${JSON.stringify(text)} is not a whole number${zeroAllowed ? '' : ' above 0'}`);
   return n;
+}
+
+/** A duration flag of this command (with its unit: a bare number is refused). */
+function duration(text: string | undefined, flag: string, zeroAllowed = false): number | undefined {
+  if (text === undefined) return undefined;
+  let ms: number;
+  try {
+    ms = parseDuration(text);
+  } catch (err) {
+    throw new SettingError(`${flag}: ${JSON.stringify(text)} ${(err as Error).message}`);
+  }
+  if (ms === 0 && !zeroAllowed) throw new SettingError(`${flag}: ${JSON.stringify(text)} is not a positive duration`);
+  return ms;
 }
 
 async function closeQuietly(warehouse: Warehouse): Promise<void> {

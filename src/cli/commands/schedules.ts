@@ -1,13 +1,10 @@
 import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import { isJobName, parseJobList, type JobName } from '../../sync/jobs.ts';
+import { parseDuration } from '../../util/duration.ts';
 import { createLogger } from '../../util/log.ts';
-import {
-  DEFAULT_SCHEDULE_PREFIX,
-  parseDuration,
-  resolveTemporal,
-  type TemporalOptions,
-} from '../../../workflows/settings.ts';
+import { SettingError } from '../../util/setting-error.ts';
+import { DEFAULT_SCHEDULE_PREFIX, resolveTemporal, type TemporalOptions } from '../../../workflows/settings.ts';
 import { connectWhenReady } from '../temporal-ready.ts';
 
 interface CommonOptions extends TemporalOptions {
@@ -43,23 +40,27 @@ export function registerSchedules(program: Command): void {
     .option('--interval <job=duration...>', "a job's interval, e.g. positions=15s (repeatable)", collect, [])
     .option('--paused', 'pause them all (otherwise new ones run, and existing ones keep their paused state)')
     .action(async (options: CommonOptions & { interval: string[]; paused?: boolean; waitForTemporal: string }) => {
-      await withClient(options, waitMs(options.waitForTemporal), async (client, taskQueue) => {
-        const { applySchedules } = await import('../../../workflows/schedules.ts');
-        const applied = await applySchedules(client, {
-          taskQueue,
-          jobs: parseJobList(options.jobs),
-          intervals: parseIntervals(options.interval),
-          idPrefix: options.idPrefix,
-          paused: options.paused,
-        });
-        for (const s of applied) {
-          if (s.action === 'deleted') process.stdout.write(`deleted ${s.scheduleId}: no such job any more\n`);
-          else
-            process.stdout.write(
-              `${s.action} ${s.scheduleId} every ${s.intervalMs / 1000}s (overlap skip)${s.paused ? ', paused' : ''}\n`,
-            );
-        }
-      });
+      await withClient(
+        options,
+        durationOf(options.waitForTemporal, '--wait-for-temporal'),
+        async (client, taskQueue) => {
+          const { applySchedules } = await import('../../../workflows/schedules.ts');
+          const applied = await applySchedules(client, {
+            taskQueue,
+            jobs: parseJobList(options.jobs),
+            intervals: parseIntervals(options.interval),
+            idPrefix: options.idPrefix,
+            paused: options.paused,
+          });
+          for (const s of applied) {
+            if (s.action === 'deleted') process.stdout.write(`deleted ${s.scheduleId}: no such job any more\n`);
+            else
+              process.stdout.write(
+                `${s.action} ${s.scheduleId} every ${s.intervalMs / 1000}s (overlap skip)${s.paused ? ', paused' : ''}\n`,
+              );
+          }
+        },
+      );
     });
 
   common(schedules.command('backfill'))
@@ -121,10 +122,13 @@ async function withClient(
   }
 }
 
-/** `--wait-for-temporal`: a duration, 0 for a single attempt. */
-function waitMs(text: string): number {
-  if (/^0+(ms|s|m|h)?$/.test(text.trim())) return 0;
-  return parseDuration(text);
+/** A duration of this command's flags (with its unit: a bare number is refused), as a usage error when bad. */
+function durationOf(text: string, setting: string): number {
+  try {
+    return parseDuration(text);
+  } catch (err) {
+    throw new SettingError(`${setting}: ${JSON.stringify(text)} ${(err as Error).message}`);
+  }
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -136,9 +140,9 @@ function parseIntervals(pairs: readonly string[]): Partial<Record<JobName, numbe
   for (const pair of pairs) {
     const [job, duration] = pair.split('=');
     if (!job || !duration || !isJobName(job))
-      throw new Error(`--interval takes job=duration with a known job, got ${pair}`);
-    const ms = parseDuration(duration);
-    if (ms < 1_000) throw new Error(`--interval ${pair}: Temporal schedules run at most once a second`);
+      throw new SettingError(`--interval takes job=duration with a known job, got ${pair}`);
+    const ms = durationOf(duration, `--interval ${job}`);
+    if (ms < 1_000) throw new SettingError(`--interval ${pair}: Temporal schedules run at most once a second`);
     intervals[job] = ms;
   }
   return intervals;
@@ -146,6 +150,6 @@ function parseIntervals(pairs: readonly string[]): Partial<Record<JobName, numbe
 
 function isoDate(text: string, flag: string): Date {
   const date = new Date(text);
-  if (Number.isNaN(date.getTime())) throw new Error(`${flag} is not a time: ${text}`);
+  if (Number.isNaN(date.getTime())) throw new SettingError(`${flag} is not a time: ${text}`);
   return date;
 }

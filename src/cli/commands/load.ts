@@ -9,14 +9,14 @@ import { createLogger } from '../../util/log.ts';
 import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../../warehouse/embedded-endpoint.ts';
 import { migrateWarehouse } from '../../warehouse/migrations.ts';
 import { parseDuration } from '../../util/duration.ts';
-import { describeTarget, resolveTarget } from '../../warehouse/target.ts';
+import { describeTarget } from '../../warehouse/target.ts';
 import { openWarehouse, type EmbeddedWarehouse, type Warehouse } from '../../warehouse/warehouse.ts';
 import type { MetricsEndpoint } from '../../run/metrics-server.ts';
 import { metricsNote, serveMetricsIfAsked } from '../metrics-option.ts';
 import { addSettings, resolveSettings, SettingError, type SettingName } from '../settings.ts';
+import { warehouseTarget, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';
 
 interface LoadOptions {
-  group?: string;
   kinds?: string;
   batchRows?: string;
   batchMs?: string;
@@ -28,13 +28,12 @@ interface LoadOptions {
   [setting: string]: unknown;
 }
 
-const DEFAULT_GROUP = 'tapehouse-loaders';
 const LOAD_SETTINGS = [
   'kafkaBrokers',
   'topicPrefix',
   'replicationFactor',
-  'dataDir',
-  'clickhouseUrl',
+  'loaderGroup',
+  ...WAREHOUSE_SETTINGS,
   'metricsPort',
   'metricsHost',
 ] as const satisfies readonly SettingName[];
@@ -51,7 +50,6 @@ export function registerLoad(program: Command): void {
     .description('load the bus (Kafka) into ClickHouse, exactly once, as one member of a consumer group');
   addSettings(command, LOAD_SETTINGS);
   command
-    .option('--group <name>', `consumer group (TAPEHOUSE_LOADER_GROUP, default "${DEFAULT_GROUP}")`)
     .option('--kinds <list>', 'record kinds to load, comma-separated (default: all)')
     .option('--batch-rows <n>', `cut a batch at this many rows (default ${DEFAULT_BATCH_LIMITS.maxRows})`)
     .option(
@@ -70,16 +68,11 @@ export function registerLoad(program: Command): void {
     .option('--stats-every <duration>', "log the loaders' figures this often (0s: never; default 10s)")
     .option('--no-migrate', 'do not apply pending migrations first')
     .action(async (options: LoadOptions) => {
-      const settings = resolveSettings(LOAD_SETTINGS, options);
-      const explicitDataDir = typeof options.dataDir === 'string' || Boolean(process.env.TAPEHOUSE_DATA_DIR);
-      if (settings.clickhouseUrl && explicitDataDir)
-        throw new SettingError('give either --data-dir or --clickhouse-url, not both');
-      const target = resolveTarget(
-        settings.clickhouseUrl ? { clickhouseUrl: settings.clickhouseUrl } : { dataDir: settings.dataDir },
-      );
+      const settings = resolveSettings(LOAD_SETTINGS, options, { either: [['dataDir', 'clickhouseUrl']] });
+      const target = warehouseTarget(settings);
       const catalogue = createTopicCatalogue(settings.topicPrefix);
       const topics = topicsOf(catalogue, options.kinds);
-      const group = options.group ?? process.env.TAPEHOUSE_LOADER_GROUP ?? DEFAULT_GROUP;
+      const group = settings.loaderGroup;
       // Not given: the bus's own (30 s) and DEFAULT_REBALANCE_TIMEOUT_MS.
       const sessionTimeoutMs = duration(options.sessionTimeout, '--session-timeout');
       const rebalanceTimeoutMs = duration(options.rebalanceTimeout, '--rebalance-timeout');

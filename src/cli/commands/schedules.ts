@@ -3,13 +3,20 @@ import type { Client } from '@temporalio/client';
 import { isJobName, parseJobList, type JobName } from '../../sync/jobs.ts';
 import { parseDuration } from '../../util/duration.ts';
 import { createLogger } from '../../util/log.ts';
-import { SettingError } from '../../util/setting-error.ts';
-import { DEFAULT_SCHEDULE_PREFIX, resolveTemporal, type TemporalOptions } from '../../../workflows/settings.ts';
+import { DEFAULT_SCHEDULE_PREFIX } from '../../../workflows/settings.ts';
+import { addSettings, resolveSettings, SettingError, type SettingName } from '../settings.ts';
 import { connectWhenReady } from '../temporal-ready.ts';
 
-interface CommonOptions extends TemporalOptions {
+const TEMPORAL_SETTINGS = [
+  'temporalAddress',
+  'temporalNamespace',
+  'taskQueue',
+] as const satisfies readonly SettingName[];
+
+interface CommonOptions {
   jobs?: string;
   idPrefix: string;
+  [setting: string]: unknown;
 }
 
 /**
@@ -19,13 +26,7 @@ interface CommonOptions extends TemporalOptions {
 export function registerSchedules(program: Command): void {
   const schedules = program.command('schedules').description('Temporal Schedules of the sync jobs');
   const common = (command: Command): Command =>
-    command
-      .option(
-        '--temporal-address <host:port>',
-        'Temporal frontend (TAPEHOUSE_TEMPORAL_ADDRESS, default 127.0.0.1:7233)',
-      )
-      .option('--namespace <name>', 'Temporal namespace (TAPEHOUSE_TEMPORAL_NAMESPACE, default "default")')
-      .option('--task-queue <name>', 'task queue of the workers (TAPEHOUSE_TASK_QUEUE, default tapehouse-sync)')
+    addSettings(command, TEMPORAL_SETTINGS)
       .option('--jobs <list>', 'comma-separated jobs (default: all)')
       .option('--id-prefix <prefix>', 'schedule and workflow ids start with it', DEFAULT_SCHEDULE_PREFIX);
 
@@ -101,22 +102,21 @@ export function registerSchedules(program: Command): void {
 }
 
 async function withClient(
-  options: TemporalOptions,
+  options: CommonOptions,
   waitForMs: number,
   body: (client: Client, taskQueue: string) => Promise<void>,
 ): Promise<void> {
-  const temporal = resolveTemporal(options);
+  const {
+    temporalAddress: address,
+    temporalNamespace: namespace,
+    taskQueue,
+  } = resolveSettings(TEMPORAL_SETTINGS, options);
   // Loaded here, so commands that do not talk to Temporal do not pay for its client.
   const { Client } = await import('@temporalio/client');
   const log = createLogger('schedules');
-  const connection = await connectWhenReady({
-    address: temporal.address,
-    namespace: temporal.namespace,
-    waitMs: waitForMs,
-    log,
-  });
+  const connection = await connectWhenReady({ address, namespace, waitMs: waitForMs, log });
   try {
-    await body(new Client({ connection, namespace: temporal.namespace }), temporal.taskQueue);
+    await body(new Client({ connection, namespace }), taskQueue);
   } finally {
     await connection.close();
   }

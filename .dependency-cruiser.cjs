@@ -230,6 +230,14 @@ module.exports = {
       ['http', 'ground-truth', 'state', 'process'],
       'faults act on streams and are read by the REST server: one way.',
     ),
+    {
+      name: 'environment-only-through-the-settings-table',
+      comment:
+        "the settings table (src/cli/settings.ts) reads the environment and passes values down; chDB's allocator sets its variable before libchdb loads. Nothing else touches it (docs/layout.md).",
+      severity: 'error',
+      from: { pathNot: '^src/(cli/settings|warehouse/chdb-allocator)\\.ts$' },
+      to: { path: '^src/util/environment\\.ts$' },
+    },
     onlyIn('kafkajs', '^src/bus/', 'kafkajs is unmaintained: it stays behind the Bus interface (DEVELOPERS.md).'),
     onlyIn(
       '(chdb|lz4-wasm-nodejs)',

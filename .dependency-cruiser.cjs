@@ -66,6 +66,17 @@ function simLayer(folder, forbidden, why) {
   };
 }
 
+/** Files of `src/<folder>/` are imported from outside it only through its door, `index.ts`. */
+function door(folder, why) {
+  return {
+    name: `${folder.replace(/\//g, '-')}-through-its-door`,
+    comment: why,
+    severity: 'error',
+    from: { pathNot: `^src/${folder}/` },
+    to: { path: `^src/${folder}/`, pathNot: `^src/${folder}/index\\.ts$` },
+  };
+}
+
 /** The npm package `pkg` is imported only from paths matching `where`. */
 function onlyIn(pkg, where, why) {
   return {
@@ -235,15 +246,37 @@ module.exports = {
       comment:
         "the settings table (src/cli/settings.ts) reads the environment and passes values down; chDB's allocator sets its variable before libchdb loads. Nothing else touches it (docs/layout.md).",
       severity: 'error',
-      from: { pathNot: '^src/(cli/settings|warehouse/chdb-allocator)\\.ts$' },
+      from: { pathNot: '^src/(cli/settings|warehouse/embedded/chdb-allocator)\\.ts$' },
       to: { path: '^src/util/environment\\.ts$' },
     },
-    onlyIn('kafkajs', '^src/bus/', 'kafkajs is unmaintained: it stays behind the Bus interface (DEVELOPERS.md).'),
+    // The big parts' folders (docs/layout.md, "Folders inside a part"): each is entered through its index.ts.
+    door('capture', 'the main job and the commands start capture and read its figures; its folders are its own.'),
+    door('capture/frames', "every stream's frames read into records: the envelope, micro values, record builders."),
+    door('capture/books', "each token's book: snapshots into level changes, re-seeds, a book at an instant."),
+    door('capture/coverage', 'what was covered, and the gaps: connections, marks kept across restarts.'),
+    door('capture/market', 'the market stream: catalogue, connections, trades, quotes, status.'),
+    door('capture/account', 'the account socket and the portfolio stream.'),
+    door('capture/prices', 'the two price feeds.'),
+    door('warehouse/embedded', 'chDB on a data directory: the library, its sessions, the directory and its lock.'),
+    door('warehouse/endpoint', 'the query endpoint: ClickHouse HTTP over chDB, read-only.'),
+    door('warehouse/insert', "the loaders' inserts: Native and TabSeparated encoders, the transports."),
+    door('warehouse/schema', 'migrations, the baseline, storage settings.'),
+    door('bus/kafka', 'the Kafka bus (kafkajs).'),
+    door('bus/embedded', 'the in-process bus.'),
+    onlyIn('kafkajs', '^src/bus/kafka/', 'kafkajs is unmaintained: it stays behind the Bus interface (DEVELOPERS.md).'),
     onlyIn(
       '(chdb|lz4-wasm-nodejs)',
       '^src/warehouse/',
       'chDB is one of two warehouses: everything else goes through the warehouse part.',
     ),
+    {
+      name: 'libchdb-loaded-in-one-place',
+      comment:
+        'libchdb is loaded on first use by chdb-library.ts alone (its allocator settings first; no command pays for it unasked).',
+      severity: 'error',
+      from: { pathNot: '^src/warehouse/embedded/chdb-library\\.ts$' },
+      to: { path: 'node_modules/chdb/', dependencyTypesNot: ['type-only'] },
+    },
     onlyIn(
       '@temporalio',
       '^(workflows|src/cli)/',

@@ -6,7 +6,7 @@
  * All figures come from this one run on this machine.
  */
 import { positionAfter } from '../src/bus/bus.ts';
-import { EmbeddedBus } from '../src/bus/embedded.ts';
+import { EmbeddedBus } from '../src/bus/embedded/embedded-bus.ts';
 import { decodeRecord, encodeRecord, type ReceivedRecord, type Json } from '../src/bus/record.ts';
 import { TOPICS } from '../src/bus/topics.ts';
 

@@ -17,11 +17,11 @@
 import { gzipSync } from 'node:zlib';
 import WebSocket from 'ws';
 import { encodeRecord, type BusRecord } from '../src/bus/record.ts';
-import { BOOK_BATCH_DEFAULTS, type BookBatchLimits } from '../src/capture/book-batcher.ts';
-import { TokenBooks } from '../src/capture/books.ts';
-import { MarketConnection, type MarketOwner } from '../src/capture/market-connection.ts';
-import { MarketFeed } from '../src/capture/market-feed.ts';
-import { newCounters } from '../src/capture/stats.ts';
+import { BOOK_BATCH_DEFAULTS, type BookBatchLimits } from '../src/capture/books/batcher.ts';
+import { TokenBooks } from '../src/capture/books/token-books.ts';
+import { MarketConnection, type MarketOwner } from '../src/capture/market/market-connection.ts';
+import { MarketFeed } from '../src/capture/market/market-feed.ts';
+import { newCounters } from '../src/capture/frames/counters.ts';
 import { ManualClock, startSimulator } from '../src/simulator/index.ts';
 import { ConnectionBudget } from '../src/streams/connection-budget.ts';
 import type { Frame } from '../src/streams/types.ts';

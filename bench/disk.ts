@@ -14,7 +14,7 @@ import { lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readEndpointFile } from '../src/warehouse/endpoint-file.ts';
+import { readEndpointFile } from '../src/warehouse/embedded/endpoint-file.ts';
 
 const minutes = Number(process.env.TAPEHOUSE_BENCH_MINUTES ?? 10);
 const bin = process.env.TAPEHOUSE_BENCH_BIN ?? fileURLToPath(new URL('../bin/tapehouse.js', import.meta.url));

@@ -5,11 +5,9 @@
  * process holds only chDB and the endpoint. The denominator is the engine alone: the same select
  * streamed by chDB in this process and thrown away, with no HTTP; an answer cannot be faster.
  */
-// First: chDB's allocator reads its settings as libchdb loads (see chdb-allocator.ts).
-import '../src/warehouse/chdb-allocator.ts';
-import { Session } from 'chdb';
-import { chdbPathOf } from '../src/warehouse/data-dir.ts';
-import { serveEmbeddedEndpoint } from '../src/warehouse/embedded-endpoint.ts';
+import { loadChdb } from '../src/warehouse/embedded/chdb-library.ts';
+import { chdbPathOf } from '../src/warehouse/embedded/data-dir.ts';
+import { serveEmbeddedEndpoint } from '../src/warehouse/endpoint/embedded-endpoint.ts';
 import { openEmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
 import { temporaryDataDir } from '../test/warehouse-fixtures.ts';
 
@@ -22,6 +20,7 @@ const warehouse = await openEmbeddedWarehouse(dataDir);
 const endpoint = await serveEmbeddedEndpoint(warehouse);
 
 async function engineAlone(): Promise<number> {
+  const { Session } = (await loadChdb()).chdb;
   const session = new Session(chdbPathOf(dataDir));
   const started = performance.now();
   let bytes = 0;

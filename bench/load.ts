@@ -31,7 +31,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EmbeddedBus } from '../src/bus/embedded.ts';
+import { EmbeddedBus } from '../src/bus/embedded/embedded-bus.ts';
 import { createTopicCatalogue } from '../src/bus/topics.ts';
 import { startLoaders, type Loaders } from '../src/load/loader.ts';
 import type { BatchLimits } from '../src/load/batching/partition-batcher.ts';
@@ -42,8 +42,8 @@ import {
   type InsertStatement,
   type InsertTransport,
 } from '../src/warehouse/insert/insert-rows.ts';
-import { openChdbSession } from '../src/warehouse/chdb-client.ts';
-import { migrate } from '../src/warehouse/migrations.ts';
+import { openChdbSession } from '../src/warehouse/embedded/chdb-client.ts';
+import { migrate } from '../src/warehouse/schema/migrations.ts';
 import { openEmbeddedWarehouse, type EmbeddedWarehouse, type Warehouse } from '../src/warehouse/warehouse.ts';
 import { drained, RecordGenerator, type Generated } from '../test/load-fixtures.ts';
 import { threadCpu, threadCpuSince } from './thread-cpu.ts';

@@ -23,7 +23,7 @@ import { SIMULATOR_VENUE_RULES, notional, takerFee } from '../src/reconcile/venu
 import { readFills, type LedgerInputs } from '../src/reconcile/warehouse-inputs.ts';
 import type { VenueReports } from '../src/reconcile/warehouse-reports.ts';
 import type { InsertRow } from '../src/warehouse/insert/row-encoder.ts';
-import { migrate } from '../src/warehouse/migrations.ts';
+import { migrate } from '../src/warehouse/schema/migrations.ts';
 import { openEmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
 import { temporaryDataDir } from '../test/warehouse-fixtures.ts';
 

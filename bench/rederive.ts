@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import type { ReceivedRecord } from '../src/bus/record.ts';
 import { mapDelivery } from '../src/load/mapping/map-delivery.ts';
 import { rederiveTable } from '../src/load/rederive/index.ts';
-import { migrate } from '../src/warehouse/migrations.ts';
+import { migrate } from '../src/warehouse/schema/migrations.ts';
 import { openEmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
 
 const { values } = parseArgs({ options: { rows: { type: 'string', default: '100000' } } });

@@ -12,7 +12,7 @@
  *   npx tsx bench/soak-memory.ts [--minutes 60] [--rate 20] [--warmup 10]
  *   TAPEHOUSE_SOAK_MINUTES=5 npm run bench -- soak-memory
  *   JE_MALLOC_CONF=dirty_decay_ms:5000 npx tsx bench/soak-memory.ts   (chDB's allocator as built, not
- *   tapehouse's default: see src/warehouse/chdb-allocator.ts)
+ *   tapehouse's default: see src/warehouse/embedded/chdb-allocator.ts)
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -85,7 +85,7 @@ console.log(
   `tapehouse run (pid ${job.pid}, venue pid ${venuePid}) at rate ${rate} for ${minutes} min; data in ${dataDir}`,
 );
 console.log(
-  `chDB's allocator (jemalloc, inside libchdb) set by JE_MALLOC_CONF: ${process.env.JE_MALLOC_CONF ?? "(not set: tapehouse's default, see src/warehouse/chdb-allocator.ts)"}`,
+  `chDB's allocator (jemalloc, inside libchdb) set by JE_MALLOC_CONF: ${process.env.JE_MALLOC_CONF ?? "(not set: tapehouse's default, see src/warehouse/embedded/chdb-allocator.ts)"}`,
 );
 console.log(
   'minute   job RSS  job heap   venue RSS  venue heap   total RSS   rows loaded   bus lag   load  heap total  eng alloc  eng res  eng dirty  eng tracked  job CPU',

@@ -17,7 +17,7 @@
 import { subscribe } from 'node:diagnostics_channel';
 import { pino } from 'pino';
 import { READ_TIERS } from '../src/api/rate-limit/account-bucket.ts';
-import { EmbeddedBus } from '../src/bus/embedded.ts';
+import { EmbeddedBus } from '../src/bus/embedded/embedded-bus.ts';
 import { TOPICS } from '../src/bus/topics.ts';
 import { startSimulator } from '../src/simulator/index.ts';
 import { MemoryCheckpointStore } from '../src/sync/checkpoint.ts';

@@ -27,7 +27,7 @@ import { drainStream } from '@clickhouse/client';
 import { sqlString } from '../src/warehouse/database.ts';
 import { compileRowEncoder, type InsertRow, type RowEncoder } from '../src/warehouse/insert/row-encoder.ts';
 import { insertSettings, insertStatementSql, readColumns } from '../src/warehouse/insert/insert-rows.ts';
-import { migrate } from '../src/warehouse/migrations.ts';
+import { migrate } from '../src/warehouse/schema/migrations.ts';
 import { openEmbeddedWarehouse, type EmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
 
 const ROWS = 150_000;

@@ -1,13 +1,13 @@
 /**
  * `npm run schema:baseline`: replays every migration in sql/ into a scratch chDB directory and
- * writes what they leave to sql/baseline/schema.sql (src/warehouse/schema-baseline.ts says why).
+ * writes what they leave to sql/baseline/schema.sql (src/warehouse/schema/schema-baseline.ts says why).
  * Run it after adding a migration; test/schema-baseline.test.ts fails until then.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { loadMigrations, migrate } from '../src/warehouse/migrations.ts';
-import { BASELINE_FILE, dumpBaseline, renderBaseline } from '../src/warehouse/schema-baseline.ts';
+import { loadMigrations, migrate } from '../src/warehouse/schema/migrations.ts';
+import { BASELINE_FILE, dumpBaseline, renderBaseline } from '../src/warehouse/schema/schema-baseline.ts';
 import { openEmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'tapehouse-baseline-'));

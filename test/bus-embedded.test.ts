@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Bus } from '../src/bus/bus.ts';
-import { EmbeddedBus, type EmbeddedBusOptions } from '../src/bus/embedded.ts';
+import { EmbeddedBus, type EmbeddedBusOptions } from '../src/bus/embedded/embedded-bus.ts';
 import { decodeRecord, encodeRecord } from '../src/bus/record.ts';
 import { createTopicCatalogue, type TopicSpec } from '../src/bus/topics.ts';
 import { busContract, collect, tradeFeed, tradeRecord } from './bus-contract.ts';

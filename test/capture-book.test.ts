@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { BookLadder, type Level } from '../src/capture/book-ladder.ts';
-import { parseLevels } from '../src/capture/book-levels.ts';
-import { checkLadder } from '../src/capture/book-quality.ts';
-import { replayBook, replayBookRecords, type ChangeRow, type SnapshotRow } from '../src/capture/book-replay.ts';
-import { recordsOf, TokenBooks, type BookFrame } from '../src/capture/books.ts';
+import { BookLadder, type Level } from '../src/capture/books/ladder.ts';
+import { parseLevels } from '../src/capture/books/levels.ts';
+import { checkLadder } from '../src/capture/books/quality.ts';
+import { replayBook, replayBookRecords, type ChangeRow, type SnapshotRow } from '../src/capture/books/replay.ts';
+import { recordsOf, TokenBooks, type BookFrame } from '../src/capture/books/token-books.ts';
 import type { BusRecord } from '../src/bus/record.ts';
 
 const lv = (priceMicro: number, sizeMicro: string): Level => ({ priceMicro, sizeMicro });

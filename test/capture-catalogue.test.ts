@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { EmbeddedBus } from '../src/bus/embedded.ts';
+import { EmbeddedBus } from '../src/bus/embedded/embedded-bus.ts';
 import { EventDetailSchema } from '../src/api/schemas/index.ts';
 import type { ReceivedRecord } from '../src/bus/record.ts';
-import { CatalogueReader, capturedMarkets } from '../src/capture/catalogue.ts';
+import { CatalogueReader, capturedMarkets } from '../src/capture/market/catalogue.ts';
 import { VenueClient } from '../src/api/client.ts';
 import { CursorLoopError } from '../src/api/paging.ts';
 import { quietSimulator } from './simulator-helpers.ts';

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tradeKey } from '../src/api/trade-key.ts';
-import { EmbeddedBus } from '../src/bus/embedded.ts';
+import { EmbeddedBus } from '../src/bus/embedded/embedded-bus.ts';
 import type { ReceivedRecord } from '../src/bus/record.ts';
 import { readBookUpdates } from '../src/records/book-change-form.ts';
-import { FileCoverageStore } from '../src/capture/coverage-store.ts';
-import { isoToMicros } from '../src/capture/frame.ts';
+import { FileCoverageStore } from '../src/capture/coverage/store.ts';
+import { isoToMicros } from '../src/capture/frames/frame.ts';
 import type { FaultSpec } from '../src/simulator/index.ts';
 import { gapsOf } from './capture-checks.ts';
 import {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EmbeddedBus } from '../src/bus/embedded.ts';
+import { EmbeddedBus } from '../src/bus/embedded/embedded-bus.ts';
 import type { ReceivedRecord } from '../src/bus/record.ts';
 import { createTopicCatalogue, type TopicCatalogue } from '../src/bus/topics.ts';
-import { decimalToMicro } from '../src/capture/price-micro.ts';
-import { parsePriceEvent, pricePayload } from '../src/capture/price-streams.ts';
-import { isFrameProblem } from '../src/capture/frame.ts';
+import { decimalToMicro } from '../src/capture/prices/price-micro.ts';
+import { parsePriceEvent, pricePayload } from '../src/capture/prices/price-streams.ts';
+import { isFrameProblem } from '../src/capture/frames/frame.ts';
 import { startLoaders } from '../src/load/index.ts';
 import { createLogger } from '../src/util/log.ts';
 import { SMALL_CATALOGUE, steppedRun, steppedVenue, type SteppedRun } from './capture-helpers.ts';
@@ -37,7 +37,7 @@ interface PriceRun {
 }
 
 /** Capture of the price feeds only, against a simulator that serves them (or not), on its own topics, loaded into chDB.
- * */
+ */
 async function priceRun(
   prefix: string,
   served: 'on' | 'unconfigured' | 'absent',

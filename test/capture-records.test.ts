@@ -3,20 +3,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeRecord, encodeRecord, type BusRecord, type ReceivedRecord } from '../src/bus/record.ts';
-import { nextAnchorMs } from '../src/capture/anchors.ts';
-import { BookBatcher } from '../src/capture/book-batcher.ts';
+import { nextAnchorMs } from '../src/capture/market/anchors.ts';
+import { BookBatcher } from '../src/capture/books/batcher.ts';
 import { canonicalMs, readBookUpdates, type BookUpdate } from '../src/records/book-change-form.ts';
-import { replayBookRecords } from '../src/capture/book-replay.ts';
-import { recordsOf, TokenBooks, type BookFrame, type RestBook } from '../src/capture/books.ts';
-import { quoteRecord, SeenTrades } from '../src/capture/market-records.ts';
-import { inShard } from '../src/capture/catalogue.ts';
-import { ConnectionPlan } from '../src/capture/connection-plan.ts';
-import { ConnectionCoverage, endOf, startOf } from '../src/capture/coverage.ts';
-import { FileCoverageStore } from '../src/capture/coverage-store.ts';
-import { isFrameProblem, microsToIso, parseFrame } from '../src/capture/frame.ts';
-import { WHOLE_STREAM } from '../src/capture/gaps.ts';
-import { normaliseMicros } from '../src/capture/micro-fields.ts';
-import type { Origin } from '../src/capture/records.ts';
+import { replayBookRecords } from '../src/capture/books/replay.ts';
+import { recordsOf, TokenBooks, type BookFrame, type RestBook } from '../src/capture/books/token-books.ts';
+import { quoteRecord, SeenTrades } from '../src/capture/market/market-records.ts';
+import { inShard } from '../src/capture/market/catalogue.ts';
+import { ConnectionPlan } from '../src/capture/market/connection-plan.ts';
+import { ConnectionCoverage, endOf, startOf } from '../src/capture/coverage/connection-coverage.ts';
+import { FileCoverageStore } from '../src/capture/coverage/store.ts';
+import { isFrameProblem, microsToIso, parseFrame } from '../src/capture/frames/frame.ts';
+import { WHOLE_STREAM } from '../src/capture/coverage/gaps.ts';
+import { normaliseMicros } from '../src/capture/frames/micro-fields.ts';
+import type { Origin } from '../src/capture/frames/record-builders.ts';
 import { Prng } from '../src/simulator/prng.ts';
 
 type Payload = Record<string, unknown>;
@@ -576,7 +576,7 @@ describe('book updates in batches', () => {
 
 describe('publishing', () => {
   it('publishes per topic in order, knows up to when all is durable, and turns a record the bus refuses as too large into a data-quality record', async () => {
-    const { EmbeddedBus } = await import('../src/bus/embedded.ts');
+    const { EmbeddedBus } = await import('../src/bus/embedded/embedded-bus.ts');
     const { createTopicCatalogue } = await import('../src/bus/topics.ts');
     const { RecordPublisher } = await import('../src/capture/publisher.ts');
     const { collect } = await import('./capture-helpers.ts');
@@ -625,10 +625,10 @@ describe('publishing', () => {
 
 describe('what the coverage mark may claim', () => {
   it('holds it at the start of a loss until the gap that records the loss is durable', async () => {
-    const { EmbeddedBus } = await import('../src/bus/embedded.ts');
+    const { EmbeddedBus } = await import('../src/bus/embedded/embedded-bus.ts');
     const { RecordPublisher } = await import('../src/capture/publisher.ts');
     const { TOPICS } = await import('../src/bus/topics.ts');
-    const { gapRecord, WHOLE_STREAM } = await import('../src/capture/gaps.ts');
+    const { gapRecord, WHOLE_STREAM } = await import('../src/capture/coverage/gaps.ts');
     const { collect } = await import('./capture-helpers.ts');
     // Nobody reads yet and the gaps' partition takes one record: the second publish waits.
     const bus = new EmbeddedBus({ capacity: { records: 1 } });
@@ -665,7 +665,7 @@ describe('what the coverage mark may claim', () => {
 
 describe('back-pressure from the bus', () => {
   it('asks to stop reading the venue while too many records wait for a bus that blocks, and to start again once drained', async () => {
-    const { EmbeddedBus } = await import('../src/bus/embedded.ts');
+    const { EmbeddedBus } = await import('../src/bus/embedded/embedded-bus.ts');
     const { RecordPublisher } = await import('../src/capture/publisher.ts');
     const { TOPICS } = await import('../src/bus/topics.ts');
     const { collect } = await import('./capture-helpers.ts');

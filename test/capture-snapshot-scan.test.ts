@@ -2,9 +2,9 @@ import WebSocket from 'ws';
 import { describe, expect, it } from 'vitest';
 import type { BusRecord } from '../src/bus/record.ts';
 import type { BookUpdate } from '../src/records/book-change-form.ts';
-import { TokenBooks, type BookFrame } from '../src/capture/books.ts';
-import { isFrameProblem, parseFrame, type ParsedFrame } from '../src/capture/frame.ts';
-import { scanSnapshot } from '../src/capture/snapshot-scan.ts';
+import { TokenBooks, type BookFrame } from '../src/capture/books/token-books.ts';
+import { isFrameProblem, parseFrame, type ParsedFrame } from '../src/capture/frames/frame.ts';
+import { scanSnapshot } from '../src/capture/frames/snapshot-scan.ts';
 import { ManualClock, startSimulator } from '../src/simulator/index.ts';
 import { Prng } from '../src/simulator/prng.ts';
 
@@ -36,7 +36,7 @@ async function simulatorFrames(): Promise<string[]> {
 }
 
 /** Ways a venue could write a book frame other than the one the fast path reads: each must give what JSON.parse gives.
- * */
+ */
 const MUTATIONS: ReadonlyArray<[string, (raw: string, rng: Prng) => string]> = [
   ['a zero size', (raw) => raw.replace(/"shares_micro":"\d+"/, '"shares_micro":"0"')],
   ['a size with a leading zero', (raw) => raw.replace(/"shares_micro":"(\d+)"/, '"shares_micro":"0$1"')],

@@ -7,7 +7,7 @@ import { queryPanel } from '../src/dashboards/panel-data.ts';
 import { readOnly, runQueryThroughClient, type RunQuery } from '../src/dashboards/run-query.ts';
 import { parseTimeRange } from '../src/dashboards/time-range.ts';
 import { resolveVariables } from '../src/dashboards/variables.ts';
-import { migrate } from '../src/warehouse/migrations.ts';
+import { migrate } from '../src/warehouse/schema/migrations.ts';
 import { openEmbeddedWarehouse, type EmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
 import { fillDashboardWarehouse } from './dashboards-fixtures.ts';
 import { rows, temporaryDataDir } from './warehouse-fixtures.ts';

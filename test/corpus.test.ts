@@ -9,18 +9,18 @@ import { CursorLoopError } from '../src/api/paging.ts';
 import { IpLimits } from '../src/api/rate-limit/ip-limits.ts';
 import { RateLimiter } from '../src/api/rate-limit/limiter.ts';
 import type { Bus, Delivery } from '../src/bus/bus.ts';
-import { EmbeddedBus } from '../src/bus/embedded.ts';
+import { EmbeddedBus } from '../src/bus/embedded/embedded-bus.ts';
 import { decodeRecord, type ReceivedRecord } from '../src/bus/record.ts';
 import { createTopicCatalogue, type TopicCatalogue } from '../src/bus/topics.ts';
-import { TokenBooks } from '../src/capture/books.ts';
-import { MemoryCoverageStore } from '../src/capture/coverage-store.ts';
-import { isFrameProblem, parseFrame } from '../src/capture/frame.ts';
-import { MarketConnection, type MarketOwner } from '../src/capture/market-connection.ts';
-import { MarketFeed } from '../src/capture/market-feed.ts';
-import { AccountCapture, PortfolioCapture } from '../src/capture/private-streams.ts';
+import { TokenBooks } from '../src/capture/books/token-books.ts';
+import { MemoryCoverageStore } from '../src/capture/coverage/store.ts';
+import { isFrameProblem, parseFrame } from '../src/capture/frames/frame.ts';
+import { MarketConnection, type MarketOwner } from '../src/capture/market/market-connection.ts';
+import { MarketFeed } from '../src/capture/market/market-feed.ts';
+import { AccountCapture, PortfolioCapture } from '../src/capture/account/private-streams.ts';
 import { RecordPublisher } from '../src/capture/publisher.ts';
-import { newCounters, type CaptureCounters } from '../src/capture/stats.ts';
-import { StreamMark } from '../src/capture/stream-mark.ts';
+import { newCounters, type CaptureCounters } from '../src/capture/frames/counters.ts';
+import { StreamMark } from '../src/capture/coverage/stream-mark.ts';
 import { startLoaders, type Loaders } from '../src/load/index.ts';
 import { ConnectionBudget } from '../src/streams/connection-budget.ts';
 import type { MessageSink, OpenConnection, Transport } from '../src/streams/transport.ts';
@@ -237,7 +237,7 @@ async function privateCapture(
 }
 
 /** Feeds one input (after its set-up frames) through a reconnecting stream into a fresh account or portfolio capture.
- * */
+ */
 async function feedPrivate(
   input: StreamInput,
   index: number,
@@ -277,7 +277,7 @@ async function feedPrivate(
 const CONTROL_TYPES = new Set(['heartbeat', 'pong', 'subscribed', 'unsubscribed', 'sequence_reset']);
 
 /** What a frame that reached no table came to: counted, a control frame, an unchanged book, or nothing (a silent drop).
- * */
+ */
 function unstoredOutcome(input: StreamInput, note: FrameNote): string {
   if (note.note) return `counted:${note.note}`;
   const parsed = parseFrame(input.raw);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDashboardsApp } from '../src/dashboards/app.ts';
 import { runQueryThroughClient, type RunQuery } from '../src/dashboards/run-query.ts';
 import { fillDashboardWarehouse } from './dashboards-fixtures.ts';
-import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../src/warehouse/embedded-endpoint.ts';
+import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../src/warehouse/endpoint/embedded-endpoint.ts';
 import { migratedWarehouse, type TestWarehouse } from './warehouse-fixtures.ts';
 
 // The viewer mounted under /dashboards beside another route, as the main job mounts it, reading

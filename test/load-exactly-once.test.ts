@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Subscription } from '../src/bus/bus.ts';
-import { EmbeddedBus } from '../src/bus/embedded.ts';
+import { EmbeddedBus } from '../src/bus/embedded/embedded-bus.ts';
 import { createTopicCatalogue, type TopicCatalogue } from '../src/bus/topics.ts';
 import { startLoaders } from '../src/load/index.ts';
 import { readPartitionStarts } from '../src/load/state/loader-offsets.ts';

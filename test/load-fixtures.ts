@@ -1,5 +1,5 @@
 import type { ReceivedRecord, Json, RecordKind } from '../src/bus/record.ts';
-import type { EmbeddedBus } from '../src/bus/embedded.ts';
+import type { EmbeddedBus } from '../src/bus/embedded/embedded-bus.ts';
 import type { Loaders } from '../src/load/index.ts';
 import { bookChangeRecord, type BookUpdate } from '../src/records/book-change-form.ts';
 import type { TopicCatalogue } from '../src/bus/topics.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EmbeddedBus } from '../src/bus/embedded.ts';
+import { EmbeddedBus } from '../src/bus/embedded/embedded-bus.ts';
 import { partitionFor } from '../src/bus/partitioner.ts';
 import { createTopicCatalogue } from '../src/bus/topics.ts';
 import { roundToken, type Batch } from '../src/load/batching/batch.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReceivedRecord } from '../src/bus/record.ts';
-import { PositionChain } from '../src/capture/position-chain.ts';
+import { PositionChain } from '../src/capture/account/position-chain.ts';
 import { mapDelivery } from '../src/load/mapping/map-delivery.ts';
 import type { Row, TableName } from '../src/load/mapping/types.ts';
 import { migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixtures.ts';

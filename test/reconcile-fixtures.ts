@@ -101,7 +101,7 @@ function pnlRow(p: SettledPnl, account: string): Row {
 }
 
 /** Everything an account's sync jobs read at the end: fills, activities, orders, positions with the summary, rebates.
- * */
+ */
 export async function readAccount(
   rows: WarehouseRows,
   client: VenueClient,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrate } from '../src/warehouse/migrations.ts';
+import { migrate } from '../src/warehouse/schema/migrations.ts';
 import { openEmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
 
 /** `tapehouse book`: the ladder at an instant from a stored snapshot and the changes after it. */

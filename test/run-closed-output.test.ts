@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readEndpointFile } from '../src/warehouse/endpoint-file.ts';
+import { readEndpointFile } from '../src/warehouse/embedded/endpoint-file.ts';
 
 /**
  * Stopping is safe whatever stdout is: `tapehouse run | head -n 1` (the reader exits while the job

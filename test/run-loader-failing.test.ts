@@ -1,14 +1,12 @@
-// First: chDB's allocator reads its settings as libchdb loads (see chdb-allocator.ts).
-import '../src/warehouse/chdb-allocator.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createChdbConnection } from 'chdb/connection';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startMainJob } from '../src/run/main-job.ts';
 import { createLogger } from '../src/util/log.ts';
 import { parsePrometheus } from '../src/run/status-report.ts';
-import { chdbPathOf } from '../src/warehouse/data-dir.ts';
+import { chdbPathOf } from '../src/warehouse/embedded/data-dir.ts';
+import { loadChdb } from '../src/warehouse/embedded/chdb-library.ts';
 
 /**
  * A loader that cannot insert is visible: a table the job writes disappears under it (here dropped
@@ -32,6 +30,7 @@ describe('the main job with a table gone under its loaders', () => {
       log: createLogger('run', 'silent'),
     });
     try {
+      const { createChdbConnection } = (await loadChdb()).connection;
       const session = createChdbConnection({ path: chdbPathOf(dataDir) });
       await session.command({ query: 'DROP TABLE tapehouse.book_changes' });
       await session.close();

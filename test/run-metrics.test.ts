@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EmbeddedBus } from '../src/bus/embedded.ts';
+import { EmbeddedBus } from '../src/bus/embedded/embedded-bus.ts';
 import { createTopicCatalogue } from '../src/bus/topics.ts';
 import { startLoaders } from '../src/load/index.ts';
 import { PipelineMetrics } from '../src/run/metrics.ts';
 import { serveMetrics } from '../src/run/metrics-server.ts';
 import { parsePrometheus } from '../src/run/status-report.ts';
 import { createLogger } from '../src/util/log.ts';
-import { serveEmbeddedEndpoint } from '../src/warehouse/embedded-endpoint.ts';
+import { serveEmbeddedEndpoint } from '../src/warehouse/endpoint/embedded-endpoint.ts';
 import { MARKET_KINDS, RecordGenerator } from './load-fixtures.ts';
 import { migratedWarehouse, type TestWarehouse } from './warehouse-fixtures.ts';
 import { nowMicros } from '../src/util/clock.ts';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadMigrations, migrate, type Migration } from '../src/warehouse/migrations.ts';
+import { loadMigrations, migrate, type Migration } from '../src/warehouse/schema/migrations.ts';
 import {
   BASELINE_FILE,
   baselineFor,
@@ -9,12 +9,12 @@ import {
   readBaseline,
   renderBaseline,
   type SchemaBaseline,
-} from '../src/warehouse/schema-baseline.ts';
+} from '../src/warehouse/schema/schema-baseline.ts';
 import {
   ONE_LOADER_DEDUPLICATION_WINDOW,
   storageOptionsFor,
   withStorageOptions,
-} from '../src/warehouse/storage-settings.ts';
+} from '../src/warehouse/schema/storage-settings.ts';
 import { openEmbeddedWarehouse, type EmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
 import { rows, temporaryDataDir } from './warehouse-fixtures.ts';
 

@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expandSql, type BoundVariable } from '../src/dashboards/expand-sql.ts';
-import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../src/warehouse/embedded-endpoint.ts';
+import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../src/warehouse/endpoint/embedded-endpoint.ts';
 import { busRecord, migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixtures.ts';
 import { tapehouse } from './security/scan.ts';
 

@@ -48,7 +48,7 @@ interface Answer {
 }
 
 /** A loopback HTTP(S) server that records what reaches it, requests and upgrades alike, and answers each with `answer`.
- * */
+ */
 async function stubServer(
   host: string,
   answer: (request: IncomingMessage) => Answer,

@@ -6,7 +6,7 @@ import { Availability } from '../src/api/availability.ts';
 import { IpLimits } from '../src/api/rate-limit/ip-limits.ts';
 import { RateLimiter } from '../src/api/rate-limit/limiter.ts';
 import type { Bus, PublishOptions } from '../src/bus/bus.ts';
-import { EmbeddedBus } from '../src/bus/embedded.ts';
+import { EmbeddedBus } from '../src/bus/embedded/embedded-bus.ts';
 import type { ReceivedRecord } from '../src/bus/record.ts';
 import { MemoryCheckpointStore } from '../src/sync/checkpoint.ts';
 import { syncDeps, type SyncDeps, type SyncTuning } from '../src/sync/deps.ts';

@@ -4,13 +4,12 @@ import {
   assertClientHonoursConnection,
   compareVersions,
   installedClientVersion,
-} from '../src/warehouse/client-version.ts';
-import { endpointFileOf, readEndpointFile } from '../src/warehouse/endpoint-file.ts';
-import { PerCallSettingsRefused } from '../src/warehouse/settings-guard.ts';
-import { openEmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
-import { migrate } from '../src/warehouse/migrations.ts';
+} from '../src/warehouse/embedded/client-version.ts';
+import { endpointFileOf, readEndpointFile } from '../src/warehouse/embedded/endpoint-file.ts';
+import { PerCallSettingsRefused } from '../src/warehouse/embedded/settings-guard.ts';
+import { openEmbeddedWarehouse, type EmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
+import { migrate } from '../src/warehouse/schema/migrations.ts';
 import { busRecord, rows, temporaryDataDir } from './warehouse-fixtures.ts';
-import type { EmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
 
 // Each guard against a chDB trap listed in DEVELOPERS.md, shown by what a user would notice.
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openChdbSession } from '../src/warehouse/chdb-client.ts';
+import { openChdbSession } from '../src/warehouse/embedded/chdb-client.ts';
 
 describe('chDB through @clickhouse/client (smoke)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'tapehouse-chdb-'));

@@ -1,8 +1,8 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { endpointFileOf } from '../src/warehouse/endpoint-file.ts';
-import { loadMigrations } from '../src/warehouse/migrations.ts';
-import { serveEmbeddedEndpoint } from '../src/warehouse/embedded-endpoint.ts';
+import { endpointFileOf } from '../src/warehouse/embedded/endpoint-file.ts';
+import { loadMigrations } from '../src/warehouse/schema/migrations.ts';
+import { serveEmbeddedEndpoint } from '../src/warehouse/endpoint/embedded-endpoint.ts';
 import { openEmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
 import { tapehouse, temporaryDataDir } from './warehouse-fixtures.ts';
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { cityHash128 } from '../src/warehouse/cityhash128.ts';
+import { cityHash128 } from '../src/warehouse/endpoint/cityhash128.ts';
 import {
   compressBlock,
   CompressedBlockWriter,
   COMPRESSED_BLOCK_BYTES,
   decompressBlocks,
-} from '../src/warehouse/compressed-blocks.ts';
+} from '../src/warehouse/endpoint/compressed-blocks.ts';
 
 /** Input i of the vectors: bytes (i * 131 + 7) mod 256. */
 const sample = (length: number) => Uint8Array.from({ length }, (_, i) => (i * 131 + 7) % 256);

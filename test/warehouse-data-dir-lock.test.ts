@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../src/warehouse/embedded-endpoint.ts';
+import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../src/warehouse/endpoint/embedded-endpoint.ts';
 import { busRecord, migratedWarehouse, tapehouse, type TestWarehouse } from './warehouse-fixtures.ts';
 
 // chDB allows one process per data directory. This process holds one; others are tapehouse

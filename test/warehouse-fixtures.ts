@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { loadMigrations, migrate } from '../src/warehouse/migrations.ts';
-import { readBaseline } from '../src/warehouse/schema-baseline.ts';
+import { loadMigrations, migrate } from '../src/warehouse/schema/migrations.ts';
+import { readBaseline } from '../src/warehouse/schema/schema-baseline.ts';
 import { openEmbeddedWarehouse, type EmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
 
 /** Shared set-up of the warehouse test files (chDB allows one data directory per process). */

@@ -2,18 +2,18 @@ import { request as httpRequest } from 'node:http';
 import { createClient, ClickHouseLogLevel, type ClickHouseClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gunzipSync } from 'node:zlib';
-import { ChdbReadSessions } from '../src/warehouse/chdb-read-sessions.ts';
-import { chdbPathOf } from '../src/warehouse/data-dir.ts';
-import { startHttpEndpoint, type HttpEndpoint } from '../src/warehouse/http-endpoint.ts';
-import { NativeTranscoder } from '../src/warehouse/native-blocks.ts';
-import { compressBlock, decompressBlocks } from '../src/warehouse/compressed-blocks.ts';
-import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../src/warehouse/embedded-endpoint.ts';
-import { readEndpointFile } from '../src/warehouse/endpoint-file.ts';
+import { ChdbReadSessions } from '../src/warehouse/endpoint/chdb-read-sessions.ts';
+import { chdbPathOf } from '../src/warehouse/embedded/data-dir.ts';
+import { startHttpEndpoint, type HttpEndpoint } from '../src/warehouse/endpoint/http-endpoint.ts';
+import { NativeTranscoder } from '../src/warehouse/endpoint/native-blocks.ts';
+import { compressBlock, decompressBlocks } from '../src/warehouse/endpoint/compressed-blocks.ts';
+import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../src/warehouse/endpoint/embedded-endpoint.ts';
+import { readEndpointFile } from '../src/warehouse/embedded/endpoint-file.ts';
 import {
   ALLOWED_TABLE_FUNCTIONS,
   prepareReadOnlyQuery,
   REFUSED_TABLE_FUNCTIONS,
-} from '../src/warehouse/read-only-query.ts';
+} from '../src/warehouse/endpoint/read-only-query.ts';
 import { busRecord, migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixtures.ts';
 
 const LIMITS = { maxExecutionTime: 1, maxResultRows: 1000, maxResultBytes: 1_000_000 };

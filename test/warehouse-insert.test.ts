@@ -4,9 +4,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chdbTransport, insertSettings, insertStatementSql, RowInserter } from '../src/warehouse/insert/insert-rows.ts';
 import { InsertValueError, isoFromEpochMicros } from '../src/warehouse/insert/tsv-encoders.ts';
-import type { EmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
+import { openEmbeddedWarehouse, type EmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
 import { rows, temporaryDataDir } from './warehouse-fixtures.ts';
-import { openEmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
 
 const NASTY = [
   'tab\there',

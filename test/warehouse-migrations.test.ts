@@ -3,9 +3,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runMigrationStatement } from '../src/warehouse/migration-statement.ts';
-import { loadMigrations, migrate, migrateWarehouse, MigrationError } from '../src/warehouse/migrations.ts';
-import { GROUP_DEDUPLICATION_WINDOW, ONE_LOADER_DEDUPLICATION_WINDOW } from '../src/warehouse/storage-settings.ts';
+import { runMigrationStatement } from '../src/warehouse/schema/migration-statement.ts';
+import { loadMigrations, migrate, migrateWarehouse, MigrationError } from '../src/warehouse/schema/migrations.ts';
+import {
+  GROUP_DEDUPLICATION_WINDOW,
+  ONE_LOADER_DEDUPLICATION_WINDOW,
+} from '../src/warehouse/schema/storage-settings.ts';
 import { splitStatements } from '../src/warehouse/sql-lexer.ts';
 import { openEmbeddedWarehouse, type EmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
 import { rows, temporaryDataDir } from './warehouse-fixtures.ts';

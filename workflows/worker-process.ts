@@ -2,7 +2,7 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { RateLimiter } from '../src/api/rate-limit/limiter.ts';
 import type { BucketShape } from '../src/api/rate-limit/token-bucket.ts';
 import { DEFAULT_PNL_RETRY } from '../src/api/resources/portfolio.ts';
-import { KafkaBus } from '../src/bus/kafka.ts';
+import { KafkaBus } from '../src/bus/kafka/index.ts';
 import { createTopicCatalogue } from '../src/bus/topics.ts';
 import { MemoryCheckpointStore, type CheckpointStore } from '../src/sync/checkpoint.ts';
 import { FileCheckpointStore } from '../src/sync/checkpoint-file.ts';

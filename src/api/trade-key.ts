@@ -14,7 +14,7 @@ export const TRADE_KEY_FIELDS = ['trade_id', 'fill_id'] as const;
 export const TRADE_KEY_SQL = '(trade_id, fill_id)';
 
 /** The fields whose values make a fill what it is: the same key with other values here is a conflict, not a duplicate.
- * */
+ */
 export const TRADE_CONTENT_FIELDS = [
   'token_id',
   'condition_id',

@@ -5,10 +5,9 @@ import type { ConnectionBudgets } from '../streams/connection-budget.ts';
 import type { Clock } from '../util/clock.ts';
 import type { Logger } from '../util/log.ts';
 import type { Secret } from '../util/secret.ts';
-import type { Shard } from './catalogue.ts';
-import type { CoverageStore } from './coverage-store.ts';
-import type { MarketCapture } from './market-capture.ts';
-import type { CaptureCounters } from './stats.ts';
+import type { Shard, MarketCapture } from './market/index.ts';
+import type { CoverageStore } from './coverage/index.ts';
+import type { CaptureCounters } from './frames/index.ts';
 
 export const STREAM_PATHS = {
   market: '/trade/v1/market-stream',

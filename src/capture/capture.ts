@@ -5,13 +5,12 @@ import { SseTransport } from '../streams/sse-transport.ts';
 import { WebSocketTransport } from '../streams/websocket-transport.ts';
 import { systemClock, type Clock } from '../util/clock.ts';
 import { createLogger, type Logger } from '../util/log.ts';
-import { CoverageMarks } from './coverage-marks.ts';
-import { MemoryCoverageStore } from './coverage-store.ts';
-import { MarketCapture } from './market-capture.ts';
-import { PRICE_FEEDS, PriceCapture } from './price-streams.ts';
-import { AccountCapture, PortfolioCapture } from './private-streams.ts';
+import { CoverageMarks, MemoryCoverageStore } from './coverage/index.ts';
+import { MarketCapture } from './market/index.ts';
+import { PRICE_FEEDS, PriceCapture } from './prices/index.ts';
+import { AccountCapture, PortfolioCapture } from './account/index.ts';
 import { RecordPublisher } from './publisher.ts';
-import type { RecordSink } from './record-sink.ts';
+import { newCounters, RateMeter, type RecordSink, type CaptureCounters } from './frames/index.ts';
 import {
   CAPTURE_DEFAULTS,
   STREAM_PATHS,
@@ -19,7 +18,6 @@ import {
   type CaptureOptions,
   type CaptureStats,
 } from './capture-options.ts';
-import { newCounters, RateMeter, type CaptureCounters } from './stats.ts';
 
 function socketUrl(baseUrl: string, path: string): string {
   const url = new URL(path, baseUrl);

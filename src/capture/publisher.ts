@@ -3,10 +3,8 @@ import type { ReceivedRecord } from '../bus/record.ts';
 import type { TopicCatalogue } from '../bus/topics.ts';
 import { backoffStep } from '../util/backoff.ts';
 import type { Logger } from '../util/log.ts';
-import type { RecordSink } from './record-sink.ts';
+import { isoToMicros, qualityRecord, type RecordSink } from './frames/index.ts';
 import { readBookUpdates } from '../records/book-change-form.ts';
-import { isoToMicros } from './frame.ts';
-import { qualityRecord } from './records.ts';
 import type { Clock } from '../util/clock.ts';
 
 interface TopicQueue {

@@ -1,11 +1,11 @@
 import { Option, type Command } from 'commander';
-import { CAPTURE_DEFAULTS } from '../capture/capture-options.ts';
+import { CAPTURE_DEFAULTS } from '../capture/index.ts';
 import { parseVenueRules } from '../reconcile/venue-rules.ts';
 import { DEFAULT_RATE, DEFAULT_SEED } from '../simulator/index.ts';
 import { environment } from '../util/environment.ts';
 import { LOG_LEVELS } from '../util/log.ts';
 import { SettingError } from '../util/setting-error.ts';
-import { DEFAULT_DATA_DIR } from '../warehouse/data-dir.ts';
+import { DEFAULT_DATA_DIR } from '../warehouse/embedded/index.ts';
 import {
   brokers,
   CredentialsInValue,

@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import { prepareReadOnlyQuery } from '../warehouse/read-only-query.ts';
+import { prepareReadOnlyQuery } from '../warehouse/endpoint/index.ts';
 
 /** A result as ClickHouse's JSONCompact gives it: typed columns, rows of JSON values. */
 export interface QueryColumn {

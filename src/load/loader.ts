@@ -122,7 +122,7 @@ const epochs = new WeakMap<Bus, string>();
 const YIELD_EVERY_ROWS = 1_000;
 
 /** Retries of a failed subscription (1 s doubling up to 30 s) and of reading where partitions stand (0.5 s up to 5 s).
- * */
+ */
 const RESUBSCRIBE_BACKOFF = { firstMs: 1_000, maxMs: 30_000 };
 const STARTS_BACKOFF = { firstMs: 500, maxMs: 5_000 };
 

@@ -1,4 +1,4 @@
-import type { InsertRow } from '../warehouse/insert/row-encoder.ts';
+import type { InsertRow } from '../warehouse/insert/index.ts';
 import type { Warehouse } from '../warehouse/warehouse.ts';
 import type { Reconciliation } from './reconcile.ts';
 

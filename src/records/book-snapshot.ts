@@ -14,7 +14,7 @@ export type SnapshotReason =
 
 /**
  * `book_snapshot` — topic market.books (with the changes it anchors), key condition_id. The whole
- * ladder of one token at capture sequence `sequence`. Made by capture (src/capture/books.ts);
+ * ladder of one token at capture sequence `sequence`. Made by capture (src/capture/books/token-books.ts);
  * stored in `book_snapshots`.
  */
 export type BookSnapshotPayload = {

@@ -45,7 +45,7 @@ export type GapScope = {
 
 /**
  * `capture_gap` — topic capture.gaps, key the stream. An interval some scope of a stream was not
- * covered. Made by capture (src/capture/gaps.ts) and by the sync jobs for an endpoint not offered
+ * covered. Made by capture (src/capture/coverage/gaps.ts) and by the sync jobs for an endpoint not offered
  * (src/sync/run-job.ts: `channel`, `subject_kind`, `subject` instead of a scope); stored one
  * `capture_gaps` row per channel × subject.
  */

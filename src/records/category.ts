@@ -20,5 +20,5 @@ export interface CategorySource {
 export type CategoryPayload = Wire<CategorySource>;
 
 /** A `category` payload at the bus boundary: the slug, and the answer (an object, or null when the category is gone).
- * */
+ */
 export const categorySchema = loose({ slug: requiredScalar, answer: object });

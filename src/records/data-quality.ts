@@ -36,7 +36,7 @@ export type QualityProblem =
 /**
  * `data_quality` — topic capture.quality, key condition_id (or the stream). A finding about what
  * the venue sent; `raw` holds the offending frame (at most its first 64 Ki characters). Made by
- * capture (src/capture/records.ts) and by the sync jobs (a cursor loop, an order a per-order read does not find; stream
+ * capture (src/capture/frames/record-builders.ts) and by the sync jobs (a cursor loop, an order a per-order read does not find; stream
  * `sync`); stored in
  * `data_quality`.
  */

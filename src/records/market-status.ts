@@ -5,7 +5,7 @@ import { integer, list, loose, object, requiredScalar, scalar, streamData } from
  * `market_status` — topic market.status, key condition_id (the event id for the event-scoped kinds
  * `current_market_changed` and `market_resolution_completed`). The `market_status` frame's data:
  * any `kind` string is kept, with the kind's own fields as sent. Made by capture
- * (src/capture/market-records.ts); stored in `market_status`.
+ * (src/capture/market/market-records.ts); stored in `market_status`.
  */
 export interface MarketStatusPayload extends Unread {
   kind: string;

@@ -13,7 +13,7 @@ export type PnlSettledSource = SettledPnl;
 export type PnlSettledPayload = Wire<PnlSettledSource>;
 
 /** A `pnl_settled` payload at the bus boundary: every field optional (read by the loader), amounts as text or numbers.
- * */
+ */
 export const pnlSettledSchema = loose({
   collateral_micro: integer,
   lifetime_pnl_micro: integer,

@@ -14,5 +14,5 @@ export type PositionSource = PositionsResponse;
 export type PositionPayload = Wire<PositionSource>;
 
 /** A `position` payload at the bus boundary: the positions (each checked by the loader) and the exchanges unavailable.
- * */
+ */
 export const positionSchema = loose({ positions: list, unavailable_exchanges: list });

@@ -7,7 +7,7 @@ import { loose, requiredInteger, requiredScalar, scalar, streamData } from './sc
  * `/api/v1/prices/stream` and `/api/v1/prices/oracle-pro/stream`), whose shape the interface leaves
  * "not shown": the event's JSON as sent (unknown fields kept), plus what capture read from it —
  * the price as micro-units, and the SSE event's number. Made by capture
- * (src/capture/price-streams.ts); stored in `prices` and `oracle_pro_prices`.
+ * (src/capture/prices/price-streams.ts); stored in `prices` and `oracle_pro_prices`.
  */
 export interface PricePayload extends Unread {
   /** The asset the price is for (BTC, ETH…), as sent. */

@@ -3,7 +3,7 @@ import { integer, loose, requiredScalar, scalar, streamData } from './schema.ts'
 
 /**
  * `quote` — topic market.quotes, key condition_id. The `best_quote` frame's data (null: an empty
- * side). Made by capture (src/capture/market-records.ts); stored in `quotes`.
+ * side). Made by capture (src/capture/market/market-records.ts); stored in `quotes`.
  */
 export interface QuotePayload extends Unread {
   token_id: string;

@@ -46,7 +46,7 @@ export const scalar = leaf<string | number | boolean | null | undefined>(
 /** A value that must be there (not absent, null or empty text). */
 export const requiredScalar = leaf<string | number | boolean>((v) => isScalar(v) && v !== '', 'a single value');
 /** An integer as sent (decimal text or a JSON number; the encoder checks it fits its column), absent or null allowed.
- * */
+ */
 export const integer = leaf<string | number | null | undefined>(
   (v) => absent(v) || typeof v === 'string' || typeof v === 'number',
   'an integer',

@@ -5,7 +5,7 @@ import { integer, loose, requiredInteger, requiredScalar, scalar, streamData } f
 /**
  * `trade` — topic market.trades, key condition_id (the token while unknown). One public fill
  * (§6.2): the `trades` frame's data, `_micro` values as canonical decimal strings, unknown fields
- * kept. Made by capture (src/capture/market-records.ts); stored in `trades`.
+ * kept. Made by capture (src/capture/market/market-records.ts); stored in `trades`.
  */
 export interface TradePayload extends Unread {
   token_id: string;

@@ -1,4 +1,4 @@
-import type { CaptureStats } from '../capture/start-capture.ts';
+import type { CaptureStats } from '../capture/index.ts';
 import type { LoaderStats } from '../load/index.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { cursorLoopsRefused } from '../api/paging.ts';
 import type { RateLimiter } from '../api/index.ts';
 import type { Reachability } from '../api/reachability.ts';
-import type { CaptureHandle } from '../capture/start-capture.ts';
+import type { CaptureHandle } from '../capture/index.ts';
 import type { Loaders } from '../load/index.ts';
 import type { Logger } from '../util/log.ts';
 import type { Warehouse } from '../warehouse/warehouse.ts';

@@ -4,9 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { VenueClient } from '../api/index.ts';
-import { EmbeddedBus } from '../bus/embedded.ts';
-import { FileCoverageStore } from '../capture/coverage-store.ts';
-import { startCapture, type CaptureHandle } from '../capture/start-capture.ts';
+import { EmbeddedBus } from '../bus/embedded/index.ts';
+import { FileCoverageStore, startCapture, type CaptureHandle } from '../capture/index.ts';
 import { answerFavicon, createDashboardsApp } from '../dashboards/index.ts';
 import { runQueryThroughClient } from '../dashboards/run-query.ts';
 import { startLoaders, type Loaders } from '../load/index.ts';
@@ -23,9 +22,13 @@ import { syncLimiter } from '../sync/venue.ts';
 import { Reachability } from '../api/reachability.ts';
 import { createLogger, type Logger } from '../util/log.ts';
 import { Secret } from '../util/secret.ts';
-import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../warehouse/embedded-endpoint.ts';
-import { DEFAULT_LIMITS, type QueryLimits } from '../warehouse/read-only-query.ts';
-import { migrateWarehouse } from '../warehouse/migrations.ts';
+import {
+  serveEmbeddedEndpoint,
+  DEFAULT_LIMITS,
+  type EmbeddedEndpoint,
+  type QueryLimits,
+} from '../warehouse/endpoint/index.ts';
+import { migrateWarehouse } from '../warehouse/schema/index.ts';
 import {
   openEmbeddedWarehouse,
   openServerWarehouse,

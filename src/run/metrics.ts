@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { StoredBatch } from '../load/index.ts';
-import type { QueryTimer } from '../warehouse/timed-executor.ts';
+import type { QueryTimer } from '../warehouse/endpoint/index.ts';
 import { emptyFigures, increase, type PipelineFigures, type Trouble } from './figures.ts';
 
 /**
@@ -204,7 +204,7 @@ export class PipelineMetrics {
 }
 
 /** While the trouble lasts, one sample: since when (Unix seconds), its reason as a label; 0 without labels once over.
- * */
+ */
 function setTrouble(gauge: Gauge<string> | undefined, trouble: Trouble | undefined): void {
   if (!gauge) return;
   gauge.reset();

@@ -1,4 +1,4 @@
-import type { InsertRow } from '../warehouse/insert/row-encoder.ts';
+import type { InsertRow } from '../warehouse/insert/index.ts';
 import { increase, type PipelineFigures } from './figures.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { liveEndpoint, type EndpointInfo } from '../warehouse/endpoint-file.ts';
+import { liveEndpoint, type EndpointInfo } from '../warehouse/embedded/index.ts';
 import type { QueryRunner } from '../warehouse/query-access.ts';
 
 /**

@@ -29,7 +29,7 @@ export interface InterfaceCases {
    * cutoff. */
   cancelAllSlackMs: number;
   /** §8.3 "Counting has a short settling delay": a request counts toward the edge caps only this long after it arrived.
-   * */
+   */
   edgeSettlingMs: number;
   /** §8.4 "Responses served from the CDN cache spend no budget": public catalogue GETs are cached this long (0: no
    * cache). */

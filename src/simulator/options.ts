@@ -25,7 +25,7 @@ export interface SimulatorOptions {
   };
   venue?: Partial<Omit<VenueOptions, 'seed' | 'clock' | 'rate' | 'demoToken' | 'lifecycle' | 'cases' | 'generation'>>;
   /** The interface's cases the venue shows (cases.ts): DEFAULT_CASES, changed by these; NARROW_CASES for exact tests.
-   * */
+   */
   cases?: Partial<InterfaceCases>;
   /** Streams: heartbeat period, book frames (snapshot or delta), portfolio cadence, price feeds, limits. */
   streams?: Partial<Omit<StreamsConfig, 'limits'>> & { limits?: Partial<StreamLimits> };

@@ -50,7 +50,7 @@ export interface VenueOptions {
   /** The interface's cases the venue shows (cases.ts); default DEFAULT_CASES. */
   cases?: InterfaceCases;
   /** Which start of a saved venue this is (prng.ts `prngStreams`); 0, an unsaved venue, draws the seed's own streams.
-   * */
+   */
   generation?: number;
   /** How long settled orders stay in memory (README, "Memory"). */
   retention?: Partial<RetentionConfig>;
@@ -59,7 +59,7 @@ export interface VenueOptions {
 /** Settled history in memory: what REST lists and order fills can still show. */
 export interface RetentionConfig {
   /** A settled order (terminal, fills confirmed), its fills and activity leave memory this long after its last change.
-   * */
+   */
   settledMs: number;
   /** And beyond this many settled orders of one account, the oldest leave at once (a bound at any rate). */
   maxSettledPerAccount: number;

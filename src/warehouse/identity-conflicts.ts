@@ -1,6 +1,6 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { DATABASE, isIdentifier } from './database.ts';
-import type { InsertRow } from './insert/row-encoder.ts';
+import type { InsertRow } from './insert/index.ts';
 import type { Warehouse } from './warehouse.ts';
 
 /**

@@ -1,9 +1,7 @@
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
-import { ChdbReadSessions } from './chdb-read-sessions.ts';
-import { statementFormat } from './sql-clauses.ts';
-import { chdbPathOf, DataDirectoryBusy } from './data-dir.ts';
+import { ChdbReadSessions, statementFormat } from './endpoint/index.ts';
+import { chdbPathOf, DataDirectoryBusy, liveEndpoint } from './embedded/index.ts';
 import { DATABASE } from './database.ts';
-import { liveEndpoint } from './endpoint-file.ts';
 import { describeTarget, type WarehouseTarget } from './target.ts';
 import { openEmbeddedWarehouse, openServerWarehouse, type EmbeddedWarehouse } from './warehouse.ts';
 

@@ -1,11 +1,7 @@
-// First: chDB's allocator reads its settings as libchdb loads (see chdb-allocator.ts).
-import './chdb-allocator.ts';
 import { rmSync } from 'node:fs';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
-import { drainPending } from 'chdb';
 import type { ChdbConnection } from 'chdb/connection';
-import { openChdbSession } from './chdb-client.ts';
-import { endpointFileOf } from './endpoint-file.ts';
+import { endpointFileOf, loadChdb, openChdbSession } from './embedded/index.ts';
 import {
   chdbTransport,
   httpTransport,
@@ -14,8 +10,8 @@ import {
   type InsertTransport,
   type InsertSummary,
   type PreparedInsert,
-} from './insert/insert-rows.ts';
-import type { InsertRow } from './insert/row-encoder.ts';
+  type InsertRow,
+} from './insert/index.ts';
 import type { ChdbTarget, ServerTarget, WarehouseTarget } from './target.ts';
 
 /** An open warehouse: chDB in this process, or a ClickHouse server. */
@@ -85,7 +81,7 @@ async function openChdbWarehouse(dataDir: string): Promise<EmbeddedWarehouse> {
       (closing ??= (async () => {
         await Promise.all([...sessions].map((close) => close()));
         await warehouse.close();
-        await drainPending();
+        await (await loadChdb()).chdb.drainPending();
       })()),
   };
   return owner;

@@ -14,12 +14,12 @@
  */
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
-import { KafkaBus } from '../../src/bus/kafka.ts';
+import { KafkaBus } from '../../src/bus/kafka/kafka-bus.ts';
 import { createTopicCatalogue } from '../../src/bus/topics.ts';
 import { startLoaders, type Loaders } from '../../src/load/index.ts';
 import { createLogger } from '../../src/util/log.ts';
-import { loadMigrations, migrate } from '../../src/warehouse/migrations.ts';
-import { GROUP_DEDUPLICATION_WINDOW } from '../../src/warehouse/storage-settings.ts';
+import { loadMigrations, migrate } from '../../src/warehouse/schema/migrations.ts';
+import { GROUP_DEDUPLICATION_WINDOW } from '../../src/warehouse/schema/storage-settings.ts';
 import { openEmbeddedWarehouse } from '../../src/warehouse/warehouse.ts';
 import { flaky } from '../load-warehouses.ts';
 

@@ -8,7 +8,7 @@
 import { tradeKey } from '../../src/api/trade-key.ts';
 import { createTopicCatalogue } from '../../src/bus/topics.ts';
 import { partitionFor } from '../../src/bus/partitioner.ts';
-import { replayBook, type ChangeRow, type SnapshotRow } from '../../src/capture/book-replay.ts';
+import { replayBook, type ChangeRow, type SnapshotRow } from '../../src/capture/books/replay.ts';
 import { readGroundTruth, type GtBook } from '../../src/simulator/ground-truth-reader.ts';
 import { openQueryRunner, type QueryRunner } from '../../src/warehouse/query-access.ts';
 import { rowsStoredTwice } from './stored-twice.ts';
@@ -131,7 +131,7 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
     gapIndex.get(key)?.some((g) => g.startUs <= atUs && atUs <= g.endUs) ?? false;
 
   /** Inside a market-stream gap of the channel and of the token or its condition, or a bus gap of its topic-partition.
-   * */
+   */
   const inGap = (
     channel: string,
     kind: 'trade' | 'book_change',

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KafkaBus } from '../../src/bus/kafka.ts';
+import { KafkaBus } from '../../src/bus/kafka/kafka-bus.ts';
 import { createTopicCatalogue } from '../../src/bus/topics.ts';
 import { collect, tradeRecord } from '../bus-contract.ts';
 import { startOwnKafka, type OwnKafka } from '../faults/pipelines.ts';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // bus itself never would.
 import { ConfigResourceTypes, Kafka, logLevel, type Admin } from 'kafkajs';
 import { positionAfter, type CommitPosition } from '../../src/bus/bus.ts';
-import { KafkaBus, type KafkaBusOptions } from '../../src/bus/kafka.ts';
+import { KafkaBus, type KafkaBusOptions } from '../../src/bus/kafka/kafka-bus.ts';
 import { encodeRecord } from '../../src/bus/record.ts';
 import { createTopicCatalogue, type TopicSpec } from '../../src/bus/topics.ts';
 import { createLogger } from '../../src/util/log.ts';

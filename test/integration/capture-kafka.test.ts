@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bus } from '../../src/bus/bus.ts';
-import { EmbeddedBus } from '../../src/bus/embedded.ts';
-import { KafkaBus } from '../../src/bus/kafka.ts';
+import { EmbeddedBus } from '../../src/bus/embedded/embedded-bus.ts';
+import { KafkaBus } from '../../src/bus/kafka/kafka-bus.ts';
 import type { ReceivedRecord } from '../../src/bus/record.ts';
 import { createTopicCatalogue, type TopicCatalogue } from '../../src/bus/topics.ts';
 import { createLogger } from '../../src/util/log.ts';

@@ -8,12 +8,12 @@
  *   node --import tsx load-embedded-child.ts DATA_DIR PUBLISHED_FILE FIRST_INDEX TOPIC_PREFIX
  */
 import { appendFileSync } from 'node:fs';
-import { EmbeddedBus } from '../../src/bus/embedded.ts';
+import { EmbeddedBus } from '../../src/bus/embedded/embedded-bus.ts';
 import { createTopicCatalogue } from '../../src/bus/topics.ts';
 import { startLoaders } from '../../src/load/index.ts';
 import { publishAll } from '../../src/sync/publisher.ts';
 import { createLogger } from '../../src/util/log.ts';
-import { migrate } from '../../src/warehouse/migrations.ts';
+import { migrate } from '../../src/warehouse/schema/migrations.ts';
 import { openEmbeddedWarehouse } from '../../src/warehouse/warehouse.ts';
 import { MARKET_KINDS, RecordGenerator } from '../load-fixtures.ts';
 import { nowMicros } from '../../src/util/clock.ts';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createClient } from '@clickhouse/client';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KafkaBus } from '../../src/bus/kafka.ts';
+import { KafkaBus } from '../../src/bus/kafka/kafka-bus.ts';
 import { createTopicCatalogue } from '../../src/bus/topics.ts';
 import { Prng } from '../../src/simulator/prng.ts';
 import { publishAll } from '../../src/sync/publisher.ts';

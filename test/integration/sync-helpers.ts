@@ -3,7 +3,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { positionAfter } from '../../src/bus/bus.ts';
-import { KafkaBus } from '../../src/bus/kafka.ts';
+import { KafkaBus } from '../../src/bus/kafka/kafka-bus.ts';
 import { type ReceivedRecord, type RecordKind } from '../../src/bus/record.ts';
 import { createTopicCatalogue, type TopicCatalogue } from '../../src/bus/topics.ts';
 import { createLogger } from '../../src/util/log.ts';

@@ -53,7 +53,7 @@ export const DEFAULT_PNL_RETRY: Partial<RetryPolicy> = { maxAttempts: 10, baseDe
 const SERVICE = 'SERVICE';
 
 /** The account's own portfolio: summary, positions, trades, activities, PnL, rebates, withdrawal assets, LP incentives.
- * */
+ */
 export class PortfolioReads {
   constructor(
     private readonly caller: VenueCaller,

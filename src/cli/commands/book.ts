@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { SettingError } from '../../util/setting-error.ts';
-import { bookAt } from '../../capture/book-history.ts';
+import { bookAt } from '../../capture/index.ts';
 import { openQueryRunner } from '../../warehouse/query-access.ts';
 import { addSettings } from '../settings.ts';
 import { resolveWarehouse, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';

@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
-import { DEFAULT_REBALANCE_TIMEOUT_MS, KafkaBus } from '../../bus/kafka.ts';
+import { DEFAULT_REBALANCE_TIMEOUT_MS, KafkaBus } from '../../bus/kafka/index.ts';
 import { isRecordKind, type RecordKind } from '../../bus/record.ts';
 import { createTopicCatalogue, type TopicCatalogue } from '../../bus/topics.ts';
 import { DEFAULT_BATCH_LIMITS, startLoaders, type Loaders } from '../../load/index.ts';
 import { pendingRederives } from '../../load/rederive/index.ts';
 import { loadFigures } from '../../run/figures.ts';
 import { createLogger } from '../../util/log.ts';
-import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../../warehouse/embedded-endpoint.ts';
-import { migrateWarehouse } from '../../warehouse/migrations.ts';
+import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../../warehouse/endpoint/index.ts';
+import { migrateWarehouse } from '../../warehouse/schema/index.ts';
 import { parseDuration } from '../../util/duration.ts';
 import { describeTarget } from '../../warehouse/target.ts';
 import { openWarehouse, type EmbeddedWarehouse, type Warehouse } from '../../warehouse/warehouse.ts';

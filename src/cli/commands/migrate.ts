@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { pendingRederives } from '../../load/rederive/index.ts';
-import { migrateWarehouse } from '../../warehouse/migrations.ts';
+import { migrateWarehouse } from '../../warehouse/schema/index.ts';
 import { describeTarget } from '../../warehouse/target.ts';
 import { openWarehouse } from '../../warehouse/warehouse.ts';
 import { addSettings } from '../settings.ts';

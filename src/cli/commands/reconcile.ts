@@ -5,8 +5,7 @@ import { COST_METHODS, type CostMethod } from '../../reconcile/cost-basis.ts';
 import { reconcile, START_OF_TIME_MS } from '../../reconcile/reconcile.ts';
 import { render, type ReportFormat } from '../../reconcile/render.ts';
 import { storeReconciliation } from '../../reconcile/store.ts';
-import { DataDirectoryBusy } from '../../warehouse/data-dir.ts';
-import { liveEndpoint } from '../../warehouse/endpoint-file.ts';
+import { DataDirectoryBusy, liveEndpoint } from '../../warehouse/embedded/index.ts';
 import type { WarehouseTarget } from '../../warehouse/target.ts';
 import { addSettings, resolveSettings } from '../settings.ts';
 import { resolveWarehouse, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';
@@ -23,7 +22,7 @@ interface ReconcileCliOptions {
 }
 
 /** Where to read, and where to store when we may: the warehouse itself, or a busy data directory's read-only endpoint.
- * */
+ */
 interface Access {
   client: ClickHouseClient;
   warehouse: Warehouse | undefined;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { pendingRederives, REDERIVABLE, rederiveTable, type RederiveResult } from '../../load/rederive/index.ts';
 import { SettingError } from '../../util/setting-error.ts';
-import { migrateWarehouse } from '../../warehouse/migrations.ts';
+import { migrateWarehouse } from '../../warehouse/schema/index.ts';
 import { describeTarget } from '../../warehouse/target.ts';
 import { openWarehouse, type Warehouse } from '../../warehouse/warehouse.ts';
 import { ProgressBar } from '../progress-bar.ts';

@@ -4,7 +4,7 @@ import { readAccessToken } from '../../api/token.ts';
 import { startMainJob, type MainJob, type Serving } from '../../run/main-job.ts';
 import { StatusReporter } from '../../run/status-line.ts';
 import { createLogger } from '../../util/log.ts';
-import { DEFAULT_DATA_DIR } from '../../warehouse/data-dir.ts';
+import { DEFAULT_DATA_DIR } from '../../warehouse/embedded/index.ts';
 import { addSettings, refusePlainToken, resolveSettings, type SettingName } from '../settings.ts';
 import { SERVER_SETTINGS, warehouseTarget } from '../warehouse-option.ts';
 

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { SettingError } from '../../util/setting-error.ts';
 import { isReadOnlyRefusal, openQueryRunner, WritesRefused, type QueryRunner } from '../../warehouse/query-access.ts';
 import { renderTable, TABLE_SOURCE_FORMAT } from '../../warehouse/result-table.ts';
-import { statementFormat } from '../../warehouse/sql-clauses.ts';
+import { statementFormat } from '../../warehouse/endpoint/index.ts';
 import { splitStatements } from '../../warehouse/sql-lexer.ts';
 import { addSettings } from '../settings.ts';
 import { resolveWarehouse, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';

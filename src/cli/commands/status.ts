@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { liveStatus, storedStatus } from '../../run/status-report.ts';
-import { liveEndpoint } from '../../warehouse/endpoint-file.ts';
+import { liveEndpoint } from '../../warehouse/embedded/index.ts';
 import { openQueryRunner } from '../../warehouse/query-access.ts';
 import { addSettings } from '../settings.ts';
 import { resolveWarehouse, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';

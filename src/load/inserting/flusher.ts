@@ -315,7 +315,7 @@ export class Flusher {
   }
 
   /** The next round taken from the queue, merged, encoded and recorded `before` (retried while the warehouse is down).
-   * */
+   */
   async #prepare(): Promise<Round> {
     const round: Round = {
       id: randomUUID(),

@@ -1,5 +1,4 @@
-import type { PreparedInsert } from '../../warehouse/insert/insert-rows.ts';
-import { InsertValueError } from '../../warehouse/insert/tsv-encoders.ts';
+import { InsertValueError, type PreparedInsert } from '../../warehouse/insert/index.ts';
 import type { Warehouse } from '../../warehouse/warehouse.ts';
 import type { Batch } from '../batching/batch.ts';
 import { deadLetter, type DeadLetterCode, type DeliverySource } from '../mapping/map-delivery.ts';

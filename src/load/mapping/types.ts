@@ -1,6 +1,6 @@
 import type { RecordKind } from '../../bus/record.ts';
 import type { ReadRecord } from '../../records/schemas.ts';
-import type { CellValue } from '../../warehouse/insert/tsv-encoders.ts';
+import type { CellValue } from '../../warehouse/insert/index.ts';
 
 /** Every table a loader writes to (sql/README.md documents each). */
 export type TableName =

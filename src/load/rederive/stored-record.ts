@@ -29,7 +29,7 @@ export const REDERIVABLE: Readonly<Record<string, RederivableTable>> = Object.fr
   (
     [
       { table: 'trades', kind: 'trade', timeColumn: 'executed_at' },
-      // A quote's sizes come from capture's ladder, not from the frame (src/capture/market-records.ts).
+      // A quote's sizes come from capture's ladder, not from the frame (src/capture/market/market-records.ts).
       {
         table: 'quotes',
         kind: 'quote',

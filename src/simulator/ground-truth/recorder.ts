@@ -1,8 +1,7 @@
 import { accountTotals } from '../engine/valuation.ts';
 import { isoTime } from '../clock.ts';
 import type { BookLevel } from '../events.ts';
-import type { FaultRecord, Faults } from '../faults/faults.ts';
-import { faultJson } from '../faults/faults.ts';
+import { faultJson, type FaultRecord, type Faults } from '../faults/faults.ts';
 import { toJson } from '../wire/json.ts';
 import { renderFill } from '../wire/render/order.ts';
 import type { BookFeed } from '../streams/book-feed.ts';

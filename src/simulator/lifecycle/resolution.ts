@@ -40,7 +40,7 @@ export class MarketResolution {
   ) {}
 
   /** Trading stops: the book is cleared (orders cancelled) and the market is CLOSED. No frame: §6.2 has no kind for it.
-   * */
+   */
   close(market: SimMarket, atMs: number): void {
     if (market.state !== 'ACTIVE') return;
     market.state = 'CLOSED';
@@ -88,7 +88,7 @@ export class MarketResolution {
   }
 
   /** Automatic redemption: every position in the market is paid its resolution price; returns how many were redeemed.
-   * */
+   */
   redeem(market: SimMarket, atMs: number): number {
     let redeemed = 0;
     for (const account of this.accounts.all()) {

@@ -35,7 +35,7 @@ export class VenueStateFile {
   }
 
   /** The saved venue, or undefined when there is no file yet. A file it cannot read is an error that says what to do.
-   * */
+   */
   read(): SavedVenue | undefined {
     let text: string;
     try {

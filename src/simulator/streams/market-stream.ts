@@ -21,7 +21,7 @@ export class MarketStream {
   readonly connections = new Set<WsConnection>();
   readonly index = new SubscriptionIndex<WsConnection>();
   /** Tokens each connection has had a full book of: in delta mode, a token's first frame on a connection is a snapshot.
-   * */
+   */
   readonly #seeded = new WeakMap<WsConnection, Set<string>>();
   #delivery = 0;
 

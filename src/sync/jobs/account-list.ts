@@ -94,7 +94,7 @@ export const PORTFOLIO_TRADES: AccountList<PortfolioTradesPage, Fill, 'fill'> = 
 };
 
 /** GET /trade/v1/portfolio/activities (cost 5 a page, up to 500 each): cursor-paged, incremental down to the frontier.
- * */
+ */
 export const ACTIVITIES: AccountList<ActivitiesPage, Activity, 'activity'> = {
   name: 'activities',
   endpoint: endpointName(ENDPOINTS.activities),

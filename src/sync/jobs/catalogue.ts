@@ -110,7 +110,7 @@ interface Seen {
 }
 
 /** `{ pass, fingerprints: { id: "print:pass" } }`; an earlier version's bare "print" counts as listed by the last pass.
- * */
+ */
 function readState(state: Json | undefined): { pass: number; prints: Map<string, Seen> } {
   const { pass, fingerprints } = (state ?? {}) as { pass?: unknown; fingerprints?: unknown };
   const last = typeof pass === 'number' && Number.isSafeInteger(pass) ? pass : 0;

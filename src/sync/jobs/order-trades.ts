@@ -99,7 +99,7 @@ async function fillsOf(
 }
 
 /** The `data_quality` record of an order its fills read did not find: which order, which read, the venue's request id.
- * */
+ */
 function orderNotFoundRecord(run: JobRun, order: Order, error: NotFoundError, origin: SyncOrigin): BusRecord {
   const endpoint = endpointName(ENDPOINTS.orderTrades);
   const finding: DataQualityPayload = {

@@ -66,7 +66,7 @@ function payout(entry: Json, i: number): [string, string | number] {
 }
 
 /** The resolution a kind implies when the frame does not say (`market_resolution_completed` says it in `resolution`).
- * */
+ */
 const RESOLUTION_OF_KIND: Readonly<Record<string, string>> = {
   outcome_proposed: 'winner',
   market_resolved: 'winner',

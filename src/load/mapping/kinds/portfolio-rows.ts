@@ -28,7 +28,7 @@ export interface SnapshotOrigin {
 }
 
 /**
- * Where a read stands in its chain (capture's `position_chain`, src/capture/position-chain.ts): an
+ * Where a read stands in its chain (capture's `position_chain`, src/capture/account/position-chain.ts): an
  * anchor holds every position, a change read only those that changed and the tokens gone.
  */
 export interface ChainLink {

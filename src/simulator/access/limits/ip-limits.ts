@@ -1,6 +1,5 @@
 import { TokenBucket } from './token-bucket.ts';
-import type { BucketName } from './account-limits.ts';
-import { ACCOUNT_BUCKETS } from './account-limits.ts';
+import { ACCOUNT_BUCKETS, type BucketName } from './account-limits.ts';
 
 export type Service = 'api' | 'trade' | 'web';
 

@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { alive } from '../../util/file-lock.ts';
+import type { EndpointInfo } from './endpoint-file.ts';
+
+/** Default data directory of the embedded warehouse (relative to the working directory). */
+export const DEFAULT_DATA_DIR = './data';
+
+/** chDB keeps its files in a subdirectory, so the data directory can hold other state beside it. */
+export function chdbPathOf(dataDir: string): string {
+  return join(resolve(dataDir), 'clickhouse');
+}
+
+/** chDB allows one process per data directory; this is what a second one gets. */
+export class DataDirectoryBusy extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly endpoint: EndpointInfo | undefined,
+  ) {
+    const where = resolve(dataDir);
+    super(
+      endpoint
+        ? `data directory ${where} is in use by another tapehouse process (pid ${endpoint.pid}); ` +
+            `query it through that process's endpoint ${endpoint.url} (e.g. tapehouse sql --data-dir ${dataDir} "…" does so), ` +
+            'or stop that process first.'
+        : `data directory ${where} is in use by another process, which serves no endpoint; ` +
+            'chDB allows one process per data directory: use the running process (its endpoint, when it serves one) or stop it first.',
+    );
+    this.name = 'DataDirectoryBusy';
+  }
+}
+
+/**
+ * The other live process holding the data directory, if any. The engine writes its PID into
+ * `status` while it has the directory open (and locks that file); chDB reports a lock failure
+ * only as "Failed to create connection", with the reason printed to stderr, so the PID is how we
+ * tell "busy" from other failures, and lets us say so before the engine prints its own message.
+ */
+export function dataDirectoryHolder(dataDir: string): number | undefined {
+  let status: string;
+  try {
+    status = readFileSync(join(chdbPathOf(dataDir), 'status'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const pid = Number(/^PID: (\d+)/m.exec(status)?.[1]);
+  return Number.isInteger(pid) && pid !== process.pid && alive(pid) ? pid : undefined;
+}

@@ -1,0 +1,14 @@
+/**
+ * chDB on a data directory: the library (loaded on first use), a session through @clickhouse/client,
+ * the directory's lock and the file naming the running job's endpoint.
+ */
+export { loadChdb } from './chdb-library.ts';
+export { openChdbSession } from './chdb-client.ts';
+export { DEFAULT_DATA_DIR, DataDirectoryBusy, chdbPathOf } from './data-dir.ts';
+export {
+  endpointFileOf,
+  liveEndpoint,
+  removeEndpointFile,
+  writeEndpointFile,
+  type EndpointInfo,
+} from './endpoint-file.ts';

@@ -241,6 +241,14 @@ module.exports = {
       ['http', 'ground-truth', 'state', 'process'],
       'faults act on streams and are read by the REST server: one way.',
     ),
+    {
+      name: 'environment-only-through-the-settings-table',
+      comment:
+        "the settings table (src/cli/settings.ts) reads the environment and passes values down; chDB's allocator sets its variable before libchdb loads. Nothing else touches it (docs/layout.md).",
+      severity: 'error',
+      from: { pathNot: '^src/(cli/settings|warehouse/embedded/chdb-allocator)\\.ts$' },
+      to: { path: '^src/util/environment\\.ts$' },
+    },
     // The big parts' folders (docs/layout.md, "Folders inside a part"): each is entered through its index.ts.
     door('capture', 'the main job and the commands start capture and read its figures; its folders are its own.'),
     door('capture/frames', "every stream's frames read into records: the envelope, micro values, record builders."),

@@ -3,10 +3,13 @@
 // so `npm start` and `npx tapehouse` need no build step.
 import { register } from 'tsx/esm/api';
 
+register();
+const { startedByNpm } = await import('../src/cli/settings.ts');
+
 // Started by npm (`npx tapehouse …`, `npm start`), this process sits under npm and a shell. A
 // supervisor's SIGTERM reaches npm, which exits without passing it on: this process would be
 // left running, adopted by init. So when the parent goes away, stop as if SIGTERM had come here.
-if (process.env.npm_execpath || process.env.npm_lifecycle_event) {
+if (startedByNpm()) {
   const parent = process.ppid;
   const watch = setInterval(() => {
     if (process.ppid === parent) return;
@@ -15,6 +18,5 @@ if (process.env.npm_execpath || process.env.npm_lifecycle_event) {
   }, 500).unref();
 }
 
-register();
 const { main } = await import('../src/cli/main.ts');
 process.exitCode = await main(process.argv.slice(2));

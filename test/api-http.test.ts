@@ -12,7 +12,7 @@ import { VenueClient } from '../src/api/client.ts';
 import { TransportError } from '../src/api/errors.ts';
 import { IpLimits } from '../src/api/rate-limit/ip-limits.ts';
 import { RateLimiter } from '../src/api/rate-limit/limiter.ts';
-import { readAccessToken, TOKEN_ENV } from '../src/api/token.ts';
+import { readAccessToken } from '../src/api/token.ts';
 import { REDACT_PATHS } from '../src/util/log.ts';
 import { Secret } from '../src/util/secret.ts';
 import { JSON_HEADERS, PROBLEM_HEADERS, problem, rebatesPayload, stubVenue, TOKEN } from './api-fixtures.ts';
@@ -119,8 +119,8 @@ describe('against a real local server', () => {
 });
 
 describe('reading the access token', () => {
-  it('from TAPEHOUSE_TOKEN', async () => {
-    const token = await readAccessToken({ env: { [TOKEN_ENV]: ` ${TOKEN}\n` } });
+  it('from TAPEHOUSE_TOKEN (as the settings read it), surrounding whitespace dropped', async () => {
+    const token = await readAccessToken({ token: new Secret(` ${TOKEN}\n`) });
     expect(token.reveal()).toBe(TOKEN);
     expect(String(token)).toBe('[redacted]');
     expect(JSON.stringify({ token })).toBe('{"token":"[redacted]"}');
@@ -130,14 +130,14 @@ describe('reading the access token', () => {
     const dir = await mkdtemp(join(tmpdir(), 'tapehouse-token-'));
     const file = join(dir, 'token');
     await writeFile(file, `${TOKEN}\n`);
-    const token = await readAccessToken({ tokenFile: file, env: { [TOKEN_ENV]: 'other' } });
+    const token = await readAccessToken({ tokenFile: file, token: new Secret('other') });
     expect(token.reveal()).toBe(TOKEN);
   });
 
   it('refuses a missing or empty token with a message that says where to put it', async () => {
-    await expect(readAccessToken({ env: {} })).rejects.toThrow(
+    await expect(readAccessToken({})).rejects.toThrow(
       /set TAPEHOUSE_TOKEN, or give --token-file \(TAPEHOUSE_TOKEN_FILE\)/,
     );
-    await expect(readAccessToken({ env: { [TOKEN_ENV]: '  ' } })).rejects.toThrow(/TAPEHOUSE_TOKEN is empty/);
+    await expect(readAccessToken({ token: new Secret('  ') })).rejects.toThrow(/TAPEHOUSE_TOKEN is empty/);
   });
 });

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { buildProgram, main, packageVersion } from '../src/cli/main.ts';
+import { SETTINGS } from '../src/cli/settings.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'cli-help-'));
@@ -61,6 +62,60 @@ describe('tapehouse --help and --version', () => {
       expect(result.stdout).toMatch(new RegExp(`^Usage: tapehouse ${path.join(' ')}`));
     },
   );
+
+  it('a command never declares a flag of the settings table on its own: each shows its variable and default', () => {
+    const byFlag = new Map(
+      Object.values(SETTINGS).flatMap((s) => ('flag' in s ? [[s.flag.split(' ')[0]!, s] as const] : [])),
+    );
+    // Two flags of the same name that are not the setting: `load --http-port` (a chDB-only read
+    // endpoint, any free port by default, not the main job's 18123) and `reconcile --account`
+    // (which accounts to reconcile, repeatable, not the token's label).
+    const own = new Set(['load --http-port', 'reconcile --account']);
+    const commands = paths.map((path) => ({
+      name: path.join(' '),
+      command: path.reduce((c, name) => c.commands.find((sub) => sub.name() === name)!, buildProgram()),
+    }));
+    let seen = 0;
+    for (const { name, command } of commands)
+      for (const option of command.options) {
+        const s = byFlag.get(option.long ?? '');
+        if (!s || own.has(`${name} ${option.long}`)) continue;
+        seen += 1;
+        const byDefault =
+          'default' in s
+            ? `, default ${JSON.stringify(s.default)}`
+            : 'defaultText' in s
+              ? `, default ${s.defaultText}`
+              : '';
+        expect(option.flags, `${name} ${option.long}`).toBe(s.flag);
+        expect(option.description, `${name} ${option.flags}`).toContain(`(${s.env}${byDefault})`);
+      }
+    expect(seen).toBeGreaterThan(60);
+  });
+
+  it("the worker's and capture's knobs come from the settings table: --help gives each with its variable and default", async () => {
+    const flat = (text: string) => text.replace(/\s+/g, ' ');
+    const worker = flat((await inProcess(['worker', '--help'])).stdout);
+    for (const shown of [
+      '--task-queue <name> task queue of the sync workflows and their workers (TAPEHOUSE_TASK_QUEUE, default "tapehouse-sync")',
+      '(TAPEHOUSE_TEMPORAL_ADDRESS, default "127.0.0.1:7233")',
+      '(TAPEHOUSE_CHECKPOINT_FILE, default .tapehouse/worker-checkpoints.json without --clickhouse-url)',
+      '(TAPEHOUSE_READ_SHARE, default 0.5)',
+      '--read-burst <n>',
+      'Environment only (never a flag): TAPEHOUSE_TOKEN',
+      'TAPEHOUSE_CLICKHOUSE_PASSWORD its password',
+    ])
+      expect(worker).toContain(shown);
+    const capture = flat((await inProcess(['capture', '--help'])).stdout);
+    for (const shown of [
+      '--tokens-per-connection <n> tokens per market socket (TAPEHOUSE_TOKENS_PER_CONNECTION, default 200)',
+      '(TAPEHOUSE_SILENCE_MS, default 30000)',
+      '--stats-every-s <n> log the figures every this many seconds (TAPEHOUSE_STATS_EVERY_S, default 10)',
+      '(TAPEHOUSE_COVERAGE_FILE, default .tapehouse/capture-coverage.json, or …-shard-I-of-N.json with --shard)',
+    ])
+      expect(capture).toContain(shown);
+    expect(flat((await inProcess(['--help'])).stdout)).toContain('TAPEHOUSE_LOG_LEVEL level of the logs');
+  });
 
   it('tapehouse --version prints the package version', async () => {
     const result = await inProcess(['--version']);
@@ -118,14 +173,48 @@ describe('bad settings exit 2, naming the flag and its variable', () => {
     expect(existsSync(join(work, 'busy'))).toBe(false);
   });
 
+  it('a capture knob, a duration without its unit, a log level: each names its flag and variable', async () => {
+    const knob = await inProcess(['capture', '--base-url', 'http://127.0.0.1:9', '--silence-ms', '5s']);
+    expect(knob).toMatchObject({
+      code: 2,
+      stderr: 'tapehouse: --silence-ms (TAPEHOUSE_SILENCE_MS): "5s" is not a whole number above 0\n',
+    });
+    vi.stubEnv('TAPEHOUSE_DURATION', '30');
+    try {
+      const bare = await inProcess(['run', '--data-dir', join(work, 'bare')]);
+      expect(bare).toMatchObject({
+        code: 2,
+        stderr:
+          'tapehouse: --duration (TAPEHOUSE_DURATION): "30" is a bare number: add its unit (ms, s, m or h, e.g. 250ms, 30s, 10m, 2h)\n',
+      });
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    const interval = await inProcess(['schedules', 'apply', '--interval', 'positions=15']);
+    expect(interval).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--interval positions: "15" is a bare number'),
+    });
+    const level = tapehouse(['sql', '--data-dir', join(work, 'level'), 'SELECT 1'], { TAPEHOUSE_LOG_LEVEL: 'loud' });
+    expect(level).toMatchObject({
+      code: 2,
+      stderr: 'tapehouse: TAPEHOUSE_LOG_LEVEL: "loud" is not one of trace, debug, info, warn, error, fatal, silent\n',
+    });
+    expect(existsSync(join(work, 'bare'))).toBe(false);
+  });
+
+  it('an environment-only setting given as a flag is an unknown option', async () => {
+    for (const flag of ['--clickhouse-password', '--clickhouse-user', '--log-level'])
+      expect((await inProcess(['sql', flag, 'x', 'SELECT 1'])).code, flag).toBe(2);
+  });
+
   it('a bad --format, --tolerance or --clickhouse-url', async () => {
     expect((await inProcess(['sql', '--format', 'xml', 'SELECT 1'])).code).toBe(2);
     expect((await inProcess(['reconcile', '--tolerance', '0.5'])).code).toBe(2);
     const url = await inProcess(['status', '--clickhouse-url', 'ftp://x']);
     expect(url).toMatchObject({
       code: 2,
-      stderr:
-        'tapehouse: --clickhouse-url (TAPEHOUSE_CLICKHOUSE_URL): "ftp://x" does not start with http:// or https://\n',
+      stderr: 'tapehouse: --clickhouse-url (TAPEHOUSE_CLICKHOUSE_URL): "ftp://x" is not an http(s) URL\n',
     });
   });
 

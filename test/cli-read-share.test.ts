@@ -1,6 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { readShare } from '../src/cli/read-share.ts';
+import { resolveSettings } from '../src/cli/settings.ts';
+
+const readShare = (flag: string | undefined, env: Record<string, string>) =>
+  resolveSettings(['readShare'], { readShare: flag }, { env }).readShare;
 
 describe('--read-share (scale-out capture and worker split one account)', () => {
   it('defaults to half, takes a fraction from the flag or TAPEHOUSE_READ_SHARE, the flag first', () => {

@@ -34,9 +34,12 @@ describe('schedules apply before Temporal answers', () => {
     );
   }, 60_000);
 
-  it('refuses a wait that is not a duration', async () => {
+  it('refuses a wait that is not a duration, or a bare number, as a usage error', async () => {
     const result = await tapehouse(['schedules', 'apply', '--wait-for-temporal', 'soon']);
-    expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain('not a duration: soon');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--wait-for-temporal: "soon" is not a duration');
+    const bare = await tapehouse(['schedules', 'apply', '--wait-for-temporal', '300']);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('--wait-for-temporal: "300" is a bare number: add its unit');
   });
 });

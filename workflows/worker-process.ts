@@ -11,7 +11,7 @@ import { DEFAULT_TUNING, syncDeps, type SyncTuning } from '../src/sync/deps.ts';
 import { createSyncVenue, syncLimiter } from '../src/sync/venue.ts';
 import { createLogger } from '../src/util/log.ts';
 import type { Secret } from '../src/util/secret.ts';
-import { resolveTarget } from '../src/warehouse/target.ts';
+import type { ServerTarget } from '../src/warehouse/target.ts';
 import { openServerWarehouse } from '../src/warehouse/warehouse.ts';
 import { lockStateFile } from '../src/util/file-lock.ts';
 import type { TemporalSettings } from './settings.ts';
@@ -22,7 +22,7 @@ import { createSyncWorker } from './worker.ts';
 export const MAX_WAIT_IN_ACTIVITY_MS = 30_000;
 
 export type CheckpointSetting =
-  { kind: 'memory' } | { kind: 'file'; path: string } | { kind: 'clickhouse'; url: string };
+  { kind: 'memory' } | { kind: 'file'; path: string } | { kind: 'clickhouse'; target: ServerTarget };
 
 export interface WorkerProcessOptions {
   temporal: TemporalSettings;
@@ -140,9 +140,7 @@ function openCheckpoints(setting: CheckpointSetting): { store: CheckpointStore; 
     case 'file':
       return { store: new FileCheckpointStore(setting.path), close: async () => undefined };
     case 'clickhouse': {
-      const target = resolveTarget({ clickhouseUrl: setting.url });
-      if (target.kind !== 'server') throw new Error('--clickhouse-url needs a server URL');
-      const warehouse = openServerWarehouse(target);
+      const warehouse = openServerWarehouse(setting.target);
       return { store: new WarehouseCheckpointStore(warehouse), close: () => warehouse.close() };
     }
   }

@@ -2,14 +2,13 @@ import { fileURLToPath } from 'node:url';
 import { Worker, type NativeConnection } from '@temporalio/worker';
 import type { SyncDeps } from '../src/sync/deps.ts';
 import { createSyncActivities } from './activities.ts';
-import { DEFAULT_TASK_QUEUE } from './settings.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('./sync-workflows.ts', import.meta.url));
 
 export interface SyncWorkerOptions {
   connection: NativeConnection;
-  namespace?: string;
-  taskQueue?: string;
+  namespace: string;
+  taskQueue: string;
   deps: SyncDeps;
 }
 
@@ -21,8 +20,8 @@ export interface SyncWorkerOptions {
 export function createSyncWorker(options: SyncWorkerOptions): Promise<Worker> {
   return Worker.create({
     connection: options.connection,
-    namespace: options.namespace ?? 'default',
-    taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
     workflowsPath: WORKFLOWS_PATH,
     activities: createSyncActivities(options.deps),
     maxHeartbeatThrottleInterval: '2 seconds',

@@ -8,13 +8,14 @@ export type TokenSource = () => Secret | Promise<Secret>;
 export const TOKEN_ENV = 'TAPEHOUSE_TOKEN';
 
 export interface TokenLookup {
-  /** `--token-file`: wins over the environment because it was asked for explicitly. */
+  /** `--token-file`: wins over the variable because it was asked for explicitly. */
   tokenFile?: string;
-  env?: Readonly<Record<string, string | undefined>>;
+  /** `TAPEHOUSE_TOKEN` as the settings read it (environment only: never a command-line value). */
+  token?: Secret;
 }
 
 /**
- * Reads the access token from a token file or `TAPEHOUSE_TOKEN` — never from a command-line value,
+ * The access token from a token file or `TAPEHOUSE_TOKEN` — never from a command-line value,
  * which would show in `ps` and shell history. Surrounding whitespace (a trailing newline) is dropped.
  */
 export async function readAccessToken(lookup: TokenLookup = {}): Promise<Secret> {
@@ -31,9 +32,9 @@ export async function readAccessToken(lookup: TokenLookup = {}): Promise<Secret>
     }
     return nonEmpty(content, `${TOKEN_FILE_SETTING}: ${lookup.tokenFile} is empty`);
   }
-  const fromEnv = (lookup.env ?? process.env)[TOKEN_ENV];
-  if (fromEnv === undefined) throw new SettingError(`no access token: set ${TOKEN_ENV}, or give ${TOKEN_FILE_SETTING}`);
-  return nonEmpty(fromEnv, `${TOKEN_ENV} is empty`);
+  if (lookup.token === undefined)
+    throw new SettingError(`no access token: set ${TOKEN_ENV}, or give ${TOKEN_FILE_SETTING}`);
+  return nonEmpty(lookup.token.reveal(), `${TOKEN_ENV} is empty`);
 }
 
 /** The token file's flag and variable, as a bad value of it is reported. */

@@ -2,8 +2,12 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { commands } from './commands/index.ts';
 import { keepRunningWhenOutputCloses } from '../util/closed-output.ts';
+import { setLogLevel } from '../util/log.ts';
 import { applyHeapPolicy } from './heap-policy.ts';
-import { SettingError } from './settings.ts';
+import { addSettings, resolveSettings, SettingError } from './settings.ts';
+
+/** Settings of every command: the environment-only log level. */
+const PROCESS_SETTINGS = ['logLevel'] as const;
 
 /** Exit codes scripts can rely on. */
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -16,6 +20,7 @@ export function buildProgram(): Command {
     .version(packageVersion(), '-V, --version', 'print the version of tapehouse')
     .showHelpAfterError()
     .exitOverride();
+  addSettings(program, PROCESS_SETTINGS);
   for (const register of commands) register(program);
   return program;
 }
@@ -31,6 +36,7 @@ export async function main(argv: string[]): Promise<number> {
   keepRunningWhenOutputCloses();
   const program = buildProgram();
   try {
+    setLogLevel(resolveSettings(PROCESS_SETTINGS, {}).logLevel);
     await program.parseAsync(argv, { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (err) {

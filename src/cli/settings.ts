@@ -1,31 +1,63 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { CAPTURE_DEFAULTS } from '../capture/index.ts';
 import { parseVenueRules } from '../reconcile/venue-rules.ts';
+import { DEFAULT_RATE, DEFAULT_SEED } from '../simulator/index.ts';
+import { environment } from '../util/environment.ts';
+import { LOG_LEVELS } from '../util/log.ts';
 import { SettingError } from '../util/setting-error.ts';
+import { DEFAULT_DATA_DIR } from '../warehouse/embedded/index.ts';
+import {
+  brokers,
+  CredentialsInValue,
+  fraction,
+  hostPort,
+  httpUrl,
+  nonEmpty,
+  nonNegativeInt,
+  nonNegativeNumber,
+  oneOf,
+  port,
+  positiveDuration,
+  positiveInt,
+  positiveNumber,
+  secret,
+  shard,
+} from './setting-parsers.ts';
 
 /**
  * Every setting a tapehouse process takes, once: its flag, its TAPEHOUSE_* variable, its default
  * and its parser. A flag wins over the variable; a bad value stops the process at start with a
  * message naming the setting both ways (`--rate (TAPEHOUSE_RATE): "abc" is not a number`).
+ * Environment-only settings (credentials, the log level) have no flag: a secret on the command
+ * line would show in `ps` and shell history. Each command names the settings it takes
+ * (`addSettings`), resolves them once (`resolveSettings`) and passes the typed values down: no
+ * part below the CLI reads the environment (util/environment.ts is its one door).
  */
 
 export { SettingError };
-
-/** A refusal whose message must not repeat the value (it carries a password). */
-class CredentialsInValue extends Error {}
+export { startedByNpm } from '../util/environment.ts';
 
 interface SettingSpec<T> {
-  /** commander's flag syntax, e.g. `--base-url <url>`. */
-  flag: string;
+  /** commander's flag syntax, e.g. `--base-url <url>`; none for an environment-only setting. */
+  flag?: string;
   env: string;
   description: string;
   parse(text: string): T;
   default?: T;
+  /** The default as `--help` shows it, when the command works it out (it depends on another setting). */
+  defaultText?: string;
+  /** Never repeated in a message (a password, a token). */
+  secret?: true;
 }
 
 /** A setting as declared: `default` is kept in the type, so resolved values with one are never undefined. */
 type Spec = SettingSpec<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+/** The worker's checkpoints when neither --checkpoint-file nor --clickhouse-url is given. */
+export const DEFAULT_CHECKPOINT_FILE = '.tapehouse/worker-checkpoints.json';
+
 export const SETTINGS = {
+  // ---- the venue ------------------------------------------------------------------------------
   baseUrl: {
     flag: '--base-url <url>',
     env: 'TAPEHOUSE_BASE_URL',
@@ -38,6 +70,12 @@ export const SETTINGS = {
     description: 'file holding the venue access token (or set TAPEHOUSE_TOKEN)',
     parse: nonEmpty,
   } satisfies Spec,
+  token: {
+    env: 'TAPEHOUSE_TOKEN',
+    description: 'the venue access token itself (--token-file wins over it)',
+    parse: secret,
+    secret: true,
+  } satisfies Spec,
   account: {
     flag: '--account <label>',
     env: 'TAPEHOUSE_ACCOUNT',
@@ -45,12 +83,34 @@ export const SETTINGS = {
     parse: nonEmpty,
     default: 'default',
   } satisfies Spec,
+  readShare: {
+    flag: '--read-share <fraction>',
+    env: 'TAPEHOUSE_READ_SHARE',
+    description:
+      "share of the account's read budget this process keeps to, in (0, 1] (capture and worker read the same account: they split it)",
+    parse: fraction,
+    default: 0.5,
+  } satisfies Spec,
+  readBurst: {
+    flag: '--read-burst <n>',
+    env: 'TAPEHOUSE_READ_BURST',
+    description: "the account read bucket's capacity, when not the authenticated tier (with --read-refill)",
+    parse: positiveNumber,
+  } satisfies Spec,
+  readRefill: {
+    flag: '--read-refill <n>',
+    env: 'TAPEHOUSE_READ_REFILL',
+    description: 'its refill per second (with --read-burst)',
+    parse: positiveNumber,
+  } satisfies Spec,
+
+  // ---- the warehouse --------------------------------------------------------------------------
   dataDir: {
     flag: '--data-dir <dir>',
     env: 'TAPEHOUSE_DATA_DIR',
     description: 'embedded warehouse (chDB) data directory',
     parse: nonEmpty,
-    default: './data',
+    defaultText: JSON.stringify(DEFAULT_DATA_DIR),
   } satisfies Spec,
   clickhouseUrl: {
     flag: '--clickhouse-url <url>',
@@ -58,6 +118,34 @@ export const SETTINGS = {
     description: 'a ClickHouse server instead of chDB (credentials: TAPEHOUSE_CLICKHOUSE_USER/_PASSWORD)',
     parse: httpUrl,
   } satisfies Spec,
+  clickhouseUser: {
+    env: 'TAPEHOUSE_CLICKHOUSE_USER',
+    description: 'user of the ClickHouse server',
+    parse: nonEmpty,
+  } satisfies Spec,
+  clickhousePassword: {
+    env: 'TAPEHOUSE_CLICKHOUSE_PASSWORD',
+    description: 'its password',
+    parse: secret,
+    secret: true,
+  } satisfies Spec,
+  clickhouseCaCert: {
+    env: 'TAPEHOUSE_CLICKHOUSE_CA_CERT',
+    description: "PEM file of the server's private CA (TLS)",
+    parse: nonEmpty,
+  } satisfies Spec,
+  clickhouseClientCert: {
+    env: 'TAPEHOUSE_CLICKHOUSE_CLIENT_CERT',
+    description: 'PEM file of a client certificate (mutual TLS, with _CLIENT_KEY and _CA_CERT)',
+    parse: nonEmpty,
+  } satisfies Spec,
+  clickhouseClientKey: {
+    env: 'TAPEHOUSE_CLICKHOUSE_CLIENT_KEY',
+    description: "PEM file of that certificate's key",
+    parse: nonEmpty,
+  } satisfies Spec,
+
+  // ---- the bus --------------------------------------------------------------------------------
   kafkaBrokers: {
     flag: '--kafka-brokers <list>',
     env: 'TAPEHOUSE_KAFKA_BROKERS',
@@ -79,6 +167,15 @@ export const SETTINGS = {
       "replicas per partition of the bus topics, the same for every process (default: the broker's default.replication.factor); existing topics must match",
     parse: positiveInt,
   } satisfies Spec,
+  loaderGroup: {
+    flag: '--group <name>',
+    env: 'TAPEHOUSE_LOADER_GROUP',
+    description: 'consumer group of the loaders',
+    parse: nonEmpty,
+    default: 'tapehouse-loaders',
+  } satisfies Spec,
+
+  // ---- Temporal -------------------------------------------------------------------------------
   temporalAddress: {
     flag: '--temporal-address <host:port>',
     env: 'TAPEHOUSE_TEMPORAL_ADDRESS',
@@ -93,52 +190,28 @@ export const SETTINGS = {
     parse: nonEmpty,
     default: 'default',
   } satisfies Spec,
+  taskQueue: {
+    flag: '--task-queue <name>',
+    env: 'TAPEHOUSE_TASK_QUEUE',
+    description: 'task queue of the sync workflows and their workers',
+    parse: nonEmpty,
+    default: 'tapehouse-sync',
+  } satisfies Spec,
+  checkpointFile: {
+    flag: '--checkpoint-file <file>',
+    env: 'TAPEHOUSE_CHECKPOINT_FILE',
+    description: 'keep the sync checkpoints in this JSON file, one per process (or in the warehouse: --clickhouse-url)',
+    parse: nonEmpty,
+    defaultText: `${DEFAULT_CHECKPOINT_FILE} without --clickhouse-url`,
+  } satisfies Spec,
+
+  // ---- the main job ---------------------------------------------------------------------------
   httpPort: {
     flag: '--http-port <port>',
     env: 'TAPEHOUSE_HTTP_PORT',
     description: 'loopback port of the query endpoint, dashboards and /metrics (0: any free port)',
     parse: port,
     default: 18123,
-  } satisfies Spec,
-  metricsPort: {
-    flag: '--metrics-port <port>',
-    env: 'TAPEHOUSE_METRICS_PORT',
-    description: 'serve /metrics (Prometheus text format) on this port (0: any free port; default: not served)',
-    parse: port,
-  } satisfies Spec,
-  metricsHost: {
-    flag: '--metrics-host <address>',
-    env: 'TAPEHOUSE_METRICS_HOST',
-    description: 'address the /metrics port listens on (0.0.0.0 in a container, for Prometheus)',
-    parse: nonEmpty,
-    default: '127.0.0.1',
-  } satisfies Spec,
-  duration: {
-    flag: '--duration <time>',
-    env: 'TAPEHOUSE_DURATION',
-    description: 'stop after this long (e.g. 30s, 10m, 2h; default: until interrupted)',
-    parse: durationMs,
-  } satisfies Spec,
-  shard: {
-    flag: '--shard <i/n>',
-    env: 'TAPEHOUSE_SHARD',
-    description: 'capture the i-th of n shares of the tokens (0-based)',
-    parse: shard,
-    default: { index: 0, count: 1 },
-  } satisfies Spec,
-  seed: {
-    flag: '--seed <n>',
-    env: 'TAPEHOUSE_SEED',
-    description: 'seed of the in-process simulator',
-    parse: nonNegativeInt,
-    default: 1,
-  } satisfies Spec,
-  rate: {
-    flag: '--rate <n>',
-    env: 'TAPEHOUSE_RATE',
-    description: "the in-process simulator's book changes per second",
-    parse: nonNegativeNumber,
-    default: 20,
   } satisfies Spec,
   maxResultRows: {
     flag: '--max-result-rows <n>',
@@ -155,12 +228,87 @@ export const SETTINGS = {
     parse: nonNegativeInt,
     default: 0,
   } satisfies Spec,
+  duration: {
+    flag: '--duration <time>',
+    env: 'TAPEHOUSE_DURATION',
+    description: 'stop after this long, with its unit (e.g. 30s, 10m, 2h; default: until interrupted)',
+    parse: positiveDuration,
+  } satisfies Spec,
+  seed: {
+    flag: '--seed <n>',
+    env: 'TAPEHOUSE_SEED',
+    description:
+      "seed of the simulator's catalogue and order flow (`run`'s built-in one: a new world only, a saved one keeps its own)",
+    parse: nonNegativeInt,
+    default: DEFAULT_SEED,
+  } satisfies Spec,
+  rate: {
+    flag: '--rate <n>',
+    env: 'TAPEHOUSE_RATE',
+    description: "the simulator's synthetic book changes per second",
+    parse: nonNegativeNumber,
+    default: DEFAULT_RATE,
+  } satisfies Spec,
   status: {
     flag: '--status <mode>',
     env: 'TAPEHOUSE_STATUS',
     description: 'status output: line (a live line on a terminal), log (periodic lines), off',
     parse: oneOf(['line', 'log', 'off'] as const),
   } satisfies Spec,
+
+  // ---- capture --------------------------------------------------------------------------------
+  shard: {
+    flag: '--shard <i/n>',
+    env: 'TAPEHOUSE_SHARD',
+    description: 'capture the i-th of n shares of the tokens (0-based)',
+    parse: shard,
+    default: { index: 0, count: 1 },
+  } satisfies Spec,
+  coverageFile: {
+    flag: '--coverage-file <file>',
+    env: 'TAPEHOUSE_COVERAGE_FILE',
+    description: 'where the last covered instant per stream is kept, one file per process',
+    parse: nonEmpty,
+    defaultText: '.tapehouse/capture-coverage.json, or …-shard-I-of-N.json with --shard',
+  } satisfies Spec,
+  tokensPerConnection: {
+    flag: '--tokens-per-connection <n>',
+    env: 'TAPEHOUSE_TOKENS_PER_CONNECTION',
+    description: 'tokens per market socket',
+    parse: positiveInt,
+    default: CAPTURE_DEFAULTS.tokensPerConnection,
+  } satisfies Spec,
+  silenceMs: {
+    flag: '--silence-ms <ms>',
+    env: 'TAPEHOUSE_SILENCE_MS',
+    description: 'no frame for this many milliseconds: the view is untrusted, reconnect',
+    parse: positiveInt,
+    default: CAPTURE_DEFAULTS.silenceMs,
+  } satisfies Spec,
+  statsEverySeconds: {
+    flag: '--stats-every-s <n>',
+    env: 'TAPEHOUSE_STATS_EVERY_S',
+    description: 'log the figures every this many seconds',
+    parse: positiveInt,
+    default: 10,
+  } satisfies Spec,
+
+  // ---- metrics --------------------------------------------------------------------------------
+  metricsPort: {
+    flag: '--metrics-port <port>',
+    env: 'TAPEHOUSE_METRICS_PORT',
+    description: 'serve /metrics (Prometheus text format) on this port (0: any free port; default: not served)',
+    parse: port,
+  } satisfies Spec,
+  metricsHost: {
+    flag: '--metrics-host <address>',
+    env: 'TAPEHOUSE_METRICS_HOST',
+    description: 'address the /metrics port listens on (0.0.0.0 in a container, for Prometheus)',
+    parse: nonEmpty,
+    default: '127.0.0.1',
+  } satisfies Spec,
+
+  // ---- reconcile ------------------------------------------------------------------------------
   venueRules: {
     flag: '--venue-rules <name|file>',
     env: 'TAPEHOUSE_VENUE_RULES',
@@ -168,143 +316,109 @@ export const SETTINGS = {
       "`reconcile`: the venue's fee schedule, maker-rebate share and rounding, which no data gives — `simulator` (the built-in venue's), or a JSON file {taker_fee_bps, maker_rebate_percent, rounding}; without it the fee and maker-rebate checks are unproven",
     parse: parseVenueRules,
   } satisfies Spec,
+
+  // ---- every process --------------------------------------------------------------------------
+  logLevel: {
+    env: 'TAPEHOUSE_LOG_LEVEL',
+    description: `level of the logs, JSON lines on stderr (${LOG_LEVELS.join(', ')})`,
+    parse: oneOf(LOG_LEVELS),
+    default: 'info',
+  } satisfies Spec,
 } as const;
 
 type Settings = typeof SETTINGS;
 export type SettingName = keyof Settings;
 type ValueOf<N extends SettingName> = ReturnType<Settings[N]['parse']>;
 type HasDefault<K extends SettingName> = Settings[K] extends { default: unknown } ? true : false;
+/** Settings without a default: only those can be one of two (`either`). */
+type WithoutDefault<N extends SettingName> = { [K in N]: HasDefault<K> extends true ? never : K }[N];
 
 /** The resolved settings: those with a default are always present. */
 export type Resolved<N extends SettingName> = { [K in N as HasDefault<K> extends true ? K : never]: ValueOf<K> } & {
   [K in N as HasDefault<K> extends true ? never : K]?: ValueOf<K>;
 };
 
-/** Adds the named settings' flags to a command, with their variable and default in the help. */
+/** The flag as messages name it (`--base-url`), or nothing for an environment-only setting. */
+function flagName(s: Spec): string | undefined {
+  return s.flag?.split(' ')[0];
+}
+
+/** How the setting is named in a message: `--rate (TAPEHOUSE_RATE)`, or `TAPEHOUSE_TOKEN`. */
+export function settingLabel(name: SettingName): string {
+  const s: Spec = SETTINGS[name];
+  const flag = flagName(s);
+  return flag ? `${flag} (${s.env})` : s.env;
+}
+
+/**
+ * Adds the named settings' flags to a command, with their variable and default in the help; the
+ * environment-only ones it reads are listed after the options.
+ */
 export function addSettings(command: Command, names: readonly SettingName[]): Command {
+  const environmentOnly: string[] = [];
   for (const name of names) {
-    const s: SettingSpec<unknown> = SETTINGS[name];
-    const shown = s.default === undefined ? '' : `, default ${JSON.stringify(s.default)}`;
-    command.option(s.flag, `${s.description} (${s.env}${shown})`);
+    const s: Spec = SETTINGS[name];
+    const shown = s.default !== undefined ? JSON.stringify(s.default) : s.defaultText;
+    const byDefault = shown === undefined ? '' : `default ${shown}`;
+    if (s.flag) command.option(s.flag, `${s.description} (${s.env}${byDefault && `, ${byDefault}`})`);
+    else environmentOnly.push(`  ${s.env.padEnd(34)}${s.description}${byDefault && ` (${byDefault})`}`);
   }
+  if (environmentOnly.length > 0)
+    command.addHelpText('after', `\nEnvironment only (never a flag):\n${environmentOnly.join('\n')}`);
   return command;
 }
 
-/** Reads the named settings from commander's options, then the environment, then the defaults. */
+/** Where a value came from, strongest first. */
+type Source = 'flag' | 'variable' | 'default';
+const STRENGTH: Record<Source, number> = { flag: 2, variable: 1, default: 0 };
+
+export interface Resolution<N extends SettingName> {
+  /** The environment to read (default: this process's). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Pairs of settings of which one is used: the stronger source wins (a flag over the other's
+   * variable); both by flag, or both by variable, is a usage error.
+   */
+  either?: readonly (readonly [WithoutDefault<N>, WithoutDefault<N>])[];
+}
+
+/**
+ * Reads the named settings once: commander's options (never for an environment-only setting),
+ * then the environment, then the defaults. An empty value counts as not given.
+ */
 export function resolveSettings<N extends SettingName>(
   names: readonly N[],
   options: Record<string, unknown>,
-  env: NodeJS.ProcessEnv = process.env,
+  how: Resolution<N> = {},
 ): Resolved<N> {
+  const env = how.env ?? environment();
   const out: Record<string, unknown> = {};
+  const source: Partial<Record<SettingName, Source>> = {};
   for (const name of names) {
-    const s: SettingSpec<unknown> = SETTINGS[name];
-    const fromFlag = options[name];
-    const text = typeof fromFlag === 'string' ? fromFlag : env[s.env];
+    const s: Spec = SETTINGS[name];
+    const fromFlag = s.flag ? options[new Option(s.flag).attributeName()] : undefined;
+    const flagText = typeof fromFlag === 'string' && fromFlag !== '' ? fromFlag : undefined;
+    const text = flagText ?? env[s.env];
     if (text === undefined || text === '') {
-      if (s.default !== undefined) out[name] = s.default;
+      if (s.default !== undefined) [out[name], source[name]] = [s.default, 'default'];
       continue;
     }
     try {
       out[name] = s.parse(text);
     } catch (err) {
-      const flag = s.flag.split(' ')[0];
-      const shown = err instanceof CredentialsInValue ? 'the value' : JSON.stringify(text);
-      throw new SettingError(`${flag} (${s.env}): ${shown} ${(err as Error).message}`);
+      const shown = s.secret || err instanceof CredentialsInValue ? 'the value' : JSON.stringify(text);
+      throw new SettingError(`${settingLabel(name)}: ${shown} ${(err as Error).message}`);
     }
+    source[name] = flagText === undefined ? 'variable' : 'flag';
+  }
+  for (const [a, b] of how.either ?? []) {
+    const [fromA, fromB] = [source[a], source[b]];
+    if (fromA === undefined || fromB === undefined) continue;
+    if (STRENGTH[fromA] === STRENGTH[fromB])
+      throw new SettingError(`give either ${settingLabel(a)} or ${settingLabel(b)}, not both`);
+    delete out[STRENGTH[fromA] < STRENGTH[fromB] ? a : b];
   }
   return out as Resolved<N>;
-}
-
-// ---- parsers: each throws with the tail of a sentence ("is not …") --------------------------
-
-function nonEmpty(text: string): string {
-  if (!text.trim()) throw new Error('is empty');
-  return text.trim();
-}
-
-function httpUrl(text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new Error('is not a URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('is not an http(s) URL');
-  if (url.username !== '' || url.password !== '') throw credentialsRefused();
-  return url.toString().replace(/\/$/, '');
-}
-
-function hostPort(text: string): string {
-  if (text.includes('@')) throw credentialsRefused();
-  const match = /^([^\s:]+):(\d{1,5})$/.exec(text.trim());
-  if (!match || Number(match[2]) > 65535) throw new Error('is not host:port');
-  return text.trim();
-}
-
-function brokers(text: string): string[] {
-  const list = text
-    .split(',')
-    .map((b) => b.trim())
-    .filter(Boolean);
-  if (list.length === 0) throw new Error('names no broker');
-  return list.map(hostPort);
-}
-
-/** Passwords never come from a flag or a URL: ps and shell history would show them. */
-function credentialsRefused(): CredentialsInValue {
-  return new CredentialsInValue(
-    'carries credentials (user:password@), which are refused there: the venue token comes from TAPEHOUSE_TOKEN or --token-file, ClickHouse credentials from TAPEHOUSE_CLICKHOUSE_USER and TAPEHOUSE_CLICKHOUSE_PASSWORD (Kafka is reached without credentials)',
-  );
-}
-
-function port(text: string): number {
-  const n = nonNegativeInt(text);
-  if (n > 65535) throw new Error('is not a port (0-65535)');
-  return n;
-}
-
-function nonNegativeInt(text: string): number {
-  if (!/^\d+$/.test(text.trim())) throw new Error('is not a whole number');
-  return Number(text.trim());
-}
-
-function positiveInt(text: string): number {
-  const n = nonNegativeInt(text);
-  if (n < 1) throw new Error('is not a whole number above 0');
-  return n;
-}
-
-function nonNegativeNumber(text: string): number {
-  const n = Number(text.trim());
-  if (text.trim() === '' || !Number.isFinite(n) || n < 0) throw new Error('is not a non-negative number');
-  return n;
-}
-
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-
-/** `30s`, `10m`, `2h`, `250ms`, or plain seconds. */
-export function durationMs(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(text.trim());
-  if (!match) throw new Error('is not a duration (e.g. 30s, 10m, 2h)');
-  const ms = Number(match[1]) * UNIT_MS[match[2] ?? 's']!;
-  if (ms <= 0) throw new Error('is not a positive duration');
-  return Math.round(ms);
-}
-
-function shard(text: string): { index: number; count: number } {
-  const match = /^(\d+)\/(\d+)$/.exec(text.trim());
-  const index = Number(match?.[1]);
-  const count = Number(match?.[2]);
-  if (!match || count < 1 || index >= count) throw new Error('is not i/n with 0 ≤ i < n');
-  return { index, count };
-}
-
-function oneOf<const T extends readonly string[]>(values: T): (text: string) => T[number] {
-  return (text) => {
-    if (!values.includes(text)) throw new Error(`is not one of ${values.join(', ')}`);
-    return text as T[number];
-  };
 }
 
 /**

@@ -17,19 +17,58 @@ export const REDACT_PATHS = [
   '*.password',
 ];
 
-export function createLogger(name: string, level = process.env.TAPEHOUSE_LOG_LEVEL ?? 'info'): Logger {
+/** pino's levels, quietest last; `silent` logs nothing. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export function isLogLevel(text: string): text is LogLevel {
+  return (LOG_LEVELS as readonly string[]).includes(text);
+}
+
+/** The process's level (TAPEHOUSE_LOG_LEVEL, resolved by the settings table and set at start). */
+let processLevel: LogLevel = 'info';
+/**
+ * Loggers made without a level of their own follow the process's level, also those made before
+ * it was set: modules that make their logger as they load (the simulator's) load before the
+ * command line is read. Held weakly, so a logger nobody uses is still collected.
+ */
+const following = new Set<WeakRef<Logger>>();
+const collected = new FinalizationRegistry<WeakRef<Logger>>((ref) => following.delete(ref));
+
+/** Sets the process's level: every logger made without a level of its own takes it, now and later. */
+export function setLogLevel(level: LogLevel): void {
+  processLevel = level;
+  for (const ref of following) {
+    const logger = ref.deref();
+    if (logger) logger.level = level;
+  }
+}
+
+/** The process's level, for a child process that logs as this one does. */
+export function logLevel(): LogLevel {
+  return processLevel;
+}
+
+/** A logger named `name`, at `level` if given, otherwise at the process's level (and following it). */
+export function createLogger(name: string, level?: LogLevel): Logger {
   const destination = pino.destination({ dest: 2, sync: false });
   // stderr closed under us (a pipe whose reader exited): logs are dropped, the process goes on.
   destination.on('error', dropOutput);
-  return pino(
+  const logger = pino(
     {
       name,
-      level,
+      level: level ?? processLevel,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       formatters: { log: (object) => scrub(object, 0) as Record<string, unknown> },
     },
     destination,
   );
+  if (level === undefined) {
+    const ref = new WeakRef(logger);
+    following.add(ref);
+    collected.register(logger, ref);
+  }
+  return logger;
 }
 
 /** Keys whose values are credentials at any depth and in any case (REDACT_PATHS names only the usual places). */

@@ -23,23 +23,30 @@ export interface ServerTarget {
 export interface TargetOptions {
   dataDir?: string;
   clickhouseUrl?: string;
+  /** The server's credentials and TLS files: environment-only settings, resolved by the CLI's settings table. */
+  user?: string;
+  password?: Secret;
+  /** PEM files: a private CA, and a client certificate and key for mutual TLS. */
+  caCertFile?: string;
+  clientCertFile?: string;
+  clientKeyFile?: string;
 }
 
 /**
- * `--clickhouse-url` (or TAPEHOUSE_CLICKHOUSE_URL) selects a server, with TAPEHOUSE_CLICKHOUSE_USER,
- * TAPEHOUSE_CLICKHOUSE_PASSWORD and, for TLS with a private CA, TAPEHOUSE_CLICKHOUSE_CA_CERT
- * (plus _CLIENT_CERT and _CLIENT_KEY for mutual TLS) from the environment. Otherwise chDB on
- * `--data-dir` (default ./data). Giving both is a usage error.
+ * A ClickHouse URL selects a server, with its user, password and, for TLS with a private CA, the
+ * CA's certificate (plus a client certificate and key for mutual TLS). Otherwise chDB on the data
+ * directory (default ./data). Giving both is a usage error. The values come resolved (the CLI's
+ * settings table reads `--clickhouse-url`, TAPEHOUSE_CLICKHOUSE_USER and the rest): nothing here
+ * reads the environment.
  */
-export function resolveTarget(options: TargetOptions, env: NodeJS.ProcessEnv = process.env): WarehouseTarget {
+export function resolveTarget(options: TargetOptions): WarehouseTarget {
   if (options.dataDir !== undefined && options.clickhouseUrl !== undefined) {
     throw new SettingError(
       'give either --data-dir (TAPEHOUSE_DATA_DIR) or --clickhouse-url (TAPEHOUSE_CLICKHOUSE_URL), not both',
     );
   }
-  const url = options.clickhouseUrl ?? (options.dataDir === undefined ? env.TAPEHOUSE_CLICKHOUSE_URL : undefined);
-  if (url === undefined || url === '')
-    return { kind: 'chdb', dataDir: options.dataDir ?? (env.TAPEHOUSE_DATA_DIR || DEFAULT_DATA_DIR) };
+  const url = options.clickhouseUrl;
+  if (url === undefined || url === '') return { kind: 'chdb', dataDir: options.dataDir ?? DEFAULT_DATA_DIR };
   if (!/^https?:\/\//.test(url))
     throw new SettingError(
       `--clickhouse-url (TAPEHOUSE_CLICKHOUSE_URL): ${JSON.stringify(url)} does not start with http:// or https://`,
@@ -51,13 +58,13 @@ export function resolveTarget(options: TargetOptions, env: NodeJS.ProcessEnv = p
     );
   }
   const target: ServerTarget = { kind: 'server', url };
-  if (env.TAPEHOUSE_CLICKHOUSE_USER) target.user = env.TAPEHOUSE_CLICKHOUSE_USER;
-  if (env.TAPEHOUSE_CLICKHOUSE_PASSWORD) target.password = new Secret(env.TAPEHOUSE_CLICKHOUSE_PASSWORD);
-  const caCert = readPem(env.TAPEHOUSE_CLICKHOUSE_CA_CERT, 'TAPEHOUSE_CLICKHOUSE_CA_CERT');
+  if (options.user) target.user = options.user;
+  if (options.password) target.password = options.password;
+  const caCert = readPem(options.caCertFile, 'TAPEHOUSE_CLICKHOUSE_CA_CERT');
   if (caCert) {
     target.tls = { caCert };
-    const cert = readPem(env.TAPEHOUSE_CLICKHOUSE_CLIENT_CERT, 'TAPEHOUSE_CLICKHOUSE_CLIENT_CERT');
-    const key = readPem(env.TAPEHOUSE_CLICKHOUSE_CLIENT_KEY, 'TAPEHOUSE_CLICKHOUSE_CLIENT_KEY');
+    const cert = readPem(options.clientCertFile, 'TAPEHOUSE_CLICKHOUSE_CLIENT_CERT');
+    const key = readPem(options.clientKeyFile, 'TAPEHOUSE_CLICKHOUSE_CLIENT_KEY');
     if (cert && key) Object.assign(target.tls, { cert, key });
   }
   return target;

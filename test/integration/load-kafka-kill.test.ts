@@ -93,9 +93,9 @@ describe('tapehouse load on Kafka, killed with SIGKILL', () => {
       '--batch-ms',
       '300',
       '--session-timeout',
-      '6000',
+      '6s',
       '--stats-every',
-      '0',
+      '0s',
     ];
     const random = new Prng(7);
     for (let kill = 0; kill < KILLS; kill++) {

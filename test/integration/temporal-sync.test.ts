@@ -83,7 +83,12 @@ describe('sync workflows on the real Temporal dev server and Kafka', () => {
       logger,
       tuning: setup.tuning,
     });
-    const worker = await createSyncWorker({ connection: services.workerConnection, taskQueue: queue, deps });
+    const worker = await createSyncWorker({
+      connection: services.workerConnection,
+      namespace: 'default',
+      taskQueue: queue,
+      deps,
+    });
     const start = (input: SyncWorkflowInput) =>
       services.client.workflow.start<typeof syncJobWorkflow>('syncJobWorkflow', {
         taskQueue: queue,

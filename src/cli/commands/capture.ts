@@ -1,53 +1,36 @@
 import type { Command } from 'commander';
 import { VenueClient } from '../../api/client.ts';
 import { RateLimiter } from '../../api/rate-limit/limiter.ts';
-import { readAccessToken, TOKEN_ENV } from '../../api/token.ts';
+import { readAccessToken } from '../../api/token.ts';
 import { KafkaBus } from '../../bus/kafka/index.ts';
 import { createTopicCatalogue } from '../../bus/topics.ts';
-import { FileCoverageStore, CAPTURE_DEFAULTS, startCapture, type CaptureStats } from '../../capture/index.ts';
+import { FileCoverageStore, startCapture, type CaptureStats } from '../../capture/index.ts';
 import { captureFigures } from '../../run/figures.ts';
 import { createLogger } from '../../util/log.ts';
 import { lockStateFile } from '../../util/file-lock.ts';
 import type { Secret } from '../../util/secret.ts';
 import type { MetricsEndpoint } from '../../run/metrics-server.ts';
 import { metricsNote, serveMetricsIfAsked } from '../metrics-option.ts';
-import { READ_SHARE_FLAG, readShare, readShareHelp } from '../read-share.ts';
 import { addSettings, refusePlainToken, resolveSettings, SettingError, type SettingName } from '../settings.ts';
 
 const CAPTURE_SETTINGS = [
   'baseUrl',
   'tokenFile',
+  'token',
   'account',
+  'readShare',
   'kafkaBrokers',
   'topicPrefix',
   'replicationFactor',
   'shard',
+  'coverageFile',
+  'tokensPerConnection',
+  'silenceMs',
+  'statsEverySeconds',
   'duration',
   'metricsPort',
   'metricsHost',
 ] as const satisfies readonly SettingName[];
-
-/** Capture's own knobs: flag, variable, default. */
-const KNOBS = {
-  tokensPerConnection: {
-    flag: '--tokens-per-connection <n>',
-    env: 'TAPEHOUSE_TOKENS_PER_CONNECTION',
-    fallback: CAPTURE_DEFAULTS.tokensPerConnection,
-    what: 'tokens per market socket',
-  },
-  silenceMs: {
-    flag: '--silence-ms <ms>',
-    env: 'TAPEHOUSE_SILENCE_MS',
-    fallback: CAPTURE_DEFAULTS.silenceMs,
-    what: 'no frame for this long: the view is untrusted, reconnect',
-  },
-  statsEverySeconds: {
-    flag: '--stats-every-s <n>',
-    env: 'TAPEHOUSE_STATS_EVERY_S',
-    fallback: 10,
-    what: 'log the figures this often',
-  },
-} as const;
 
 /**
  * `tapehouse capture`: the venue's streams into Kafka, on their own (the scale-out process; the
@@ -70,44 +53,23 @@ Without a token only the public market stream is captured, and books are re-seed
 The last instant covered is kept in --coverage-file; the next start records the time between as a gap.`,
     );
   addSettings(command, CAPTURE_SETTINGS);
-  for (const knob of Object.values(KNOBS))
-    command.option(knob.flag, `${knob.what} (${knob.env}, default ${knob.fallback})`);
-  command.option(
-    '--coverage-file <file>',
-    'where the last covered instant per stream is kept, one file per process (TAPEHOUSE_COVERAGE_FILE, default .tapehouse/capture-coverage.json, or …-shard-I-of-N.json with --shard)',
-  );
   command.option('--no-account-stream', 'leave the account socket and the portfolio stream out');
   command.option(
     '--no-price-streams',
     'leave the two price feeds out (/api/v1/prices/stream, /api/v1/prices/oracle-pro/stream)',
   );
-  command.option(READ_SHARE_FLAG, readShareHelp);
   refusePlainToken(command).action(async (flags: Record<string, unknown>) => {
     process.exitCode = await capture(flags);
   });
 }
 
-function knob(name: keyof typeof KNOBS, flags: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): number {
-  const k = KNOBS[name];
-  const text = (flags[name] as string | undefined) ?? env[k.env];
-  if (text === undefined || text === '') return k.fallback;
-  const n = Number(text);
-  if (!Number.isSafeInteger(n) || n < 1)
-    throw new SettingError(
-      `${k.flag.split(' ')[0]} (${k.env}): ${JSON.stringify(text)} is not a positive whole number`,
-    );
-  return n;
-}
-
 async function capture(flags: Record<string, unknown>): Promise<number> {
   const settings = resolveSettings(CAPTURE_SETTINGS, flags);
   if (!settings.baseUrl) throw new SettingError('--base-url (TAPEHOUSE_BASE_URL): the venue to capture is required');
-  // The worker reads the same account: keep to our share of its read budget (REST re-seeds).
-  const share = readShare(flags.readShare);
   const log = createLogger('capture');
   let token: Secret | null = null;
-  if (settings.tokenFile !== undefined || process.env[TOKEN_ENV])
-    token = await readAccessToken({ tokenFile: settings.tokenFile });
+  if (settings.tokenFile !== undefined || settings.token !== undefined)
+    token = await readAccessToken({ tokenFile: settings.tokenFile, token: settings.token });
   else log.warn('no access token: capturing the public market stream only, books re-seeded from the stream');
   const topics = createTopicCatalogue(settings.topicPrefix);
   const bus = await KafkaBus.open({
@@ -116,17 +78,15 @@ async function capture(flags: Record<string, unknown>): Promise<number> {
     replicationFactor: settings.replicationFactor,
     log: log.child({ part: 'bus' }),
   });
-  const limiter = new RateLimiter({ readShare: share });
+  // The worker reads the same account: keep to our share of its read budget (REST re-seeds).
+  const limiter = new RateLimiter({ readShare: settings.readShare });
   const client = new VenueClient({
     baseUrl: settings.baseUrl,
     token: token ?? undefined,
     limiter,
     logger: log.child({ part: 'api' }),
   });
-  const coverageFile =
-    (flags.coverageFile as string | undefined) ??
-    process.env.TAPEHOUSE_COVERAGE_FILE ??
-    defaultCoverageFile(settings.shard);
+  const coverageFile = settings.coverageFile ?? defaultCoverageFile(settings.shard);
   // Each process rewrites the whole file from its own marks: two on one file lose each other's gaps.
   lockStateFile(coverageFile, 'capture coverage file', '--coverage-file or TAPEHOUSE_COVERAGE_FILE');
   const withAccount = flags.accountStream !== false;
@@ -148,8 +108,8 @@ async function capture(flags: Record<string, unknown>): Promise<number> {
         oraclePro: withPrices,
       },
       shard: settings.shard,
-      tokensPerConnection: knob('tokensPerConnection', flags),
-      silenceMs: knob('silenceMs', flags),
+      tokensPerConnection: settings.tokensPerConnection,
+      silenceMs: settings.silenceMs,
       coverageStore: new FileCoverageStore(coverageFile),
       log,
     });
@@ -160,7 +120,7 @@ async function capture(flags: Record<string, unknown>): Promise<number> {
     );
     const timer = setInterval(
       () => log.info(summary(handle.stats()), 'capture figures'),
-      knob('statsEverySeconds', flags) * 1000,
+      settings.statsEverySeconds * 1000,
     );
     const why = await untilStopped(settings.duration);
     clearInterval(timer);

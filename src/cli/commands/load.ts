@@ -8,14 +8,15 @@ import { loadFigures } from '../../run/figures.ts';
 import { createLogger } from '../../util/log.ts';
 import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../../warehouse/endpoint/index.ts';
 import { migrateWarehouse } from '../../warehouse/schema/index.ts';
-import { describeTarget, resolveTarget } from '../../warehouse/target.ts';
+import { parseDuration } from '../../util/duration.ts';
+import { describeTarget } from '../../warehouse/target.ts';
 import { openWarehouse, type EmbeddedWarehouse, type Warehouse } from '../../warehouse/warehouse.ts';
 import type { MetricsEndpoint } from '../../run/metrics-server.ts';
 import { metricsNote, serveMetricsIfAsked } from '../metrics-option.ts';
 import { addSettings, resolveSettings, SettingError, type SettingName } from '../settings.ts';
+import { warehouseTarget, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';
 
 interface LoadOptions {
-  group?: string;
   kinds?: string;
   batchRows?: string;
   batchMs?: string;
@@ -27,13 +28,12 @@ interface LoadOptions {
   [setting: string]: unknown;
 }
 
-const DEFAULT_GROUP = 'tapehouse-loaders';
 const LOAD_SETTINGS = [
   'kafkaBrokers',
   'topicPrefix',
   'replicationFactor',
-  'dataDir',
-  'clickhouseUrl',
+  'loaderGroup',
+  ...WAREHOUSE_SETTINGS,
   'metricsPort',
   'metricsHost',
 ] as const satisfies readonly SettingName[];
@@ -50,7 +50,6 @@ export function registerLoad(program: Command): void {
     .description('load the bus (Kafka) into ClickHouse, exactly once, as one member of a consumer group');
   addSettings(command, LOAD_SETTINGS);
   command
-    .option('--group <name>', `consumer group (TAPEHOUSE_LOADER_GROUP, default "${DEFAULT_GROUP}")`)
     .option('--kinds <list>', 'record kinds to load, comma-separated (default: all)')
     .option('--batch-rows <n>', `cut a batch at this many rows (default ${DEFAULT_BATCH_LIMITS.maxRows})`)
     .option(
@@ -58,27 +57,26 @@ export function registerLoad(program: Command): void {
       `cut a batch once its first record waited this long (default ${DEFAULT_BATCH_LIMITS.maxDelayMs})`,
     )
     .option(
-      '--session-timeout <ms>',
-      'a loader silent this long leaves the group and its partitions go to the others (default 30000)',
+      '--session-timeout <duration>',
+      `a loader silent this long leaves the group and its partitions go to the others (default 30s)`,
     )
     .option(
-      '--rebalance-timeout <ms>',
-      `how long a rebalance waits for every loader of the group to rejoin (default ${DEFAULT_REBALANCE_TIMEOUT_MS})`,
+      '--rebalance-timeout <duration>',
+      `how long a rebalance waits for every loader of the group to rejoin (default ${DEFAULT_REBALANCE_TIMEOUT_MS / 1000}s)`,
     )
     .option('--http-port <n>', 'chDB only: loopback port of the read-only query endpoint (default: any free port)')
-    .option('--stats-every <s>', "log the loaders' figures every this many seconds (0: never; default 10)")
+    .option('--stats-every <duration>', "log the loaders' figures this often (0s: never; default 10s)")
     .option('--no-migrate', 'do not apply pending migrations first')
     .action(async (options: LoadOptions) => {
-      const settings = resolveSettings(LOAD_SETTINGS, options);
-      const explicitDataDir = typeof options.dataDir === 'string' || Boolean(process.env.TAPEHOUSE_DATA_DIR);
-      if (settings.clickhouseUrl && explicitDataDir)
-        throw new SettingError('give either --data-dir or --clickhouse-url, not both');
-      const target = resolveTarget(
-        settings.clickhouseUrl ? { clickhouseUrl: settings.clickhouseUrl } : { dataDir: settings.dataDir },
-      );
+      const settings = resolveSettings(LOAD_SETTINGS, options, { either: [['dataDir', 'clickhouseUrl']] });
+      const target = warehouseTarget(settings);
       const catalogue = createTopicCatalogue(settings.topicPrefix);
       const topics = topicsOf(catalogue, options.kinds);
-      const group = options.group ?? process.env.TAPEHOUSE_LOADER_GROUP ?? DEFAULT_GROUP;
+      const group = settings.loaderGroup;
+      // Not given: the bus's own (30 s) and DEFAULT_REBALANCE_TIMEOUT_MS.
+      const sessionTimeoutMs = duration(options.sessionTimeout, '--session-timeout');
+      const rebalanceTimeoutMs = duration(options.rebalanceTimeout, '--rebalance-timeout');
+      const statsEveryMs = duration(options.statsEvery, '--stats-every', true) ?? 10_000;
       const batch = {
         maxRows: positive(options.batchRows, '--batch-rows') ?? DEFAULT_BATCH_LIMITS.maxRows,
         maxDelayMs: positive(options.batchMs, '--batch-ms') ?? DEFAULT_BATCH_LIMITS.maxDelayMs,
@@ -114,8 +112,8 @@ export function registerLoad(program: Command): void {
           brokers: settings.kafkaBrokers,
           topics: catalogue.topics.filter((spec) => topics.includes(spec.name)),
           replicationFactor: settings.replicationFactor,
-          sessionTimeoutMs: positive(options.sessionTimeout, '--session-timeout') ?? 30_000,
-          rebalanceTimeoutMs: positive(options.rebalanceTimeout, '--rebalance-timeout') ?? DEFAULT_REBALANCE_TIMEOUT_MS,
+          sessionTimeoutMs,
+          rebalanceTimeoutMs,
           clientId: `tapehouse-load-${process.pid}`,
           log: log.child({ part: 'bus' }),
         });
@@ -139,12 +137,7 @@ export function registerLoad(program: Command): void {
         // An insert pipeline that failed stores nothing more: stop and exit non-zero, so that a
         // supervisor starts the loader again (it reads where it stands from the warehouse).
         const pipelineFailed = started.failed.then((error) => void (failure = error));
-        await logFiguresUntil(
-          Promise.race([stopRequested, pipelineFailed]),
-          loaders,
-          log,
-          positive(options.statsEvery, '--stats-every', true) ?? 10,
-        );
+        await logFiguresUntil(Promise.race([stopRequested, pipelineFailed]), loaders, log, statsEveryMs);
       } finally {
         await served?.close();
         await loaders?.stop();
@@ -183,16 +176,16 @@ async function logFiguresUntil(
   stop: Promise<void>,
   loaders: Loaders,
   log: ReturnType<typeof createLogger>,
-  everySeconds: number,
+  everyMs: number,
 ): Promise<void> {
   const timer =
-    everySeconds > 0
+    everyMs > 0
       ? setInterval(() => {
           loaders.stats().then(
             (stats) => log.info(stats, 'loader figures'),
             (error: unknown) => log.warn({ err: error }, 'reading the loader figures failed'),
           );
-        }, everySeconds * 1000)
+        }, everyMs)
       : undefined;
   await stop;
   clearInterval(timer);
@@ -212,6 +205,19 @@ function positive(text: string | undefined, flag: string, zeroAllowed = false): 
   if (!Number.isSafeInteger(n) || n < (zeroAllowed ? 0 : 1))
     throw new SettingError(`${flag}: ${JSON.stringify(text)} is not a whole number${zeroAllowed ? '' : ' above 0'}`);
   return n;
+}
+
+/** A duration flag of this command (with its unit: a bare number is refused). */
+function duration(text: string | undefined, flag: string, zeroAllowed = false): number | undefined {
+  if (text === undefined) return undefined;
+  let ms: number;
+  try {
+    ms = parseDuration(text);
+  } catch (err) {
+    throw new SettingError(`${flag}: ${JSON.stringify(text)} ${(err as Error).message}`);
+  }
+  if (ms === 0 && !zeroAllowed) throw new SettingError(`${flag}: ${JSON.stringify(text)} is not a positive duration`);
+  return ms;
 }
 
 async function closeQuietly(warehouse: Warehouse): Promise<void> {

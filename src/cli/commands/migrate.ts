@@ -1,41 +1,38 @@
 import type { Command } from 'commander';
 import { pendingRederives } from '../../load/rederive/index.ts';
 import { migrateWarehouse } from '../../warehouse/schema/index.ts';
-import { describeTarget, resolveTarget } from '../../warehouse/target.ts';
+import { describeTarget } from '../../warehouse/target.ts';
 import { openWarehouse } from '../../warehouse/warehouse.ts';
+import { addSettings } from '../settings.ts';
+import { resolveWarehouse, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';
 
 /** `tapehouse migrate`: applies the pending numbered migrations from sql/. */
 export function registerMigrate(program: Command): void {
-  program
-    .command('migrate')
-    .description('apply pending SQL migrations (sql/) to the warehouse')
-    .option('--data-dir <dir>', 'embedded warehouse data directory (default ./data)')
-    .option(
-      '--clickhouse-url <url>',
-      'ClickHouse server URL (user and password from TAPEHOUSE_CLICKHOUSE_USER / _PASSWORD)',
-    )
-    .action(async (options: { dataDir?: string; clickhouseUrl?: string }) => {
-      const target = resolveTarget(options);
-      const warehouse = await openWarehouse(target);
-      try {
-        const result = await migrateWarehouse(warehouse);
-        if (result.fromBaseline)
-          process.stdout.write(
-            'a fresh warehouse: built from sql/baseline/schema.sql, which stands for the migrations below\n',
-          );
-        for (const migration of result.applied) process.stdout.write(`applied ${migration.file}\n`);
-        for (const name of result.recreated)
-          process.stdout.write(`recreated ${name}: it was missing (dropped outside the migrations); it starts empty\n`);
-        const total = result.alreadyApplied + result.applied.length;
-        process.stdout.write(`${describeTarget(target)}: schema up to date (${total} migrations applied)\n`);
-        // What the migrations asked to re-derive from _raw: tapehouse run does it before its loaders start.
-        const pending = await pendingRederives(warehouse.client, { withRows: true });
-        if (pending.length > 0)
-          process.stdout.write(
-            `to re-derive from _raw: ${pending.join(', ')} (tapehouse rederive, or tapehouse run does it before loading)\n`,
-          );
-      } finally {
-        await warehouse.close();
-      }
-    });
+  addSettings(
+    program.command('migrate').description('apply pending SQL migrations (sql/) to the warehouse'),
+    WAREHOUSE_SETTINGS,
+  ).action(async (options: Record<string, unknown>) => {
+    const target = resolveWarehouse(options);
+    const warehouse = await openWarehouse(target);
+    try {
+      const result = await migrateWarehouse(warehouse);
+      if (result.fromBaseline)
+        process.stdout.write(
+          'a fresh warehouse: built from sql/baseline/schema.sql, which stands for the migrations below\n',
+        );
+      for (const migration of result.applied) process.stdout.write(`applied ${migration.file}\n`);
+      for (const name of result.recreated)
+        process.stdout.write(`recreated ${name}: it was missing (dropped outside the migrations); it starts empty\n`);
+      const total = result.alreadyApplied + result.applied.length;
+      process.stdout.write(`${describeTarget(target)}: schema up to date (${total} migrations applied)\n`);
+      // What the migrations asked to re-derive from _raw: tapehouse run does it before its loaders start.
+      const pending = await pendingRederives(warehouse.client, { withRows: true });
+      if (pending.length > 0)
+        process.stdout.write(
+          `to re-derive from _raw: ${pending.join(', ')} (tapehouse rederive, or tapehouse run does it before loading)\n`,
+        );
+    } finally {
+      await warehouse.close();
+    }
+  });
 }

@@ -6,16 +6,15 @@ import { reconcile, START_OF_TIME_MS } from '../../reconcile/reconcile.ts';
 import { render, type ReportFormat } from '../../reconcile/render.ts';
 import { storeReconciliation } from '../../reconcile/store.ts';
 import { DataDirectoryBusy, liveEndpoint } from '../../warehouse/embedded/index.ts';
-import { resolveTarget, type WarehouseTarget } from '../../warehouse/target.ts';
+import type { WarehouseTarget } from '../../warehouse/target.ts';
 import { addSettings, resolveSettings } from '../settings.ts';
+import { resolveWarehouse, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';
 import { openWarehouse, type Warehouse } from '../../warehouse/warehouse.ts';
 
 interface ReconcileCliOptions {
   from?: number;
   to?: number;
   account?: string[];
-  dataDir?: string;
-  clickhouseUrl?: string;
   format: ReportFormat;
   method: CostMethod;
   tolerance: bigint;
@@ -70,11 +69,6 @@ export function registerReconcile(program: Command): void {
       'account to reconcile (repeatable; default every account in the warehouse)',
       (v: string, all: string[] = []) => [...all, v],
     )
-    .option('--data-dir <dir>', 'embedded warehouse data directory (default ./data)')
-    .option(
-      '--clickhouse-url <url>',
-      'ClickHouse server URL (user and password from TAPEHOUSE_CLICKHOUSE_USER / _PASSWORD)',
-    )
     .option('--format <format>', 'table, json or csv', parseFormat, 'table' as ReportFormat)
     .option('--method <method>', "cost basis: average (the venue's) or fifo", parseMethod, 'average' as CostMethod)
     // A bigint default is shown by its text: commander would JSON.stringify it in --help, and fail.
@@ -84,11 +78,13 @@ export function registerReconcile(program: Command): void {
         .default(0n, '0'),
     )
     .option('--no-store', 'print the report without storing it in the reconciliations table');
-  addSettings(command, ['venueRules']).action(async (options: ReconcileCliOptions) => {
-    const { venueRules } = resolveSettings(['venueRules'], options as unknown as Record<string, unknown>);
+  addSettings(command, ['venueRules', ...WAREHOUSE_SETTINGS]).action(async (options: ReconcileCliOptions) => {
+    const flags = options as unknown as Record<string, unknown>;
+    const { venueRules } = resolveSettings(['venueRules'], flags);
+    const target = resolveWarehouse(flags);
     if (options.from !== undefined && options.to !== undefined && options.from > options.to)
       throw new SettingError('--from is after --to');
-    const access = await openAccess(resolveTarget(options));
+    const access = await openAccess(target);
     try {
       const run = await reconcile(access.client, {
         accounts: options.account,

@@ -2,15 +2,16 @@ import type { Command } from 'commander';
 import { pendingRederives, REDERIVABLE, rederiveTable, type RederiveResult } from '../../load/rederive/index.ts';
 import { SettingError } from '../../util/setting-error.ts';
 import { migrateWarehouse } from '../../warehouse/schema/index.ts';
-import { describeTarget, resolveTarget } from '../../warehouse/target.ts';
+import { describeTarget } from '../../warehouse/target.ts';
 import { openWarehouse, type Warehouse } from '../../warehouse/warehouse.ts';
 import { ProgressBar } from '../progress-bar.ts';
+import { addSettings } from '../settings.ts';
+import { resolveWarehouse, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';
 
 interface RederiveOptions {
   table?: string[];
   since?: Date;
-  dataDir?: string;
-  clickhouseUrl?: string;
+  [setting: string]: unknown;
 }
 
 /**
@@ -18,7 +19,7 @@ interface RederiveOptions {
  * (src/load/rederive). Without --table, the tables migrations asked for.
  */
 export function registerRederive(program: Command): void {
-  program
+  const command = program
     .command('rederive')
     .description(
       're-derive typed tables from the raw text their rows keep (after a mapping change), exactly once and resumable',
@@ -33,41 +34,36 @@ export function registerRederive(program: Command): void {
       'only partitions holding rows at or after this ISO time (each partition is rebuilt whole)',
       parseTime,
     )
-    .option('--data-dir <dir>', 'embedded warehouse data directory (default ./data)')
-    .option(
-      '--clickhouse-url <url>',
-      'ClickHouse server URL (user and password from TAPEHOUSE_CLICKHOUSE_USER / _PASSWORD)',
-    )
     .addHelpText(
       'after',
       `
 Stop the loaders writing these tables first (tapehouse run does this itself before its loaders
 start). A run that stops midway resumes where it stopped when run again with the same --since.`,
-    )
-    .action(async (options: RederiveOptions) => {
-      for (const table of options.table ?? []) {
-        if (!REDERIVABLE[table])
-          throw new SettingError(
-            `--table: ${table} cannot be re-derived (one of ${Object.keys(REDERIVABLE).join(', ')})`,
-          );
+    );
+  addSettings(command, WAREHOUSE_SETTINGS).action(async (options: RederiveOptions) => {
+    for (const table of options.table ?? []) {
+      if (!REDERIVABLE[table])
+        throw new SettingError(
+          `--table: ${table} cannot be re-derived (one of ${Object.keys(REDERIVABLE).join(', ')})`,
+        );
+    }
+    const target = resolveWarehouse(options);
+    const warehouse = await openWarehouse(target);
+    try {
+      await migrateWarehouse(warehouse);
+      const tables = options.table ?? (await pendingRederives(warehouse.client));
+      if (tables.length === 0) {
+        process.stdout.write(
+          `${describeTarget(target)}: nothing to re-derive (no migration asks for it; name a table with --table)\n`,
+        );
+        return;
       }
-      const target = resolveTarget(options);
-      const warehouse = await openWarehouse(target);
-      try {
-        await migrateWarehouse(warehouse);
-        const tables = options.table ?? (await pendingRederives(warehouse.client));
-        if (tables.length === 0) {
-          process.stdout.write(
-            `${describeTarget(target)}: nothing to re-derive (no migration asks for it; name a table with --table)\n`,
-          );
-          return;
-        }
-        for (const table of tables)
-          process.stdout.write(`${summary(await rederiveWithBar(warehouse, table, options.since))}\n`);
-      } finally {
-        await warehouse.close();
-      }
-    });
+      for (const table of tables)
+        process.stdout.write(`${summary(await rederiveWithBar(warehouse, table, options.since))}\n`);
+    } finally {
+      await warehouse.close();
+    }
+  });
 }
 
 /** Re-derives one table with a progress bar on stderr. */

@@ -4,15 +4,18 @@ import { readAccessToken } from '../../api/token.ts';
 import { startMainJob, type MainJob, type Serving } from '../../run/main-job.ts';
 import { StatusReporter } from '../../run/status-line.ts';
 import { createLogger } from '../../util/log.ts';
-import { resolveTarget } from '../../warehouse/target.ts';
+import { DEFAULT_DATA_DIR } from '../../warehouse/embedded/index.ts';
 import { addSettings, refusePlainToken, resolveSettings, type SettingName } from '../settings.ts';
+import { SERVER_SETTINGS, warehouseTarget } from '../warehouse-option.ts';
 
 const RUN_SETTINGS = [
   'baseUrl',
   'tokenFile',
+  'token',
   'account',
+  // In server mode the data directory still holds the job's small state files: both may be given.
   'dataDir',
-  'clickhouseUrl',
+  ...SERVER_SETTINGS,
   'httpPort',
   'maxResultRows',
   'maxResultBytes',
@@ -51,14 +54,11 @@ async function run(flags: Record<string, unknown>): Promise<number> {
   // asked for and cannot be read is a bad setting either way, not one silently ignored.
   const token =
     settings.baseUrl || settings.tokenFile !== undefined
-      ? await readAccessToken({ tokenFile: settings.tokenFile })
+      ? await readAccessToken({ tokenFile: settings.tokenFile, token: settings.token })
       : null;
   if (!settings.baseUrl && token)
     log.info('--token-file is read but not used: the built-in simulator has its own demo account');
-  const target = resolveTarget({
-    clickhouseUrl: settings.clickhouseUrl,
-    dataDir: settings.clickhouseUrl ? undefined : settings.dataDir,
-  });
+  const target = warehouseTarget(settings);
   const reporter = new StatusReporter(process.stdout, settings.status ?? (process.stdout.isTTY ? 'line' : 'log'));
   // Listen before starting anything: a signal during start-up stops the job once it is up,
   // instead of killing the process halfway through opening the warehouse.
@@ -71,7 +71,7 @@ async function run(flags: Record<string, unknown>): Promise<number> {
     baseUrl: settings.baseUrl,
     token,
     account: settings.account,
-    dataDir: settings.dataDir,
+    dataDir: settings.dataDir ?? DEFAULT_DATA_DIR,
     server: target.kind === 'server' ? target : undefined,
     httpPort: settings.httpPort,
     resultBounds: { maxResultRows: settings.maxResultRows, maxResultBytes: settings.maxResultBytes },

@@ -1,18 +1,22 @@
 import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
 import { isJobName, parseJobList, type JobName } from '../../sync/jobs.ts';
+import { parseDuration } from '../../util/duration.ts';
 import { createLogger } from '../../util/log.ts';
-import {
-  DEFAULT_SCHEDULE_PREFIX,
-  parseDuration,
-  resolveTemporal,
-  type TemporalOptions,
-} from '../../../workflows/settings.ts';
+import { DEFAULT_SCHEDULE_PREFIX } from '../../../workflows/settings.ts';
+import { addSettings, resolveSettings, SettingError, type SettingName } from '../settings.ts';
 import { connectWhenReady } from '../temporal-ready.ts';
 
-interface CommonOptions extends TemporalOptions {
+const TEMPORAL_SETTINGS = [
+  'temporalAddress',
+  'temporalNamespace',
+  'taskQueue',
+] as const satisfies readonly SettingName[];
+
+interface CommonOptions {
   jobs?: string;
   idPrefix: string;
+  [setting: string]: unknown;
 }
 
 /**
@@ -22,13 +26,7 @@ interface CommonOptions extends TemporalOptions {
 export function registerSchedules(program: Command): void {
   const schedules = program.command('schedules').description('Temporal Schedules of the sync jobs');
   const common = (command: Command): Command =>
-    command
-      .option(
-        '--temporal-address <host:port>',
-        'Temporal frontend (TAPEHOUSE_TEMPORAL_ADDRESS, default 127.0.0.1:7233)',
-      )
-      .option('--namespace <name>', 'Temporal namespace (TAPEHOUSE_TEMPORAL_NAMESPACE, default "default")')
-      .option('--task-queue <name>', 'task queue of the workers (TAPEHOUSE_TASK_QUEUE, default tapehouse-sync)')
+    addSettings(command, TEMPORAL_SETTINGS)
       .option('--jobs <list>', 'comma-separated jobs (default: all)')
       .option('--id-prefix <prefix>', 'schedule and workflow ids start with it', DEFAULT_SCHEDULE_PREFIX);
 
@@ -43,23 +41,27 @@ export function registerSchedules(program: Command): void {
     .option('--interval <job=duration...>', "a job's interval, e.g. positions=15s (repeatable)", collect, [])
     .option('--paused', 'pause them all (otherwise new ones run, and existing ones keep their paused state)')
     .action(async (options: CommonOptions & { interval: string[]; paused?: boolean; waitForTemporal: string }) => {
-      await withClient(options, waitMs(options.waitForTemporal), async (client, taskQueue) => {
-        const { applySchedules } = await import('../../../workflows/schedules.ts');
-        const applied = await applySchedules(client, {
-          taskQueue,
-          jobs: parseJobList(options.jobs),
-          intervals: parseIntervals(options.interval),
-          idPrefix: options.idPrefix,
-          paused: options.paused,
-        });
-        for (const s of applied) {
-          if (s.action === 'deleted') process.stdout.write(`deleted ${s.scheduleId}: no such job any more\n`);
-          else
-            process.stdout.write(
-              `${s.action} ${s.scheduleId} every ${s.intervalMs / 1000}s (overlap skip)${s.paused ? ', paused' : ''}\n`,
-            );
-        }
-      });
+      await withClient(
+        options,
+        durationOf(options.waitForTemporal, '--wait-for-temporal'),
+        async (client, taskQueue) => {
+          const { applySchedules } = await import('../../../workflows/schedules.ts');
+          const applied = await applySchedules(client, {
+            taskQueue,
+            jobs: parseJobList(options.jobs),
+            intervals: parseIntervals(options.interval),
+            idPrefix: options.idPrefix,
+            paused: options.paused,
+          });
+          for (const s of applied) {
+            if (s.action === 'deleted') process.stdout.write(`deleted ${s.scheduleId}: no such job any more\n`);
+            else
+              process.stdout.write(
+                `${s.action} ${s.scheduleId} every ${s.intervalMs / 1000}s (overlap skip)${s.paused ? ', paused' : ''}\n`,
+              );
+          }
+        },
+      );
     });
 
   common(schedules.command('backfill'))
@@ -100,31 +102,33 @@ export function registerSchedules(program: Command): void {
 }
 
 async function withClient(
-  options: TemporalOptions,
+  options: CommonOptions,
   waitForMs: number,
   body: (client: Client, taskQueue: string) => Promise<void>,
 ): Promise<void> {
-  const temporal = resolveTemporal(options);
+  const {
+    temporalAddress: address,
+    temporalNamespace: namespace,
+    taskQueue,
+  } = resolveSettings(TEMPORAL_SETTINGS, options);
   // Loaded here, so commands that do not talk to Temporal do not pay for its client.
   const { Client } = await import('@temporalio/client');
   const log = createLogger('schedules');
-  const connection = await connectWhenReady({
-    address: temporal.address,
-    namespace: temporal.namespace,
-    waitMs: waitForMs,
-    log,
-  });
+  const connection = await connectWhenReady({ address, namespace, waitMs: waitForMs, log });
   try {
-    await body(new Client({ connection, namespace: temporal.namespace }), temporal.taskQueue);
+    await body(new Client({ connection, namespace }), taskQueue);
   } finally {
     await connection.close();
   }
 }
 
-/** `--wait-for-temporal`: a duration, 0 for a single attempt. */
-function waitMs(text: string): number {
-  if (/^0+(ms|s|m|h)?$/.test(text.trim())) return 0;
-  return parseDuration(text);
+/** A duration of this command's flags (with its unit: a bare number is refused), as a usage error when bad. */
+function durationOf(text: string, setting: string): number {
+  try {
+    return parseDuration(text);
+  } catch (err) {
+    throw new SettingError(`${setting}: ${JSON.stringify(text)} ${(err as Error).message}`);
+  }
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -136,9 +140,9 @@ function parseIntervals(pairs: readonly string[]): Partial<Record<JobName, numbe
   for (const pair of pairs) {
     const [job, duration] = pair.split('=');
     if (!job || !duration || !isJobName(job))
-      throw new Error(`--interval takes job=duration with a known job, got ${pair}`);
-    const ms = parseDuration(duration);
-    if (ms < 1_000) throw new Error(`--interval ${pair}: Temporal schedules run at most once a second`);
+      throw new SettingError(`--interval takes job=duration with a known job, got ${pair}`);
+    const ms = durationOf(duration, `--interval ${job}`);
+    if (ms < 1_000) throw new SettingError(`--interval ${pair}: Temporal schedules run at most once a second`);
     intervals[job] = ms;
   }
   return intervals;
@@ -146,6 +150,6 @@ function parseIntervals(pairs: readonly string[]): Partial<Record<JobName, numbe
 
 function isoDate(text: string, flag: string): Date {
   const date = new Date(text);
-  if (Number.isNaN(date.getTime())) throw new Error(`${flag} is not a time: ${text}`);
+  if (Number.isNaN(date.getTime())) throw new SettingError(`${flag} is not a time: ${text}`);
   return date;
 }

@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
 import {
   DEFAULT_LIFECYCLE,
-  DEFAULT_RATE,
-  DEFAULT_SEED,
   DEFAULT_STREAMS,
   NARROW_CASES,
   WIDE_CASES,
@@ -10,6 +8,7 @@ import {
   type LifecycleConfig,
 } from '../../simulator/index.ts';
 import { FAULT_PROFILES, type FaultProfileName } from '../../simulator/faults/profile.ts';
+import { addSettings, resolveSettings } from '../settings.ts';
 
 const DEFAULT_PORT = 8790;
 /** Served from the command line, positions reads now and then report the exchange unavailable (§2.5). */
@@ -32,9 +31,7 @@ function choice<T extends string>(name: string, allowed: readonly T[]): (value: 
 
 interface SimulateOptions {
   port: number;
-  seed: number;
   token?: string;
-  rate: number;
   faults: FaultProfileName;
   groundTruth?: string;
   controlPort?: number;
@@ -48,19 +45,19 @@ interface SimulateOptions {
   recurringCadenceS?: number;
   cases: 'wide' | 'narrow';
   stateFile?: string;
+  [setting: string]: unknown;
 }
 
 const seconds = (ms: number): number => ms / 1000;
 
+const SIMULATE_SETTINGS = ['seed', 'rate'] as const;
+
 /** `tapehouse simulate`: serves the venue simulator on 127.0.0.1 until SIGINT or SIGTERM. */
 export function registerSimulate(program: Command): void {
-  program
-    .command('simulate')
-    .description('serve the venue simulator on 127.0.0.1')
+  const command = program.command('simulate').description('serve the venue simulator on 127.0.0.1');
+  addSettings(command, SIMULATE_SETTINGS)
     .option('--port <n>', `port to listen on (0 picks a free one)`, integer('port', 0), DEFAULT_PORT)
-    .option('--seed <n>', 'seed of the catalogue and the order flow', integer('seed', 0), DEFAULT_SEED)
     .option('--token <t>', 'demo access token (every read scope); generated from the seed when absent')
-    .option('--rate <n>', 'synthetic book changes per second', integer('rate', 0), DEFAULT_RATE)
     .option(
       '--faults <profile>',
       `startup fault profile: ${FAULT_PROFILES.join(', ')}`,
@@ -126,6 +123,7 @@ export function registerSimulate(program: Command): void {
       'save the venue in this file (every 15 s and at the stop) and go on from it at the next start',
     )
     .action(async (opts: SimulateOptions) => {
+      const { seed, rate } = resolveSettings(SIMULATE_SETTINGS, opts);
       const lifecycle: Partial<LifecycleConfig> | false = opts.lifecycle && {
         haltEveryMs: opts.haltEveryS * 1000,
         endEventEveryMs: opts.endEventEveryS * 1000,
@@ -134,9 +132,9 @@ export function registerSimulate(program: Command): void {
       };
       const sim = await startSimulator({
         port: opts.port,
-        seed: opts.seed,
+        seed,
         token: opts.token,
-        rate: opts.rate,
+        rate,
         deployment: { positionsUnavailableRate: POSITIONS_UNAVAILABLE_RATE },
         venue:
           opts.recurringCadenceS === undefined

@@ -5,7 +5,8 @@ import { isReadOnlyRefusal, openQueryRunner, WritesRefused, type QueryRunner } f
 import { renderTable, TABLE_SOURCE_FORMAT } from '../../warehouse/result-table.ts';
 import { statementFormat } from '../../warehouse/endpoint/index.ts';
 import { splitStatements } from '../../warehouse/sql-lexer.ts';
-import { resolveTarget } from '../../warehouse/target.ts';
+import { addSettings } from '../settings.ts';
+import { resolveWarehouse, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';
 
 type OutputFormat = 'table' | 'json' | 'csv';
 
@@ -17,10 +18,9 @@ const SOURCE_FORMAT: Record<OutputFormat, string> = {
 };
 
 interface SqlOptions {
-  dataDir?: string;
-  clickhouseUrl?: string;
   format: OutputFormat;
   allowWrites?: boolean;
+  [setting: string]: unknown;
 }
 
 /**
@@ -29,15 +29,10 @@ interface SqlOptions {
  * statements separated by `;` run in order. A statement with its own FORMAT clause prints as is.
  */
 export function registerSql(program: Command): void {
-  program
+  const command = program
     .command('sql')
     .description("run SQL against the warehouse (the data directory, its owner's endpoint, or a ClickHouse server)")
     .argument('<query>', 'the SQL; - reads it from stdin')
-    .option('--data-dir <dir>', 'embedded warehouse data directory (default ./data)')
-    .option(
-      '--clickhouse-url <url>',
-      'ClickHouse server URL (user and password from TAPEHOUSE_CLICKHOUSE_USER / _PASSWORD)',
-    )
     .option('--format <format>', 'table, json (one object per line) or csv', parseFormat, 'table' as OutputFormat)
     .option(
       '--allow-writes',
@@ -52,31 +47,31 @@ Examples:
   echo "SELECT 1; SELECT 2" | tapehouse sql -
 The warehouse is read-only to tapehouse sql (whether or not a job runs): a DROP, INSERT or ALTER
 is refused with exit code 2 unless --allow-writes is given on a data directory no job holds.`,
-    )
-    .action(async (query: string, options: SqlOptions) => {
-      const sql = query === '-' ? readFileSync(0, 'utf8') : query;
-      const statements = splitStatements(sql);
-      if (statements.length === 0) throw new SettingError('no SQL to run');
-      let runner: QueryRunner;
-      try {
-        runner = await openQueryRunner(resolveTarget(options), { allowWrites: options.allowWrites });
-      } catch (err) {
-        if (err instanceof WritesRefused) throw new SettingError(`--allow-writes: ${err.message}`);
-        throw err;
+    );
+  addSettings(command, WAREHOUSE_SETTINGS).action(async (query: string, options: SqlOptions) => {
+    const sql = query === '-' ? readFileSync(0, 'utf8') : query;
+    const statements = splitStatements(sql);
+    if (statements.length === 0) throw new SettingError('no SQL to run');
+    let runner: QueryRunner;
+    try {
+      runner = await openQueryRunner(resolveWarehouse(options), { allowWrites: options.allowWrites });
+    } catch (err) {
+      if (err instanceof WritesRefused) throw new SettingError(`--allow-writes: ${err.message}`);
+      throw err;
+    }
+    try {
+      for (const statement of statements) {
+        const own = statementFormat(statement);
+        const output = await runner.run(statement, SOURCE_FORMAT[options.format]).catch((err: unknown) => {
+          throw isReadOnlyRefusal(err) ? readOnlyRefusal(err) : err;
+        });
+        const text = own === undefined && options.format === 'table' ? renderTable(output.toString('utf8')) : output;
+        process.stdout.write(text);
       }
-      try {
-        for (const statement of statements) {
-          const own = statementFormat(statement);
-          const output = await runner.run(statement, SOURCE_FORMAT[options.format]).catch((err: unknown) => {
-            throw isReadOnlyRefusal(err) ? readOnlyRefusal(err) : err;
-          });
-          const text = own === undefined && options.format === 'table' ? renderTable(output.toString('utf8')) : output;
-          process.stdout.write(text);
-        }
-      } finally {
-        await runner.close();
-      }
-    });
+    } finally {
+      await runner.close();
+    }
+  });
 }
 
 /** A write the read-only session refused: bad usage, with the ways to do it properly. */

@@ -1,25 +1,43 @@
 import type { Command } from 'commander';
 import { readAccessToken } from '../../api/token.ts';
-import { resolveTemporal, type TemporalOptions } from '../../../workflows/settings.ts';
 import type { CheckpointSetting } from '../../../workflows/worker-process.ts';
-import { READ_SHARE_FLAG, readShare, readShareHelp } from '../read-share.ts';
 import { createLogger } from '../../util/log.ts';
 import { metricsNote, serveMetricsIfAsked } from '../metrics-option.ts';
-import { addSettings, refusePlainToken, resolveSettings } from '../settings.ts';
+import {
+  addSettings,
+  DEFAULT_CHECKPOINT_FILE,
+  refusePlainToken,
+  resolveSettings,
+  SettingError,
+  type Resolved,
+  type SettingName,
+} from '../settings.ts';
+import { SERVER_SETTINGS, serverTarget } from '../warehouse-option.ts';
 
-interface WorkerOptions extends TemporalOptions {
-  kafkaBrokers?: string;
-  topicPrefix?: string;
-  baseUrl?: string;
-  tokenFile?: string;
-  account?: string;
-  checkpointFile?: string;
-  clickhouseUrl?: string;
-  readBurst?: string;
-  readRefill?: string;
-  readShare?: string;
+const WORKER_SETTINGS = [
+  'temporalAddress',
+  'temporalNamespace',
+  'taskQueue',
+  'baseUrl',
+  'tokenFile',
+  'token',
+  'account',
+  'readShare',
+  'readBurst',
+  'readRefill',
+  'kafkaBrokers',
+  'topicPrefix',
+  'replicationFactor',
+  'checkpointFile',
+  ...SERVER_SETTINGS,
+  'metricsPort',
+  'metricsHost',
+] as const satisfies readonly SettingName[];
+
+interface WorkerOptions {
   catalogueWithToken?: boolean;
   pageSize?: string;
+  [setting: string]: unknown;
 }
 
 /**
@@ -28,64 +46,39 @@ interface WorkerOptions extends TemporalOptions {
  * SIGTERM after the slices under way.
  */
 export function registerWorker(program: Command): void {
-  addSettings(refusePlainToken(program.command('worker')), ['replicationFactor', 'metricsPort', 'metricsHost'])
-    .description('run a Temporal worker for the sync jobs (venue → Kafka)')
-    .option('--temporal-address <host:port>', 'Temporal frontend (TAPEHOUSE_TEMPORAL_ADDRESS, default 127.0.0.1:7233)')
-    .option('--namespace <name>', 'Temporal namespace (TAPEHOUSE_TEMPORAL_NAMESPACE, default "default")')
-    .option('--task-queue <name>', 'task queue (TAPEHOUSE_TASK_QUEUE, default tapehouse-sync)')
-    .option('--kafka-brokers <list>', 'comma-separated brokers (TAPEHOUSE_KAFKA_BROKERS, default 127.0.0.1:9092)')
-    .option('--topic-prefix <prefix>', 'bus topic prefix (TAPEHOUSE_TOPIC_PREFIX, default tapehouse)')
-    .option('--base-url <url>', 'the venue (TAPEHOUSE_BASE_URL)')
-    .option('--token-file <file>', 'file holding the access token (TAPEHOUSE_TOKEN_FILE, else TAPEHOUSE_TOKEN)')
-    .option('--account <label>', 'label of the token\'s account in the records (TAPEHOUSE_ACCOUNT, default "default")')
-    .option(
-      '--checkpoint-file <file>',
-      `keep checkpoints in this JSON file, one per process (TAPEHOUSE_CHECKPOINT_FILE, default ${DEFAULT_CHECKPOINT_FILE})`,
-    )
-    .option('--clickhouse-url <url>', "keep checkpoints in the warehouse's sync_checkpoints (TAPEHOUSE_CLICKHOUSE_URL)")
-    .option(
-      '--read-burst <n>',
-      "the account read bucket's capacity, when not the authenticated tier (TAPEHOUSE_READ_BURST)",
-    )
-    .option('--read-refill <n>', 'its refill per second (TAPEHOUSE_READ_REFILL)')
-    .option(READ_SHARE_FLAG, readShareHelp)
+  const command = program.command('worker').description('run a Temporal worker for the sync jobs (venue → Kafka)');
+  addSettings(refusePlainToken(command), WORKER_SETTINGS)
     .option('--catalogue-with-token', 'send the token on catalogue reads too (they then spend the account bucket)')
     .option('--page-size <n>', "items per page of the paged lists (default: the interface's maxima)")
     .action(async (options: WorkerOptions) => {
-      const env = process.env;
-      const temporal = resolveTemporal(options);
-      const baseUrl = options.baseUrl ?? env.TAPEHOUSE_BASE_URL;
-      // Capture reads the same account: keep to our share of its read budget.
-      const share = readShare(options.readShare);
-      if (!baseUrl) throw new Error('give the venue with --base-url or TAPEHOUSE_BASE_URL');
-      const served = await serveMetricsIfAsked(
-        resolveSettings(['metricsPort', 'metricsHost'], { ...options }),
-        ['sync'],
-        createLogger('worker'),
-      );
+      const settings = resolveSettings(WORKER_SETTINGS, options, { either: [['checkpointFile', 'clickhouseUrl']] });
+      if (!settings.baseUrl)
+        throw new SettingError('--base-url (TAPEHOUSE_BASE_URL): the venue the sync jobs read is required');
+      const pageSize = options.pageSize === undefined ? undefined : positiveInteger(options.pageSize, '--page-size');
+      const readBucket = readBucketOf(settings);
+      const token = await readAccessToken({ tokenFile: settings.tokenFile, token: settings.token });
+      const served = await serveMetricsIfAsked(settings, ['sync'], createLogger('worker'));
       // Loaded here: the Temporal worker's native module is not needed by the other commands.
       const { startWorkerProcess } = await import('../../../workflows/worker-process.ts');
+      const temporal = {
+        address: settings.temporalAddress,
+        namespace: settings.temporalNamespace,
+        taskQueue: settings.taskQueue,
+      };
       const processHandle = await startWorkerProcess({
         temporal,
-        baseUrl,
-        token: await readAccessToken({ tokenFile: options.tokenFile ?? env.TAPEHOUSE_TOKEN_FILE }),
-        account: options.account ?? env.TAPEHOUSE_ACCOUNT ?? 'default',
-        brokers: (options.kafkaBrokers ?? env.TAPEHOUSE_KAFKA_BROKERS ?? '127.0.0.1:9092')
-          .split(',')
-          .map((b) => b.trim()),
-        topicPrefix: options.topicPrefix ?? env.TAPEHOUSE_TOPIC_PREFIX,
-        replicationFactor: resolveSettings(['replicationFactor'], options as Record<string, unknown>).replicationFactor,
-        checkpoints: checkpointSetting(
-          options.checkpointFile ?? env.TAPEHOUSE_CHECKPOINT_FILE,
-          options.clickhouseUrl ?? env.TAPEHOUSE_CLICKHOUSE_URL,
-        ),
-        readBucket: readBucket(
-          options.readBurst ?? env.TAPEHOUSE_READ_BURST,
-          options.readRefill ?? env.TAPEHOUSE_READ_REFILL,
-        ),
-        readShare: share,
+        baseUrl: settings.baseUrl,
+        token,
+        account: settings.account,
+        brokers: settings.kafkaBrokers,
+        topicPrefix: settings.topicPrefix,
+        replicationFactor: settings.replicationFactor,
+        checkpoints: checkpointsOf(settings),
+        readBucket,
+        // Capture reads the same account: keep to our share of its read budget.
+        readShare: settings.readShare,
         catalogueWithToken: options.catalogueWithToken,
-        pageSize: options.pageSize === undefined ? undefined : positiveInteger(options.pageSize, '--page-size'),
+        pageSize,
       });
       served?.feed(() => ({ http429: { sync: processHandle.limiter.stats().refused } }));
       process.stdout.write(
@@ -103,30 +96,26 @@ export function registerWorker(program: Command): void {
     });
 }
 
-function checkpointSetting(file: string | undefined, clickhouseUrl: string | undefined): CheckpointSetting {
-  if (file && clickhouseUrl) throw new Error('give either --checkpoint-file or --clickhouse-url, not both');
-  if (file) return { kind: 'file', path: file };
-  if (clickhouseUrl) return { kind: 'clickhouse', url: clickhouseUrl };
-  // Durable by default: a restarted worker resumes its passes instead of publishing its history again.
-  return { kind: 'file', path: DEFAULT_CHECKPOINT_FILE };
+type WorkerSettings = Resolved<(typeof WORKER_SETTINGS)[number]>;
+
+/** A file by default, so that a restarted worker resumes its passes instead of publishing its history again. */
+function checkpointsOf(settings: WorkerSettings): CheckpointSetting {
+  const { clickhouseUrl } = settings;
+  if (clickhouseUrl !== undefined) return { kind: 'clickhouse', target: serverTarget({ ...settings, clickhouseUrl }) };
+  return { kind: 'file', path: settings.checkpointFile ?? DEFAULT_CHECKPOINT_FILE };
 }
 
-const DEFAULT_CHECKPOINT_FILE = '.tapehouse/worker-checkpoints.json';
-
-function readBucket(
-  burst: string | undefined,
-  refill: string | undefined,
-): { capacity: number; refillPerSecond: number } | undefined {
-  if (burst === undefined && refill === undefined) return undefined;
-  const capacity = Number(burst);
-  const refillPerSecond = Number(refill);
-  if (!(capacity > 0) || !(refillPerSecond > 0))
-    throw new Error('--read-burst and --read-refill go together, both positive numbers');
-  return { capacity, refillPerSecond };
+function readBucketOf(settings: WorkerSettings): { capacity: number; refillPerSecond: number } | undefined {
+  const { readBurst, readRefill } = settings;
+  if (readBurst === undefined && readRefill === undefined) return undefined;
+  if (readBurst === undefined || readRefill === undefined)
+    throw new SettingError('--read-burst (TAPEHOUSE_READ_BURST) and --read-refill (TAPEHOUSE_READ_REFILL) go together');
+  return { capacity: readBurst, refillPerSecond: readRefill };
 }
 
 function positiveInteger(text: string, flag: string): number {
   const n = Number(text);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${flag} must be a positive integer, got ${text}`);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new SettingError(`${flag}: ${JSON.stringify(text)} is not a whole number above 0`);
   return n;
 }

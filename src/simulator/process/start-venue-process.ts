@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createLogger, type Logger } from '../../util/log.ts';
+import { createLogger, logLevel, type Logger } from '../../util/log.ts';
 import { SettingError } from '../../util/setting-error.ts';
 import type { FromVenue, ToVenue, VenueProcessOptions } from './protocol.ts';
 
@@ -126,7 +126,8 @@ function sendTo(child: ChildProcess, message: ToVenue): boolean {
 /** One venue process, up and serving; a start that fails rejects with its reason (a SettingError for a bad state file).
  */
 function spawnVenue(options: VenueProcessOptions, timeoutMs: number): Promise<{ child: ChildProcess; ready: Ready }> {
-  const child = fork(ENTRY, [JSON.stringify(options)], {
+  // The process's log level travels with it: nothing below the CLI reads the environment.
+  const child = fork(ENTRY, [JSON.stringify(options), logLevel()], {
     execArgv: ['--import', TSX_LOADER],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });

@@ -7,7 +7,7 @@
  * while the job is there: the venue keeps serving until the job's stop has flushed the pipeline.
  */
 import { SettingError } from '../../util/setting-error.ts';
-import { createLogger } from '../../util/log.ts';
+import { createLogger, isLogLevel, setLogLevel } from '../../util/log.ts';
 import { startSimulator, type SimulatorHandle } from '../index.ts';
 import type { FromVenue, ToVenue, VenueProcessOptions } from './protocol.ts';
 
@@ -19,6 +19,9 @@ function send(message: FromVenue): void {
 
 async function main(): Promise<void> {
   const options = JSON.parse(process.argv[2] ?? '{}') as VenueProcessOptions;
+  // The job's log level (its TAPEHOUSE_LOG_LEVEL, as its settings read it).
+  const level = process.argv[3] ?? 'info';
+  if (isLogLevel(level)) setLogLevel(level);
   // Until the venue serves, a stop has nothing to save.
   let stop = (code: number): Promise<void> => process.exit(code);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {

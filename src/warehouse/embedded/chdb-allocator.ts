@@ -1,3 +1,5 @@
+import { setVariableForNativeLibrary } from '../../util/environment.ts';
+
 /**
  * chDB's allocator settings, put in the environment before libchdb loads. chDB carries a jemalloc
  * of its own, which reads `JE_MALLOC_CONF` once, as the library loads (DEVELOPERS.md). Built in, it
@@ -13,5 +15,5 @@
 export const CHDB_ALLOCATOR_SETTINGS = 'dirty_decay_ms:0';
 
 export function applyChdbAllocatorSettings(): void {
-  process.env.JE_MALLOC_CONF ??= CHDB_ALLOCATOR_SETTINGS;
+  setVariableForNativeLibrary('JE_MALLOC_CONF', CHDB_ALLOCATOR_SETTINGS);
 }

@@ -1,0 +1,44 @@
+import { resolveTarget, type ServerTarget, type WarehouseTarget } from '../warehouse/target.ts';
+import { resolveSettings, type Resolved, type SettingName } from './settings.ts';
+
+/** A ClickHouse server's URL, credentials and TLS files (the last four environment only). */
+export const SERVER_SETTINGS = [
+  'clickhouseUrl',
+  'clickhouseUser',
+  'clickhousePassword',
+  'clickhouseCaCert',
+  'clickhouseClientCert',
+  'clickhouseClientKey',
+] as const satisfies readonly SettingName[];
+
+/** The warehouse: chDB on `--data-dir`, or a server. */
+export const WAREHOUSE_SETTINGS = ['dataDir', ...SERVER_SETTINGS] as const satisfies readonly SettingName[];
+
+type ServerSettings = Partial<Resolved<(typeof SERVER_SETTINGS)[number]>>;
+
+/** The warehouse the resolved settings name: a server when a URL is given, else chDB on the data directory. */
+export function warehouseTarget(settings: ServerSettings & { dataDir?: string }): WarehouseTarget {
+  return resolveTarget({
+    dataDir: settings.clickhouseUrl === undefined ? settings.dataDir : undefined,
+    clickhouseUrl: settings.clickhouseUrl,
+    user: settings.clickhouseUser,
+    password: settings.clickhousePassword,
+    caCertFile: settings.clickhouseCaCert,
+    clientCertFile: settings.clickhouseClientCert,
+    clientKeyFile: settings.clickhouseClientKey,
+  });
+}
+
+/** The server the resolved settings name (`--clickhouse-url` given). */
+export function serverTarget(settings: ServerSettings & { clickhouseUrl: string }): ServerTarget {
+  return warehouseTarget(settings) as ServerTarget;
+}
+
+/**
+ * The warehouse of a command that reads or writes one: `--data-dir` or `--clickhouse-url`
+ * (one of them: a flag wins over the other's variable; both flags, or both variables, is a usage
+ * error), with the server's credentials from the environment.
+ */
+export function resolveWarehouse(options: Record<string, unknown>): WarehouseTarget {
+  return warehouseTarget(resolveSettings(WAREHOUSE_SETTINGS, options, { either: [['dataDir', 'clickhouseUrl']] }));
+}

@@ -41,6 +41,9 @@ export function registerSchedules(program: Command): void {
     .option('--interval <job=duration...>', "a job's interval, e.g. positions=15s (repeatable)", collect, [])
     .option('--paused', 'pause them all (otherwise new ones run, and existing ones keep their paused state)')
     .action(async (options: CommonOptions & { interval: string[]; paused?: boolean; waitForTemporal: string }) => {
+      // Every flag is checked before Temporal is waited for: a typo is a usage error at once.
+      const jobs = parseJobList(options.jobs);
+      const intervals = parseIntervals(options.interval);
       await withClient(
         options,
         durationOf(options.waitForTemporal, '--wait-for-temporal'),
@@ -48,8 +51,8 @@ export function registerSchedules(program: Command): void {
           const { applySchedules } = await import('../../../workflows/schedules.ts');
           const applied = await applySchedules(client, {
             taskQueue,
-            jobs: parseJobList(options.jobs),
-            intervals: parseIntervals(options.interval),
+            jobs,
+            intervals,
             idPrefix: options.idPrefix,
             paused: options.paused,
           });

@@ -1,4 +1,5 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { connect, createServer, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -127,31 +128,41 @@ describe('Temporal Schedules of the sync jobs (real dev server)', () => {
         probe.close(() => resolve(free));
       });
     });
-    const opening = setTimeout(() => proxy.listen(late, '127.0.0.1'), 4_000);
+    // The port opens once the CLI said it is waiting (not after a fixed delay: on a busy machine the
+    // CLI's own start can outlast any delay, and then it never has to wait).
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        'schedules',
+        'apply',
+        '--jobs',
+        'pnl',
+        '--paused',
+        '--id-prefix',
+        `${idPrefix}late-`,
+        '--temporal-address',
+        `127.0.0.1:${late}`,
+        '--wait-for-temporal',
+        '60s',
+      ],
+      { env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'info' } },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes('Temporal not answering yet') && !proxy.listening) proxy.listen(late, '127.0.0.1');
+    });
     try {
-      const { stdout, stderr } = await promisify(execFile)(
-        process.execPath,
-        [
-          CLI,
-          'schedules',
-          'apply',
-          '--jobs',
-          'pnl',
-          '--paused',
-          '--id-prefix',
-          `${idPrefix}late-`,
-          '--temporal-address',
-          `127.0.0.1:${late}`,
-          '--wait-for-temporal',
-          '60s',
-        ],
-        { env: { ...process.env, TAPEHOUSE_LOG_LEVEL: 'info' } },
-      );
+      const [code] = (await once(child, 'exit')) as [number | null];
+      expect(code, stderr).toBe(0);
       expect(stdout).toBe(`created ${idPrefix}late-pnl every 30s (overlap skip), paused\n`);
       expect(stderr).toContain('Temporal not answering yet; trying again');
       expect(stderr).toContain('Temporal answers');
     } finally {
-      clearTimeout(opening);
+      child.kill();
       proxy.close();
     }
   });

@@ -263,6 +263,10 @@ module.exports = {
     door('warehouse/schema', 'migrations, the baseline, storage settings.'),
     door('bus/kafka', 'the Kafka bus (kafkajs).'),
     door('bus/embedded', 'the in-process bus.'),
+    door(
+      'records',
+      "one import path for the record contract: the envelope, the kinds' declarations and what is derived from them.",
+    ),
     onlyIn('kafkajs', '^src/bus/kafka/', 'kafkajs is unmaintained: it stays behind the Bus interface (DEVELOPERS.md).'),
     onlyIn(
       '(chdb|lz4-wasm-nodejs)',

@@ -14,8 +14,8 @@
  */
 import { createTopicCatalogue } from '../src/bus/topics.ts';
 import { mapDelivery } from '../src/load/mapping/map-delivery.ts';
-import type { RecordKind } from '../src/records/kinds.ts';
-import { PAYLOAD_SCHEMAS } from '../src/records/schemas.ts';
+import type { RecordKind } from '../src/records/index.ts';
+import { PAYLOAD_SCHEMAS } from '../src/records/index.ts';
 import { RecordGenerator } from '../test/load-fixtures.ts';
 
 const at = process.argv.indexOf('--records');

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { tradeKey } from '../src/api/trade-key.ts';
 import { EmbeddedBus } from '../src/bus/embedded/embedded-bus.ts';
 import type { ReceivedRecord } from '../src/bus/record.ts';
-import { readBookUpdates } from '../src/records/book-change-form.ts';
+import { readBookUpdates } from '../src/records/index.ts';
 import { FileCoverageStore } from '../src/capture/coverage/store.ts';
 import { isoToMicros } from '../src/capture/frames/frame.ts';
 import type { FaultSpec } from '../src/simulator/index.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readBookUpdates } from '../src/records/book-change-form.ts';
+import { readBookUpdates } from '../src/records/index.ts';
 import { checkBooks, checkTrades, gapsOf, groundTruthRun } from './capture-checks.ts';
 import { SMALL_CATALOGUE } from './capture-helpers.ts';
 

@@ -4,6 +4,7 @@ import { IpLimits } from '../src/api/rate-limit/ip-limits.ts';
 import { RateLimiter } from '../src/api/rate-limit/limiter.ts';
 import { positionAfter, type Bus } from '../src/bus/bus.ts';
 import type { ReceivedRecord } from '../src/bus/record.ts';
+import { DECLARATIONS, RECORD_KINDS } from '../src/records/index.ts';
 import { TOPICS, type TopicCatalogue } from '../src/bus/topics.ts';
 import { startCapture, type CaptureHandle, type CaptureOptions } from '../src/capture/index.ts';
 import { ManualClock, startSimulator, type SimulatorHandle, type SimulatorOptions } from '../src/simulator/index.ts';
@@ -171,18 +172,10 @@ export async function collect(
   topics: TopicCatalogue = TOPICS,
   group = 'capture-test',
 ): Promise<() => Promise<void>> {
-  const names = [
-    'trade',
-    'book_change',
-    'quote',
-    'market_status',
-    'capture_gap',
-    'data_quality',
-    'account_event',
-    'portfolio_sync',
-    'price',
-    'oracle_pro_price',
-  ].map((k) => topics.topicFor(k as ReceivedRecord['kind']));
+  // Every kind capture publishes, as the declarations say.
+  const names = RECORD_KINDS.filter((k) => DECLARATIONS[k].producer.startsWith('capture')).map((k) =>
+    topics.topicFor(k),
+  );
   const subscription = await bus.subscribe({
     group,
     topics: [...new Set(names)],

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeRecord, encodeRecord, type BusRecord, type ReceivedRecord } from '../src/bus/record.ts';
 import { nextAnchorMs } from '../src/capture/market/anchors.ts';
 import { BookBatcher } from '../src/capture/books/batcher.ts';
-import { canonicalMs, readBookUpdates, type BookUpdate } from '../src/records/book-change-form.ts';
+import { canonicalMs, readBookUpdates, type BookUpdate } from '../src/records/index.ts';
 import { replayBookRecords } from '../src/capture/books/replay.ts';
 import { recordsOf, TokenBooks, type BookFrame, type RestBook } from '../src/capture/books/token-books.ts';
 import { quoteRecord, SeenTrades } from '../src/capture/market/market-records.ts';

@@ -1,7 +1,7 @@
 import WebSocket from 'ws';
 import { describe, expect, it } from 'vitest';
 import type { BusRecord } from '../src/bus/record.ts';
-import type { BookUpdate } from '../src/records/book-change-form.ts';
+import type { BookUpdate } from '../src/records/index.ts';
 import { TokenBooks, type BookFrame } from '../src/capture/books/token-books.ts';
 import { isFrameProblem, parseFrame, type ParsedFrame } from '../src/capture/frames/frame.ts';
 import { scanSnapshot } from '../src/capture/frames/snapshot-scan.ts';

@@ -1,7 +1,7 @@
 import type { ReceivedRecord, Json, RecordKind } from '../src/bus/record.ts';
 import type { EmbeddedBus } from '../src/bus/embedded/embedded-bus.ts';
 import type { Loaders } from '../src/load/index.ts';
-import { bookChangeRecord, type BookUpdate } from '../src/records/book-change-form.ts';
+import { bookChangeRecord, type BookUpdate } from '../src/records/index.ts';
 import type { TopicCatalogue } from '../src/bus/topics.ts';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { Prng } from '../src/simulator/prng.ts';

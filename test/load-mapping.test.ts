@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Delivery } from '../src/bus/bus.ts';
 import { decodeRecord, encodeRecord, type ReceivedRecord, type Json, type RecordKind } from '../src/bus/record.ts';
-import { bookChangeRecord, type BookUpdate } from '../src/records/book-change-form.ts';
+import { bookChangeRecord, type BookUpdate } from '../src/records/index.ts';
 import { TOPICS } from '../src/bus/topics.ts';
 import { mapDelivery } from '../src/load/mapping/map-delivery.ts';
 import { RecordGenerator } from './load-fixtures.ts';

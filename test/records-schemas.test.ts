@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createTopicCatalogue } from '../src/bus/topics.ts';
 import { mapDelivery } from '../src/load/mapping/map-delivery.ts';
 import { RECORD_KINDS, type Json, type ReceivedRecord, type RecordKind } from '../src/records/index.ts';
-import { PAYLOAD_SCHEMAS } from '../src/records/schemas.ts';
+import { PAYLOAD_SCHEMAS } from '../src/records/index.ts';
 import { RecordGenerator } from './load-fixtures.ts';
 
 const SOURCE = { topic: 'tapehouse.x', partition: 0, group: 'loaders' };

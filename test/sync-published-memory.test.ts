@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ReceivedRecord } from '../src/records/record.ts';
+import type { ReceivedRecord } from '../src/records/index.ts';
 import { PublishedMemory } from '../src/sync/publisher.ts';
 
 function order(id: string, status: string, matched: string): ReceivedRecord {

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TOPICS } from '../src/bus/topics.ts';
 import { startLoaders } from '../src/load/index.ts';
-import type { FillPayload } from '../src/records/fill.ts';
-import type { LookupPayload } from '../src/records/lookup.ts';
+import type { FillPayload } from '../src/records/index.ts';
+import type { LookupPayload } from '../src/records/index.ts';
 import { lookupMaps } from '../src/simulator/wire/render/lookups.ts';
 import { runSyncJob } from '../src/sync/run-job.ts';
 import { createLogger } from '../src/util/log.ts';

@@ -14,14 +14,14 @@
  * loader can dead-letter them and go on.
  */
 
-import type { Json } from '../records/json.ts';
-import { isRecordKind } from '../records/kinds.ts';
-import type { ReceivedRecord, RecordSource } from '../records/record.ts';
+import type { Json } from '../records/index.ts';
+import { isRecordKind } from '../records/index.ts';
+import type { ReceivedRecord, RecordSource } from '../records/index.ts';
 
 // The record contract lives in src/records; the envelope's names are also the bus's.
-export { PayloadError, toJsonPayload, type Json } from '../records/json.ts';
-export { isRecordKind, RECORD_KINDS, type RecordKind } from '../records/kinds.ts';
-export type { BusRecord, ReceivedRecord, RecordSource } from '../records/record.ts';
+export { PayloadError, toJsonPayload, type Json } from '../records/index.ts';
+export { isRecordKind, RECORD_KINDS, type RecordKind } from '../records/index.ts';
+export type { BusRecord, ReceivedRecord, RecordSource } from '../records/index.ts';
 
 export const ENVELOPE_VERSION = 1;
 

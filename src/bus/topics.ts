@@ -1,4 +1,4 @@
-import type { RecordKind } from './record.ts';
+import { DECLARATIONS, type Lane, type RecordKind } from '../records/index.ts';
 
 /**
  * The topic catalogue: every record kind has exactly one topic; each topic says what its key is,
@@ -23,69 +23,47 @@ export interface TopicSpec {
   retentionMs: number;
   /** Largest encoded record accepted (Kafka `max.message.bytes`); larger ones are refused. */
   maxRecordBytes: number;
+  /** The loader's insert lane for its records (src/load/loader.ts). */
+  lane: Lane;
 }
-
-const DAY_MS = 24 * 60 * 60 * 1000;
-const MiB = 1024 * 1024;
 
 type Layout = Omit<TopicSpec, 'name'> & { suffix: string };
 
-const MARKET = { retentionMs: 7 * DAY_MS, maxRecordBytes: 2 * MiB };
-const ACCOUNT = { key: 'account', partitions: 3, retentionMs: 30 * DAY_MS, maxRecordBytes: 8 * MiB };
-// REST bodies can be large (an event with 150 recurring cycles), hence the higher record limit.
-const SYNC = { partitions: 3, retentionMs: 7 * DAY_MS, maxRecordBytes: 8 * MiB };
+/**
+ * The topics, derived from the kinds' declarations (src/records/kinds/): kinds that declare one
+ * suffix share its topic, in the declarations' order. The README's topic table is generated from them.
+ */
+const LAYOUT: readonly Layout[] = (() => {
+  const bySuffix = new Map<string, Layout>();
+  for (const { name, topic } of Object.values(DECLARATIONS)) {
+    const spec = bySuffix.get(topic.suffix);
+    const layout: Layout = {
+      suffix: topic.suffix,
+      kinds: [...(spec?.kinds ?? []), name],
+      key: topic.key.what,
+      partitions: topic.partitions,
+      retentionMs: topic.retentionMs,
+      maxRecordBytes: topic.maxRecordBytes,
+      lane: topic.lane,
+    };
+    if (
+      spec &&
+      (spec.partitions !== layout.partitions ||
+        spec.retentionMs !== layout.retentionMs ||
+        spec.maxRecordBytes !== layout.maxRecordBytes ||
+        spec.lane !== layout.lane ||
+        spec.key !== layout.key)
+    )
+      throw new Error(
+        `kinds ${spec.kinds.join(', ')} and ${name} share topic ${topic.suffix} but declare it differently`,
+      );
+    bySuffix.set(topic.suffix, layout);
+  }
+  return [...bySuffix.values()];
+})();
 
-const LAYOUT: readonly Layout[] = [
-  { suffix: 'market.trades', kinds: ['trade'], key: 'condition_id', partitions: 6, ...MARKET },
-  // Snapshots travel with the changes they anchor, so a replay sees them in order.
-  { suffix: 'market.books', kinds: ['book_snapshot', 'book_change'], key: 'condition_id', partitions: 12, ...MARKET },
-  { suffix: 'market.quotes', kinds: ['quote'], key: 'condition_id', partitions: 6, ...MARKET },
-  {
-    suffix: 'market.status',
-    kinds: ['market_status'],
-    key: 'condition_id (event id for event-scoped kinds)',
-    partitions: 3,
-    ...MARKET,
-  },
-  // One partition each: few records, and a reader wants them in the order they were found.
-  {
-    suffix: 'capture.gaps',
-    kinds: ['capture_gap'],
-    key: 'stream',
-    partitions: 1,
-    retentionMs: 30 * DAY_MS,
-    maxRecordBytes: 2 * MiB,
-  },
-  {
-    suffix: 'capture.quality',
-    kinds: ['data_quality'],
-    key: 'condition_id',
-    partitions: 1,
-    retentionMs: 30 * DAY_MS,
-    maxRecordBytes: 2 * MiB,
-  },
-  { suffix: 'account.events', kinds: ['account_event'], ...ACCOUNT },
-  { suffix: 'account.portfolio', kinds: ['portfolio_sync'], ...ACCOUNT },
-  { suffix: 'sync.events', kinds: ['event'], key: 'event id', ...SYNC },
-  { suffix: 'sync.markets', kinds: ['market'], key: 'condition_id', ...SYNC },
-  { suffix: 'sync.orders', kinds: ['order'], key: 'account', ...SYNC },
-  { suffix: 'sync.fills', kinds: ['fill'], key: 'account', ...SYNC },
-  { suffix: 'sync.positions', kinds: ['position'], key: 'account', ...SYNC },
-  { suffix: 'sync.portfolio_summaries', kinds: ['portfolio_summary'], key: 'account', ...SYNC },
-  { suffix: 'sync.pnl', kinds: ['pnl_settled'], key: 'account', ...SYNC },
-  { suffix: 'sync.rebates', kinds: ['rebates'], key: 'account', ...SYNC },
-  { suffix: 'sync.activities', kinds: ['activity'], key: 'account', ...SYNC },
-  { suffix: 'sync.lp_incentives', kinds: ['lp_incentive'], key: 'account', ...SYNC },
-  { suffix: 'sync.withdrawal_assets', kinds: ['withdrawal_assets'], key: 'account', ...SYNC },
-  // Price feeds: keyed by symbol, so one asset's prices stay in order; few symbols, few partitions.
-  { suffix: 'prices.stream', kinds: ['price'], key: 'symbol', partitions: 3, ...MARKET },
-  { suffix: 'prices.oracle_pro', kinds: ['oracle_pro_price'], key: 'symbol', partitions: 3, ...MARKET },
-  // sync: lookup maps, sports sections, categories, account batches
-  { suffix: 'sync.lookups', kinds: ['lookup'], key: 'account', ...SYNC },
-  { suffix: 'sync.sports_sections', kinds: ['sports_sections'], key: 'sports_live', ...SYNC },
-  { suffix: 'sync.categories', kinds: ['category'], key: 'category slug', ...SYNC },
-  { suffix: 'sync.account_batches', kinds: ['account_batch'], key: 'account', ...SYNC },
-];
+/** The suffixes of the topics whose records take the loader's short lane. */
+export const SHORT_LANE_SUFFIXES: readonly string[] = LAYOUT.filter((t) => t.lane === 'short').map((t) => t.suffix);
 
 export const DEFAULT_TOPIC_PREFIX = 'tapehouse';
 

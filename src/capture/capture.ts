@@ -1,5 +1,5 @@
 import { TOPICS } from '../bus/topics.ts';
-import type { BusRecord } from '../records/record.ts';
+import type { BusRecord } from '../records/index.ts';
 import { ConnectionBudgets } from '../streams/connection-budget.ts';
 import { SseTransport } from '../streams/sse-transport.ts';
 import { WebSocketTransport } from '../streams/websocket-transport.ts';

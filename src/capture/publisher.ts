@@ -4,7 +4,7 @@ import type { TopicCatalogue } from '../bus/topics.ts';
 import { backoffStep } from '../util/backoff.ts';
 import type { Logger } from '../util/log.ts';
 import { isoToMicros, qualityRecord, type RecordSink } from './frames/index.ts';
-import { readBookUpdates } from '../records/book-change-form.ts';
+import { readBookUpdates } from '../records/index.ts';
 import type { Clock } from '../util/clock.ts';
 
 interface TopicQueue {

@@ -9,7 +9,7 @@ import type {
   Subscription,
   TopicPartition,
 } from '../bus/bus.ts';
-import { TOPICS } from '../bus/topics.ts';
+import { SHORT_LANE_SUFFIXES, TOPICS } from '../bus/topics.ts';
 import { createLogger, type Logger } from '../util/log.ts';
 import type { Warehouse } from '../warehouse/warehouse.ts';
 import { BusCommits } from './bus-commits.ts';
@@ -106,7 +106,7 @@ export const DEFAULT_BATCH_LIMITS: BatchLimits = { maxRows: 50_000, maxBytes: 32
  * every 200 ms at most, so that a burst of catalogue or account data (or of book changes) never
  * holds them behind it. Everything else goes in the bulk lane, cut by the batch bounds.
  */
-const SHORT_LANE_TOPICS = ['market.trades', 'market.quotes', 'market.status'];
+const SHORT_LANE_TOPICS = SHORT_LANE_SUFFIXES; // the kinds' declarations say their topic's lane
 export const SHORT_LANE_DELAY_MS = 200;
 
 type LaneName = 'short' | 'bulk';

@@ -1,4 +1,5 @@
 import { decimalAt } from '../util/decimal.ts';
+import { keyOf } from './payloads.ts';
 import { PayloadError, type Json } from './json.ts';
 import type { BookChangePayload, BookUpdateEntry, LevelChange } from './book-change.ts';
 import { sourceOf, type BusRecord, type Origin, type ReceivedRecord } from './record.ts';
@@ -68,6 +69,7 @@ const CODES: Readonly<Record<UpdateKind, 's' | 'd' | 'r'>> = { snapshot: 's', de
 const KINDS: Readonly<Record<string, UpdateKind>> = { s: 'snapshot', d: 'delta', r: 'reseed' };
 
 /** The key of a token's book records: its condition, or the token when the condition is unknown. */
+// The rule of book_change's key function (kinds/book-change.ts), for one update before its record exists.
 export function bookKey(update: { tokenId: string; conditionId: string }): string {
   return update.conditionId || update.tokenId;
 }
@@ -111,13 +113,14 @@ export function bookChangeRecord(updates: readonly BookUpdate[]): BusRecord<'boo
     lastUs = u.origin.receivedAtUs;
     lastFrame = u.origin.frameNo;
   }
+  const payload: BookChangePayload = { t: tokens, u: entries };
   return {
     kind: 'book_change',
-    key: bookKey(first),
+    key: keyOf('book_change', payload, { conditionId: first.conditionId }),
     venueTime: first.venueTime,
     receivedAtUs: first.origin.receivedAtUs,
     source: sourceOf(first.origin),
-    payload: { t: tokens, u: entries },
+    payload,
     raw: null,
   };
 }

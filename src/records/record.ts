@@ -1,5 +1,5 @@
 import type { Json } from './json.ts';
-import type { RecordKind } from './kinds.ts';
+import type { RecordKind } from './catalogue.ts';
 import type { Payload } from './payloads.ts';
 
 /** Where a record came from, precise enough to find it again. */

@@ -1,32 +1,7 @@
 import type { z } from 'zod';
-import { accountBatchSchema } from './account-batch.ts';
-import { accountEventSchema } from './account-event.ts';
-import { activitySchema } from './activity.ts';
-import { bookChangeSchema } from './book-change.ts';
-import { bookSnapshotSchema } from './book-snapshot.ts';
-import { captureGapSchema } from './capture-gap.ts';
-import { categorySchema } from './category.ts';
-import { dataQualitySchema } from './data-quality.ts';
-import { eventSchema } from './event.ts';
-import { fillSchema } from './fill.ts';
-import type { RecordKind } from './kinds.ts';
-import { lookupSchema } from './lookup.ts';
-import { lpIncentiveSchema } from './lp-incentive.ts';
-import { marketStatusSchema } from './market-status.ts';
-import { marketSchema } from './market.ts';
-import { orderSchema } from './order.ts';
+import { DECLARATIONS, type DeclarationOf, type RecordKind } from './catalogue.ts';
 import type { Payload } from './payloads.ts';
-import { pnlSettledSchema } from './pnl-settled.ts';
-import { portfolioSummarySchema } from './portfolio-summary.ts';
-import { portfolioSyncSchema } from './portfolio-sync.ts';
-import { positionSchema } from './position.ts';
-import { priceSchema } from './price.ts';
-import { quoteSchema } from './quote.ts';
 import type { RecordOf } from './record.ts';
-import { rebatesSchema } from './rebates.ts';
-import { sportsSectionsSchema } from './sports-sections.ts';
-import { tradeSchema } from './trade.ts';
-import { withdrawalAssetsSchema } from './withdrawal-assets.ts';
 
 /**
  * Each kind's schema for the bus boundary (in the kind's module, next to its payload type): what a
@@ -34,34 +9,9 @@ import { withdrawalAssetsSchema } from './withdrawal-assets.ts';
  * kind's schema and reads the result typed (`Read<K>`); a misfit is a dead letter naming its field
  * (src/load/mapping/map-delivery.ts).
  */
-export const PAYLOAD_SCHEMAS = {
-  trade: tradeSchema,
-  book_change: bookChangeSchema,
-  book_snapshot: bookSnapshotSchema,
-  quote: quoteSchema,
-  market_status: marketStatusSchema,
-  capture_gap: captureGapSchema,
-  data_quality: dataQualitySchema,
-  account_event: accountEventSchema,
-  portfolio_sync: portfolioSyncSchema,
-  event: eventSchema,
-  market: marketSchema,
-  order: orderSchema,
-  fill: fillSchema,
-  position: positionSchema,
-  portfolio_summary: portfolioSummarySchema,
-  pnl_settled: pnlSettledSchema,
-  rebates: rebatesSchema,
-  activity: activitySchema,
-  lp_incentive: lpIncentiveSchema,
-  withdrawal_assets: withdrawalAssetsSchema,
-  price: priceSchema,
-  oracle_pro_price: priceSchema,
-  lookup: lookupSchema,
-  sports_sections: sportsSectionsSchema,
-  category: categorySchema,
-  account_batch: accountBatchSchema,
-} satisfies { [K in RecordKind]: z.ZodType };
+export const PAYLOAD_SCHEMAS = Object.fromEntries(Object.values(DECLARATIONS).map((d) => [d.name, d.schema])) as {
+  readonly [K in RecordKind]: DeclarationOf<K>['schema'];
+};
 
 /**
  * A payload of kind K as read at the bus boundary: what its schema gives. It is wider than

@@ -1,8 +1,8 @@
 import { hash } from 'node:crypto';
-import { toJsonPayload, type Json } from '../records/json.ts';
-import type { RecordKind } from '../records/kinds.ts';
-import type { Payload, SyncSources } from '../records/payloads.ts';
-import type { BusRecord, ReceivedRecord } from '../records/record.ts';
+import { toJsonPayload, type Json } from '../records/index.ts';
+import type { RecordKind } from '../records/index.ts';
+import type { Payload, SyncSources } from '../records/index.ts';
+import type { BusRecord, ReceivedRecord } from '../records/index.ts';
 import { nowMicros } from '../util/clock.ts';
 
 /** Where a record came from: the job and the page of its pass (from 0). */

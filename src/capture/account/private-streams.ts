@@ -1,8 +1,8 @@
-import type { AccountEventPayload } from '../../records/account-event.ts';
-import type { Unread } from '../../records/json.ts';
-import type { Payload } from '../../records/payloads.ts';
-import type { PortfolioSyncPayload } from '../../records/portfolio-sync.ts';
-import type { BusRecord } from '../../records/record.ts';
+import type { AccountEventPayload } from '../../records/index.ts';
+import type { Unread } from '../../records/index.ts';
+import type { Payload } from '../../records/index.ts';
+import type { PortfolioSyncPayload } from '../../records/index.ts';
+import type { BusRecord } from '../../records/index.ts';
 import {
   MAX_NESTING,
   normaliseMicros,
@@ -149,7 +149,7 @@ abstract class PrivateStream extends StreamHolder {
     payload: Payload<K>,
     raw: string | null,
   ): BusRecord<K> {
-    return record(kind, this.o.account, seen.origin, venueTime, payload, raw);
+    return record(kind, { account: this.o.account }, seen.origin, venueTime, payload, raw);
   }
 
   #onFrame(frame: Frame): void {

@@ -1,5 +1,5 @@
-import { bookChangeRecord, bookKey, type BookUpdate } from '../../records/book-change-form.ts';
-import type { BusRecord } from '../../records/record.ts';
+import { bookChangeRecord, bookKey, type BookUpdate } from '../../records/index.ts';
+import type { BusRecord } from '../../records/index.ts';
 import type { RecordSink } from '../frames/index.ts';
 
 export interface BookBatchLimits {

@@ -1,5 +1,5 @@
 import type { ReceivedRecord } from '../../bus/record.ts';
-import { readBookUpdates } from '../../records/book-change-form.ts';
+import { readBookUpdates } from '../../records/index.ts';
 import { BookLadder, type Level, type LevelChange, type Side } from './ladder.ts';
 import { isoToMicros } from '../frames/index.ts';
 import { compareBigints } from '../../util/compare.ts';

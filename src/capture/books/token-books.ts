@@ -1,6 +1,6 @@
-import type { BookSnapshotPayload, SnapshotReason } from '../../records/book-snapshot.ts';
-import type { BusRecord } from '../../records/record.ts';
-import { bookChangeRecord, bookKey, type BookUpdate, type UpdateKind } from '../../records/book-change-form.ts';
+import type { BookSnapshotPayload, SnapshotReason } from '../../records/index.ts';
+import type { BusRecord } from '../../records/index.ts';
+import { bookChangeRecord, type BookUpdate, type UpdateKind } from '../../records/index.ts';
 import { BookLadder, type Level, type LevelChange } from './ladder.ts';
 import { parseLevels, type LevelProblem } from './levels.ts';
 import { checkLadder } from './quality.ts';
@@ -390,7 +390,7 @@ export class TokenBooks {
       bids: bids.map(levelJson),
       asks: asks.map(levelJson),
     };
-    return record('book_snapshot', bookKey(book), book.origin, venueTime, payload, raw);
+    return record('book_snapshot', { conditionId: book.conditionId }, book.origin, venueTime, payload, raw);
   }
 
   #check(book: TokenBook, out: BookOutput): void {

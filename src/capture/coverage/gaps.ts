@@ -1,5 +1,5 @@
-import type { CaptureGapPayload, GapReason, GapRecovery, GapScope } from '../../records/capture-gap.ts';
-import type { BusRecord } from '../../records/record.ts';
+import type { CaptureGapPayload, GapReason, GapRecovery, GapScope } from '../../records/index.ts';
+import type { BusRecord } from '../../records/index.ts';
 import { microsToIso, record, type Origin } from '../frames/index.ts';
 
 /**
@@ -42,7 +42,7 @@ export function gapRecord(facts: GapFacts, origin: Origin): BusRecord<'capture_g
     refused_attempts: facts.refusedAttempts ?? 0,
     frames_missed: facts.framesMissed ?? null,
   };
-  return record('capture_gap', facts.stream, origin, null, payload, null);
+  return record('capture_gap', {}, origin, null, payload, null);
 }
 
 export function scopeOf(

@@ -1,7 +1,7 @@
-import type { DataQualityPayload, QualityProblem } from '../../records/data-quality.ts';
-import type { RecordKind } from '../../records/kinds.ts';
-import type { Payload } from '../../records/payloads.ts';
-import { sourceOf, type BusRecord, type Origin } from '../../records/record.ts';
+import type { DataQualityPayload, QualityProblem } from '../../records/index.ts';
+import type { RecordKind } from '../../records/index.ts';
+import type { Payload } from '../../records/index.ts';
+import { keyOf, sourceOf, type BusRecord, type KeyHints, type Origin } from '../../records/index.ts';
 import type { Frame } from '../../streams/types.ts';
 
 /**
@@ -15,9 +15,10 @@ export function originOf(frame: Frame): Origin {
   return { connectionId: frame.connectionId, frameNo: frame.frameNo, receivedAtUs: frame.receivedAtUs };
 }
 
+/** A record of kind K, keyed by its kind's key function (src/records/kinds/) from its payload and `hints`. */
 export function record<K extends RecordKind>(
   kind: K,
-  key: string,
+  hints: KeyHints,
   origin: Origin,
   venueTime: string | null,
   payload: Payload<K>,
@@ -25,7 +26,7 @@ export function record<K extends RecordKind>(
 ): BusRecord<K> {
   return {
     kind,
-    key,
+    key: keyOf(kind, payload, hints),
     venueTime,
     receivedAtUs: origin.receivedAtUs,
     source: sourceOf(origin),
@@ -66,12 +67,5 @@ export function qualityRecord(
     raw_chars: raw?.length ?? 0,
     raw_truncated: truncated,
   };
-  return record(
-    'data_quality',
-    facts.conditionId ?? facts.stream,
-    origin,
-    venueTime,
-    payload,
-    truncated ? raw.slice(0, MAX_QUALITY_RAW_CHARS) : raw,
-  );
+  return record('data_quality', {}, origin, venueTime, payload, truncated ? raw.slice(0, MAX_QUALITY_RAW_CHARS) : raw);
 }

@@ -1,4 +1,4 @@
-import type { BusRecord } from '../../records/record.ts';
+import type { BusRecord } from '../../records/index.ts';
 
 /**
  * Where capture's records go, passed down from the top: the publisher at the end (which hands

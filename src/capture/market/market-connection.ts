@@ -1,4 +1,4 @@
-import type { BusRecord } from '../../records/record.ts';
+import type { BusRecord } from '../../records/index.ts';
 import { StreamHolder } from '../../streams/stream-holder.ts';
 import type { ConnectionBudget } from '../../streams/connection-budget.ts';
 import { ReconnectingStream } from '../../streams/reconnecting-stream.ts';

@@ -1,4 +1,4 @@
-import type { BusRecord, Origin } from '../../records/record.ts';
+import type { BusRecord, Origin } from '../../records/index.ts';
 import type { Clock } from '../../util/clock.ts';
 import {
   BookBatcher,

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { MarketStatusPayload } from '../../records/market-status.ts';
-import type { QuotePayload } from '../../records/quote.ts';
-import type { BusRecord } from '../../records/record.ts';
-import type { TradePayload } from '../../records/trade.ts';
+import type { MarketStatusPayload } from '../../records/index.ts';
+import type { QuotePayload } from '../../records/index.ts';
+import type { BusRecord } from '../../records/index.ts';
+import type { TradePayload } from '../../records/index.ts';
 import {
   MAX_NESTING,
   normaliseMicros,
@@ -32,8 +32,6 @@ export interface MarketFrame {
   /** Condition of a token we subscribed, for frames that do not name it. */
   conditionOf(tokenId: string): string | undefined;
 }
-
-export const EVENT_SCOPED_STATUS = new Set(['current_market_changed', 'market_resolution_completed']);
 
 const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
@@ -123,7 +121,7 @@ export function tradeRecord(frame: MarketFrame): BusRecord {
   // Checked above: the fields the contract requires are there, as decimal strings; the rest is kept as sent.
   return record(
     'trade',
-    conditionId ?? tokenId,
+    { conditionId },
     frame.origin,
     text(data.executed_at) ?? frame.ts,
     data as TradePayload,
@@ -149,7 +147,7 @@ export function quoteRecord(frame: MarketFrame, books?: Pick<TokenBooks, 'sizesA
   if (range) return invalid(frame, range.problem, range.detail, tokenId, conditionId);
   return record(
     'quote',
-    conditionId ?? tokenId,
+    { conditionId },
     frame.origin,
     frame.ts,
     withBookSizes(frame.data, tokenId, books) as QuotePayload,
@@ -195,8 +193,7 @@ export function statusRecord(frame: MarketFrame): BusRecord {
       conditionId,
     );
   // Unknown kinds are kept as they are (tolerant reader): the loader stores the string.
-  const key = EVENT_SCOPED_STATUS.has(kind) ? (eventId ?? conditionId) : (conditionId ?? eventId);
-  return record('market_status', key as string, frame.origin, frame.ts, data as MarketStatusPayload, frame.raw);
+  return record('market_status', {}, frame.origin, frame.ts, data as MarketStatusPayload, frame.raw);
 }
 
 /**

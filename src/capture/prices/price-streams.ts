@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { codeInfo } from '../../api/codes.ts';
-import type { PricePayload } from '../../records/price.ts';
-import type { BusRecord } from '../../records/record.ts';
+import type { PricePayload } from '../../records/index.ts';
+import type { BusRecord } from '../../records/index.ts';
 import { ReconnectingStream } from '../../streams/reconnecting-stream.ts';
 import { SseTransport } from '../../streams/sse-transport.ts';
 import type { AttemptFailure, CoverageLoss, Frame, StreamSession } from '../../streams/types.ts';
@@ -201,7 +201,7 @@ export class PriceCapture extends StreamHolder {
     this.#proven(seen, out);
     const payload = pricePayload(parsed, frame.eventId);
     if (typeof payload === 'string') return void out.push(this.#quality('malformed_price', payload, seen, frame));
-    out.push(record(this.o.feed.kind, payload.symbol, seen.origin, parsed.ts, payload, frame.raw));
+    out.push(record(this.o.feed.kind, {}, seen.origin, parsed.ts, payload, frame.raw));
   }
 
   /** The first event of a connection proves coverage again: the restart gap and the loss's gap, if any. */

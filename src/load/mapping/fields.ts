@@ -1,5 +1,5 @@
 import type { Json } from '../../bus/record.ts';
-import { describeValue as describe } from '../../records/schema.ts';
+import { describeValue as describe } from '../../records/index.ts';
 
 /**
  * Readers of payload fields for the mappers. A payload is parsed JSON whose bigints are decimal

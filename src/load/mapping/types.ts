@@ -1,39 +1,8 @@
-import type { RecordKind } from '../../bus/record.ts';
-import type { ReadRecord } from '../../records/schemas.ts';
+import type { DeclaredTable, ReadRecord, RecordKind, TablesOf } from '../../records/index.ts';
 import type { CellValue } from '../../warehouse/insert/index.ts';
 
-/** Every table a loader writes to (sql/README.md documents each). */
-export type TableName =
-  | 'trades'
-  | 'book_changes'
-  | 'book_snapshots'
-  | 'quotes'
-  | 'market_status'
-  | 'capture_gaps'
-  | 'data_quality'
-  | 'account_events'
-  | 'events'
-  | 'markets'
-  | 'outcomes'
-  | 'orders'
-  | 'fill_observations'
-  | 'position_snapshots'
-  | 'positions'
-  | 'portfolio_summaries'
-  | 'pnl_settled'
-  | 'rebates'
-  | 'activity_observations'
-  | 'lp_incentives'
-  | 'withdrawal_assets'
-  | 'dead_letters'
-  | 'prices'
-  | 'oracle_pro_prices'
-  | 'lookups'
-  | 'sports_section_reads'
-  | 'sports_sections'
-  | 'categories'
-  | 'account_batches'
-  | 'withdrawal_states';
+/** Every table a loader writes to (sql/README.md documents each): the kinds' declared tables, and the dead letters. */
+export type TableName = DeclaredTable | 'dead_letters';
 
 /** A row being built: column → value; provenance columns are added by the loader. */
 export type Row = Record<string, CellValue>;
@@ -53,7 +22,7 @@ export interface MappedRow {
  */
 export interface Mapper<K extends RecordKind = RecordKind> {
   /** The table a record of this kind is for (named by its dead letter when mapping fails). */
-  readonly table: TableName;
+  readonly table: TablesOf<K>;
   /**
    * Every field of the payload has a column: a record its producer published without the raw
    * frame (capture's derived book changes) then keeps no `_raw` either. Otherwise the payload's

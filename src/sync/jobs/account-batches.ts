@@ -2,7 +2,7 @@ import { ENDPOINTS, endpointName } from '../../api/endpoints.ts';
 import { NotFoundError } from '../../api/errors.ts';
 import type { Batch } from '../../api/schemas/index.ts';
 import type { BusRecord, Json } from '../../bus/record.ts';
-import type { DataQualityPayload } from '../../records/data-quality.ts';
+import type { DataQualityPayload } from '../../records/index.ts';
 import { timeMs } from '../pass.ts';
 import { syncRecord, type SyncOrigin } from '../records.ts';
 import type { JobRun } from '../run.ts';

@@ -2,7 +2,7 @@ import { ENDPOINTS, endpointName } from '../../api/endpoints.ts';
 import type { Order, OrdersPage } from '../../api/schemas/index.ts';
 import { NotFoundError } from '../../api/errors.ts';
 import type { BusRecord } from '../../bus/record.ts';
-import type { DataQualityPayload } from '../../records/data-quality.ts';
+import type { DataQualityPayload } from '../../records/index.ts';
 import { nextFrontier, runPass, timeMs, type PageItem } from '../pass.ts';
 import { syncRecord, type SyncOrigin } from '../records.ts';
 import type { JobRun } from '../run.ts';

@@ -1,6 +1,6 @@
-import type { CaptureGapPayload } from '../../records/capture-gap.ts';
-import type { Json } from '../../records/json.ts';
-import type { BusRecord } from '../../records/record.ts';
+import type { CaptureGapPayload } from '../../records/index.ts';
+import type { Json } from '../../records/index.ts';
+import type { BusRecord } from '../../records/index.ts';
 import { syncRecord } from '../records.ts';
 import type { JobRun } from '../run.ts';
 

@@ -1,6 +1,6 @@
 import { PayloadError, type ReceivedRecord, type Json } from '../../../bus/record.ts';
-import { readBookUpdates, type ReadUpdate } from '../../../records/book-change-form.ts';
-import { isLeanForm } from '../../../records/book-change.ts';
+import { readBookUpdates, type ReadUpdate } from '../../../records/index.ts';
+import { isLeanForm } from '../../../records/index.ts';
 import {
   arrayField,
   checkedPrice,

@@ -1,11 +1,10 @@
 import { text } from '../fields.ts';
 import { eventMs } from '../record-times.ts';
-import type { Mapper, TableName } from '../types.ts';
+import type { TablesOf } from '../../../records/index.ts';
+import type { Mapper } from '../types.ts';
 
 /** One price event of a price feed (`price`, `oracle_pro_price`): one row of the feed's table. */
-function priceMapper<K extends 'price' | 'oracle_pro_price'>(
-  table: TableName & ('prices' | 'oracle_pro_prices'),
-): Mapper<K> {
+function priceMapper<K extends 'price' | 'oracle_pro_price'>(table: TablesOf<K>): Mapper<K> {
   return {
     table,
     map(record) {

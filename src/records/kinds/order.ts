@@ -1,0 +1,12 @@
+import { declareKind, SYNC_TOPIC, BY_ACCOUNT } from '../kind.ts';
+import { orderSchema, type OrderPayload, type OrderSource } from '../order.ts';
+
+/** `order`: a REST read of the sync jobs (src/records/order.ts). */
+export const order = declareKind<OrderPayload, OrderSource>()({
+  name: 'order',
+  schema: orderSchema,
+  topic: { suffix: 'sync.orders', ...SYNC_TOPIC, key: BY_ACCOUNT },
+  tables: ['orders'],
+  producer: 'sync',
+  from: 'sync list jobs',
+});

@@ -3,6 +3,7 @@ import type { Row } from '../mapping/types.ts';
 import { roundIdOf, type Batch, type RecordedRound, type UnfinishedRange } from '../batching/batch.ts';
 import type { PartitionStart } from '../batching/partition-batcher.ts';
 import { compareBigints } from '../../util/compare.ts';
+import { decideRecorded, relate, standingOf } from '../protocol/index.ts';
 
 /**
  * The loaders' progress in the warehouse (`loader_offsets`), the source of truth for where to
@@ -82,7 +83,7 @@ export async function readPartitionStarts(
   onLate: (late: LateRange) => void = () => undefined,
 ): Promise<Map<string, PartitionStart>> {
   // Per range and table the token of its newest `before` (a range recorded twice with different
-  // tokens is a killed loader's late `before`, see resolveZombies), then per range.
+  // tokens is a killed loader's late `before`, see leaveOutLateRanges), then per range.
   const result = await client.query({
     query: `SELECT topic, partition, toString(min_offset) AS first, toString(max_offset) AS last, max(table_done) AS done,
                    groupArrayIf((table, token), table != '' AND token != '') AS tokens,
@@ -205,7 +206,7 @@ function findRange(
     ?.unfinished.find((range) => range.first === first && range.last === last);
 }
 
-/** A range recorded `before` by a killed loader after the next one read where storing stands (see resolveZombies). */
+/** A range recorded `before` by a killed loader after the next one read where storing stands (see leaveOutLateRanges). */
 export interface LateRange {
   topic: string;
   partition: number;
@@ -230,7 +231,7 @@ function startOf(newestFirst: readonly RangeState[]): PartitionStart & { late: U
       latestUs: BigInt(range.latest_us),
     });
   }
-  const resolved = resolveZombies(unfinished, stored);
+  const resolved = leaveOutLateRanges(unfinished, stored);
   const kept = resolved.map(({ latestUs: _, ...range }): UnfinishedRange => range);
   const late = unfinished.filter((range) => !resolved.includes(range));
   // No finished range in view: storing stands just below the oldest unfinished one.
@@ -252,11 +253,11 @@ interface RecordedRange extends UnfinishedRange {
  * never overlap and all start above the stored one. Of overlapping ranges the newest recorded is
  * kept: had the late one been seen when the newer was cut, that would have rebuilt it instead.
  */
-function resolveZombies(oldestFirst: readonly RecordedRange[], stored: bigint | undefined): RecordedRange[] {
-  const above = oldestFirst.filter((range) => stored === undefined || range.first > stored);
+function leaveOutLateRanges(oldestFirst: readonly RecordedRange[], stored: bigint | undefined): RecordedRange[] {
   const kept: RecordedRange[] = [];
-  for (const range of [...above].sort((a, b) => compareBigints(b.latestUs, a.latestUs))) {
-    if (!kept.some((other) => range.first <= other.last && other.first <= range.last)) kept.push(range);
+  for (const range of [...oldestFirst].sort((a, b) => compareBigints(b.latestUs, a.latestUs))) {
+    const standing = { stored: stored ?? -1n, unfinished: kept };
+    if (decideRecorded(standingOf(standing), relate(range, standing)) === 'rebuild') kept.push(range);
   }
   return kept.sort((a, b) => compareBigints(a.first, b.first));
 }

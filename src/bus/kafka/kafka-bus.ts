@@ -11,6 +11,7 @@ import {
 import { kafkaLogCreator } from './kafkajs-log.ts';
 import { KafkaSubscription } from './kafka-subscription.ts';
 import { BATCH_OVERHEAD_BYTES, ensureTopics } from './create-topics.ts';
+import { claim, type Claim } from './claims.ts';
 import { prepareRecords, TopicIndex, type Outgoing } from '../outgoing.ts';
 import type { ReceivedRecord } from '../record.ts';
 import { SerialQueues } from '../serial.ts';
@@ -225,6 +226,15 @@ export class KafkaBus implements Bus {
   async logStarts(topic: string): Promise<ReadonlyMap<number, bigint>> {
     this.index.get(topic);
     return new Map((await this.admin.fetchTopicOffsets(topic)).map(({ partition, low }) => [partition, BigInt(low)]));
+  }
+
+  /**
+   * Claims `key` with `value` in the cluster's first-claim-wins register (claims.ts) unless it is
+   * claimed already; answers the claim that holds.
+   */
+  async claim(key: string, value: string): Promise<Claim> {
+    this.assertOpen();
+    return claim(this.kafka, this.admin, key, value);
   }
 
   async close(): Promise<void> {

@@ -28,6 +28,11 @@ export interface KafkaBusOptions {
    * a mismatch refuses to open (`acks=-1` would mean fewer copies than asked for).
    */
   replicationFactor?: number;
+  /**
+   * How long Kafka keeps records of the catalogue's topics (`retention.ms`, all of them; default:
+   * each topic's own, 7 or 30 days). Set on topics created and on existing ones that differ.
+   */
+  retentionMs?: number;
   /** GZIP (the only codec built into kafkajs) trades CPU for bytes on the wire and on disk. */
   compression?: 'gzip' | 'none';
   /** A consumer silent this long leaves the group (default 30 s); batches may take longer. */
@@ -119,7 +124,7 @@ export class KafkaBus implements Bus {
     const admin = kafka.admin();
     await admin.connect();
     try {
-      await ensureTopics(admin, topics, options.replicationFactor, log);
+      await ensureTopics(admin, topics, options.replicationFactor, log, options.retentionMs);
       const producer = kafka.producer(PRODUCER_OPTIONS);
       await producer.connect();
       return new KafkaBus(kafka, admin, producer, topics, options, log);

@@ -1,5 +1,6 @@
 # One image for every tapehouse part (capture, worker, load, migrate, …); the command picks the part.
-FROM node:20-bookworm-slim
+# Pinned to the exact Node release CI runs on (node --version there: v20.20.2).
+FROM node:20.20.2-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
@@ -10,6 +11,7 @@ COPY src ./src
 COPY workflows ./workflows
 COPY sql ./sql
 COPY dashboards ./dashboards
+COPY scripts/docker-entrypoint.sh ./scripts/docker-entrypoint.sh
 # State a part keeps between restarts (capture's coverage marks); docker-compose.yml mounts a
 # volume here, which takes this directory's owner when first created.
 RUN mkdir -p /var/lib/tapehouse && chown node:node /var/lib/tapehouse
@@ -17,5 +19,7 @@ ENV TAPEHOUSE_COVERAGE_FILE=/var/lib/tapehouse/capture-coverage.json
 USER node
 # --metrics-port of capture, load and worker (docker-compose.yml).
 EXPOSE 9464
-ENTRYPOINT ["node", "bin/tapehouse.js"]
+# Checks the secret files it was given (readable by `node`, not empty, not a placeholder), then
+# runs `tapehouse "$@"`.
+ENTRYPOINT ["/app/scripts/docker-entrypoint.sh"]
 CMD ["--help"]

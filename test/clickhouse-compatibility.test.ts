@@ -21,7 +21,8 @@ import { rows, temporaryDataDir } from './warehouse-fixtures.ts';
 const compose = parse(readFileSync(join(import.meta.dirname, '../docker-compose.yml'), 'utf8')) as {
   services: { clickhouse: { image: string } };
 };
-const SERVER_VERSION = compose.services.clickhouse.image.split(':')[1]!;
+// The release's major.minor: `compatibility` names a minor version, the image an exact release.
+const SERVER_VERSION = /^(\d+\.\d+)\./.exec(compose.services.clickhouse.image.split(':')[1]!)![1]!;
 const END = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000);
 const range = parseTimeRange(END.getTime() - 6 * 3_600_000, END.getTime());
 

@@ -88,6 +88,8 @@ export const IMAGES: Readonly<Record<string, ImageFacts>> = {
       'CLICKHOUSE_DB',
       'CLICKHOUSE_USER',
       'CLICKHOUSE_PASSWORD',
+      // entrypoint.sh: the password read from a file (a Docker secret).
+      'CLICKHOUSE_PASSWORD_FILE',
       'CLICKHOUSE_DEFAULT_ACCESS_MANAGEMENT',
       'CLICKHOUSE_DO_NOT_CHOWN',
       'CLICKHOUSE_UID',
@@ -103,10 +105,11 @@ export const IMAGES: Readonly<Record<string, ImageFacts>> = {
   },
   postgres: {
     source:
-      'docker-library/postgres (Docker Hub "postgres": environment variables; PGDATA is /var/lib/postgresql/data up to major 17)',
+      'docker-library/postgres (Docker Hub "postgres": environment variables, "Docker Secrets" (_FILE); PGDATA is /var/lib/postgresql/data up to major 17)',
     volumes: { '/var/lib/postgresql/data': 'the database cluster (PGDATA)' },
     env: [
       'POSTGRES_PASSWORD',
+      'POSTGRES_PASSWORD_FILE',
       'POSTGRES_USER',
       'POSTGRES_DB',
       'POSTGRES_INITDB_ARGS',
@@ -163,7 +166,7 @@ export const IMAGES: Readonly<Record<string, ImageFacts>> = {
   },
   'grafana/grafana': {
     source:
-      'Grafana docs: "Run Grafana Docker image" (/var/lib/grafana), "Provision Grafana" (/etc/grafana/provisioning/<kind>, $VARIABLE expansion), "Configure Grafana" (GF_<SECTION>_<KEY>); pkg/setting/setting_plugins.go (preinstall_sync, preinstall_auto_update)',
+      'Grafana docs: "Run Grafana Docker image" (/var/lib/grafana), "Configure a Grafana Docker image" (GF_<SECTION>_<KEY>__FILE), "Provision Grafana" ($__file{path}), "Provision Grafana" (/etc/grafana/provisioning/<kind>, $VARIABLE expansion), "Configure Grafana" (GF_<SECTION>_<KEY>); pkg/setting/setting_plugins.go (preinstall_sync, preinstall_auto_update)',
     volumes: {
       '/var/lib/grafana': 'its database, plugins and sessions',
       '/etc/grafana/provisioning/datasources': 'data sources',
@@ -179,6 +182,7 @@ export const IMAGES: Readonly<Record<string, ImageFacts>> = {
       'GF_PLUGINS_PREINSTALL_DISABLED',
       'GF_SECURITY_ADMIN_USER',
       'GF_SECURITY_ADMIN_PASSWORD',
+      'GF_SECURITY_ADMIN_PASSWORD__FILE',
       'GF_SERVER_ROOT_URL',
       'GF_USERS_ALLOW_SIGN_UP',
       'GF_AUTH_ANONYMOUS_ENABLED',

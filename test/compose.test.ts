@@ -1,4 +1,6 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -22,6 +24,8 @@ interface Service {
   volumes?: string[];
   ports?: string[];
   restart?: string;
+  entrypoint?: string[];
+  secrets?: string[];
   healthcheck?: { test?: string[]; disable?: boolean };
   depends_on?: Record<string, { condition: string }>;
 }
@@ -53,7 +57,7 @@ function variablesRead(service: Service): string[] {
         ? readdirSync(join(ROOT, m.source)).map((f) => join(m.source, f))
         : [m.source],
     )
-    .filter((file) => /\.(xml|ya?ml)$/.test(file));
+    .filter((file) => /\.(xml|ya?ml|sh)$/.test(file));
   return files.flatMap((file) => {
     const text = read(file);
     return [...text.matchAll(/from_env="([A-Z0-9_]+)"/g), ...text.matchAll(/\$\{?([A-Z][A-Z0-9_]+)\}?/g)].map(
@@ -63,11 +67,16 @@ function variablesRead(service: Service): string[] {
 }
 
 describe('docker-compose.yml against what its images document', () => {
-  it('uses only images it has the documentation of, each pinned to a version', () => {
+  it('uses only images it has the documentation of, each pinned to an exact version (the Dockerfile too)', () => {
     for (const [name, service] of Object.entries(services)) {
       expect(IMAGES[imageOf(service)], `${name}: ${service.image}`).toBeDefined();
-      expect(tagOf(service), name).not.toMatch(/^(latest|head)$/);
+      // major.minor.patch at least: a branch tag (26.7, 16, 20-bookworm) moves under a restart.
+      // (PostgreSQL's releases are major.minor.)
+      const exact = imageOf(service) === 'postgres' ? /^\d+\.\d+$/ : /^v?\d+\.\d+\.\d+/;
+      if (service.image !== 'tapehouse:local') expect(tagOf(service), name).toMatch(exact);
     }
+    const base = /^FROM (\S+)/m.exec(read('Dockerfile'))![1]!;
+    expect(base).toMatch(/^node:\d+\.\d+\.\d+-/);
   });
 
   it('mounts only the paths each image documents, or folders of our own, from files that exist', () => {
@@ -182,7 +191,7 @@ describe('ClickHouse version, Grafana and Prometheus', () => {
   it('runs the ClickHouse server at the major.minor of the engine chDB embeds', () => {
     const chdb = JSON.parse(read('node_modules/chdb/package.json')) as { optionalDependencies: Record<string, string> };
     const engine = /^(\d+\.\d+)\./.exec(Object.values(chdb.optionalDependencies)[0]!)![1];
-    expect(tagOf(services.clickhouse!)).toBe(engine);
+    expect(tagOf(services.clickhouse!).startsWith(`${engine}.`)).toBe(true);
   });
 
   it('installs the ClickHouse plugin at a pinned version before Grafana starts, and provisions per subfolder', () => {
@@ -206,10 +215,13 @@ describe('ClickHouse version, Grafana and Prometheus', () => {
     expect(new RegExp(`<${profile}>\\s*<readonly>2</readonly>`).test(xml)).toBe(true);
     expect([...user.matchAll(/<query>([^<]+)<\/query>/g)].map((m) => m[1])).toEqual(['GRANT SELECT ON tapehouse.*']);
     expect(username).not.toBe(envOf(services.clickhouse!).CLICKHOUSE_USER);
-    const password = /from_env="(\w+)"/.exec(user)![1]!;
-    expect(envOf(services.clickhouse!)).toHaveProperty(password);
-    expect(datasource.datasources[0]!.secureJsonData.password).toBe(`$${password}`);
-    expect(envOf(services.grafana!)).toHaveProperty(password);
+    // The password: from_env in the XML, set by ClickHouse's entrypoint wrapper from a secret
+    // file that Grafana's data source reads with $__file{}.
+    const variable = /from_env="(\w+)"/.exec(user)![1]!;
+    const file = /^\$__file\{\/run\/secrets\/(\w+)\}$/.exec(datasource.datasources[0]!.secureJsonData.password)![1]!;
+    expect(services.clickhouse!.entrypoint!.join(' ')).toContain(`${variable}="$$(cat /run/secrets/${file})"`);
+    expect(services.clickhouse!.secrets).toContain(file);
+    expect(services.grafana!.secrets).toContain(file);
   });
 
   it('scrapes every process that serves /metrics, on the port it serves', () => {
@@ -294,5 +306,93 @@ describe('Grafana alert rules', () => {
       expect(anchors.has(anchor!), `${rule.uid}: #${anchor}`).toBe(true);
     }
     expect(new Set(rules.map((r) => r.uid)).size).toBe(rules.length);
+  });
+});
+
+describe('docker-compose.yml without traps', () => {
+  const tapehouseParts = Object.entries(services).filter(([, s]) => s.image === 'tapehouse:local');
+  const required = [...read('docker-compose.yml').matchAll(/\$\{([A-Z0-9_]+):\?/g)].map((m) => m[1]!);
+  const envFile = (path: string) =>
+    new Map(
+      read(path)
+        .split('\n')
+        .filter((line) => /^[A-Z0-9_]+=/.test(line))
+        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+    );
+
+  it("leaves every required value of .env.example empty (compose refuses it) and fills it in CI's test env", () => {
+    expect(required.length).toBeGreaterThan(0);
+    const example = envFile('.env.example');
+    const filled = envFile('test/fixtures/compose.env');
+    for (const name of new Set(required)) {
+      expect(example.get(name), `.env.example: ${name}`).toBe('');
+      expect(filled.get(name), `test/fixtures/compose.env: ${name}`).toMatch(/.+/);
+    }
+    for (const [name, value] of example) expect(value, name).not.toMatch(/change-me/);
+  });
+
+  it('passes no password or token as an environment value: secret files, each only where it is used', () => {
+    for (const [name, service] of Object.entries(services)) {
+      for (const [variable, value] of Object.entries(envOf(service))) {
+        if (/(PASSWORD|PWD|TOKEN)$/.test(variable))
+          throw new Error(`${name}: ${variable} is a secret in the environment`);
+        if (/_FILE$/.test(variable) && String(value).startsWith('/run/secrets/'))
+          expect(service.secrets, `${name}: ${variable}`).toContain(String(value).slice('/run/secrets/'.length));
+      }
+    }
+    const secretsOf = (name: string) => services[name]!.secrets ?? [];
+    expect(secretsOf('capture')).toEqual(['venue_token']);
+    expect(secretsOf('load')).toEqual(['clickhouse_password']);
+    expect(secretsOf('migrate')).toEqual(['clickhouse_password']);
+    expect(secretsOf('schedules')).toEqual([]);
+    expect(envOf(services.capture!)).not.toHaveProperty('TAPEHOUSE_CLICKHOUSE_URL');
+    // Every secret the stack declares is checked by the secrets-check job, which all wait for.
+    const declared = Object.keys((parse(read('docker-compose.yml')) as { secrets: object }).secrets);
+    expect([...secretsOf('secrets-check')].sort()).toEqual(declared.sort());
+    for (const [name, service] of Object.entries(services)) {
+      if (name === 'secrets-check' || (service.secrets ?? []).length === 0) continue;
+      const waits = (n: string): boolean =>
+        Object.keys(services[n]!.depends_on ?? {}).some((d) => d === 'secrets-check' || waits(d));
+      expect(waits(name), `${name} waits for secrets-check`).toBe(true);
+    }
+  });
+
+  it("refuses a placeholder, empty, missing or unreadable secret in the image's entrypoint (exit 2), and runs tapehouse otherwise", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tapehouse-secrets-'));
+    const entrypoint = (token: string) =>
+      spawnSync('sh', [join(ROOT, 'scripts/docker-entrypoint.sh'), '--version'], {
+        env: { PATH: process.env.PATH, TAPEHOUSE_TOKEN_FILE: token },
+        encoding: 'utf8',
+      });
+    try {
+      writeFileSync(join(dir, 'placeholder'), 'change-me\n');
+      writeFileSync(join(dir, 'empty'), '');
+      writeFileSync(join(dir, 'real'), 'a-real-token\n');
+      const placeholder = entrypoint(join(dir, 'placeholder'));
+      expect(placeholder.status).toBe(2);
+      expect(placeholder.stderr).toContain('still holds the example placeholder');
+      expect(entrypoint(join(dir, 'empty')).stderr).toContain('is empty');
+      expect(entrypoint(join(dir, 'missing')).stderr).toContain('does not exist');
+      const real = entrypoint(join(dir, 'real'));
+      expect(real.status, real.stderr).toBe(0);
+      expect(real.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const dockerfile = read('Dockerfile');
+    expect(dockerfile).toContain('ENTRYPOINT ["/app/scripts/docker-entrypoint.sh"]');
+    expect(dockerfile).toContain('COPY scripts/docker-entrypoint.sh ./scripts/docker-entrypoint.sh');
+    expect(read('docs/operations.md')).toMatch(/^## Secrets$/m);
+  });
+
+  it("gives the writer no access management, retries migrate, and sets the topics' retention through tapehouse", () => {
+    expect(envOf(services.clickhouse!)).not.toHaveProperty('CLICKHOUSE_DEFAULT_ACCESS_MANAGEMENT');
+    expect(services.migrate!.command!.slice(0, 2)).toEqual(['migrate', '--retry-for']);
+    // Kafka's own log.retention.* does not reach topics tapehouse creates with their retention.ms.
+    expect(Object.keys(envOf(services.kafka!)).filter((v) => v.includes('RETENTION'))).toEqual([]);
+    for (const [name, service] of tapehouseParts.filter(([n]) => n !== 'secrets-check'))
+      expect(String(envOf(service).TAPEHOUSE_BUS_RETENTION), name).toMatch(/^\$\{TAPEHOUSE_BUS_RETENTION:\?/);
+    expect(read('docs/operations.md')).not.toContain('KAFKA_RETENTION_HOURS');
+    expect(read('.env.example')).not.toContain('KAFKA_RETENTION_HOURS');
   });
 });

@@ -34,6 +34,8 @@ export interface WorkerProcessOptions {
   topicPrefix?: string;
   /** Replicas per partition of the bus topics (default: the broker's default). */
   replicationFactor?: number;
+  /** How long Kafka keeps the topics' records (default: each topic's own). */
+  retentionMs?: number;
   checkpoints: CheckpointSetting;
   /** The account's read bucket, when not the authenticated tier. */
   readBucket?: BucketShape;
@@ -62,6 +64,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     brokers: options.brokers,
     topics: topics.topics,
     replicationFactor: options.replicationFactor,
+    retentionMs: options.retentionMs,
     log: logger,
   });
   const { store, close: closeStore } = openCheckpoints(options.checkpoints);

@@ -4,8 +4,14 @@
 # that exists, `setup-schema -v 0.0` keeps a schema already past 0.0, `update-schema` applies only
 # the versions not yet applied, so an upgraded image migrates the schema in place.
 # temporal-sql-tool reads its connection from SQL_PLUGIN, SQL_HOST, SQL_PORT, SQL_USER and
-# SQL_PASSWORD (its documented variables; see docker-compose.yml).
+# SQL_PASSWORD (its documented variables; see docker-compose.yml), the last read here from
+# SQL_PASSWORD_FILE.
 set -eu
+# The password arrives as a secret file (docker-compose.yml), not in the container's environment.
+if [ -n "${SQL_PASSWORD_FILE:-}" ]; then
+  SQL_PASSWORD="$(cat "$SQL_PASSWORD_FILE")"
+  export SQL_PASSWORD
+fi
 setup() { # database, schema folder under /etc/temporal/schema/postgresql/v12
   echo "schema of database $1"
   temporal-sql-tool --db "$1" create

@@ -129,6 +129,11 @@ export const SETTINGS = {
     parse: secret,
     secret: true,
   } satisfies Spec,
+  clickhousePasswordFile: {
+    env: 'TAPEHOUSE_CLICKHOUSE_PASSWORD_FILE',
+    description: 'a file holding that password (a Docker secret), which wins over the variable',
+    parse: nonEmpty,
+  } satisfies Spec,
   clickhouseCaCert: {
     env: 'TAPEHOUSE_CLICKHOUSE_CA_CERT',
     description: "PEM file of the server's private CA (TLS)",
@@ -166,6 +171,13 @@ export const SETTINGS = {
     description:
       "replicas per partition of the bus topics, the same for every process (default: the broker's default.replication.factor); existing topics must match",
     parse: positiveInt,
+  } satisfies Spec,
+  busRetention: {
+    flag: '--bus-retention <duration>',
+    env: 'TAPEHOUSE_BUS_RETENTION',
+    description:
+      "how long Kafka keeps every tapehouse topic's records (retention.ms; the longest loader outage that loses nothing), set on existing topics too (default: 7 days, 30 for account topics)",
+    parse: positiveDuration,
   } satisfies Spec,
   loaderGroup: {
     flag: '--group <name>',

@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { Secret } from '../util/secret.ts';
+import { SettingError } from '../util/setting-error.ts';
 import { resolveTarget, type ServerTarget, type WarehouseTarget } from '../warehouse/target.ts';
 import { resolveSettings, type Resolved, type SettingName } from './settings.ts';
 
@@ -6,6 +9,7 @@ export const SERVER_SETTINGS = [
   'clickhouseUrl',
   'clickhouseUser',
   'clickhousePassword',
+  'clickhousePasswordFile',
   'clickhouseCaCert',
   'clickhouseClientCert',
   'clickhouseClientKey',
@@ -22,7 +26,7 @@ export function warehouseTarget(settings: ServerSettings & { dataDir?: string })
     dataDir: settings.clickhouseUrl === undefined ? settings.dataDir : undefined,
     clickhouseUrl: settings.clickhouseUrl,
     user: settings.clickhouseUser,
-    password: settings.clickhousePassword,
+    password: passwordOf(settings),
     caCertFile: settings.clickhouseCaCert,
     clientCertFile: settings.clickhouseClientCert,
     clientKeyFile: settings.clickhouseClientKey,
@@ -41,4 +45,21 @@ export function serverTarget(settings: ServerSettings & { clickhouseUrl: string 
  */
 export function resolveWarehouse(options: Record<string, unknown>): WarehouseTarget {
   return warehouseTarget(resolveSettings(WAREHOUSE_SETTINGS, options, { either: [['dataDir', 'clickhouseUrl']] }));
+}
+
+/** The server's password: from TAPEHOUSE_CLICKHOUSE_PASSWORD_FILE (a secret file; one trailing newline dropped) or the variable. */
+function passwordOf(settings: ServerSettings): Secret | undefined {
+  const file = settings.clickhousePasswordFile;
+  if (file === undefined) return settings.clickhousePassword;
+  let content: string;
+  try {
+    content = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new SettingError(
+      `TAPEHOUSE_CLICKHOUSE_PASSWORD_FILE: ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    );
+  }
+  const password = content.replace(/\r?\n$/, '');
+  if (password === '') throw new SettingError(`TAPEHOUSE_CLICKHOUSE_PASSWORD_FILE: ${file} is empty`);
+  return new Secret(password);
 }

@@ -4,7 +4,9 @@ export {
   type LoaderOptions,
   type Loaders,
   type LoaderStats,
+  type LoaderStopOutcome,
   type StopOptions,
   type StoredBatch,
 } from './loader.ts';
 export type { BatchLimits } from './batching/partition-batcher.ts';
+export { bindGroupToWarehouse, GroupBindingError, type GroupBinding } from './group-binding.ts';

@@ -27,6 +27,7 @@ export async function ensureTopics(
   specs: readonly TopicSpec[],
   wanted: number | undefined,
   log: Logger,
+  retentionMs?: number,
 ): Promise<void> {
   const replicationFactor = wanted ?? (await brokerDefaultReplication(admin));
   const created = await admin.createTopics({
@@ -36,18 +37,7 @@ export async function ensureTopics(
       topic: spec.name,
       numPartitions: spec.partitions,
       replicationFactor,
-      configEntries: [
-        { name: 'cleanup.policy', value: 'delete' },
-        { name: 'retention.ms', value: String(spec.retentionMs) },
-        // Retention counts from when the bus took a record, not from its receive time: a record
-        // published with an old receive time (a replay, a republished dead letter, a test's fixed
-        // day) would otherwise sit in a segment already past retention, deleted at the broker's
-        // next check before any loader read it — a hole no gap records.
-        { name: 'message.timestamp.type', value: 'LogAppendTime' },
-        { name: 'max.message.bytes', value: String(spec.maxRecordBytes + BATCH_OVERHEAD_BYTES) },
-        // With acks=-1, a write is durable once this many replicas have it.
-        { name: 'min.insync.replicas', value: String(Math.min(2, replicationFactor)) },
-      ],
+      configEntries: topicConfig(spec, retentionMs ?? spec.retentionMs, Math.min(2, replicationFactor)),
     })),
   });
   const topics = await waitForLeaders(
@@ -64,7 +54,59 @@ export async function ensureTopics(
     }
   }
   await checkCopies(admin, topics, replicationFactor, wanted !== undefined);
+  if (retentionMs !== undefined) await keepRetention(admin, specs, retentionMs, log);
   log.info({ topics: specs.length, created, replicationFactor }, 'bus topics ready');
+}
+
+/** The configuration tapehouse gives each of its topics. */
+function topicConfig(spec: TopicSpec, retentionMs: number, minInsync: number): Array<{ name: string; value: string }> {
+  return [
+    { name: 'cleanup.policy', value: 'delete' },
+    { name: 'retention.ms', value: String(retentionMs) },
+    // Retention counts from when the bus took a record, not from its receive time: a record
+    // published with an old receive time (a replay, a republished dead letter, a test's fixed
+    // day) would otherwise sit in a segment already past retention, deleted at the broker's
+    // next check before any loader read it — a hole no gap records.
+    { name: 'message.timestamp.type', value: 'LogAppendTime' },
+    { name: 'max.message.bytes', value: String(spec.maxRecordBytes + BATCH_OVERHEAD_BYTES) },
+    // With acks=-1, a write is durable once this many replicas have it.
+    { name: 'min.insync.replicas', value: String(minInsync) },
+  ];
+}
+
+/**
+ * `--bus-retention` (TAPEHOUSE_BUS_RETENTION) given: existing topics whose `retention.ms` differs
+ * get it, so the setting means the same on a cluster whose topics an earlier start created.
+ * kafkajs has only the non-incremental AlterConfigs (it replaces a topic's whole set), so the
+ * topic's whole configuration goes again, its `min.insync.replicas` as found.
+ */
+async function keepRetention(
+  admin: Admin,
+  specs: readonly TopicSpec[],
+  retentionMs: number,
+  log: Logger,
+): Promise<void> {
+  const { resources } = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: specs.map((spec) => ({
+      type: ConfigResourceTypes.TOPIC,
+      name: spec.name,
+      configNames: ['retention.ms', 'min.insync.replicas'],
+    })),
+  });
+  const valueOf = (name: string, config: string) =>
+    resources.find((r) => r.resourceName === name)?.configEntries.find((e) => e.configName === config)?.configValue;
+  const changed = specs.filter((spec) => valueOf(spec.name, 'retention.ms') !== String(retentionMs));
+  if (changed.length === 0) return;
+  await admin.alterConfigs({
+    validateOnly: false,
+    resources: changed.map((spec) => ({
+      type: ConfigResourceTypes.TOPIC,
+      name: spec.name,
+      configEntries: topicConfig(spec, retentionMs, Number(valueOf(spec.name, 'min.insync.replicas') ?? 1)),
+    })),
+  });
+  log.info({ topics: changed.map((spec) => spec.name), retentionMs }, 'bus topic retention set');
 }
 
 export const REPLICATION_SETTING = '--replication-factor (TAPEHOUSE_REPLICATION_FACTOR)';

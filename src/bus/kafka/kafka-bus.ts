@@ -11,6 +11,7 @@ import {
 import { kafkaLogCreator } from './kafkajs-log.ts';
 import { KafkaSubscription } from './kafka-subscription.ts';
 import { BATCH_OVERHEAD_BYTES, ensureTopics } from './create-topics.ts';
+import { claim, type Claim } from './claims.ts';
 import { prepareRecords, TopicIndex, type Outgoing } from '../outgoing.ts';
 import type { ReceivedRecord } from '../record.ts';
 import { SerialQueues } from '../serial.ts';
@@ -27,6 +28,11 @@ export interface KafkaBusOptions {
    * a mismatch refuses to open (`acks=-1` would mean fewer copies than asked for).
    */
   replicationFactor?: number;
+  /**
+   * How long Kafka keeps records of the catalogue's topics (`retention.ms`, all of them; default:
+   * each topic's own, 7 or 30 days). Set on topics created and on existing ones that differ.
+   */
+  retentionMs?: number;
   /** GZIP (the only codec built into kafkajs) trades CPU for bytes on the wire and on disk. */
   compression?: 'gzip' | 'none';
   /** A consumer silent this long leaves the group (default 30 s); batches may take longer. */
@@ -118,7 +124,7 @@ export class KafkaBus implements Bus {
     const admin = kafka.admin();
     await admin.connect();
     try {
-      await ensureTopics(admin, topics, options.replicationFactor, log);
+      await ensureTopics(admin, topics, options.replicationFactor, log, options.retentionMs);
       const producer = kafka.producer(PRODUCER_OPTIONS);
       await producer.connect();
       return new KafkaBus(kafka, admin, producer, topics, options, log);
@@ -225,6 +231,15 @@ export class KafkaBus implements Bus {
   async logStarts(topic: string): Promise<ReadonlyMap<number, bigint>> {
     this.index.get(topic);
     return new Map((await this.admin.fetchTopicOffsets(topic)).map(({ partition, low }) => [partition, BigInt(low)]));
+  }
+
+  /**
+   * Claims `key` with `value` in the cluster's first-claim-wins register (claims.ts) unless it is
+   * claimed already; answers the claim that holds.
+   */
+  async claim(key: string, value: string): Promise<Claim> {
+    this.assertOpen();
+    return claim(this.kafka, this.admin, key, value);
   }
 
   async close(): Promise<void> {

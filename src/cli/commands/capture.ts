@@ -22,6 +22,7 @@ const CAPTURE_SETTINGS = [
   'kafkaBrokers',
   'topicPrefix',
   'replicationFactor',
+  'busRetention',
   'shard',
   'coverageFile',
   'tokensPerConnection',
@@ -76,6 +77,7 @@ async function capture(flags: Record<string, unknown>): Promise<number> {
     brokers: settings.kafkaBrokers,
     topics: topics.topics,
     replicationFactor: settings.replicationFactor,
+    retentionMs: settings.busRetention,
     log: log.child({ part: 'bus' }),
   });
   // The worker reads the same account: keep to our share of its read budget (REST re-seeds).

@@ -2,14 +2,22 @@ import type { Command } from 'commander';
 import { DEFAULT_REBALANCE_TIMEOUT_MS, KafkaBus } from '../../bus/kafka/index.ts';
 import { isRecordKind, type RecordKind } from '../../bus/record.ts';
 import { createTopicCatalogue, type TopicCatalogue } from '../../bus/topics.ts';
-import { DEFAULT_BATCH_LIMITS, startLoaders, type Loaders } from '../../load/index.ts';
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import {
+  bindGroupToWarehouse,
+  DEFAULT_BATCH_LIMITS,
+  startLoaders,
+  type Loaders,
+  type LoaderStopOutcome,
+} from '../../load/index.ts';
 import { pendingRederives } from '../../load/rederive/index.ts';
 import { loadFigures } from '../../run/figures.ts';
 import { createLogger } from '../../util/log.ts';
 import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../../warehouse/endpoint/index.ts';
 import { migrateWarehouse } from '../../warehouse/schema/index.ts';
 import { parseDuration } from '../../util/duration.ts';
-import { describeTarget } from '../../warehouse/target.ts';
+import { describeTarget, type WarehouseTarget } from '../../warehouse/target.ts';
 import { openWarehouse, type EmbeddedWarehouse, type Warehouse } from '../../warehouse/warehouse.ts';
 import type { MetricsEndpoint } from '../../run/metrics-server.ts';
 import { metricsNote, serveMetricsIfAsked } from '../metrics-option.ts';
@@ -32,6 +40,7 @@ const LOAD_SETTINGS = [
   'kafkaBrokers',
   'topicPrefix',
   'replicationFactor',
+  'busRetention',
   'loaderGroup',
   ...WAREHOUSE_SETTINGS,
   'metricsPort',
@@ -112,10 +121,20 @@ export function registerLoad(program: Command): void {
           brokers: settings.kafkaBrokers,
           topics: catalogue.topics.filter((spec) => topics.includes(spec.name)),
           replicationFactor: settings.replicationFactor,
+          retentionMs: settings.busRetention,
           sessionTimeoutMs,
           rebalanceTimeoutMs,
           clientId: `tapehouse-load-${process.pid}`,
           log: log.child({ part: 'bus' }),
+        });
+        // A group belongs to one warehouse: a loader on another one refuses to start (exit 2).
+        await bindGroupToWarehouse({
+          claims: bus,
+          warehouse,
+          group,
+          topicPrefix: settings.topicPrefix,
+          warehouseName: warehouseName(target),
+          loaderId: `${hostname()}:${process.pid}`,
         });
         const started = await startLoaders({
           bus,
@@ -140,7 +159,8 @@ export function registerLoad(program: Command): void {
         await logFiguresUntil(Promise.race([stopRequested, pipelineFailed]), loaders, log, statsEveryMs);
       } finally {
         await served?.close();
-        await loaders?.stop();
+        const outcome = await loaders?.stop();
+        if (loaders && outcome) process.stdout.write(await finalLine(loaders, outcome));
         await bus?.close();
         await endpoint?.close();
         await closeQuietly(warehouse);
@@ -169,6 +189,20 @@ function signalled(): Promise<void> {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   });
+}
+
+/** The stop's one line, as capture prints one: what was stored, and what stays on Kafka. */
+async function finalLine(loaders: Loaders, outcome: LoaderStopOutcome): Promise<string> {
+  const stats = await loaders.stats().catch(() => undefined);
+  const rows = stats ? Object.values(stats.rows).reduce((sum, n) => sum + n, 0) : undefined;
+  const stored = stats
+    ? `${rows} rows stored in ${stats.batches} batches (${stats.deadLetters} dead letters)`
+    : 'figures unavailable';
+  const left =
+    outcome.unstoredRecords > 0
+      ? `${outcome.unstoredRecords} records left on Kafka for the group${outcome.reason ? ` (${outcome.reason})` : ''}`
+      : 'nothing left unstored';
+  return `stopped: ${stored}, ${left}\n`;
 }
 
 /** Logs the loaders' figures every so often until `stop` resolves. */
@@ -218,6 +252,11 @@ function duration(text: string | undefined, flag: string, zeroAllowed = false): 
   }
   if (ms === 0 && !zeroAllowed) throw new SettingError(`${flag}: ${JSON.stringify(text)} is not a positive duration`);
   return ms;
+}
+
+/** The warehouse as the group's binding names it: an absolute data directory, or the server's origin. */
+function warehouseName(target: WarehouseTarget): string {
+  return target.kind === 'chdb' ? `chDB on ${resolve(target.dataDir)} (${hostname()})` : describeTarget(target);
 }
 
 async function closeQuietly(warehouse: Warehouse): Promise<void> {

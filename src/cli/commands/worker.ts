@@ -28,6 +28,7 @@ const WORKER_SETTINGS = [
   'kafkaBrokers',
   'topicPrefix',
   'replicationFactor',
+  'busRetention',
   'checkpointFile',
   ...SERVER_SETTINGS,
   'metricsPort',
@@ -73,6 +74,7 @@ export function registerWorker(program: Command): void {
         brokers: settings.kafkaBrokers,
         topicPrefix: settings.topicPrefix,
         replicationFactor: settings.replicationFactor,
+        retentionMs: settings.busRetention,
         checkpoints: checkpointsOf(settings),
         readBucket,
         // Capture reads the same account: keep to our share of its read budget.

@@ -111,12 +111,16 @@ describe('provisioning', () => {
   const datasource = readFileSync(join(DASHBOARDS_DIR, 'provisioning/datasources/clickhouse.yaml'), 'utf8');
   const provider = readFileSync(join(DASHBOARDS_DIR, 'provisioning/dashboards/tapehouse.yaml'), 'utf8');
 
-  it('provisions the ClickHouse data source over HTTP on database tapehouse, as the read-only user, password from the environment', () => {
+  it('provisions the ClickHouse data source over HTTP on database tapehouse, as the read-only user, password from the secret file compose gives Grafana', () => {
     expect(datasource).toMatch(/type: grafana-clickhouse-datasource/);
     expect(datasource).toMatch(/protocol: http\b/);
     expect(datasource).toMatch(/defaultDatabase: tapehouse/);
     expect(datasource).toMatch(/username: grafana\b/);
-    expect(datasource).toMatch(/password: \$\{?GRAFANA_CLICKHOUSE_PASSWORD/);
+    const secret = /password: \$__file\{\/run\/secrets\/(\w+)\}/.exec(datasource)?.[1];
+    expect(secret).toBe('grafana_clickhouse_password');
+    const compose = readFileSync(join(DASHBOARDS_DIR, '../docker-compose.yml'), 'utf8');
+    const grafana = /\n {2}grafana:\n((?: {4}.*\n|\s*\n)*)/.exec(compose)?.[1] ?? '';
+    expect(grafana).toMatch(new RegExp(`secrets: \\[[^\\]]*\\b${secret}\\b`));
   });
 
   it("makes that data source every dashboard's default", () => {

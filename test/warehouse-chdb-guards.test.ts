@@ -134,7 +134,7 @@ describe('chDB traps are guarded', () => {
     const missing = await rows<{ name: string }>(
       warehouse.client,
       `SELECT name FROM system.tables
-       WHERE database = 'tapehouse' AND engine LIKE '%MergeTree' AND name NOT IN ('loader_offsets', 'bus_coverage', 'sync_checkpoints', 'schema_migrations', 'pipeline_health', 'rederive_requests', 'rederive_progress')
+       WHERE database = 'tapehouse' AND engine LIKE '%MergeTree' AND name NOT IN ('loader_offsets', 'bus_coverage', 'sync_checkpoints', 'schema_migrations', 'pipeline_health', 'rederive_requests', 'rederive_progress', 'warehouse_identity', 'loader_groups')
          AND NOT match(create_table_query, 'non_replicated_deduplication_window = [1-9]')`,
     );
     expect(missing).toEqual([]);

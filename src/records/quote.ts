@@ -1,5 +1,6 @@
 import type { Unread } from './json.ts';
 import { integer, loose, requiredScalar, scalar, streamData } from './schema.ts';
+import { inRange } from './schema.ts';
 
 /**
  * `quote` — topic market.quotes, key condition_id. The `best_quote` frame's data (null: an empty
@@ -33,5 +34,6 @@ export const quoteSchema = streamData(
     best_bid_size_micro: integer,
     best_ask_size_micro: integer,
     source: scalar,
-  }),
+    // A side may be empty (null); a quoted price lies inside (0, 1) and a quoted size is not negative.
+  }).superRefine(inRange(['best_bid_micro', 'best_ask_micro'], ['best_bid_size_micro', 'best_ask_size_micro'])),
 );

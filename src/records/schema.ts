@@ -103,11 +103,66 @@ export function eitherForm<A extends z.ZodType, B extends z.ZodType>(
   }) as unknown as z.ZodType<z.output<A> | z.output<B>, z.input<A> | z.input<B>>;
 }
 
-/** The first misfit of a failed parse: its field as a path (`payload` for the whole) and what was wrong. */
-export function firstIssue(error: z.ZodError): { field: string; reason: string } {
+/**
+ * The first misfit of a failed parse: its field as a path (`payload` for the whole), what was
+ * wrong, and, for a range rule's misfit, which (`range`).
+ */
+export function firstIssue(error: z.ZodError): { field: string; reason: string; range?: RangeMisfit } {
   const issue = error.issues[0]!;
   let field = '';
   for (const part of issue.path)
     field += typeof part === 'number' ? `[${part}]` : field === '' ? String(part) : `.${String(part)}`;
-  return { field: field || 'payload', reason: issue.message };
+  const range = issue.code === 'custom' ? (issue.params as RangeMisfit | undefined) : undefined;
+  return { field: field || 'payload', reason: issue.message, ...(range?.code ? { range } : {}) };
+}
+
+// ---- range rules: what a value must be, beyond its shape (one rule for capture and the loaders) ----
+
+/** One micro-unit of price: prices lie strictly inside (0, PRICE_ONE). */
+const PRICE_ONE = 1_000_000;
+
+/** What a range misfit is: capture's `data_quality` problem, and the loaders' dead-letter code. */
+export interface RangeMisfit {
+  problem: 'price_out_of_range' | 'negative_or_fractional_size';
+  code: 'value_out_of_range';
+}
+
+/** A whole number as sent (decimal text or a JSON number), or null: other forms are the encoder's to refuse. */
+function wholeValue(value: unknown): number | null {
+  const n =
+    typeof value === 'number' ? value : typeof value === 'string' && /^-?\d{1,19}$/.test(value) ? Number(value) : NaN;
+  return Number.isInteger(n) ? n : null;
+}
+
+/**
+ * Range rules over an object's fields: each of `prices` (absent or null: not checked) strictly
+ * inside (0, 1); each of `sizes` at least `least` micro-units. A misfit names the field and carries
+ * its `RangeMisfit` in the issue's params.
+ */
+export function inRange(prices: readonly string[], sizes: readonly string[], least = 0) {
+  return (payload: Record<string, unknown>, ctx: z.RefinementCtx): void => {
+    for (const field of prices) {
+      const n = wholeValue(payload[field]);
+      if (n !== null && (n <= 0 || n >= PRICE_ONE))
+        ctx.addIssue({
+          code: 'custom',
+          path: [field],
+          message: `${describeValue(payload[field])} is outside (0, 1)`,
+          params: { problem: 'price_out_of_range', code: 'value_out_of_range' } satisfies RangeMisfit,
+        });
+    }
+    for (const field of sizes) {
+      const n = wholeValue(payload[field]);
+      if (n !== null && n < least)
+        ctx.addIssue({
+          code: 'custom',
+          path: [field],
+          message:
+            least === 0
+              ? `${describeValue(payload[field])} is negative`
+              : `${describeValue(payload[field])} is below ${least}`,
+          params: { problem: 'negative_or_fractional_size', code: 'value_out_of_range' } satisfies RangeMisfit,
+        });
+    }
+  };
 }

@@ -1,6 +1,6 @@
 import type { Unread } from './json.ts';
 import { z } from 'zod';
-import { integer, loose, requiredInteger, requiredScalar, scalar, streamData } from './schema.ts';
+import { inRange, integer, loose, requiredInteger, requiredScalar, scalar, streamData } from './schema.ts';
 
 /**
  * `trade` — topic market.trades, key condition_id (the token while unknown). One public fill
@@ -43,12 +43,15 @@ export const tradeSchema = streamData(
     size_micro: integer,
     sequence: integer,
     exchange: scalar,
-  }).transform((p, ctx) => {
-    if (p.shares_micro === undefined || p.shares_micro === null) p.shares_micro = p.size_micro;
-    if (p.shares_micro === undefined || p.shares_micro === null || p.shares_micro === '') {
-      ctx.issues.push({ code: 'custom', path: ['shares_micro'], message: 'is missing', input: p.shares_micro });
-      return z.NEVER;
-    }
-    return p as typeof p & { shares_micro: string | number };
-  }),
+  })
+    // A trade happens at a price strictly inside (0, 1), for at least one micro-share.
+    .superRefine(inRange(['price_micro'], ['shares_micro', 'size_micro'], 1))
+    .transform((p, ctx) => {
+      if (p.shares_micro === undefined || p.shares_micro === null) p.shares_micro = p.size_micro;
+      if (p.shares_micro === undefined || p.shares_micro === null || p.shares_micro === '') {
+        ctx.issues.push({ code: 'custom', path: ['shares_micro'], message: 'is missing', input: p.shares_micro });
+        return z.NEVER;
+      }
+      return p as typeof p & { shares_micro: string | number };
+    }),
 );

@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { MarketStatusPayload } from '../../records/index.ts';
-import type { QuotePayload } from '../../records/index.ts';
-import type { BusRecord } from '../../records/index.ts';
-import type { TradePayload } from '../../records/index.ts';
+import {
+  firstIssue,
+  PAYLOAD_SCHEMAS,
+  type BusRecord,
+  type MarketStatusPayload,
+  type QuotePayload,
+  type TradePayload,
+} from '../../records/index.ts';
 import {
   MAX_NESTING,
   normaliseMicros,
@@ -12,7 +16,7 @@ import {
   type Origin,
   type QualityProblem,
 } from '../frames/index.ts';
-import { PRICE_ONE_MICRO, readSequence, type TokenBooks } from '../books/index.ts';
+import { readSequence, type TokenBooks } from '../books/index.ts';
 import { DigestRing } from '../../util/digest-ring.ts';
 
 /**
@@ -63,30 +67,23 @@ function microProblems(data: JsonObject): Finding | null {
   return problems.length > 0 ? { problem: 'bad_micro_value', detail: problems.join('; ') } : null;
 }
 
-/** A canonical micro value (after normaliseMicros) as a number: exact enough to compare with 0 and one unit. */
-const amount = (value: string): number => Number(value);
-
-/** A price outside (0, 1), or a size below `least`, among `fields` of `data` (absent or null fields are not checked).
+/**
+ * The frame's data read by its kind's schema (src/records/kinds/, the one the loaders read it with):
+ * null when it fits, else the data-quality record of its first misfit — a range rule's own problem
+ * (`price_out_of_range`, …) or `malformed`, the detail naming the field (`price_micro: "1500000" is
+ * outside (0, 1)`).
  */
-function rangeProblem(
-  data: JsonObject,
-  prices: readonly string[],
-  sizes: readonly string[],
-  least: number,
-): Finding | null {
-  for (const field of prices) {
-    const value = data[field];
-    if (typeof value !== 'string') continue;
-    const price = amount(value);
-    if (price <= 0 || price >= PRICE_ONE_MICRO)
-      return { problem: 'price_out_of_range', detail: `${field} ${value} is outside (0, 1)` };
-  }
-  for (const field of sizes) {
-    const value = data[field];
-    if (typeof value === 'string' && amount(value) < least)
-      return { problem: 'negative_or_fractional_size', detail: `${field} ${value} is below ${least}` };
-  }
-  return null;
+function misfit(
+  kind: 'trade' | 'quote',
+  frame: MarketFrame,
+  malformed: QualityProblem,
+  tokenId: string | null,
+  conditionId: string | null,
+): BusRecord | null {
+  const parsed = PAYLOAD_SCHEMAS[kind].safeParse(frame.data);
+  if (parsed.success) return null;
+  const first = firstIssue(parsed.error);
+  return invalid(frame, first.range?.problem ?? malformed, `${first.field}: ${first.reason}`, tokenId, conditionId);
 }
 
 /** The token and condition a frame is about, or the data-quality record for its bad micro values. */
@@ -106,19 +103,9 @@ export function tradeRecord(frame: MarketFrame): BusRecord {
   const { data } = frame;
   const { tokenId, conditionId, invalid: bad } = subjectOf(frame);
   if (bad) return bad;
-  if (!tokenId || typeof data.price_micro !== 'string' || typeof data.shares_micro !== 'string') {
-    return invalid(
-      frame,
-      'malformed_trade',
-      'a trade needs token_id, price_micro and shares_micro',
-      tokenId,
-      conditionId,
-    );
-  }
-  // A trade happens at a price strictly inside (0, 1), for at least one micro-share.
-  const range = rangeProblem(data, ['price_micro'], ['shares_micro'], 1);
-  if (range) return invalid(frame, range.problem, range.detail, tokenId, conditionId);
-  // Checked above: the fields the contract requires are there, as decimal strings; the rest is kept as sent.
+  const wrong = misfit('trade', frame, 'malformed_trade', tokenId, conditionId);
+  if (wrong) return wrong;
+  // The schema read it: the fields the contract requires are there; the data goes on as sent.
   return record(
     'trade',
     { conditionId },
@@ -136,21 +123,14 @@ export function tradeRecord(frame: MarketFrame): BusRecord {
 export function quoteRecord(frame: MarketFrame, books?: Pick<TokenBooks, 'sizesAt'>): BusRecord {
   const { tokenId, conditionId, invalid: bad } = subjectOf(frame);
   if (bad) return bad;
-  if (!tokenId) return invalid(frame, 'malformed_quote', 'a best quote needs a token_id', null, conditionId);
-  // A side may be empty (null); a quoted price lies inside (0, 1) and a quoted size is not negative.
-  const range = rangeProblem(
-    frame.data,
-    ['best_bid_micro', 'best_ask_micro'],
-    ['best_bid_size_micro', 'best_ask_size_micro'],
-    0,
-  );
-  if (range) return invalid(frame, range.problem, range.detail, tokenId, conditionId);
+  const wrong = misfit('quote', frame, 'malformed_quote', tokenId, conditionId);
+  if (wrong) return wrong;
   return record(
     'quote',
     { conditionId },
     frame.origin,
     frame.ts,
-    withBookSizes(frame.data, tokenId, books) as QuotePayload,
+    withBookSizes(frame.data, tokenId ?? String(frame.data.token_id), books) as QuotePayload,
     frame.raw,
   );
 }

@@ -39,7 +39,8 @@ export function mapDelivery(delivery: Delivery, source: DeliverySource): MappedR
           delivery.offset,
           source,
           mapper.table,
-          'schema_mismatch',
+          // A range rule's misfit (src/records/schema.ts, `inRange`) is a value out of range, as a mapper's was.
+          misfit.range?.code ?? 'schema_mismatch',
           `${misfit.field}: ${misfit.reason}`,
         ),
       ];

@@ -1,4 +1,4 @@
-import { integer, price, size, text } from '../fields.ts';
+import { integer, text } from '../fields.ts';
 import { eventMs } from '../record-times.ts';
 import type { Mapper } from '../types.ts';
 
@@ -15,10 +15,11 @@ export const quoteMapper: Mapper<'quote'> = {
           condition_id: text(p, 'condition_id'),
           quoted_at: eventMs(record, p, ['quoted_at', 'ts']),
           sequence: integer(p, 'sequence'),
-          best_bid_micro: price(p, 'best_bid_micro') ?? null,
-          best_ask_micro: price(p, 'best_ask_micro') ?? null,
-          best_bid_size_micro: size(p, 'best_bid_size_micro') ?? null,
-          best_ask_size_micro: size(p, 'best_ask_size_micro') ?? null,
+          // Ranges are the schema's (src/records/quote.ts): the mapper only renames.
+          best_bid_micro: integer(p, 'best_bid_micro') ?? null,
+          best_ask_micro: integer(p, 'best_ask_micro') ?? null,
+          best_bid_size_micro: integer(p, 'best_bid_size_micro') ?? null,
+          best_ask_size_micro: integer(p, 'best_ask_size_micro') ?? null,
           source: text(p, 'source', 'ws:best_quote'),
         },
       },

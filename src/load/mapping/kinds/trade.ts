@@ -1,4 +1,4 @@
-import { checkedPrice, checkedSize, integer, requiredText, text } from '../fields.ts';
+import { integer, requiredText, text } from '../fields.ts';
 import { eventMs } from '../record-times.ts';
 import type { Mapper } from '../types.ts';
 
@@ -17,9 +17,10 @@ export const tradeMapper: Mapper<'trade'> = {
           trade_id: text(p, 'trade_id'),
           fill_id: text(p, 'fill_id'),
           side: requiredText(p, 'side'),
-          price_micro: checkedPrice(p.price_micro, 'price_micro'),
-          // The schema read `size_micro`, an earlier name, as `shares_micro`.
-          shares_micro: checkedSize(p.shares_micro, 'shares_micro'),
+          // Ranges are the schema's (src/records/trade.ts), which also read `size_micro`, an earlier name, as
+          // `shares_micro`: the mapper only renames.
+          price_micro: p.price_micro,
+          shares_micro: p.shares_micro,
           executed_at: eventMs(record, p, ['executed_at', 'ts']),
           sequence: integer(p, 'sequence'),
           exchange: text(p, 'exchange'),

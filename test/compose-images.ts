@@ -162,6 +162,8 @@ export const IMAGES: Readonly<Record<string, ImageFacts>> = {
     source:
       'prometheus/prometheus Dockerfile (VOLUME /prometheus; CMD --config.file=/etc/prometheus/prometheus.yml --storage.tsdb.path=/prometheus)',
     volumes: { '/prometheus': 'the time-series database', '/etc/prometheus/prometheus.yml': 'the configuration file' },
+    // The rule files prometheus.yml names (rule_files).
+    ownPaths: ['/etc/prometheus/rules'],
     env: [],
   },
   'grafana/grafana': {

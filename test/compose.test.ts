@@ -396,3 +396,63 @@ describe('docker-compose.yml without traps', () => {
     expect(read('.env.example')).not.toContain('KAFKA_RETENTION_HOURS');
   });
 });
+
+describe('Prometheus alert rules', () => {
+  const rules = (
+    parse(read('infra/prometheus/rules/tapehouse.yml')) as {
+      groups: Array<{
+        rules: Array<{ alert?: string; record?: string; expr: string; annotations?: { runbook: string } }>;
+      }>;
+    }
+  ).groups.flatMap((g) => g.rules);
+
+  it('are loaded by prometheus.yml from the folder compose mounts, each alert with a runbook section', async () => {
+    const config = parse(read('infra/prometheus/prometheus.yml')) as { rule_files: string[] };
+    const mount = mounts(services.prometheus!).find((m) => m.source === './infra/prometheus/rules')!;
+    expect(config.rule_files).toEqual([`${mount.target}/tapehouse.yml`]);
+    const operations = read('docs/operations.md');
+    const anchors = new Set(
+      [...operations.matchAll(/^#+ (.+)$/gm)].map((m) =>
+        m[1]!
+          .toLowerCase()
+          .replace(/[^\w\- ]/g, '')
+          .replace(/ /g, '-'),
+      ),
+    );
+    const exported = [await new PipelineMetrics().text(), await new PipelineMetrics(['sync', 'jobs']).text()].join(
+      '\n',
+    );
+    for (const rule of rules.filter((r) => r.alert)) {
+      const [page, anchor] = rule.annotations!.runbook.split('#');
+      expect(page).toBe('docs/operations.md');
+      expect(anchors.has(anchor!), `${rule.alert}: #${anchor}`).toBe(true);
+      for (const [metric] of rule.expr.matchAll(/\b(tapehouse_[a-z0-9_]+)/g)) {
+        const family = metric.replace(/_(bucket|count|sum)$/, '');
+        expect(exported, `${rule.alert}: ${metric}`).toMatch(new RegExp(`^# TYPE ${family} `, 'm'));
+      }
+    }
+    expect(rules.map((r) => r.alert).filter(Boolean)).toEqual([
+      'TapehouseProcessDown',
+      'TapehouseLoaderFailing',
+      'TapehouseVenueUnreachable',
+      'TapehouseVenue429s',
+      'TapehouseGapsOpening',
+      'TapehouseFreshnessOverAim',
+    ]);
+    // One expected-instance count per part Prometheus scrapes.
+    const scraped = (
+      parse(read('infra/prometheus/prometheus.yml')) as {
+        scrape_configs: Array<{ job_name: string; dns_sd_configs?: Array<{ names: string[] }> }>;
+      }
+    ).scrape_configs.find((c) => c.job_name === 'tapehouse')!.dns_sd_configs![0]!.names;
+    const expected = (
+      parse(read('infra/prometheus/rules/tapehouse.yml')) as {
+        groups: Array<{ rules: Array<{ record?: string; labels?: { part: string } }> }>;
+      }
+    ).groups
+      .flatMap((g) => g.rules)
+      .filter((r) => r.record === 'tapehouse:expected_instances')
+      .map((r) => r.labels!.part);
+    expect(expected.sort()).toEqual([...scraped].sort());
+  });
+});

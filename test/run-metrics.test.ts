@@ -1,10 +1,14 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpTransport, venueAnswers } from '../src/api/index.ts';
+import { wireFigures } from '../src/run/figures.ts';
 import { EmbeddedBus } from '../src/bus/embedded/embedded-bus.ts';
 import { createTopicCatalogue } from '../src/bus/topics.ts';
 import { startLoaders } from '../src/load/index.ts';
 import { PipelineMetrics } from '../src/run/metrics.ts';
 import { serveMetrics } from '../src/run/metrics-server.ts';
-import { parsePrometheus } from '../src/run/status-report.ts';
+import { metricsUrlStatus, parsePrometheus } from '../src/run/status-report.ts';
 import { createLogger } from '../src/util/log.ts';
 import { serveEmbeddedEndpoint } from '../src/warehouse/endpoint/embedded-endpoint.ts';
 import { MARKET_KINDS, RecordGenerator } from './load-fixtures.ts';
@@ -82,6 +86,90 @@ describe('/metrics names', () => {
     expect(await sample(metrics, 'tapehouse_stream_unavailable_since_seconds', { stream: 'prices/oracle_pro' })).toBe(
       0,
     );
+  });
+});
+
+describe('/metrics that see the first fault', () => {
+  it('starts every labelled counter at 0 for the label values it is known to take, so increase() sees the first one', async () => {
+    const capture = new PipelineMetrics(['capture']);
+    expect(await sample(capture, 'tapehouse_http_429_total', { component: 'capture' })).toBe(0);
+    for (const stream of ['market', 'account', 'portfolio', 'prices', 'oracle_pro'])
+      expect(await sample(capture, 'tapehouse_reconnects_total', { stream }), stream).toBe(0);
+    const worker = new PipelineMetrics(['sync', 'jobs']);
+    expect(await sample(worker, 'tapehouse_http_429_total', { component: 'sync' })).toBe(0);
+    expect(await sample(worker, 'tapehouse_cursor_loops_total', { endpoint: 'POST /trade/v1/orders/list' })).toBe(0);
+    expect(await sample(worker, 'tapehouse_venue_answers_total', { class: '429' })).toBe(0);
+    expect(await sample(worker, 'tapehouse_venue_answers_total', { class: '5xx' })).toBe(0);
+    expect(await sample(worker, 'tapehouse_sync_job_runs_total', { job: 'catalogue' })).toBe(0);
+    expect(await sample(worker, 'tapehouse_sync_job_failures_total', { job: 'catalogue' })).toBe(0);
+    worker.update({
+      http429: { sync: 1 },
+      venueAnswers: { '429': 1, '5xx': 2 },
+      syncJobs: { catalogue: { runs: 3, failures: 1, lastSuccessMs: 1_700_000_000_000, lastDurationMs: 1500 } },
+    });
+    expect(await sample(worker, 'tapehouse_http_429_total', { component: 'sync' })).toBe(1);
+    expect(await sample(worker, 'tapehouse_venue_answers_total', { class: '5xx' })).toBe(2);
+    expect(await sample(worker, 'tapehouse_sync_job_runs_total', { job: 'catalogue' })).toBe(3);
+    expect(await sample(worker, 'tapehouse_sync_job_failures_total', { job: 'catalogue' })).toBe(1);
+    expect(await sample(worker, 'tapehouse_sync_job_last_success_seconds', { job: 'catalogue' })).toBe(1_700_000_000);
+    expect(await sample(worker, 'tapehouse_sync_job_last_duration_seconds', { job: 'catalogue' })).toBe(1.5);
+    // The main job has no Temporal worker: no per-job series that would stay 0 for ever.
+    expect(await new PipelineMetrics().text()).not.toContain('tapehouse_sync_job_runs_total');
+  });
+
+  it("dates a feed not offered from the venue's first refusal, not from the first scrape", async () => {
+    const metrics = new PipelineMetrics(['capture']);
+    metrics.update({ unavailableStreams: ['prices'], unavailableSinceMs: { prices: 1_700_000_000_000 } });
+    expect(await sample(metrics, 'tapehouse_stream_unavailable_since_seconds', { stream: 'prices' })).toBe(
+      1_700_000_000,
+    );
+  });
+
+  it("counts the venue's 429 and 5xx answers at the wire, whoever read", async () => {
+    const statuses = [429, 503, 200];
+    const server = createServer((_, response) => {
+      response.writeHead(statuses.shift() ?? 200, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const transport = new HttpTransport({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+    const before = venueAnswers();
+    try {
+      for (let i = 0; i < 3; i++) await transport.send({ method: 'GET', path: '/api/v1/events', authenticate: false });
+    } finally {
+      await transport.close();
+      server.close();
+    }
+    const after = venueAnswers();
+    expect(after['429'] - before['429']).toBe(1);
+    expect(after['5xx'] - before['5xx']).toBe(1);
+    const metrics = new PipelineMetrics(['capture']);
+    metrics.update(wireFigures());
+    expect(await sample(metrics, 'tapehouse_venue_answers_total', { class: '429' })).toBe(after['429']);
+  });
+});
+
+describe('tapehouse status --metrics-url', () => {
+  it("shows a scale-out process's live figures, read from its /metrics, and names one that does not answer", async () => {
+    const metrics = new PipelineMetrics(['sync', 'jobs']);
+    metrics.update({
+      http429: { sync: 2 },
+      venueAnswers: { '429': 2, '5xx': 1 },
+      syncJobs: { fills: { runs: 4, failures: 1, lastSuccessMs: 1_700_000_000_000, lastDurationMs: 10 } },
+    });
+    const server = createServer((_, response) => void metrics.text().then((text) => response.end(text)));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const report = await metricsUrlStatus(url);
+      expect(report).toContain(`the process at ${url}/metrics serves:`);
+      expect(report).toMatch(/429s earned +2/);
+      expect(report).toContain('429: 2, 5xx: 1');
+      expect(report).toMatch(/fills +4, 1, 2023-11-14T22:13:20.000Z/);
+      expect(report).not.toContain('frames received');
+    } finally {
+      server.close();
+    }
+    await expect(metricsUrlStatus(url)).rejects.toThrow(`${url}/metrics does not answer`);
   });
 });
 

@@ -4,6 +4,7 @@ import type { SyncDeps } from '../src/sync/deps.ts';
 import { isJobName } from '../src/sync/jobs.ts';
 import { runSyncJob } from '../src/sync/run-job.ts';
 import { toApplicationFailure } from './failure-mapping.ts';
+import { recordSlice } from './job-figures.ts';
 import type { SliceInput, SliceResult } from './types.ts';
 
 /** Beats at least this often while a slice waits (rate limits, pnl_not_ready), so it is not presumed dead. */
@@ -26,6 +27,8 @@ export function createSyncActivities(deps: SyncDeps) {
       const context = Context.current();
       const resume = context.info.heartbeatDetails as CheckpointPosition | undefined;
       let latest = resume;
+      const startedAt = performance.now();
+      let outcome: 'succeeded' | 'failed' | 'cancelled' = 'failed';
       const keepAlive = setInterval(
         () => context.heartbeat(latest),
         Math.max(MIN_BEAT_MS, (context.info.heartbeatTimeoutMs ?? 60_000) / 3),
@@ -42,13 +45,18 @@ export function createSyncActivities(deps: SyncDeps) {
           maxPages: input.maxPages,
           maxMs: context.info.startToCloseTimeoutMs * SLICE_SHARE_OF_TIMEOUT,
         });
+        outcome = 'succeeded';
         return { outcome: report.outcome, pages: report.pages, records: report.records, skipped: report.skipped };
       } catch (error) {
         // A cancelled activity reports its cancellation, not a failure of its own.
-        if (context.cancellationSignal.aborted) throw error;
+        if (context.cancellationSignal.aborted) {
+          outcome = 'cancelled';
+          throw error;
+        }
         throw toApplicationFailure(error);
       } finally {
         clearInterval(keepAlive);
+        recordSlice(input.job, outcome, performance.now() - startedAt);
       }
     },
   };

@@ -1,3 +1,4 @@
+import { tallyAnswer } from './answers.ts';
 import { Agent, request, type Dispatcher } from 'undici';
 import { createLogger, type Logger } from '../util/log.ts';
 import { isRedirect, redirectOrigin } from '../util/redirect.ts';
@@ -95,6 +96,7 @@ export class HttpTransport {
       }
       const text = await response.body.text();
       const answer = { status: response.statusCode, headers: flattenHeaders(response.headers), text };
+      tallyAnswer(answer.status);
       this.#log.debug(
         { endpoint, status: answer.status, ms: Math.round(performance.now() - started) },
         'venue answered',

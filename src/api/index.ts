@@ -26,6 +26,8 @@ export { Reachability, PROBE_BACKOFF, type ReachabilityState } from './reachabil
 export { ENDPOINTS, endpointName, type Endpoint } from './endpoints.ts';
 export { followCursor, itemsOf, CursorLoopError, type PagedItem } from './paging.ts';
 export { PAGE_SIZE } from './params.ts';
+export { ANSWER_CLASSES, venueAnswers, type AnswerClass } from './answers.ts';
+export { cursorLoopsRefused } from './paging.ts';
 export { HttpTransport, DEFAULT_TIMEOUTS, type Timeouts } from './http.ts';
 export type { EventListQuery } from './resources/catalogue.ts';
 export type { ListBody } from './resources/orders.ts';

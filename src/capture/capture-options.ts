@@ -90,6 +90,8 @@ export interface CaptureStats {
   openGaps: number;
   /** Streams the deployment answered it does not offer (the price feeds), asked again later. */
   unavailableStreams: string[];
+  /** Since when (wall-clock ms) each of those is not offered: the venue's first refusal. */
+  unavailableSinceMs: Record<string, number>;
   gapsRecorded: number;
   /** Refused stream connection attempts (429) and REST 429s seen by re-seeds. */
   refused429: number;

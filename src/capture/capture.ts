@@ -208,6 +208,11 @@ export class Capture implements CaptureHandle, RecordSink {
       unavailableStreams: this.#privates
         .filter((p) => p instanceof PriceCapture && p.unavailable)
         .map((p) => p.coverage.stream),
+      unavailableSinceMs: Object.fromEntries(
+        this.#privates.flatMap((p) =>
+          p instanceof PriceCapture && p.unavailableSinceMs !== null ? [[p.coverage.stream, p.unavailableSinceMs]] : [],
+        ),
+      ),
       gapsRecorded: counters.gaps,
       refused429: counters.refused429,
       rest429: market?.rest429 ?? 0,

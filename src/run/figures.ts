@@ -1,3 +1,4 @@
+import { cursorLoopsRefused, venueAnswers } from '../api/index.ts';
 import type { CaptureStats } from '../capture/index.ts';
 import type { LoaderStats } from '../load/index.ts';
 
@@ -23,8 +24,14 @@ export interface PipelineFigures {
   /** Streams the deployment does not offer now (a price feed answering 404 or 501): asked again later, not a gap
    * (gauge). */
   unavailableStreams?: string[];
+  /** Since when (wall-clock ms) each of them is not offered: the first refusal, not the first scrape (gauge). */
+  unavailableSinceMs?: Record<string, number>;
   /** Paged reads refused because the venue handed a cursor out twice, per endpoint (counter). */
   cursorLoops: Record<string, number>;
+  /** A Temporal worker's sync jobs: slices run and failed (counters), last success and last duration (gauges). */
+  syncJobs?: Record<string, { runs: number; failures: number; lastSuccessMs: number; lastDurationMs: number }>;
+  /** The venue's REST answers counted at the wire, per class (`429`, `5xx`), every component's (counter). */
+  venueAnswers?: Record<string, number>;
   /** The venue does not answer at all: since when (wall-clock ms) and why (gauge). */
   venueUnreachable?: Trouble;
   /** The loaders cannot store what they hold (a table missing, the warehouse down): since when and why (gauge). */
@@ -47,13 +54,14 @@ export function emptyFigures(): PipelineFigures {
     lagRecords: {},
     openGaps: 0,
     cursorLoops: {},
+    venueAnswers: {},
   };
 }
 
 /** What a capture knows of the figures (the main job's, or a `tapehouse capture` process's). */
 export function captureFigures(capture: CaptureStats): Pick<
   PipelineFigures,
-  'frames' | 'reconnects' | 'openGaps' | 'unavailableStreams'
+  'frames' | 'reconnects' | 'openGaps' | 'unavailableStreams' | 'unavailableSinceMs'
 > & {
   http429: Record<string, number>;
 } {
@@ -63,6 +71,7 @@ export function captureFigures(capture: CaptureStats): Pick<
     http429: { capture: capture.refused429 + capture.rest429 },
     openGaps: capture.openGaps,
     unavailableStreams: capture.unavailableStreams,
+    unavailableSinceMs: capture.unavailableSinceMs,
   };
 }
 
@@ -86,4 +95,12 @@ export function increase(before: Record<string, number>, now: Record<string, num
   const out: Record<string, number> = {};
   for (const [key, value] of Object.entries(now)) out[key] = Math.max(0, value - (before[key] ?? 0));
   return out;
+}
+
+/**
+ * What this process's venue client counted itself, whichever component read: cursor loops per
+ * endpoint and REST answers per class (429, 5xx). Every process that reads the venue feeds them.
+ */
+export function wireFigures(): Pick<PipelineFigures, 'cursorLoops' | 'venueAnswers'> {
+  return { cursorLoops: cursorLoopsRefused(), venueAnswers: venueAnswers() };
 }

@@ -1,11 +1,10 @@
-import { cursorLoopsRefused } from '../api/paging.ts';
 import type { RateLimiter } from '../api/index.ts';
 import type { Reachability } from '../api/reachability.ts';
 import type { CaptureHandle } from '../capture/index.ts';
 import type { Loaders } from '../load/index.ts';
 import type { Logger } from '../util/log.ts';
 import type { Warehouse } from '../warehouse/warehouse.ts';
-import { captureFigures, emptyFigures, loadFigures, type PipelineFigures } from './figures.ts';
+import { captureFigures, emptyFigures, loadFigures, wireFigures, type PipelineFigures } from './figures.ts';
 import { PipelineMetrics } from './metrics.ts';
 import { healthRows } from './pipeline-health.ts';
 import { formatStatus } from './status-line.ts';
@@ -65,7 +64,7 @@ export class HealthSampler {
       ...capture,
       ...loaders,
       http429: { ...capture.http429, account: this.sources.limiter.stats().refused },
-      cursorLoops: cursorLoopsRefused(),
+      ...wireFigures(),
       venueUnreachable:
         venue && !venue.reachable ? { sinceMs: venue.unreachableSinceMs!, reason: venue.reason ?? '' } : undefined,
     };

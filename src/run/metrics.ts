@@ -1,4 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { ANSWER_CLASSES, ENDPOINTS, endpointName } from '../api/index.ts';
+import { JOB_NAMES } from '../sync/jobs.ts';
 import type { StoredBatch } from '../load/index.ts';
 import type { QueryTimer } from '../warehouse/endpoint/index.ts';
 import { emptyFigures, increase, type PipelineFigures, type Trouble } from './figures.ts';
@@ -7,7 +9,7 @@ import { emptyFigures, increase, type PipelineFigures, type Trouble } from './fi
  * The parts of the pipeline a process runs. Its `/metrics` carries their series and no others, so
  * that a load process does not report `tapehouse_open_gaps 0` for a capture it does not run.
  */
-export type MetricsPart = 'capture' | 'sync' | 'load' | 'endpoint';
+export type MetricsPart = 'capture' | 'sync' | 'load' | 'endpoint' | 'jobs';
 export const ALL_PARTS: readonly MetricsPart[] = ['capture', 'sync', 'load', 'endpoint'];
 
 // Freshness spans a live stream (well under a second) to a backlog after an outage (hours).
@@ -35,6 +37,11 @@ export class PipelineMetrics {
   /** Since when (Unix seconds) this process saw each stream not offered. */
   readonly #unavailableSince = new Map<string, number>();
   readonly #cursorLoops?: Counter<string>;
+  readonly #venueAnswers?: Counter<string>;
+  readonly #jobRuns?: Counter<string>;
+  readonly #jobFailures?: Counter<string>;
+  readonly #jobLastSuccess?: Gauge<string>;
+  readonly #jobDuration?: Gauge<string>;
   // Since when (Unix seconds) while it lasts, with the last reason as a label; `tapehouse status` reads them back.
   readonly #venueUnreachable?: Gauge<string>;
   readonly #loaderFailing?: Gauge<string>;
@@ -84,6 +91,12 @@ export class PipelineMetrics {
         labelNames: ['endpoint'],
         registers,
       });
+      this.#venueAnswers = new Counter({
+        name: 'tapehouse_venue_answers_total',
+        help: "The venue's REST answers by class (429, 5xx), counted at the wire: every component's, catalogue reads included",
+        labelNames: ['class'],
+        registers,
+      });
       this.#venueUnreachable = new Gauge({
         name: 'tapehouse_venue_unreachable_since_seconds',
         help: 'Since when (Unix time) the venue does not answer at all; 0 while it answers',
@@ -130,6 +143,33 @@ export class PipelineMetrics {
         registers,
       });
     }
+    if (has('jobs')) {
+      this.#jobRuns = new Counter({
+        name: 'tapehouse_sync_job_runs_total',
+        help: 'Sync job slices this worker ran (Temporal activities), per job',
+        labelNames: ['job'],
+        registers,
+      });
+      this.#jobFailures = new Counter({
+        name: 'tapehouse_sync_job_failures_total',
+        help: 'Sync job slices that failed on this worker (Temporal retries them), per job',
+        labelNames: ['job'],
+        registers,
+      });
+      this.#jobLastSuccess = new Gauge({
+        name: 'tapehouse_sync_job_last_success_seconds',
+        help: 'When (Unix time) a slice of the job last succeeded on this worker; 0 before the first',
+        labelNames: ['job'],
+        registers,
+      });
+      this.#jobDuration = new Gauge({
+        name: 'tapehouse_sync_job_last_duration_seconds',
+        help: 'How long the last slice of the job took on this worker, whatever its outcome',
+        labelNames: ['job'],
+        registers,
+      });
+    }
+    this.#bornAtZero(parts);
     if (has('endpoint')) {
       this.#query = new Histogram({
         name: 'tapehouse_endpoint_query_duration_seconds',
@@ -139,6 +179,31 @@ export class PipelineMetrics {
         registers,
       });
     }
+  }
+
+  /**
+   * Every labelled counter starts with a 0 sample for each label value it is known to take, so
+   * that an alert's `increase()` sees the first 429, reconnect or cursor loop after a start (a
+   * series born at 1 has no increase to show).
+   */
+  #bornAtZero(parts: readonly MetricsPart[]): void {
+    const streams = parts.includes('capture') ? ['market', 'account', 'portfolio', 'prices', 'oracle_pro'] : [];
+    for (const stream of streams) {
+      this.#frames?.labels({ stream }).inc(0);
+      this.#reconnects?.labels({ stream }).inc(0);
+    }
+    const components = [...(parts.includes('capture') ? ['capture'] : []), ...(parts.includes('sync') ? ['sync'] : [])];
+    // The main job also counts the account limiter's refusals apart.
+    if (parts.includes('capture') && parts.includes('sync')) components.push('account');
+    for (const component of components) this.#http429?.labels({ component }).inc(0);
+    for (const endpoint of Object.values(ENDPOINTS))
+      this.#cursorLoops?.labels({ endpoint: endpointName(endpoint) }).inc(0);
+    for (const job of parts.includes('jobs') ? JOB_NAMES : []) {
+      this.#jobRuns?.labels({ job }).inc(0);
+      this.#jobFailures?.labels({ job }).inc(0);
+      this.#jobLastSuccess?.labels({ job }).set(0);
+    }
+    for (const answerClass of ANSWER_CLASSES) this.#venueAnswers?.labels({ class: answerClass }).inc(0);
   }
 
   /** Takes the figures a process has (a capture has no rows, a loader no frames). */
@@ -159,6 +224,19 @@ export class PipelineMetrics {
     inc(this.#http429, 'component', before.http429, now.http429);
     inc(this.#rows, 'table', before.rowsLoaded, now.rowsLoaded);
     inc(this.#cursorLoops, 'endpoint', before.cursorLoops, now.cursorLoops);
+    inc(this.#venueAnswers, 'class', before.venueAnswers ?? {}, now.venueAnswers);
+    if (now.syncJobs) {
+      const runs = (jobs: PipelineFigures['syncJobs']) =>
+        Object.fromEntries(Object.entries(jobs ?? {}).map(([job, f]) => [job, f.runs]));
+      const failures = (jobs: PipelineFigures['syncJobs']) =>
+        Object.fromEntries(Object.entries(jobs ?? {}).map(([job, f]) => [job, f.failures]));
+      inc(this.#jobRuns, 'job', runs(before.syncJobs), runs(now.syncJobs));
+      inc(this.#jobFailures, 'job', failures(before.syncJobs), failures(now.syncJobs));
+      for (const [job, f] of Object.entries(now.syncJobs)) {
+        this.#jobLastSuccess?.set({ job }, Math.floor(f.lastSuccessMs / 1000));
+        if (f.runs > 0) this.#jobDuration?.set({ job }, f.lastDurationMs / 1000);
+      }
+    }
     if (this.#deadLetters && now.deadLetters !== undefined && now.deadLetters > before.deadLetters)
       this.#deadLetters.inc(now.deadLetters - before.deadLetters);
     if (this.#lag && now.lagRecords)
@@ -171,7 +249,10 @@ export class PipelineMetrics {
         this.#unavailable.set({ stream }, 0);
       }
       for (const stream of now.unavailableStreams) {
-        if (!this.#unavailableSince.has(stream)) this.#unavailableSince.set(stream, Math.floor(Date.now() / 1000));
+        // From the venue's first refusal when capture says when it was; else from this first look.
+        const firstMs = now.unavailableSinceMs?.[stream];
+        if (firstMs !== undefined) this.#unavailableSince.set(stream, Math.floor(firstMs / 1000));
+        else if (!this.#unavailableSince.has(stream)) this.#unavailableSince.set(stream, Math.floor(Date.now() / 1000));
         this.#unavailable.set({ stream }, this.#unavailableSince.get(stream)!);
       }
     }

@@ -10,37 +10,90 @@ export async function liveStatus(dataDir: string): Promise<string | null> {
   if (!endpoint) return null;
   const response = await fetch(`${endpoint.url}/metrics`).catch(() => null);
   if (!response?.ok) return null;
-  const metrics = parsePrometheus(await response.text());
+  return figuresReport(
+    await response.text(),
+    `tapehouse run is running (pid ${endpoint.pid}, since ${endpoint.started_at}); endpoint ${endpoint.url}`,
+  );
+}
+
+/**
+ * `tapehouse status --metrics-url URL`: the live figures of any process serving /metrics (a
+ * scale-out `capture`, `load` or `worker`, or `run`), read from it. A process that does not
+ * answer is an error (exit 1), named with its address.
+ */
+export async function metricsUrlStatus(url: string): Promise<string> {
+  const target = new URL(url);
+  if (target.pathname === '/' || target.pathname === '') target.pathname = '/metrics';
+  const response = await fetch(target, { signal: AbortSignal.timeout(10_000) }).catch((error: unknown) => {
+    throw new Error(`${target.href} does not answer: ${(error as Error).message}`);
+  });
+  if (!response.ok) throw new Error(`${target.href} answered ${response.status}`);
+  return figuresReport(await response.text(), `the process at ${target.href} serves:`);
+}
+
+/** The figures of a /metrics text, the series a process does not serve left out. */
+function figuresReport(text: string, heading: string): string {
+  const metrics = parsePrometheus(text);
+  const served = new Set(metrics.map((m) => m.name));
   const total = (name: string) => metrics.filter((m) => m.name === name).reduce((sum, m) => sum + m.value, 0);
+  const line = (label: string, name: string) => (served.has(name) ? [`${label.padEnd(18)}${total(name)}`] : []);
   const rows = metrics
     .filter((m) => m.name === 'tapehouse_rows_loaded_total')
     .sort((a, b) => b.value - a.value)
     .map((m) => `  ${m.labels.table?.padEnd(24)} ${m.value}`);
+  const answers = (cls: string) =>
+    metrics
+      .filter((m) => m.name === 'tapehouse_venue_answers_total' && m.labels.class === cls)
+      .reduce((s, m) => s + m.value, 0);
   const troubles = metrics
     .filter(
       (m) =>
         (m.name === 'tapehouse_venue_unreachable_since_seconds' ||
-          m.name === 'tapehouse_loader_failing_since_seconds') &&
+          m.name === 'tapehouse_loader_failing_since_seconds' ||
+          m.name === 'tapehouse_stream_unavailable_since_seconds') &&
         m.value > 0,
     )
     .map((m) => {
       const since = new Date(m.value * 1000).toISOString();
+      if (m.name === 'tapehouse_stream_unavailable_since_seconds')
+        return `STREAM NOT OFFERED since ${since}: ${m.labels.stream ?? ''} (asked again later)`;
       return m.name === 'tapehouse_venue_unreachable_since_seconds'
         ? `VENUE UNREACHABLE since ${since}: ${m.labels.reason ?? ''}`
         : `LOADER FAILING since ${since}: ${m.labels.reason ?? ''} (what it holds is not stored; a stop now ends with exit code 1)`;
     });
   return [
-    `tapehouse run is running (pid ${endpoint.pid}, since ${endpoint.started_at}); endpoint ${endpoint.url}`,
+    heading,
     ...troubles,
-    `frames received   ${total('tapehouse_frames_total')}`,
-    `reconnects        ${total('tapehouse_reconnects_total')}`,
-    `429s earned       ${total('tapehouse_http_429_total')}`,
-    `bus lag (records) ${total('tapehouse_bus_lag_records')}`,
-    `open gaps         ${total('tapehouse_open_gaps')}`,
-    `dead letters      ${total('tapehouse_dead_letters_total')}`,
-    'rows loaded:',
-    ...rows,
+    ...line('frames received', 'tapehouse_frames_total'),
+    ...line('reconnects', 'tapehouse_reconnects_total'),
+    ...line('429s earned', 'tapehouse_http_429_total'),
+    ...(served.has('tapehouse_venue_answers_total')
+      ? [`${'venue answers'.padEnd(18)}429: ${answers('429')}, 5xx: ${answers('5xx')}`]
+      : []),
+    ...line('cursor loops', 'tapehouse_cursor_loops_total'),
+    ...line('bus lag (records)', 'tapehouse_bus_lag_records'),
+    ...line('open gaps', 'tapehouse_open_gaps'),
+    ...line('dead letters', 'tapehouse_dead_letters_total'),
+    ...(served.has('tapehouse_rows_loaded_total') ? ['rows loaded:', ...rows] : []),
+    ...jobLines(metrics),
   ].join('\n');
+}
+
+/** The worker's per-job figures: runs, failures, the last success. */
+function jobLines(metrics: Sample[]): string[] {
+  const runs = metrics.filter((m) => m.name === 'tapehouse_sync_job_runs_total');
+  if (runs.length === 0) return [];
+  const of = (name: string, job: string) => metrics.find((m) => m.name === name && m.labels.job === job)?.value ?? 0;
+  return [
+    'sync jobs (runs, failed, last success):',
+    ...runs
+      .sort((a, b) => (a.labels.job ?? '').localeCompare(b.labels.job ?? ''))
+      .map((m) => {
+        const job = m.labels.job ?? '';
+        const last = of('tapehouse_sync_job_last_success_seconds', job);
+        return `  ${job.padEnd(24)} ${m.value}, ${of('tapehouse_sync_job_failures_total', job)}, ${last > 0 ? new Date(last * 1000).toISOString() : '-'}`;
+      }),
+  ];
 }
 
 /**

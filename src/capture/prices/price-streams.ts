@@ -80,6 +80,8 @@ export class PriceCapture extends StreamHolder {
   #awaiting = false;
   /** Since when, and why, the feed is not offered (null: offered, or not asked yet). */
   #unavailable: { checkedAtUs: bigint; detail: string } | null = null;
+  /** When the venue first refused the feed as not offered, while it still is (wall-clock ms). */
+  #unavailableSinceMs: number | null = null;
 
   constructor(private readonly o: PriceCaptureOptions) {
     super();
@@ -109,6 +111,11 @@ export class PriceCapture extends StreamHolder {
   }
 
   /** The deployment answered that it does not offer this feed (asked again later). */
+  /** Since when (wall-clock ms) the feed is not offered: its first refusal, not the first look at it. */
+  get unavailableSinceMs(): number | null {
+    return this.#unavailable === null ? null : this.#unavailableSinceMs;
+  }
+
   get unavailable(): boolean {
     return this.#unavailable !== null;
   }
@@ -134,6 +141,7 @@ export class PriceCapture extends StreamHolder {
     if (!notOffered(failure)) return undefined;
     const detail = `${failure.status ?? 'no answer'} ${failure.code ?? ''}`.trim() + ` on ${this.o.feed.path}`;
     const first = this.#unavailable === null;
+    if (first) this.#unavailableSinceMs = Number(this.o.clock.epochMicros() / 1000n);
     this.#notOfferedGap(detail);
     if (first)
       this.o.log?.warn(

@@ -5,7 +5,7 @@ import { readAccessToken } from '../../api/token.ts';
 import { KafkaBus } from '../../bus/kafka/index.ts';
 import { createTopicCatalogue } from '../../bus/topics.ts';
 import { FileCoverageStore, startCapture, type CaptureStats } from '../../capture/index.ts';
-import { captureFigures } from '../../run/figures.ts';
+import { captureFigures, wireFigures } from '../../run/figures.ts';
 import { createLogger } from '../../util/log.ts';
 import { lockStateFile } from '../../util/file-lock.ts';
 import type { Secret } from '../../util/secret.ts';
@@ -115,7 +115,7 @@ async function capture(flags: Record<string, unknown>): Promise<number> {
       coverageStore: new FileCoverageStore(coverageFile),
       log,
     });
-    served?.feed(() => captureFigures(handle.stats()));
+    served?.feed(() => ({ ...captureFigures(handle.stats()), ...wireFigures() }));
     const shard = `${settings.shard.index}/${settings.shard.count}`;
     process.stdout.write(
       `capturing ${settings.baseUrl} (shard ${shard}) into Kafka ${settings.kafkaBrokers.join(',')}, topics ${topics.prefix}.*${metricsNote(served)}\n`,

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { liveStatus, storedStatus } from '../../run/status-report.ts';
+import { liveStatus, metricsUrlStatus, storedStatus } from '../../run/status-report.ts';
 import { liveEndpoint } from '../../warehouse/embedded/index.ts';
 import { openQueryRunner } from '../../warehouse/query-access.ts';
 import { addSettings } from '../settings.ts';
@@ -10,7 +10,15 @@ export function registerStatus(program: Command): void {
   const command = program
     .command('status')
     .description("what the running main job is doing (its live figures), or the last run's summary from the warehouse");
+  command.option(
+    '--metrics-url <url>',
+    "a process's /metrics (a scale-out capture, load or worker: http://host:9464): its live figures",
+  );
   addSettings(command, WAREHOUSE_SETTINGS).action(async (options: Record<string, unknown>) => {
+    if (typeof options.metricsUrl === 'string') {
+      process.stdout.write(`${await metricsUrlStatus(options.metricsUrl)}\n`);
+      return;
+    }
     // A server gives the stored summary only: live figures are a data directory's.
     const target = resolveWarehouse(options);
     const live = target.kind === 'chdb' ? await liveStatus(target.dataDir) : null;

@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { wireFigures } from '../../run/figures.ts';
+import { syncJobFigures } from '../../../workflows/job-figures.ts';
 import { readAccessToken } from '../../api/token.ts';
 import type { CheckpointSetting } from '../../../workflows/worker-process.ts';
 import { createLogger } from '../../util/log.ts';
@@ -58,7 +60,7 @@ export function registerWorker(program: Command): void {
       const pageSize = options.pageSize === undefined ? undefined : positiveInteger(options.pageSize, '--page-size');
       const readBucket = readBucketOf(settings);
       const token = await readAccessToken({ tokenFile: settings.tokenFile, token: settings.token });
-      const served = await serveMetricsIfAsked(settings, ['sync'], createLogger('worker'));
+      const served = await serveMetricsIfAsked(settings, ['sync', 'jobs'], createLogger('worker'));
       // Loaded here: the Temporal worker's native module is not needed by the other commands.
       const { startWorkerProcess } = await import('../../../workflows/worker-process.ts');
       const temporal = {
@@ -82,7 +84,11 @@ export function registerWorker(program: Command): void {
         catalogueWithToken: options.catalogueWithToken,
         pageSize,
       });
-      served?.feed(() => ({ http429: { sync: processHandle.limiter.stats().refused } }));
+      served?.feed(() => ({
+        http429: { sync: processHandle.limiter.stats().refused },
+        ...wireFigures(),
+        syncJobs: syncJobFigures(),
+      }));
       process.stdout.write(
         `worker ready on task queue ${temporal.taskQueue} (namespace ${temporal.namespace}, ${temporal.address})${metricsNote(served)}\n`,
       );

@@ -305,7 +305,7 @@ class Loader {
     clearInterval(this.#timer);
     try {
       this.#subscription?.pause();
-      for (const flusher of this.#flushers) flusher.releaseWaiters();
+      for (const flusher of this.#flushers) flusher.acceptAllRows();
       await this.#inBatch;
       for (const batcher of this.#batchers.values()) {
         if (batcher instanceof PartitionBatcher) {
@@ -414,7 +414,7 @@ class Loader {
   #full(flusher: Flusher): void {
     if (this.#queueFull) return;
     this.#setFlow({ queueFull: true });
-    void flusher.room().then(() => this.#setFlow({ queueFull: false }));
+    void flusher.untilRowsAccepted().then(() => this.#setFlow({ queueFull: false }));
   }
 
   async #subscribe(): Promise<void> {
@@ -443,7 +443,7 @@ class Loader {
    * warehouse's state. */
   async #resubscribe(error: unknown): Promise<void> {
     this.#log.warn({ err: error }, 'bus subscription failed; resubscribing once the queued batches are stored');
-    for (const flusher of this.#flushers) flusher.release();
+    for (const flusher of this.#flushers) flusher.resumeWithAssignment();
     await Promise.all(this.#flushers.map((flusher) => flusher.whenIdle()));
     this.#batchers.clear();
     this.#assigned = new Set();
@@ -465,7 +465,7 @@ class Loader {
    */
   #revoke(): Promise<void> {
     this.#rebalancing = true;
-    return Promise.all(this.#flushers.map((flusher) => flusher.hold())).then(() => undefined);
+    return Promise.all(this.#flushers.map((flusher) => flusher.pauseForRebalance())).then(() => undefined);
   }
 
   /**
@@ -484,7 +484,7 @@ class Loader {
       if (next.has(key)) continue;
       const [topic, partition] = splitKey(key);
       this.#batchers.delete(key);
-      this.#flusherOf(topic).forget(topic, partition);
+      this.#flusherOf(topic).dropPartition(topic, partition);
       this.#commits.forget(topic, partition);
     }
     // Gained: new to this loader, or kept but whose state was still being read for an assignment
@@ -494,7 +494,7 @@ class Loader {
     );
     this.#assigned = next;
     this.#rebalancing = false;
-    for (const flusher of this.#flushers) flusher.release();
+    for (const flusher of this.#flushers) flusher.resumeWithAssignment();
     const positions: CommitPosition[] = [];
     for (const key of next) {
       const batcher = this.#batchers.get(key);
@@ -553,7 +553,7 @@ class Loader {
     // A rebalance under way, or no room: read again from here later.
     if (this.#rebalancing) return { next: first.offset };
     const flusher = this.#flusherOf(batch.topic);
-    if (!flusher.hasRoom) {
+    if (!flusher.acceptsRows) {
       this.#full(flusher);
       return { next: first.offset };
     }
@@ -577,7 +577,7 @@ class Loader {
     for (const delivery of batch.messages) {
       if (this.#stopping || this.#batchers.get(key) !== batcher) return; // lost meanwhile, or stopping
       if (this.#rebalancing) return { next: delivery.offset };
-      if (!flusher.hasRoom) {
+      if (!flusher.acceptsRows) {
         this.#full(flusher);
         return { next: delivery.offset };
       }

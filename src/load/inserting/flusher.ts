@@ -11,6 +11,19 @@ import { follows, formRound, insertGroups, rowAt, type Entry, type RoundBatch } 
 import { errorSummary, refusedRow } from './warehouse-errors.ts';
 import { retryForever, type RetryHooks } from '../../util/backoff.ts';
 import { nowMicros, type Clock } from '../../util/clock.ts';
+import {
+  LANE_START,
+  acceptsRows,
+  afterMayBeRecorded,
+  mayPrepareNext,
+  nextLaneState,
+  nextRoundState,
+  type LaneEvent,
+  type LaneState,
+  type RoundAction,
+  type RoundEvent,
+  type RoundState,
+} from '../protocol/index.ts';
 
 /**
  * Tables whose rows say how many rows of another table belong to them: a positions read's
@@ -34,7 +47,7 @@ export interface FlusherOptions {
   onWarehouseUp(): void;
   /** Aborted at a stop's deadline: retries end and what is unstored stays on the bus. */
   giveUp: AbortSignal;
-  /** Deliveries wait (`room()`) while more rows than this are queued. */
+  /** Deliveries wait (`untilRowsAccepted()`) while more rows than this are queued. */
   maxQueuedRows: number;
   /**
    * How long a stored round's `after` rows may wait for the next round's offsets insert to carry
@@ -50,7 +63,7 @@ export interface FlusherOptions {
   clock?: Clock;
 }
 
-/** A round: its batches (one per partition), their inserts, and what a rebalance during it did. */
+/** A round: its batches (one per partition), their inserts, and where it stands in the protocol. */
 interface Round {
   id: string;
   batches: RoundBatch[];
@@ -58,10 +71,10 @@ interface Round {
   inserts: RoundInsert[];
   /** When its `before` rows were written (µs): parts holding its rows were written since. */
   beforeUs: bigint;
-  /** A rebalance began while its inserts were not all acknowledged: its partitions may have changed hands. */
-  crossed: boolean;
-  /** The flusher's pokes when it was taken from the queue. */
-  pokes: number;
+  /** Its state in the protocol (protocol/round-states.ts): moved only by #advance. */
+  state: RoundState;
+  /** The flusher's count of changes when it was taken from the queue. */
+  changes: number;
 }
 
 // A round records at most this many partitions' batches in one loader_offsets insert.
@@ -95,19 +108,22 @@ const MAX_ROUND_ROWS = 500_000;
  */
 export class Flusher {
   readonly #queue: Entry[] = [];
-  readonly #wake = new Signal();
-  readonly #room = new Signal();
-  readonly #released = new Signal();
+  /** Something a round may take changed. */
+  readonly #changed = new Signal();
+  /** Rows left the queue. */
+  readonly #roomFreed = new Signal();
+  /** The new assignment is known (or the lane closes). */
+  readonly #assignmentKnown = new Signal();
   /** Per partition, how often it was lost: batches cut before the last loss are stale. */
   readonly #losses = new Map<string, number>();
   readonly #idle = new Signal();
   #queuedRows = 0;
-  #busy = false;
+  /** Where the lane stands (protocol/lane-states.ts): moved only by #on. */
+  #lane: LaneState = LANE_START;
   /** Rounds recorded before a crash that go range by range (never waited for whole again). */
-  readonly #partedRounds = new Set<string>();
-  /** A rebuilt round waits for ranges of it not rebuilt yet: deliveries must go on whatever the room. */
-  #waitingForRanges = false;
-  #pokes = 0;
+  readonly #roundsRangeByRange = new Set<string>();
+  /** How many changes a round may take there were (a wake is never missed). */
+  #changes = 0;
   /** Rounds stored, waiting for their `after` rows, and since when the newest is. */
   #stored: Round[] = [];
   #storedAtMs = 0;
@@ -115,11 +131,6 @@ export class Flusher {
   readonly #recorded = new Set<Round>();
   /** The next round: formed, encoded and its `before` rows recorded while the one before is in the engine. */
   #next: Promise<Round> | undefined;
-  #closing = false;
-  #releasing = false;
-  #down = false;
-  /** A rebalance is under way: no new round (no `before` row) until `release()`. */
-  #held = false;
   /** The `before` rows of the round under way, until the warehouse took them or the round gave them up. */
   #recordingBefore: Promise<unknown> | undefined;
   #failing: { sinceMs: number; reason: string } | undefined;
@@ -129,11 +140,47 @@ export class Flusher {
     this.done = this.#run();
   }
 
+  /** A lane event: the lane's next state, and its actions performed. */
+  #on(event: LaneEvent): void {
+    const step = nextLaneState(this.#lane, event);
+    this.#lane = step.state;
+    for (const action of step.actions) {
+      switch (action) {
+        case 'cross_recorded_rounds':
+          // (A round already stored before this is whole in the warehouse: its `after` may be written.)
+          for (const round of this.#recorded) this.#advance(round, 'rebalance_began');
+          break;
+        case 'wake_rounds':
+          this.#somethingChanged();
+          break;
+        case 'wake_assignment_waiters':
+          this.#assignmentKnown.notify();
+          break;
+        case 'wake_room_waiters':
+          this.#roomFreed.notify();
+          break;
+        case 'report_warehouse_down':
+          this.options.onWarehouseDown();
+          break;
+        case 'report_warehouse_up':
+          this.options.onWarehouseUp();
+          break;
+      }
+    }
+  }
+
+  /** A round event: the round's next state; returns the actions for the caller to perform. */
+  #advance(round: Round, event: RoundEvent): readonly RoundAction[] {
+    const step = nextRoundState(round.state, event);
+    round.state = step.state;
+    return step.actions;
+  }
+
   /** Something changed that a round may take (a batch queued, a partition lost, an assignment): counted, so a wake is
    * never missed. */
-  #poke(): void {
-    this.#pokes += 1;
-    this.#wake.notify();
+  #somethingChanged(): void {
+    this.#changes += 1;
+    this.#changed.notify();
   }
 
   /** Queues a batch for the next round. */
@@ -142,17 +189,17 @@ export class Flusher {
     const rows = batch.rebuilt ? 0 : batch.rowCount;
     this.#queue.push({ batch, rows, owned: this.#losses.get(partitionKey(batch.topic, batch.partition)) ?? 0 });
     this.#queuedRows += rows;
-    this.#poke();
+    this.#somethingChanged();
   }
 
   /** Whether a delivery may add rows now (fewer than `maxQueuedRows` wait). */
-  get hasRoom(): boolean {
-    return this.#queuedRows < this.options.maxQueuedRows || this.#closing || this.#releasing || this.#waitingForRanges;
+  get acceptsRows(): boolean {
+    return acceptsRows(this.#lane, this.#queuedRows, this.options.maxQueuedRows);
   }
 
-  /** Resolves once there is room again. */
-  async room(): Promise<void> {
-    while (!this.hasRoom) await this.#room.wait();
+  /** Resolves once a delivery may add rows again. */
+  async untilRowsAccepted(): Promise<void> {
+    while (!this.acceptsRows) await this.#roomFreed.wait();
   }
 
   /**
@@ -163,28 +210,24 @@ export class Flusher {
    * it sends only its own batches with this round's token, the rounds under way are looked at
    * again once the assignment is known (see #settle).
    */
-  hold(): Promise<void> {
-    this.#held = true;
-    // (A round already stored before this is whole in the warehouse: its `after` may be written.)
-    for (const round of this.#recorded) round.crossed = true;
+  pauseForRebalance(): Promise<void> {
+    this.#on('rebalance_began');
     return Promise.resolve(this.#recordingBefore).then(
       () => undefined,
       () => undefined,
     );
   }
 
-  /** The new assignment is known (lost partitions forgotten): rounds go on. */
-  release(): void {
-    this.#held = false;
-    this.#released.notify();
-    this.#poke();
+  /** The new assignment is known (lost partitions dropped): rounds go on. */
+  resumeWithAssignment(): void {
+    this.#on('assignment_known');
   }
 
   /**
    * A partition went to another loader: its batches not yet recorded `before` are dropped — also
    * those of the round under way, whose `before` insert is still being retried.
    */
-  forget(topic: string, partition: number): void {
+  dropPartition(topic: string, partition: number): void {
     const key = partitionKey(topic, partition);
     this.#losses.set(key, (this.#losses.get(key) ?? 0) + 1);
     for (let i = this.#queue.length - 1; i >= 0; i--) {
@@ -194,9 +237,9 @@ export class Flusher {
         this.#queuedRows -= entry.rows;
       }
     }
-    this.#room.notify();
+    this.#roomFreed.notify();
     // A rebuilt round waiting for this partition's range goes range by range instead.
-    this.#poke();
+    this.#somethingChanged();
   }
 
   /** Rows queued and not yet stored. */
@@ -206,7 +249,7 @@ export class Flusher {
 
   /** Whether a warehouse call is failing now (the loader is waiting for it). */
   get warehouseDown(): boolean {
-    return this.#down;
+    return this.#lane.warehouse === 'failing';
   }
 
   /** Since when (wall-clock ms) and why the warehouse calls fail, while they do. */
@@ -216,60 +259,63 @@ export class Flusher {
 
   /** Resolves once everything queued is stored and recorded `after`. */
   async whenIdle(): Promise<void> {
-    while (this.#busy || this.#queue.length > 0 || this.#next !== undefined || this.#stored.length > 0)
+    while (this.#lane.work === 'busy' || this.#queue.length > 0 || this.#next !== undefined || this.#stored.length > 0)
       await this.#idle.wait();
   }
 
   /** Lets deliveries waiting for room go on (a stop is about to store what they hold). */
-  releaseWaiters(): void {
-    this.#releasing = true;
-    this.#room.notify();
+  acceptAllRows(): void {
+    this.#on('rows_let_in');
   }
 
   /** Stores what is queued, records it `after`, commits, then ends. */
   close(): Promise<void> {
-    this.#closing = true;
-    this.#poke();
-    this.#room.notify();
-    this.#released.notify();
+    this.#on('close');
     return this.done;
   }
 
+  /**
+   * The driver: takes rounds, performs the actions the protocol's transitions return
+   * (protocol/round-states.ts), and writes the `after` rows of stored rounds when no round follows
+   * soon enough to carry them.
+   */
   async #run(): Promise<void> {
     for (;;) {
-      if ((this.#queue.length === 0 && this.#next === undefined) || this.#held) {
+      const rebalancing = this.#lane.assignment === 'rebalancing';
+      const closing = this.#lane.stop === 'closing';
+      if ((this.#queue.length === 0 && this.#next === undefined) || rebalancing) {
         // A round crossed by a rebalance waits for the assignment before its `after` (#settle).
-        if (this.#stored.length > 0 && !(this.#held && this.#stored.every((round) => round.crossed))) {
+        if (this.#stored.some((round) => afterMayBeRecorded(round.state, rebalancing))) {
           const wait = this.#storedAtMs + this.options.afterDelayMs - performance.now();
-          if (wait > 0 && !this.#closing && !this.#held) {
+          if (wait > 0 && !closing && !rebalancing) {
             // The next round's offsets insert carries these `after` rows, if it comes soon.
-            await Promise.race([this.#wake.wait(), new Promise((resolve) => setTimeout(resolve, wait))]);
+            await Promise.race([this.#changed.wait(), new Promise((resolve) => setTimeout(resolve, wait))]);
             continue;
           }
-          this.#busy = true;
+          this.#on('work_began');
           await this.#record([]);
-          this.#busy = false;
+          this.#on('work_ended');
           continue;
         }
         this.#idle.notify();
         // Stopping in the middle of a rebalance: what is queued may no longer be ours; it stays on the bus.
-        if (this.#closing) return;
-        await Promise.race([this.#wake.wait(), this.#released.wait()]);
+        if (closing) return;
+        await Promise.race([this.#changed.wait(), this.#assignmentKnown.wait()]);
         continue;
       }
-      this.#busy = true;
+      this.#on('work_began');
       const next = this.#next ?? this.#prepare();
       this.#next = undefined;
       const round = await next;
-      if (round.batches.length === 0) {
-        // Only rebuilt rounds waiting for their other ranges are queued.
-        this.#busy = false;
-        if (this.#closing) {
+      if (round.state === 'queued') {
+        // Nothing of it recorded: only rebuilt rounds waiting for their other ranges are queued.
+        this.#on('work_ended');
+        if (this.#lane.stop === 'closing') {
           // They stay on the bus: the next start rebuilds them.
-          this.#release(this.#queue.splice(0));
+          this.#freeRoom(this.#queue.splice(0));
         } else {
           if (this.#stored.length > 0) await this.#record([]);
-          if (this.#pokes === round.pokes) await this.#wake.wait();
+          if (this.#changes === round.changes) await this.#changed.wait();
         }
         continue;
       }
@@ -278,18 +324,39 @@ export class Flusher {
       sending.catch(() => undefined);
       await this.#prepareWhile(sending);
       await sending;
-      if (round.crossed) await this.#settle(round);
-      this.#recorded.delete(round);
-      const insertMs = performance.now() - started;
-      for (const item of round.batches) {
-        this.options.onStored(item.batch, insertMs);
-        this.#release(item.entries);
+      await this.#perform(round, this.#advance(round, 'inserts_acknowledged'), started);
+      this.#on('work_ended');
+    }
+  }
+
+  /** Performs a round's actions once its inserts are acknowledged (`started`: when they were sent). */
+  async #perform(round: Round, actions: readonly RoundAction[], started: number): Promise<void> {
+    for (const action of actions) {
+      switch (action) {
+        case 'wait_for_assignment':
+          while (this.#lane.assignment === 'rebalancing' && this.#lane.stop !== 'closing')
+            await this.#assignmentKnown.wait();
+          await this.#perform(round, this.#advance(round, 'assignment_known'), started);
+          break;
+        case 'add_missing_rows_of_kept':
+          await this.#settle(round);
+          break;
+        case 'count_stored': {
+          this.#recorded.delete(round);
+          const insertMs = performance.now() - started;
+          for (const item of round.batches) {
+            this.options.onStored(item.batch, insertMs);
+            this.#freeRoom(item.entries);
+          }
+          if (round.batches.length > 0) {
+            this.#stored.push(round);
+            this.#storedAtMs = performance.now();
+          }
+          break;
+        }
+        default:
+          throw new Error(`a round just inserted has no action ${action}`);
       }
-      if (round.batches.length > 0) {
-        this.#stored.push(round);
-        this.#storedAtMs = performance.now();
-      }
-      this.#busy = false;
     }
   }
 
@@ -305,12 +372,12 @@ export class Flusher {
       () => (done = true),
     );
     while (!done) {
-      if (this.#queue.length > 0 && !this.#held && !this.#closing) {
+      if (this.#queue.length > 0 && mayPrepareNext(this.#lane)) {
         this.#next = this.#prepare();
-        this.#next.catch(() => undefined);
+        this.#next.catch(() => undefined); // awaited by #run, which handles its failure
         return;
       }
-      await Promise.race([this.#wake.wait(), finished]);
+      await Promise.race([this.#changed.wait(), finished]);
     }
   }
 
@@ -322,9 +389,10 @@ export class Flusher {
       batches: [],
       inserts: [],
       beforeUs: 0n,
-      crossed: false,
-      pokes: this.#pokes,
+      state: 'queued',
+      changes: this.#changes,
     };
+    this.#advance(round, 'taken'); // record_before: what follows
     const recording = (async () => {
       round.batches = formRound(this.#takeRound(), round.id, this.options.context.epoch);
       round.inserts = await this.#retry(() => encodeRound(round.batches, this.options.context));
@@ -336,19 +404,33 @@ export class Flusher {
     });
     round.beforeUs = nowMicros();
     // Its `before` rows landed after a rebalance began (sent before it): a round crossed by it (as
-    // is one recorded before a rebalance and not stored when it begins, see hold()).
-    round.crossed = this.#held && live.length > 0;
+    // is one recorded before a rebalance and not stored when it begins, see pauseForRebalance()).
+    const recorded: RoundEvent =
+      live.length === 0
+        ? 'nothing_recorded'
+        : this.#lane.assignment === 'rebalancing'
+          ? 'before_recorded_in_rebalance'
+          : 'before_recorded';
     if (live.length > 0) this.#recorded.add(round);
-    // Not recorded: lost to another loader (dropped), or held back by a rebalance (queued again,
-    // first, for once the new assignment says whether they are still ours).
+    // Its actions: the batches not recorded queued again, then the inserts (sent by #run).
+    for (const action of this.#advance(round, recorded))
+      if (action === 'requeue_unrecorded') await this.#requeueUnrecorded(round, live);
+    return round;
+  }
+
+  /**
+   * The batches of a round its `before` insert left out: lost to another loader (dropped), or held
+   * back by a rebalance (queued again, first, for once the new assignment says whether they are
+   * still ours). The round's inserts are encoded again without them.
+   */
+  async #requeueUnrecorded(round: Round, live: readonly RoundBatch[]): Promise<void> {
     const left = round.batches.filter((item) => !live.includes(item)).flatMap((item) => item.entries);
     this.#queue.unshift(...left.filter((entry) => !this.#stale(entry)));
-    this.#release(left.filter((entry) => this.#stale(entry)));
+    this.#freeRoom(left.filter((entry) => this.#stale(entry)));
     if (live.length < round.batches.length) {
-      round.batches = live;
-      round.inserts = await this.#retry(() => encodeRound(live, this.options.context));
+      round.batches = [...live];
+      round.inserts = await this.#retry(() => encodeRound(round.batches, this.options.context));
     }
-    return round;
   }
 
   /**
@@ -365,7 +447,7 @@ export class Flusher {
       const entry = this.#queue[i]!;
       if (this.#stale(entry)) {
         this.#queue.splice(i, 1);
-        this.#release([entry]);
+        this.#freeRoom([entry]);
       }
     }
     const heads = new Map<string, Entry>();
@@ -415,10 +497,7 @@ export class Flusher {
       rows += entry.batch.rowCount;
       this.#queue.splice(i, 1);
     }
-    if (waiting !== this.#waitingForRanges) {
-      this.#waitingForRanges = waiting;
-      if (waiting) this.#room.notify();
-    }
+    this.#on(waiting ? 'round_waits_for_ranges' : 'rounds_flow');
     return round;
   }
 
@@ -430,7 +509,7 @@ export class Flusher {
    */
   #rebuiltAs(entry: Entry, heads: ReadonlyMap<string, Entry>): 'whole' | 'wait' | 'alone' {
     const recorded = entry.batch.rebuilt!.round;
-    if (recorded === undefined || !recorded.replayable || this.#partedRounds.has(recorded.id)) return 'alone';
+    if (recorded === undefined || !recorded.replayable || this.#roundsRangeByRange.has(recorded.id)) return 'alone';
     let whole = true;
     for (const member of recorded.members) {
       const head = heads.get(partitionKey(member.topic, member.partition));
@@ -442,15 +521,15 @@ export class Flusher {
         !this.options.owns(member.topic, member.partition) ||
         (head !== undefined && head.batch.range.first > member.last)
       ) {
-        return this.#parted(recorded);
+        return this.#goRangeByRange(recorded);
       }
     }
     return whole ? 'whole' : 'wait';
   }
 
-  #parted(round: RecordedRound): 'alone' {
-    if (!this.#partedRounds.has(round.id)) {
-      this.#partedRounds.add(round.id);
+  #goRangeByRange(round: RecordedRound): 'alone' {
+    if (!this.#roundsRangeByRange.has(round.id)) {
+      this.#roundsRangeByRange.add(round.id);
       this.options.log.warn(
         { lane: this.options.lane, round: round.id, ranges: round.members.length },
         'a round recorded before a crash is not all rebuilt here: its ranges go one by one with its tokens, and what those leave out is added',
@@ -459,10 +538,10 @@ export class Flusher {
     return 'alone';
   }
 
-  #release(entries: readonly Entry[]): void {
+  #freeRoom(entries: readonly Entry[]): void {
     if (entries.length === 0) return;
     for (const entry of entries) this.#queuedRows -= entry.rows;
-    this.#room.notify();
+    this.#roomFreed.notify();
   }
 
   /** Whether the partition was lost since the entry's batch was cut. */
@@ -483,12 +562,14 @@ export class Flusher {
   async #record(next: readonly RoundBatch[]): Promise<RoundBatch[]> {
     const { scope } = this.options;
     // Rounds crossed by a rebalance wait for the assignment (#settle) before their `after`.
-    const rounds = this.#stored.filter((round) => !(round.crossed && this.#held));
+    const rounds = this.#stored.filter((round) =>
+      afterMayBeRecorded(round.state, this.#lane.assignment === 'rebalancing'),
+    );
     const stored = rounds.flatMap((round) => round.batches);
     let live: RoundBatch[] = [];
     const rowsNow = () => {
       const at = nowMicros();
-      live = this.#held ? [] : next.filter((item) => !this.#lost(item));
+      live = this.#lane.assignment === 'rebalancing' ? [] : next.filter((item) => !this.#lost(item));
       const rows = (items: readonly RoundBatch[], state: 'before' | 'after') =>
         items.flatMap((item) => offsetRows(item.batch, item.tokenOf, state, scope, at));
       return [...rows(stored, 'after'), ...rows(live, 'before')];
@@ -496,11 +577,13 @@ export class Flusher {
     if (rowsNow().length > 0)
       await this.#retry(() => this.options.context.warehouse.insertRows('loader_offsets', rowsNow()));
     this.#stored = this.#stored.filter((round) => !rounds.includes(round));
-    if (stored.length > 0) {
-      void this.options.commits.commit(
-        stored.map(({ batch }) => ({ topic: batch.topic, partition: batch.partition, next: batch.range.last + 1n })),
-      );
-    }
+    // Their `after` is durable: each round's actions say commit (one bus call for all of them).
+    const committing = rounds.filter((round) => this.#advance(round, 'after_recorded').includes('commit'));
+    const positions = committing
+      .flatMap((round) => round.batches)
+      .map(({ batch }) => ({ topic: batch.topic, partition: batch.partition, next: batch.range.last + 1n }));
+    if (positions.length > 0) void this.options.commits.commit(positions);
+    for (const round of committing) this.#advance(round, 'commit_sent');
     return live;
   }
 
@@ -579,10 +662,9 @@ export class Flusher {
    * new owner (no `after` from here).
    */
   async #settle(round: Round): Promise<void> {
-    while (this.#held && !this.#closing) await this.#released.wait();
     if (!round.batches.some((item) => this.#lost(item))) return;
     const kept = round.batches.filter((item) => !this.#lost(item));
-    this.#release(round.batches.filter((item) => this.#lost(item)).flatMap((item) => item.entries));
+    this.#freeRoom(round.batches.filter((item) => this.#lost(item)).flatMap((item) => item.entries));
     round.batches = kept;
     // Stopping too: the new owner's share of this token may have landed first and dropped these
     // rows, and the `after` this stop writes would hide that for good. (A warehouse that does not
@@ -611,15 +693,11 @@ export class Flusher {
         const reason = errorSummary(error);
         this.#failing = { sinceMs: this.#failing?.sinceMs ?? Date.now(), reason };
         this.options.log.warn({ lane: this.options.lane, attempt, waitMs, reason }, 'warehouse call failed; retrying');
-        if (!this.#down) {
-          this.#down = true;
-          this.options.onWarehouseDown();
-        }
+        this.#on('warehouse_failed');
       },
       onRecovered: () => {
         this.#failing = undefined;
-        this.#down = false;
-        this.options.onWarehouseUp();
+        this.#on('warehouse_answered');
       },
     };
     return retryForever(operation, hooks, { clock: this.options.clock, what: 'the warehouse' });

@@ -599,7 +599,7 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     const lastFrameMs = Number(last!.at);
     const tokenId = accountRun(account).ledger.tokens[0]!.tokenId;
     // The run stopped after its last account frame; an orders read a little later saw an order matched since.
-    await store.warehouse.insertRows('orders', [
+    await store.warehouse.insertRows('order_observations', [
       {
         account,
         order_id: 'late-order',
@@ -652,7 +652,7 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     // Another positions read 3 s later and another summary 2 s after that: no pair among the newest.
     const shifted = (table: string, ms: number) =>
       `INSERT INTO tapehouse.${table} SELECT * REPLACE (as_of + toIntervalMillisecond(${ms}) AS as_of, _offset + 1000000 AS _offset) FROM tapehouse.${table} WHERE account = '${account}' AND toUnixTimestamp64Milli(as_of) = ${pairAt + ms}`; // WHERE sees the replaced as_of
-    for (const table of ['position_snapshots', 'positions'])
+    for (const table of ['position_snapshots', 'position_observations'])
       await store.warehouse.client.command({ query: shifted(table, 3_000) });
     await store.warehouse.client.command({ query: shifted('portfolio_summaries', 5_000) });
     const again = (await reconcile(store.warehouse.client, { ...opts, accounts: [account] })).accounts[0]!;

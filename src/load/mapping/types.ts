@@ -15,10 +15,10 @@ export type TableName =
   | 'events'
   | 'markets'
   | 'outcomes'
-  | 'orders'
+  | 'order_observations'
   | 'fill_observations'
   | 'position_snapshots'
-  | 'positions'
+  | 'position_observations'
   | 'portfolio_summaries'
   | 'pnl_settled'
   | 'rebates'
@@ -34,6 +34,15 @@ export type TableName =
   | 'categories'
   | 'account_batches'
   | 'withdrawal_states';
+
+/**
+ * Tables renamed by a migration (0170: a history is `<entity>_observations`), old name → new. A
+ * loader's bookkeeping written before names the old one; the old names stay as views for a release.
+ */
+export const RENAMED_TABLES: Readonly<Record<string, TableName>> = {
+  orders: 'order_observations',
+  positions: 'position_observations',
+};
 
 /** A row being built: column → value; provenance columns are added by the loader. */
 export type Row = Record<string, CellValue>;

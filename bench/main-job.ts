@@ -128,7 +128,7 @@ async function measure(rate: number, mode: 'quiet' | 'hog'): Promise<void> {
     );
     const [positions] = await query<{ stored: string; full: string; reads: string }>(
       client,
-      'SELECT (SELECT count() FROM tapehouse.positions) AS stored, sum(position_count) AS full, count() AS reads FROM tapehouse.position_snapshots',
+      'SELECT (SELECT count() FROM tapehouse.position_observations) AS stored, sum(position_count) AS full, count() AS reads FROM tapehouse.position_snapshots',
     );
     await client.close();
     report({

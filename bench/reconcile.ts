@@ -248,7 +248,7 @@ async function insertWarehouse(
   };
   await insert('position_snapshots', [snapshot]);
   await insert(
-    'positions',
+    'position_observations',
     reports.positions!.positions.map((p, i) => ({
       account: ACCOUNT,
       as_of: snapshot.as_of,

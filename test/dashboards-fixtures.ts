@@ -278,7 +278,7 @@ export async function fillDashboardWarehouse(warehouse: Warehouse, options: Seed
       exchange: 'SERVICE',
       side: fill.side,
     };
-    add('orders', {
+    add('order_observations', {
       ...base,
       status: 'MATCHED',
       is_terminal: true,
@@ -315,7 +315,7 @@ export async function fillDashboardWarehouse(warehouse: Warehouse, options: Seed
   for (let i = 0; i < 4; i += 1) {
     const market = markets[i]!;
     const at = end - (i + 1) * 7 * MINUTE;
-    add('orders', {
+    add('order_observations', {
       account,
       order_id: `open-${i + 1}`,
       status: 'PENDING',
@@ -367,7 +367,7 @@ export async function fillDashboardWarehouse(warehouse: Warehouse, options: Seed
   for (const [index, [token, holding]] of held.entries()) {
     const price = 400_000 + Math.floor(rand() * 300_000);
     const value = Math.floor((price * holding.shares) / 1_000_000);
-    add('positions', {
+    add('position_observations', {
       account,
       as_of: iso(asOf),
       token_id: token,

@@ -335,7 +335,7 @@ describe('mapping a record to rows', () => {
       failure: { code: 'x', recovery: { strategy: 'none' } },
     };
     const rows = map(record('account_event', { kind: 'order_cancelled', reason: 'SELF_TRADE_PREVENTION', order }));
-    expect(rows.map((r) => r.table)).toEqual(['account_events', 'orders']);
+    expect(rows.map((r) => r.table)).toEqual(['account_events', 'order_observations']);
     expect(rows[0]!.row).toMatchObject({
       account: 'acct-1',
       kind: 'order_cancelled',

@@ -233,7 +233,7 @@ describe('tapehouse rederive', () => {
     ).toEqual([{ proposal_round: 0, resolution: '' }]);
     const before = Object.fromEntries(
       await Promise.all(
-        ['market_status', 'trades', 'account_events', 'markets', 'orders'].map(
+        ['market_status', 'trades', 'account_events', 'markets', 'order_observations'].map(
           async (t) => [t, await identity(t)] as const,
         ),
       ),
@@ -247,7 +247,7 @@ describe('tapehouse rederive', () => {
       expect(seen.at(-1)).toBe(result.partitionsTotal);
       expect(await identity(table)).toEqual(before[table]);
     }
-    expect(await identity('orders')).toEqual(before.orders);
+    expect(await identity('order_observations')).toEqual(before.order_observations);
     expect(await pendingRederives(w.warehouse.client)).toEqual([]);
 
     expect(

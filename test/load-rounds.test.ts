@@ -242,10 +242,10 @@ describe('loader rounds', () => {
     await drained(first);
     await first.stop();
     expect(await latest()).toBe(1);
-    const spy = watching(w.warehouse, new Set(['tapehouse.positions', 'positions']));
+    const spy = watching(w.warehouse, new Set(['tapehouse.position_observations', 'position_observations']));
     const loaders = await loading(bus, catalogue, spy.warehouse, 'whole', 100);
     await publishAll(bus, generator.take(5));
-    while (!spy.inserts.has('tapehouse.positions') && !spy.inserts.has('positions'))
+    while (!spy.inserts.has('tapehouse.position_observations') && !spy.inserts.has('position_observations'))
       await new Promise((resolve) => setTimeout(resolve, 10));
     await new Promise((resolve) => setTimeout(resolve, 300));
     // The positions insert is held: the newer reads' snapshot rows wait for it, the first read stands.

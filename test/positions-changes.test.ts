@@ -106,7 +106,7 @@ describe('positions stored as changes', () => {
     expect(links[3]?.removed).toEqual(['b']);
     // An anchor keeps its raw frame; a change record has none (its payload is what it adds).
     expect(records.map((r) => r.raw !== null)).toEqual([true, false, false, false, true, true, false, true, false]);
-    const positionRows = mapped.map((list) => list.filter((r) => r.table === 'positions').length);
+    const positionRows = mapped.map((list) => list.filter((r) => r.table === 'position_observations').length);
     expect(positionRows).toEqual([3, 0, 1, 3, 0, 3, 2, 2, 1]);
   });
 
@@ -172,8 +172,8 @@ describe('positions stored as changes', () => {
       );
     expect(await latest()).toEqual([{ token_id: 'd', shares_micro: '6' }]);
     await w.warehouse.insertRows(
-      'positions',
-      list.filter((r) => r.table === 'positions').map((r) => r.row),
+      'position_observations',
+      list.filter((r) => r.table === 'position_observations').map((r) => r.row),
     );
     expect(await latest()).toEqual([{ token_id: 'd', shares_micro: '7' }]);
   });

@@ -134,7 +134,12 @@ export async function readAccount(
   for await (const page of client.orders.orderPages({ limit: 500 })) {
     const observed = ms(page.value.as_of, nowMs);
     page.value.orders.forEach((o, i) =>
-      rows.add('orders', orderRow(o, label, observed), 'tapehouse.sync.orders', rawItems(page.raw, 'orders')[i]),
+      rows.add(
+        'order_observations',
+        orderRow(o, label, observed),
+        'tapehouse.sync.orders',
+        rawItems(page.raw, 'orders')[i],
+      ),
     );
   }
   const positions = await client.portfolio.positions();
@@ -147,7 +152,7 @@ export async function readAccount(
   );
   // The snapshot's rows share its record's provenance (one record, one row per position).
   positions.value.positions.forEach((p, i) =>
-    rows.addChild('positions', positionRow(p, label, asOf), 'position_snapshots', i),
+    rows.addChild('position_observations', positionRow(p, label, asOf), 'position_snapshots', i),
   );
   const summary = await client.portfolio.summary();
   for (const s of summary.value.summaries)

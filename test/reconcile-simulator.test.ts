@@ -8,6 +8,9 @@ import { END_OF_TIME_MS, reconcile, type Reconciliation } from '../src/reconcile
 import type { AccountReconciliation } from '../src/reconcile/reconcile-account.ts';
 import { renderCsv, renderJson } from '../src/reconcile/render.ts';
 import { storeReconciliation } from '../src/reconcile/store.ts';
+import { reconciliationRoute } from '../src/reconcile/store-through-job.ts';
+import { serveEmbeddedEndpoint } from '../src/warehouse/endpoint/index.ts';
+import { openEmbeddedWarehouse } from '../src/warehouse/warehouse.ts';
 import { SIMULATOR_VENUE_RULES } from '../src/reconcile/venue-rules.ts';
 import type { Account } from '../src/simulator/accounts/account.ts';
 import { readGroundTruth, type GroundTruth } from '../src/simulator/ground-truth-reader.ts';
@@ -599,7 +602,7 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     const lastFrameMs = Number(last!.at);
     const tokenId = accountRun(account).ledger.tokens[0]!.tokenId;
     // The run stopped after its last account frame; an orders read a little later saw an order matched since.
-    await store.warehouse.insertRows('orders', [
+    await store.warehouse.insertRows('order_observations', [
       {
         account,
         order_id: 'late-order',
@@ -652,7 +655,7 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     // Another positions read 3 s later and another summary 2 s after that: no pair among the newest.
     const shifted = (table: string, ms: number) =>
       `INSERT INTO tapehouse.${table} SELECT * REPLACE (as_of + toIntervalMillisecond(${ms}) AS as_of, _offset + 1000000 AS _offset) FROM tapehouse.${table} WHERE account = '${account}' AND toUnixTimestamp64Milli(as_of) = ${pairAt + ms}`; // WHERE sees the replaced as_of
-    for (const table of ['position_snapshots', 'positions'])
+    for (const table of ['position_snapshots', 'position_observations'])
       await store.warehouse.client.command({ query: shifted(table, 3_000) });
     await store.warehouse.client.command({ query: shifted('portfolio_summaries', 5_000) });
     const again = (await reconcile(store.warehouse.client, { ...opts, accounts: [account] })).accounts[0]!;
@@ -672,7 +675,7 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
     ]);
   });
 
-  it('runs as `tapehouse reconcile` on the data directory: prints what differs as of a time and stores the run', async () => {
+  it('runs as `tapehouse reconcile` on the data directory: prints what differs as of a time, at 80 columns, and stores the run', async () => {
     const asOf = await reconcile(store.warehouse.client, {
       accounts: [MISREPORTED_LABEL],
       method: 'average',
@@ -692,14 +695,54 @@ describe('reconciling a seeded simulator run from the warehouse alone', () => {
       new Date(BUCKET_MISREPORTED_AT).toISOString(),
       '--venue-rules',
       'simulator',
+      '--details',
     ]);
     expect(cli.code).toBe(0);
-    expect(cli.stdout).toContain(`account ${MISREPORTED_LABEL}: ${asOf.accounts[0]!.rows.length} figures checked`);
+    const lines = cli.stdout.trimEnd().split('\n');
+    expect(lines.filter((line) => line.length > 80)).toEqual([]);
+    expect(lines[0]).toMatch(/^reconciliation \S+ at /);
+    expect(cli.stdout).toContain(`account ${MISREPORTED_LABEL}: ${asOf.accounts[0]!.rows.length} figures —`);
     expect(cli.stdout).toMatch(/1 different, 0 unproven/);
-    expect(cli.stdout).toContain(
+    expect(cli.stdout).toMatch(/^ {2}scope +ok +different +unproven$/m);
+    expect(cli.stdout).toMatch(/^ {2}pnl_settled +\d+ +1 +0$/m);
+    expect(cli.stdout.replace(/\n */g, ' ')).toContain(
       'venue rules simulator: taker fee 100 bps of min(p, 1 − p) × shares, maker rebate 25 % of it, rounded floor',
     );
-    expect(cli.stdout).toMatch(/different \| pnl_settled .* lifetime_pnl_micro/);
+    // The one difference, in units under a name without _micro: the bucket's lifetime PnL was reported 2.50 off.
+    const block = lines.findIndex((line) => line.startsWith('different pnl_settled'));
+    expect(lines[block]).toBe('different pnl_settled lifetime_pnl');
+    expect(`${lines[block + 1]} ${lines[block + 2]}`).toMatch(
+      /^ {2}ours -?\d+\.\d+, theirs -?\d+\.\d+, difference 2\.50 \(units\); +reported /,
+    );
+    // A name ending in _micro is never followed by an amount in units (venue columns may be named, as sources).
+    expect(lines.filter((line) => /_micro\b[^;]*?\d+\.\d/.test(line))).toEqual([]);
+    expect(lines.filter((line) => /^(ok|different|unproven) .*_micro/.test(line))).toEqual([]);
     expect(cli.stderr).toContain(`stored ${asOf.accounts[0]!.rows.length} rows of run`);
+  });
+
+  it('without --venue-rules says first what it cannot prove and how; while a job owns the data directory, stores the run through it', async () => {
+    const owner = await openEmbeddedWarehouse(store.dataDir);
+    const endpoint = await serveEmbeddedEndpoint(owner, { routes: reconciliationRoute(owner) });
+    try {
+      const cli = await tapehouse(['reconcile', '--data-dir', store.dataDir, '--account', MISREPORTED_LABEL]);
+      expect(cli.code).toBe(0);
+      const lines = cli.stdout.trimEnd().split('\n');
+      expect(lines[0]).toBe('fees and maker rebates unproven: add --venue-rules simulator (built-in venue)');
+      expect(lines.filter((line) => line.length > 80)).toEqual([]);
+      expect(cli.stdout).toContain('--details: every figure that is not ok and why; --format json: the whole run');
+      const stored = /stored (\d+) rows of run (\S+) in tapehouse.reconciliations through the running job/.exec(
+        cli.stderr,
+      );
+      expect(stored, cli.stderr).not.toBeNull();
+      const [row] = await selectRows<{ n: string }>(
+        owner.client,
+        `SELECT count() AS n FROM tapehouse.reconciliations WHERE run_id = '${stored![2]}'`,
+      );
+      expect(Number(row!.n)).toBe(Number(stored![1]));
+      expect(Number(stored![1])).toBeGreaterThan(0);
+    } finally {
+      await endpoint.close();
+      await owner.close();
+    }
   });
 });

@@ -100,8 +100,8 @@ const COUNTS = `SELECT
   (SELECT count() FROM trades) AS trades,
   (SELECT count() FROM book_changes) AS book_changes,
   (SELECT count() FROM markets) AS markets,
-  (SELECT count() FROM orders) AS orders,
-  (SELECT count() FROM fills) AS fills`;
+  (SELECT count() FROM order_observations) AS orders,
+  (SELECT count() FROM fills_latest) AS fills`;
 
 describe('quick start: npm start, query, Ctrl-C, start again', () => {
   let firstExitAt = 0;

@@ -85,7 +85,9 @@ async function tableRowsWith(
   const scans = tables.map(
     (table) => `SELECT '${table}' AS t, count() AS n FROM tapehouse.\`${table}\` WHERE ${conditions}`,
   );
-  const query = [...scans, "SELECT 'orders stored' AS t, count() AS n FROM tapehouse.orders"].join(' UNION ALL ');
+  const query = [...scans, "SELECT 'orders stored' AS t, count() AS n FROM tapehouse.order_observations"].join(
+    ' UNION ALL ',
+  );
   const counted = await tapehouse(['sql', '--data-dir', dataDir, '--format', 'json', query]);
   if (counted.code !== 0) throw new Error(`tapehouse sql failed: ${counted.stderr}`);
   const counts = counted.stdout

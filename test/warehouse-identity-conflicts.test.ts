@@ -75,7 +75,7 @@ beforeAll(async () => {
     fill('f2', T, 'ws:fill'),
     fill('f2', T + 90_000, 'rest:portfolio/trades'), // two executions under one id
   ]);
-  await w.insertRows('orders', [
+  await w.insertRows('order_observations', [
     order('o1', T, null, 'ws:order_accepted'),
     order('o1', T, 400_000, 'rest:orders/list'), // a frame without the price: same order
     order('o2', T, 400_000, 'rest:orders/list'),

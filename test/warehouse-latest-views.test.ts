@@ -36,7 +36,7 @@ describe('latest views', () => {
       price_micro: 450_000n,
       original_size_micro: 10_000_000n,
     };
-    await insert('orders', [
+    await insert('order_observations', [
       { ...order, status: 'CANCELLED', source: 'rest:orders/list', observed_at: T + 5_000 },
       {
         ...order,
@@ -59,12 +59,14 @@ describe('latest views', () => {
         price_micro: '450000',
       },
     ]);
-    expect(await read("SELECT count() AS n FROM tapehouse.orders WHERE order_id = 'ord-1'")).toEqual([{ n: '3' }]); // history kept whole
+    expect(await read("SELECT count() AS n FROM tapehouse.order_observations WHERE order_id = 'ord-1'")).toEqual([
+      { n: '3' },
+    ]); // history kept whole
   });
 
   it('orders_latest: at the same instant the REST read outranks a stream frame; a field only the frame has still shows', async () => {
     const order = { account: 'acct', order_id: 'ord-2', token_id: 'tok', observed_at: T };
-    await insert('orders', [
+    await insert('order_observations', [
       { ...order, status: 'CANCELLED', cancel_reason: 'USER', source: 'ws:order_cancelled' },
       { ...order, status: 'MATCHED', size_matched_micro: 5n, source: 'rest:orders/list' },
     ]);
@@ -104,7 +106,9 @@ describe('latest views', () => {
       ),
     ).toEqual(expected);
     expect(
-      await read("SELECT status, role, transaction_hash, notional_micro FROM tapehouse.fills WHERE fill_id = 'f-1'"),
+      await read(
+        "SELECT status, role, transaction_hash, notional_micro FROM tapehouse.fills_latest WHERE fill_id = 'f-1'",
+      ),
     ).toEqual(expected);
   });
 

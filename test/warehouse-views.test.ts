@@ -429,8 +429,8 @@ describe('materialized views and views against independently computed values', (
       observed_at: observed,
       ...busRecord(offset, 'sync.orders'),
     });
-    await w.warehouse.insertRows('orders', [order('MATCHED', START + 2000, 2)]);
-    await w.warehouse.insertRows('orders', [order('CANCELLED', START + 1000, 1)]);
+    await w.warehouse.insertRows('order_observations', [order('MATCHED', START + 2000, 2)]);
+    await w.warehouse.insertRows('order_observations', [order('CANCELLED', START + 1000, 1)]);
     expect(await rows(w.warehouse.client, 'SELECT order_id, status FROM tapehouse.orders_latest')).toEqual([
       { order_id: 'ord-1', status: 'MATCHED' },
     ]);
@@ -451,7 +451,7 @@ describe('materialized views and views against independently computed values', (
       ]);
       if (positions.length > 0) {
         await w.warehouse.insertRows(
-          'positions',
+          'position_observations',
           positions.map((token_id, i) => ({
             account: 'acct',
             as_of: asOf,
@@ -500,9 +500,9 @@ describe('materialized views and views against independently computed values', (
       ...record,
       _index: i + 1,
     });
-    await w.warehouse.insertRows('positions', [position('tok-yes', 0)]);
+    await w.warehouse.insertRows('position_observations', [position('tok-yes', 0)]);
     expect(await latest()).toEqual([{ token_id: 'tok-no' }]);
-    await w.warehouse.insertRows('positions', [position('tok-no', 1)]);
+    await w.warehouse.insertRows('position_observations', [position('tok-no', 1)]);
     expect(await latest()).toEqual([{ token_id: 'tok-no' }, { token_id: 'tok-yes' }]);
   });
 

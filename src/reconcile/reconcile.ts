@@ -30,7 +30,7 @@ export interface Reconciliation {
 
 const ACCOUNTS_SQL = `
 SELECT DISTINCT account FROM (
-  SELECT account FROM tapehouse.fills
+  SELECT account FROM tapehouse.fills_latest
   UNION ALL SELECT account FROM tapehouse.position_snapshots
   UNION ALL SELECT account FROM tapehouse.portfolio_summaries
   UNION ALL SELECT account FROM tapehouse.pnl_settled

@@ -1,4 +1,3 @@
-import { renderTable } from '../warehouse/result-table.ts';
 import type { ComparisonRow, Status } from './comparison.ts';
 import { formatUnits, isoTime } from './explain.ts';
 import type { AccountReconciliation } from './reconcile-account.ts';
@@ -10,86 +9,177 @@ export type ReportFormat = 'table' | 'json' | 'csv';
 /** Fields that count things rather than money: shown as integers, not units. */
 const COUNTS = new Set(['position_count']);
 
+/** The width a person reads the report at: no line of the table format is wider. */
+export const REPORT_WIDTH = 80;
+
+export interface ReportOptions {
+  /** Every figure that is not ok, and what each account relied on (default: the summary). */
+  details?: boolean;
+}
+
 function counts(rows: readonly ComparisonRow[]): Record<Status, number> {
   const out: Record<Status, number> = { ok: 0, different: 0, unproven: 0 };
   for (const row of rows) out[row.status] += 1;
   return out;
 }
 
+/** A field printed in units loses its `_micro`: the name says what the number is. */
+function printedField(field: string): string {
+  return COUNTS.has(field) ? field : field.replace(/_micro$/, '');
+}
+
 function amount(row: ComparisonRow, value: bigint): string {
   return COUNTS.has(row.field) ? value.toString() : formatUnits(value);
 }
 
-function coverageLine(a: AccountReconciliation): string {
+/** Words wrapped to the report's width; following lines indented by `indent` (the first by `first`). */
+export function wrap(text: string, first = '', indent = first, width = REPORT_WIDTH): string[] {
+  const lines: string[] = [];
+  let line = first;
+  let empty = true;
+  for (const word of text.split(/\s+/).filter((w) => w !== '')) {
+    const lead = lines.length === 0 ? first : indent;
+    if (!empty && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = `${indent}${word}`;
+    } else {
+      line = empty ? `${lead}${word}` : `${line} ${word}`;
+    }
+    empty = false;
+    // A word longer than the width (an id, a hash) is cut, so no line is wider.
+    while (line.length > width) {
+      lines.push(line.slice(0, width));
+      line = `${indent}${line.slice(width)}`;
+    }
+  }
+  if (!empty) lines.push(line);
+  return lines;
+}
+
+/** What a run without --venue-rules cannot prove, and how to prove it: the report's first lines. */
+export function withoutRulesNotice(): string[] {
+  return [
+    'fees and maker rebates unproven: add --venue-rules simulator (built-in venue)',
+    ...wrap(
+      "or --venue-rules FILE for another venue's schedule (src/reconcile/README.md); without it cash is unproven from the first maker fill",
+      '  ',
+    ),
+  ];
+}
+
+function coverageText(a: AccountReconciliation): string {
   const c = a.coverage;
   const span = c.firstFillMs === undefined ? '' : ` from ${isoTime(c.firstFillMs)} to ${isoTime(c.lastFillMs!)}`;
   return (
-    `  relied on: ${c.fills} fills${span}, ${c.ordersChecked} orders cross-checked, ${c.deposits} deposits, ${c.withdrawals} withdrawals, ` +
+    `relied on: ${c.fills} fills${span}, ${c.ordersChecked} orders cross-checked, ${c.deposits} deposits, ${c.withdrawals} withdrawals, ` +
     `${c.splits} splits, ${c.merges} merges, ${c.redemptionFrames} redemption frames, ${c.redemptionsByCompletion} redemptions by market completion, ` +
     `${c.lpPayouts} LP payouts, ${c.accountStreamFrames} account-stream frames`
   );
 }
 
+function comparedText(a: AccountReconciliation): string {
+  const seen = [
+    a.compared.positionsAsOfMs === undefined
+      ? 'no positions read'
+      : `positions as of ${isoTime(a.compared.positionsAsOfMs)}`,
+    a.compared.summaryAsOfMs === undefined ? 'no summary' : `summary as of ${isoTime(a.compared.summaryAsOfMs)}`,
+    `${a.compared.buckets} settled-PnL buckets${a.compared.unobservedBucketGaps > 0 ? ` (and ${a.compared.unobservedBucketGaps} span(s) of buckets the venue served unobserved)` : ''}`,
+    a.compared.rebatesAtMs === undefined ? 'no rebates read' : `rebates read ${isoTime(a.compared.rebatesAtMs)}`,
+  ];
+  return `compared: ${seen.join(', ')}`;
+}
+
+function ledgerText(a: AccountReconciliation): string {
+  const f = a.ledger.account;
+  return (
+    `ledger (units): cash ${formatUnits(f.cashMicro)}, deposits ${formatUnits(f.depositsMicro)}, realised PnL ${formatUnits(f.realisedPnlMicro)}, fees ${formatUnits(f.feesPaidMicro)}, ` +
+    `maker rebates ${formatUnits(f.makerRebatesMicro)}, LP incentives ${formatUnits(f.lpIncentivesMicro)}, redemption payouts ${formatUnits(f.redemptionPayoutsMicro)}; ` +
+    `${a.ledger.tokens.filter((t) => t.sharesMicro !== 0n).length} open positions in ${a.ledger.markets.length} markets`
+  );
+}
+
+/** Per scope: ok, different, unproven — a table of 4 narrow columns. */
+function scopeTable(rows: readonly ComparisonRow[]): string[] {
+  const byScope = new Map<string, Record<Status, number>>();
+  for (const row of rows) {
+    const n = byScope.get(row.scope) ?? { ok: 0, different: 0, unproven: 0 };
+    n[row.status] += 1;
+    byScope.set(row.scope, n);
+  }
+  const line = (scope: string, ok: string, different: string, unproven: string) =>
+    `  ${scope.padEnd(12)} ${ok.padStart(8)} ${different.padStart(10)} ${unproven.padStart(9)}`;
+  return [
+    line('scope', 'ok', 'different', 'unproven'),
+    ...[...byScope].map(([scope, n]) => line(scope, `${n.ok}`, `${n.different}`, `${n.unproven}`)),
+  ];
+}
+
+/** Why figures are unproven, most frequent first: the reason of each (its gaps), counted. */
+function unprovenReasons(rows: readonly ComparisonRow[]): Array<[string, number]> {
+  const reasons = new Map<string, number>();
+  for (const row of rows) {
+    if (row.status !== 'unproven') continue;
+    const reason = row.detail.split(' — ')[0]!.replace(/^unproven: /, '');
+    reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+  }
+  return [...reasons].sort((a, b) => b[1] - a[1]);
+}
+
+/** One figure that is not ok, as a short block: what, ours/theirs/difference in units, when, why. */
+function figureBlock(row: ComparisonRow): string[] {
+  const what = [row.status, row.scope, row.tokenId, printedField(row.field)].filter((p) => p !== '').join(' ');
+  const numbers = `ours ${amount(row, row.oursMicro)}, theirs ${amount(row, row.theirsMicro)}, difference ${amount(row, row.differenceMicro)}${COUNTS.has(row.field) ? '' : ' (units)'}; reported ${isoTime(row.reportedAtMs)}`;
+  return [...wrap(what), ...wrap(numbers, '  '), ...(row.detail ? wrap(row.detail, '  ') : [])];
+}
+
+const MOST_REASONS = 3;
+
 /**
- * Text for people: per account what was compared and what it relied on, then every figure that is
- * not ok (amounts in units, exact), with its explanation.
+ * Text for people, no line wider than 80 columns. Without --venue-rules its first line says what
+ * cannot be proven and how to prove it. Per account: the counts, a table per scope, why figures
+ * are unproven, the ledger's totals; with `details`, also what was compared and relied on, the
+ * gaps, and every figure that is not ok (amounts in units, exact).
  */
-export function renderReport(run: Reconciliation): string {
+export function renderReport(run: Reconciliation, options: ReportOptions = {}): string {
   const lines = [
-    `reconciliation ${run.runId} at ${isoTime(run.reconciledAtMs)} (method ${run.options.method}, tolerance ${run.options.toleranceMicro} micro)`,
-    run.options.rules
-      ? `venue rules ${describeRules(run.options.rules)}`
-      : "venue rules: none given (--venue-rules) — fees are the fills' own; the fee checks and maker rebates are unproven, and cash with them from the first maker fill",
+    ...(run.options.rules ? [] : withoutRulesNotice()),
+    ...wrap(
+      `reconciliation ${run.runId} at ${isoTime(run.reconciledAtMs)}, method ${run.options.method}, tolerance ${run.options.toleranceMicro} micro-units`,
+    ),
+    ...(run.options.rules ? wrap(`venue rules ${describeRules(run.options.rules)}`) : []),
   ];
   for (const a of run.accounts) {
     const n = counts(a.rows);
     lines.push(
       '',
-      `account ${a.account}: ${a.rows.length} figures checked — ${n.ok} ok, ${n.different} different, ${n.unproven} unproven`,
+      ...wrap(
+        `account ${a.account}: ${a.rows.length} figures — ${n.ok} ok, ${n.different} different, ${n.unproven} unproven`,
+      ),
     );
-    const seen = [
-      a.compared.positionsAsOfMs === undefined
-        ? 'no positions read'
-        : `positions as of ${isoTime(a.compared.positionsAsOfMs)}`,
-      a.compared.summaryAsOfMs === undefined ? 'no summary' : `summary as of ${isoTime(a.compared.summaryAsOfMs)}`,
-      `${a.compared.buckets} settled-PnL buckets${a.compared.unobservedBucketGaps > 0 ? ` (and ${a.compared.unobservedBucketGaps} span(s) of buckets the venue served unobserved)` : ''}`,
-      a.compared.rebatesAtMs === undefined ? 'no rebates read' : `rebates read ${isoTime(a.compared.rebatesAtMs)}`,
-    ];
     if (a.window)
       lines.push(
-        `  window: ${a.window.fromMs > 0 ? `from ${isoTime(a.window.fromMs)} ` : ''}to ${a.window.end === 'given (--to)' ? `${isoTime(a.window.toMs)} (given)` : a.window.end}`,
+        ...wrap(
+          `window: ${a.window.fromMs > 0 ? `from ${isoTime(a.window.fromMs)} ` : ''}to ${a.window.end === 'given (--to)' ? `${isoTime(a.window.toMs)} (given)` : a.window.end}`,
+          '  ',
+          '    ',
+        ),
       );
-    lines.push(`  compared: ${seen.join(', ')}`, coverageLine(a));
+    if (a.rows.length > 0) lines.push(...scopeTable(a.rows));
+    const reasons = unprovenReasons(a.rows);
+    const shown = options.details ? reasons : reasons.slice(0, MOST_REASONS);
+    for (const [reason, count] of shown) lines.push(...wrap(`${count} unproven: ${reason}`, '  ', '    '));
+    if (shown.length < reasons.length) lines.push(`  … and ${reasons.length - shown.length} more reasons (--details)`);
+    lines.push(...wrap(ledgerText(a), '  ', '    '));
+    if (!options.details) continue;
+    lines.push(...wrap(comparedText(a), '  ', '    '), ...wrap(coverageText(a), '  ', '    '));
     for (const gap of a.coverage.gaps)
-      lines.push(`  gap (${gap.input}${gap.tokenId ? ` ${gap.tokenId}` : ''}): ${gap.reason}`);
-    lines.push(`  taken on the venue's word: ${a.coverage.fromVenue.join('; ')}`);
-    const f = a.ledger.account;
-    lines.push(
-      `  ledger: cash ${formatUnits(f.cashMicro)}, deposits ${formatUnits(f.depositsMicro)}, realised PnL ${formatUnits(f.realisedPnlMicro)}, fees ${formatUnits(f.feesPaidMicro)}, ` +
-        `maker rebates ${formatUnits(f.makerRebatesMicro)}, LP incentives ${formatUnits(f.lpIncentivesMicro)}, redemption payouts ${formatUnits(f.redemptionPayoutsMicro)}; ` +
-        `${a.ledger.tokens.filter((t) => t.sharesMicro !== 0n).length} open positions in ${a.ledger.markets.length} markets`,
-    );
-    const notOk = a.rows.filter((row) => row.status !== 'ok');
-    if (notOk.length === 0) continue;
-    const table = [
-      JSON.stringify(['status', 'scope', 'token_id', 'field', 'ours', 'theirs', 'difference', 'reported_at', 'detail']),
-      JSON.stringify(['String', 'String', 'String', 'String', 'Int64', 'Int64', 'Int64', 'String', 'String']),
-      ...notOk.map((row) =>
-        JSON.stringify([
-          row.status,
-          row.scope,
-          row.tokenId,
-          row.field,
-          amount(row, row.oursMicro),
-          amount(row, row.theirsMicro),
-          amount(row, row.differenceMicro),
-          isoTime(row.reportedAtMs),
-          row.detail,
-        ]),
-      ),
-    ];
-    lines.push('', renderTable(table.join('\n')).trimEnd());
+      lines.push(...wrap(`gap (${gap.input}${gap.tokenId ? ` ${gap.tokenId}` : ''}): ${gap.reason}`, '  ', '    '));
+    lines.push(...wrap(`taken on the venue's word: ${a.coverage.fromVenue.join('; ')}`, '  ', '    '));
+    for (const row of a.rows.filter((r) => r.status !== 'ok')) lines.push('', ...figureBlock(row));
   }
+  const notOk = run.accounts.some((a) => a.rows.some((r) => r.status !== 'ok'));
+  if (!options.details && notOk)
+    lines.push('', '--details: every figure that is not ok and why; --format json: the whole run');
   return `${lines.join('\n')}\n`;
 }
 
@@ -165,8 +255,8 @@ export function renderCsv(run: Reconciliation): string {
   return `${lines.join('\n')}\n`;
 }
 
-export function render(run: Reconciliation, format: ReportFormat): string {
+export function render(run: Reconciliation, format: ReportFormat, options: ReportOptions = {}): string {
   if (format === 'json') return renderJson(run);
   if (format === 'csv') return renderCsv(run);
-  return renderReport(run);
+  return renderReport(run, options);
 }

@@ -32,7 +32,15 @@ export async function storeReconciliation(
   warehouse: Pick<Warehouse, 'insertRows'>,
   run: Reconciliation,
 ): Promise<number> {
-  const rows = reconciliationRows(run);
-  await warehouse.insertRows(RECONCILIATIONS_TABLE, rows, { dedupToken: `reconcile:${run.runId}` });
+  return storeRows(warehouse, run.runId, reconciliationRows(run));
+}
+
+/** Stores one run's rows (built here, or posted to the running job: store-through-job.ts). */
+export async function storeRows(
+  warehouse: Pick<Warehouse, 'insertRows'>,
+  runId: string,
+  rows: readonly InsertRow[],
+): Promise<number> {
+  await warehouse.insertRows(RECONCILIATIONS_TABLE, rows, { dedupToken: `reconcile:${runId}` });
   return rows.length;
 }

@@ -38,7 +38,7 @@ export interface LedgerInputs {
  */
 const FILLS_SQL = `
 SELECT fill_id, order_id, token_id, condition_id, side, role, price_micro, shares_micro, fee_micro, toUnixTimestamp64Milli(executed_at)
-FROM tapehouse.fills
+FROM tapehouse.fills_latest
 WHERE account = {account:String} AND ${atOrBefore('executed_at', 'to')}
   AND executed_at >= fromUnixTimestamp64Milli({start:Int64}, 'UTC') AND executed_at < fromUnixTimestamp64Milli({end:Int64}, 'UTC')
 ORDER BY executed_at, _topic, _partition,
@@ -46,7 +46,7 @@ ORDER BY executed_at, _topic, _partition,
 
 const FILL_HOURS_SQL = `
 SELECT toUnixTimestamp(toStartOfHour(executed_at)) * 1000 AS hour, count() AS n
-FROM tapehouse.fills
+FROM tapehouse.fills_latest
 WHERE account = {account:String} AND ${atOrBefore('executed_at', 'to')}
 GROUP BY hour ORDER BY hour`;
 
@@ -118,7 +118,7 @@ interface ActivityRow {
  */
 const ACTIVITIES_SQL = `
 SELECT activity_id, type, condition_id, toString(filled_amount_micro) AS filled_amount, toUnixTimestamp64Milli(created_at) AS at, _raw AS raw
-FROM tapehouse.activities
+FROM tapehouse.activities_latest
 WHERE account = {account:String} AND ${atOrBefore('created_at', 'to')}
   AND (type IN ('DEPOSIT', 'SPLIT', 'MERGE') OR startsWith(type, 'WITHDRAW'))
   AND status NOT IN ('FAILED', 'REJECTED', 'CANCELLED')
@@ -306,7 +306,7 @@ async function readResolutions(
 // The markets the account touched other than by its fills (those are known from the fills read).
 const OTHER_CONDITIONS_SQL = `
 SELECT DISTINCT condition_id FROM (
-  SELECT condition_id FROM tapehouse.activities WHERE account = {account:String}
+  SELECT condition_id FROM tapehouse.activities_latest WHERE account = {account:String}
   UNION ALL SELECT condition_id FROM tapehouse.account_events WHERE account = {account:String}
 ) WHERE condition_id != ''`;
 

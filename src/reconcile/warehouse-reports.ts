@@ -277,7 +277,7 @@ SELECT order_id, argMax(token_id, observed_at) AS token, argMax(side, observed_a
        min(created) AS created, toUnixTimestamp64Milli(max(observed_at)) AS observed, toString(argMax(matched, observed_at)) AS matched_shares
 FROM (
   SELECT order_id, token_id, side, toUnixTimestamp64Milli(created_at) AS created, observed_at, size_matched_micro AS matched
-  FROM tapehouse.orders WHERE account = {account:String} AND ${atOrBefore('observed_at', 'to')}
+  FROM tapehouse.order_observations WHERE account = {account:String} AND ${atOrBefore('observed_at', 'to')}
   UNION ALL
   SELECT order_id, token_id, side, toUnixTimestamp64Milli(created_at) AS created, observed_at, filled_shares_micro AS matched
   FROM tapehouse.activity_observations WHERE account = {account:String} AND type = 'ORDER' AND order_id != '' AND ${atOrBefore('observed_at', 'to')}

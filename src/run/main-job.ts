@@ -8,6 +8,7 @@ import { EmbeddedBus } from '../bus/embedded/index.ts';
 import { FileCoverageStore, startCapture, type CaptureHandle } from '../capture/index.ts';
 import { answerFavicon, createDashboardsApp } from '../dashboards/index.ts';
 import { runQueryThroughClient } from '../dashboards/run-query.ts';
+import { reconciliationRoute } from '../reconcile/store-through-job.ts';
 import { startLoaders, type Loaders } from '../load/index.ts';
 import { rederivePending } from '../load/rederive/index.ts';
 import { startVenueProcess, type VenueProcess } from '../simulator/process/start-venue-process.ts';
@@ -349,6 +350,8 @@ async function servePort(
     basePath: '/dashboards',
     query: (sql) => runQueryThroughClient(reader)(sql),
   });
+  // The one write the port takes: `tapehouse reconcile` storing its run while this job owns the warehouse.
+  const reconciliations = reconciliationRoute(warehouse);
   const routes = async (request: IncomingMessage, response: ServerResponse): Promise<boolean> => {
     const path = (request.url ?? '/').split('?')[0];
     if (answerFavicon(path ?? '/', response)) return true;
@@ -357,6 +360,7 @@ async function servePort(
       response.end(await sampler.metrics.text());
       return true;
     }
+    if (await reconciliations(request, response)) return true;
     return dashboards.handle(request, response);
   };
   if (isEmbedded(warehouse)) {

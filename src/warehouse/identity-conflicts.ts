@@ -55,7 +55,7 @@ export const NATURAL_KEYS: readonly NaturalKey[] = [
   },
   {
     entity: 'order',
-    table: 'orders',
+    table: 'order_observations',
     key: ['account', 'order_id'],
     immutable: ['type', 'side', 'token_id', 'price_micro', 'original_size_micro', 'created_at'],
     token: 'token_id',

@@ -103,6 +103,13 @@ describe('the dashboards after three minutes of a fresh run, as they open', () =
         })),
       );
       await page.screenshot({ path: join(SCREENSHOTS, `${dashboard.uid}.png`), fullPage: true });
+      // One wording for the range: the selector names the fitted default as the status does.
+      const range = await page
+        .locator('#controls select')
+        .first()
+        .evaluate((el) => (el as unknown as { selectedOptions: ArrayLike<{ text: string }> }).selectedOptions[0]?.text);
+      expect(range).toBe('Since the data starts');
+      expect(await page.locator('#status').textContent()).toContain('since the data starts');
       expect(panels).toHaveLength(dashboard.panels.length);
       const allowed = MAY_BE_EMPTY[dashboard.uid] ?? {};
       const empty = panels.filter((panel) => !panel.drawn && !(panel.title in allowed && panel.message === 'No data'));

@@ -190,7 +190,7 @@ export async function verify(input: VerifyInput): Promise<Verdict> {
   const fillCounts = new Map<string, number>();
   for (const r of await rows<{ fill_id: string; n: string }>(
     runner,
-    'SELECT fill_id, count() AS n FROM fills GROUP BY fill_id',
+    'SELECT fill_id, count() AS n FROM fills_latest GROUP BY fill_id',
   ))
     fillCounts.set(r.fill_id, Number(r.n));
   const wantFills = gt.fills.filter((f) => f.account_id === demo && f.atMs <= input.fillsToMs);
@@ -264,7 +264,7 @@ async function ordersAgainstActivities(runner: QueryRunner, beforeMs: number): P
     return out;
   };
   const orders = await history(
-    "SELECT order_id AS id, toString(toUnixTimestamp64Milli(observed_at)) AS at_ms, concat(status, ' ', toString(size_matched_micro)) AS state FROM orders ORDER BY observed_at",
+    "SELECT order_id AS id, toString(toUnixTimestamp64Milli(observed_at)) AS at_ms, concat(status, ' ', toString(size_matched_micro)) AS state FROM order_observations ORDER BY observed_at",
   );
   const activities = await history(
     "SELECT order_id AS id, toString(toUnixTimestamp64Milli(observed_at)) AS at_ms, concat(status, ' ', toString(filled_shares_micro)) AS state FROM activity_observations WHERE order_id != '' ORDER BY observed_at",

@@ -155,7 +155,7 @@ describe('tapehouse load on Kafka, killed with SIGKILL', () => {
       const [totals] = await rows<{ trades: string; candle_trades: string; fills: string; fill_ids: string }>(
         warehouse.client,
         `SELECT (SELECT count() FROM tapehouse.trades) AS trades, (SELECT sum(trade_count) FROM tapehouse.candles_1m) AS candle_trades,
-                (SELECT count() FROM tapehouse.fills) AS fills, (SELECT uniqExact(account, fill_id) FROM tapehouse.fill_observations) AS fill_ids`,
+                (SELECT count() FROM tapehouse.fills_latest) AS fills, (SELECT uniqExact(account, fill_id) FROM tapehouse.fill_observations) AS fill_ids`,
       );
       expect(totals!.candle_trades).toBe(totals!.trades);
       expect(totals!.fills).toBe(totals!.fill_ids);

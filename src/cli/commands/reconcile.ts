@@ -2,14 +2,15 @@ import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickh
 import { Option, type Command } from 'commander';
 import { SettingError } from '../../util/setting-error.ts';
 import { COST_METHODS, type CostMethod } from '../../reconcile/cost-basis.ts';
-import { reconcile, START_OF_TIME_MS } from '../../reconcile/reconcile.ts';
-import { render, type ReportFormat } from '../../reconcile/render.ts';
+import { reconcile, START_OF_TIME_MS, type Reconciliation } from '../../reconcile/reconcile.ts';
+import { render, withoutRulesNotice, type ReportFormat } from '../../reconcile/render.ts';
 import { storeReconciliation } from '../../reconcile/store.ts';
+import { storeThroughJob } from '../../reconcile/store-through-job.ts';
 import { DataDirectoryBusy, liveEndpoint } from '../../warehouse/embedded/index.ts';
 import type { WarehouseTarget } from '../../warehouse/target.ts';
 import { addSettings, resolveSettings } from '../settings.ts';
 import { resolveWarehouse, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';
-import { openWarehouse, type Warehouse } from '../../warehouse/warehouse.ts';
+import { openWarehouse } from '../../warehouse/warehouse.ts';
 
 interface ReconcileCliOptions {
   from?: number;
@@ -19,33 +20,42 @@ interface ReconcileCliOptions {
   method: CostMethod;
   tolerance: bigint;
   store: boolean;
+  details: boolean;
 }
 
-/** Where to read, and where to store when we may: the warehouse itself, or a busy data directory's read-only endpoint.
- */
+/** Where to read, and where to store: the warehouse itself, or the process that owns a busy data directory (its
+ * read-only endpoint to read, its `/reconciliations` route to store). */
 interface Access {
   client: ClickHouseClient;
-  warehouse: Warehouse | undefined;
+  store(run: Reconciliation): Promise<{ rows: number; where: string }>;
   close(): Promise<void>;
 }
 
 async function openAccess(target: WarehouseTarget): Promise<Access> {
   try {
     const warehouse = await openWarehouse(target);
-    return { client: warehouse.client, warehouse, close: () => warehouse.close() };
+    return {
+      client: warehouse.client,
+      store: async (run) => ({ rows: await storeReconciliation(warehouse, run), where: 'tapehouse.reconciliations' }),
+      close: () => warehouse.close(),
+    };
   } catch (err) {
     if (!(err instanceof DataDirectoryBusy) || target.kind !== 'chdb') throw err;
     const endpoint = await liveEndpoint(target.dataDir);
     if (!endpoint) throw err;
-    process.stderr.write(
-      `tapehouse reconcile: ${target.dataDir} is owned by process ${endpoint.pid}; reading through its read-only endpoint, the result is not stored\n`,
-    );
     const client = createClient({
       url: endpoint.url,
       request_timeout: 300_000,
       log: { level: ClickHouseLogLevel.OFF },
     });
-    return { client, warehouse: undefined, close: () => client.close() };
+    return {
+      client,
+      store: async (run) => ({
+        rows: await storeThroughJob(endpoint.url, run),
+        where: `tapehouse.reconciliations through the running job (process ${endpoint.pid})`,
+      }),
+      close: () => client.close(),
+    };
   }
 }
 
@@ -77,6 +87,11 @@ export function registerReconcile(program: Command): void {
         .argParser(parseTolerance)
         .default(0n, '0'),
     )
+    .option(
+      '--details',
+      'table format: also every figure that is not ok and why, and what each account relied on',
+      false,
+    )
     .option('--no-store', 'print the report without storing it in the reconciliations table');
   addSettings(command, ['venueRules', ...WAREHOUSE_SETTINGS]).action(async (options: ReconcileCliOptions) => {
     const flags = options as unknown as Record<string, unknown>;
@@ -94,11 +109,14 @@ export function registerReconcile(program: Command): void {
         fromMs: options.from ?? START_OF_TIME_MS,
         toMs: options.to,
       });
-      process.stdout.write(render(run, options.format));
-      if (options.store && access.warehouse) {
-        const stored = await storeReconciliation(access.warehouse, run);
+      // The table's first lines say it; json and csv stay machine-readable, so stderr does.
+      if (!run.options.rules && options.format !== 'table')
+        process.stderr.write(`${withoutRulesNotice().join('\n')}\n`);
+      process.stdout.write(render(run, options.format, { details: options.details }));
+      if (options.store) {
+        const stored = await access.store(run);
         process.stderr.write(
-          `tapehouse reconcile: stored ${stored} rows of run ${run.runId} in tapehouse.reconciliations\n`,
+          `tapehouse reconcile: stored ${stored.rows} rows of run ${run.runId} in ${stored.where}\n`,
         );
       }
     } finally {

@@ -65,6 +65,16 @@ function fixed(value, decimals) {
   return value.toFixed(digits);
 }
 
+/**
+ * A value axis's tick: the panel's unit with as many decimals as the tick needs, trailing zeros
+ * cut. A panel's `decimals: 0` is for its values, not its ticks: 2500 with no decimals reads "2K"
+ * next to 2000, so an axis read "3K, 2K, 2K, 1K"; here it reads "3K, 2.5K, 2K, 1.5K".
+ */
+export function formatAxisValue(value, config = {}) {
+  const text = formatValue(value, { ...config, decimals: undefined });
+  return text.replace(/(\.\d*?)0+(?=[^\d.]*$)/, '$1').replace(/\.(?=[^\d]*$)/, '');
+}
+
 function short(value, decimals) {
   for (const [size, suffix] of SUFFIXES) {
     if (Math.abs(value) >= size) return `${fixed(value / size, decimals ?? 2)}${suffix}`;

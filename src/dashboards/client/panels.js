@@ -5,6 +5,7 @@ import {
   color,
   displayName,
   fieldConfig,
+  formatAxisValue,
   formatTime,
   formatValue,
   mapValue,
@@ -127,7 +128,7 @@ function valueAxis(config, extra = {}) {
     min: config.min,
     max: config.max,
     minInterval: config.decimals === 0 ? 1 : undefined,
-    axisLabel: { color: MUTED, formatter: (value) => formatValue(value, config) },
+    axisLabel: { color: MUTED, formatter: (value) => formatAxisValue(value, config) },
     splitLine: { lineStyle: { color: GRID_LINE } },
     ...extra,
   };

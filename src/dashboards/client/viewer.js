@@ -21,6 +21,7 @@ const REFRESHES = [
   [60000, '1m'],
 ];
 const ROW_HEIGHT = 30;
+const FITTED = 'fitted';
 
 const body = document.body;
 const base = body.dataset.base ?? '';
@@ -86,7 +87,10 @@ function layout() {
 
 function controls() {
   const box = document.getElementById('controls');
-  const rangeSelect = select(RANGES, state.to === 'now' ? state.from : '', (value) => {
+  // A default range fitted to the data is named as the status names it, not "Last 6 hours".
+  const ranges = state.fit ? [[FITTED, 'Since the data starts'], ...RANGES] : RANGES;
+  const rangeSelect = select(ranges, state.fit ? FITTED : state.to === 'now' ? state.from : '', (value) => {
+    if (value === FITTED) return;
     state.from = value;
     state.to = 'now';
     state.fit = false;

@@ -4,6 +4,15 @@ import type { CellValue } from '../../warehouse/insert/index.ts';
 /** Every table a loader writes to (sql/README.md documents each): the kinds' declared tables, and the dead letters. */
 export type TableName = DeclaredTable | 'dead_letters';
 
+/**
+ * Tables renamed by a migration (0170: a history is `<entity>_observations`), old name → new. A
+ * loader's bookkeeping written before names the old one; the old names stay as views for a release.
+ */
+export const RENAMED_TABLES: Readonly<Record<string, TableName>> = {
+  orders: 'order_observations',
+  positions: 'position_observations',
+};
+
 /** A row being built: column → value; provenance columns are added by the loader. */
 export type Row = Record<string, CellValue>;
 

@@ -40,7 +40,7 @@ export const REDERIVABLE: Readonly<Record<string, RederivableTable>> = Object.fr
       { table: 'account_events', kind: 'account_event', timeColumn: 'event_at', keyColumn: 'account' },
       { table: 'events', kind: 'event', timeColumn: 'observed_at', synced: true },
       { table: 'markets', kind: 'market', timeColumn: 'observed_at', synced: true, payloadColumns: ['event_id'] },
-      { table: 'orders', kind: 'order', timeColumn: 'observed_at', synced: true, keyColumn: 'account' },
+      { table: 'order_observations', kind: 'order', timeColumn: 'observed_at', synced: true, keyColumn: 'account' },
       { table: 'fill_observations', kind: 'fill', timeColumn: 'observed_at', synced: true, keyColumn: 'account' },
     ] satisfies RederivableTable[]
   )

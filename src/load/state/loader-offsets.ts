@@ -1,5 +1,5 @@
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { Row } from '../mapping/types.ts';
+import { RENAMED_TABLES, type Row } from '../mapping/types.ts';
 import { roundIdOf, type Batch, type RecordedRound, type UnfinishedRange } from '../batching/batch.ts';
 import type { PartitionStart } from '../batching/partition-batcher.ts';
 import { compareBigints } from '../../util/compare.ts';
@@ -226,7 +226,7 @@ function startOf(newestFirst: readonly RangeState[]): PartitionStart & { late: U
     unfinished.unshift({
       first: BigInt(range.first),
       last: BigInt(range.last),
-      tokens: new Map(range.tokens),
+      tokens: new Map(range.tokens.map(([table, token]) => [RENAMED_TABLES[table] ?? table, token])),
       recordedAtUs: BigInt(range.recorded_us),
       latestUs: BigInt(range.latest_us),
     });

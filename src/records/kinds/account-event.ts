@@ -6,7 +6,7 @@ export const accountEvent = declareKind<AccountEventPayload>()({
   name: 'account_event',
   schema: accountEventSchema,
   topic: { suffix: 'account.events', ...ACCOUNT_TOPIC, key: BY_ACCOUNT },
-  tables: ['account_events', 'orders', 'fill_observations'],
+  tables: ['account_events', 'order_observations', 'fill_observations'],
   producer: 'capture',
-  from: "the account socket's frames: `account_events` always (with the frame's amounts), `orders` for order frames, `fill_observations` for fill frames",
+  from: "the account socket's frames: `account_events` always (with the frame's amounts), `order_observations` for order frames, `fill_observations` for fill frames",
 });

@@ -6,7 +6,7 @@ export const order = declareKind<OrderPayload, OrderSource>()({
   name: 'order',
   schema: orderSchema,
   topic: { suffix: 'sync.orders', ...SYNC_TOPIC, key: BY_ACCOUNT },
-  tables: ['orders'],
+  tables: ['order_observations'],
   producer: 'sync',
   from: 'sync list jobs',
 });

@@ -6,7 +6,7 @@ export const portfolioSync = declareKind<PortfolioSyncPayload>()({
   name: 'portfolio_sync',
   schema: portfolioSyncSchema,
   topic: { suffix: 'account.portfolio', ...ACCOUNT_TOPIC, key: BY_ACCOUNT },
-  tables: ['position_snapshots', 'positions', 'portfolio_summaries'],
+  tables: ['position_snapshots', 'position_observations', 'portfolio_summaries'],
   producer: 'capture',
   from: 'the portfolio SSE event',
 });

@@ -6,7 +6,7 @@ export const position = declareKind<PositionPayload, PositionSource>()({
   name: 'position',
   schema: positionSchema,
   topic: { suffix: 'sync.positions', ...SYNC_TOPIC, key: BY_ACCOUNT },
-  tables: ['position_snapshots', 'positions'],
+  tables: ['position_snapshots', 'position_observations'],
   producer: 'sync',
   from: 'sync `positions`: the whole read is one record, even empty',
 });

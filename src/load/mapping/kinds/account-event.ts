@@ -38,7 +38,7 @@ export const accountEventMapper: Mapper<'account_event'> = {
     ];
     if (order)
       rows.push({
-        table: 'orders',
+        table: 'order_observations',
         row: orderRow(order, account, `ws:${kind}`, at, kind === 'order_cancelled' ? reason : ''),
       });
     if (fill) rows.push({ table: 'fill_observations', row: fillRow(fill, account, `ws:${kind}`, at) });

@@ -5,11 +5,11 @@ import { orderRow } from './account-rows.ts';
 
 /** An order as read by a sync job (order list, open orders): one orders row. */
 export const orderMapper: Mapper<'order'> = {
-  table: 'orders',
+  table: 'order_observations',
   map(record) {
     return [
       {
-        table: 'orders',
+        table: 'order_observations',
         row: orderRow(record.payload, record.key, sourceOf(record, 'rest:orders/list'), observedMs(record)),
       },
     ];

@@ -88,10 +88,13 @@ export function positionsRows(response: Payload, origin: SnapshotOrigin, link?: 
     },
   ];
   for (const position of positions)
-    rows.push({ table: 'positions', row: { ...positionRow(position, origin, asOf), chain, removed: false } });
+    rows.push({
+      table: 'position_observations',
+      row: { ...positionRow(position, origin, asOf), chain, removed: false },
+    });
   for (const token of link?.removed ?? []) {
     rows.push({
-      table: 'positions',
+      table: 'position_observations',
       row: {
         account: origin.account,
         as_of: asOf,

@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { commands } from './commands/index.ts';
 import { keepRunningWhenOutputCloses } from '../util/closed-output.ts';
 import { setLogLevel } from '../util/log.ts';
+import { packagePath } from '../util/package-root.ts';
 import { applyHeapPolicy } from './heap-policy.ts';
 import { addSettings, resolveSettings, SettingError } from './settings.ts';
 
@@ -27,7 +28,7 @@ export function buildProgram(): Command {
 
 /** The version in package.json (the one npm installed). */
 export function packageVersion(): string {
-  const file = new URL('../../package.json', import.meta.url);
+  const file = packagePath('package.json');
   return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 }
 

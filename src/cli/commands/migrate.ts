@@ -1,8 +1,4 @@
 import type { Command } from 'commander';
-import { pendingRederives } from '../../load/rederive/index.ts';
-import { migrateWarehouse } from '../../warehouse/schema/index.ts';
-import { describeTarget } from '../../warehouse/target.ts';
-import { openWarehouse } from '../../warehouse/warehouse.ts';
 import { addSettings } from '../settings.ts';
 import { resolveWarehouse, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';
 
@@ -12,6 +8,10 @@ export function registerMigrate(program: Command): void {
     program.command('migrate').description('apply pending SQL migrations (sql/) to the warehouse'),
     WAREHOUSE_SETTINGS,
   ).action(async (options: Record<string, unknown>) => {
+    const { pendingRederives } = await import('../../load/rederive/index.ts');
+    const { migrateWarehouse } = await import('../../warehouse/schema/index.ts');
+    const { describeTarget } = await import('../../warehouse/target.ts');
+    const { openWarehouse } = await import('../../warehouse/warehouse.ts');
     const target = resolveWarehouse(options);
     const warehouse = await openWarehouse(target);
     try {

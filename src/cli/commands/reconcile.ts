@@ -1,15 +1,12 @@
-import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
+import type { ClickHouseClient } from '@clickhouse/client';
 import { Option, type Command } from 'commander';
 import { SettingError } from '../../util/setting-error.ts';
 import { COST_METHODS, type CostMethod } from '../../reconcile/cost-basis.ts';
-import { reconcile, START_OF_TIME_MS } from '../../reconcile/reconcile.ts';
-import { render, type ReportFormat } from '../../reconcile/render.ts';
-import { storeReconciliation } from '../../reconcile/store.ts';
-import { DataDirectoryBusy, liveEndpoint } from '../../warehouse/embedded/index.ts';
+import type { ReportFormat } from '../../reconcile/render.ts';
 import type { WarehouseTarget } from '../../warehouse/target.ts';
 import { addSettings, resolveSettings } from '../settings.ts';
 import { resolveWarehouse, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';
-import { openWarehouse, type Warehouse } from '../../warehouse/warehouse.ts';
+import type { Warehouse } from '../../warehouse/warehouse.ts';
 
 interface ReconcileCliOptions {
   from?: number;
@@ -30,6 +27,9 @@ interface Access {
 }
 
 async function openAccess(target: WarehouseTarget): Promise<Access> {
+  const { DataDirectoryBusy, liveEndpoint } = await import('../../warehouse/embedded/index.ts');
+  const { openWarehouse } = await import('../../warehouse/warehouse.ts');
+  const { ClickHouseLogLevel, createClient } = await import('@clickhouse/client');
   try {
     const warehouse = await openWarehouse(target);
     return { client: warehouse.client, warehouse, close: () => warehouse.close() };
@@ -79,6 +79,9 @@ export function registerReconcile(program: Command): void {
     )
     .option('--no-store', 'print the report without storing it in the reconciliations table');
   addSettings(command, ['venueRules', ...WAREHOUSE_SETTINGS]).action(async (options: ReconcileCliOptions) => {
+    const { reconcile, START_OF_TIME_MS } = await import('../../reconcile/reconcile.ts');
+    const { render } = await import('../../reconcile/render.ts');
+    const { storeReconciliation } = await import('../../reconcile/store.ts');
     const flags = options as unknown as Record<string, unknown>;
     const { venueRules } = resolveSettings(['venueRules'], flags);
     const target = resolveWarehouse(flags);

@@ -1,10 +1,8 @@
 import { relative } from 'node:path';
 import type { Command } from 'commander';
-import { readAccessToken } from '../../api/token.ts';
-import { startMainJob, type MainJob, type Serving } from '../../run/main-job.ts';
-import { StatusReporter } from '../../run/status-line.ts';
+import type { MainJob, Serving } from '../../run/main-job.ts';
 import { createLogger } from '../../util/log.ts';
-import { DEFAULT_DATA_DIR } from '../../warehouse/embedded/index.ts';
+import { DEFAULT_DATA_DIR } from '../../warehouse/embedded/defaults.ts';
 import { addSettings, refusePlainToken, resolveSettings, type SettingName } from '../settings.ts';
 import { SERVER_SETTINGS, warehouseTarget } from '../warehouse-option.ts';
 
@@ -48,6 +46,9 @@ Ctrl-C flushes what was captured and stops; the next start records the stopped i
 }
 
 async function run(flags: Record<string, unknown>): Promise<number> {
+  const { readAccessToken } = await import('../../api/token.ts');
+  const { startMainJob } = await import('../../run/main-job.ts');
+  const { StatusReporter } = await import('../../run/status-line.ts');
   const settings = resolveSettings(RUN_SETTINGS, flags);
   const log = createLogger('run');
   // Read even for the built-in simulator (which has its own demo token): a token file that was

@@ -1,7 +1,4 @@
 import type { Command } from 'commander';
-import { liveStatus, storedStatus } from '../../run/status-report.ts';
-import { liveEndpoint } from '../../warehouse/embedded/index.ts';
-import { openQueryRunner } from '../../warehouse/query-access.ts';
 import { addSettings } from '../settings.ts';
 import { resolveWarehouse, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';
 
@@ -11,6 +8,9 @@ export function registerStatus(program: Command): void {
     .command('status')
     .description("what the running main job is doing (its live figures), or the last run's summary from the warehouse");
   addSettings(command, WAREHOUSE_SETTINGS).action(async (options: Record<string, unknown>) => {
+    const { liveStatus, storedStatus } = await import('../../run/status-report.ts');
+    const { liveEndpoint } = await import('../../warehouse/embedded/index.ts');
+    const { openQueryRunner } = await import('../../warehouse/query-access.ts');
     // A server gives the stored summary only: live figures are a data directory's.
     const target = resolveWarehouse(options);
     const live = target.kind === 'chdb' ? await liveStatus(target.dataDir) : null;

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { readAccessToken } from '../../api/token.ts';
 import type { CheckpointSetting } from '../../../workflows/worker-process.ts';
 import { createLogger } from '../../util/log.ts';
 import { metricsNote, serveMetricsIfAsked } from '../metrics-option.ts';
@@ -51,6 +50,7 @@ export function registerWorker(program: Command): void {
     .option('--catalogue-with-token', 'send the token on catalogue reads too (they then spend the account bucket)')
     .option('--page-size <n>', "items per page of the paged lists (default: the interface's maxima)")
     .action(async (options: WorkerOptions) => {
+      const { readAccessToken } = await import('../../api/token.ts');
       const settings = resolveSettings(WORKER_SETTINGS, options, { either: [['checkpointFile', 'clickhouseUrl']] });
       if (!settings.baseUrl)
         throw new SettingError('--base-url (TAPEHOUSE_BASE_URL): the venue the sync jobs read is required');

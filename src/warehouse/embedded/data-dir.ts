@@ -4,7 +4,7 @@ import { alive } from '../../util/file-lock.ts';
 import type { EndpointInfo } from './endpoint-file.ts';
 
 /** Default data directory of the embedded warehouse (relative to the working directory). */
-export const DEFAULT_DATA_DIR = './data';
+export { DEFAULT_DATA_DIR } from './defaults.ts';
 
 /** chDB keeps its files in a subdirectory, so the data directory can hold other state beside it. */
 export function chdbPathOf(dataDir: string): string {

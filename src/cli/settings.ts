@@ -3,7 +3,7 @@ import { CAPTURE_DEFAULTS } from '../capture/defaults.ts';
 import { parseVenueRules } from '../reconcile/venue-rules.ts';
 import { DEFAULT_RATE, DEFAULT_SEED } from '../simulator/defaults.ts';
 import { environment } from '../util/environment.ts';
-import { LOG_LEVELS } from '../util/log.ts';
+import { LOG_FORMATS, LOG_LEVELS } from '../util/log.ts';
 import { readableFile, writableDirectory, writableFile } from './path-parsers.ts';
 import { SettingError } from '../util/setting-error.ts';
 import { DEFAULT_DATA_DIR } from '../warehouse/embedded/defaults.ts';
@@ -321,9 +321,15 @@ export const SETTINGS = {
   // ---- every process --------------------------------------------------------------------------
   logLevel: {
     env: 'TAPEHOUSE_LOG_LEVEL',
-    description: `level of the logs, JSON lines on stderr (${LOG_LEVELS.join(', ')})`,
+    description: `level of the logs, on stderr (${LOG_LEVELS.join(', ')})`,
     parse: oneOf(LOG_LEVELS),
     default: 'info',
+  } satisfies Spec,
+  logFormat: {
+    env: 'TAPEHOUSE_LOG_FORMAT',
+    description: `${LOG_FORMATS.join(', ')}: auto writes one readable line per entry on a terminal, JSON lines otherwise`,
+    parse: oneOf(LOG_FORMATS),
+    default: 'auto',
   } satisfies Spec,
 } as const;
 

@@ -42,3 +42,10 @@ export function serverTarget(settings: ServerSettings & { clickhouseUrl: string 
 export function resolveWarehouse(options: Record<string, unknown>): WarehouseTarget {
   return warehouseTarget(resolveSettings(WAREHOUSE_SETTINGS, options, { either: [['dataDir', 'clickhouseUrl']] }));
 }
+
+/** The directory's holder serves no endpoint yet: most likely the job the user just started. */
+export function tellWaiting(pid: number): void {
+  process.stderr.write(
+    `tapehouse: the job holding the data directory (process ${pid}) is starting; waiting for its endpoint…\n`,
+  );
+}

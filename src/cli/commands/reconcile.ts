@@ -27,7 +27,9 @@ interface Access {
 }
 
 async function openAccess(target: WarehouseTarget): Promise<Access> {
-  const { DataDirectoryBusy, liveEndpoint } = await import('../../warehouse/embedded/index.ts');
+  const { DataDirectoryBusy, liveEndpoint, requireWarehouse } = await import('../../warehouse/embedded/index.ts');
+  // A read creates nothing: a mistyped --data-dir is refused before chDB makes a warehouse there.
+  if (target.kind === 'chdb') requireWarehouse(target.dataDir);
   const { openWarehouse } = await import('../../warehouse/warehouse.ts');
   const { ClickHouseLogLevel, createClient } = await import('@clickhouse/client');
   try {

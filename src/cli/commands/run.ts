@@ -85,16 +85,19 @@ async function run(flags: Record<string, unknown>): Promise<number> {
 
   const stopped = await stopRequested;
   reporter.end();
-  process.stdout.write(`stopping (${stopped}): flushing what was captured…\n`);
+  // Where a person sees them: with stdout on a pipe (`| tee log`, `| head`, maybe closed by now)
+  // and stderr on the terminal, the stop's lines go to the terminal.
+  const say = process.stdout.isTTY || !process.stderr.isTTY ? process.stdout : process.stderr;
+  say.write(`stopping (${stopped}): flushing what was captured…\n`);
   const report = await job.stop();
   if (!report.clean) {
     // Never "stopped cleanly" when something stayed undone: scripts see it in the exit code.
     const text = `stopped, but not cleanly: ${report.problems.join('; ')}\n`;
-    process.stdout.write(text);
-    if (!process.stdout.isTTY) process.stderr.write(text);
+    say.write(text);
+    if (say !== process.stderr && !process.stdout.isTTY) process.stderr.write(text);
     return 1;
   }
-  process.stdout.write('stopped cleanly.\n');
+  say.write('stopped cleanly.\n');
   return 0;
 }
 

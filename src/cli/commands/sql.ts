@@ -4,7 +4,7 @@ import { SettingError } from '../../util/setting-error.ts';
 import type { QueryRunner } from '../../warehouse/query-access.ts';
 import { renderTable, TABLE_SOURCE_FORMAT } from '../../warehouse/result-table.ts';
 import { addSettings } from '../settings.ts';
-import { resolveWarehouse, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';
+import { resolveWarehouse, tellWaiting, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';
 
 type OutputFormat = 'table' | 'json' | 'csv';
 
@@ -55,7 +55,10 @@ is refused with exit code 2 unless --allow-writes is given on a data directory n
     if (statements.length === 0) throw new SettingError('no SQL to run');
     let runner: QueryRunner;
     try {
-      runner = await openQueryRunner(resolveWarehouse(options), { allowWrites: options.allowWrites });
+      runner = await openQueryRunner(resolveWarehouse(options), {
+        allowWrites: options.allowWrites,
+        onWaiting: tellWaiting,
+      });
     } catch (err) {
       if (err instanceof WritesRefused) throw new SettingError(`--allow-writes: ${err.message}`);
       throw err;

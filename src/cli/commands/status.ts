@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { addSettings } from '../settings.ts';
-import { resolveWarehouse, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';
+import { resolveWarehouse, tellWaiting, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';
 
 /** `tapehouse status`: what the running job is doing, or what the last run left. */
 export function registerStatus(program: Command): void {
@@ -20,7 +20,7 @@ export function registerStatus(program: Command): void {
     }
     // Held by a process that serves reads but no figures (tapehouse load): say so, and read through it.
     const holder = target.kind === 'chdb' ? await liveEndpoint(target.dataDir) : undefined;
-    const runner = await openQueryRunner(target);
+    const runner = await openQueryRunner(target, { onWaiting: tellWaiting });
     try {
       process.stdout.write(`${await storedStatus(runner, holder)}\n`);
     } finally {

@@ -15,4 +15,5 @@ echo "npm ci --omit=dev with npm $(npx -y --loglevel=error npm@latest --version)
 npx -y --loglevel=error npm@latest ci --omit=dev --no-audit --no-fund
 # npm's `prepare` compiled the sources with production dependencies only (esbuild is one).
 test -f dist/BUILT && test -f dist/src/cli/main.js || { echo 'npm ci left no dist/: prepare did not build' >&2; exit 1; }
-node bin/tapehouse.js sql --data-dir "$SCRATCH/data" "SELECT version() AS clickhouse_in_chdb"
+# --allow-writes: a read of a directory that holds no warehouse is refused; this one makes it.
+node bin/tapehouse.js sql --allow-writes --data-dir "$SCRATCH/data" "SELECT version() AS clickhouse_in_chdb"

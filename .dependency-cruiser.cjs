@@ -66,14 +66,17 @@ function simLayer(folder, forbidden, why) {
   };
 }
 
-/** Files of `src/<folder>/` are imported from outside it only through its door, `index.ts`. */
+/**
+ * Files of `src/<folder>/` are imported from outside it only through its door, `index.ts`, or
+ * its `defaults.ts` (constants only, importing nothing: `--help` reads them without loading the part).
+ */
 function door(folder, why) {
   return {
     name: `${folder.replace(/\//g, '-')}-through-its-door`,
     comment: why,
     severity: 'error',
     from: { pathNot: `^src/${folder}/` },
-    to: { path: `^src/${folder}/`, pathNot: `^src/${folder}/index\\.ts$` },
+    to: { path: `^src/${folder}/`, pathNot: `^src/${folder}/(index|defaults)\\.ts$` },
   };
 }
 

@@ -4,6 +4,8 @@ FROM node:20.20.2-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
+# npm's `prepare` runs scripts/build.mjs; with no sources yet it compiles nothing (see below).
+COPY scripts/build.mjs ./scripts/
 # The lock installs with this image's npm (10.8) and with the newest npm (CI: scripts/check-lock.sh).
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY bin ./bin
@@ -12,6 +14,8 @@ COPY workflows ./workflows
 COPY sql ./sql
 COPY dashboards ./dashboards
 COPY scripts/docker-entrypoint.sh ./scripts/docker-entrypoint.sh
+# The JavaScript the command runs (dist/): without it every start would compile TypeScript.
+RUN node scripts/build.mjs
 # State a part keeps between restarts (capture's coverage marks); docker-compose.yml mounts a
 # volume here, which takes this directory's owner when first created.
 RUN mkdir -p /var/lib/tapehouse && chown node:node /var/lib/tapehouse

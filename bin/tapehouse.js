@@ -1,10 +1,37 @@
 #!/usr/bin/env node
-// Entry point of the `tapehouse` command. Runs the TypeScript sources through tsx's loader,
-// so `npm start` and `npx tapehouse` need no build step.
-import { register } from 'tsx/esm/api';
+// Entry point of the `tapehouse` command. Runs the JavaScript that `npm install` compiled into
+// dist/ (scripts/build.mjs, npm's `prepare`). When there is no build, or a source file changed
+// after it (a developer's tree), it runs the TypeScript sources through tsx's loader instead:
+// slower to start, never stale.
+import { existsSync, readdirSync, statSync } from 'node:fs';
 
-register();
-const { startedByNpm } = await import('../src/cli/settings.ts');
+const root = new URL('..', import.meta.url);
+
+/** Newest modification time (ms) of a .ts file under `dir`. */
+function newestSource(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(new URL(dir, root), { withFileTypes: true, recursive: true })) {
+    if (!entry.name.endsWith('.ts')) continue;
+    newest = Math.max(newest, statSync(`${entry.parentPath}/${entry.name}`).mtimeMs);
+  }
+  return newest;
+}
+
+function builtIsCurrent() {
+  const stamp = new URL('dist/BUILT', root);
+  if (!existsSync(stamp)) return false;
+  const built = statSync(stamp).mtimeMs;
+  return newestSource('src/') <= built && newestSource('workflows/') <= built;
+}
+
+let code = '../dist/src/cli/';
+if (!builtIsCurrent()) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  code = '../src/cli/';
+}
+const extension = code.startsWith('../dist/') ? 'js' : 'ts';
+const { startedByNpm } = await import(`${code}settings.${extension}`);
 
 // Started by npm (`npx tapehouse …`, `npm start`), this process sits under npm and a shell. A
 // supervisor's SIGTERM reaches npm, which exits without passing it on: this process would be
@@ -18,5 +45,5 @@ if (startedByNpm()) {
   }, 500).unref();
 }
 
-const { main } = await import('../src/cli/main.ts');
+const { main } = await import(`${code}main.${extension}`);
 process.exitCode = await main(process.argv.slice(2));

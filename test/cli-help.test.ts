@@ -128,6 +128,37 @@ describe('bad settings exit 2, naming the flag and its variable', () => {
   let busy: Server | undefined;
   afterAll(() => busy?.close());
 
+  it('a path setting the process cannot use: under /proc or /sys, a file for a folder, a folder for a file', async () => {
+    writeFileSync(join(work, 'a-file'), 'x');
+    const cases: Array<[string[], Record<string, string>, string]> = [
+      [
+        ['run', '--data-dir', '/proc/x', '--http-port', '0'],
+        {},
+        '--data-dir (TAPEHOUSE_DATA_DIR): "/proc/x" is under /proc, which the kernel makes up: no data can be kept there',
+      ],
+      [['status'], { TAPEHOUSE_DATA_DIR: '/sys/x/y' }, '--data-dir (TAPEHOUSE_DATA_DIR): "/sys/x/y" is under /sys'],
+      [['sql', '--data-dir', join(work, 'a-file'), 'SELECT 1'], {}, 'is not a directory'],
+      [
+        ['sql', '--data-dir', join(work, 'a-file', 'below'), 'SELECT 1'],
+        {},
+        `cannot be created: ${join(work, 'a-file')} is a file, not a directory`,
+      ],
+      [
+        ['capture', '--base-url', 'http://127.0.0.1:9', '--coverage-file', work],
+        {},
+        '--coverage-file (TAPEHOUSE_COVERAGE_FILE): ',
+      ],
+      [['worker', '--base-url', 'http://127.0.0.1:9'], { TAPEHOUSE_CHECKPOINT_FILE: '/proc/self/x' }, 'is under /proc'],
+    ];
+    for (const [args, env, message] of cases) {
+      const result = tapehouse(args, env);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr.split('\n')[0]).toContain(message);
+    }
+    // Nothing was created on the way.
+    expect(existsSync(join(work, 'a-file', 'below'))).toBe(false);
+  });
+
   it('a token file that is missing or empty, for the built-in simulator too', async () => {
     for (const args of [['run'], ['run', '--base-url', 'http://127.0.0.1:9']]) {
       const result = await inProcess([
@@ -141,7 +172,7 @@ describe('bad settings exit 2, naming the flag and its variable', () => {
       ]);
       expect(result.code).toBe(2);
       expect(result.stderr).toBe(
-        `tapehouse: --token-file (TAPEHOUSE_TOKEN_FILE): ${join(work, 'no-such-token')} does not exist\n`,
+        `tapehouse: --token-file (TAPEHOUSE_TOKEN_FILE): "${join(work, 'no-such-token')}" does not exist\n`,
       );
     }
     writeFileSync(join(work, 'empty-token'), '\n');

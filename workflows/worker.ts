@@ -1,9 +1,9 @@
-import { fileURLToPath } from 'node:url';
 import { Worker, type NativeConnection } from '@temporalio/worker';
 import type { SyncDeps } from '../src/sync/deps.ts';
+import { packagePath } from '../src/util/package-root.ts';
 import { createSyncActivities } from './activities.ts';
 
-export const WORKFLOWS_PATH = fileURLToPath(new URL('./sync-workflows.ts', import.meta.url));
+export const WORKFLOWS_PATH = packagePath('workflows/sync-workflows.ts');
 
 export interface SyncWorkerOptions {
   connection: NativeConnection;

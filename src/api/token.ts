@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { createLogger } from '../util/log.ts';
 import { Secret } from '../util/secret.ts';
 import { SettingError } from '../util/setting-error.ts';
 
@@ -30,7 +31,9 @@ export async function readAccessToken(lookup: TokenLookup = {}): Promise<Secret>
           : `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
       throw new SettingError(`${TOKEN_FILE_SETTING}: ${lookup.tokenFile} ${why}`);
     }
-    return nonEmpty(content, `${TOKEN_FILE_SETTING}: ${lookup.tokenFile} is empty`);
+    const token = nonEmpty(content, `${TOKEN_FILE_SETTING}: ${lookup.tokenFile} is empty`);
+    await warnIfShared(lookup.tokenFile);
+    return token;
   }
   if (lookup.token === undefined)
     throw new SettingError(`no access token: set ${TOKEN_ENV}, or give ${TOKEN_FILE_SETTING}`);
@@ -39,6 +42,21 @@ export async function readAccessToken(lookup: TokenLookup = {}): Promise<Secret>
 
 /** The token file's flag and variable, as a bad value of it is reported. */
 const TOKEN_FILE_SETTING = '--token-file (TAPEHOUSE_TOKEN_FILE)';
+
+/**
+ * A token file others on the machine can read is a token they can use: said once, at warn (a
+ * person must act: `chmod 600`), and still used — refusing it would stop a running deployment
+ * over a mode bit. SECURITY.md says what tapehouse expects. Descriptors (/dev/fd/N) are skipped.
+ */
+async function warnIfShared(file: string): Promise<void> {
+  const info = await stat(file).catch(() => undefined);
+  if (!info?.isFile() || (info.mode & 0o077) === 0) return;
+  const who = info.mode & 0o007 ? 'everyone on this machine' : 'its group';
+  createLogger('token').warn(
+    { file, mode: (info.mode & 0o777).toString(8).padStart(4, '0') },
+    `the token file is readable by ${who}: chmod 600 ${file}`,
+  );
+}
 
 /** A token source that always gives the same token. */
 export function fixedToken(token: Secret): TokenSource {

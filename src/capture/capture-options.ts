@@ -61,17 +61,7 @@ export interface CaptureOptions {
   signal?: AbortSignal;
 }
 
-export const CAPTURE_DEFAULTS = {
-  tokensPerConnection: 200,
-  silenceMs: 30_000,
-  catalogueRefreshMs: 60_000,
-  anchorEveryMs: 15 * 60_000,
-  dropGraceMs: 2 * 60_000,
-  reseedConcurrency: 4,
-  markEveryMs: 2_000,
-  maxQueuedRecords: 50_000,
-  notOfferedRetryMs: 30 * 60_000,
-};
+export { CAPTURE_DEFAULTS } from './defaults.ts';
 
 export interface CaptureStats {
   frames: number;

@@ -2,12 +2,13 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { commands } from './commands/index.ts';
 import { keepRunningWhenOutputCloses } from '../util/closed-output.ts';
-import { setLogLevel } from '../util/log.ts';
+import { setLogFormat, setLogLevel } from '../util/log.ts';
+import { packagePath } from '../util/package-root.ts';
 import { applyHeapPolicy } from './heap-policy.ts';
 import { addSettings, resolveSettings, SettingError } from './settings.ts';
 
-/** Settings of every command: the environment-only log level. */
-const PROCESS_SETTINGS = ['logLevel'] as const;
+/** Settings of every command: the environment-only log level and format. */
+const PROCESS_SETTINGS = ['logLevel', 'logFormat'] as const;
 
 /** Exit codes scripts can rely on. */
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -27,7 +28,7 @@ export function buildProgram(): Command {
 
 /** The version in package.json (the one npm installed). */
 export function packageVersion(): string {
-  const file = new URL('../../package.json', import.meta.url);
+  const file = packagePath('package.json');
   return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 }
 
@@ -36,7 +37,9 @@ export async function main(argv: string[]): Promise<number> {
   keepRunningWhenOutputCloses();
   const program = buildProgram();
   try {
-    setLogLevel(resolveSettings(PROCESS_SETTINGS, {}).logLevel);
+    const { logLevel, logFormat } = resolveSettings(PROCESS_SETTINGS, {});
+    setLogLevel(logLevel);
+    setLogFormat(logFormat);
     await program.parseAsync(argv, { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (err) {

@@ -1,5 +1,5 @@
 import type { MetricsPart } from '../run/metrics.ts';
-import { serveMetrics, type MetricsEndpoint } from '../run/metrics-server.ts';
+import type { MetricsEndpoint } from '../run/metrics-server.ts';
 import type { Logger } from '../util/log.ts';
 
 /** `--metrics-port` (and `--metrics-host`) as resolved: /metrics is served only when a port is given. */
@@ -9,6 +9,8 @@ export async function serveMetricsIfAsked(
   log: Logger,
 ): Promise<MetricsEndpoint | null> {
   if (settings.metricsPort === undefined) return null;
+  // Loaded here: prom-client is not needed by a process that serves no metrics.
+  const { serveMetrics } = await import('../run/metrics-server.ts');
   const served = await serveMetrics({ port: settings.metricsPort, host: settings.metricsHost, parts, log });
   log.info({ url: served.url }, 'serving /metrics');
   return served;

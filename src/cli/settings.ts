@@ -1,11 +1,12 @@
 import { Option, type Command } from 'commander';
-import { CAPTURE_DEFAULTS } from '../capture/index.ts';
+import { CAPTURE_DEFAULTS } from '../capture/defaults.ts';
 import { parseVenueRules } from '../reconcile/venue-rules.ts';
-import { DEFAULT_RATE, DEFAULT_SEED } from '../simulator/index.ts';
+import { DEFAULT_RATE, DEFAULT_SEED } from '../simulator/defaults.ts';
 import { environment } from '../util/environment.ts';
-import { LOG_LEVELS } from '../util/log.ts';
+import { LOG_FORMATS, LOG_LEVELS } from '../util/log.ts';
+import { readableFile, writableDirectory, writableFile } from './path-parsers.ts';
 import { SettingError } from '../util/setting-error.ts';
-import { DEFAULT_DATA_DIR } from '../warehouse/embedded/index.ts';
+import { DEFAULT_DATA_DIR } from '../warehouse/embedded/defaults.ts';
 import {
   brokers,
   CredentialsInValue,
@@ -68,7 +69,7 @@ export const SETTINGS = {
     flag: '--token-file <file>',
     env: 'TAPEHOUSE_TOKEN_FILE',
     description: 'file holding the venue access token (or set TAPEHOUSE_TOKEN)',
-    parse: nonEmpty,
+    parse: readableFile,
   } satisfies Spec,
   token: {
     env: 'TAPEHOUSE_TOKEN',
@@ -109,7 +110,7 @@ export const SETTINGS = {
     flag: '--data-dir <dir>',
     env: 'TAPEHOUSE_DATA_DIR',
     description: 'embedded warehouse (chDB) data directory',
-    parse: nonEmpty,
+    parse: writableDirectory,
     defaultText: JSON.stringify(DEFAULT_DATA_DIR),
   } satisfies Spec,
   clickhouseUrl: {
@@ -137,17 +138,17 @@ export const SETTINGS = {
   clickhouseCaCert: {
     env: 'TAPEHOUSE_CLICKHOUSE_CA_CERT',
     description: "PEM file of the server's private CA (TLS)",
-    parse: nonEmpty,
+    parse: readableFile,
   } satisfies Spec,
   clickhouseClientCert: {
     env: 'TAPEHOUSE_CLICKHOUSE_CLIENT_CERT',
     description: 'PEM file of a client certificate (mutual TLS, with _CLIENT_KEY and _CA_CERT)',
-    parse: nonEmpty,
+    parse: readableFile,
   } satisfies Spec,
   clickhouseClientKey: {
     env: 'TAPEHOUSE_CLICKHOUSE_CLIENT_KEY',
     description: "PEM file of that certificate's key",
-    parse: nonEmpty,
+    parse: readableFile,
   } satisfies Spec,
 
   // ---- the bus --------------------------------------------------------------------------------
@@ -213,7 +214,7 @@ export const SETTINGS = {
     flag: '--checkpoint-file <file>',
     env: 'TAPEHOUSE_CHECKPOINT_FILE',
     description: 'keep the sync checkpoints in this JSON file, one per process (or in the warehouse: --clickhouse-url)',
-    parse: nonEmpty,
+    parse: writableFile,
     defaultText: `${DEFAULT_CHECKPOINT_FILE} without --clickhouse-url`,
   } satisfies Spec,
 
@@ -280,7 +281,7 @@ export const SETTINGS = {
     flag: '--coverage-file <file>',
     env: 'TAPEHOUSE_COVERAGE_FILE',
     description: 'where the last covered instant per stream is kept, one file per process',
-    parse: nonEmpty,
+    parse: writableFile,
     defaultText: '.tapehouse/capture-coverage.json, or …-shard-I-of-N.json with --shard',
   } satisfies Spec,
   tokensPerConnection: {
@@ -332,9 +333,15 @@ export const SETTINGS = {
   // ---- every process --------------------------------------------------------------------------
   logLevel: {
     env: 'TAPEHOUSE_LOG_LEVEL',
-    description: `level of the logs, JSON lines on stderr (${LOG_LEVELS.join(', ')})`,
+    description: `level of the logs, on stderr (${LOG_LEVELS.join(', ')})`,
     parse: oneOf(LOG_LEVELS),
     default: 'info',
+  } satisfies Spec,
+  logFormat: {
+    env: 'TAPEHOUSE_LOG_FORMAT',
+    description: `${LOG_FORMATS.join(', ')}: auto writes one readable line per entry on a terminal, JSON lines otherwise`,
+    parse: oneOf(LOG_FORMATS),
+    default: 'auto',
   } satisfies Spec,
 } as const;
 

@@ -63,3 +63,10 @@ function passwordOf(settings: ServerSettings): Secret | undefined {
   if (password === '') throw new SettingError(`TAPEHOUSE_CLICKHOUSE_PASSWORD_FILE: ${file} is empty`);
   return new Secret(password);
 }
+
+/** The directory's holder serves no endpoint yet: most likely the job the user just started. */
+export function tellWaiting(pid: number): void {
+  process.stderr.write(
+    `tapehouse: the job holding the data directory (process ${pid}) is starting; waiting for its endpoint…\n`,
+  );
+}

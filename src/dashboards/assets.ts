@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { packagePath } from '../util/package-root.ts';
 
 /**
  * The files the page loads: the viewer's own scripts and style, and ECharts from node_modules
@@ -8,7 +9,7 @@ import { join } from 'node:path';
  * Only these names are served.
  */
 
-const CLIENT_DIR = join(import.meta.dirname, 'client');
+const CLIENT_DIR = packagePath('src/dashboards/client');
 const require = createRequire(import.meta.url);
 
 const ASSETS: Record<string, { path: () => string; type: string }> = {

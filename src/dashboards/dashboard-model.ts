@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { z } from 'zod';
+import { packagePath } from '../util/package-root.ts';
 
 /**
  * The parts of a Grafana dashboard JSON (schema v39+, ClickHouse data source in SQL mode) that the
@@ -8,7 +9,7 @@ import { z } from 'zod';
  * one file serves Grafana and the viewer alike. Grafana's full schema is checked by the tests.
  */
 
-export const DASHBOARDS_DIR = resolve(import.meta.dirname, '../../dashboards');
+export const DASHBOARDS_DIR = packagePath('dashboards');
 
 const targetSchema = z.looseObject({
   refId: z.string(),

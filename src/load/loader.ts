@@ -14,6 +14,7 @@ import { createLogger, type Logger } from '../util/log.ts';
 import type { Warehouse } from '../warehouse/warehouse.ts';
 import { BusCommits } from './bus-commits.ts';
 import { PartitionBatcher, type BatchLimits, type PartitionStart } from './batching/partition-batcher.ts';
+import { DEFAULT_BATCH_LIMITS } from './defaults.ts';
 import { Flusher } from './inserting/flusher.ts';
 import type { Batch } from './batching/batch.ts';
 import { mapDelivery, type DeliverySource } from './mapping/map-delivery.ts';
@@ -96,10 +97,7 @@ export interface Loaders {
   readonly failed: Promise<Error>;
 }
 
-// 50,000 rows: a backlog goes in fifth as many parts as at 10,000, and the engine's merges of them
-// cost a fifth (bench/load.ts: merge threads 590-650 → 150-180 ms of CPU per 360,000 rows, the
-// loader 0.5 → 0.65-0.7 of the engine). A live stream is cut by the 1 s bound long before.
-export const DEFAULT_BATCH_LIMITS: BatchLimits = { maxRows: 50_000, maxBytes: 32 * 1024 * 1024, maxDelayMs: 1_000 };
+export { DEFAULT_BATCH_LIMITS } from './defaults.ts';
 
 /**
  * The short lane: trades, quotes and market status go to the warehouse in rounds of their own, cut

@@ -43,8 +43,9 @@ export interface SimulatorHandle {
   close(): Promise<void>;
 }
 
-export const DEFAULT_SEED = 1;
-export const DEFAULT_RATE = 20;
+import { DEFAULT_RATE, DEFAULT_SEED } from './defaults.ts';
+
+export { DEFAULT_RATE, DEFAULT_SEED };
 /** A save at rate 20 (16 MB, ten minutes of history) holds the venue's thread for 0.2–0.4 s. */
 export const DEFAULT_SAVE_EVERY_MS = 15_000;
 /**

@@ -132,7 +132,9 @@ export class ReconnectingStream {
     await watchdog;
     const loss = session.loss(detail);
     this.handlers.onCoverageLost?.(loss);
-    this.#options.log?.info(
+    // Our own stop (Ctrl-C) ends every stream: recorded as coverage as always, but nothing for a
+    // person to read six times over at each stop.
+    this.#options.log?.[loss.reason === 'stopped' ? 'debug' : 'info'](
       {
         stream: this.transport.name,
         ...loss,

@@ -1,5 +1,6 @@
 import { pino, type Logger } from 'pino';
 import { dropOutput } from './closed-output.ts';
+import { prettyStderr } from './log-pretty.ts';
 
 /**
  * The one logger factory. JSON lines (pino) on stderr so stdout stays for command output.
@@ -44,6 +45,20 @@ export function setLogLevel(level: LogLevel): void {
   }
 }
 
+/** How log lines are written: JSON for machines, one readable line each for a person (log-pretty.ts). */
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+let processFormat: LogFormat = 'auto';
+
+/** Sets the format of the loggers made from now on (the CLI sets it before any part loads). */
+export function setLogFormat(format: LogFormat): void {
+  processFormat = format;
+}
+
+function writesPretty(): boolean {
+  return processFormat === 'pretty' || (processFormat === 'auto' && process.stderr.isTTY === true);
+}
+
 /** The process's level, for a child process that logs as this one does. */
 export function logLevel(): LogLevel {
   return processLevel;
@@ -51,9 +66,8 @@ export function logLevel(): LogLevel {
 
 /** A logger named `name`, at `level` if given, otherwise at the process's level (and following it). */
 export function createLogger(name: string, level?: LogLevel): Logger {
-  const destination = pino.destination({ dest: 2, sync: false });
-  // stderr closed under us (a pipe whose reader exited): logs are dropped, the process goes on.
-  destination.on('error', dropOutput);
+  // JSON on stderr unless a person reads it there (a terminal, or asked for).
+  const destination = writesPretty() ? prettyStderr() : jsonStderr();
   const logger = pino(
     {
       name,
@@ -69,6 +83,13 @@ export function createLogger(name: string, level?: LogLevel): Logger {
     collected.register(logger, ref);
   }
   return logger;
+}
+
+function jsonStderr(): pino.DestinationStream {
+  const destination = pino.destination({ dest: 2, sync: false });
+  // stderr closed under us (a pipe whose reader exited): logs are dropped, the process goes on.
+  destination.on('error', dropOutput);
+  return destination;
 }
 
 /** Keys whose values are credentials at any depth and in any case (REDACT_PATHS names only the usual places). */

@@ -1,6 +1,13 @@
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
 import { ChdbReadSessions, statementFormat } from './endpoint/index.ts';
-import { chdbPathOf, DataDirectoryBusy, liveEndpoint } from './embedded/index.ts';
+import {
+  chdbPathOf,
+  dataDirectoryHolder,
+  DataDirectoryBusy,
+  liveEndpoint,
+  requireWarehouse,
+  type EndpointInfo,
+} from './embedded/index.ts';
 import { DATABASE } from './database.ts';
 import { describeTarget, type WarehouseTarget } from './target.ts';
 import { openEmbeddedWarehouse, openServerWarehouse, type EmbeddedWarehouse } from './warehouse.ts';
@@ -25,6 +32,10 @@ export interface QueryAccess {
    * possible on a data directory no job holds, or a server.
    */
   allowWrites?: boolean;
+  /** Told once when the directory's holder serves no endpoint yet (a job starting up) and we wait for it. */
+  onWaiting?: (pid: number) => void;
+  /** How long to wait for that endpoint (default 30 s). */
+  waitMs?: number;
 }
 
 /**
@@ -43,13 +54,21 @@ export async function openQueryRunner(target: WarehouseTarget, access: QueryAcce
       !access.allowWrites,
     );
   }
-  let warehouse: EmbeddedWarehouse;
-  try {
-    warehouse = await openEmbeddedWarehouse(target.dataDir);
-  } catch (err) {
-    if (!(err instanceof DataDirectoryBusy)) throw err;
-    const endpoint = await liveEndpoint(target.dataDir);
-    if (!endpoint) throw new DataDirectoryBusy(target.dataDir, undefined);
+  // A read creates nothing: a directory without a warehouse is refused before chDB loads.
+  if (!access.allowWrites) requireWarehouse(target.dataDir);
+  // A job holding the directory is read through its endpoint, found before chDB loads (seconds).
+  let endpoint = await holderEndpoint(target.dataDir, access);
+  let warehouse: EmbeddedWarehouse | undefined;
+  if (!endpoint) {
+    try {
+      warehouse = await openEmbeddedWarehouse(target.dataDir);
+    } catch (err) {
+      if (!(err instanceof DataDirectoryBusy)) throw err;
+      endpoint = await holderEndpoint(target.dataDir, access);
+      if (!endpoint) throw err;
+    }
+  }
+  if (endpoint) {
     if (access.allowWrites)
       throw new WritesRefused(
         `${target.dataDir} is held by process ${endpoint.pid} (a running job), whose endpoint is read-only: stop it first to write`,
@@ -66,6 +85,7 @@ export async function openQueryRunner(target: WarehouseTarget, access: QueryAcce
       false,
     );
   }
+  if (!warehouse) throw new DataDirectoryBusy(target.dataDir, undefined); // not reached: one of the two is set
   const database = (await hasTapehouseDatabase(warehouse.client)) ? DATABASE : 'default';
   if (access.allowWrites) {
     await warehouse.client.command({ query: `USE ${database}` });
@@ -150,4 +170,25 @@ async function execute(
   const chunks: Buffer[] = [];
   for await (const chunk of result.stream) chunks.push(Buffer.from(chunk as Uint8Array));
   return Buffer.concat(chunks);
+}
+
+/**
+ * The endpoint of the live process holding the data directory. A holder that serves none yet is
+ * a job starting up (it holds the directory from the moment chDB opens, and serves once its
+ * schema is up to date): wait for its endpoint rather than call it "another process". Undefined
+ * when nobody holds the directory; DataDirectoryBusy when the holder serves nothing in time.
+ */
+async function holderEndpoint(dataDir: string, access: QueryAccess): Promise<EndpointInfo | undefined> {
+  const deadline = Date.now() + (access.waitMs ?? 30_000);
+  let told = false;
+  for (;;) {
+    const endpoint = await liveEndpoint(dataDir);
+    if (endpoint) return endpoint;
+    const holder = dataDirectoryHolder(dataDir);
+    if (holder === undefined) return undefined;
+    if (Date.now() >= deadline) throw new DataDirectoryBusy(dataDir, undefined);
+    if (!told) access.onWaiting?.(holder);
+    told = true;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Secret } from '../util/secret.ts';
 import { SettingError } from '../util/setting-error.ts';
-import { DEFAULT_DATA_DIR } from './embedded/index.ts';
+import { DEFAULT_DATA_DIR } from './embedded/defaults.ts';
 
 /** Where the warehouse lives: embedded chDB on a data directory, or a ClickHouse server. */
 export type WarehouseTarget = ChdbTarget | ServerTarget;

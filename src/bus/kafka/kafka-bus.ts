@@ -8,6 +8,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from '../bus.ts';
+import { DEFAULT_REBALANCE_TIMEOUT_MS } from './defaults.ts';
 import { kafkaLogCreator } from './kafkajs-log.ts';
 import { KafkaSubscription } from './kafka-subscription.ts';
 import { BATCH_OVERHEAD_BYTES, ensureTopics } from './create-topics.ts';
@@ -48,7 +49,6 @@ export interface KafkaBusOptions {
 }
 
 export const DEFAULT_PUBLISH_TIMEOUT_MS = 60_000;
-export const DEFAULT_REBALANCE_TIMEOUT_MS = 60_000;
 
 const PRODUCER_OPTIONS = {
   idempotent: true,

@@ -1,9 +1,7 @@
 import type { Command } from 'commander';
 import { SettingError } from '../../util/setting-error.ts';
-import { bookAt } from '../../capture/index.ts';
-import { openQueryRunner } from '../../warehouse/query-access.ts';
 import { addSettings } from '../settings.ts';
-import { resolveWarehouse, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';
+import { resolveWarehouse, tellWaiting, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';
 
 /** `tapehouse book TOKEN --at TIME`: the order book of a token as it stood at that instant. */
 export function registerBook(program: Command): void {
@@ -22,7 +20,9 @@ export function registerBook(program: Command): void {
       if (!Number.isInteger(depth) || depth < 1)
         throw new SettingError(`--depth: ${JSON.stringify(options.depth)} is not a positive whole number`);
       if (options.format !== 'table' && options.format !== 'json') throw new SettingError('--format: table or json');
-      const runner = await openQueryRunner(resolveWarehouse(options));
+      const { bookAt } = await import('../../capture/index.ts');
+      const { openQueryRunner } = await import('../../warehouse/query-access.ts');
+      const runner = await openQueryRunner(resolveWarehouse(options), { onWaiting: tellWaiting });
       try {
         const book = await bookAt(runner, token, atMs);
         if (!book) {

@@ -1,11 +1,5 @@
 import type { Command } from 'commander';
-import { VenueClient } from '../../api/client.ts';
-import { RateLimiter } from '../../api/rate-limit/limiter.ts';
-import { readAccessToken } from '../../api/token.ts';
-import { KafkaBus } from '../../bus/kafka/index.ts';
-import { createTopicCatalogue } from '../../bus/topics.ts';
-import { FileCoverageStore, startCapture, type CaptureStats } from '../../capture/index.ts';
-import { captureFigures, wireFigures } from '../../run/figures.ts';
+import type { CaptureStats } from '../../capture/index.ts';
 import { createLogger } from '../../util/log.ts';
 import { lockStateFile } from '../../util/file-lock.ts';
 import type { Secret } from '../../util/secret.ts';
@@ -65,6 +59,13 @@ The last instant covered is kept in --coverage-file; the next start records the 
 }
 
 async function capture(flags: Record<string, unknown>): Promise<number> {
+  const { VenueClient } = await import('../../api/client.ts');
+  const { RateLimiter } = await import('../../api/rate-limit/limiter.ts');
+  const { readAccessToken } = await import('../../api/token.ts');
+  const { KafkaBus } = await import('../../bus/kafka/index.ts');
+  const { createTopicCatalogue } = await import('../../bus/topics.ts');
+  const { FileCoverageStore, startCapture } = await import('../../capture/index.ts');
+  const { captureFigures, wireFigures } = await import('../../run/figures.ts');
   const settings = resolveSettings(CAPTURE_SETTINGS, flags);
   if (!settings.baseUrl) throw new SettingError('--base-url (TAPEHOUSE_BASE_URL): the venue to capture is required');
   const log = createLogger('capture');

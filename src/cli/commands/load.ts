@@ -1,24 +1,17 @@
 import type { Command } from 'commander';
-import { DEFAULT_REBALANCE_TIMEOUT_MS, KafkaBus } from '../../bus/kafka/index.ts';
+import type { KafkaBus as Bus } from '../../bus/kafka/index.ts';
+import { DEFAULT_REBALANCE_TIMEOUT_MS } from '../../bus/kafka/defaults.ts';
 import { isRecordKind, type RecordKind } from '../../bus/record.ts';
-import { createTopicCatalogue, type TopicCatalogue } from '../../bus/topics.ts';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import {
-  bindGroupToWarehouse,
-  DEFAULT_BATCH_LIMITS,
-  startLoaders,
-  type Loaders,
-  type LoaderStopOutcome,
-} from '../../load/index.ts';
-import { pendingRederives } from '../../load/rederive/index.ts';
-import { loadFigures } from '../../run/figures.ts';
+import type { TopicCatalogue } from '../../bus/topics.ts';
+import { DEFAULT_BATCH_LIMITS } from '../../load/defaults.ts';
+import type { Loaders, LoaderStopOutcome } from '../../load/index.ts';
 import { createLogger } from '../../util/log.ts';
-import { serveEmbeddedEndpoint, type EmbeddedEndpoint } from '../../warehouse/endpoint/index.ts';
-import { migrateWarehouse } from '../../warehouse/schema/index.ts';
+import type { EmbeddedEndpoint } from '../../warehouse/endpoint/index.ts';
 import { parseDuration } from '../../util/duration.ts';
 import { describeTarget, type WarehouseTarget } from '../../warehouse/target.ts';
-import { openWarehouse, type EmbeddedWarehouse, type Warehouse } from '../../warehouse/warehouse.ts';
+import type { EmbeddedWarehouse, Warehouse } from '../../warehouse/warehouse.ts';
 import type { MetricsEndpoint } from '../../run/metrics-server.ts';
 import { metricsNote, serveMetricsIfAsked } from '../metrics-option.ts';
 import { addSettings, resolveSettings, SettingError, type SettingName } from '../settings.ts';
@@ -77,6 +70,14 @@ export function registerLoad(program: Command): void {
     .option('--stats-every <duration>', "log the loaders' figures this often (0s: never; default 10s)")
     .option('--no-migrate', 'do not apply pending migrations first')
     .action(async (options: LoadOptions) => {
+      const { KafkaBus } = await import('../../bus/kafka/index.ts');
+      const { createTopicCatalogue } = await import('../../bus/topics.ts');
+      const { bindGroupToWarehouse, startLoaders } = await import('../../load/index.ts');
+      const { pendingRederives } = await import('../../load/rederive/index.ts');
+      const { loadFigures } = await import('../../run/figures.ts');
+      const { serveEmbeddedEndpoint } = await import('../../warehouse/endpoint/index.ts');
+      const { migrateWarehouse } = await import('../../warehouse/schema/index.ts');
+      const { openWarehouse } = await import('../../warehouse/warehouse.ts');
       const settings = resolveSettings(LOAD_SETTINGS, options, { either: [['dataDir', 'clickhouseUrl']] });
       const target = warehouseTarget(settings);
       const catalogue = createTopicCatalogue(settings.topicPrefix);
@@ -95,7 +96,7 @@ export function registerLoad(program: Command): void {
       const stopRequested = signalled();
 
       const warehouse = await openWarehouse(target);
-      let bus: KafkaBus | undefined;
+      let bus: Bus | undefined;
       let endpoint: EmbeddedEndpoint | undefined;
       let loaders: Loaders | undefined;
       let served: MetricsEndpoint | null = null;

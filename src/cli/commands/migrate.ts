@@ -1,11 +1,8 @@
 import type { Command } from 'commander';
-import { pendingRederives } from '../../load/rederive/index.ts';
-import { migrateWarehouse } from '../../warehouse/schema/index.ts';
 import { parseDuration } from '../../util/duration.ts';
 import { SettingError } from '../../util/setting-error.ts';
-import { describeTarget } from '../../warehouse/target.ts';
+// No imports of its own: cheap enough for --help's path.
 import { isTransientWarehouseError } from '../../warehouse/transient-error.ts';
-import { openWarehouse } from '../../warehouse/warehouse.ts';
 import { addSettings } from '../settings.ts';
 import { resolveWarehouse, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';
 
@@ -20,6 +17,10 @@ export function registerMigrate(program: Command): void {
       'retry a failure that passes by itself (the server starting, unreachable, busy) for this long; others end at once (default: no retry)',
     )
     .action(async (options: Record<string, unknown>) => {
+      const { pendingRederives } = await import('../../load/rederive/index.ts');
+      const { migrateWarehouse } = await import('../../warehouse/schema/index.ts');
+      const { describeTarget } = await import('../../warehouse/target.ts');
+      const { openWarehouse } = await import('../../warehouse/warehouse.ts');
       const target = resolveWarehouse(options);
       const retryForMs = retryWindow(options.retryFor);
       const warehouse = await openWarehouse(target);

@@ -1,16 +1,13 @@
-import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
+import type { ClickHouseClient } from '@clickhouse/client';
 import { Option, type Command } from 'commander';
 import { SettingError } from '../../util/setting-error.ts';
 import { COST_METHODS, type CostMethod } from '../../reconcile/cost-basis.ts';
-import { reconcile, START_OF_TIME_MS, type Reconciliation } from '../../reconcile/reconcile.ts';
-import { render, withoutRulesNotice, type ReportFormat } from '../../reconcile/render.ts';
-import { storeReconciliation } from '../../reconcile/store.ts';
-import { storeThroughJob } from '../../reconcile/store-through-job.ts';
-import { DataDirectoryBusy, liveEndpoint } from '../../warehouse/embedded/index.ts';
+import type { Reconciliation } from '../../reconcile/reconcile.ts';
+import type { ReportFormat } from '../../reconcile/render.ts';
 import type { WarehouseTarget } from '../../warehouse/target.ts';
 import { addSettings, resolveSettings } from '../settings.ts';
 import { resolveWarehouse, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';
-import { openWarehouse } from '../../warehouse/warehouse.ts';
+import type { Warehouse } from '../../warehouse/warehouse.ts';
 
 interface ReconcileCliOptions {
   from?: number;
@@ -32,6 +29,13 @@ interface Access {
 }
 
 async function openAccess(target: WarehouseTarget): Promise<Access> {
+  const { DataDirectoryBusy, liveEndpoint, requireWarehouse } = await import('../../warehouse/embedded/index.ts');
+  // A read creates nothing: a mistyped --data-dir is refused before chDB makes a warehouse there.
+  if (target.kind === 'chdb') requireWarehouse(target.dataDir);
+  const { openWarehouse } = await import('../../warehouse/warehouse.ts');
+  const { storeReconciliation } = await import('../../reconcile/store.ts');
+  const { storeThroughJob } = await import('../../reconcile/store-through-job.ts');
+  const { ClickHouseLogLevel, createClient } = await import('@clickhouse/client');
   try {
     const warehouse = await openWarehouse(target);
     return {
@@ -94,6 +98,8 @@ export function registerReconcile(program: Command): void {
     )
     .option('--no-store', 'print the report without storing it in the reconciliations table');
   addSettings(command, ['venueRules', ...WAREHOUSE_SETTINGS]).action(async (options: ReconcileCliOptions) => {
+    const { reconcile, START_OF_TIME_MS } = await import('../../reconcile/reconcile.ts');
+    const { render, withoutRulesNotice } = await import('../../reconcile/render.ts');
     const flags = options as unknown as Record<string, unknown>;
     const { venueRules } = resolveSettings(['venueRules'], flags);
     const target = resolveWarehouse(flags);

@@ -1,10 +1,7 @@
 import type { Command } from 'commander';
-import { pendingRederives, REDERIVABLE, rederiveTable, type RederiveResult } from '../../load/rederive/index.ts';
+import type { RederiveResult } from '../../load/rederive/index.ts';
 import { SettingError } from '../../util/setting-error.ts';
-import { migrateWarehouse } from '../../warehouse/schema/index.ts';
-import { describeTarget } from '../../warehouse/target.ts';
-import { openWarehouse, type Warehouse } from '../../warehouse/warehouse.ts';
-import { ProgressBar } from '../progress-bar.ts';
+import type { Warehouse } from '../../warehouse/warehouse.ts';
 import { addSettings } from '../settings.ts';
 import { resolveWarehouse, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';
 
@@ -26,7 +23,7 @@ export function registerRederive(program: Command): void {
     )
     .option(
       '--table <table>',
-      `a table to re-derive (repeatable; one of ${Object.keys(REDERIVABLE).join(', ')}); default: the tables migrations asked for`,
+      'a table to re-derive (repeatable; a name that cannot be is refused with the list); default: the tables migrations asked for',
       collect,
     )
     .option(
@@ -41,6 +38,10 @@ Stop the loaders writing these tables first (tapehouse run does this itself befo
 start). A run that stops midway resumes where it stopped when run again with the same --since.`,
     );
   addSettings(command, WAREHOUSE_SETTINGS).action(async (options: RederiveOptions) => {
+    const { pendingRederives, REDERIVABLE } = await import('../../load/rederive/index.ts');
+    const { migrateWarehouse } = await import('../../warehouse/schema/index.ts');
+    const { describeTarget } = await import('../../warehouse/target.ts');
+    const { openWarehouse } = await import('../../warehouse/warehouse.ts');
     for (const table of options.table ?? []) {
       if (!REDERIVABLE[table])
         throw new SettingError(
@@ -68,6 +69,8 @@ start). A run that stops midway resumes where it stopped when run again with the
 
 /** Re-derives one table with a progress bar on stderr. */
 export async function rederiveWithBar(warehouse: Warehouse, table: string, since?: Date): Promise<RederiveResult> {
+  const { rederiveTable } = await import('../../load/rederive/index.ts');
+  const { ProgressBar } = await import('../progress-bar.ts');
   const bar = new ProgressBar();
   try {
     return await rederiveTable(warehouse, table, {

@@ -1,10 +1,8 @@
 import { relative } from 'node:path';
 import type { Command } from 'commander';
-import { readAccessToken } from '../../api/token.ts';
-import { startMainJob, type MainJob, type Serving } from '../../run/main-job.ts';
-import { StatusReporter } from '../../run/status-line.ts';
+import type { MainJob, Serving } from '../../run/main-job.ts';
 import { createLogger } from '../../util/log.ts';
-import { DEFAULT_DATA_DIR } from '../../warehouse/embedded/index.ts';
+import { DEFAULT_DATA_DIR } from '../../warehouse/embedded/defaults.ts';
 import { addSettings, refusePlainToken, resolveSettings, type SettingName } from '../settings.ts';
 import { SERVER_SETTINGS, warehouseTarget } from '../warehouse-option.ts';
 
@@ -48,6 +46,9 @@ Ctrl-C flushes what was captured and stops; the next start records the stopped i
 }
 
 async function run(flags: Record<string, unknown>): Promise<number> {
+  const { readAccessToken } = await import('../../api/token.ts');
+  const { startMainJob } = await import('../../run/main-job.ts');
+  const { StatusReporter } = await import('../../run/status-line.ts');
   const settings = resolveSettings(RUN_SETTINGS, flags);
   const log = createLogger('run');
   // Read even for the built-in simulator (which has its own demo token): a token file that was
@@ -84,16 +85,19 @@ async function run(flags: Record<string, unknown>): Promise<number> {
 
   const stopped = await stopRequested;
   reporter.end();
-  process.stdout.write(`stopping (${stopped}): flushing what was captured…\n`);
+  // Where a person sees them: with stdout on a pipe (`| tee log`, `| head`, maybe closed by now)
+  // and stderr on the terminal, the stop's lines go to the terminal.
+  const say = process.stdout.isTTY || !process.stderr.isTTY ? process.stdout : process.stderr;
+  say.write(`stopping (${stopped}): flushing what was captured…\n`);
   const report = await job.stop();
   if (!report.clean) {
     // Never "stopped cleanly" when something stayed undone: scripts see it in the exit code.
     const text = `stopped, but not cleanly: ${report.problems.join('; ')}\n`;
-    process.stdout.write(text);
-    if (!process.stdout.isTTY) process.stderr.write(text);
+    say.write(text);
+    if (say !== process.stderr && !process.stdout.isTTY) process.stderr.write(text);
     return 1;
   }
-  process.stdout.write('stopped cleanly.\n');
+  say.write('stopped cleanly.\n');
   return 0;
 }
 

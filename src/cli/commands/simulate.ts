@@ -1,12 +1,7 @@
 import type { Command } from 'commander';
-import {
-  DEFAULT_LIFECYCLE,
-  DEFAULT_STREAMS,
-  NARROW_CASES,
-  WIDE_CASES,
-  startSimulator,
-  type LifecycleConfig,
-} from '../../simulator/index.ts';
+import type { LifecycleConfig } from '../../simulator/index.ts';
+import { DEFAULT_LIFECYCLE } from '../../simulator/lifecycle/config.ts';
+import { DEFAULT_STREAMS } from '../../simulator/streams/streams-config.ts';
 import { FAULT_PROFILES, type FaultProfileName } from '../../simulator/faults/profile.ts';
 import { addSettings, resolveSettings } from '../settings.ts';
 
@@ -123,6 +118,7 @@ export function registerSimulate(program: Command): void {
       'save the venue in this file (every 15 s and at the stop) and go on from it at the next start',
     )
     .action(async (opts: SimulateOptions) => {
+      const { NARROW_CASES, WIDE_CASES, startSimulator } = await import('../../simulator/index.ts');
       const { seed, rate } = resolveSettings(SIMULATE_SETTINGS, opts);
       const lifecycle: Partial<LifecycleConfig> | false = opts.lifecycle && {
         haltEveryMs: opts.haltEveryS * 1000,

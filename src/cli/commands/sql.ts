@@ -1,12 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { SettingError } from '../../util/setting-error.ts';
-import { isReadOnlyRefusal, openQueryRunner, WritesRefused, type QueryRunner } from '../../warehouse/query-access.ts';
+import type { QueryRunner } from '../../warehouse/query-access.ts';
 import { renderTable, TABLE_SOURCE_FORMAT } from '../../warehouse/result-table.ts';
-import { statementFormat } from '../../warehouse/endpoint/index.ts';
-import { splitStatements } from '../../warehouse/sql-lexer.ts';
 import { addSettings } from '../settings.ts';
-import { resolveWarehouse, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';
+import { resolveWarehouse, tellWaiting, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';
 
 type OutputFormat = 'table' | 'json' | 'csv';
 
@@ -49,12 +47,18 @@ The warehouse is read-only to tapehouse sql (whether or not a job runs): a DROP,
 is refused with exit code 2 unless --allow-writes is given on a data directory no job holds.`,
     );
   addSettings(command, WAREHOUSE_SETTINGS).action(async (query: string, options: SqlOptions) => {
+    const { isReadOnlyRefusal, openQueryRunner, WritesRefused } = await import('../../warehouse/query-access.ts');
+    const { statementFormat } = await import('../../warehouse/endpoint/index.ts');
+    const { splitStatements } = await import('../../warehouse/sql-lexer.ts');
     const sql = query === '-' ? readFileSync(0, 'utf8') : query;
     const statements = splitStatements(sql);
     if (statements.length === 0) throw new SettingError('no SQL to run');
     let runner: QueryRunner;
     try {
-      runner = await openQueryRunner(resolveWarehouse(options), { allowWrites: options.allowWrites });
+      runner = await openQueryRunner(resolveWarehouse(options), {
+        allowWrites: options.allowWrites,
+        onWaiting: tellWaiting,
+      });
     } catch (err) {
       if (err instanceof WritesRefused) throw new SettingError(`--allow-writes: ${err.message}`);
       throw err;

@@ -1,7 +1,4 @@
 import type { Command } from 'commander';
-import { wireFigures } from '../../run/figures.ts';
-import { syncJobFigures } from '../../../workflows/job-figures.ts';
-import { readAccessToken } from '../../api/token.ts';
 import type { CheckpointSetting } from '../../../workflows/worker-process.ts';
 import { createLogger } from '../../util/log.ts';
 import { metricsNote, serveMetricsIfAsked } from '../metrics-option.ts';
@@ -54,6 +51,7 @@ export function registerWorker(program: Command): void {
     .option('--catalogue-with-token', 'send the token on catalogue reads too (they then spend the account bucket)')
     .option('--page-size <n>', "items per page of the paged lists (default: the interface's maxima)")
     .action(async (options: WorkerOptions) => {
+      const { readAccessToken } = await import('../../api/token.ts');
       const settings = resolveSettings(WORKER_SETTINGS, options, { either: [['checkpointFile', 'clickhouseUrl']] });
       if (!settings.baseUrl)
         throw new SettingError('--base-url (TAPEHOUSE_BASE_URL): the venue the sync jobs read is required');
@@ -63,6 +61,8 @@ export function registerWorker(program: Command): void {
       const served = await serveMetricsIfAsked(settings, ['sync', 'jobs'], createLogger('worker'));
       // Loaded here: the Temporal worker's native module is not needed by the other commands.
       const { startWorkerProcess } = await import('../../../workflows/worker-process.ts');
+      const { wireFigures } = await import('../../run/figures.ts');
+      const { syncJobFigures } = await import('../../../workflows/job-figures.ts');
       const temporal = {
         address: settings.temporalAddress,
         namespace: settings.temporalNamespace,

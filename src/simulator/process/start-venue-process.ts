@@ -2,12 +2,14 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createLogger, logLevel, type Logger } from '../../util/log.ts';
+import { COMPILED } from '../../util/package-root.ts';
 import { SettingError } from '../../util/setting-error.ts';
 import type { FromVenue, ToVenue, VenueProcessOptions } from './protocol.ts';
 
-const ENTRY = fileURLToPath(new URL('./venue-process.ts', import.meta.url));
-// The child runs the TypeScript sources as this process does: through tsx's loader.
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+// The child runs what this process runs: the compiled JavaScript, or the TypeScript sources
+// through tsx's loader.
+const ENTRY = fileURLToPath(new URL(COMPILED ? './venue-process.js' : './venue-process.ts', import.meta.url));
+const LOADER_ARGS = COMPILED ? [] : ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href];
 
 /** The venue simulator running in its own process (venue-process.ts). */
 export interface VenueProcess {
@@ -128,7 +130,7 @@ function sendTo(child: ChildProcess, message: ToVenue): boolean {
 function spawnVenue(options: VenueProcessOptions, timeoutMs: number): Promise<{ child: ChildProcess; ready: Ready }> {
   // The process's log level travels with it: nothing below the CLI reads the environment.
   const child = fork(ENTRY, [JSON.stringify(options), logLevel()], {
-    execArgv: ['--import', TSX_LOADER],
+    execArgv: LOADER_ARGS,
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {

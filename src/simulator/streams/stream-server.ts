@@ -11,48 +11,14 @@ import { BookFeed } from './book-feed.ts';
 import { RateLimitTally } from '../access/limits/rate-limit-tally.ts';
 import { ConnectionAttempts } from './connection-attempts.ts';
 import { FramesSent, type StreamConnection, type StreamSettings } from './connection.ts';
-import { MarketStream, type BookFrames } from './market-stream.ts';
+import { MarketStream } from './market-stream.ts';
 import { PortfolioStream } from './portfolio-stream.ts';
 import { PriceStream } from './price-stream.ts';
-import {
-  CLOSE_CODES,
-  DEFAULT_STREAM_LIMITS,
-  streamEndpointOf,
-  type StreamEndpoint,
-  type StreamLimits,
-} from './protocol.ts';
+import { CLOSE_CODES, streamEndpointOf, type StreamEndpoint } from './protocol.ts';
+import type { StreamsConfig } from './streams-config.ts';
 import { rateLimitedRefusal, problemRefusal, refuseRequest, refuseUpgrade, type Refusal } from './refusal.ts';
 
-export interface StreamsConfig {
-  /** Heartbeat period of every stream (§6.1: about 10 s). */
-  heartbeatMs: number;
-  /** `snapshot`: a replacement ladder for every book change (the venue today); `delta`: changed levels only. */
-  bookFrames: BookFrames;
-  /** The portfolio stream syncs at least this often, besides on every change. */
-  portfolioSyncMs: number;
-  /**
-   * Price streams served (`on`), answered 503 `price_stream_not_configured` (`unconfigured`), or not
-   * routed at all: 404 `route_not_found` (`absent`) — §7.5's two ways a deployment leaves them out.
-   */
-  priceStreams: 'on' | 'unconfigured' | 'absent';
-  priceIntervalMs: number;
-  /**
-   * The "shared symbol budget" of §7.5: symbols subscribed at once over every price-stream
-   * connection; an attempt that would pass it gets 503 `price_stream_capacity_exceeded`. 0: no limit.
-   */
-  priceSymbolCapacity: number;
-  limits: StreamLimits;
-}
-
-export const DEFAULT_STREAMS: StreamsConfig = {
-  heartbeatMs: 10_000,
-  bookFrames: 'snapshot',
-  portfolioSyncMs: 30_000,
-  priceStreams: 'unconfigured',
-  priceIntervalMs: 1_000,
-  priceSymbolCapacity: 0,
-  limits: DEFAULT_STREAM_LIMITS,
-};
+export { DEFAULT_STREAMS, type StreamsConfig } from './streams-config.ts';
 
 /** Scopes the interface leaves "not shown" for the account socket; the portfolio stream's is §4.1's. */
 const STREAM_SCOPE: Partial<Record<StreamEndpoint, Scope>> = { account: 'orders:read', portfolio: 'portfolio:read' };

@@ -1,10 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { alive } from '../../util/file-lock.ts';
+import { SettingError } from '../../util/setting-error.ts';
 import type { EndpointInfo } from './endpoint-file.ts';
 
 /** Default data directory of the embedded warehouse (relative to the working directory). */
-export const DEFAULT_DATA_DIR = './data';
+export { DEFAULT_DATA_DIR } from './defaults.ts';
 
 /** chDB keeps its files in a subdirectory, so the data directory can hold other state beside it. */
 export function chdbPathOf(dataDir: string): string {
@@ -45,4 +46,19 @@ export function dataDirectoryHolder(dataDir: string): number | undefined {
   }
   const pid = Number(/^PID: (\d+)/m.exec(status)?.[1]);
   return Number.isInteger(pid) && pid !== process.pid && alive(pid) ? pid : undefined;
+}
+
+/** A read asked of a directory that holds no warehouse: a mistyped --data-dir, most often (exit 2). */
+export class NoWarehouse extends SettingError {
+  constructor(readonly dataDir: string) {
+    super(
+      `${resolve(dataDir)} holds no warehouse (no clickhouse/ folder): give the --data-dir a job wrote (tapehouse run --data-dir … makes one)`,
+    );
+    this.name = 'NoWarehouse';
+  }
+}
+
+/** Reads open what is there and create nothing: a directory without chDB's folder is refused before chDB loads. */
+export function requireWarehouse(dataDir: string): void {
+  if (!existsSync(chdbPathOf(dataDir))) throw new NoWarehouse(dataDir);
 }

@@ -4,7 +4,14 @@
  */
 export { loadChdb } from './chdb-library.ts';
 export { openChdbSession } from './chdb-client.ts';
-export { DEFAULT_DATA_DIR, DataDirectoryBusy, chdbPathOf } from './data-dir.ts';
+export {
+  DEFAULT_DATA_DIR,
+  DataDirectoryBusy,
+  NoWarehouse,
+  chdbPathOf,
+  dataDirectoryHolder,
+  requireWarehouse,
+} from './data-dir.ts';
 export {
   endpointFileOf,
   liveEndpoint,

@@ -1,6 +1,13 @@
-import { compress as lz4Compress, decompress as lz4Decompress } from 'lz4-wasm-nodejs';
+import { createRequire } from 'node:module';
 import { cityHash128 } from './cityhash128.ts';
 import { QueryRefused } from './query-refused.ts';
+
+type Lz4 = typeof import('lz4-wasm-nodejs');
+let lz4: Lz4 | undefined;
+/** Loaded at the first compressed block (its WebAssembly takes ~0.4 s to start): a `tapehouse sql` never needs it. */
+function codec(): Lz4 {
+  return (lz4 ??= createRequire(import.meta.url)('lz4-wasm-nodejs') as Lz4);
+}
 
 /**
  * ClickHouse's own compression framing (`compress=1` answers, `decompress=1` request bodies):
@@ -28,7 +35,7 @@ const MAX_BLOCK_BYTES = 1 << 30;
 
 /** One LZ4 block of `data`, framed. */
 export function compressBlock(data: Uint8Array): Buffer {
-  const framed = lz4Compress(data);
+  const framed = codec().compress(data);
   const compressed = framed.subarray(4); // lz4_flex's size prefix
   const block = Buffer.allocUnsafe(CHECKSUM_BYTES + HEADER_BYTES + compressed.length);
   block[CHECKSUM_BYTES] = METHOD_LZ4;
@@ -113,7 +120,7 @@ export function decompressBlocks(input: Buffer, verify = true): Buffer {
       const prefixed = Buffer.allocUnsafe(4 + data.length);
       prefixed.writeUInt32LE(decompressedSize, 0);
       prefixed.set(data, 4);
-      const out = lz4Decompress(prefixed);
+      const out = codec().decompress(prefixed);
       if (out.length !== decompressedSize) throw corrupted('an LZ4 block does not decompress to its stated size');
       parts.push(Buffer.from(out));
     } else if (method === METHOD_ZSTD) {

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ClickHouseClient } from '@clickhouse/client';
+import { packagePath } from '../../util/package-root.ts';
 import { DATABASE } from '../database.ts';
 import { existingObjects, expectedObjects, recreateObjects } from './schema-objects.ts';
 import { runMigrationStatement } from './migration-statement.ts';
@@ -12,7 +12,7 @@ import type { WarehouseTarget } from '../target.ts';
 import { splitStatements } from '../sql-lexer.ts';
 
 /** The numbered migrations shipped with tapehouse. */
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../sql/', import.meta.url));
+export const MIGRATIONS_DIR = packagePath('sql/');
 
 export interface Migration {
   version: number;

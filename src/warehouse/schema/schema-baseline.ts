@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { ClickHouseClient } from '@clickhouse/client';
+import { packagePath } from '../../util/package-root.ts';
 import { DATABASE, sqlString } from '../database.ts';
 import { createdObject, inCreationOrder } from './schema-objects.ts';
 import { splitStatements } from '../sql-lexer.ts';
@@ -17,7 +17,7 @@ import { withStorageOptions, type StorageOptions } from './storage-settings.ts';
  * A fresh warehouse has no rows, so the migrations' back-fills and re-derive requests have nothing
  * to do there and the baseline carries none.
  */
-export const BASELINE_FILE = fileURLToPath(new URL('../../../sql/baseline/schema.sql', import.meta.url));
+export const BASELINE_FILE = packagePath('sql/baseline/schema.sql');
 
 export interface CoveredMigration {
   version: number;

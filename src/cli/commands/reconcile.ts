@@ -7,7 +7,6 @@ import type { ReportFormat } from '../../reconcile/render.ts';
 import type { WarehouseTarget } from '../../warehouse/target.ts';
 import { addSettings, resolveSettings } from '../settings.ts';
 import { resolveWarehouse, WAREHOUSE_SETTINGS } from '../warehouse-option.ts';
-import type { Warehouse } from '../../warehouse/warehouse.ts';
 
 interface ReconcileCliOptions {
   from?: number;

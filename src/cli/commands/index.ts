@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { registerCapture } from './capture.ts';
 import { registerLoad } from './load.ts';
 import { registerBook } from './book.ts';
+import { registerExport } from './export.ts';
 import { registerMigrate } from './migrate.ts';
 import { registerReconcile } from './reconcile.ts';
 import { registerRederive } from './rederive.ts';
@@ -17,6 +18,7 @@ export const commands: Array<(program: Command) => void> = [
   registerRun,
   registerStatus,
   registerBook,
+  registerExport,
   registerSimulate,
   registerSql,
   registerMigrate,

@@ -106,7 +106,9 @@ describe('tapehouse export', () => {
     expect(days.every((d) => d.complete)).toBe(true);
     const files = days.flatMap((d) => Object.entries(d.files));
     const names = new Set(files.map(([name]) => name));
-    for (const table of 'trades book_changes book_snapshots quotes market_status capture_gaps order_observations fills_latest'.split(' '))
+    for (const table of 'trades book_changes book_snapshots quotes market_status capture_gaps order_observations fills_latest'.split(
+      ' ',
+    ))
       expect(names).toContain(table);
 
     // Counts: the warehouse's own, table by table (the book samples: the view at the same bounds).

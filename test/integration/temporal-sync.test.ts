@@ -128,8 +128,8 @@ describe('sync workflows on the real Temporal dev server and Kafka', () => {
   });
 
   it('a 429 storm and pnl_not_ready delay the jobs but never fail them', async () => {
-    // Its own venue: settled PnL is first marked 10 s after it starts, so the PnL job meets 425 first.
-    const venue = await startSimulator({ seed: 6, rate: 0, venue: { pnlIntervalMs: 10_000 } });
+    // Its own venue: settled PnL is first marked 30 s after it starts, so the PnL job meets 425 first (however long the worker takes to bundle its workflows and start).
+    const venue = await startSimulator({ seed: 6, rate: 0, venue: { pnlIntervalMs: 30_000 } });
     const pnl = await readBack(services, 'pnl_settled');
     // Another process spends the account's read bucket without pacing (§8.1: one envelope per
     // user), gently enough to stay under the per-IP caps the two share.

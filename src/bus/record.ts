@@ -14,9 +14,7 @@
  * loader can dead-letter them and go on.
  */
 
-import type { Json } from '../records/index.ts';
-import { isRecordKind } from '../records/index.ts';
-import type { ReceivedRecord, RecordSource } from '../records/index.ts';
+import { type Json, isRecordKind, type ReceivedRecord, type RecordSource } from '../records/index.ts';
 
 // The record contract lives in src/records; the envelope's names are also the bus's.
 export { PayloadError, toJsonPayload, type Json } from '../records/index.ts';

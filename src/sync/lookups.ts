@@ -1,7 +1,6 @@
 import type { Fetched } from '../api/caller.ts';
 import type { LookupCondition, LookupEvent, LookupMarket } from '../api/schemas/lookups.ts';
-import type { BusRecord } from '../records/index.ts';
-import type { LookupMapName } from '../records/index.ts';
+import type { BusRecord, LookupMapName } from '../records/index.ts';
 import { syncRecord, type SyncOrigin } from './records.ts';
 
 /** A list page that may carry lookup maps (§2.5). */

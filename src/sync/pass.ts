@@ -2,9 +2,7 @@ import type { Fetched } from '../api/caller.ts';
 import { InvalidRequestError } from '../api/errors.ts';
 import { CursorLoopError, CursorTrail, pageItems, type PageItem } from '../api/paging.ts';
 import type { Pagination } from '../api/schemas/common.ts';
-import type { DataQualityPayload } from '../records/index.ts';
-import type { Json } from '../records/index.ts';
-import type { BusRecord } from '../records/index.ts';
+import type { DataQualityPayload, Json, BusRecord } from '../records/index.ts';
 import { syncRecord, type SyncOrigin } from './records.ts';
 import type { JobRun } from './run.ts';
 

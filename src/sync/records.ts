@@ -1,8 +1,13 @@
 import { hash } from 'node:crypto';
-import { toJsonPayload, type Json } from '../records/index.ts';
-import type { RecordKind } from '../records/index.ts';
-import type { Payload, SyncSources } from '../records/index.ts';
-import type { BusRecord, ReceivedRecord } from '../records/index.ts';
+import {
+  toJsonPayload,
+  type Json,
+  type RecordKind,
+  type Payload,
+  type SyncSources,
+  type BusRecord,
+  type ReceivedRecord,
+} from '../records/index.ts';
 import { nowMicros } from '../util/clock.ts';
 
 /** Where a record came from: the job and the page of its pass (from 0). */

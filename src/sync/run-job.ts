@@ -1,6 +1,5 @@
 import { NotOfferedError } from '../api/errors.ts';
-import type { CaptureGapPayload } from '../records/index.ts';
-import type { BusRecord } from '../records/index.ts';
+import type { CaptureGapPayload, BusRecord } from '../records/index.ts';
 import { resumeFrom, type Checkpoint, type CheckpointPosition, type Unavailability } from './checkpoint.ts';
 import type { SyncDeps } from './deps.ts';
 import { SYNC_JOBS, type JobName, type SyncJob } from './jobs.ts';

@@ -1,8 +1,4 @@
-import type { AccountEventPayload } from '../../records/index.ts';
-import type { Unread } from '../../records/index.ts';
-import type { Payload } from '../../records/index.ts';
-import type { PortfolioSyncPayload } from '../../records/index.ts';
-import type { BusRecord } from '../../records/index.ts';
+import type { AccountEventPayload, Unread, Payload, PortfolioSyncPayload, BusRecord } from '../../records/index.ts';
 import {
   MAX_NESTING,
   normaliseMicros,

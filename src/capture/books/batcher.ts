@@ -1,5 +1,4 @@
-import { bookChangeRecord, bookKey, type BookUpdate } from '../../records/index.ts';
-import type { BusRecord } from '../../records/index.ts';
+import { bookChangeRecord, bookKey, type BookUpdate, type BusRecord } from '../../records/index.ts';
 import type { RecordSink } from '../frames/index.ts';
 
 export interface BookBatchLimits {

@@ -1,6 +1,11 @@
-import type { BookSnapshotPayload, SnapshotReason } from '../../records/index.ts';
-import type { BusRecord } from '../../records/index.ts';
-import { bookChangeRecord, type BookUpdate, type UpdateKind } from '../../records/index.ts';
+import {
+  type BookSnapshotPayload,
+  type SnapshotReason,
+  type BusRecord,
+  bookChangeRecord,
+  type BookUpdate,
+  type UpdateKind,
+} from '../../records/index.ts';
 import { BookLadder, type Level, type LevelChange } from './ladder.ts';
 import { parseLevels, type LevelProblem } from './levels.ts';
 import { checkLadder } from './quality.ts';

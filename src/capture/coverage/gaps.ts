@@ -1,5 +1,4 @@
-import type { CaptureGapPayload, GapReason, GapRecovery, GapScope } from '../../records/index.ts';
-import type { BusRecord } from '../../records/index.ts';
+import type { CaptureGapPayload, GapReason, GapRecovery, GapScope, BusRecord } from '../../records/index.ts';
 import { microsToIso, record, type Origin } from '../frames/index.ts';
 
 /**

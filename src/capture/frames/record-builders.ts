@@ -1,7 +1,14 @@
-import type { DataQualityPayload, QualityProblem } from '../../records/index.ts';
-import type { RecordKind } from '../../records/index.ts';
-import type { Payload } from '../../records/index.ts';
-import { keyOf, sourceOf, type BusRecord, type KeyHints, type Origin } from '../../records/index.ts';
+import {
+  type DataQualityPayload,
+  type QualityProblem,
+  type RecordKind,
+  type Payload,
+  keyOf,
+  sourceOf,
+  type BusRecord,
+  type KeyHints,
+  type Origin,
+} from '../../records/index.ts';
 import type { Frame } from '../../streams/types.ts';
 
 /**

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { codeInfo } from '../../api/codes.ts';
-import type { PricePayload } from '../../records/index.ts';
-import type { BusRecord } from '../../records/index.ts';
+import type { PricePayload, BusRecord } from '../../records/index.ts';
 import { ReconnectingStream } from '../../streams/reconnecting-stream.ts';
 import { SseTransport } from '../../streams/sse-transport.ts';
 import type { AttemptFailure, CoverageLoss, Frame, StreamSession } from '../../streams/types.ts';

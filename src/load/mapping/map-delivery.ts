@@ -1,7 +1,6 @@
 import type { Delivery } from '../../bus/bus.ts';
 import { encodeRecord, type ReceivedRecord } from '../../bus/record.ts';
-import { firstIssue } from '../../records/index.ts';
-import { PAYLOAD_SCHEMAS, type ReadRecord } from '../../records/index.ts';
+import { firstIssue, PAYLOAD_SCHEMAS, type ReadRecord } from '../../records/index.ts';
 import { MappingError } from './fields.ts';
 import { MAPPERS } from './registry.ts';
 import type { MappedRow, Mapper, Row, TableName } from './types.ts';

@@ -8,8 +8,7 @@ import type {
   OrdersPage,
   PortfolioTradesPage,
 } from '../../api/schemas/index.ts';
-import type { Json } from '../../records/index.ts';
-import type { SyncSources } from '../../records/index.ts';
+import type { Json, SyncSources } from '../../records/index.ts';
 import type { SyncDeps, SyncTuning } from '../deps.ts';
 import { nextFrontier, runPass, timeMs, type ListPage, type PageItem } from '../pass.ts';
 import { syncRecord, type SyncSource } from '../records.ts';

@@ -1,6 +1,4 @@
-import type { CaptureGapPayload } from '../../records/index.ts';
-import type { Json } from '../../records/index.ts';
-import type { BusRecord } from '../../records/index.ts';
+import type { CaptureGapPayload, Json, BusRecord } from '../../records/index.ts';
 import { syncRecord } from '../records.ts';
 import type { JobRun } from '../run.ts';
 

@@ -1,6 +1,5 @@
 import { PayloadError, type ReceivedRecord, type Json } from '../../../bus/record.ts';
-import { readBookUpdates, type ReadUpdate } from '../../../records/index.ts';
-import { isLeanForm } from '../../../records/index.ts';
+import { readBookUpdates, type ReadUpdate, isLeanForm } from '../../../records/index.ts';
 import {
   arrayField,
   checkedPrice,

@@ -24,7 +24,6 @@ describe('settings', () => {
       seed: 9,
       account: 'default',
       taskQueue: 'from-flag',
-      loaderGroup: 'tapehouse-loaders',
     });
   });
 

@@ -183,9 +183,10 @@ export const SETTINGS = {
   loaderGroup: {
     flag: '--group <name>',
     env: 'TAPEHOUSE_LOADER_GROUP',
-    description: 'consumer group of the loaders',
+    description:
+      'consumer group of the loaders; deployments sharing one Kafka under different --topic-prefix get their own group by default',
     parse: nonEmpty,
-    default: 'tapehouse-loaders',
+    defaultText: '"<topic prefix>-loaders" ("tapehouse-loaders")',
   } satisfies Spec,
 
   // ---- Temporal -------------------------------------------------------------------------------

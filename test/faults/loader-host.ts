@@ -28,7 +28,7 @@ const { values } = parseArgs({
     'data-dir': { type: 'string' },
     'kafka-brokers': { type: 'string', default: '127.0.0.1:9092' },
     'topic-prefix': { type: 'string', default: 'tapehouse' },
-    group: { type: 'string', default: 'tapehouse-loaders' },
+    group: { type: 'string' },
     members: { type: 'string', default: '1' },
   },
 });
@@ -73,7 +73,7 @@ async function join(): Promise<number> {
       const loaders = await startLoaders({
         bus,
         warehouse,
-        group: values.group,
+        group: values.group ?? `${values['topic-prefix']}-loaders`,
         topics,
         batch: BATCH,
         log: log.child({ member: id }),

@@ -82,7 +82,8 @@ export function registerLoad(program: Command): void {
       const target = warehouseTarget(settings);
       const catalogue = createTopicCatalogue(settings.topicPrefix);
       const topics = topicsOf(catalogue, options.kinds);
-      const group = settings.loaderGroup;
+      // One group per topic prefix unless named: the group is bound to its prefix and warehouse.
+      const group = settings.loaderGroup ?? `${settings.topicPrefix}-loaders`;
       // Not given: the bus's own (30 s) and DEFAULT_REBALANCE_TIMEOUT_MS.
       const sessionTimeoutMs = duration(options.sessionTimeout, '--session-timeout');
       const rebalanceTimeoutMs = duration(options.rebalanceTimeout, '--rebalance-timeout');

@@ -149,6 +149,12 @@ describe('bad settings exit 2, naming the flag and its variable', () => {
         '--coverage-file (TAPEHOUSE_COVERAGE_FILE): ',
       ],
       [['worker', '--base-url', 'http://127.0.0.1:9'], { TAPEHOUSE_CHECKPOINT_FILE: '/proc/self/x' }, 'is under /proc'],
+      [['simulate', '--port', '0', '--state-file', work], {}, `--state-file: "${work}" is a directory, not a file`],
+      [
+        ['simulate', '--port', '0', '--ground-truth', join(work, 'a-file', 'below')],
+        {},
+        `--ground-truth: "${join(work, 'a-file', 'below')}" cannot be created: ${join(work, 'a-file')} is a file`,
+      ],
     ];
     for (const [args, env, message] of cases) {
       const result = tapehouse(args, env);

@@ -4,6 +4,8 @@ import { DEFAULT_LIFECYCLE } from '../../simulator/lifecycle/config.ts';
 import { DEFAULT_STREAMS } from '../../simulator/streams/streams-config.ts';
 import { FAULT_PROFILES, type FaultProfileName } from '../../simulator/faults/profile.ts';
 import { addSettings, resolveSettings } from '../settings.ts';
+import { writableDirectory, writableFile } from '../path-parsers.ts';
+import { SettingError } from '../../util/setting-error.ts';
 
 const DEFAULT_PORT = 8790;
 /** Served from the command line, positions reads now and then report the exchange unavailable (§2.5). */
@@ -12,14 +14,25 @@ const POSITIONS_UNAVAILABLE_RATE = 0.02;
 function integer(name: string, min: number): (value: string) => number {
   return (value) => {
     const n = Number(value);
-    if (!Number.isSafeInteger(n) || n < min) throw new Error(`--${name} must be an integer ≥ ${min}`);
+    if (!Number.isSafeInteger(n) || n < min) throw new SettingError(`--${name} must be an integer ≥ ${min}`);
     return n;
+  };
+}
+
+/** A path flag checked as the settings' paths are: a mistyped one is named before the venue starts. */
+function path(name: string, check: (text: string) => string): (value: string) => string {
+  return (value) => {
+    try {
+      return check(value);
+    } catch (error) {
+      throw new SettingError(`--${name}: ${JSON.stringify(value)} ${(error as Error).message}`);
+    }
   };
 }
 
 function choice<T extends string>(name: string, allowed: readonly T[]): (value: string) => T {
   return (value) => {
-    if (!allowed.includes(value as T)) throw new Error(`--${name} must be one of ${allowed.join(', ')}`);
+    if (!allowed.includes(value as T)) throw new SettingError(`--${name} must be one of ${allowed.join(', ')}`);
     return value as T;
   };
 }
@@ -59,7 +72,11 @@ export function registerSimulate(program: Command): void {
       choice('faults', FAULT_PROFILES),
       'none',
     )
-    .option('--ground-truth <dir>', 'append the ground-truth log (JSONL) to this folder')
+    .option(
+      '--ground-truth <dir>',
+      'append the ground-truth log (JSONL) to this folder',
+      path('ground-truth', writableDirectory),
+    )
     .option(
       '--control-port <n>',
       'serve the fault-control endpoint on this loopback port (0 picks one)',
@@ -116,6 +133,7 @@ export function registerSimulate(program: Command): void {
     .option(
       '--state-file <file>',
       'save the venue in this file (every 15 s and at the stop) and go on from it at the next start',
+      path('state-file', writableFile),
     )
     .action(async (opts: SimulateOptions) => {
       const { NARROW_CASES, WIDE_CASES, startSimulator } = await import('../../simulator/index.ts');

@@ -13,6 +13,11 @@ import type { Warehouse } from '../warehouse/warehouse.ts';
  */
 
 /** The bus's first-claim-wins register (Kafka: src/bus/kafka/claims.ts). */
+/** The group of a prefix's loaders when none is named: one per deployment on a shared Kafka (the binding is per group). */
+export function defaultLoaderGroup(topicPrefix: string): string {
+  return `${topicPrefix}-loaders`;
+}
+
 export interface ClaimRegister {
   claim(key: string, value: string): Promise<{ value: string }>;
 }

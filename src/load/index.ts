@@ -9,4 +9,4 @@ export {
   type StoredBatch,
 } from './loader.ts';
 export type { BatchLimits } from './batching/partition-batcher.ts';
-export { bindGroupToWarehouse, GroupBindingError, type GroupBinding } from './group-binding.ts';
+export { bindGroupToWarehouse, defaultLoaderGroup, GroupBindingError, type GroupBinding } from './group-binding.ts';

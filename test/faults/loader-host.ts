@@ -16,7 +16,7 @@ import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import { KafkaBus } from '../../src/bus/kafka/kafka-bus.ts';
 import { createTopicCatalogue } from '../../src/bus/topics.ts';
-import { startLoaders, type Loaders } from '../../src/load/index.ts';
+import { defaultLoaderGroup, startLoaders, type Loaders } from '../../src/load/index.ts';
 import { createLogger } from '../../src/util/log.ts';
 import { loadMigrations, migrate } from '../../src/warehouse/schema/migrations.ts';
 import { GROUP_DEDUPLICATION_WINDOW } from '../../src/warehouse/schema/storage-settings.ts';
@@ -73,7 +73,7 @@ async function join(): Promise<number> {
       const loaders = await startLoaders({
         bus,
         warehouse,
-        group: values.group ?? `${values['topic-prefix']}-loaders`,
+        group: values.group ?? defaultLoaderGroup(values['topic-prefix']),
         topics,
         batch: BATCH,
         log: log.child({ member: id }),

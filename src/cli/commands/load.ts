@@ -72,7 +72,7 @@ export function registerLoad(program: Command): void {
     .action(async (options: LoadOptions) => {
       const { KafkaBus } = await import('../../bus/kafka/index.ts');
       const { createTopicCatalogue } = await import('../../bus/topics.ts');
-      const { bindGroupToWarehouse, startLoaders } = await import('../../load/index.ts');
+      const { bindGroupToWarehouse, defaultLoaderGroup, startLoaders } = await import('../../load/index.ts');
       const { pendingRederives } = await import('../../load/rederive/index.ts');
       const { loadFigures } = await import('../../run/figures.ts');
       const { serveEmbeddedEndpoint } = await import('../../warehouse/endpoint/index.ts');
@@ -82,8 +82,7 @@ export function registerLoad(program: Command): void {
       const target = warehouseTarget(settings);
       const catalogue = createTopicCatalogue(settings.topicPrefix);
       const topics = topicsOf(catalogue, options.kinds);
-      // One group per topic prefix unless named: the group is bound to its prefix and warehouse.
-      const group = settings.loaderGroup ?? `${settings.topicPrefix}-loaders`;
+      const group = settings.loaderGroup ?? defaultLoaderGroup(settings.topicPrefix);
       // Not given: the bus's own (30 s) and DEFAULT_REBALANCE_TIMEOUT_MS.
       const sessionTimeoutMs = duration(options.sessionTimeout, '--session-timeout');
       const rebalanceTimeoutMs = duration(options.rebalanceTimeout, '--rebalance-timeout');

@@ -624,42 +624,70 @@ describe('publishing', () => {
 });
 
 describe('what the coverage mark may claim', () => {
-  it('holds it at the start of a loss until the gap that records the loss is durable', async () => {
+  /** A publisher on a bus nobody reads whose gaps' partition takes one record: the second publish waits. */
+  async function blockedPublisher(startUs: bigint) {
     const { EmbeddedBus } = await import('../src/bus/embedded/embedded-bus.ts');
     const { RecordPublisher } = await import('../src/capture/publisher.ts');
     const { TOPICS } = await import('../src/bus/topics.ts');
     const { gapRecord, WHOLE_STREAM } = await import('../src/capture/coverage/gaps.ts');
     const { collect } = await import('./capture-helpers.ts');
-    // Nobody reads yet and the gaps' partition takes one record: the second publish waits.
     const bus = new EmbeddedBus({ capacity: { records: 1 } });
-    let nowUs = 10_000_000n;
-    const clock = { now: () => Number(nowUs / 1000n), sleep: async () => undefined, epochMicros: () => nowUs };
+    const at = { nowUs: startUs };
+    const clock = { now: () => Number(at.nowUs / 1000n), sleep: async () => undefined, epochMicros: () => at.nowUs };
     const publisher = new RecordPublisher({ bus, topics: TOPICS, clock });
-    const gap = (startUs: bigint) =>
+    const gap = (stream: string, gapStartUs: bigint) =>
       gapRecord(
         {
-          stream: 'market',
+          stream,
           reason: 'silence',
           detail: 'no frame for 30 s',
           scope: WHOLE_STREAM,
-          startUs,
-          endUs: nowUs,
-          recovery: 'books_reseeded',
+          startUs: gapStartUs,
+          endUs: at.nowUs,
+          recovery: 'none',
         },
         origin(1, 0),
       );
-    publisher.push([gap(9_000_000n)]);
-    await new Promise((r) => setTimeout(r, 10));
+    const handOver = async (stream: string, gapStartUs: bigint) => {
+      publisher.push([gap(stream, gapStartUs)]);
+      await new Promise((r) => setTimeout(r, 10));
+    };
+    /** Lets a reader take everything, then returns what the mark may claim once all is durable. */
+    const drained = async () => {
+      const received: BusRecord[] = [];
+      const stop = await collect(bus, received);
+      await publisher.drain();
+      const through = publisher.durableThroughUs();
+      await stop();
+      await bus.close();
+      return through;
+    };
+    return { publisher, at, handOver, drained };
+  }
+
+  it('holds it at the start of a loss until the gap that records the loss is durable', async () => {
+    const { publisher, at, handOver, drained } = await blockedPublisher(10_000_000n);
+    await handOver('market', 9_000_000n);
     // A silence found at 10 s that began at 4 s, handed over while the bus cannot take it.
-    publisher.push([gap(4_000_000n)]);
-    nowUs = 11_000_000n;
+    await handOver('market', 4_000_000n);
+    at.nowUs = 11_000_000n;
     expect(publisher.durableThroughUs()).toBe(4_000_000n);
-    const received: BusRecord[] = [];
-    const stop = await collect(bus, received);
-    await publisher.drain();
-    expect(publisher.durableThroughUs()).toBe(11_000_000n);
-    await stop();
-    await bus.close();
+    expect(await drained()).toBe(11_000_000n);
+  });
+
+  it('holds it at the start of a loss whose gap waits behind a newer record in flight', async () => {
+    // The fault suite's case: the bus away (a Kafka restart), a gap of another stream in flight
+    // since 10 s, then a market silence that began at 4 s found and queued behind it; capture
+    // killed before either is durable. The mark must not pass 4 s, or the next run's
+    // capture_not_running gap starts after the silence began and its trades are lost unrecorded.
+    const { publisher, at, handOver, drained } = await blockedPublisher(9_000_000n);
+    await handOver('account', 9_000_000n);
+    at.nowUs = 10_000_000n;
+    await handOver('account', 10_000_000n);
+    at.nowUs = 12_000_000n;
+    await handOver('market', 4_000_000n);
+    expect(publisher.durableThroughUs()).toBe(4_000_000n);
+    expect(await drained()).toBe(12_000_000n);
   });
 });
 

@@ -116,10 +116,10 @@ export class RecordPublisher implements RecordSink {
   /** Everything handed over before this instant is durable on the bus. */
   durableThroughUs(): bigint {
     let through = this.clock.epochMicros();
-    for (const q of this.#queues.values()) {
-      const since = q.inFlightSinceUs ?? q.pendingSinceUs;
-      if (since !== null && since < through) through = since;
-    }
+    // Both, not the in-flight batch alone: a gap record queued behind it accounts from its gap's
+    // start, which can be older than anything in flight.
+    for (const q of this.#queues.values())
+      for (const since of [q.inFlightSinceUs, q.pendingSinceUs]) if (since !== null && since < through) through = since;
     return through;
   }
 

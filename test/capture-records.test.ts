@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { positionAfter, type Batch } from '../src/bus/bus.ts';
 import { decodeRecord, encodeRecord, type BusRecord, type ReceivedRecord } from '../src/bus/record.ts';
 import { nextAnchorMs } from '../src/capture/market/anchors.ts';
 import { BookBatcher } from '../src/capture/books/batcher.ts';
@@ -657,6 +658,10 @@ describe('what the coverage mark may claim', () => {
       const received: BusRecord[] = [];
       const stop = await collect(bus, received);
       await publisher.drain();
+      // On the embedded bus a gap record counts once the reader has committed past it.
+      const deadline = Date.now() + 2_000;
+      while (publisher.durableThroughUs() < at.nowUs && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 5));
       const through = publisher.durableThroughUs();
       await stop();
       await bus.close();
@@ -688,6 +693,37 @@ describe('what the coverage mark may claim', () => {
     await handOver('market', 4_000_000n);
     expect(publisher.durableThroughUs()).toBe(4_000_000n);
     expect(await drained()).toBe(12_000_000n);
+  });
+});
+
+describe('what the coverage mark may claim on the embedded bus', () => {
+  it("holds it at a gap's start until every reader has committed past the gap record, not only once it is in memory", async () => {
+    const { EmbeddedBus } = await import('../src/bus/embedded/embedded-bus.ts');
+    const { RecordPublisher } = await import('../src/capture/publisher.ts');
+    const { TOPICS } = await import('../src/bus/topics.ts');
+    const { gapRecord, WHOLE_STREAM } = await import('../src/capture/coverage/gaps.ts');
+    // The embedded mode's case: a silence from 4 s found at 40 s, its gap handed to the in-memory
+    // bus; a SIGKILL before the loader stores it loses it with the bus, so the mark stays at 4 s.
+    const bus = new EmbeddedBus();
+    let nowUs = 40_000_000n;
+    const clock = { now: () => Number(nowUs / 1000n), sleep: async () => undefined, epochMicros: () => nowUs };
+    const publisher = new RecordPublisher({ bus, topics: TOPICS, clock });
+    const batches: Batch[] = [];
+    const subscription = await bus.subscribe({
+      group: 'loaders',
+      topics: [TOPICS.topicFor('capture_gap')],
+      onBatch: async (batch) => void batches.push(batch),
+    });
+    const scope = { stream: 'market', reason: 'silence', detail: 'no frame for 30 s', scope: WHOLE_STREAM } as const;
+    publisher.push([gapRecord({ ...scope, startUs: 4_000_000n, endUs: nowUs, recovery: 'none' }, origin(1, 0))]);
+    await publisher.drain();
+    nowUs = 41_000_000n;
+    expect(publisher.durableThroughUs()).toBe(4_000_000n);
+    while (batches.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await subscription.commit([positionAfter(batches.at(-1)!)]);
+    expect(publisher.durableThroughUs()).toBe(41_000_000n);
+    await subscription.close();
+    await bus.close();
   });
 });
 

@@ -39,6 +39,15 @@ export interface Bus {
   /** The oldest offset the bus still holds, per partition of a topic (Kafka: the log start, past retention). */
   logStarts(topic: string): Promise<ReadonlyMap<number, bigint>>;
 
+  /**
+   * A bus that is not durable only: per partition of the topic, the offset its next record gets
+   * (`end`) and the earliest offset some group reading the topic has not committed past
+   * (`uncommitted`): everything below it is stored by every reader. Capture's coverage marks wait
+   * on it for gap records, which a process killed with them in memory would lose. Kafka's bus
+   * leaves it out: a publish it acknowledged is durable.
+   */
+  readerPositions?(topic: string): ReadonlyArray<{ end: number; uncommitted: number }>;
+
   /** Stops every subscription (after its current batch) and producer; publishes still waiting reject. */
   close(): Promise<void>;
 }

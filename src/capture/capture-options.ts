@@ -103,5 +103,10 @@ export interface CaptureHandle {
   stats(): CaptureStats;
   /** Resolves when every record produced so far is durable on the bus. */
   drain(): Promise<void>;
+  /**
+   * Saves the coverage marks again, after a stop: on a bus that is not durable the stop's save
+   * waits for gap records the loaders have not stored yet; once they have, this moves the marks on.
+   */
+  saveMarks(): Promise<void>;
   readonly market: MarketCapture | null;
 }

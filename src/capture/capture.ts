@@ -190,6 +190,10 @@ export class Capture implements CaptureHandle, RecordSink {
     return this.#publisher.drain();
   }
 
+  saveMarks(): Promise<void> {
+    return this.#marks.save();
+  }
+
   stats(): CaptureStats {
     const market = this.market;
     const counters = this.#counters;

@@ -53,8 +53,18 @@ export interface RecordPublisherOptions {
   lowWater?: number;
 }
 
+/** Gap records a bus that is not durable holds: published, not yet committed by every reader. */
+interface UnstoredGaps {
+  topic: string;
+  /** Each partition's end right after they were appended. */
+  ends: readonly number[];
+  /** The earliest gap start among them. */
+  sinceUs: bigint;
+}
+
 export class RecordPublisher implements RecordSink {
   readonly #queues = new Map<string, TopicQueue>();
+  #unstoredGaps: UnstoredGaps[] = [];
   readonly #idle: Array<() => void> = [];
   #stopped = false;
   #pressed = false;
@@ -113,14 +123,38 @@ export class RecordPublisher implements RecordSink {
     return n;
   }
 
-  /** Everything handed over before this instant is durable on the bus. */
+  /**
+   * Everything handed over before this instant is durable on the bus (on a bus that is not
+   * durable, a gap record counts once every reader has committed past it).
+   */
   durableThroughUs(): bigint {
     let through = this.clock.epochMicros();
+    this.#unstoredGaps = this.#unstoredGaps.filter((gaps) => !this.#storedByReaders(gaps));
+    for (const gaps of this.#unstoredGaps) if (gaps.sinceUs < through) through = gaps.sinceUs;
     // Both, not the in-flight batch alone: a gap record queued behind it accounts from its gap's
     // start, which can be older than anything in flight.
     for (const q of this.#queues.values())
       for (const since of [q.inFlightSinceUs, q.pendingSinceUs]) if (since !== null && since < through) through = since;
     return through;
+  }
+
+  #storedByReaders(gaps: UnstoredGaps): boolean {
+    const positions = this.bus.readerPositions?.(gaps.topic) ?? [];
+    return gaps.ends.every((end, partition) => (positions[partition]?.uncommitted ?? end) >= end);
+  }
+
+  /** On a bus that is not durable, published gap records wait for its readers (see durableThroughUs). */
+  #noteUnstoredGaps(topic: string, published: readonly ReceivedRecord[]): void {
+    if (!this.bus.readerPositions) return;
+    const nowUs = this.clock.epochMicros();
+    let sinceUs: bigint | null = null;
+    for (const record of published) {
+      if (record.kind !== 'capture_gap') continue;
+      const since = accountsFromUs(record, nowUs);
+      if (sinceUs === null || since < sinceUs) sinceUs = since;
+    }
+    if (sinceUs === null) return;
+    this.#unstoredGaps.push({ topic, ends: this.bus.readerPositions(topic).map((p) => p.end), sinceUs });
   }
 
   /** Resolves once everything handed over so far is durable (or given up at stop). */
@@ -158,7 +192,7 @@ export class RecordPublisher implements RecordSink {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.bus.publish(topic, batch);
-        this.#count(batch);
+        this.#published(topic, batch);
         return;
       } catch (err) {
         if (err instanceof BusError && err.code === 'record_too_large') return this.#publishOneByOne(topic, batch);
@@ -178,7 +212,7 @@ export class RecordPublisher implements RecordSink {
       const record = batch[i]!;
       try {
         await this.bus.publish(topic, [record]);
-        this.#count([record]);
+        this.#published(topic, [record]);
       } catch (err) {
         if (!(err instanceof BusError && err.code === 'record_too_large')) return this.#publish(topic, batch.slice(i));
         const p = (record.payload ?? {}) as Record<string, unknown>;
@@ -209,7 +243,8 @@ export class RecordPublisher implements RecordSink {
     }
   }
 
-  #count(records: readonly ReceivedRecord[]): void {
+  #published(topic: string, records: readonly ReceivedRecord[]): void {
+    this.#noteUnstoredGaps(topic, records);
     this.published += records.length;
     for (const r of records) this.byKind.set(r.kind, (this.byKind.get(r.kind) ?? 0) + 1);
   }

@@ -187,6 +187,7 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
     // Checked once more after the loaders stored everything (it is popped after them).
     const identities = new IdentityCheck(warehouse, log.child({ part: 'identities' }));
     stack.push({ part: 'identity check', stop: () => identities.stop() });
+    const started: { capture?: CaptureHandle } = {};
     const loaders: Loaders = await startLoaders({
       bus,
       warehouse,
@@ -198,6 +199,8 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
       part: 'loaders',
       stop: async () => {
         const outcome = await loaders.stop({ timeoutMs: options.stopTimeoutMs });
+        // The gaps capture published last are stored now: its marks may move past their starts.
+        await started.capture?.saveMarks();
         if (outcome.unstoredRecords > 0) {
           return `${outcome.unstoredRecords} records stayed unloaded${outcome.reason ? ` (${outcome.reason})` : ''}; the next start records them as a gap`;
         }
@@ -231,7 +234,6 @@ export async function startMainJob(options: MainJobOptions): Promise<MainJob> {
 
     // The loopback port and the figures before capture: while capture waits for a venue that does
     // not answer, the status line, /metrics and `tapehouse status` say so.
-    const started: { capture?: CaptureHandle } = {};
     // Stopped after the figures' last sample and the port, before the sync jobs and the loaders.
     stack.push({
       part: 'capture',

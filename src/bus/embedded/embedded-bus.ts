@@ -106,6 +106,12 @@ export class EmbeddedBus implements Bus {
     return new Map(this.logs.get(topic)!.map((log, partition) => [partition, BigInt(log.earliest)]));
   }
 
+  readerPositions(topic: string): ReadonlyArray<{ end: number; uncommitted: number }> {
+    this.index.get(topic);
+    // A partition's head is dropped once every group reading it has committed past it.
+    return this.logs.get(topic)!.map((log) => ({ end: log.end, uncommitted: log.earliest }));
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

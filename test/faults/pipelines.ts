@@ -53,6 +53,19 @@ async function upWhen(proc: Proc, ready: () => Promise<void>): Promise<void> {
   await ready();
 }
 
+/**
+ * Brings a mode's processes up; when one does not come up, kills those already running before
+ * rethrowing: a failed start left a loader host and a capture running for the rest of a session.
+ */
+async function allUp(procs: readonly Proc[], start: () => Promise<void>): Promise<void> {
+  try {
+    await start();
+  } catch (error) {
+    await Promise.all(procs.filter((p) => p.running).map((p) => p.kill9()));
+    throw error;
+  }
+}
+
 export async function startEmbedded(ctx: PipelineContext): Promise<Pipeline> {
   const run = new Proc({
     name: 'run',
@@ -62,7 +75,7 @@ export async function startEmbedded(ctx: PipelineContext): Promise<Pipeline> {
     logFile: ctx.logFile,
   });
   const ready = async () => void (await run.waitFor(/query it:/, 180_000));
-  await upWhen(run, ready);
+  await allUp([run], () => upWhen(run, ready));
   return {
     procs: [run],
     async kill(_target, downMs) {
@@ -242,8 +255,10 @@ export async function startKafkaMode(ctx: PipelineContext): Promise<Pipeline> {
     run: async () => undefined,
   };
   const procs = { load, capture, worker };
-  await upWhen(load, ready.load);
-  await producers.start();
+  await allUp([load, capture, worker], async () => {
+    await upWhen(load, ready.load);
+    await producers.start();
+  });
 
   return {
     procs: [load, capture, worker],
@@ -310,8 +325,10 @@ export async function startScaleOut(ctx: PipelineContext, kafka: OwnKafka): Prom
     }
     if (response.status !== 200) throw new Error(`loader host ${path}: ${response.status} ${await response.text()}`);
   };
-  await upWhen(host, hostReady);
-  await producers.start();
+  await allUp([host, producers.capture, producers.worker], async () => {
+    await upWhen(host, hostReady);
+    await producers.start();
+  });
   const backup = `${ctx.dataDir}.backup`;
   return {
     procs: [host, producers.capture, producers.worker],

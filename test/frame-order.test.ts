@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EmbeddedBus } from '../src/bus/embedded/embedded-bus.ts';
+import { createTopicCatalogue } from '../src/bus/topics.ts';
+import { TokenBooks } from '../src/capture/books/token-books.ts';
+import { newCounters } from '../src/capture/frames/counters.ts';
+import { RecordPublisher } from '../src/capture/publisher.ts';
+import type { Frame } from '../src/streams/types.ts';
+import { ManualClock } from '../src/util/clock.ts';
+import { createLogger } from '../src/util/log.ts';
+import { marketConnection } from './capture-helpers.ts';
+import { loadAll } from './load-fixtures.ts';
+import { migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixtures.ts';
+
+// The venue's order, kept (issue 35): trades of one token in one millisecond, published in an
+// order of frames that is not their trade ids' order, go through capture, the bus and the
+// loaders into chDB. Every stored trade keeps its frame's envelope `seq` and capture's number of
+// the connection; a candle's open and close are the first and last trade in (time, connection,
+// frame) order, not in trade-id order.
+
+const log = createLogger('frame-order.test', 'silent');
+const PREFIX = 'frameorder';
+const AT = '2026-03-02T09:00:00.250Z';
+const AT_US = BigInt(Date.parse(AT)) * 1000n;
+
+interface SentTrade {
+  connectionNo: number;
+  seq: number;
+  tradeId: string;
+  price: number;
+}
+
+// Two connections, the later one numbered higher; on each, trade ids run against the frames' order.
+const SENT: SentTrade[] = [
+  { connectionNo: 1_000, seq: 41, tradeId: 'T-9', price: 510_000 },
+  { connectionNo: 1_000, seq: 42, tradeId: 'T-5', price: 470_000 },
+  { connectionNo: 1_000, seq: 43, tradeId: 'T-7', price: 530_000 },
+  { connectionNo: 1_000, seq: 44, tradeId: 'T-3', price: 450_000 },
+  { connectionNo: 2_000, seq: 2, tradeId: 'T-2', price: 520_000 },
+  { connectionNo: 2_000, seq: 3, tradeId: 'T-1', price: 490_000 },
+];
+
+function tradeFrame(t: SentTrade, frameNo: number): Frame {
+  return {
+    connectionId: `conn-${t.connectionNo}`,
+    connectionNo: t.connectionNo,
+    frameNo,
+    receivedAtUs: AT_US + BigInt(frameNo),
+    raw: JSON.stringify({
+      type: 'trades',
+      seq: t.seq,
+      ts: AT,
+      data: {
+        trade_id: t.tradeId,
+        token_id: 'tok-1',
+        condition_id: 'cond-1',
+        side: 'BUY',
+        price_micro: String(t.price),
+        shares_micro: '1000000',
+        executed_at: AT,
+      },
+    }),
+  };
+}
+
+let w: TestWarehouse;
+
+beforeAll(async () => {
+  w = await migratedWarehouse();
+  const catalogue = createTopicCatalogue(PREFIX);
+  const bus = new EmbeddedBus({ topics: catalogue.topics, capacity: { records: 10_000, bytes: 64 * 1024 * 1024 } });
+  const clock = new ManualClock();
+  const publisher = new RecordPublisher({ bus, topics: catalogue, clock, log });
+  // Within a connection frames arrive in their numbers' order (one socket); the later connection's
+  // arrive first, so neither the bus order nor the trade ids say the venue's order.
+  const received = SENT.map((t, i) => ({ t, frame: tradeFrame(t, i) }));
+  for (const no of [...new Set(SENT.map((t) => t.connectionNo))].reverse()) {
+    const c = marketConnection(
+      (records) => publisher.push(records),
+      newCounters(),
+      clock,
+      new TokenBooks({ sequenceBase: 0n }),
+    );
+    for (const { frame } of received.filter((r) => r.t.connectionNo === no)) c.receive(frame);
+  }
+  await publisher.drain();
+  await loadAll({
+    bus,
+    warehouse: w.warehouse,
+    group: 'frame-order',
+    topics: catalogue.topics.map((t) => t.name),
+    batch: { maxDelayMs: 20 },
+    log,
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await w?.cleanup();
+});
+
+/** The trades in the venue's order: by connection number, then frame number (one millisecond here). */
+const inVenueOrder = [...SENT].sort((a, b) => a.connectionNo - b.connectionNo || a.seq - b.seq);
+
+describe("the venue's order of frames, kept", () => {
+  it('every stored trade carries its frame envelope seq and its connection number', async () => {
+    const stored = await rows<{ trade_id: string; frame_conn: string; frame_seq: string }>(
+      w.warehouse.client,
+      'SELECT trade_id, toString(frame_conn) AS frame_conn, toString(frame_seq) AS frame_seq FROM tapehouse.trades ORDER BY trade_id',
+    );
+    expect(stored).toEqual(
+      [...SENT]
+        .sort((a, b) => a.tradeId.localeCompare(b.tradeId))
+        .map((t) => ({ trade_id: t.tradeId, frame_conn: String(t.connectionNo), frame_seq: String(t.seq) })),
+    );
+  });
+
+  it("a candle opens and closes on the first and last trade of the millisecond in the venue's order, not by trade id", async () => {
+    const byTradeId = [...SENT].sort((a, b) => a.tradeId.localeCompare(b.tradeId));
+    // The case holds something: the trade-id order would give another open and another close.
+    expect(byTradeId[0]!.price).not.toBe(inVenueOrder[0]!.price);
+    expect(byTradeId.at(-1)!.price).not.toBe(inVenueOrder.at(-1)!.price);
+    for (const view of ['candles_1m', 'candles_1h']) {
+      const [candle] = await rows<{ open_micro: string; close_micro: string; fill_count: string }>(
+        w.warehouse.client,
+        `SELECT toString(open_micro) AS open_micro, toString(close_micro) AS close_micro, toString(fill_count) AS fill_count
+         FROM tapehouse.${view} WHERE token_id = 'tok-1'`,
+      );
+      expect(candle).toEqual({
+        open_micro: String(inVenueOrder[0]!.price),
+        close_micro: String(inVenueOrder.at(-1)!.price),
+        fill_count: String(SENT.length),
+      });
+    }
+  });
+
+  it('candles keep that order once background merges collapse their states', async () => {
+    await w.warehouse.client.command({ query: 'OPTIMIZE TABLE tapehouse.candles_state FINAL' });
+    const [candle] = await rows<{ open_micro: string; close_micro: string }>(
+      w.warehouse.client,
+      "SELECT toString(open_micro) AS open_micro, toString(close_micro) AS close_micro FROM tapehouse.candles_1m WHERE token_id = 'tok-1'",
+    );
+    expect(candle).toEqual({
+      open_micro: String(inVenueOrder[0]!.price),
+      close_micro: String(inVenueOrder.at(-1)!.price),
+    });
+  });
+});

@@ -185,3 +185,9 @@ SELECT
     sum(quote_count)                AS quotes
 FROM tapehouse.top_of_book_1m_state
 GROUP BY token_id, bucket;
+
+-- Stored stream rows keep their frame's raw text, envelope and all: `tapehouse rederive` reads the
+-- frame's `seq` from it again (frame_seq). The connection's number is in no frame: such rows keep
+-- frame_conn 0. Rollup states already aggregated are not rebuilt by it (sql/README.md).
+INSERT INTO tapehouse.rederive_requests (table_name, requested_by)
+VALUES ('trades', '0180_frame_order'), ('quotes', '0180_frame_order'), ('market_status', '0180_frame_order'), ('account_events', '0180_frame_order');

@@ -31,7 +31,7 @@
 -- covers: 0150 loader_groups 571b7a91ae4b79a23b82515e485d0df32e47afb8e39f69a853967de6265fcc8d
 -- covers: 0160 book_views e9ef70eded8745f447e2f4ad79bee2c09182b7f985e7b23e952e6a6b37fe16da
 -- covers: 0170 history_and_latest_names 4660575ce3aef9d9cc95983d9ea385cb35b2932d124cb07a2c4fd781e2cc2849
--- covers: 0180 frame_order 448352ce0b61c04ce0e166760bc4798d38d897df8c01e3e27b7199dbe0d935e2
+-- covers: 0180 frame_order b9cc8e8944ecbe06776e29689c9259bb594255a14ccd8874ce633ad06b47d304
 
 CREATE TABLE tapehouse.account_batches
 (

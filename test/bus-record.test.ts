@@ -75,6 +75,14 @@ describe('record envelope codec', () => {
     expect(roundTrip(record)).toEqual(record);
   });
 
+  it("keeps a stream source's connection number and frame envelope seq, and reads a source without them", () => {
+    const record = trade({
+      source: { type: 'stream', connection: 'market-1', frame: 42, conn: 1_772_000_000_000_001, seq: 9_001 },
+    });
+    expect(roundTrip(record)).toEqual(record);
+    expect(roundTrip(trade()).source).toEqual({ type: 'stream', connection: 'market-1', frame: 42 });
+  });
+
   it('round-trips every record kind', () => {
     for (const kind of RECORD_KINDS) expect(roundTrip(trade({ kind })).kind).toBe(kind);
   });
@@ -104,6 +112,16 @@ describe('decoding what is not a record', () => {
     ['a receive time beyond Int64', withField('received_at_us', '9223372036854775808'), /within Int64/],
     ['a source of another type', withField('source', { type: 'carrier-pigeon' }), /neither "stream" nor "sync"/],
     ['a stream source without frame', withField('source', { type: 'stream', connection: 'c' }), /frame/],
+    [
+      'a stream source with a negative seq',
+      withField('source', { type: 'stream', connection: 'c', frame: 1, seq: -1 }),
+      /conn and seq/,
+    ],
+    [
+      'a stream source with a connection number as text',
+      withField('source', { type: 'stream', connection: 'c', frame: 1, conn: '7' }),
+      /conn and seq/,
+    ],
     ['no payload', without('payload'), /payload is missing/],
     ['a raw frame that is not text', withField('raw', { a: 1 }), /raw must be a string or null/],
     ['a venue time that is a number', withField('venue_time', 1), /venue_time must be a string or null/],

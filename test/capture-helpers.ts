@@ -4,12 +4,16 @@ import { IpLimits } from '../src/api/rate-limit/ip-limits.ts';
 import { RateLimiter } from '../src/api/rate-limit/limiter.ts';
 import { positionAfter, type Bus } from '../src/bus/bus.ts';
 import type { ReceivedRecord } from '../src/bus/record.ts';
+import type { TokenBooks } from '../src/capture/books/token-books.ts';
+import type { CaptureCounters } from '../src/capture/frames/counters.ts';
+import { MarketConnection, type MarketOwner } from '../src/capture/market/market-connection.ts';
+import { MarketFeed } from '../src/capture/market/market-feed.ts';
 import { DECLARATIONS, RECORD_KINDS } from '../src/records/index.ts';
 import { TOPICS, type TopicCatalogue } from '../src/bus/topics.ts';
 import { startCapture, type CaptureHandle, type CaptureOptions } from '../src/capture/index.ts';
 import { ManualClock, startSimulator, type SimulatorHandle, type SimulatorOptions } from '../src/simulator/index.ts';
 import type { FramesSent } from '../src/simulator/streams/connection.ts';
-import { ConnectionBudgets } from '../src/streams/connection-budget.ts';
+import { ConnectionBudget, ConnectionBudgets } from '../src/streams/connection-budget.ts';
 import { createLogger } from '../src/util/log.ts';
 import { Secret } from '../src/util/secret.ts';
 import type { Clock } from '../src/util/clock.ts';
@@ -321,4 +325,46 @@ export async function steppedRun(options: SteppedRunOptions): Promise<SteppedRun
       if (closeVenue) await venue.close();
     },
   };
+}
+
+/**
+ * A market connection of capture taking frames by hand (`receive`), subscribed to token `tok-1`
+ * (condition `cond-1`) and event `ev-1`, whose records go to `publish`.
+ */
+export function marketConnection(
+  publish: (records: readonly ReceivedRecord[]) => void,
+  counters: CaptureCounters,
+  clock: Clock,
+  books: TokenBooks,
+  url = 'ws://127.0.0.1:9/trade/v1/market-stream',
+): MarketConnection {
+  // One update a record, written at once: what a frame makes is there when it returns.
+  const feed = new MarketFeed({
+    sink: { write: publish },
+    clock,
+    books,
+    batch: { maxUpdates: 1, maxDelayMs: 0, maxBytes: 1 },
+  });
+  const owner: MarketOwner = {
+    reseed: () => undefined,
+    statusSeen: () => undefined,
+    added: () => undefined,
+    covered: () => undefined,
+  };
+  const connection = new MarketConnection(
+    {
+      url,
+      token: null,
+      budget: new ConnectionBudget(),
+      clock,
+      silenceMs: 30_000,
+      log: createLogger('market-connection', 'silent'),
+      counters,
+      feed,
+      owner,
+    },
+    'corpus',
+  );
+  connection.add(new Map([['tok-1', 'cond-1']]), ['ev-1']);
+  return connection;
 }

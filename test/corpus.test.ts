@@ -15,13 +15,10 @@ import { createTopicCatalogue, type TopicCatalogue } from '../src/bus/topics.ts'
 import { TokenBooks } from '../src/capture/books/token-books.ts';
 import { MemoryCoverageStore } from '../src/capture/coverage/store.ts';
 import { isFrameProblem, parseFrame } from '../src/capture/frames/frame.ts';
-import { MarketConnection, type MarketOwner } from '../src/capture/market/market-connection.ts';
-import { MarketFeed } from '../src/capture/market/market-feed.ts';
 import { AccountCapture, PortfolioCapture } from '../src/capture/account/private-streams.ts';
 import { RecordPublisher } from '../src/capture/publisher.ts';
 import { newCounters, type CaptureCounters } from '../src/capture/frames/counters.ts';
 import { StreamMark } from '../src/capture/coverage/stream-mark.ts';
-import { startLoaders, type Loaders } from '../src/load/index.ts';
 import { ConnectionBudget } from '../src/streams/connection-budget.ts';
 import type { MessageSink, OpenConnection, Transport } from '../src/streams/transport.ts';
 import { createLogger } from '../src/util/log.ts';
@@ -39,6 +36,8 @@ import {
   type StreamInput,
 } from './corpus/inputs.ts';
 import { busWithSubscribe } from './bus-contract.ts';
+import { marketConnection } from './capture-helpers.ts';
+import { loadAll } from './load-fixtures.ts';
 import { migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixtures.ts';
 import { type Clock, ManualClock, systemClock } from '../src/util/clock.ts';
 
@@ -141,34 +140,6 @@ class HandTransport implements Transport {
     await this.#opened;
     await new Promise((resolve) => setImmediate(resolve));
   }
-}
-
-function marketConnection(
-  publish: (records: readonly ReceivedRecord[]) => void,
-  counters: CaptureCounters,
-  clock: Clock,
-  books: TokenBooks,
-  url = 'ws://127.0.0.1:9/trade/v1/market-stream',
-): MarketConnection {
-  // One update a record, written at once: what a frame makes is there when it returns.
-  const feed = new MarketFeed({
-    sink: { write: publish },
-    clock,
-    books,
-    batch: { maxUpdates: 1, maxDelayMs: 0, maxBytes: 1 },
-  });
-  const owner: MarketOwner = {
-    reseed: () => undefined,
-    statusSeen: () => undefined,
-    added: () => undefined,
-    covered: () => undefined,
-  };
-  const connection = new MarketConnection(
-    { url, token: null, budget: new ConnectionBudget(), clock, silenceMs: 30_000, log, counters, feed, owner },
-    'corpus',
-  );
-  connection.add(new Map([['tok-1', 'cond-1']]), ['ev-1']);
-  return connection;
 }
 
 /** Feeds one input (after its set-up frames) to a fresh market connection. */
@@ -300,15 +271,6 @@ afterAll(async () => {
   await w?.cleanup();
   printTable();
 });
-
-/** Resolves once the loaders have stored and committed everything on the bus. */
-async function drained(loaders: Loaders): Promise<void> {
-  for (;;) {
-    const stats = await loaders.stats();
-    if (stats.lag === 0 && stats.queuedRows === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** Tables of loaded rows that have `column` (besides the bus provenance every loaded row has). */
 async function tablesWith(column: string): Promise<string[]> {
@@ -523,7 +485,7 @@ describe('hostile-input corpus', () => {
 
     it('every input ends as its corpus line says: stored, flagged, rejected with a reason, dead-lettered, counted or a control frame — none vanishes', async () => {
       await publisher.drain();
-      const loaders = await startLoaders({
+      await loadAll({
         bus: captureBus,
         warehouse: w.warehouse,
         group: 'corpus-capture',
@@ -531,8 +493,6 @@ describe('hostile-input corpus', () => {
         batch: { maxDelayMs: 20 },
         log,
       });
-      await drained(loaders);
-      await loaders.stop();
       const client = w.warehouse.client;
       const dataAt = new Set<string>();
       for (const table of await tablesWith('_received_at')) {
@@ -756,7 +716,7 @@ describe('hostile-input corpus', () => {
         };
         await inner.publish(topic, [placeholder]);
       }
-      const loaders = await startLoaders({
+      await loadAll({
         bus: bytesBus(inner, wireAt),
         warehouse: w.warehouse,
         group: 'corpus-bus',
@@ -764,8 +724,6 @@ describe('hostile-input corpus', () => {
         batch: { maxDelayMs: 20 },
         log,
       });
-      await drained(loaders);
-      await loaders.stop();
       const client = w.warehouse.client;
       const stored = new Set<string>();
       for (const table of await tablesWith('_offset')) {

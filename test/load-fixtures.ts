@@ -1,6 +1,6 @@
 import type { ReceivedRecord, Json, RecordKind } from '../src/bus/record.ts';
 import type { EmbeddedBus } from '../src/bus/embedded/embedded-bus.ts';
-import type { Loaders } from '../src/load/index.ts';
+import { startLoaders, type Loaders } from '../src/load/index.ts';
 import { bookChangeRecord, type BookUpdate } from '../src/records/index.ts';
 import type { TopicCatalogue } from '../src/bus/topics.ts';
 import type { ClickHouseClient } from '@clickhouse/client';
@@ -783,6 +783,13 @@ export async function compareTables(
 }
 
 /** Resolves once the group has committed everything on the bus (so all of it is stored). */
+/** Loaders started with `options`, run until they have stored everything on the bus, then stopped. */
+export async function loadAll(options: Parameters<typeof startLoaders>[0]): Promise<void> {
+  const loaders = await startLoaders(options);
+  await drained(loaders);
+  await loaders.stop();
+}
+
 export async function drained(loaders: Loaders): Promise<void> {
   for (;;) {
     const stats = await loaders.stats();

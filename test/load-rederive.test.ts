@@ -9,7 +9,10 @@ import { migratedWarehouse, rows, type TestWarehouse } from './warehouse-fixture
 // midway resumed. The frames are the simulator's (src/simulator/README.md, "market_status kinds";
 // src/simulator/streams/wire.ts for trades and account frames; render/market.ts for display).
 
-/** The columns migration 0136 added: rows mapped before it had none of them. */
+/**
+ * The columns migrations 0136 and 0180 added that a rederive fills from the raw text: rows mapped
+ * before them had none of them (0180's `frame_seq` is the frame envelope's `seq`).
+ */
 const NEW_COLUMNS: Record<string, string[]> = {
   market_status: [
     'proposed_token_id',
@@ -27,9 +30,17 @@ const NEW_COLUMNS: Record<string, string[]> = {
     'previous_condition_id',
     'opens_at',
     'closes_at',
+    'frame_seq',
   ],
-  trades: ['market_id'],
-  account_events: ['shares_micro', 'price_micro', 'resolution_price_micro', 'payout_micro', 'collateral_micro'],
+  trades: ['market_id', 'frame_seq'],
+  account_events: [
+    'shares_micro',
+    'price_micro',
+    'resolution_price_micro',
+    'payout_micro',
+    'collateral_micro',
+    'frame_seq',
+  ],
   markets: [
     'resolution_criteria',
     'reference_price_micro',
@@ -49,6 +60,7 @@ const NEW_COLUMNS: Record<string, string[]> = {
 };
 
 let offset = 0;
+const CONNECTION_NO = 1_772_000_000_000_000;
 
 function streamRecord(
   kind: RecordKind,
@@ -62,7 +74,8 @@ function streamRecord(
     key,
     venueTime: ts,
     receivedAtUs: BigInt(Date.parse(ts)) * 1000n + 123n,
-    source: { type: 'stream', connection: 'conn-1', frame: offset },
+    // Capture's number of the connection, which no frame holds: a rederive keeps it as stored.
+    source: { type: 'stream', connection: 'conn-1', frame: offset, conn: CONNECTION_NO },
     payload: data as ReceivedRecord['payload'],
     raw: JSON.stringify({ type, seq: offset, ts, data }),
   };
@@ -216,10 +229,12 @@ describe('tapehouse rederive', () => {
       'sync.catalogue',
     );
 
+    // 0180 asks for quotes too, which hold no rows here.
     expect(await pendingRederives(w.warehouse.client)).toEqual([
       'account_events',
       'market_status',
       'markets',
+      'quotes',
       'trades',
     ]);
     expect(await pendingRederives(w.warehouse.client, { withRows: true })).toEqual([
@@ -233,13 +248,13 @@ describe('tapehouse rederive', () => {
     ).toEqual([{ proposal_round: 0, resolution: '' }]);
     const before = Object.fromEntries(
       await Promise.all(
-        ['market_status', 'trades', 'account_events', 'markets', 'order_observations'].map(
+        ['market_status', 'trades', 'account_events', 'markets', 'quotes', 'order_observations'].map(
           async (t) => [t, await identity(t)] as const,
         ),
       ),
     );
 
-    for (const table of ['market_status', 'trades', 'account_events', 'markets']) {
+    for (const table of ['market_status', 'trades', 'account_events', 'markets', 'quotes']) {
       const seen: number[] = [];
       const result = await rederiveTable(w.warehouse, table, { onProgress: (p) => seen.push(p.partitionsDone) });
       expect(result.rowsFailed).toBe(0);
@@ -301,6 +316,17 @@ describe('tapehouse rederive', () => {
       },
     ]);
     expect(await read('SELECT market_id FROM tapehouse.trades')).toEqual([{ market_id: 'mkt-1' }]);
+    // Each stream row has its frame's envelope seq again (the raw frame's), and its connection number as stored.
+    for (const table of ['market_status', 'trades', 'account_events']) {
+      const framed = await read(
+        `SELECT toString(frame_conn) AS conn, toString(frame_seq) AS seq, toString(JSONExtractUInt(_raw, 'seq')) AS raw_seq FROM tapehouse.${table} WHERE _index = 0`,
+      );
+      expect(framed.length).toBeGreaterThan(0);
+      for (const row of framed)
+        expect(row).toEqual({ conn: String(CONNECTION_NO), seq: row.raw_seq, raw_seq: row.raw_seq });
+      // Stored without it (0): the rederive is what put the frames' numbers there.
+      expect(framed.some((row) => Number(row.raw_seq) > 0)).toBe(true);
+    }
     expect(
       await read(
         'SELECT kind, shares_micro, price_micro, resolution_price_micro, payout_micro, collateral_micro FROM tapehouse.account_events ORDER BY event_at',

@@ -162,6 +162,26 @@ describe('WebSocket stream', () => {
     expect(recorder.losses[0]!.lastFrameAtUs).toBe(recorder.frames[1]!.receivedAtUs);
   });
 
+  it("numbers connections by their start: a reconnect's frames carry a larger number than the first connection's", async () => {
+    let connections = 0;
+    const url = await wsServer((socket) => {
+      connections += 1;
+      socket.send(`{"n":${connections}}`, () => {
+        if (connections === 1) socket.close(1011, 'restart');
+      });
+    });
+    const recorder = new Recorder();
+    // Slack: the stream clock keeps within a millisecond of Date.now, not exactly on it.
+    const before = BigInt(Date.now() - 1_000) * 1000n;
+    stream(url, recorder);
+    await until(() => recorder.frames.length >= 2, 'a frame on each of two connections');
+    const [first, second] = recorder.frames;
+    expect(first!.connectionId).not.toBe(second!.connectionId);
+    // Its start in µs since the epoch (raised past the previous number): about when the test began.
+    expect(BigInt(first!.connectionNo!)).toBeGreaterThanOrEqual(before);
+    expect(second!.connectionNo!).toBeGreaterThan(first!.connectionNo!);
+  });
+
   it('closes a connection whose frame is larger than the bound instead of buffering it', async () => {
     let connections = 0;
     const url = await wsServer((socket) => {

@@ -122,7 +122,12 @@ function readSource(value: unknown): RecordSource | string {
   if (s.type === 'stream') {
     if (typeof s.connection !== 'string' || !isCount(s.frame))
       return 'a stream source needs a connection (string) and a frame (integer ≥ 0)';
-    return { type: 'stream', connection: s.connection, frame: s.frame };
+    if ((s.conn !== undefined && !isCount(s.conn)) || (s.seq !== undefined && !isCount(s.seq)))
+      return "a stream source's conn and seq, when given, are integers ≥ 0";
+    const source: RecordSource = { type: 'stream', connection: s.connection, frame: s.frame };
+    if (s.conn !== undefined) source.conn = s.conn;
+    if (s.seq !== undefined) source.seq = s.seq;
+    return source;
   }
   if (s.type === 'sync') {
     if (typeof s.job !== 'string' || !isCount(s.page))

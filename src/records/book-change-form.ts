@@ -26,6 +26,9 @@ import { sourceOf, type BusRecord, type Origin, type ReceivedRecord } from './re
  *   sizes JSON numbers up to 15 digits and decimal strings beyond (exact either way).
  * - `raw`: the frame's text, present only for updates whose frame is kept (deltas, frames with
  *   fields capture does not read).
+ * - `q` (optional, one entry per update): the frame envelope's `seq` of each update, null for a
+ *   REST re-seed or a frame without one; absent when no update has one (records made before it).
+ *   The connection's number is the envelope's `source.conn`: a record's updates share a connection.
  */
 
 export type UpdateKind = 'snapshot' | 'delta' | 'reseed';
@@ -59,6 +62,8 @@ export interface ReadUpdate {
   venueTime: string | null;
   receivedAtUs: bigint;
   frame: number;
+  /** The frame envelope's `seq` (from `q`), or null. */
+  frameSeq: number | null;
   /** Flat `[price, size, …]`: prices numbers, sizes numbers or decimal strings. */
   bids: ReadonlyArray<number | string>;
   asks: ReadonlyArray<number | string>;
@@ -83,7 +88,9 @@ export function bookChangeRecord(updates: readonly BookUpdate[]): BusRecord<'boo
   const tokens: BookChangePayload['t'] = [];
   const index = new Map<string, number>();
   const entries: BookUpdateEntry[] = [];
+  const frameSeqs: Array<number | null> = [];
   for (const u of updates) {
+    frameSeqs.push(u.update === 'reseed' ? null : (u.origin.frameSeq ?? null));
     let ti = index.get(u.tokenId);
     if (ti === undefined) {
       ti = tokens.length;
@@ -114,6 +121,7 @@ export function bookChangeRecord(updates: readonly BookUpdate[]): BusRecord<'boo
     lastFrame = u.origin.frameNo;
   }
   const payload: BookChangePayload = { t: tokens, u: entries };
+  if (frameSeqs.some((q) => q !== null)) payload.q = frameSeqs;
   return {
     kind: 'book_change',
     key: keyOf('book_change', payload, { conditionId: first.conditionId }),
@@ -190,9 +198,10 @@ function isoMs(text: string): number | null {
 export function readBookUpdates(
   record: Pick<ReceivedRecord, 'key' | 'venueTime' | 'receivedAtUs' | 'source'> & { payload: unknown },
 ): ReadUpdate[] {
-  const p = record.payload as { t?: Json; u?: Json };
+  const p = record.payload as { t?: Json; u?: Json; q?: Json };
   if (!Array.isArray(p.t)) throw new PayloadError('.t', 'is not a list of [token_id, sequence]');
   if (!Array.isArray(p.u) || p.u.length === 0) throw new PayloadError('.u', 'is not a non-empty list of updates');
+  const frameSeqs = readFrameSeqs(p.q, p.u.length);
   const tokens = p.t.map((t, i) => readToken(t, i));
   let lastMs = canonicalMs(record.venueTime);
   let lastUs = record.receivedAtUs;
@@ -240,12 +249,25 @@ export function readBookUpdates(
       venueTime: typeof venue === 'string' ? venue : null,
       receivedAtUs: lastUs,
       frame: lastFrame,
+      frameSeq: frameSeqs?.[i] ?? null,
       bids: levels(bids, `${path}[6]`),
       asks: levels(asks, `${path}[7]`),
       raw: raw ?? null,
     });
   }
   return out;
+}
+
+/** `q`, one frame `seq` (or null) per update, when present. */
+function readFrameSeqs(q: Json | undefined, updates: number): ReadonlyArray<number | null> | null {
+  if (q === undefined) return null;
+  if (!Array.isArray(q) || q.length !== updates)
+    throw new PayloadError('.q', `is not a list of ${updates} frame seqs (one per update)`);
+  q.forEach((v, i) => {
+    if (v !== null && !(typeof v === 'number' && Number.isSafeInteger(v) && v >= 0))
+      throw new PayloadError(`.q[${i}]`, 'a frame seq is a whole number ≥ 0 or null');
+  });
+  return q as Array<number | null>;
 }
 
 function readToken(t: Json, i: number): { tokenId: string; next: bigint } {

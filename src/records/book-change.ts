@@ -35,6 +35,8 @@ export type BookChangePayload = {
   /** The record's tokens, each with the capture sequence (decimal) of its first update here. */
   t: Array<[string, string]>;
   u: BookUpdateEntry[];
+  /** Each update's frame envelope `seq`, null for a REST re-seed or a frame without one; absent when none has one. */
+  q?: Array<number | null>;
 };
 
 /** A level a book update changed: its new size ("0" removes it). */

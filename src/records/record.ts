@@ -4,8 +4,13 @@ import type { Payload } from './payloads.ts';
 
 /** Where a record came from, precise enough to find it again. */
 export type RecordSource =
-  /** A WebSocket or SSE connection of ours, and the frame's number on it (from 0). */
-  | { type: 'stream'; connection: string; frame: number }
+  /**
+   * A WebSocket or SSE connection of ours, and the frame's number on it (from 0); `conn`, our number
+   * of the connection (it orders connections: src/streams/types.ts `Frame.connectionNo`), and `seq`,
+   * the frame envelope's own `seq` (the venue's number of the frame on its connection), when known.
+   * Stored as `frame_conn` and `frame_seq` (0 when absent), which order rows of one time (sql/README.md).
+   */
+  | { type: 'stream'; connection: string; frame: number; conn?: number; seq?: number }
   /** A REST sync job run, and the page of the resource it was on (from 0). */
   | { type: 'sync'; job: string; page: number };
 
@@ -48,8 +53,15 @@ export interface Origin {
   connectionId: string;
   frameNo: number;
   receivedAtUs: bigint;
+  /** Our number of the connection, when the frame came on one (src/streams/types.ts `Frame.connectionNo`). */
+  connectionNo?: number;
+  /** The frame envelope's `seq`, when it had one. */
+  frameSeq?: number | null;
 }
 
 export function sourceOf(origin: Origin): RecordSource {
-  return { type: 'stream', connection: origin.connectionId, frame: origin.frameNo };
+  const source: RecordSource = { type: 'stream', connection: origin.connectionId, frame: origin.frameNo };
+  if (origin.connectionNo !== undefined) source.conn = origin.connectionNo;
+  if (origin.frameSeq !== undefined && origin.frameSeq !== null) source.seq = origin.frameSeq;
+  return source;
 }

@@ -189,9 +189,22 @@ export class ReconnectingStream {
   }
 }
 
+/** The last connection number given out in this process (see `Frame.connectionNo`). */
+let lastConnectionNo = 0;
+
+/**
+ * A number for a connection starting now: its start time in µs since the epoch, raised past the
+ * last one given out, so numbers are unique in the process and grow with connection start time.
+ */
+function nextConnectionNo(clock: Clock): number {
+  lastConnectionNo = Math.max(lastConnectionNo + 1, Number(clock.epochMicros()));
+  return lastConnectionNo;
+}
+
 /** One connection's state: its id, frame count, last activity, and why it was dropped. */
 class Session implements StreamSession {
   readonly connectionId = randomUUID();
+  readonly connectionNo: number;
   openedAtUs = 0n;
   /** Clock time of the last frame (or of the opening), for the silence watchdog. */
   lastActivityMs: number;
@@ -205,6 +218,7 @@ class Session implements StreamSession {
     private readonly clock: Clock,
   ) {
     this.lastActivityMs = clock.now();
+    this.connectionNo = nextConnectionNo(clock);
   }
 
   attach(connection: OpenConnection): void {
@@ -218,7 +232,13 @@ class Session implements StreamSession {
     const receivedAtUs = this.clock.epochMicros();
     this.#lastFrameAtUs = receivedAtUs;
     this.lastActivityMs = this.clock.now();
-    const frame: Frame = { connectionId: this.connectionId, frameNo: this.#frameNo++, receivedAtUs, raw };
+    const frame: Frame = {
+      connectionId: this.connectionId,
+      connectionNo: this.connectionNo,
+      frameNo: this.#frameNo++,
+      receivedAtUs,
+      raw,
+    };
     if (eventId !== undefined) frame.eventId = eventId;
     handlers.onFrame(frame, this);
   }

@@ -7,6 +7,12 @@
 export interface Frame {
   /** Our id for the connection that carried it; a new one on each reconnect. */
   connectionId: string;
+  /**
+   * Our number for that connection, which orders connections: unique in the process and growing
+   * with the connection's start time (its start in µs since the epoch, raised past the previous
+   * number). Absent on frames not read from a connection of ours (recorded frames replayed).
+   */
+  connectionNo?: number;
   /** The frame's number on its connection, from 0. */
   frameNo: number;
   /** When we received it, µs since the Unix epoch. */

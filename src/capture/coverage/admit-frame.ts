@@ -41,6 +41,8 @@ export function admitFrame(
     ]);
     return null;
   }
+  // Records of the frame carry its envelope's number (stored as frame_seq).
+  if (parsed.seq !== null) origin.frameSeq = parsed.seq;
   const missed = coverage.admit(parsed.seq);
   if (missed === 'duplicate') {
     counters.duplicates += 1;

@@ -19,7 +19,9 @@ import type { Frame } from '../../streams/types.ts';
 export type { Origin, QualityProblem };
 
 export function originOf(frame: Frame): Origin {
-  return { connectionId: frame.connectionId, frameNo: frame.frameNo, receivedAtUs: frame.receivedAtUs };
+  const origin: Origin = { connectionId: frame.connectionId, frameNo: frame.frameNo, receivedAtUs: frame.receivedAtUs };
+  if (frame.connectionNo !== undefined) origin.connectionNo = frame.connectionNo;
+  return origin;
 }
 
 /** A record of kind K, keyed by its kind's key function (src/records/kinds/) from its payload and `hints`. */

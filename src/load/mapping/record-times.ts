@@ -22,3 +22,17 @@ export function eventMs(record: ReceivedRecord, p: Payload, fields: readonly str
   }
   return observedMs(record);
 }
+
+/** A stored row's place in the venue's order of frames (sql/README.md, "Order within one time"). */
+export interface FrameOrder {
+  /** Capture's number of the connection the frame came on (it grows with the connection's start). */
+  frame_conn: number;
+  /** The frame envelope's `seq`: the venue's number of the frame on that connection. */
+  frame_seq: number;
+}
+
+/** Where a stream record's frame stands: 0 for what is not known (a REST read, a record from before it was kept). */
+export function frameOrder(record: ReceivedRecord): FrameOrder {
+  const s = record.source;
+  return s.type === 'stream' ? { frame_conn: s.conn ?? 0, frame_seq: s.seq ?? 0 } : { frame_conn: 0, frame_seq: 0 };
+}

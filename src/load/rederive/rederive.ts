@@ -284,7 +284,7 @@ async function storedRows(
     client,
     `SELECT _topic, _partition, toString(_offset) AS _offset, toString(toUnixTimestamp64Micro(_received_at)) AS received_us, ${sync}, _raw,
             toUnixTimestamp64Milli(${spec.timeColumn}) AS time_ms, ${spec.keyColumn ? `toString(${spec.keyColumn})` : "''"} AS key,
-            ${extra ? `map(${extra})` : 'map()'} AS extra
+            ${extra ? `map(${extra})` : 'map()'} AS extra, ${spec.framed ? 'toString(frame_conn)' : "'0'"} AS frame_conn
      FROM ${DATABASE}.${spec.table}
      WHERE ${inPartition} AND _index = 0 AND _raw != '' ${from}
      ORDER BY _topic, _partition, _offset LIMIT ${limit}`,

@@ -1,4 +1,4 @@
-import type { Json, ReceivedRecord, RecordKind } from '../../bus/record.ts';
+import type { Json, ReceivedRecord, RecordKind, RecordSource } from '../../bus/record.ts';
 import { MAPPERS } from '../mapping/registry.ts';
 import type { TableName } from '../mapping/types.ts';
 
@@ -22,22 +22,35 @@ export interface RederivableTable {
   synced?: boolean;
   /** Columns the producer added to the payload that the raw text lacks (a market's `event_id`, a quote's sizes). */
   payloadColumns?: readonly string[];
+  /**
+   * The table keeps where a stream row's frame stood (`frame_conn`, `frame_seq`): the frame's `seq`
+   * is read again from the raw frame's envelope, the connection's number (which no frame holds) kept
+   * from the stored row.
+   */
+  framed?: boolean;
 }
 
 /** The tables whose records one kind's mapper makes, and whose rows carry those records' raw text. */
 export const REDERIVABLE: Readonly<Record<string, RederivableTable>> = Object.fromEntries(
   (
     [
-      { table: 'trades', kind: 'trade', timeColumn: 'executed_at' },
+      { table: 'trades', kind: 'trade', timeColumn: 'executed_at', framed: true },
       // A quote's sizes come from capture's ladder, not from the frame (src/capture/market/market-records.ts).
       {
         table: 'quotes',
         kind: 'quote',
         timeColumn: 'quoted_at',
         payloadColumns: ['best_bid_size_micro', 'best_ask_size_micro'],
+        framed: true,
       },
-      { table: 'market_status', kind: 'market_status', timeColumn: 'status_at' },
-      { table: 'account_events', kind: 'account_event', timeColumn: 'event_at', keyColumn: 'account' },
+      { table: 'market_status', kind: 'market_status', timeColumn: 'status_at', framed: true },
+      {
+        table: 'account_events',
+        kind: 'account_event',
+        timeColumn: 'event_at',
+        keyColumn: 'account',
+        framed: true,
+      },
       { table: 'events', kind: 'event', timeColumn: 'observed_at', synced: true },
       { table: 'markets', kind: 'market', timeColumn: 'observed_at', synced: true, payloadColumns: ['event_id'] },
       { table: 'order_observations', kind: 'order', timeColumn: 'observed_at', synced: true, keyColumn: 'account' },
@@ -64,6 +77,8 @@ export interface StoredRow {
   key: string;
   /** The payload columns, by name (null: NULL). */
   extra: Record<string, string | null>;
+  /** The stored `frame_conn` as text ('0' where the table has none). */
+  frame_conn: string;
 }
 
 /** The record a stored row was mapped from, as far as the row and its raw text tell. */
@@ -78,11 +93,22 @@ export function storedRecord(spec: RederivableTable, row: StoredRow): ReceivedRe
     receivedAtUs: BigInt(row.received_us),
     source:
       row._sync_job === ''
-        ? { type: 'stream', connection: 'rederive', frame: 0 }
+        ? streamSource(parsed, row)
         : { type: 'sync', job: row._sync_job, page: Math.max(0, page - 1) },
     payload,
     raw: row._raw,
   };
+}
+
+/** A stream row's source: the frame envelope's `seq` from its raw text, the connection's number as stored. */
+function streamSource(raw: Json, row: StoredRow): RecordSource {
+  const source: RecordSource = { type: 'stream', connection: 'rederive', frame: 0 };
+  const conn = Number(row.frame_conn);
+  if (Number.isSafeInteger(conn) && conn > 0) source.conn = conn;
+  // A socket frame's envelope is `{type, seq, ts, data}` (src/capture/frames/frame.ts).
+  const seq = isPlainObject(raw) && typeof raw.type === 'string' ? raw.seq : undefined;
+  if (typeof seq === 'number' && Number.isSafeInteger(seq) && seq >= 0) source.seq = seq;
+  return source;
 }
 
 function isPlainObject(value: Json): value is { [key: string]: Json } {

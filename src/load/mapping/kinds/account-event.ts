@@ -1,5 +1,5 @@
 import { integer, objectField, requiredText, text, type Payload } from '../fields.ts';
-import { eventMs } from '../record-times.ts';
+import { eventMs, frameOrder } from '../record-times.ts';
 import type { MappedRow, Mapper } from '../types.ts';
 import { fillRow, orderRow } from './account-rows.ts';
 
@@ -33,6 +33,7 @@ export const accountEventMapper: Mapper<'account_event'> = {
           status: text(subject, 'status'),
           reason,
           ...amounts(p, subject),
+          ...frameOrder(record),
         },
       },
     ];

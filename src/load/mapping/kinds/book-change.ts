@@ -14,7 +14,7 @@ import {
   timeMs,
   type Payload,
 } from '../fields.ts';
-import { eventMs } from '../record-times.ts';
+import { eventMs, frameOrder } from '../record-times.ts';
 import { bookSide } from '../stream-payload.ts';
 import type { MappedRow, Mapper, Row } from '../types.ts';
 
@@ -42,6 +42,7 @@ export const bookChangeMapper: Mapper<'book_change'> = {
       sequence: integer(p, 'sequence'),
       venueSequence: integer(p, 'venue_sequence'),
       updateKind: text(p, 'update', text(p, 'update_kind', text(p, 'kind'))),
+      ...frameOrder(record),
     };
     const rows: MappedRow[] = [];
     for (const side of ['bids', 'asks'] as const) {
@@ -68,6 +69,8 @@ function batchRows(record: ReceivedRecord): MappedRow[] {
     throw error;
   }
   const rows: MappedRow[] = [];
+  // The record's updates share a connection (book-change-form.ts); each has its own frame.
+  const { frame_conn } = frameOrder(record);
   for (const u of updates) {
     const head: Head = {
       tokenId: u.tokenId,
@@ -77,6 +80,8 @@ function batchRows(record: ReceivedRecord): MappedRow[] {
       sequence: u.sequence <= MAX_SAFE ? Number(u.sequence) : u.sequence.toString(),
       venueSequence: u.venueSequence ?? undefined,
       updateKind: UPDATE_KINDS[u.update],
+      frame_conn,
+      frame_seq: u.frameSeq ?? 0,
     };
     const first = rows.length;
     // Each update keeps its own receive time and, on its first row, its raw frame.
@@ -122,6 +127,8 @@ interface Head {
   sequence: string | number | undefined;
   venueSequence: string | number | undefined;
   updateKind: string;
+  frame_conn: number;
+  frame_seq: number;
 }
 
 function pairRow(head: Head, side: 'bids' | 'asks', level: Json, field: string): Row {
@@ -180,6 +187,8 @@ function levelRow(
     sequence: head.sequence,
     venue_sequence: head.venueSequence,
     update_kind: head.updateKind,
+    frame_conn: head.frame_conn,
+    frame_seq: head.frame_seq,
     _topic: '',
     _partition: 0,
     _offset: 0n,

@@ -1,6 +1,6 @@
 import type { Json } from '../../../bus/record.ts';
 import { arrayField, integer, isObject, MappingError, text, type Payload } from '../fields.ts';
-import { eventMs } from '../record-times.ts';
+import { eventMs, frameOrder } from '../record-times.ts';
 import type { Mapper } from '../types.ts';
 
 /**
@@ -23,6 +23,7 @@ export const bookSnapshotMapper: Mapper<'book_snapshot'> = {
           snapshot_at: eventMs(record, p, ['snapshot_at', 'as_of', 'ts']),
           sequence: integer(p, 'sequence'),
           venue_sequence: integer(p, 'venue_sequence'),
+          ...frameOrder(record),
           source: SOURCES[text(p, 'source')] ?? text(p, 'source', 'ws:orderbook'),
           kind: text(p, 'kind'),
           reason: text(p, 'reason'),

@@ -1,6 +1,6 @@
 import type { Json } from '../../../bus/record.ts';
 import { arrayField, integer, isObject, MappingError, objectField, text, timeField, type Payload } from '../fields.ts';
-import { eventMs } from '../record-times.ts';
+import { eventMs, frameOrder } from '../record-times.ts';
 import type { Mapper } from '../types.ts';
 
 /**
@@ -28,6 +28,7 @@ export const marketStatusMapper: Mapper<'market_status'> = {
           kind,
           status_at: eventMs(record, p, ['status_at', 'ts']),
           sequence: integer(p, 'sequence'),
+          ...frameOrder(record),
           reason: text(p, 'reason', text(p, 'halted_reason')),
           winning_token_id: text(p, 'winning_token_id'),
           payout_token_ids: payouts.map(([token]) => token),

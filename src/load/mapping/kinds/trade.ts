@@ -1,5 +1,5 @@
 import { integer, requiredText, text } from '../fields.ts';
-import { eventMs } from '../record-times.ts';
+import { eventMs, frameOrder } from '../record-times.ts';
 import type { Mapper } from '../types.ts';
 
 /** A public fill (`trades` channel, §6.2): one trades row; (`trade_id`, `fill_id`) is its natural key. */
@@ -23,6 +23,7 @@ export const tradeMapper: Mapper<'trade'> = {
           shares_micro: p.shares_micro,
           executed_at: eventMs(record, p, ['executed_at', 'ts']),
           sequence: integer(p, 'sequence'),
+          ...frameOrder(record),
           exchange: text(p, 'exchange'),
         },
       },

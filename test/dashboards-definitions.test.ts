@@ -90,6 +90,10 @@ describe.each(dashboards.map(({ file, dashboard }) => [file, dashboard] as const
     }
   });
 
+  it('draws no line across a gap: spanNulls false everywhere, and each line panel marks gaps in coverage with NULL rows', () => {
+    for (const panel of panels) expect(lineGapErrors(panel), panel.title).toEqual([]);
+  });
+
   it('converts micro-units only at the presentation edge (/ 1e6 in the outer SELECT, never in a filter)', () => {
     for (const panel of panels) {
       for (const { rawSql } of panel.targets) {
@@ -106,6 +110,55 @@ describe.each(dashboards.map(({ file, dashboard }) => [file, dashboard] as const
 function bucketedSeries(panel: DashboardPanel): boolean {
   return panel.type !== 'state-timeline' && !panel.targets.some((target) => /bucket_at AS time/.test(target.rawSql));
 }
+
+// Settled PnL is the venue's own history (read back by sync, not captured): it has no coverage gaps.
+const VENUE_HISTORY = /bucket_at AS time/;
+
+/**
+ * Why `panel` could draw a line across minutes when nothing ran: Grafana joins across nulls with
+ * spanNulls true (or under a threshold), and across missing rows whatever spanNulls says unless
+ * nulls are there. A line panel's query adds a NULL row for every whole bucket inside a capture
+ * gap (tapehouse.capture_gaps), or the panel asks Grafana to insert nulls (insertNulls, ms).
+ */
+function lineGapErrors(panel: DashboardPanel): string[] {
+  if (panel.type !== 'timeseries') return [];
+  const custom = (panel.fieldConfig?.defaults.custom ?? {}) as Record<string, unknown>;
+  const errors: string[] = [];
+  if (custom.spanNulls !== false) errors.push(`spanNulls is ${String(custom.spanNulls)}, not false`);
+  const lines = custom.drawStyle !== 'bars';
+  const marked =
+    typeof custom.insertNulls === 'number' ||
+    panel.targets.every(({ rawSql }) => VENUE_HISTORY.test(rawSql) || /\btapehouse\.capture_gaps\b/.test(rawSql));
+  if (lines && !marked) errors.push('a line panel whose query marks no gap in coverage (and no insertNulls)');
+  return errors;
+}
+
+describe('the rule against lines across gaps', () => {
+  const panel = (custom: Record<string, unknown>, rawSql: string): DashboardPanel => ({
+    id: 1,
+    type: 'timeseries',
+    title: 'new panel',
+    gridPos: { x: 0, y: 0, w: 12, h: 8 },
+    targets: [{ refId: 'A', format: 0, rawSql }],
+    options: {},
+    fieldConfig: { defaults: { custom } },
+  });
+  const plain =
+    'SELECT $__timeInterval(sampled_at) AS time, max(value) AS v FROM tapehouse.pipeline_health GROUP BY time';
+
+  it('refuses a new panel with spanNulls true, or a threshold, or none', () => {
+    for (const spanNulls of [true, 60_000, undefined]) {
+      expect(lineGapErrors(panel({ drawStyle: 'bars', spanNulls }, plain))).toEqual([
+        `spanNulls is ${String(spanNulls)}, not false`,
+      ]);
+    }
+  });
+
+  it('refuses a line panel whose missing buckets Grafana would join, and takes one with insertNulls', () => {
+    expect(lineGapErrors(panel({ drawStyle: 'line', spanNulls: false }, plain))).toHaveLength(1);
+    expect(lineGapErrors(panel({ drawStyle: 'line', spanNulls: false, insertNulls: 120_000 }, plain))).toEqual([]);
+  });
+});
 
 describe('provisioning', () => {
   const datasource = readFileSync(join(DASHBOARDS_DIR, 'provisioning/datasources/clickhouse.yaml'), 'utf8');

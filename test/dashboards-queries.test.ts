@@ -84,6 +84,56 @@ describe('variables change what the panels show', () => {
   });
 });
 
+describe('a line breaks where coverage broke, and only there', () => {
+  // Half an hour the job did not run, 3 hours before the end, as the next run's capture records it.
+  const gap = { from: END.getTime() - 3 * 3_600_000, to: END.getTime() - 2.5 * 3_600_000 };
+  const framesPanel = () => {
+    const health = dashboardTitled('Pipeline health');
+    return queryDashboard(health, range, {}, run, new Set([7])).then((data) => data.panels[7]!.frames[0]!);
+  };
+  const inGap = (at: unknown) => typeof at === 'number' && at > gap.from && at < gap.to;
+
+  it('a capture gap whose minutes still hold samples changes nothing; once they hold none, every series is null there', async () => {
+    const before = await framesPanel();
+    await seeded.warehouse.insertRows('capture_gaps', [
+      {
+        stream: 'market',
+        gap_start: new Date(gap.from).toISOString(),
+        gap_end: new Date(gap.to).toISOString(),
+        reason: 'capture_not_running',
+        recovery: 'books_reseeded',
+        _topic: 'tapehouse.capture.gaps',
+        _partition: 0,
+        _offset: 990_000,
+        _received_at: new Date(gap.to).toISOString(),
+      },
+    ]);
+    expect(await framesPanel()).toEqual(before);
+
+    const window = `sampled_at >= fromUnixTimestamp64Milli(${gap.from}) AND sampled_at < fromUnixTimestamp64Milli(${gap.to})`;
+    await seeded.warehouse.client.command({
+      query: `ALTER TABLE tapehouse.pipeline_health DELETE WHERE ${window} SETTINGS mutations_sync = 2`,
+    });
+    const frame = await framesPanel();
+    const [time, ...series] = frame.fields;
+    const holeRows = time!.values.flatMap((at, index) => (inGap(at) ? [index] : []));
+    expect(holeRows.length).toBeGreaterThan(0);
+    expect(series.length).toBe(before.fields.length - 1);
+    for (const field of series) {
+      expect(
+        holeRows.map((index) => field.values[index]),
+        JSON.stringify(field.labels),
+      ).toEqual(holeRows.map(() => null));
+      // Outside the hole the series is as it was.
+      const outside = time!.values.flatMap((at, index) => (inGap(at) ? [] : [field.values[index]]));
+      expect(
+        outside.every((value) => value !== null),
+        JSON.stringify(field.labels),
+      ).toBe(true);
+    }
+  });
+});
+
 describe('tables the main job and the reconciler fill', () => {
   it('panels on empty pipeline_health and reconciliations still answer (zeros, no rows, or no row for a stat that says "never run"), without an error', async () => {
     await seeded.warehouse.client.command({ query: 'TRUNCATE TABLE tapehouse.pipeline_health' });

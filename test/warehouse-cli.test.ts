@@ -44,6 +44,22 @@ describe('tapehouse migrate and tapehouse sql', () => {
     expect(existsSync(endpointFileOf(dir.dataDir))).toBe(false);
   });
 
+  it('sql answers when endpoint.json names a live process that serves nothing there (a crashed job, its pid taken again)', async () => {
+    writeFileSync(
+      endpointFileOf(dir.dataDir),
+      JSON.stringify({ url: 'http://127.0.0.1:9', pid: process.pid, started_at: '' }),
+    );
+    const result = await tapehouse([
+      'sql',
+      '--data-dir',
+      dir.dataDir,
+      '--format',
+      'csv',
+      'SELECT count() AS trades FROM trades',
+    ]);
+    expect(result).toMatchObject({ code: 0, stdout: '"trades"\n0\n', stderr: '' });
+  });
+
   it('sql --format json prints one object per line, 64-bit integers as strings; tables resolve in tapehouse', async () => {
     const result = await tapehouse([
       'sql',

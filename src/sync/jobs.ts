@@ -12,27 +12,9 @@ import type { JobRun } from './run.ts';
 import { syncSportsSections } from './jobs/sports-sections.ts';
 import { syncCategories } from './jobs/categories.ts';
 import { syncAccountBatches } from './jobs/account-batches.ts';
+import type { JobName } from './job-names.ts';
 
-export const JOB_NAMES = [
-  'catalogue',
-  'portfolio_summary',
-  'positions',
-  'open_orders',
-  'orders',
-  'order_trades',
-  'portfolio_trades',
-  'activities',
-  'pnl',
-  'rebates',
-  'lp_incentives',
-  'withdrawal_assets',
-  // sync: lookup maps, sports sections, categories, account batches
-  'sports_sections',
-  'categories',
-  'account_batches',
-] as const;
-
-export type JobName = (typeof JOB_NAMES)[number];
+export { JOB_NAMES, isJobName, parseJobList, type JobName } from './job-names.ts';
 
 export interface SyncJob {
   name: JobName;
@@ -150,17 +132,3 @@ export const SYNC_JOBS: Readonly<Record<JobName, SyncJob>> = {
     run: (run) => syncAccountBatches(run),
   },
 };
-
-export function isJobName(value: string): value is JobName {
-  return (JOB_NAMES as readonly string[]).includes(value);
-}
-
-/** Parses a comma-separated list of job names (all jobs when empty). */
-export function parseJobList(text: string | undefined): JobName[] {
-  if (text === undefined || text.trim() === '') return [...JOB_NAMES];
-  const names = text.split(',').map((name) => name.trim());
-  const unknown = names.filter((name) => !isJobName(name));
-  if (unknown.length > 0)
-    throw new Error(`unknown sync job(s): ${unknown.join(', ')} (known: ${JOB_NAMES.join(', ')})`);
-  return names as JobName[];
-}

@@ -1,16 +1,19 @@
-import { ClickHouseLogLevel, createClient, type ClickHouseClient } from '@clickhouse/client';
-import { ChdbReadSessions, statementFormat } from './endpoint/index.ts';
+import type { ClickHouseClient } from '@clickhouse/client';
 import {
   chdbPathOf,
   dataDirectoryHolder,
   DataDirectoryBusy,
   liveEndpoint,
+  namedEndpoint,
   requireWarehouse,
   type EndpointInfo,
 } from './embedded/index.ts';
 import { DATABASE } from './database.ts';
 import { describeTarget, type WarehouseTarget } from './target.ts';
-import { openEmbeddedWarehouse, openServerWarehouse, type EmbeddedWarehouse } from './warehouse.ts';
+import type { EmbeddedWarehouse } from './warehouse.ts';
+
+// @clickhouse/client, chDB's sessions and the warehouse are loaded where a path needs them: a
+// read through a running job's endpoint (tapehouse sql, status, book) needs none but the client.
 
 /** Somewhere to run ad-hoc SQL: the data directory itself, its owner's endpoint, or a server. */
 export interface QueryRunner {
@@ -45,6 +48,19 @@ export interface QueryAccess {
  * Unqualified table names resolve in `tapehouse` once it exists.
  */
 export async function openQueryRunner(target: WarehouseTarget, access: QueryAccess = {}): Promise<QueryRunner> {
+  if (target.kind === 'chdb' && !access.allowWrites) {
+    // The file naming a live process is taken at its word: the first statement is the first
+    // request to the job (no /ping, no database check: the job serves once its schema is up).
+    // An endpoint that does not take the connection is looked for as before.
+    requireWarehouse(target.dataDir);
+    const named = namedEndpoint(target.dataDir);
+    if (named) return endpointRunner(named, () => openAnyQueryRunner(target, access));
+  }
+  return openAnyQueryRunner(target, access);
+}
+
+async function openAnyQueryRunner(target: WarehouseTarget, access: QueryAccess): Promise<QueryRunner> {
+  const { openEmbeddedWarehouse, openServerWarehouse } = await import('./warehouse.ts');
   if (target.kind === 'server') {
     const warehouse = openServerWarehouse(target);
     return runnerOver(
@@ -73,17 +89,8 @@ export async function openQueryRunner(target: WarehouseTarget, access: QueryAcce
       throw new WritesRefused(
         `${target.dataDir} is held by process ${endpoint.pid} (a running job), whose endpoint is read-only: stop it first to write`,
       );
-    const client = createClient({
-      url: endpoint.url,
-      request_timeout: 300_000,
-      log: { level: ClickHouseLogLevel.OFF },
-    });
-    return runnerOver(
-      client,
-      `the endpoint ${endpoint.url} of process ${endpoint.pid}`,
-      await hasTapehouseDatabase(client),
-      false,
-    );
+    const client = await endpointClient(endpoint);
+    return runnerOver(client, endpointVia(endpoint), await hasTapehouseDatabase(client), false);
   }
   if (!warehouse) throw new DataDirectoryBusy(target.dataDir, undefined); // not reached: one of the two is set
   const database = (await hasTapehouseDatabase(warehouse.client)) ? DATABASE : 'default';
@@ -92,6 +99,7 @@ export async function openQueryRunner(target: WarehouseTarget, access: QueryAcce
     return runnerOver(warehouse.client, describeTarget(target), false, false);
   }
   // Read-only sessions of this process on the directory it now holds, as the endpoint serves them.
+  const { ChdbReadSessions, statementFormat } = await import('./endpoint/index.ts');
   const readers = new ChdbReadSessions(chdbPathOf(target.dataDir));
   return {
     via: describeTarget(target),
@@ -107,6 +115,63 @@ export async function openQueryRunner(target: WarehouseTarget, access: QueryAcce
       await warehouse.close();
     },
   };
+}
+
+async function endpointClient(endpoint: EndpointInfo): Promise<ClickHouseClient> {
+  const { ClickHouseLogLevel, createClient } = await import('@clickhouse/client');
+  return createClient({ url: endpoint.url, request_timeout: 300_000, log: { level: ClickHouseLogLevel.OFF } });
+}
+
+function endpointVia(endpoint: EndpointInfo): string {
+  return `the endpoint ${endpoint.url} of process ${endpoint.pid}`;
+}
+
+/**
+ * Statements through the endpoint `named` names, with database=tapehouse (asked without it once
+ * the endpoint does not know that database). Until a first answer, an endpoint that refuses the
+ * connection (a file a crashed job left, its process number taken again) hands over to `instead`.
+ */
+function endpointRunner(named: EndpointInfo, instead: () => Promise<QueryRunner>): QueryRunner {
+  let client: ClickHouseClient | undefined;
+  let replaced: QueryRunner | undefined;
+  let withDatabase = true;
+  let answered = false;
+  return {
+    get via() {
+      return replaced?.via ?? endpointVia(named);
+    },
+    async run(statement, defaultFormat, params) {
+      if (replaced) return replaced.run(statement, defaultFormat, params);
+      client ??= await endpointClient(named);
+      const settings = (): Record<string, string> => ({
+        default_format: defaultFormat,
+        ...(withDatabase ? { database: DATABASE } : {}),
+      });
+      try {
+        const output = await execute(client, statement, settings(), params);
+        answered = true;
+        return output;
+      } catch (err) {
+        if (withDatabase && String((err as { code?: unknown }).code) === UNKNOWN_DATABASE) {
+          withDatabase = false;
+          return execute(client, statement, settings(), params);
+        }
+        if (answered || !refusedConnection(err)) throw err;
+        await client.close();
+        replaced = await instead();
+        return replaced.run(statement, defaultFormat, params);
+      }
+    },
+    close: () => (replaced ?? client)?.close() ?? Promise.resolve(),
+  };
+}
+
+/** ClickHouse's code for a database it does not have. */
+const UNKNOWN_DATABASE = '81';
+
+function refusedConnection(error: unknown): boolean {
+  const { code, cause } = (error ?? {}) as { code?: unknown; cause?: { code?: unknown } };
+  return code === 'ECONNREFUSED' || cause?.code === 'ECONNREFUSED';
 }
 
 /** `allowWrites` where writing is not possible (a running job holds the data directory). */

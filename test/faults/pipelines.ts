@@ -3,6 +3,7 @@ import { cpSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { JOB_NAMES } from '../../src/sync/job-names.ts';
 import { Proc, ROOT, sleep } from './procs.ts';
 import type { Service, Target } from './fault-plan.ts';
 
@@ -35,18 +36,11 @@ export interface Pipeline {
   stop(): Promise<Record<string, number | null>>;
 }
 
-/** Sync jobs every 10 s in both modes' schedules, so the settle window sees every job run. */
-const SYNC_INTERVALS = [
-  'catalogue',
-  'portfolio_summary',
-  'positions',
-  'open_orders',
-  'orders',
-  'order_trades',
-  'portfolio_trades',
-  'activities',
-  'pnl',
-].flatMap((job) => ['--interval', `${job}=10s`]);
+/**
+ * Sync jobs every 10 s in both modes' schedules, so the settle window sees every job run: the jobs
+ * from catalogue through pnl (those later in the list keep their own intervals).
+ */
+const SYNC_INTERVALS = JOB_NAMES.slice(0, JOB_NAMES.indexOf('pnl') + 1).flatMap((job) => ['--interval', `${job}=10s`]);
 
 async function upWhen(proc: Proc, ready: () => Promise<void>): Promise<void> {
   proc.start();

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { KafkaBus as Bus } from '../../bus/kafka/index.ts';
 import { DEFAULT_REBALANCE_TIMEOUT_MS } from '../../bus/kafka/defaults.ts';
-import { isRecordKind, type RecordKind } from '../../bus/record.ts';
+import type { RecordKind } from '../../bus/record.ts';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import type { TopicCatalogue } from '../../bus/topics.ts';
@@ -81,7 +81,8 @@ export function registerLoad(program: Command): void {
       const settings = resolveSettings(LOAD_SETTINGS, options, { either: [['dataDir', 'clickhouseUrl']] });
       const target = warehouseTarget(settings);
       const catalogue = createTopicCatalogue(settings.topicPrefix);
-      const topics = topicsOf(catalogue, options.kinds);
+      const { isRecordKind } = await import('../../bus/record.ts');
+      const topics = topicsOf(catalogue, options.kinds, isRecordKind);
       const group = settings.loaderGroup ?? defaultLoaderGroup(settings.topicPrefix);
       // Not given: the bus's own (30 s) and DEFAULT_REBALANCE_TIMEOUT_MS.
       const sessionTimeoutMs = duration(options.sessionTimeout, '--session-timeout');
@@ -226,7 +227,11 @@ async function logFiguresUntil(
   clearInterval(timer);
 }
 
-function topicsOf(catalogue: TopicCatalogue, kinds: string | undefined): string[] {
+function topicsOf(
+  catalogue: TopicCatalogue,
+  kinds: string | undefined,
+  isRecordKind: (kind: string) => kind is RecordKind,
+): string[] {
   if (kinds === undefined || kinds.trim() === '') return catalogue.topics.map((spec) => spec.name);
   const wanted = kinds.split(',').map((kind) => kind.trim());
   const unknown = wanted.filter((kind) => !isRecordKind(kind));

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Client } from '@temporalio/client';
-import { isJobName, parseJobList, type JobName } from '../../sync/jobs.ts';
+import { isJobName, parseJobList, type JobName } from '../../sync/job-names.ts';
 import { parseDuration } from '../../util/duration.ts';
 import { createLogger } from '../../util/log.ts';
 import { DEFAULT_SCHEDULE_PREFIX } from '../../../workflows/settings.ts';

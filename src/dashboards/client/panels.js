@@ -140,6 +140,36 @@ function valueTooltip(config) {
 
 // --- time series --------------------------------------------------------------------------
 
+/**
+ * A series' points with Grafana's two gap options applied, so a line breaks where Grafana's
+ * does: `insertNulls` (ms) adds a null wherever consecutive points, or the range's ends and the
+ * points next to them, lie further apart (nullInsertThreshold); `spanNulls` as a number (ms) joins
+ * only runs of nulls whose neighbours lie closer than that. ECharts breaks a line at every null
+ * left (connectNulls false) and joins missing points, as Grafana does.
+ */
+function withGaps(points, custom, range) {
+  const insert = typeof custom.insertNulls === 'number' && custom.insertNulls > 0 ? custom.insertNulls : 0;
+  let out = points;
+  if (insert > 0 && points.length > 0) {
+    out = [];
+    const from = new Date(range.from).getTime();
+    if (points[0][0] - from > insert) out.push([from, null]);
+    points.forEach((point, index) => {
+      if (index > 0 && point[0] - points[index - 1][0] > insert) out.push([points[index - 1][0] + insert, null]);
+      out.push(point);
+    });
+    const to = new Date(range.to).getTime();
+    if (to - points[points.length - 1][0] > insert) out.push([to, null]);
+  }
+  if (typeof custom.spanNulls !== 'number') return out;
+  return out.filter((point, index) => {
+    if (point[1] !== null) return true;
+    const before = out.slice(0, index).findLast((entry) => entry[1] !== null);
+    const after = out.slice(index + 1).find((entry) => entry[1] !== null);
+    return !before || !after || after[0] - before[0] >= custom.spanNulls;
+  });
+}
+
 function timeSeriesOption(panel, frames, range) {
   const defaults = fieldConfig(panel, '');
   const custom = defaults.custom ?? {};
@@ -156,9 +186,13 @@ function timeSeriesOption(panel, frames, range) {
       series.push({
         name: displayName(field, frame.fields),
         type: bars ? 'bar' : 'line',
-        data: time.values.map((at, index) => [at, field.values[index]]),
+        data: withGaps(
+          time.values.map((at, index) => [at, field.values[index]]),
+          config.custom ?? custom,
+          range,
+        ),
         showSymbol: false,
-        connectNulls: custom.spanNulls === true,
+        connectNulls: (config.custom ?? custom).spanNulls === true,
         step: custom.lineInterpolation === 'stepAfter' ? 'end' : false,
         stack: stacked ? 'A' : undefined,
         barMaxWidth: 24,

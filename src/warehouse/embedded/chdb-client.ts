@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import type { ClickHouseClient, createClient } from '@clickhouse/client';
 import type { ChdbConnection } from 'chdb/connection';
 import { loadChdb } from './chdb-library.ts';
 import { assertClientHonoursConnection } from './client-version.ts';
@@ -50,7 +50,9 @@ export async function openChdbSession(dataDir: string): Promise<ChdbSession> {
   const guarded = new SettingsGuardedConnection(connection) as unknown as NonNullable<
     Parameters<typeof createClient>[0]
   >['connection'];
-  const client = createClient({ connection: guarded });
+  // Loaded here, not with the module: a command that only reads a job's endpoint never needs it.
+  const { createClient: clientOver } = await import('@clickhouse/client');
+  const client = clientOver({ connection: guarded });
   try {
     for (const statement of CHDB_SESSION_SETTINGS) await client.command({ query: statement });
   } catch (err) {

@@ -40,10 +40,16 @@ export function removeEndpointFile(dataDir: string, owner: number = process.pid)
   rmSync(endpointFileOf(dataDir), { force: true });
 }
 
+/** The endpoint the file names, if its process is alive (whether it answers is not asked). */
+export function namedEndpoint(dataDir: string): EndpointInfo | undefined {
+  const info = readEndpointFile(dataDir);
+  return info && alive(info.pid) ? info : undefined;
+}
+
 /** The endpoint of the process owning the data directory, if the file names a live one that answers /ping. */
 export async function liveEndpoint(dataDir: string, timeoutMs = 2000): Promise<EndpointInfo | undefined> {
-  const info = readEndpointFile(dataDir);
-  if (!info || !alive(info.pid)) return undefined;
+  const info = namedEndpoint(dataDir);
+  if (!info) return undefined;
   try {
     const response = await fetch(new URL('/ping', info.url), { signal: AbortSignal.timeout(timeoutMs) });
     return response.ok ? info : undefined;

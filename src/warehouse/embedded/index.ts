@@ -15,6 +15,7 @@ export {
 export {
   endpointFileOf,
   liveEndpoint,
+  namedEndpoint,
   removeEndpointFile,
   writeEndpointFile,
   type EndpointInfo,

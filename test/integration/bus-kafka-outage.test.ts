@@ -31,15 +31,25 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** Waits for `done`; a timeout names what kafkajs said about its crashes, restarts and joins meanwhile. */
+/**
+ * Waits for `done`; a timeout names what kafkajs said about its crashes, restarts and joins
+ * meanwhile, and every line it logged at info or above since the wait began (a CI run once waited
+ * the whole 240 s for the rejoin with no such line after the broker was back).
+ */
 async function until(what: string, done: () => boolean, ms = 90_000): Promise<void> {
+  const from = lines.length;
   for (const deadline = Date.now() + ms; !done(); await sleep(100)) {
     if (Date.now() > deadline) {
       const said = lines
         .filter((line) => /Restarting the consumer|joined the group|crashed|Connection error|rebalanc/i.test(line))
         .slice(-12);
+      const since = lines
+        .slice(from)
+        .filter((line) => !line.startsWith('{"level":20'))
+        .slice(-30);
       throw new Error(
-        `waited ${ms} ms for ${what}; the last of kafkajs's lines on it:\n${said.map((line) => line.slice(0, 300)).join('\n')}`,
+        `waited ${ms} ms for ${what}; the last of kafkajs's lines on it:\n${said.map((line) => line.slice(0, 300)).join('\n')}\n` +
+          `its last lines at info or above since the wait began (${lines.length - from} lines in all):\n${since.map((line) => line.slice(0, 300)).join('\n')}`,
       );
     }
   }
